@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/strata-dev/strata/pkg/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/printer"
+	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/status"
+)
+
+// fileFlags are the flags of commands that read files.
+type fileFlags struct {
+	files  []string
+	output string
+}
+
+func (f *fileFlags) bind(c *cobra.Command) {
+	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files, directories (recursive) or - for stdin; multi-document YAML, JSON and List objects")
+	c.Flags().StringVarP(&f.output, "output", "o", printer.YAML, "output format: yaml or json")
+	_ = c.MarkFlagRequired("filename")
+}
+
+// load reads the files and runs the engine; ignored kinds are noted on
+// stderr.
+func (f *fileFlags) load(s Streams) (*engine.Result, error) {
+	if f.output != printer.YAML && f.output != printer.JSON {
+		return nil, fmt.Errorf("--output %q: want yaml or json", f.output)
+	}
+	src, err := source.Read(f.files, s.In)
+	if err != nil {
+		return nil, err
+	}
+	if len(src.Ignored) > 0 {
+		var kinds []string
+		for k, n := range src.Ignored {
+			kinds = append(kinds, fmt.Sprintf("%s(%d)", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(s.Err, "note: ignored objects of kinds outside Strata's hierarchy: %s\n", strings.Join(kinds, ", "))
+	}
+	res, err := engine.Run(src.Snapshot, engine.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// print buffers the output so that an error never leaves half a document
+// on stdout.
+func print(s Streams, v any, format string) error {
+	var buf bytes.Buffer
+	if err := printer.Print(&buf, v, format); err != nil {
+		return err
+	}
+	_, err := s.Out.Write(buf.Bytes())
+	return err
+}
+
+func newStatus(s Streams) *cobra.Command {
+	var f fileFlags
+	var now string
+	c := &cobra.Command{
+		Use:   "status -f PATH...",
+		Short: "Print the status Strata would write: policy ancestors and <Kind>Affected conditions on targets",
+		Long: `Reads objects from files and prints a v1 List of every policy of a kind
+Strata manages, with the status.ancestors Strata would write, followed by
+every affected target with its <Kind>Affected condition (or annotation).
+
+Conditions need a lastTransitionTime; offline there is no clock worth
+trusting, so changed conditions are stamped with --now, by default the
+newest creationTimestamp in the input. Conditions whose status did not
+change keep the time they already have. Same input, same bytes.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			t, err := stampTime(now, res)
+			if err != nil {
+				return err
+			}
+			var items []any
+			for _, u := range status.Policies(res, t) {
+				items = append(items, u.Object)
+			}
+			for _, u := range status.Targets(res, t) {
+				items = append(items, u.Object)
+			}
+			return print(s, printer.List(items), f.output)
+		},
+	}
+	f.bind(c)
+	c.Flags().StringVar(&now, "now", "", "RFC 3339 time for changed conditions (default: newest creationTimestamp in the input)")
+	return c
+}
+
+func newEffective(s Streams) *cobra.Command {
+	var f fileFlags
+	c := &cobra.Command{
+		Use:   "effective -f PATH...",
+		Short: "Print the effective policy of every target, in every context, with the source of each field",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			var items []any
+			for _, ep := range effectivepolicy.Build(res) {
+				items = append(items, ep)
+			}
+			return print(s, printer.List(items), f.output)
+		},
+	}
+	f.bind(c)
+	return c
+}
+
+// stampTime is --now, or the newest creationTimestamp of the input.
+func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
+	if flag != "" {
+		t, err := time.Parse(time.RFC3339, flag)
+		if err != nil {
+			return metav1.Time{}, fmt.Errorf("--now: %w", err)
+		}
+		return metav1.NewTime(t.UTC()), nil
+	}
+	return metav1.NewTime(newest(res)), nil
+}
+
+func newest(res *engine.Result) time.Time {
+	t := time.Unix(0, 0).UTC()
+	for _, p := range res.Policies {
+		if p.Created.After(t) {
+			t = p.Created
+		}
+	}
+	for _, n := range res.Graph.Nodes {
+		if o, ok := n.Object.(metav1.Object); ok && o.GetCreationTimestamp().After(t) {
+			t = o.GetCreationTimestamp().Time
+		}
+	}
+	return t.UTC()
+}

@@ -1,0 +1,52 @@
+// Package cli is the strata command line: cobra commands that read a
+// source, run the engine and hand the result to a printer.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Streams are the command's input and outputs, injectable for tests.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// NewRoot builds the strata command. Invoked as kubectl-strata it works as
+// a kubectl plugin (`kubectl strata ...`).
+func NewRoot(s Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "strata",
+		Short:         "Gateway API policy attachment (GEP-713): effective policies and status",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	root.AddCommand(newStatus(s), newEffective(s))
+	return root
+}
+
+// Main runs the command line and returns the process exit code: 0, or 1
+// with one line on stderr and nothing on stdout.
+func Main(args []string, s Streams) int {
+	root := NewRoot(s)
+	root.SetArgs(args)
+	if err := root.Execute(); err != nil {
+		msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+		fmt.Fprintf(s.Err, "error: %s\n", msg)
+		return 1
+	}
+	return 0
+}
+
+// Run is Main for the real process.
+func Run() int {
+	return Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+}

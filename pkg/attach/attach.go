@@ -1,0 +1,215 @@
+package attach
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/topology"
+)
+
+// Reasons of a rejected target reference, from GEP-713's Accepted
+// condition (001, "Conditions: On Policy objects").
+const (
+	ReasonTargetNotFound = "TargetNotFound"
+	ReasonInvalid        = "Invalid"
+)
+
+// Attachment is a policy attached to a node.
+type Attachment struct {
+	Policy *policykind.Policy
+	Node   topology.NodeID
+	// Field of the targetRef that made it, e.g. spec.targetRefs[0].
+	Field string
+	// Scope, when set, limits a namespaced policy attached to a
+	// cluster-scoped GatewayClass to Gateways in that namespace (002:
+	// only configs in a global namespace apply cluster-wide).
+	Scope string
+}
+
+// Rejection is a targetRef that could not be attached, with the ref to
+// report it against (the policy's ancestor for that target).
+type Rejection struct {
+	Policy  *policykind.Policy
+	Field   string
+	Target  topology.Ref
+	Reason  string
+	Message string
+}
+
+// Result is the attachment of the policies of one kind.
+type Result struct {
+	// ByNode lists attachments per node, in GEP-713 conflict order.
+	ByNode map[topology.NodeID][]*Attachment
+	// ByPolicy lists attachments per policy, in targetRef order.
+	ByPolicy map[*policykind.Policy][]*Attachment
+	// Rejections in policy then targetRef order.
+	Rejections []Rejection
+}
+
+// Resolve attaches the valid policies of one kind to the graph. Policies
+// with Invalid set are not attached; their targets are reported as
+// rejections so they still get a status.
+func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
+	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
+	for _, p := range policies {
+		if len(p.Invalid) > 0 {
+			for _, t := range p.TargetRefs {
+				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: t.Field, Target: declared(p, t), Reason: ReasonInvalid, Message: strings.Join(p.Invalid, "; ")})
+			}
+			continue
+		}
+		seen := map[topology.NodeID]bool{}
+		for _, t := range p.TargetRefs {
+			nodes, rej := resolveRef(g, p, t)
+			if rej != nil {
+				res.Rejections = append(res.Rejections, *rej)
+				continue
+			}
+			for _, n := range nodes {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				a := &Attachment{Policy: p, Node: n, Field: t.Field}
+				if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" && !slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
+					a.Scope = p.Namespace
+				}
+				res.ByNode[n] = append(res.ByNode[n], a)
+				res.ByPolicy[p] = append(res.ByPolicy[p], a)
+			}
+		}
+	}
+	for _, as := range res.ByNode {
+		slices.SortFunc(as, func(a, b *Attachment) int {
+			if a.Policy.Before(b.Policy) {
+				return -1
+			}
+			if b.Policy.Before(a.Policy) {
+				return 1
+			}
+			return 0
+		})
+	}
+	return res
+}
+
+// declared is the ref a targetRef names, defaulted, for reporting.
+func declared(p *policykind.Policy, t policykind.TargetRef) topology.Ref {
+	r := topology.Ref{Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace, Section: t.Section}
+	info, modelled := hierarchy.Kinds[r.GroupKind()]
+	if r.Namespace == "" && (!modelled || info.Namespaced) {
+		r.Namespace = p.Namespace
+	}
+	if modelled && !info.Namespaced {
+		r.Namespace = ""
+	}
+	return r
+}
+
+func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
+	k := p.Kind
+	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
+	target := declared(p, t)
+	reject := func(reason, field, format string, a ...any) *Rejection {
+		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
+	}
+	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
+		allowed := make([]string, len(k.TargetKinds))
+		for i, tk := range k.TargetKinds {
+			allowed[i] = tk.String()
+		}
+		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not a target kind of %s (allowed: %s)", gk, k.Kind, strings.Join(allowed, ", "))
+	}
+	info, modelled := hierarchy.Kinds[gk]
+	virtual := !hierarchy.IsKnownGroup(gk.Group)
+	if !modelled && !virtual {
+		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not part of Strata's hierarchy", gk)
+	}
+	if modelled && !info.Namespaced && t.Namespace != "" {
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is cluster-scoped", gk)
+	}
+	if (virtual || info.Namespaced) && p.Namespace == "" && t.Namespace == "" {
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "required: the policy is cluster-scoped and %s is namespaced", gk)
+	}
+	if t.Section != "" && (virtual || info.Section == "") {
+		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s has no named sections", gk)
+	}
+	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
+	// namespace references"). Targeting another Namespace is one too.
+	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+	crossNS := func(r topology.Ref) bool {
+		if p.Namespace == "" {
+			return false
+		}
+		if gk == hierarchy.NamespaceKind {
+			return r.Name != p.Namespace && !g.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
+		}
+		return r.Namespace != "" && r.Namespace != p.Namespace && !g.Granted(policyGK, p.Namespace, r.Object())
+	}
+	if t.Selector != nil {
+		if virtual {
+			return nil, reject(ReasonInvalid, t.Field+".selector", "virtual kinds cannot be selected by labels")
+		}
+		sel, err := metav1.LabelSelectorAsSelector(t.Selector)
+		if err != nil {
+			return nil, reject(ReasonInvalid, t.Field+".selector", "%v", err)
+		}
+		return selectNodes(g, gk, info, target, t.Section, sel, crossNS), nil
+	}
+	if crossNS(target) {
+		where := target.Namespace
+		if gk == hierarchy.NamespaceKind {
+			where = target.Name
+		}
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is in another namespace and no ReferenceGrant in namespace %s allows %s from namespace %s to refer to it", target.Object(), where, k.Kind, p.Namespace)
+	}
+	if virtual {
+		return []topology.NodeID{g.AddVirtual(target)}, nil
+	}
+	id := g.Lookup(target.Object())
+	if id == topology.None {
+		return nil, reject(ReasonTargetNotFound, t.Field, "%s not found", target.Object())
+	}
+	if t.Section == "" {
+		return []topology.NodeID{id}, nil
+	}
+	n := g.Node(id)
+	if n.Ambiguous[t.Section] {
+		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
+	}
+	sec, ok := n.Sections[t.Section]
+	if !ok {
+		return nil, reject(ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
+	}
+	return []topology.NodeID{sec}, nil
+}
+
+// selectNodes returns the objects of a kind matching a label selector: in
+// the target namespace for namespaced kinds, anywhere for cluster-scoped
+// ones. Objects the policy may not refer to (other namespaces without a
+// grant) are skipped, as are objects lacking the section.
+func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
+	var out []topology.NodeID
+	for _, id := range g.ByKind(gk) {
+		n := g.Node(id)
+		if info.Namespaced && n.Ref.Namespace != target.Namespace {
+			continue
+		}
+		if crossNS(n.Ref) || !sel.Matches(labels.Set(n.Labels)) {
+			continue
+		}
+		if section == "" {
+			out = append(out, id)
+		} else if sec, ok := n.Sections[section]; ok && !n.Ambiguous[section] {
+			out = append(out, sec)
+		}
+	}
+	return out
+}

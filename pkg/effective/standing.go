@@ -1,0 +1,117 @@
+package effective
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/merge"
+	"github.com/strata-dev/strata/pkg/policykind"
+)
+
+// Standing is what became of a policy in one context.
+type Standing string
+
+// Standings, named after the policy conditions they roll up into (GEP-713
+// "Metaresource status").
+const (
+	Enforced          Standing = "Enforced"
+	PartiallyEnforced Standing = "PartiallyEnforced"
+	Overridden        Standing = "Overridden"
+	Conflicted        Standing = "Conflicted"
+)
+
+// Standing classifies a policy of the stack: Enforced when every field it
+// sets is in the result as its own, Overridden when none is, Partially
+// in between, Conflicted when the None strategy rejected it. It also names
+// the other policies involved: the winner of a conflict, or the policies
+// that set the fields this one lost.
+func (o *Outcome) Standing(p *policykind.Policy) (Standing, []string) {
+	if w, lost := o.Conflicted[p]; lost {
+		return Conflicted, []string{w.ID()}
+	}
+	owners := o.owners()
+	leaves := Leaves(p)
+	won := 0
+	for _, ptr := range leaves {
+		if covers(owners[p], ptr) {
+			won++
+		}
+	}
+	if won == len(leaves) {
+		return Enforced, nil
+	}
+	var others []string
+	for q, ptrs := range owners {
+		if q == p || q == nil {
+			continue
+		}
+		for _, ptr := range leaves {
+			if covers(ptrs, ptr) || under(ptr, ptrs) {
+				others = append(others, q.ID())
+				break
+			}
+		}
+	}
+	if len(others) == 0 { // fields removed whole by an atomic winner
+		for q := range owners {
+			if q != p && q != nil {
+				others = append(others, q.ID())
+			}
+		}
+	}
+	sort.Strings(others)
+	if won == 0 {
+		return Overridden, others
+	}
+	return PartiallyEnforced, others
+}
+
+// Contributes reports whether p set at least one field of the result: the
+// test for "affected by" (GEP-713 Examples 2 and 3: a target is affected
+// by the policies whose settings reach it in some context).
+func (o *Outcome) Contributes(p *policykind.Policy) bool { return len(o.owners()[p]) > 0 }
+
+func (o *Outcome) owners() map[*policykind.Policy][]string {
+	if o.owned == nil {
+		o.owned = map[*policykind.Policy][]string{}
+		for ptr, s := range o.Result.Prov {
+			o.owned[s] = append(o.owned[s], ptr)
+		}
+	}
+	return o.owned
+}
+
+// Leaves lists the fields a policy sets, over all its blocks, sorted.
+func Leaves(p *policykind.Policy) []string {
+	set := map[string]bool{}
+	for _, b := range p.Blocks {
+		merge.Leaves(b.Values, "", func(ptr string) { set[ptr] = true })
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// covers reports whether the pointers owned include ptr or something below
+// it (custom merges track list items as /list[key=value]).
+func covers(owned []string, ptr string) bool {
+	for _, o := range owned {
+		if o == ptr || strings.HasPrefix(o, ptr+"/") || strings.HasPrefix(o, ptr+"[") {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether ptr lies below one of the pointers.
+func under(ptr string, ptrs []string) bool {
+	for _, o := range ptrs {
+		if strings.HasPrefix(ptr, o+"/") || strings.HasPrefix(ptr, o+"[") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,300 @@
+package outcome
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/strata-dev/strata/pkg/attach"
+	"github.com/strata-dev/strata/pkg/effective"
+	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/topology"
+)
+
+// Condition types and reasons on policies (GEP-713 "Metaresource status";
+// 001 "Conditions: On Policy objects").
+const (
+	Accepted          = "Accepted"
+	Enforced          = "Enforced"
+	PartiallyEnforced = "PartiallyEnforced"
+	Overridden        = "Overridden"
+
+	ReasonAccepted       = "Accepted"
+	ReasonConflicted     = "Conflicted"
+	ReasonInvalid        = attach.ReasonInvalid
+	ReasonTargetNotFound = attach.ReasonTargetNotFound
+	ReasonEnforced       = "Enforced"
+	ReasonPartially      = "PartiallyEnforced"
+	ReasonOverridden     = "Overridden"
+	ReasonNotApplicable  = "NotApplicable"
+	// ReasonAffected is the reason of <Kind>Affected conditions on targets.
+	ReasonAffected = "Affected"
+)
+
+// Ancestor is one PolicyAncestorStatus: the conditions of a policy with
+// respect to the Gateway (or listener, or its declared target when no
+// Gateway is involved) through which it acts. Conditions carry no
+// lastTransitionTime: the engine has no clock; sinks set it.
+type Ancestor struct {
+	Ref        topology.Ref
+	Conditions []metav1.Condition
+}
+
+// PolicyStatus is what a policy's status.ancestors should say.
+type PolicyStatus struct {
+	Policy *policykind.Policy
+	// Ancestors sorted by ref key.
+	Ancestors []Ancestor
+}
+
+// TargetStatus says that an effective target is affected by policies of
+// one kind (GEP-713 "Target object status").
+type TargetStatus struct {
+	Node topology.NodeID
+	Kind *policykind.Kind
+	// Policies affecting the target, as namespace/name, sorted.
+	Policies []string
+	// Via are the Gateways of the contexts in which it is affected, for
+	// route parent status. Sorted by NodeID.
+	Via []topology.NodeID
+}
+
+// Outcome is the status every object should carry.
+type Outcome struct {
+	Policies []PolicyStatus
+	Targets  []TargetStatus
+}
+
+// ConditionType is the <Kind>Affected condition (and annotation) name of a
+// kind: the controller's domain, "/", the kind, "Affected".
+func ConditionType(k *policykind.Kind) string {
+	domain, _, _ := strings.Cut(k.ControllerName, "/")
+	return domain + "/" + k.Kind + "Affected"
+}
+
+// AffectedCondition is the condition a target carries.
+func (t TargetStatus) AffectedCondition(generation int64) metav1.Condition {
+	return metav1.Condition{
+		Type:               ConditionType(t.Kind),
+		Status:             metav1.ConditionTrue,
+		Reason:             ReasonAffected,
+		Message:            fmt.Sprintf("affected by %s %s", t.Kind.Kind, strings.Join(t.Policies, ", ")),
+		ObservedGeneration: generation,
+	}
+}
+
+type tally struct {
+	ref                           topology.Ref
+	total, full, none, conflicted int
+	winners, beaters              map[string]bool
+	rejectReason                  string
+	rejectMsgs                    []string
+	effectiveKind                 string
+	noTargets                     bool
+}
+
+// Compute derives the status of every policy and affected target from the
+// attachment and effective results of each kind (same order).
+func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Result, results []*effective.Result) *Outcome {
+	tallies := map[*policykind.Policy]map[string]*tally{}
+	get := func(p *policykind.Policy, ref topology.Ref) *tally {
+		m := tallies[p]
+		if m == nil {
+			m = map[string]*tally{}
+			tallies[p] = m
+		}
+		t := m[ref.Key()]
+		if t == nil {
+			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}}
+			m[ref.Key()] = t
+		}
+		return t
+	}
+	out := &Outcome{}
+	for i, res := range results {
+		seen := map[*attach.Attachment]bool{}
+		for _, tg := range res.Targets {
+			affecting := map[string]bool{}
+			via := map[topology.NodeID]bool{}
+			for _, ctx := range tg.Contexts {
+				gw := gatewayOf(g, ctx.Path)
+				done := map[*policykind.Policy]bool{}
+				for _, e := range ctx.Entries {
+					p := e.Policy()
+					seen[e.Attachment] = true
+					if done[p] {
+						continue // count each policy once per context
+					}
+					done[p] = true
+					t := get(p, ancestorRef(g, gw, e.Attachment.Node))
+					t.total++
+					st, others := ctx.Standing(p)
+					switch st {
+					case effective.Conflicted:
+						t.conflicted++
+						addAll(t.winners, others)
+						continue
+					case effective.Enforced:
+						t.full++
+					case effective.Overridden:
+						t.none++
+					}
+					addAll(t.beaters, others)
+					if ctx.Contributes(p) {
+						affecting[p.ID()] = true
+						if gw != topology.None {
+							via[gw] = true
+						}
+					}
+				}
+			}
+			if len(affecting) > 0 {
+				ts := TargetStatus{Node: tg.Node, Kind: res.Kind, Policies: sortedSet(affecting)}
+				for n := range via {
+					ts.Via = append(ts.Via, n)
+				}
+				slices.Sort(ts.Via)
+				out.Targets = append(out.Targets, ts)
+			}
+		}
+		// Attached, accepted policies that reach no effective target yet.
+		effKind := "effective target"
+		if e := res.Kind.EffectiveTargetKind; e != nil {
+			effKind = e.Kind
+		}
+		for p, as := range atts[i].ByPolicy {
+			for _, a := range as {
+				if !seen[a] {
+					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
+					t.noTargets = true
+					t.effectiveKind = effKind
+				}
+			}
+		}
+		for _, r := range atts[i].Rejections {
+			t := get(r.Policy, r.Target)
+			if t.rejectReason == "" || r.Reason == ReasonInvalid {
+				t.rejectReason = r.Reason
+			}
+			t.rejectMsgs = append(t.rejectMsgs, r.Message)
+		}
+	}
+	for _, p := range policies {
+		ps := PolicyStatus{Policy: p}
+		m := tallies[p]
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: m[k].ref, Conditions: m[k].conditions(p)})
+		}
+		out.Policies = append(out.Policies, ps)
+	}
+	slices.SortFunc(out.Targets, func(a, b TargetStatus) int {
+		if c := strings.Compare(g.Node(a.Node).Ref.Key(), g.Node(b.Node).Ref.Key()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind)
+	})
+	return out
+}
+
+func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
+	gen := p.Object.GetGeneration()
+	cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen}
+	}
+	if t.rejectReason != "" {
+		msgs := slices.Compact(slices.Sorted(slices.Values(t.rejectMsgs)))
+		return []metav1.Condition{cond(Accepted, false, t.rejectReason, strings.Join(msgs, "; "))}
+	}
+	if t.total > 0 && t.conflicted == t.total {
+		return []metav1.Condition{cond(Accepted, false, ReasonConflicted,
+			fmt.Sprintf("conflicts with %s, which wins under the None merge strategy (older, then first by namespace/name)", strings.Join(sortedSet(t.winners), ", ")))}
+	}
+	accepted := cond(Accepted, true, ReasonAccepted, "accepted")
+	nonConflicted := t.total - t.conflicted
+	var which, msg string
+	switch {
+	case t.total == 0:
+		which, msg = Enforced, fmt.Sprintf("no %s is reached through %s yet; nothing is superseded", t.effectiveKind, t.ref)
+	case t.full == nonConflicted && t.conflicted == 0:
+		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
+	case t.full == 0 && t.none == nonConflicted:
+		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", strings.Join(sortedSet(t.beaters), ", "), plural(t.total, "context"))
+	default:
+		superseded := t.total - t.full
+		msg = fmt.Sprintf("superseded by %s in %d of %s", strings.Join(sortedSet(t.beaters), ", "), superseded, plural(t.total, "context"))
+		if t.conflicted > 0 {
+			msg += fmt.Sprintf("; conflicts with %s in %d", strings.Join(sortedSet(t.winners), ", "), t.conflicted)
+		}
+		which = PartiallyEnforced
+	}
+	reasons := map[string]string{Enforced: ReasonEnforced, PartiallyEnforced: ReasonPartially, Overridden: ReasonOverridden}
+	conds := []metav1.Condition{accepted}
+	for _, typ := range []string{Enforced, PartiallyEnforced, Overridden} {
+		if typ == which {
+			conds = append(conds, cond(typ, true, reasons[typ], msg))
+		} else {
+			conds = append(conds, cond(typ, false, ReasonNotApplicable, "the policy is "+which))
+		}
+	}
+	return conds
+}
+
+// ancestorRef is the ref a policy's status is reported against for one
+// context: the Gateway of the path (with the listener when the policy
+// targets a listener), else the node the policy is attached to (GEP-1897:
+// a target is also a valid ancestor).
+func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
+	if gw == topology.None || g.Node(gw).Ref.GroupKind() != hierarchy.GatewayKind {
+		return g.Node(attached).Ref
+	}
+	r := g.Node(gw).Ref
+	if a := g.Node(attached).Ref; a.Object() == r && a.Section != "" {
+		r.Section = a.Section
+	}
+	return r
+}
+
+// gatewayOf finds the Gateway object node on a path.
+func gatewayOf(g *topology.Graph, path []topology.NodeID) topology.NodeID {
+	for _, n := range path {
+		if n != topology.None && g.Node(n).Ref.GroupKind() == hierarchy.GatewayKind && g.Node(n).Ref.Section == "" {
+			return n
+		}
+	}
+	return topology.None
+}
+
+func addAll(set map[string]bool, items []string) {
+	for _, i := range items {
+		set[i] = true
+	}
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}

@@ -1,0 +1,261 @@
+package policykind
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/pkg/hierarchy"
+)
+
+// DefaultControllerName is written in PolicyAncestorStatus.controllerName.
+const DefaultControllerName = "strata.dev/policy-controller"
+
+// Base is the basic merge strategy (GEP-713 "Merge strategies").
+type Base string
+
+const (
+	None      Base = "None"
+	Defaults  Base = "Defaults"
+	Overrides Base = "Overrides"
+)
+
+// Built-in atomicities (GEP-713 "Atomicity of merging specs").
+const (
+	Atomic = "Atomic"
+	Patch  = "Patch"
+)
+
+// Strategy is a combined merge strategy: a base and an atomicity. None has
+// no atomicity.
+type Strategy struct {
+	Base      Base
+	Atomicity string
+}
+
+// String writes the strategy as AtomicDefaults, PatchOverrides, None, ...
+func (s Strategy) String() string {
+	if s.Base == None {
+		return string(None)
+	}
+	return s.Atomicity + string(s.Base)
+}
+
+// ParseStrategy reads AtomicDefaults, PatchOverrides, <Custom>Defaults, None.
+func ParseStrategy(s string) (Strategy, error) {
+	if s == string(None) {
+		return Strategy{Base: None}, nil
+	}
+	for _, b := range []Base{Defaults, Overrides} {
+		if a, ok := strings.CutSuffix(s, string(b)); ok && a != "" {
+			return Strategy{Base: b, Atomicity: a}, nil
+		}
+	}
+	return Strategy{}, fmt.Errorf("strategy %q: want None or <Atomicity>Defaults/<Atomicity>Overrides, e.g. AtomicDefaults", s)
+}
+
+// Kind is a validated declaration, ready for the engine.
+type Kind struct {
+	Spec
+	// Default strategy of instances that choose none.
+	Default Strategy
+	// Supported strategies, by String().
+	Supported map[string]bool
+	// Custom atomicities, by name.
+	Custom map[string]CustomStrategy
+	// Source says where the declaration came from, for messages.
+	Source string
+
+	specPath []string
+}
+
+// Key is the kind's group/kind, the key of a kind in maps.
+func (k *Kind) Key() GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
+
+// Effective returns the effective target kind, or nil when the declared
+// targets are the effective ones.
+func (k *Kind) Effective() *GroupKind { return k.EffectiveTargetKind }
+
+// AllowsTarget reports whether a policy of this kind may target gk.
+func (k *Kind) AllowsTarget(gk GroupKind) bool {
+	return len(k.TargetKinds) == 0 || slices.Contains(k.TargetKinds, gk)
+}
+
+// SpecOf returns the object at Fields.Spec of a policy, or nil.
+func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
+	m, ok, _ := unstructured.NestedMap(p.Object, k.specPath...)
+	return m, ok
+}
+
+// Compile validates a declaration and fills its defaults. Errors name the
+// field, e.g. `spec.class: "Sometimes" is not Direct or Inherited`.
+func Compile(d *Declaration) (*Kind, error) {
+	s := d.Spec
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, a...)))
+	}
+	if s.Kind == "" {
+		bad("spec.kind", "required")
+	}
+	switch s.Class {
+	case "":
+		s.Class = Inherited
+	case Direct, Inherited:
+	default:
+		bad("spec.class", "%q is not Direct or Inherited", s.Class)
+	}
+	if s.ControllerName == "" {
+		s.ControllerName = DefaultControllerName
+	} else if !strings.Contains(s.ControllerName, "/") {
+		bad("spec.controllerName", "%q must be DOMAIN/PATH", s.ControllerName)
+	}
+	def := func(p *string, v string) {
+		if *p == "" {
+			*p = v
+		}
+	}
+	def(&s.Fields.Spec, "spec")
+	def(&s.Fields.Defaults, "defaults")
+	def(&s.Fields.Overrides, "overrides")
+	def(&s.Fields.Strategy, "strategy")
+	for i, tk := range s.TargetKinds {
+		if err := checkKind(tk); err != nil {
+			bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%v", err)
+		}
+	}
+	if e := s.EffectiveTargetKind; e != nil {
+		if err := checkKind(*e); err != nil {
+			bad("spec.effectiveTargetKind", "%v", err)
+		} else if eInfo, ok := hierarchy.Kinds[e.Schema()]; ok {
+			for i, tk := range s.TargetKinds {
+				if tInfo, ok := hierarchy.Kinds[tk.Schema()]; ok && tInfo.Level > eInfo.Level {
+					bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is below the effective target kind %s in the hierarchy", tk, e)
+				}
+			}
+		}
+	}
+	k := &Kind{Custom: map[string]CustomStrategy{}, Supported: map[string]bool{}}
+	for i, c := range s.Strategies.Custom {
+		switch {
+		case c.Name == "" || c.Name == Atomic || c.Name == Patch:
+			bad(fmt.Sprintf("spec.strategies.custom[%d].name", i), "%q must be a new atomicity name", c.Name)
+		case c.Function == "":
+			bad(fmt.Sprintf("spec.strategies.custom[%d].function", i), "required")
+		}
+		k.Custom[c.Name] = c
+	}
+	if s.Class == Direct {
+		if len(s.TargetKinds) != 1 {
+			bad("spec.targetKinds", "a Direct kind targets exactly one kind (GEP-713 \"Classes of metaresources\")")
+		} else if e := s.EffectiveTargetKind; e != nil && *e != s.TargetKinds[0] {
+			bad("spec.effectiveTargetKind", "a Direct kind's effective target kind is its declared target kind")
+		}
+		if len(s.Strategies.Supported) > 0 && !slices.Equal(s.Strategies.Supported, []string{string(None)}) {
+			bad("spec.strategies.supported", "a Direct kind supports only None")
+		}
+		s.Strategies.Supported = []string{string(None)}
+		def(&s.Strategies.Default, string(None))
+		if len(s.TargetKinds) == 1 {
+			tk := s.TargetKinds[0]
+			s.EffectiveTargetKind = &tk
+		}
+	} else {
+		if len(s.Strategies.Supported) == 0 {
+			s.Strategies.Supported = []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}
+		}
+		def(&s.Strategies.Default, "AtomicDefaults")
+	}
+	for i, name := range s.Strategies.Supported {
+		st, err := ParseStrategy(name)
+		if err != nil {
+			bad(fmt.Sprintf("spec.strategies.supported[%d]", i), "%v", err)
+			continue
+		}
+		if st.Base != None && st.Atomicity != Atomic && st.Atomicity != Patch {
+			if _, ok := k.Custom[st.Atomicity]; !ok {
+				bad(fmt.Sprintf("spec.strategies.supported[%d]", i), "atomicity %q is not Atomic, Patch or declared in spec.strategies.custom", st.Atomicity)
+			}
+		}
+		k.Supported[st.String()] = true
+	}
+	if st, err := ParseStrategy(s.Strategies.Default); err != nil {
+		bad("spec.strategies.default", "%v", err)
+	} else if !k.Supported[st.String()] {
+		bad("spec.strategies.default", "%s is not in spec.strategies.supported", st)
+	} else {
+		k.Default = st
+	}
+	if s.Strategies.Values == nil {
+		s.Strategies.Values = map[string]string{"atomic": Atomic, "patch": Patch}
+		for name := range k.Custom {
+			s.Strategies.Values[strings.ToLower(name)] = name
+		}
+	}
+	for _, v := range sortedKeys(s.Strategies.Values) {
+		a := s.Strategies.Values[v]
+		if _, custom := k.Custom[a]; a != Atomic && a != Patch && !custom {
+			bad("spec.strategies.values["+v+"]", "atomicity %q is not Atomic, Patch or a custom one", a)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("PolicyKind %s: %w", d.Name, err)
+	}
+	k.Spec = s
+	k.specPath = strings.Split(s.Fields.Spec, ".")
+	return k, nil
+}
+
+// checkKind rejects kinds in groups Strata models that are not part of its
+// hierarchy (a Secret, say): they would silently never match anything.
+// Kinds of other groups are virtual and always allowed.
+func checkKind(gk GroupKind) error {
+	if gk.Kind == "" {
+		return errors.New("kind is required")
+	}
+	if hierarchy.IsKnownGroup(gk.Group) && !hierarchy.IsModelled(gk.Schema()) {
+		return fmt.Errorf("%s is not part of Strata's hierarchy (Namespace, GatewayClass, Gateway, xRoutes, Service); kinds of other groups are virtual", gk)
+	}
+	return nil
+}
+
+// FromCRD derives a declaration from a CustomResourceDefinition labelled
+// gateway.networking.k8s.io/policy (GEP-713 "Standard label on CRD
+// objects"). Such a kind is read for discoverability only (Managed=false):
+// its effective targets are its declared targets, any kind may be
+// targeted, and its class comes from the label value (direct, inherited;
+// "true" and other values mean Inherited, the superset).
+func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	if group == "" || kind == "" {
+		return nil, fmt.Errorf("CustomResourceDefinition %s: spec.group and spec.names.kind are required", crd.GetName())
+	}
+	class := Inherited
+	if strings.EqualFold(crd.GetLabels()[CRDLabel], "direct") {
+		class = Direct
+	}
+	d := &Declaration{Spec: Spec{Group: group, Kind: kind, Class: class}}
+	d.Name = crd.GetName()
+	if class == Direct {
+		// A Direct kind needs its one target kind; a labelled CRD does not
+		// say it, so read it as Inherited with None, which behaves the
+		// same for discoverability.
+		d.Spec.Class = Inherited
+		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
+	}
+	return d, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

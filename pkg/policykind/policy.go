@@ -1,0 +1,239 @@
+package policykind
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Policy is one policy object read through its kind's declaration: plain
+// data the engine can order, attach and merge.
+type Policy struct {
+	Kind   *Kind
+	Object *unstructured.Unstructured
+	// Namespace and Name of the object ("" namespace for cluster-scoped).
+	Namespace, Name string
+	Created         time.Time
+	TargetRefs      []TargetRef
+	// Blocks are the policy's spec proper: an overrides block, a defaults
+	// block (explicit or the bare fields at spec root), or one None block.
+	Blocks []Block
+	// Invalid lists what makes the whole policy unusable, each naming the
+	// field; such a policy is Accepted=False Invalid everywhere.
+	Invalid []string
+}
+
+// ID is `namespace/name`, the form GEP-713's conflict rules sort by and
+// messages name policies with.
+func (p *Policy) ID() string {
+	if p.Namespace == "" {
+		return p.Name
+	}
+	return p.Namespace + "/" + p.Name
+}
+
+// Before is GEP-713's conflict order between two policies at the same level
+// ("Conflict resolution rules"): the older creationTimestamp wins, then the
+// first by {namespace}/{name}.
+func (p *Policy) Before(q *Policy) bool {
+	if !p.Created.Equal(q.Created) {
+		return p.Created.Before(q.Created)
+	}
+	return p.ID() < q.ID()
+}
+
+// TargetRef is one entry of targetRefs (or the legacy single targetRef).
+type TargetRef struct {
+	// Field is the path of the entry, for messages: spec.targetRefs[1].
+	Field     string
+	Group     string
+	Kind      string
+	Name      string
+	Namespace string // "" = the policy's namespace
+	Section   string
+	Selector  *metav1.LabelSelector
+}
+
+// Block is a part of the spec proper with the strategy it merges with.
+type Block struct {
+	Strategy Strategy
+	// Field is where the block is, for messages and provenance:
+	// spec.overrides, spec.defaults or spec (bare fields).
+	Field string
+	// Values is the spec proper, without the strategy field.
+	Values map[string]any
+}
+
+// Read parses a policy of this kind. It never fails: problems are listed in
+// Policy.Invalid so the policy still gets a status that explains them.
+func (k *Kind) Read(u *unstructured.Unstructured) *Policy {
+	p := &Policy{Kind: k, Object: u, Namespace: u.GetNamespace(), Name: u.GetName(), Created: u.GetCreationTimestamp().Time}
+	spec, ok := k.SpecOf(u)
+	if !ok {
+		p.Invalid = append(p.Invalid, fmt.Sprintf("%s: required", k.Fields.Spec))
+		return p
+	}
+	p.readTargets(spec)
+	p.readBlocks(spec)
+	return p
+}
+
+func (p *Policy) readTargets(spec map[string]any) {
+	base := p.Kind.Fields.Spec
+	var raw []any
+	var fields []string
+	if one, ok := spec["targetRef"]; ok {
+		raw = append(raw, one)
+		fields = append(fields, base+".targetRef")
+	}
+	if many, ok := spec["targetRefs"]; ok {
+		list, isList := many.([]any)
+		if !isList {
+			p.Invalid = append(p.Invalid, base+".targetRefs: must be a list")
+		}
+		for i, e := range list {
+			raw = append(raw, e)
+			fields = append(fields, fmt.Sprintf("%s.targetRefs[%d]", base, i))
+		}
+	}
+	if len(raw) == 0 {
+		p.Invalid = append(p.Invalid, base+".targetRefs: at least one target is required")
+	}
+	for i, r := range raw {
+		var t struct {
+			Group       string                `json:"group"`
+			Kind        string                `json:"kind"`
+			Name        string                `json:"name"`
+			Namespace   string                `json:"namespace"`
+			SectionName string                `json:"sectionName"`
+			Selector    *metav1.LabelSelector `json:"selector"`
+		}
+		if err := remarshal(r, &t); err != nil {
+			p.Invalid = append(p.Invalid, fmt.Sprintf("%s: %v", fields[i], err))
+			continue
+		}
+		ref := TargetRef{Field: fields[i], Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace, Section: t.SectionName, Selector: t.Selector}
+		// GEP-713's own examples write the group with a version
+		// (gateway.networking.k8s.io/v1); a group never contains "/".
+		ref.Group, _, _ = strings.Cut(ref.Group, "/")
+		switch {
+		case ref.Kind == "":
+			p.Invalid = append(p.Invalid, fields[i]+".kind: required")
+		case ref.Name == "" && ref.Selector == nil:
+			p.Invalid = append(p.Invalid, fields[i]+": name or selector is required")
+		case ref.Name != "" && ref.Selector != nil:
+			p.Invalid = append(p.Invalid, fields[i]+": name and selector are exclusive")
+		default:
+			p.TargetRefs = append(p.TargetRefs, ref)
+		}
+	}
+}
+
+func (p *Policy) readBlocks(spec map[string]any) {
+	k := p.Kind
+	base := k.Fields.Spec
+	ignored := append([]string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}, k.Fields.Ignored...)
+	bare := map[string]any{}
+	for key, v := range spec {
+		if !slices.Contains(ignored, key) {
+			bare[key] = v
+		}
+	}
+	var blocks []Block
+	add := func(b Base, field string, values map[string]any, strategy any) {
+		if k.Class == Direct || len(k.Supported) == 1 && k.Supported[string(None)] {
+			b = None
+		}
+		st, err := k.strategyOf(b, strategy)
+		if err != "" {
+			p.Invalid = append(p.Invalid, field+"."+k.Fields.Strategy+": "+err)
+			return
+		}
+		vals := make(map[string]any, len(values))
+		for key, v := range values {
+			if key != k.Fields.Strategy {
+				vals[key] = v
+			}
+		}
+		blocks = append(blocks, Block{Strategy: st, Field: field, Values: vals})
+	}
+	for _, b := range []struct {
+		base  Base
+		field string
+	}{{Overrides, k.Fields.Overrides}, {Defaults, k.Fields.Defaults}} {
+		raw, ok := spec[b.field]
+		if !ok {
+			continue
+		}
+		m, isMap := raw.(map[string]any)
+		if !isMap {
+			p.Invalid = append(p.Invalid, fmt.Sprintf("%s.%s: must be an object", base, b.field))
+			continue
+		}
+		if k.Class == Direct {
+			p.Invalid = append(p.Invalid, fmt.Sprintf("%s.%s: a Direct policy has no defaults or overrides", base, b.field))
+			continue
+		}
+		add(b.base, base+"."+b.field, m, m[k.Fields.Strategy])
+	}
+	if len(bare) > 0 || len(blocks) == 0 {
+		if len(blocks) > 0 {
+			// Bare fields are implicit defaults; next to an explicit
+			// defaults block they are ambiguous.
+			for _, b := range blocks {
+				if b.Strategy.Base == Defaults {
+					p.Invalid = append(p.Invalid, fmt.Sprintf("%s: fields %s are set both bare and in %s", base, strings.Join(sortedKeys(bare), ", "), b.Field))
+					return
+				}
+			}
+		}
+		add(Defaults, base, bare, spec[k.Fields.Strategy])
+	}
+	if k.Strategies.Exclusive && len(blocks) > 1 {
+		p.Invalid = append(p.Invalid, fmt.Sprintf("%s: sets both %s and %s; a %s declares one merge strategy at a time (GEP-713 \"Merge strategies\")", base, k.Fields.Defaults, k.Fields.Overrides, k.Kind))
+	}
+	p.Blocks = blocks
+}
+
+// strategyOf resolves the strategy of a block from its base and the value
+// of its strategy field (nil: the kind's default atomicity).
+func (k *Kind) strategyOf(b Base, v any) (Strategy, string) {
+	if b == None {
+		if v != nil {
+			return Strategy{}, fmt.Sprintf("%s supports only the None merge strategy", k.Kind)
+		}
+		return Strategy{Base: None}, ""
+	}
+	st := Strategy{Base: b, Atomicity: k.Default.Atomicity}
+	if k.Default.Base == None || st.Atomicity == "" {
+		st.Atomicity = Atomic
+	}
+	if v != nil {
+		s, ok := v.(string)
+		if !ok {
+			return Strategy{}, "must be a string"
+		}
+		a, known := k.Strategies.Values[s]
+		if !known {
+			return Strategy{}, fmt.Sprintf("%q is not one of %s", s, strings.Join(sortedKeys(k.Strategies.Values), ", "))
+		}
+		st.Atomicity = a
+	}
+	if !k.Supported[st.String()] {
+		return Strategy{}, fmt.Sprintf("strategy %s is not supported by %s (supported: %s)", st, k.Kind, strings.Join(sortedKeys(k.Supported), ", "))
+	}
+	return st, ""
+}
+
+func remarshal(in, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}

@@ -1,0 +1,155 @@
+package policykind
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Group and Version of Strata's own declaration objects.
+const (
+	Group   = "strata.dev"
+	Version = "v1alpha1"
+	// KindName is the kind of a policy kind declaration object.
+	KindName = "PolicyKind"
+	// CRDLabel is the label GEP-713 ("Standard label on CRD objects",
+	// 001) puts on every policy CRD; its value names the class.
+	CRDLabel = "gateway.networking.k8s.io/policy"
+)
+
+// Class is the GEP-713 class of a policy kind ("Classes of metaresources").
+type Class string
+
+const (
+	// Direct kinds target a single kind, act only on it and merge with None.
+	Direct Class = "Direct"
+	// Inherited kinds flow down the hierarchy and merge with defaults and
+	// overrides.
+	Inherited Class = "Inherited"
+)
+
+// Declaration is a PolicyKind object: everything Strata needs to know to
+// treat the instances of one policy CRD as GEP-713 policies, so that a new
+// policy CRD needs a YAML document and no Go code.
+//
+//	apiVersion: strata.dev/v1alpha1
+//	kind: PolicyKind
+//	metadata: {name: colorpolicies.policies.controller.io}
+//	spec:
+//	  group: policies.controller.io
+//	  kind: ColorPolicy
+//	  class: Inherited
+//	  managed: true
+//	  targetKinds: [{group: gateway.networking.k8s.io, kind: Gateway}]
+//	  effectiveTargetKind: {group: "", kind: Service}
+type Declaration struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+	Spec              Spec `json:"spec"`
+}
+
+// Spec describes one policy kind.
+type Spec struct {
+	// Group of the policy CRD, e.g. policies.controller.io.
+	Group string `json:"group"`
+	// Kind of the policy CRD, e.g. ColorPolicy.
+	Kind string `json:"kind"`
+	// Class is Direct or Inherited. Default: Inherited.
+	Class Class `json:"class,omitempty"`
+	// Managed says Strata is the policy controller of this kind: it writes
+	// the kind's policy status and <Kind>Affected conditions. Kinds that are
+	// not managed are read for discoverability only, because Strata must not
+	// claim enforcement it does not perform.
+	Managed bool `json:"managed,omitempty"`
+	// ControllerName is written into status.ancestors[].controllerName.
+	// Default: strata.dev/policy-controller.
+	ControllerName string `json:"controllerName,omitempty"`
+	// TargetKinds lists the kinds a policy may target (declared target
+	// kinds). Kinds in groups Strata does not model are virtual kinds
+	// (GEP-713 "Targeting virtual types"). Empty means any kind.
+	TargetKinds []GroupKind `json:"targetKinds,omitempty"`
+	// EffectiveTargetKind is the kind whose behaviour the policy augments
+	// (GEP-713 "Declared targets versus Effective targets"). Empty means the
+	// declared targets themselves.
+	EffectiveTargetKind *GroupKind `json:"effectiveTargetKind,omitempty"`
+	// Strategies says which merge strategies instances may choose.
+	Strategies Strategies `json:"strategies,omitempty"`
+	// Fields says where in a policy object its parts live.
+	Fields Fields `json:"fields,omitempty"`
+	// TargetFields maps a field of the spec proper to the path (dotted,
+	// from the object root) of the same setting in the effective target
+	// object. A value set there is the most specific default (001,
+	// "Interactions between defaults, overrides, and field values").
+	TargetFields map[string]string `json:"targetFields,omitempty"`
+	// GlobalNamespaces are namespaces whose policies targeting a
+	// cluster-scoped GatewayClass apply to Gateways of every namespace
+	// (002: configs in the controller namespace are global). Elsewhere such
+	// a policy applies only to Gateways in its own namespace.
+	GlobalNamespaces []string `json:"globalNamespaces,omitempty"`
+}
+
+// GroupKind names a kind. Group "" is the core group.
+type GroupKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// Schema converts to apimachinery's type.
+func (g GroupKind) Schema() schema.GroupKind { return schema.GroupKind{Group: g.Group, Kind: g.Kind} }
+
+// String prints Kind.group, or Kind for the core group, as kubectl does.
+func (g GroupKind) String() string { return g.Schema().String() }
+
+// Strategies declares the merge strategies of a kind (GEP-713 "Merge
+// strategies").
+type Strategies struct {
+	// Supported strategies, written as None, AtomicDefaults,
+	// AtomicOverrides, PatchDefaults, PatchOverrides or <Custom>Defaults /
+	// <Custom>Overrides for a custom atomicity declared in Custom.
+	// Default: [None] for Direct kinds, all four Atomic/Patch ones for
+	// Inherited kinds.
+	Supported []string `json:"supported,omitempty"`
+	// Default strategy of instances that choose none. Default: None for
+	// Direct kinds, AtomicDefaults for Inherited kinds (Memorandum).
+	Default string `json:"default,omitempty"`
+	// Values maps a value of an instance's strategy field to an atomicity
+	// (Atomic, Patch or a custom name). Default: atomic→Atomic,
+	// patch→Patch, and each custom name lowercased to itself.
+	Values map[string]string `json:"values,omitempty"`
+	// Exclusive forbids a policy to carry both defaults and overrides (the
+	// Memorandum: "MUST NOT be allowed to declare more than one merge
+	// strategy"); such a policy is Accepted=False Invalid. When false, a
+	// policy may carry both, as 001's CDNCachingPolicy does.
+	Exclusive bool `json:"exclusive,omitempty"`
+	// Custom atomicities of this kind, each bound to a registered merge
+	// function.
+	Custom []CustomStrategy `json:"custom,omitempty"`
+}
+
+// CustomStrategy binds a custom atomicity name to a merge function from
+// the engine's registry, with parameters.
+type CustomStrategy struct {
+	// Name of the atomicity, e.g. RuleMerge (strategy RuleMergeDefaults).
+	Name string `json:"name"`
+	// Function is the registry name of the merge function, e.g. mergeByKey.
+	Function string `json:"function"`
+	// Parameters are passed to the function's factory.
+	Parameters map[string]string `json:"parameters,omitempty"`
+}
+
+// Fields locates the parts of a policy object. Paths are dotted and
+// relative to the object root (Spec) or to Spec (the others).
+type Fields struct {
+	// Spec is the object holding targets, blocks and bare fields.
+	// Default: spec.
+	Spec string `json:"spec,omitempty"`
+	// Defaults block. Default: defaults.
+	Defaults string `json:"defaults,omitempty"`
+	// Overrides block. Default: overrides.
+	Overrides string `json:"overrides,omitempty"`
+	// Strategy field, looked up inside each block (and at Spec for bare
+	// fields). Default: strategy.
+	Strategy string `json:"strategy,omitempty"`
+	// Ignored are further fields at Spec that are not part of the spec
+	// proper. targetRef, targetRefs and the fields above always are.
+	Ignored []string `json:"ignored,omitempty"`
+}

@@ -1,0 +1,252 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/snapshot"
+)
+
+// Document is one object read from a file, remembered with its place so
+// errors can name it.
+type Document struct {
+	File   string
+	Index  int // 1-based document number in the file
+	Object *unstructured.Unstructured
+}
+
+// Where names the document for messages: `file: document 3 (HTTPRoute ns/r1)`.
+func (d Document) Where() string {
+	s := fmt.Sprintf("%s: document %d", d.File, d.Index)
+	if d.Object != nil && d.Object.GetKind() != "" {
+		s += " (" + d.Object.GetKind() + " "
+		if ns := d.Object.GetNamespace(); ns != "" {
+			s += ns + "/"
+		}
+		s += d.Object.GetName() + ")"
+	}
+	return s
+}
+
+// Result is a snapshot read from files, plus what was skipped.
+type Result struct {
+	Snapshot *snapshot.Snapshot
+	// Ignored counts documents of kinds that are neither topology, policy
+	// nor declarations (Deployments, ConfigMaps...), by kind.
+	Ignored map[string]int
+}
+
+// decoders is the table of kinds a file may hold besides policies: each
+// decodes one document into the snapshot.
+var decoders = map[schema.GroupKind]func(s *snapshot.Snapshot, raw []byte) error{
+	hierarchy.GatewayClassKind:   func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.GatewayClasses) },
+	hierarchy.GatewayKind:        func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Gateways) },
+	hierarchy.HTTPRouteKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.HTTPRoutes) },
+	hierarchy.GRPCRouteKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.GRPCRoutes) },
+	hierarchy.TCPRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.TCPRoutes) },
+	hierarchy.TLSRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.TLSRoutes) },
+	hierarchy.UDPRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.UDPRoutes) },
+	hierarchy.ReferenceGrantKind: func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.ReferenceGrants) },
+	hierarchy.ServiceKind:        func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Services) },
+	hierarchy.NamespaceKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Namespaces) },
+	{Group: policykind.Group, Kind: policykind.KindName}: func(s *snapshot.Snapshot, b []byte) error {
+		d := &policykind.Declaration{}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields() // a typo in a declaration must not pass silently
+		if err := dec.Decode(d); err != nil {
+			return err
+		}
+		s.Declarations = append(s.Declarations, d)
+		return nil
+	},
+}
+
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+func into[T any](b []byte, list *[]*T) error {
+	obj := new(T)
+	if err := json.Unmarshal(b, obj); err != nil {
+		return err
+	}
+	*list = append(*list, obj)
+	return nil
+}
+
+// Read loads files, directories (recursively: *.yaml, *.yml, *.json) and
+// "-" (stdin): multi-document YAML or JSON, with List objects expanded.
+// Any error names the file and document; nothing is returned then, so
+// nothing is half-read.
+func Read(paths []string, stdin io.Reader) (*Result, error) {
+	var docs []Document
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			var r io.Reader
+			if f == "-" {
+				r = stdin
+			} else {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					return nil, err
+				}
+				r = bytes.NewReader(b)
+			}
+			ds, err := split(f, r)
+			if err != nil {
+				return nil, err
+			}
+			docs = append(docs, ds...)
+		}
+	}
+	return Decode(docs)
+}
+
+// expand turns a path into the files it names, sorted.
+func expand(p string) ([]string, error) {
+	if p == "-" {
+		return []string{"-"}, nil
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, path)
+			}
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// split reads the documents of one file.
+func split(file string, r io.Reader) ([]Document, error) {
+	yr := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	var out []Document
+	for i := 1; ; i++ {
+		raw, err := yr.Read()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: %w", file, i, err)
+		}
+		js, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
+		}
+		js = bytes.TrimSpace(js)
+		if len(js) == 0 || string(js) == "null" {
+			continue
+		}
+		var obj map[string]any
+		if err := json.Unmarshal(js, &obj); err != nil {
+			return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		d := Document{File: file, Index: i, Object: u}
+		if u.GetAPIVersion() == "" || u.GetKind() == "" {
+			return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
+		}
+		if strings.HasSuffix(u.GetKind(), "List") {
+			if items, ok := obj["items"].([]any); ok {
+				for j, it := range items {
+					m, ok := it.(map[string]any)
+					if !ok {
+						return nil, fmt.Errorf("%s: items[%d]: not an object", d.Where(), j)
+					}
+					iu := &unstructured.Unstructured{Object: m}
+					if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
+						return nil, fmt.Errorf("%s: items[%d]: apiVersion and kind are required", d.Where(), j)
+					}
+					out = append(out, Document{File: file, Index: i, Object: iu})
+				}
+				continue
+			}
+		}
+		out = append(out, d)
+	}
+}
+
+// Decode sorts documents into a snapshot. Documents of a declared policy
+// kind become policies; a document that looks like a policy (it has
+// spec.targetRef or spec.targetRefs) but whose kind is not declared is an
+// error; other unknown kinds are counted in Ignored.
+func Decode(docs []Document) (*Result, error) {
+	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}}
+	s := res.Snapshot
+	var rest []Document
+	for _, d := range docs {
+		gk := d.Object.GroupVersionKind().GroupKind()
+		if dec, ok := decoders[gk]; ok {
+			b, err := json.Marshal(d.Object.Object)
+			if err == nil {
+				err = dec(s, b)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", d.Where(), err)
+			}
+			continue
+		}
+		if gk == crdKind {
+			if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; labelled {
+				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
+			}
+			continue
+		}
+		rest = append(rest, d)
+	}
+	declared := map[policykind.GroupKind]bool{}
+	for _, dcl := range s.Declarations {
+		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+	}
+	for _, crd := range s.PolicyCRDs {
+		if dcl, err := policykind.FromCRD(crd); err == nil {
+			declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		}
+	}
+	for _, d := range rest {
+		gk := d.Object.GroupVersionKind().GroupKind()
+		if declared[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] {
+			s.Policies = append(s.Policies, d.Object)
+			continue
+		}
+		_, one, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRef")
+		_, many, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRefs")
+		if one || many {
+			return nil, fmt.Errorf("%s: %s is not a declared policy kind: add a PolicyKind (strata.dev/v1alpha1) or its CRD labelled %s", d.Where(), gk, policykind.CRDLabel)
+		}
+		res.Ignored[gk.String()]++
+	}
+	return res, nil
+}
