@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/strata-dev/strata/pkg/policykind"
@@ -178,16 +179,24 @@ func Restore(v, from Value, locked map[string]bool) Value {
 	return out
 }
 
-// Get reads the value at a JSON pointer.
+// Get reads the value at a JSON pointer; numeric segments index lists.
 func Get(m map[string]any, ptr string) (any, bool) {
 	var cur any = m
 	for _, k := range splitPointer(ptr) {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		cur, ok = mm[k]
-		if !ok {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[k]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(k)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
 			return nil, false
 		}
 	}

@@ -76,7 +76,8 @@ type Spec struct {
 	// Fields says where in a policy object its parts live.
 	Fields Fields `json:"fields,omitempty"`
 	// TargetFields maps a field of the spec proper to the path (dotted,
-	// from the object root) of the same setting in the effective target
+	// from the object root; numeric segments index lists, e.g.
+	// spec.rules.0.retry.codes) of the same setting in the effective target
 	// object. A value set there is the most specific default (001,
 	// "Interactions between defaults, overrides, and field values").
 	TargetFields map[string]string `json:"targetFields,omitempty"`
