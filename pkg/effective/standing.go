@@ -23,29 +23,30 @@ const (
 // Standing classifies a policy of the stack: Enforced when every field it
 // sets is in the result as its own, Overridden when none is, Partially
 // in between, Conflicted when the None strategy rejected it. It also names
-// the other policies involved: the winner of a conflict, or the policies
-// that set the fields this one lost.
-func (o *Outcome) Standing(p *policykind.Policy) (Standing, []string) {
-	if w, lost := o.Conflicted[p]; lost {
-		return Conflicted, []string{w.ID()}
+// the other policies involved (the winner of a conflict, or the policies
+// that set the fields this one lost) and the fields it lost, as JSON
+// pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
+// ... have been superseded, with the references to all other related
+// metaresources").
+func (o *Outcome) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
+	if w, conflicted := o.Conflicted[p]; conflicted {
+		return Conflicted, []string{w.ID()}, nil
 	}
 	owners := o.owners()
 	leaves := Leaves(p)
-	won := 0
 	for _, ptr := range leaves {
-		if covers(owners[p], ptr) {
-			won++
+		if !covers(owners[p], ptr) {
+			lost = append(lost, ptr)
 		}
 	}
-	if won == len(leaves) {
-		return Enforced, nil
+	if len(lost) == 0 {
+		return Enforced, nil, nil
 	}
-	var others []string
 	for q, ptrs := range owners {
 		if q == p || q == nil {
 			continue
 		}
-		for _, ptr := range leaves {
+		for _, ptr := range lost {
 			if covers(ptrs, ptr) || under(ptr, ptrs) {
 				others = append(others, q.ID())
 				break
@@ -60,10 +61,10 @@ func (o *Outcome) Standing(p *policykind.Policy) (Standing, []string) {
 		}
 	}
 	sort.Strings(others)
-	if won == 0 {
-		return Overridden, others
+	if len(lost) == len(leaves) {
+		return Overridden, others, lost
 	}
-	return PartiallyEnforced, others
+	return PartiallyEnforced, others, lost
 }
 
 // Contributes reports whether p set at least one field of the result: the

@@ -84,7 +84,7 @@ func context(g *topology.Graph, ctx *effective.Context) Context {
 }
 
 func standing(ctx *effective.Context, p *policykind.Policy) string {
-	st, _ := ctx.Standing(p)
+	st, _, _ := ctx.Standing(p)
 	return string(st)
 }
 

@@ -90,7 +90,7 @@ func (t TargetStatus) AffectedCondition(generation int64) metav1.Condition {
 type tally struct {
 	ref                           topology.Ref
 	total, full, none, conflicted int
-	winners, beaters              map[string]bool
+	winners, beaters, lost        map[string]bool
 	rejectReason                  string
 	rejectMsgs                    []string
 	effectiveKind                 string
@@ -109,7 +109,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		}
 		t := m[ref.Key()]
 		if t == nil {
-			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}}
+			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
 			m[ref.Key()] = t
 		}
 		return t
@@ -132,7 +132,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 					done[p] = true
 					t := get(p, ancestorRef(g, gw, e.Attachment.Node))
 					t.total++
-					st, others := ctx.Standing(p)
+					st, others, lost := ctx.Standing(p)
 					switch st {
 					case effective.Conflicted:
 						t.conflicted++
@@ -144,6 +144,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 						t.none++
 					}
 					addAll(t.beaters, others)
+					addAll(t.lost, lost)
 					if ctx.Contributes(p) {
 						affecting[p.ID()] = true
 						if gw != topology.None {
@@ -234,7 +235,7 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", strings.Join(sortedSet(t.beaters), ", "), plural(t.total, "context"))
 	default:
 		superseded := t.total - t.full
-		msg = fmt.Sprintf("superseded by %s in %d of %s", strings.Join(sortedSet(t.beaters), ", "), superseded, plural(t.total, "context"))
+		msg = fmt.Sprintf("superseded by %s in %d of %s (fields %s)", strings.Join(sortedSet(t.beaters), ", "), superseded, plural(t.total, "context"), strings.Join(sortedSet(t.lost), ", "))
 		if t.conflicted > 0 {
 			msg += fmt.Sprintf("; conflicts with %s in %d", strings.Join(sortedSet(t.winners), ", "), t.conflicted)
 		}
