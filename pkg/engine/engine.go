@@ -66,6 +66,9 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
 		}
 		byKind[gk] = append(byKind[gk], k.Read(u))
+		// A policy's namespace exists even when nothing else in the input
+		// lives there, so a policy can always target its own namespace.
+		res.Graph.EnsureNamespace(u.GetNamespace())
 	}
 	for _, k := range kinds {
 		ps := byKind[k.Key()]

@@ -203,7 +203,7 @@ func TestMergeSemantics(t *testing.T) {
 			policy("baker", "retries", "2026-01-01T00:00:00Z", "  targetRef: {group: \"\", kind: Namespace, name: baker}\n  retries: 3"),
 			policy("web", "no-retries", "2026-01-02T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  retries: 0")},
 		target:   "baker",
-		want:     []map[string]any{{"retries": float64(0)}},
+		want:     []map[string]any{{"retries": int64(0)}},
 		wantProv: map[string]string{"/retries": "web/no-retries"},
 	}, {
 		// A rule section is more specific than its route.
@@ -232,9 +232,9 @@ func TestMergeSemantics(t *testing.T) {
 			policy("web", "route", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  limits: [{name: login, rate: 5}, {name: search, rate: 50}]")},
 		target: "baker",
 		want: []map[string]any{{"limits": []any{
-			map[string]any{"name": "login", "rate": float64(5)},
-			map[string]any{"name": "api", "rate": float64(100)},
-			map[string]any{"name": "search", "rate": float64(50)}}}},
+			map[string]any{"name": "login", "rate": int64(5)},
+			map[string]any{"name": "api", "rate": int64(100)},
+			map[string]any{"name": "search", "rate": int64(50)}}}},
 		wantProv: map[string]string{"/limits[name=login]": "web/route", "/limits[name=api]": "infra/gw", "/limits[name=search]": "web/route"},
 	}, {
 		// 002: a namespaced policy on a cluster-scoped GatewayClass only

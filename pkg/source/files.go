@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
@@ -170,7 +171,9 @@ func split(file string, r io.Reader) ([]Document, error) {
 			continue
 		}
 		var obj map[string]any
-		if err := json.Unmarshal(js, &obj); err != nil {
+		// apimachinery's json keeps integers as int64, as unstructured
+		// objects from the API server have them.
+		if err := utiljson.Unmarshal(js, &obj); err != nil {
 			return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
 		}
 		u := &unstructured.Unstructured{Object: obj}

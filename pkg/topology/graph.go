@@ -102,6 +102,10 @@ func (g *Graph) add(n Node) NodeID {
 	return id
 }
 
+// EnsureNamespace returns the node of a namespace known to exist (a
+// policy's own namespace, say), creating it if no object named it yet.
+func (g *Graph) EnsureNamespace(ns string) NodeID { return g.namespaceNode(ns) }
+
 // namespaceNode returns the node of a namespace, creating an implicit one
 // when no Namespace object was given, so that policies can target a
 // namespace offline without its object. "" gives None.
