@@ -126,3 +126,35 @@ func TestIgnoredKinds(t *testing.T) {
 		t.Errorf("exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 }
+
+// Problems in the topology are warnings naming object and field; policies
+// that depend on them get a status that says why.
+func TestTopologyWarnings(t *testing.T) {
+	in := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g1, namespace: default}
+spec:
+  gatewayClassName: strata
+  listeners:
+  - {name: http, protocol: HTTP, port: 80}
+  - {name: http, protocol: HTTP, port: 8080}
+---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g1, sectionName: http}]
+  color: red
+`
+	kind := "../../examples/gep-713/example-2/kind.yaml"
+	out, errOut, code := strata(t, in, "status", "-f", kind, "-f", "-", "-o", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	if !strings.Contains(errOut, `warning: Gateway default/g1: spec.listeners[1].name: duplicate listener name "http"`) {
+		t.Errorf("stderr %q", errOut)
+	}
+	if !strings.Contains(out, `"reason": "Invalid"`) || !strings.Contains(out, `spec.targetRefs[0].sectionName: listener \"http\" is declared more than once in Gateway default/g1`) {
+		t.Errorf("stdout %s", out)
+	}
+}

@@ -51,6 +51,13 @@ func (f *fileFlags) load(s Streams) (*engine.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Objects the topology could not use as given (duplicate sections,
+	// duplicate objects, unsupported parents) are warnings: the rest of the
+	// input is still evaluated, and policies that depend on them are
+	// rejected with a status naming the field.
+	for _, p := range res.Graph.Problems {
+		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
+	}
 	return res, nil
 }
 
