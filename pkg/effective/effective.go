@@ -35,7 +35,8 @@ type Outcome struct {
 	// attached to the same target are rejected").
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
-	owned map[*policykind.Policy][]string // lazily, by Standing
+	owned     map[*policykind.Policy][]string // lazily, by Standing
+	standings map[*policykind.Policy]standingResult
 }
 
 // Context is one path from a root of the DAG to an effective target, with

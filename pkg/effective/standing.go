@@ -29,6 +29,25 @@ const (
 // ... have been superseded, with the references to all other related
 // metaresources").
 func (o *Outcome) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
+	// Outcomes are shared by every context with the same stack, so the
+	// answer is computed once per outcome and policy.
+	if r, ok := o.standings[p]; ok {
+		return r.st, r.others, r.lost
+	}
+	st, others, lost = o.standing(p)
+	if o.standings == nil {
+		o.standings = map[*policykind.Policy]standingResult{}
+	}
+	o.standings[p] = standingResult{st, others, lost}
+	return st, others, lost
+}
+
+type standingResult struct {
+	st           Standing
+	others, lost []string
+}
+
+func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []string) {
 	if w, conflicted := o.Conflicted[p]; conflicted {
 		return Conflicted, []string{w.ID()}, nil
 	}
