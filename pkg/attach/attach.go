@@ -197,11 +197,12 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 // grant) are skipped, as are objects lacking the section.
 func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
 	var out []topology.NodeID
-	for _, id := range g.ByKind(gk) {
+	ids := g.ByKind(gk)
+	if info.Namespaced {
+		ids = g.ByKindIn(gk, target.Namespace)
+	}
+	for _, id := range ids {
 		n := g.Node(id)
-		if info.Namespaced && n.Ref.Namespace != target.Namespace {
-			continue
-		}
 		if crossNS(n.Ref) || !sel.Matches(labels.Set(n.Labels)) {
 			continue
 		}

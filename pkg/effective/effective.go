@@ -26,7 +26,8 @@ type Entry struct {
 func (e *Entry) Policy() *policykind.Policy { return e.Attachment.Policy }
 
 // Outcome is the merged result of one stack of entries. Contexts with the
-// same stack share one Outcome.
+// same stack share one Outcome. Its lazily filled caches make it unsafe
+// for concurrent use; a Result belongs to one goroutine at a time.
 type Outcome struct {
 	// Result is the effective spec proper and who set each leaf.
 	Result merge.Value

@@ -48,7 +48,13 @@ func byKey(lower, higher map[string]any, prefix, key string, prov map[string]Sou
 				drop(prov, p)
 				lm = map[string]any{}
 			}
-			out[k] = byKey(lm, hv, p, key, prov, h)
+			merged := byKey(lm, hv, p, key, prov, h)
+			if len(merged) == 0 {
+				prov[p] = sourceAt(h, p) // an empty object is a leaf
+			} else {
+				delete(prov, p) // an empty object leaf that now has fields
+			}
+			out[k] = merged
 		case []any:
 			lower, lok := out[k].([]any)
 			if !keyed(hv, key) || lok && !keyed(lower, key) {
@@ -56,6 +62,9 @@ func byKey(lower, higher map[string]any, prefix, key string, prov map[string]Sou
 				out[k] = hv
 				prov[p] = sourceAt(h, p)
 				continue
+			}
+			if !lok {
+				drop(prov, p) // a scalar or object becomes a keyed list
 			}
 			out[k] = mergeItems(lower, hv, p, key, prov, h)
 		default:
@@ -99,22 +108,28 @@ func mergeItems(lower, higher []any, p, key string, prov map[string]Source, h Va
 	return out
 }
 
+// itemPtr is the provenance pointer of a list item: the list's pointer
+// then [key=value], the value escaped like a pointer segment so that a
+// "/" in it does not split it.
 func itemPtr(p, key string, item any) string {
-	return fmt.Sprintf("%s[%s=%v]", p, key, item.(map[string]any)[key])
+	return fmt.Sprintf("%s[%s=%s]", p, Escape(key), Escape(fmt.Sprint(item.(map[string]any)[key])))
 }
 
 // sourceAt finds who set a pointer in v, looking at the pointer itself and
-// at item pointers below it.
+// then at the pointers below it (fields and items); of several, the first
+// in pointer order, so the answer does not depend on map order.
 func sourceAt(v Value, p string) Source {
 	if s, ok := v.Prov[p]; ok {
 		return s
 	}
+	var best string
+	var src Source
 	for q, s := range v.Prov {
-		if len(q) > len(p) && q[:len(p)] == p {
-			return s
+		if under(q, p) && (best == "" || q < best) {
+			best, src = q, s
 		}
 	}
-	return nil
+	return src
 }
 
 func keyed(items []any, key string) bool {

@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -127,7 +128,9 @@ func patch(lower, higher map[string]any, prefix string, prov, hprov map[string]S
 			}
 			merged := patch(lm, hm, p, prov, hprov)
 			if len(merged) == 0 {
-				prov[p] = hprov[p]
+				// An empty object is a leaf. higher set it, or emptied
+				// it with nulls (whose sources are below p).
+				prov[p] = sourceAt(Value{Prov: hprov}, p)
 			} else {
 				delete(prov, p) // an empty object leaf that now has fields
 			}
@@ -145,15 +148,32 @@ func patch(lower, higher map[string]any, prefix string, prov, hprov map[string]S
 func drop(prov map[string]Source, p string) {
 	delete(prov, p)
 	for q := range prov {
-		if strings.HasPrefix(q, p+"/") || strings.HasPrefix(q, p+"[") {
+		if under(q, p) {
 			delete(prov, q)
 		}
 	}
 }
 
+// dropItems forgets the item sources of the list at p.
+func dropItems(prov map[string]Source, p string) {
+	for q := range prov {
+		if strings.HasPrefix(q, p+"[") {
+			delete(prov, q)
+		}
+	}
+}
+
+// under reports whether pointer q is strictly below p: a field (p/...) or
+// an item (p[...]) of it.
+func under(q, p string) bool {
+	return len(q) > len(p) && q[:len(p)] == p && (q[len(p)] == '/' || q[len(p)] == '[')
+}
+
 // Restore puts back into v the leaves of from that are locked, so that an
 // override stays in force under later merges (Overrides: "less specific
-// beats more specific", 001's expanded hierarchy).
+// beats more specific", 001's expanded hierarchy). Locked pointers are
+// provenance keys: JSON pointers, and list items as MergeByKey writes them
+// (/rules[name=login]).
 func Restore(v, from Value, locked map[string]bool) Value {
 	if len(locked) == 0 {
 		return v
@@ -168,52 +188,172 @@ func Restore(v, from Value, locked map[string]bool) Value {
 	}
 	sort.Strings(ptrs)
 	for _, p := range ptrs {
-		val, ok := Get(from.Values, p)
-		if !ok {
+		steps, val, ok := walk(from.Values, p)
+		if !ok || !settable(steps) {
 			continue
 		}
+		// What stood above p in v (a scalar, an empty object, a list
+		// kept whole) is replaced or split: its source no longer names
+		// a leaf.
+		anc := ""
+		for _, st := range steps[:len(steps)-1] {
+			anc += "/" + Escape(st.key)
+			delete(out.Prov, anc)
+			dropItems(out.Prov, anc)
+		}
+		if last := steps[len(steps)-1]; last.item {
+			list := anc + "/" + Escape(last.key)
+			if s, whole := out.Prov[list]; whole {
+				delete(out.Prov, list)
+				if items, ok := getSteps(out.Values, steps[:len(steps)-1]); ok {
+					if l, ok := items.(map[string]any)[last.key].([]any); ok {
+						for _, it := range l {
+							if _, ok := it.(map[string]any); ok {
+								out.Prov[itemPtr(list, last.field, it)] = s
+							}
+						}
+					}
+				}
+			}
+		}
 		drop(out.Prov, p)
-		out.Values = set(out.Values, splitPointer(p), val)
+		out.Values = set(out.Values, steps, val)
 		out.Prov[p] = from.Prov[p]
 	}
 	return out
 }
 
-// Get reads the value at a JSON pointer; numeric segments index lists.
+// Get reads the value at a JSON pointer; numeric segments index lists,
+// and a segment list[field=value] picks the item of a list that MergeByKey
+// names so in provenance.
 func Get(m map[string]any, ptr string) (any, bool) {
+	_, v, ok := walk(m, ptr)
+	return v, ok
+}
+
+// step is one segment of a resolved pointer: a map key, a list index, or
+// the item of the list at key whose field prints as id.
+type step struct {
+	key       string
+	index     int
+	isIndex   bool
+	item      bool
+	field, id string
+}
+
+// walk follows a pointer, returning the steps taken and the value found.
+func walk(m map[string]any, ptr string) ([]step, any, bool) {
+	var steps []step
 	var cur any = m
-	for _, k := range splitPointer(ptr) {
+	for _, seg := range splitPointer(ptr) {
 		switch c := cur.(type) {
 		case map[string]any:
-			v, ok := c[k]
-			if !ok {
-				return nil, false
+			if v, ok := c[seg]; ok {
+				steps = append(steps, step{key: seg})
+				cur = v
+				continue
 			}
+			st, v, ok := itemOf(c, seg)
+			if !ok {
+				return nil, nil, false
+			}
+			steps = append(steps, st)
 			cur = v
 		case []any:
-			i, err := strconv.Atoi(k)
+			i, err := strconv.Atoi(seg)
 			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
+				return nil, nil, false
 			}
+			steps = append(steps, step{index: i, isIndex: true})
 			cur = c[i]
 		default:
+			return nil, nil, false
+		}
+	}
+	return steps, cur, true
+}
+
+// itemOf resolves a segment list[field=id] in m. The list's own key may
+// contain "[", so every split is tried.
+func itemOf(m map[string]any, seg string) (step, any, bool) {
+	if !strings.HasSuffix(seg, "]") {
+		return step{}, nil, false
+	}
+	for i := strings.IndexByte(seg, '['); i >= 0; {
+		list, isList := m[seg[:i]].([]any)
+		field, id, hasEq := strings.Cut(seg[i+1:len(seg)-1], "=")
+		if isList && hasEq {
+			for _, it := range list {
+				if im, ok := it.(map[string]any); ok {
+					if fv, ok := im[field]; ok && fmt.Sprint(fv) == id {
+						return step{key: seg[:i], item: true, field: field, id: id}, it, true
+					}
+				}
+			}
+		}
+		j := strings.IndexByte(seg[i+1:], '[')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return step{}, nil, false
+}
+
+// getSteps follows steps made of map keys.
+func getSteps(m map[string]any, steps []step) (any, bool) {
+	var cur any = m
+	for _, st := range steps {
+		c, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = c[st.key]; !ok {
 			return nil, false
 		}
 	}
 	return cur, true
 }
 
-func set(m map[string]any, path []string, v any) map[string]any {
+// settable reports whether set can write at steps: map keys, then
+// possibly one list item. (Provenance never names list indexes.)
+func settable(steps []step) bool {
+	for i, st := range steps {
+		if st.isIndex || st.item && i != len(steps)-1 {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// set returns m with v at steps, copying the maps and the list it changes.
+func set(m map[string]any, steps []step, v any) map[string]any {
 	out := make(map[string]any, len(m)+1)
 	for k, x := range m {
 		out[k] = x
 	}
-	if len(path) == 1 {
-		out[path[0]] = v
-		return out
+	st := steps[0]
+	switch {
+	case len(steps) > 1:
+		sub, _ := out[st.key].(map[string]any)
+		out[st.key] = set(sub, steps[1:], v)
+	case st.item:
+		old, _ := out[st.key].([]any)
+		list := append(make([]any, 0, len(old)+1), old...)
+		i := slices.IndexFunc(list, func(it any) bool {
+			im, ok := it.(map[string]any)
+			fv, has := im[st.field]
+			return ok && has && fmt.Sprint(fv) == st.id
+		})
+		if i >= 0 {
+			list[i] = v
+		} else {
+			list = append(list, v)
+		}
+		out[st.key] = list
+	default:
+		out[st.key] = v
 	}
-	sub, _ := out[path[0]].(map[string]any)
-	out[path[0]] = set(sub, path[1:], v)
 	return out
 }
 

@@ -16,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/hierarchy"
@@ -152,16 +151,13 @@ func expand(p string) ([]string, error) {
 
 // split reads the documents of one file.
 func split(file string, r io.Reader) ([]Document, error) {
-	yr := utilyaml.NewYAMLReader(bufio.NewReader(r))
+	raws, err := yamlDocuments(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
 	var out []Document
-	for i := 1; ; i++ {
-		raw, err := yr.Read()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: %w", file, i, err)
-		}
+	for n, raw := range raws {
+		i := n + 1
 		js, err := yaml.YAMLToJSON(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
@@ -199,6 +195,7 @@ func split(file string, r io.Reader) ([]Document, error) {
 		}
 		out = append(out, d)
 	}
+	return out, nil
 }
 
 // Decode sorts documents into a snapshot. Documents of a declared policy
@@ -224,6 +221,8 @@ func Decode(docs []Document) (*Result, error) {
 		if gk == crdKind {
 			if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; labelled {
 				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
+			} else {
+				res.Ignored[gk.String()]++
 			}
 			continue
 		}
@@ -252,4 +251,46 @@ func Decode(docs []Document) (*Result, error) {
 		res.Ignored[gk.String()]++
 	}
 	return res, nil
+}
+
+// yamlDocuments splits a YAML stream into its documents, numbered as YAML
+// 1.2 ("Document Markers") and a reader count them: a "---" line (alone,
+// or followed by a space and a comment or content) starts a document;
+// comments, blank lines and directives before the first marker are a
+// prefix, not a document; an empty document between two markers still
+// takes its number. Documents are returned raw, empty ones included, so
+// that document i is at index i-1.
+func yamlDocuments(r io.Reader) ([][]byte, error) {
+	br := bufio.NewReader(r)
+	var docs [][]byte
+	var cur []byte
+	first, prefixOnly := true, true // before the first marker, only a prefix so far
+	for {
+		line, err := br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n') {
+			if !first || !prefixOnly {
+				docs = append(docs, cur)
+			}
+			first, cur = false, nil
+			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
+				cur = append(cur, rest...) // "--- {a: 1}": content on the marker line
+			}
+		} else {
+			if first && prefixOnly {
+				t := bytes.TrimSpace(line)
+				prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'
+			}
+			cur = append(cur, line...)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+	}
+	if !first || !prefixOnly || len(bytes.TrimSpace(cur)) > 0 {
+		docs = append(docs, cur)
+	}
+	return docs, nil
 }

@@ -51,10 +51,11 @@ func Build(s *snapshot.Snapshot) *Graph {
 	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) +
 		2*(len(s.HTTPRoutes)+len(s.GRPCRoutes)+len(s.TCPRoutes)+len(s.TLSRoutes)+len(s.UDPRoutes))
 	g := &Graph{
-		Nodes:  make([]Node, 0, 2*n),
-		index:  make(map[Ref]NodeID, 2*n),
-		byKind: map[schema.GroupKind][]NodeID{},
-		grants: map[string][]*gwv1b1.ReferenceGrant{},
+		Nodes:    make([]Node, 0, 2*n),
+		index:    make(map[Ref]NodeID, 2*n),
+		byKind:   map[schema.GroupKind][]NodeID{},
+		byKindIn: map[kindIn][]NodeID{},
+		grants:   map[string][]*gwv1b1.ReferenceGrant{},
 	}
 	for _, rg := range s.ReferenceGrants {
 		g.grants[rg.Namespace] = append(g.grants[rg.Namespace], rg)
@@ -161,7 +162,7 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 		return id
 	}
 	id := g.add(Node{Ref: r, Level: info.Level, Labels: m.Labels, Generation: m.Generation, Object: obj, Namespace: g.namespaceNode(r.Namespace)})
-	g.byKind[gk] = append(g.byKind[gk], id)
+	g.indexKind(r, id)
 	return id
 }
 

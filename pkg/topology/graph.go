@@ -18,7 +18,18 @@ type Graph struct {
 
 	index  map[Ref]NodeID
 	byKind map[schema.GroupKind][]NodeID
-	grants map[string][]*gwv1b1.ReferenceGrant // by namespace
+	// byKindIn is byKind split by namespace, so that a label selector
+	// in a policy looks at the objects of one namespace instead of
+	// scanning every object of the kind (which made attachment
+	// quadratic: selector policies times objects).
+	byKindIn map[kindIn][]NodeID
+	grants   map[string][]*gwv1b1.ReferenceGrant // by namespace
+}
+
+// kindIn keys byKindIn.
+type kindIn struct {
+	gk schema.GroupKind
+	ns string
 }
 
 // Node returns the node with the given id.
@@ -35,6 +46,21 @@ func (g *Graph) Lookup(r Ref) NodeID {
 // ByKind lists the object nodes (not sections) of a kind, in insertion order.
 func (g *Graph) ByKind(gk schema.GroupKind) []NodeID { return g.byKind[gk] }
 
+// ByKindIn lists the object nodes of a kind in one namespace, in insertion
+// order: ByKind filtered by namespace, without the scan. Cluster-scoped
+// objects are in namespace "".
+func (g *Graph) ByKindIn(gk schema.GroupKind, ns string) []NodeID {
+	return g.byKindIn[kindIn{gk: gk, ns: ns}]
+}
+
+// indexKind records an object node (not a section) in ByKind and ByKindIn.
+func (g *Graph) indexKind(r Ref, id NodeID) {
+	gk := r.GroupKind()
+	g.byKind[gk] = append(g.byKind[gk], id)
+	k := kindIn{gk: gk, ns: r.Namespace}
+	g.byKindIn[k] = append(g.byKindIn[k], id)
+}
+
 // AddVirtual returns the node of a virtual object (GEP-713 "Targeting
 // virtual types"), creating it as a leaf root on first use.
 func (g *Graph) AddVirtual(r Ref) NodeID {
@@ -42,7 +68,7 @@ func (g *Graph) AddVirtual(r Ref) NodeID {
 		return id
 	}
 	id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.namespaceNode(r.Namespace)})
-	g.byKind[r.GroupKind()] = append(g.byKind[r.GroupKind()], id)
+	g.indexKind(r, id)
 	return id
 }
 
@@ -118,7 +144,7 @@ func (g *Graph) namespaceNode(ns string) NodeID {
 		return id
 	}
 	id := g.add(Node{Ref: r, Level: hierarchy.LevelNamespace, Namespace: None})
-	g.byKind[hierarchy.NamespaceKind] = append(g.byKind[hierarchy.NamespaceKind], id)
+	g.indexKind(r, id)
 	return id
 }
 
