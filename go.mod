@@ -3,6 +3,7 @@ module github.com/strata-dev/strata
 go 1.26.0
 
 require (
+	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
 	k8s.io/api v0.37.2
