@@ -60,8 +60,15 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
 	for _, p := range policies {
 		if len(p.Invalid) > 0 {
+			msg := strings.Join(p.Invalid, "; ")
 			for _, t := range p.TargetRefs {
-				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: t.Field, Target: declared(p, t), Reason: ReasonInvalid, Message: strings.Join(p.Invalid, "; ")})
+				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: t.Field, Target: declared(p, t), Reason: ReasonInvalid, Message: msg})
+			}
+			if len(p.TargetRefs) == 0 {
+				// No usable target to report against: the policy itself is
+				// the ancestor, so the reason is still visible in its status.
+				self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
+				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: p.Kind.Fields.Spec, Target: self, Reason: ReasonInvalid, Message: msg})
 			}
 			continue
 		}

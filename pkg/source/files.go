@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/hierarchy"
@@ -34,14 +35,18 @@ type Document struct {
 // Where names the document for messages: `file: document 3 (HTTPRoute ns/r1)`.
 func (d Document) Where() string {
 	s := fmt.Sprintf("%s: document %d", d.File, d.Index)
-	if d.Object != nil && d.Object.GetKind() != "" {
-		s += " (" + d.Object.GetKind() + " "
+	if d.Object == nil || d.Object.GetKind() == "" {
+		return s
+	}
+	s += " (" + d.Object.GetKind()
+	if name := d.Object.GetName(); name != "" {
+		s += " "
 		if ns := d.Object.GetNamespace(); ns != "" {
 			s += ns + "/"
 		}
-		s += d.Object.GetName() + ")"
+		s += name
 	}
-	return s
+	return s + ")"
 }
 
 // Result is a snapshot read from files, plus what was skipped.
@@ -67,10 +72,14 @@ var decoders = map[schema.GroupKind]func(s *snapshot.Snapshot, raw []byte) error
 	hierarchy.NamespaceKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Namespaces) },
 	{Group: policykind.Group, Kind: policykind.KindName}: func(s *snapshot.Snapshot, b []byte) error {
 		d := &policykind.Declaration{}
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields() // a typo in a declaration must not pass silently
-		if err := dec.Decode(d); err != nil {
+		// A typo in a declaration must not pass silently: unknown fields and
+		// fields in the wrong case are errors.
+		strict, err := sigsjson.UnmarshalStrict(b, d)
+		if err != nil {
 			return err
+		}
+		if len(strict) > 0 {
+			return errors.Join(strict...)
 		}
 		s.Declarations = append(s.Declarations, d)
 		return nil
@@ -103,6 +112,9 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 			var r io.Reader
 			if f == "-" {
 				r = stdin
+				if r == nil {
+					r = strings.NewReader("")
+				}
 			} else {
 				b, err := os.ReadFile(f)
 				if err != nil {
