@@ -19,6 +19,13 @@ import (
 type Options struct {
 	// Registry of custom merge functions; nil means merge.DefaultRegistry.
 	Registry merge.Registry
+	// ControllerName is given to kinds whose declaration names none;
+	// empty means policykind.DefaultControllerName.
+	ControllerName string
+	// Lenient skips bad declarations and policies of undeclared kinds and
+	// reports them in Result.Errors instead of failing the run: a
+	// controller must keep serving every other kind.
+	Lenient bool
 }
 
 // Result is everything the engine derives from a snapshot. Kinds, Policies,
@@ -33,6 +40,8 @@ type Result struct {
 	Attachments []*attach.Result
 	Effective   []*effective.Result
 	Outcome     *outcome.Outcome
+	// Errors skipped in Lenient mode.
+	Errors []error
 }
 
 // KindOf finds a kind by group and kind name, or nil.
@@ -53,17 +62,22 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 	if opts.Registry == nil {
 		opts.Registry = merge.DefaultRegistry()
 	}
-	kinds, err := Kinds(s)
-	if err != nil {
-		return nil, err
+	kinds, kindErrs := Kinds(s, opts.ControllerName)
+	if len(kindErrs) > 0 && !opts.Lenient {
+		return nil, errors.Join(kindErrs...)
 	}
-	res := &Result{Graph: topology.Build(s), Kinds: kinds}
+	res := &Result{Graph: topology.Build(s), Kinds: kinds, Errors: kindErrs}
 	byKind := map[policykind.GroupKind][]*policykind.Policy{}
 	for _, u := range s.Policies {
 		gk := policykind.GroupKind{Group: u.GroupVersionKind().Group, Kind: u.GetKind()}
 		k := res.KindOf(gk.Group, gk.Kind)
 		if k == nil {
-			return nil, fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
+			err := fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
+			if !opts.Lenient {
+				return nil, err
+			}
+			res.Errors = append(res.Errors, err)
+			continue
 		}
 		byKind[gk] = append(byKind[gk], k.Read(u))
 		// A policy's namespace exists even when nothing else in the input
@@ -88,13 +102,23 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 
 // Kinds compiles the declarations of a snapshot: PolicyKind objects, then
 // labelled CRDs for kinds no PolicyKind declares. Two PolicyKinds for one
-// kind are an error.
-func Kinds(s *snapshot.Snapshot) ([]*policykind.Kind, error) {
+// kind are an error. Declarations without a controllerName get
+// controllerName (if not empty). The kinds that compiled are returned
+// with the errors of the others.
+func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
 	var errs []error
+	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {
+		if d.Spec.ControllerName == "" && controllerName != "" {
+			c := *d // shallow: only a string field changes
+			c.Spec.ControllerName = controllerName
+			d = &c
+		}
+		return policykind.Compile(d)
+	}
 	seen := map[policykind.GroupKind]string{}
 	var kinds []*policykind.Kind
 	for _, d := range s.Declarations {
-		k, err := policykind.Compile(d)
+		k, err := compile(d)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -117,7 +141,7 @@ func Kinds(s *snapshot.Snapshot) ([]*policykind.Kind, error) {
 		if _, declared := seen[gk]; declared {
 			continue
 		}
-		k, err := policykind.Compile(d)
+		k, err := compile(d)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -126,13 +150,10 @@ func Kinds(s *snapshot.Snapshot) ([]*policykind.Kind, error) {
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
 	})
-	return kinds, nil
+	return kinds, errs
 }
 
 func id(ns, name string) string {

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/controller"
+)
+
+// newController is `strata controller`: the policy controller, with
+// kubectl's connection flags.
+func newController(s Streams) *cobra.Command {
+	kube := genericclioptions.NewConfigFlags(true)
+	var (
+		opts                    controller.Options
+		metricsAddr, probeAddr  string
+		leaderElect             bool
+		leaderElectionNamespace string
+		zapOpts                 = zap.Options{}
+	)
+	c := &cobra.Command{
+		Use:   "controller",
+		Short: "Run the policy controller against a cluster: policy status and <Kind>Affected conditions",
+		Long: `Runs Strata's policy controller. It discovers policy kinds from PolicyKind
+objects and CRDs labelled gateway.networking.k8s.io/policy, computes the
+effective policies of the cluster and writes, for the kinds it manages,
+policy status.ancestors and <Kind>Affected conditions on targets. It writes
+only what differs from what is stored. See docs/controller.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(s.Err)))
+			cfg, err := kube.ToRESTConfig()
+			if err != nil {
+				return fmt.Errorf("kubeconfig: %w", err)
+			}
+			scheme := runtime.NewScheme()
+			if err := clustersource.AddToScheme(scheme); err != nil {
+				return err
+			}
+			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+				Scheme:                  scheme,
+				Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+				HealthProbeBindAddress:  probeAddr,
+				LeaderElection:          leaderElect,
+				LeaderElectionID:        "strata-policy-controller",
+				LeaderElectionNamespace: leaderElectionNamespace,
+				// Release the lease on shutdown so a new leader takes over
+				// at once (graceful shutdown).
+				LeaderElectionReleaseOnCancel: true,
+			})
+			if err != nil {
+				return fmt.Errorf("manager: %w", err)
+			}
+			if _, err := controller.New(mgr, opts); err != nil {
+				return err
+			}
+			if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+				return err
+			}
+			if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
+				return err
+			}
+			return mgr.Start(ctrl.SetupSignalHandler())
+		},
+	}
+	kube.AddFlags(c.Flags())
+	f := c.Flags()
+	f.StringVar(&opts.ControllerName, "controller-name", "", "controllerName for policy kinds that declare none; its domain prefixes <Kind>Affected conditions (default strata.dev/policy-controller)")
+	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
+	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
+	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
+	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
+	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
+	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
+	return c
+}

@@ -1,0 +1,355 @@
+package controller_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/status"
+)
+
+const colorAPI = "policies.controller.io/v1"
+
+func example(n int) []string {
+	dir := filepath.Join("..", "..", "examples", "gep-713", fmt.Sprintf("example-%d", n))
+	return []string{filepath.Join(dir, "kind.yaml"), filepath.Join(dir, "scenario.yaml")}
+}
+
+// condition returns a policy's condition for one ancestor Gateway.
+func condition(p *unstructured.Unstructured, gateway, typ string) *metav1.Condition {
+	anc, _, _ := unstructured.NestedSlice(p.Object, "status", "ancestors")
+	for _, a := range anc {
+		m := a.(map[string]any)
+		if m["controllerName"] != "strata.dev/policy-controller" || m["ancestorRef"].(map[string]any)["name"] != gateway {
+			continue
+		}
+		for _, c := range m["conditions"].([]any) {
+			cm := c.(map[string]any)
+			if cm["type"] == typ {
+				return &metav1.Condition{Type: typ, Status: metav1.ConditionStatus(cm["status"].(string)), Reason: cm["reason"].(string), Message: cm["message"].(string)}
+			}
+		}
+	}
+	return nil
+}
+
+// isTrue checks one condition of a policy.
+func (c *cluster) policyHas(name, gateway, typ, reason string) func() error {
+	return func() error {
+		p := c.get(colorAPI, "ColorPolicy", "default", name)
+		got := condition(p, gateway, typ)
+		if got == nil {
+			return fmt.Errorf("%s: no %s for %s", name, typ, gateway)
+		}
+		if got.Reason != reason {
+			return fmt.Errorf("%s: %s reason %s (%s), want %s", name, typ, got.Reason, got.Message, reason)
+		}
+		return nil
+	}
+}
+
+// affectedBy checks a Service's ColorPolicyAffected condition (nil: none).
+func (c *cluster) affectedBy(svc string, policies ...string) func() error {
+	return func() error {
+		s := c.get("v1", "Service", "default", svc)
+		conds, _, _ := unstructured.NestedSlice(s.Object, "status", "conditions")
+		var msg string
+		for _, cond := range conds {
+			m := cond.(map[string]any)
+			if m["type"] == "strata.dev/ColorPolicyAffected" {
+				msg = m["message"].(string)
+			}
+		}
+		want := ""
+		if len(policies) > 0 {
+			want = "affected by ColorPolicy " + strings.Join(policies, ", ")
+		}
+		if msg != want {
+			return fmt.Errorf("%s: condition message %q, want %q", svc, msg, want)
+		}
+		return nil
+	}
+}
+
+// converged checks that what is stored equals what the engine computes
+// offline from the objects as stored: the controller and `strata status`
+// agree.
+func (c *cluster) converged() error {
+	ctx := context.Background()
+	var docs []source.Document
+	for _, gvk := range []struct{ apiVersion, kind string }{
+		{"gateway.networking.k8s.io/v1", "GatewayClass"}, {"gateway.networking.k8s.io/v1", "Gateway"},
+		{"gateway.networking.k8s.io/v1", "HTTPRoute"}, {"v1", "Service"}, {"v1", "Namespace"},
+		{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}, {"strata.dev/v1alpha1", "PolicyKind"}, {colorAPI, "ColorPolicy"},
+	} {
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(gvk.apiVersion)
+		l.SetKind(gvk.kind + "List")
+		if err := c.client.List(ctx, l); err != nil {
+			if strings.Contains(err.Error(), "no matches for kind") {
+				continue
+			}
+			return err
+		}
+		for i := range l.Items {
+			l.Items[i].SetAPIVersion(gvk.apiVersion)
+			l.Items[i].SetKind(gvk.kind)
+			docs = append(docs, source.Document{File: "cluster", Index: i, Object: &l.Items[i]})
+		}
+	}
+	src, err := source.Decode(docs)
+	if err != nil {
+		return err
+	}
+	res, err := engine.Run(src.Snapshot, engine.Options{})
+	if err != nil {
+		return err
+	}
+	for _, want := range status.Policies(res, metav1.Now()) {
+		have := c.get(want.GetAPIVersion(), want.GetKind(), want.GetNamespace(), want.GetName())
+		if d := diffAncestors(want, have); d != "" {
+			return fmt.Errorf("%s %s: %s", want.GetKind(), want.GetName(), d)
+		}
+	}
+	return nil
+}
+
+// diffAncestors compares Strata's ancestors, ignoring lastTransitionTime.
+func diffAncestors(want, have *unstructured.Unstructured) string {
+	norm := func(u *unstructured.Unstructured) []string {
+		anc, _, _ := unstructured.NestedSlice(u.Object, "status", "ancestors")
+		var out []string
+		for _, a := range anc {
+			m := a.(map[string]any)
+			if m["controllerName"] != "strata.dev/policy-controller" {
+				continue
+			}
+			for _, c := range m["conditions"].([]any) {
+				cm := c.(map[string]any)
+				out = append(out, fmt.Sprintf("%v|%v|%v|%v|%v|%v", m["ancestorRef"].(map[string]any)["name"], cm["type"], cm["status"], cm["reason"], cm["message"], cm["observedGeneration"]))
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	w, h := norm(want), norm(have)
+	if !equality.Semantic.DeepEqual(w, h) {
+		return fmt.Sprintf("stored %v, engine says %v", h, w)
+	}
+	return ""
+}
+
+// Every expected outcome of GEP-713's three examples holds in the stored
+// status, and equals what `strata status` computes offline.
+func TestExamples(t *testing.T) {
+	for n, checks := range map[int]func(c *cluster) []func() error{
+		1: func(c *cluster) []func() error {
+			return []func() error{
+				c.policyHas("p1", "g1", "Enforced", "Enforced"),
+				c.policyHas("p2", "g1", "Accepted", "Conflicted"),
+				c.affectedBy("b1", "default/p1"),
+				c.affectedBy("b2"),
+			}
+		},
+		2: func(c *cluster) []func() error {
+			return []func() error{
+				c.policyHas("p1", "g1", "PartiallyEnforced", "PartiallyEnforced"),
+				c.policyHas("p2", "g1", "Enforced", "Enforced"),
+				c.policyHas("p3", "g2", "Enforced", "Enforced"),
+				c.policyHas("p4", "g2", "Overridden", "Overridden"),
+				c.affectedBy("b1", "default/p1", "default/p2", "default/p3"),
+				c.affectedBy("b2", "default/p3"),
+			}
+		},
+		3: func(c *cluster) []func() error {
+			return []func() error{
+				c.policyHas("p1", "g1", "PartiallyEnforced", "PartiallyEnforced"),
+				c.policyHas("p4", "g2", "PartiallyEnforced", "PartiallyEnforced"),
+				c.affectedBy("b2", "default/p3", "default/p4"),
+			}
+		},
+	} {
+		t.Run(fmt.Sprintf("example-%d", n), func(t *testing.T) {
+			c := newCluster(t)
+			c.start()
+			c.apply(objects(t, example(n)...)...)
+			for i, check := range checks(c) {
+				c.eventually(fmt.Sprintf("outcome %d", i+1), check)
+			}
+			c.eventually("converged with the offline engine", c.converged)
+		})
+	}
+}
+
+// Create, update and delete of a policy, a route's parentRef change and a
+// Gateway deletion converge; deleting a policy removes its Affected
+// conditions; entries of other controllers survive.
+func TestLifecycle(t *testing.T) {
+	c := newCluster(t)
+	c.start()
+	c.apply(objects(t, example(2)...)...)
+	c.eventually("initial", c.affectedBy("b2", "default/p3"))
+
+	// Another controller's entry on p1 survives Strata's writes.
+	p1 := c.get(colorAPI, "ColorPolicy", "default", "p1")
+	anc, _, _ := unstructured.NestedSlice(p1.Object, "status", "ancestors")
+	other := map[string]any{
+		"ancestorRef":    map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": "g1", "namespace": "default"},
+		"controllerName": "other.example.com/controller",
+		"conditions": []any{map[string]any{"type": "Accepted", "status": "True", "reason": "Accepted", "message": "theirs",
+			"lastTransitionTime": "2026-01-01T00:00:00Z"}},
+	}
+	_ = unstructured.SetNestedSlice(p1.Object, append([]any{other}, anc...), "status", "ancestors")
+	if err := c.client.Status().Update(context.Background(), p1); err != nil {
+		t.Fatal(err)
+	}
+
+	// Update: p3's override now only a default; p4 then wins on r4.
+	p3 := c.get(colorAPI, "ColorPolicy", "default", "p3")
+	_ = unstructured.SetNestedField(p3.Object, map[string]any{"color": "yellow"}, "spec", "defaults")
+	unstructured.RemoveNestedField(p3.Object, "spec", "overrides")
+	if err := c.client.Update(context.Background(), p3); err != nil {
+		t.Fatal(err)
+	}
+	c.eventually("p4 enforced after p3 became a default", c.policyHas("p4", "g2", "Enforced", "Enforced"))
+	c.eventually("b2 affected by p4 only", c.affectedBy("b2", "default/p4"))
+
+	// Delete p2: p1 is in force on r1 too.
+	c.delete(colorAPI, "ColorPolicy", "default", "p2")
+	c.eventually("p1 enforced", c.policyHas("p1", "g1", "Enforced", "Enforced"))
+	c.eventually("b1 without p2", c.affectedBy("b1", "default/p1", "default/p3"))
+	c.eventually("the other controller's entry on p1 survives", func() error {
+		anc, _, _ := unstructured.NestedSlice(c.get(colorAPI, "ColorPolicy", "default", "p1").Object, "status", "ancestors")
+		for _, a := range anc {
+			if a.(map[string]any)["controllerName"] == "other.example.com/controller" {
+				return nil
+			}
+		}
+		return fmt.Errorf("gone: %v", anc)
+	})
+
+	// Move r4 from g2 to g1: b2 is reached through g1.
+	r4 := c.get("gateway.networking.k8s.io/v1", "HTTPRoute", "default", "r4")
+	_ = unstructured.SetNestedSlice(r4.Object, []any{map[string]any{"name": "g1"}}, "spec", "parentRefs")
+	if err := c.client.Update(context.Background(), r4); err != nil {
+		t.Fatal(err)
+	}
+	c.eventually("p4 now acts through g1", c.policyHas("p4", "g1", "Enforced", "Enforced"))
+	c.eventually("b2 affected by p4", c.affectedBy("b2", "default/p4"))
+
+	// Delete g2: p3's target is gone.
+	c.delete("gateway.networking.k8s.io/v1", "Gateway", "default", "g2")
+	c.eventually("p3 target not found", c.policyHas("p3", "g2", "Accepted", "TargetNotFound"))
+	c.eventually("b1 without p3", c.affectedBy("b1", "default/p1"))
+
+	// Delete every policy: no Affected condition is left.
+	for _, p := range []string{"p1", "p3", "p4"} {
+		c.delete(colorAPI, "ColorPolicy", "default", p)
+	}
+	c.eventually("b1 clean", c.affectedBy("b1"))
+	c.eventually("b2 clean", c.affectedBy("b2"))
+
+	// A new policy is picked up after all that.
+	c.apply(decode(t, `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p5, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g1}]
+  color: blue`)...)
+	c.eventually("p5 accepted", c.policyHas("p5", "g1", "Enforced", "Enforced"))
+	c.eventually("converged", c.converged)
+}
+
+// A policy CRD installed while the controller runs is picked up.
+func TestPolicyKindInstalledLater(t *testing.T) {
+	c := newCluster(t)
+	c.start()
+	var topo, kind []*unstructured.Unstructured
+	for _, o := range objects(t, example(3)...) {
+		if o.GetKind() == "CustomResourceDefinition" || o.GetKind() == "PolicyKind" || o.GetKind() == "ColorPolicy" {
+			kind = append(kind, o)
+		} else {
+			topo = append(topo, o)
+		}
+	}
+	c.apply(topo...)
+	c.apply(kind...)
+	c.eventually("p4 partially enforced", c.policyHas("p4", "g2", "PartiallyEnforced", "PartiallyEnforced"))
+	c.eventually("b1 affected", c.affectedBy("b1", "default/p1", "default/p2", "default/p3"))
+}
+
+// After convergence, a minute without changes issues zero writes.
+func TestSteadyState(t *testing.T) {
+	c := newCluster(t)
+	r := c.start()
+	c.apply(objects(t, example(3)...)...)
+	c.eventually("converged", c.converged)
+	c.eventually("targets written", c.affectedBy("b2", "default/p3", "default/p4"))
+	// Converged means: no write for a while. Then count for 60 s.
+	settled := r.writes()
+	c.eventually("no more writes", func() error {
+		now := r.writes()
+		if now != settled {
+			settled = now
+			return fmt.Errorf("still writing (%v)", now)
+		}
+		return c.converged()
+	})
+	before := r.writes()
+	if before == 0 {
+		t.Fatal("the controller wrote nothing")
+	}
+	// Consistently: fail as soon as one write happens within 60 s.
+	err := wait.PollUntilContextTimeout(context.Background(), time.Second, 60*time.Second, false, func(context.Context) (bool, error) {
+		if w := r.writes(); w != before {
+			return false, fmt.Errorf("%v writes at steady state", w-before)
+		}
+		return false, nil
+	})
+	if !wait.Interrupted(err) {
+		t.Fatal(err)
+	}
+}
+
+// Stopping and starting the controller midway ends in the same status as a
+// run without restart.
+func TestRestart(t *testing.T) {
+	c := newCluster(t)
+	all := objects(t, example(2)...)
+	first := c.start()
+	c.apply(all[:len(all)-2]...) // everything but p3 and p4
+	c.eventually("p1 partially enforced", c.policyHas("p1", "g1", "PartiallyEnforced", "PartiallyEnforced"))
+	first.stop()
+	c.apply(all[len(all)-2:]...)
+	second := c.start()
+	c.eventually("p4 overridden", c.policyHas("p4", "g2", "Overridden", "Overridden"))
+	c.eventually("converged like a run without restart", c.converged)
+	c.eventually("b2 affected by p3", c.affectedBy("b2", "default/p3"))
+	if second.writes() == 0 {
+		t.Error("the restarted controller wrote nothing")
+	}
+}
+
+func (c *cluster) delete(apiVersion, kind, ns, name string) {
+	c.t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetNamespace(ns)
+	u.SetName(name)
+	if err := c.client.Delete(context.Background(), u); client.IgnoreNotFound(err) != nil {
+		c.t.Fatal(err)
+	}
+}
