@@ -214,7 +214,7 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err := c.ensureTopologyWatches(ctx); err != nil {
 		return err
 	}
-	if c.present(clustersource.PolicyKindGVK) {
+	if !c.isWatched(clustersource.PolicyKindGVK) && c.present(clustersource.PolicyKindGVK) {
 		if err := c.watch(ctx, clustersource.PolicyKindGVK); err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	"github.com/prometheus/client_golang/prometheus"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -20,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -27,6 +29,13 @@ import (
 	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/controller"
 )
+
+// TestMain gives controller-runtime's global logger a sink; each
+// controller logs to its test through testr.
+func TestMain(m *testing.M) {
+	ctrllog.SetLogger(logr.Discard())
+	os.Exit(m.Run())
+}
 
 // cluster is one real kube-apiserver with a client, for one test.
 type cluster struct {
