@@ -236,8 +236,9 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	}
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
+	owned := status.OwnedBy(res.Kinds)
 	for _, desired := range status.Policies(res, now) {
-		if err := c.writePolicy(ctx, desired); err != nil {
+		if err := c.writePolicy(ctx, desired, owned.Controllers); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -245,7 +246,6 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	for _, f := range status.Targets(res, now) {
 		fragments[targetKey{GVK: f.GroupVersionKind(), NamespacedName: types.NamespacedName{Namespace: f.GetNamespace(), Name: f.GetName()}}] = f
 	}
-	owned := status.OwnedBy(res.Kinds)
 	c.mu.Lock()
 	for k, v := range owned.Types {
 		c.owned.Types = setOr(c.owned.Types, k, v)
@@ -284,14 +284,35 @@ func (c *Controller) reconcile(ctx context.Context) error {
 // writePolicy patches a policy's status when its ancestors differ from
 // what is stored, with optimistic locking: a conflict means the cache is
 // behind, and the next run (the update event triggers one) retries.
-func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured) error {
+func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool) error {
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(desired.GroupVersionKind())
 	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(desired), current); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	want, _, _ := unstructured.NestedSlice(desired.Object, "status", "ancestors")
+	// Strata's entries from the engine, everyone else's as stored now (the
+	// snapshot the engine saw may be older than another controller's
+	// latest write).
+	mine := func(e any) bool {
+		m, ok := e.(map[string]any)
+		return ok && ours[str(m["controllerName"])]
+	}
+	desiredList, _, _ := unstructured.NestedSlice(desired.Object, "status", "ancestors")
 	have, _, _ := unstructured.NestedSlice(current.Object, "status", "ancestors")
+	var want []any
+	for _, e := range have {
+		if !mine(e) {
+			want = append(want, e)
+		}
+	}
+	for _, e := range desiredList {
+		if mine(e) {
+			want = append(want, e)
+		}
+	}
+	if len(want) > status.MaxAncestors {
+		want = want[:status.MaxAncestors]
+	}
 	if equality.Semantic.DeepEqual(want, have) || len(want) == 0 && len(have) == 0 {
 		return nil
 	}
@@ -378,6 +399,8 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
+
+func str(v any) string { s, _ := v.(string); return s }
 
 func setOr(m map[string]bool, k string, v bool) map[string]bool {
 	if m == nil {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -120,15 +122,42 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 	return nil
 }
 
-// onUpdate ignores resyncs (same resourceVersion). Every real update
-// schedules a recomputation, Strata's own writes included: the run they
-// cause finds nothing to write, which is what keeps the steady state at
-// zero writes without Strata having to recognise its own changes.
+// onUpdate schedules a recomputation only when something the engine reads
+// changed. The engine reads neither status nor annotations (it keeps other
+// controllers' status entries by merging at write time), so resyncs,
+// status writes (Strata's own included) and annotation changes are
+// ignored: a status write cannot cause another recomputation, and the
+// steady state needs no special case to stay at zero writes.
 func (c *Controller) onUpdate(oldObj, newObj any) {
 	o, ok1 := oldObj.(client.Object)
 	n, ok2 := newObj.(client.Object)
-	if ok1 && ok2 && o.GetResourceVersion() == n.GetResourceVersion() {
+	if ok1 && ok2 && !engineRelevantChange(o, n) {
 		return
 	}
 	c.trigger()
+}
+
+// engineRelevantChange compares two versions of an object without status,
+// annotations and server bookkeeping.
+func engineRelevantChange(o, n client.Object) bool {
+	if o.GetResourceVersion() == n.GetResourceVersion() {
+		return false
+	}
+	strip := func(obj client.Object) map[string]any {
+		// A copy: for unstructured objects the converter returns the very
+		// map the informer's store holds.
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.DeepCopyObject())
+		if err != nil {
+			return nil
+		}
+		delete(m, "status")
+		if md, ok := m["metadata"].(map[string]any); ok {
+			for _, f := range []string{"resourceVersion", "managedFields", "annotations"} {
+				delete(md, f)
+			}
+		}
+		return m
+	}
+	a, b := strip(o), strip(n)
+	return a == nil || b == nil || !equality.Semantic.DeepEqual(a, b)
 }

@@ -1,8 +1,12 @@
 package effectivepolicy
 
 import (
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
@@ -61,10 +65,7 @@ func ref(r topology.Ref) Ref {
 }
 
 func context(g *topology.Graph, ctx *effective.Context) Context {
-	c := Context{ResultantPolicy: ctx.Result.Values, FieldSources: map[string]string{}}
-	if c.ResultantPolicy == nil {
-		c.ResultantPolicy = map[string]any{}
-	}
+	c := Context{ResultantPolicy: object(ctx.Result.Values), FieldSources: map[string]string{}}
 	for _, n := range ctx.Path {
 		c.Path = append(c.Path, ref(g.Node(n).Ref))
 	}
@@ -81,6 +82,21 @@ func context(g *topology.Graph, ctx *effective.Context) Context {
 		c.Sources = append(c.Sources, Source{Namespace: p.Namespace, Name: p.Name, Result: standing(ctx, p)})
 	}
 	return c
+}
+
+// object encodes a merged spec as the JSON of a free-form CRD field; nil
+// is the empty object, so that a context without fields still says {}.
+// The values were decoded from JSON (or YAML, through JSON) and merged, so
+// they always encode: a failure is a bug in a merge function.
+func object(values map[string]any) *apiextensionsv1.JSON {
+	if values == nil {
+		values = map[string]any{}
+	}
+	raw, err := json.Marshal(values)
+	if err != nil {
+		panic(fmt.Sprintf("effectivepolicy: merged values do not encode as JSON: %v", err))
+	}
+	return &apiextensionsv1.JSON{Raw: raw}
 }
 
 func standing(ctx *effective.Context, p *policykind.Policy) string {

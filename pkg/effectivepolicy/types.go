@@ -1,6 +1,7 @@
 package effectivepolicy
 
 import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -17,6 +18,13 @@ const (
 // objects; GEP-713 "The discoverability problem", the *what*). It is
 // named after its target: the target's name, plus ".<sectionName>" for a
 // section.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Namespaced,path=effectivepolicies,singular=effectivepolicy,categories=strata
+// +kubebuilder:printcolumn:name="Target Kind",type=string,JSONPath=`.target.kind`
+// +kubebuilder:printcolumn:name="Target Name",type=string,JSONPath=`.target.name`
+// +kubebuilder:printcolumn:name="Section",type=string,JSONPath=`.target.sectionName`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type EffectivePolicy struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -27,19 +35,36 @@ type EffectivePolicy struct {
 	Policies []KindPolicies `json:"policies"`
 }
 
+// EffectivePolicyList is a list of EffectivePolicy objects.
+//
+// +kubebuilder:object:root=true
+type EffectivePolicyList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []EffectivePolicy `json:"items"`
+}
+
 // Ref names an object or one of its sections.
 type Ref struct {
-	Group       string `json:"group"`
-	Kind        string `json:"kind"`
-	Namespace   string `json:"namespace,omitempty"`
-	Name        string `json:"name"`
+	// Group of the object; "" is the core group (Namespace, Service).
+	Group string `json:"group"`
+	// Kind of the object, e.g. Gateway.
+	Kind string `json:"kind"`
+	// Namespace of the object; empty for cluster-scoped kinds.
+	Namespace string `json:"namespace,omitempty"`
+	// Name of the object.
+	Name string `json:"name"`
+	// SectionName names a section of the object (a Gateway listener, a
+	// route rule); empty for the whole object.
 	SectionName string `json:"sectionName,omitempty"`
 }
 
 // KindPolicies is the effective policy of one kind on the target.
 type KindPolicies struct {
+	// Group of the policy kind, e.g. policies.controller.io.
 	Group string `json:"group"`
-	Kind  string `json:"kind"`
+	// Kind of the policy kind, e.g. ColorPolicy.
+	Kind string `json:"kind"`
 	// ControllerName is the policy controller of the kind.
 	ControllerName string `json:"controllerName"`
 	// Contexts lists every path through which the target is reached by at
@@ -54,8 +79,12 @@ type Context struct {
 	// along it, then the objects and sections from a root of the DAG down
 	// to the target.
 	Path []Ref `json:"path"`
-	// ResultantPolicy is the merged spec proper.
-	ResultantPolicy map[string]any `json:"resultantPolicy"`
+	// ResultantPolicy is the merged spec proper: an object whose fields are
+	// the policy kind's, hence free-form here. Build always sets it, to {}
+	// when no field is set.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	ResultantPolicy *apiextensionsv1.JSON `json:"resultantPolicy"`
 	// Sources are the policies of the stack, least specific first, with
 	// what became of each one here.
 	Sources []Source `json:"sources"`
@@ -67,8 +96,10 @@ type Context struct {
 
 // Source is a policy in a context.
 type Source struct {
+	// Namespace of the policy; empty for a cluster-scoped policy.
 	Namespace string `json:"namespace,omitempty"`
-	Name      string `json:"name"`
+	// Name of the policy.
+	Name string `json:"name"`
 	// Result is Enforced, PartiallyEnforced, Overridden or Conflicted in
 	// this context.
 	Result string `json:"result"`

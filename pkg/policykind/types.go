@@ -17,6 +17,7 @@ const (
 )
 
 // Class is the GEP-713 class of a policy kind ("Classes of metaresources").
+// +kubebuilder:validation:Enum=Direct;Inherited
 type Class string
 
 const (
@@ -41,19 +42,48 @@ const (
 //	  managed: true
 //	  targetKinds: [{group: gateway.networking.k8s.io, kind: Gateway}]
 //	  effectiveTargetKind: {group: "", kind: Service}
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,path=policykinds,singular=policykind,categories=strata
+// +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.group`
+// +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.kind`
+// +kubebuilder:printcolumn:name="Class",type=string,JSONPath=`.spec.class`
+// +kubebuilder:printcolumn:name="Managed",type=boolean,JSONPath=`.spec.managed`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type Declaration struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              Spec `json:"spec"`
 }
 
+// DeclarationList is a list of PolicyKind objects (kind PolicyKindList), what
+// a client lists and a cache holds.
+//
+// +kubebuilder:object:root=true
+type DeclarationList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Declaration `json:"items"`
+}
+
 // Spec describes one policy kind.
+//
+// +kubebuilder:object:generate=true
 type Spec struct {
 	// Group of the policy CRD, e.g. policies.controller.io.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Group string `json:"group"`
 	// Kind of the policy CRD, e.g. ColorPolicy.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
 	Kind string `json:"kind"`
 	// Class is Direct or Inherited. Default: Inherited.
+	// +optional
 	Class Class `json:"class,omitempty"`
 	// Managed says Strata is the policy controller of this kind: it writes
 	// the kind's policy status and <Kind>Affected conditions. Kinds that are
@@ -61,7 +91,11 @@ type Spec struct {
 	// claim enforcement it does not perform.
 	Managed bool `json:"managed,omitempty"`
 	// ControllerName is written into status.ancestors[].controllerName.
-	// Default: strata.dev/policy-controller.
+	// Default: strata.dev/policy-controller. Same form as Gateway API's
+	// GatewayController, because that is where it is written.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9\/\-._~%!$&'()*+,;=:]+$`
 	ControllerName string `json:"controllerName,omitempty"`
 	// TargetKinds lists the kinds a policy may target (declared target
 	// kinds). Kinds in groups Strata does not model are virtual kinds
@@ -89,9 +123,20 @@ type Spec struct {
 }
 
 // GroupKind names a kind. Group "" is the core group.
+//
+// +kubebuilder:object:generate=true
 type GroupKind struct {
+	// Group of the kind; "" (or omitted) is the core group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:Pattern=`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`
 	Group string `json:"group"`
-	Kind  string `json:"kind"`
+	// Kind, e.g. Gateway or Service.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`
+	Kind string `json:"kind"`
 }
 
 // Schema converts to apimachinery's type.
@@ -102,6 +147,8 @@ func (g GroupKind) String() string { return g.Schema().String() }
 
 // Strategies declares the merge strategies of a kind (GEP-713 "Merge
 // strategies").
+//
+// +kubebuilder:object:generate=true
 type Strategies struct {
 	// Supported strategies, written as None, AtomicDefaults,
 	// AtomicOverrides, PatchDefaults, PatchOverrides or <Custom>Defaults /
@@ -128,10 +175,14 @@ type Strategies struct {
 
 // CustomStrategy binds a custom atomicity name to a merge function from
 // the engine's registry, with parameters.
+//
+// +kubebuilder:object:generate=true
 type CustomStrategy struct {
 	// Name of the atomicity, e.g. RuleMerge (strategy RuleMergeDefaults).
+	// +kubebuilder:validation:MinLength=1
 	Name string `json:"name"`
 	// Function is the registry name of the merge function, e.g. mergeByKey.
+	// +kubebuilder:validation:MinLength=1
 	Function string `json:"function"`
 	// Parameters are passed to the function's factory.
 	Parameters map[string]string `json:"parameters,omitempty"`
@@ -139,6 +190,8 @@ type CustomStrategy struct {
 
 // Fields locates the parts of a policy object. Paths are dotted and
 // relative to the object root (Spec) or to Spec (the others).
+//
+// +kubebuilder:object:generate=true
 type Fields struct {
 	// Spec is the object holding targets, blocks and bare fields.
 	// Default: spec.

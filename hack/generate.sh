@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Regenerates every generated file of Strata's own API types, from their Go
+# types and kubebuilder markers:
+#   - pkg/{policykind,effectivepolicy}/zz_generated.deepcopy.go (deepcopy)
+#   - config/crd/bases/strata.dev_*.yaml (CRDs)
+#   - charts/strata/crds/ (a copy of config/crd/bases: Helm installs CRDs
+#     from that folder and cannot reach outside the chart)
+# The results are committed; hack/verify-generate.sh fails CI when they
+# drift from the types. Needs only Go: controller-gen runs from the module
+# proxy at the pinned version.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# v0.23.0 is built against k8s.io v0.37, as Strata is, and builds with Go
+# 1.26. Changing it changes the version annotation of every CRD.
+CONTROLLER_GEN_VERSION=v0.23.0
+controller_gen=(go run "sigs.k8s.io/controller-tools/cmd/controller-gen@${CONTROLLER_GEN_VERSION}")
+
+# Start from empty folders so a CRD whose type is gone does not linger.
+rm -rf config/crd/bases charts/strata/crds
+mkdir -p config/crd/bases charts/strata/crds
+
+"${controller_gen[@]}" \
+  object \
+  crd \
+  paths=./pkg/policykind \
+  paths=./pkg/effectivepolicy \
+  output:crd:artifacts:config=config/crd/bases
+
+# controller-gen names a kind after its Go type, with no marker to say
+# otherwise. The PolicyKind type is Declaration in Go (what it is to the
+# engine) and PolicyKind on the wire, so rename the kind, and fail loudly if
+# controller-gen's output ever stops having the lines this expects.
+crd=config/crd/bases/strata.dev_policykinds.yaml
+sed -e 's/^    kind: Declaration$/    kind: PolicyKind/' \
+    -e 's/^    listKind: DeclarationList$/    listKind: PolicyKindList/' \
+    "$crd" >"$crd.tmp"
+mv "$crd.tmp" "$crd"
+if ! grep -q '^    kind: PolicyKind$' "$crd" || ! grep -q '^    listKind: PolicyKindList$' "$crd" \
+   || grep -q 'kind: Declaration' "$crd"; then
+  echo "hack/generate.sh: could not rename kind Declaration to PolicyKind in $crd" >&2
+  exit 1
+fi
+
+cp config/crd/bases/*.yaml charts/strata/crds/
