@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/controller"
 )
 
@@ -42,7 +41,7 @@ only what differs from what is stored. See docs/controller.md.`,
 				return fmt.Errorf("kubeconfig: %w", err)
 			}
 			scheme := runtime.NewScheme()
-			if err := clustersource.AddToScheme(scheme); err != nil {
+			if err := controller.AddToScheme(scheme); err != nil {
 				return err
 			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -74,6 +73,7 @@ only what differs from what is stored. See docs/controller.md.`,
 	kube.AddFlags(c.Flags())
 	f := c.Flags()
 	f.StringVar(&opts.ControllerName, "controller-name", "", "controllerName for policy kinds that declare none; its domain prefixes <Kind>Affected conditions (default strata.dev/policy-controller)")
+	f.BoolVar(&opts.EffectivePolicies, "effective-policies", false, "keep an EffectivePolicy object next to every effective target (off by default: fanout)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
 	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")

@@ -124,7 +124,7 @@ func BenchmarkPolicyStatusLatency(b *testing.B) {
 		totalWrites += writes
 		totalChanged += len(changed)
 		totalN++
-		target, _, _ := unstructured.NestedString(p.Object, "spec", "targetRefs", "0", "name")
+		target := targetOf(p)
 		b.Logf("change %d: %s on %s: Accepted after %s; %v writes %v, %d changed %v",
 			i, p.GetName(), target, lat.Round(time.Millisecond), writes, byKindDelta(wBefore, wAfter), len(changed), countByKind(changed))
 		if writes != float64(len(changed)) {
@@ -598,6 +598,16 @@ func newObject(apiVersion, kind, ns, name string, spec map[string]any) *unstruct
 		u.Object["spec"] = spec
 	}
 	return u
+}
+
+// targetOf names a policy's first target, for the log.
+func targetOf(p *unstructured.Unstructured) string {
+	refs, _, _ := unstructured.NestedSlice(p.Object, "spec", "targetRefs")
+	if len(refs) == 0 {
+		return ""
+	}
+	ref, _ := refs[0].(map[string]any)
+	return fmt.Sprintf("%v %s/%v", ref["kind"], p.GetNamespace(), ref["name"])
 }
 
 func gatewayName(g int) string { return fmt.Sprintf("g-%02d", g) }

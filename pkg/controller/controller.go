@@ -26,6 +26,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/status"
 )
@@ -48,6 +49,19 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
+	// EffectivePolicies makes the controller keep an EffectivePolicy object
+	// next to every namespaced effective target of a managed kind. Off by
+	// default: one object per target and change is exactly the fanout
+	// GEP-713 warns about.
+	EffectivePolicies bool
+}
+
+// AddToScheme registers every type the controller reads or writes.
+func AddToScheme(s *runtime.Scheme) error {
+	if err := clustersource.AddToScheme(s); err != nil {
+		return err
+	}
+	return effectivepolicy.AddToScheme(s)
 }
 
 // Controller is Strata's policy controller. It is a manager.Runnable that
@@ -82,7 +96,7 @@ type targetKey struct {
 const worldKey = "world"
 
 // New creates the controller and adds it to the manager. The manager's
-// scheme must have clustersource.AddToScheme applied.
+// scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	if opts.TargetQPS == 0 {
 		opts.TargetQPS = 20
@@ -276,6 +290,11 @@ func (c *Controller) reconcile(ctx context.Context) error {
 		c.mu.Unlock()
 		if changed {
 			c.targets.AddRateLimited(key)
+		}
+	}
+	if c.opts.EffectivePolicies {
+		if err := c.writeEffectivePolicies(ctx, res); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)

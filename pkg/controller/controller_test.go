@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/strata-dev/strata/pkg/controller"
+	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/status"
@@ -351,5 +353,59 @@ func (c *cluster) delete(apiVersion, kind, ns, name string) {
 	u.SetName(name)
 	if err := c.client.Delete(context.Background(), u); client.IgnoreNotFound(err) != nil {
 		c.t.Fatal(err)
+	}
+}
+
+// With --effective-policies, every effective target gets an EffectivePolicy
+// owned by it, equal to what `strata effective` prints; it follows changes
+// and goes away when no policy reaches the target any more.
+func TestEffectivePolicyObjects(t *testing.T) {
+	c := newCluster(t)
+	c.startWith(controller.Options{EffectivePolicies: true})
+	c.apply(objects(t, example(3)...)...)
+	get := func(name string) (*effectivepolicy.EffectivePolicy, error) {
+		ep := &effectivepolicy.EffectivePolicy{}
+		err := c.client.Get(context.Background(), client.ObjectKey{Namespace: "default", Name: name}, ep)
+		return ep, err
+	}
+	c.eventually("EffectivePolicy b2 as strata effective prints it", func() error {
+		ep, err := get("b2")
+		if err != nil {
+			return err
+		}
+		if len(ep.OwnerReferences) != 1 || ep.OwnerReferences[0].Kind != "Service" || ep.OwnerReferences[0].Name != "b2" {
+			return fmt.Errorf("owner %v", ep.OwnerReferences)
+		}
+		ctxs := ep.Policies[0].Contexts
+		if len(ctxs) != 1 || string(ctxs[0].ResultantPolicy.Raw) != `{"colors":{"dark":"olive","light":"yellow"}}` {
+			return fmt.Errorf("contexts %+v", ctxs)
+		}
+		if ctxs[0].FieldSources["/colors/dark"] != "default/p4" || ctxs[0].FieldSources["/colors/light"] != "default/p3" {
+			return fmt.Errorf("field sources %v", ctxs[0].FieldSources)
+		}
+		return nil
+	})
+	c.delete(colorAPI, "ColorPolicy", "default", "p3")
+	c.eventually("b2 follows p3's deletion", func() error {
+		ep, err := get("b2")
+		if err != nil {
+			return err
+		}
+		if got := string(ep.Policies[0].Contexts[0].ResultantPolicy.Raw); got != `{"colors":{"dark":"olive","light":"green"}}` {
+			return fmt.Errorf("resultant %s", got)
+		}
+		return nil
+	})
+	c.delete(colorAPI, "ColorPolicy", "default", "p4")
+	c.eventually("b2's EffectivePolicy deleted", func() error {
+		if _, err := get("b2"); err == nil {
+			return fmt.Errorf("still there")
+		} else if client.IgnoreNotFound(err) != nil {
+			return err
+		}
+		return nil
+	})
+	if _, err := get("b1"); err != nil {
+		t.Errorf("b1 is still reached by p1 and p2: %v", err)
 	}
 }

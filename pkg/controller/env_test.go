@@ -26,7 +26,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/strata-dev/strata/internal/testenv"
-	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/controller"
 )
 
@@ -59,7 +58,7 @@ func newCluster(t *testing.T) *cluster {
 		}
 	})
 	scheme := runtime.NewScheme()
-	if err := clustersource.AddToScheme(scheme); err != nil {
+	if err := controller.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
 	c, err := client.New(env.Config, client.Options{Scheme: scheme})
@@ -78,7 +77,11 @@ type running struct {
 }
 
 // start runs a controller in a manager of its own, as a deployment would.
-func (c *cluster) start() *running {
+func (c *cluster) start() *running { return c.startWith(controller.Options{}) }
+
+// startWith runs a controller with options (fast debounce and rate limits
+// for tests unless set).
+func (c *cluster) startWith(opts controller.Options) *running {
 	c.t.Helper()
 	mgr, err := manager.New(c.env.Config, manager.Options{
 		Scheme:                 c.scheme,
@@ -90,7 +93,14 @@ func (c *cluster) start() *running {
 		c.t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	ctrl, err := controller.New(mgr, controller.Options{Registerer: reg, Debounce: 50 * time.Millisecond, TargetQPS: 200, TargetBurst: 200})
+	opts.Registerer = reg
+	if opts.Debounce == 0 {
+		opts.Debounce = 50 * time.Millisecond
+	}
+	if opts.TargetQPS == 0 {
+		opts.TargetQPS, opts.TargetBurst = 200, 200
+	}
+	ctrl, err := controller.New(mgr, opts)
 	if err != nil {
 		c.t.Fatal(err)
 	}
