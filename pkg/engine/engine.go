@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/strata-dev/strata/pkg/attach"
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/merge"
@@ -42,6 +44,11 @@ type Result struct {
 	Outcome     *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
+
+	opts       Options
+	kindErrors []error
+	byKind     [][]*policykind.Policy // per entry of Kinds
+	outcomes   []*outcome.Outcome     // per entry of Kinds
 }
 
 // KindOf finds a kind by group and kind name, or nil.
@@ -66,15 +73,42 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 	if len(kindErrs) > 0 && !opts.Lenient {
 		return nil, errors.Join(kindErrs...)
 	}
-	res := &Result{Graph: topology.Build(s), Kinds: kinds, Errors: kindErrs}
+	res := &Result{Graph: topology.Build(s), Kinds: kinds, kindErrors: kindErrs, opts: opts}
+	if err := res.run(s.Policies, nil, nil); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Recompute answers a change confined to the instances of some policy
+// kinds: policies holds the current instances of the kinds in dirty (all
+// of them; other kinds' instances are ignored). The topology and the
+// declarations of r are kept, which the caller must know to be unchanged,
+// and the results of the other kinds are reused, so the cost is that of
+// the dirty kinds alone (docs/controller.md, "What a change recomputes").
+func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool) (*Result, error) {
+	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts}
+	if err := res.run(policies, dirty, r); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// run reads the policies and computes every kind, or, with prev, only the
+// dirty kinds.
+func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result) error {
+	res.Errors = append([]error(nil), res.kindErrors...)
 	byKind := map[policykind.GroupKind][]*policykind.Policy{}
-	for _, u := range s.Policies {
+	for _, u := range policies {
 		gk := policykind.GroupKind{Group: u.GroupVersionKind().Group, Kind: u.GetKind()}
+		if prev != nil && !dirty[gk] {
+			continue
+		}
 		k := res.KindOf(gk.Group, gk.Kind)
 		if k == nil {
 			err := fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
-			if !opts.Lenient {
-				return nil, err
+			if !res.opts.Lenient {
+				return err
 			}
 			res.Errors = append(res.Errors, err)
 			continue
@@ -84,20 +118,32 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 		// lives there, so a policy can always target its own namespace.
 		res.Graph.EnsureNamespace(u.GetNamespace())
 	}
-	for _, k := range kinds {
+	for i, k := range res.Kinds {
+		if prev != nil && !dirty[k.Key()] {
+			res.byKind = append(res.byKind, prev.byKind[i])
+			res.Attachments = append(res.Attachments, prev.Attachments[i])
+			res.Effective = append(res.Effective, prev.Effective[i])
+			res.outcomes = append(res.outcomes, prev.outcomes[i])
+			continue
+		}
 		ps := byKind[k.Key()]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].ID() < ps[j].ID() })
-		res.Policies = append(res.Policies, ps...)
-		funcs, err := opts.Registry.Funcs(k)
+		funcs, err := res.opts.Registry.Funcs(k)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		att := attach.Resolve(res.Graph, ps)
+		eff := effective.Compute(res.Graph, k, att, funcs)
+		res.byKind = append(res.byKind, ps)
 		res.Attachments = append(res.Attachments, att)
-		res.Effective = append(res.Effective, effective.Compute(res.Graph, k, att, funcs))
+		res.Effective = append(res.Effective, eff)
+		res.outcomes = append(res.outcomes, outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff}))
 	}
-	res.Outcome = outcome.Compute(res.Graph, res.Policies, res.Attachments, res.Effective)
-	return res, nil
+	for _, ps := range res.byKind {
+		res.Policies = append(res.Policies, ps...)
+	}
+	res.Outcome = outcome.Merge(res.Graph, res.outcomes...)
+	return nil
 }
 
 // Kinds compiles the declarations of a snapshot: PolicyKind objects, then

@@ -197,13 +197,29 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		}
 		out.Policies = append(out.Policies, ps)
 	}
-	slices.SortFunc(out.Targets, func(a, b TargetStatus) int {
+	sortTargets(g, out.Targets)
+	return out
+}
+
+// Merge joins the outcomes of separate kinds (in kind order), as Compute
+// over all of them would give.
+func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
+	out := &Outcome{}
+	for _, p := range parts {
+		out.Policies = append(out.Policies, p.Policies...)
+		out.Targets = append(out.Targets, p.Targets...)
+	}
+	sortTargets(g, out.Targets)
+	return out
+}
+
+func sortTargets(g *topology.Graph, ts []TargetStatus) {
+	slices.SortFunc(ts, func(a, b TargetStatus) int {
 		if c := strings.Compare(g.Node(a.Node).Ref.Key(), g.Node(b.Node).Ref.Key()); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind)
 	})
-	return out
 }
 
 func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
