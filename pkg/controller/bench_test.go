@@ -125,8 +125,8 @@ func BenchmarkPolicyStatusLatency(b *testing.B) {
 		totalChanged += len(changed)
 		totalN++
 		target := targetOf(p)
-		b.Logf("change %d: %s on %s: Accepted after %s; %v writes %v, %d changed %v",
-			i, p.GetName(), target, lat.Round(time.Millisecond), writes, byKindDelta(wBefore, wAfter), len(changed), countByKind(changed))
+		b.Logf("change %d: %s on %s: Accepted after %s; %v writes %v, %d changed %v %s",
+			i, p.GetName(), target, lat.Round(time.Millisecond), writes, byKindDelta(wBefore, wAfter), len(changed), countByKind(changed), brief(changed))
 		if writes != float64(len(changed)) {
 			mismatches = append(mismatches, fmt.Sprintf("change %d (%s): %v writes %v, %d objects changed: %s",
 				i, p.GetName(), writes, byKindDelta(wBefore, wAfter), len(changed), strings.Join(changed, ", ")))
@@ -253,6 +253,7 @@ func (e *benchEnv) createWorld() {
 			e.established(o.GetName())
 		}
 	}
+	e.served(colorAPI, "ColorPolicy")
 	var policies []*unstructured.Unstructured
 	for g := range benchGateways {
 		// A default on every Gateway (atomic and patch in turn) and an
@@ -349,6 +350,23 @@ func (e *benchEnv) established(name string) {
 	}
 }
 
+// served waits until the client can list a kind: an Established CRD can
+// reach discovery, and so the client's REST mapper, a moment later.
+func (e *benchEnv) served(apiVersion, kind string) {
+	e.tb.Helper()
+	var last error
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		l := &unstructured.UnstructuredList{}
+		l.SetAPIVersion(apiVersion)
+		l.SetKind(kind + "List")
+		last = e.client.List(ctx, l)
+		return last == nil, nil
+	})
+	if err != nil {
+		e.tb.Fatalf("%s %s not served: %v (last: %v)", apiVersion, kind, err, last)
+	}
+}
+
 // allPoliciesHaveAncestors is the initial readiness check: every
 // ColorPolicy has an ancestor entry of Strata's.
 func (e *benchEnv) allPoliciesHaveAncestors() error {
@@ -407,6 +425,7 @@ func (e *benchEnv) settle(r *running, since time.Time, quiet, timeout time.Durat
 		if time.Since(lastChange) < quiet {
 			return false, nil
 		}
+		last = nil
 		if ready != nil {
 			last = ready()
 		}
@@ -437,7 +456,9 @@ func (e *benchEnv) settledSnapshot(r *running, quiet time.Duration) (objectState
 }
 
 // objectState holds, per object ("Kind ns/name"), what Strata may write:
-// its status and its annotations.
+// its status and its annotations. lastTransitionTime is left out: a
+// condition that truly transitions changes its status too, so a write
+// that changes nothing but timestamps does not count as a change.
 type objectState map[string]writable
 
 type writable struct {
@@ -461,10 +482,34 @@ func (e *benchEnv) snapshot() (objectState, error) {
 			return nil, fmt.Errorf("list %s: %w", k.kind, err)
 		}
 		for _, o := range l.Items {
-			out[k.kind+" "+o.GetNamespace()+"/"+o.GetName()] = writable{Status: o.Object["status"], Annotations: o.GetAnnotations()}
+			out[k.kind+" "+o.GetNamespace()+"/"+o.GetName()] = writable{Status: withoutTransitionTimes(o.Object["status"]), Annotations: o.GetAnnotations()}
 		}
 	}
 	return out, nil
+}
+
+// withoutTransitionTimes drops every lastTransitionTime, at any depth
+// (status.conditions, status.parents[].conditions,
+// status.ancestors[].conditions, status.listeners[].conditions).
+func withoutTransitionTimes(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			if k != "lastTransitionTime" {
+				out[k] = withoutTransitionTimes(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = withoutTransitionTimes(e)
+		}
+		return out
+	default:
+		return v
+	}
 }
 
 // changedObjects lists, sorted, the objects whose status or annotations
@@ -484,6 +529,14 @@ func changedObjects(before, after objectState) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// brief names a few changed objects for the log.
+func brief(keys []string) string {
+	if len(keys) > 4 {
+		return strings.Join(keys[:4], ", ") + fmt.Sprintf(", ... (%d more)", len(keys)-4)
+	}
+	return strings.Join(keys, ", ")
 }
 
 func countByKind(keys []string) map[string]int {

@@ -28,6 +28,7 @@ import (
 	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/status"
 )
 
@@ -75,7 +76,7 @@ type Controller struct {
 	log    logr.Logger
 
 	writes *prometheus.CounterVec
-	runs   prometheus.Counter
+	runs   *prometheus.CounterVec
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
@@ -84,7 +85,15 @@ type Controller struct {
 	desired map[targetKey]*unstructured.Unstructured // fragment per target; nil = not affected
 	owned   status.Owned
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
-	stopped map[schema.GroupVersionKind]bool
+
+	// What changed since the last run: everything (full), or only the
+	// instances of some policy kinds (dirty). prev is the last result,
+	// kinds the policy kinds it read.
+	full    bool
+	dirty   map[schema.GroupKind]bool
+	epDirty bool
+	prev    *engine.Result
+	kinds   map[schema.GroupKind]clustersource.PolicyGVK
 }
 
 // targetKey names an object whose status Strata may write.
@@ -121,15 +130,16 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		log:     mgr.GetLogger().WithName("strata"),
 		desired: map[targetKey]*unstructured.Unstructured{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
-		stopped: map[schema.GroupVersionKind]bool{},
+		dirty:   map[schema.GroupKind]bool{},
+		full:    true,
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "strata_status_writes_total",
 			Help: "Writes to the API server by Strata, by kind of the object written.",
 		}, []string{"kind"}),
-		runs: prometheus.NewCounter(prometheus.CounterOpts{
+		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "strata_engine_runs_total",
-			Help: "Recomputations of the effective policies and status.",
-		}),
+			Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed.",
+		}, []string{"scope"}),
 	}
 	for _, col := range []prometheus.Collector{c.writes, c.runs} {
 		if err := opts.Registerer.Register(col); err != nil {
@@ -154,6 +164,25 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 
 // Writes is the write counter, by kind (for tests and benchmarks).
 func (c *Controller) Writes() *prometheus.CounterVec { return c.writes }
+
+// Runs counts recomputations by scope ("full" or "kinds").
+func (c *Controller) Runs() *prometheus.CounterVec { return c.runs }
+
+// changed records what an event touched: a policy kind's instances, or
+// anything else (topology, declarations), which needs a full run.
+func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool) {
+	c.mu.Lock()
+	switch {
+	case gvk == effectivePolicyGVK:
+		c.epDirty = true // only Strata's EffectivePolicy objects to check
+	case policy:
+		c.dirty[gvk.GroupKind()] = true
+	default:
+		c.full = true
+	}
+	c.mu.Unlock()
+	c.trigger()
+}
 
 // NeedLeaderElection makes only the leader run the controller.
 func (c *Controller) NeedLeaderElection() bool { return true }
@@ -221,10 +250,49 @@ func (c *Controller) runTargets(ctx context.Context) {
 	}
 }
 
-// reconcile is one recomputation: read the cache, run the engine, write
-// policy status that differs from what is stored, and queue the targets
-// whose conditions differ.
-func (c *Controller) reconcile(ctx context.Context) error {
+// reconcile is one recomputation. What a change can affect decides its
+// scope (docs/controller.md, "What a change recomputes"):
+//   - only instances of some policy kinds changed: those kinds are
+//     recomputed on the previous topology (engine.Result.Recompute), their
+//     policies' status is compared, and only the targets those kinds
+//     reached before or reach now are compared;
+//   - anything else (a topology object, a declaration, a CRD): a full run
+//     that compares every policy and every object that can carry Strata's
+//     conditions.
+func (c *Controller) reconcile(ctx context.Context) (err error) {
+	c.mu.Lock()
+	full, dirty, prev, epDirty := c.full || c.prev == nil, c.dirty, c.prev, c.epDirty
+	c.full, c.dirty, c.epDirty = false, map[schema.GroupKind]bool{}, false
+	c.mu.Unlock()
+	defer func() {
+		if err != nil { // retry with a full run: the scope is lost
+			c.mu.Lock()
+			c.full = true
+			c.mu.Unlock()
+		}
+	}()
+	if !full {
+		for gk := range dirty {
+			if _, known := c.kinds[gk]; !known {
+				full = true
+			}
+		}
+	}
+	if full {
+		return c.reconcileAll(ctx)
+	}
+	if len(dirty) == 0 {
+		if epDirty && c.opts.EffectivePolicies {
+			return c.writeEffectivePolicies(ctx, prev)
+		}
+		return nil
+	}
+	return c.reconcileKinds(ctx, prev, dirty)
+}
+
+// reconcileAll reads the whole cache, runs the engine and compares
+// everything.
+func (c *Controller) reconcileAll(ctx context.Context) error {
 	if err := c.ensureTopologyWatches(ctx); err != nil {
 		return err
 	}
@@ -244,14 +312,84 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.runs.Inc()
+	c.runs.WithLabelValues("full").Inc()
+	byGK := map[schema.GroupKind]clustersource.PolicyGVK{}
+	for _, k := range kinds {
+		byGK[k.GroupKind()] = k
+	}
+	c.mu.Lock()
+	c.prev, c.kinds = res, byGK
+	c.mu.Unlock()
 	for _, e := range res.Errors {
 		c.log.Info("skipped", "reason", e.Error())
 	}
+	// Every object that can carry Strata's conditions is compared, so that
+	// conditions are removed from objects no longer affected.
+	var keys []targetKey
+	for _, n := range res.Graph.Nodes {
+		if obj, ok := n.Object.(client.Object); ok && n.Ref.Section == "" {
+			keys = append(keys, targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)})
+		}
+	}
+	return c.write(ctx, res, nil, keys, true)
+}
+
+// reconcileKinds recomputes the dirty policy kinds only.
+func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, dirty map[schema.GroupKind]bool) error {
+	var policies []*unstructured.Unstructured
+	dirtyKinds := map[policykind.GroupKind]bool{}
+	for gk := range dirty {
+		dirtyKinds[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] = true
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(c.kinds[gk].GroupVersion().WithKind(gk.Kind + "List"))
+		if err := c.cache.List(ctx, l); err != nil {
+			return fmt.Errorf("list %s: %w", gk.Kind, err)
+		}
+		for i := range l.Items {
+			policies = append(policies, &l.Items[i])
+		}
+	}
+	res, err := prev.Recompute(policies, dirtyKinds)
+	if err != nil {
+		return err
+	}
+	c.runs.WithLabelValues("kinds").Inc()
+	c.mu.Lock()
+	c.prev = res
+	c.mu.Unlock()
+	// The targets the dirty kinds reached before or reach now.
+	seen := map[targetKey]bool{}
+	var keys []targetKey
+	for _, r := range []*engine.Result{prev, res} {
+		for _, t := range r.Outcome.Targets {
+			if !dirtyKinds[t.Kind.Key()] {
+				continue
+			}
+			n := r.Graph.Node(r.Graph.Lookup(r.Graph.Node(t.Node).Ref.Object()))
+			if obj, ok := n.Object.(client.Object); ok {
+				k := targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)}
+				if !seen[k] {
+					seen[k] = true
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	return c.write(ctx, res, dirtyKinds, keys, false)
+}
+
+// write sends what differs: status of the policies (of the given kinds;
+// nil: all), and queues the given target objects whose Strata part
+// differs. With all, the desired state of targets not listed is dropped.
+func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[policykind.GroupKind]bool, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
 	owned := status.OwnedBy(res.Kinds)
 	for _, desired := range status.Policies(res, now) {
+		gvk := desired.GroupVersionKind()
+		if kinds != nil && !kinds[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}] {
+			continue
+		}
 		if err := c.writePolicy(ctx, desired, owned.Controllers); err != nil {
 			errs = append(errs, err)
 		}
@@ -267,28 +405,31 @@ func (c *Controller) reconcile(ctx context.Context) error {
 	for k, v := range owned.Controllers {
 		c.owned.Controllers = setOr(c.owned.Controllers, k, v)
 	}
-	c.desired = map[targetKey]*unstructured.Unstructured{}
+	if all {
+		c.desired = map[targetKey]*unstructured.Unstructured{}
+	}
+	ownedNow := c.owned
 	c.mu.Unlock()
-	// Every object that can carry Strata's conditions is compared, so that
-	// conditions are removed from objects no longer affected.
-	for _, n := range res.Graph.Nodes {
-		obj, ok := n.Object.(client.Object)
-		if !ok || n.Ref.Section != "" {
-			continue
-		}
-		current, err := toUnstructured(obj, c.gvkOf(obj))
+	for _, key := range keys {
+		obj, err := c.newObject(key.GVK)
 		if err != nil {
 			return err
 		}
-		key := targetKey{GVK: current.GroupVersionKind(), NamespacedName: client.ObjectKeyFromObject(obj)}
+		if err := c.cache.Get(ctx, key.NamespacedName, obj); err != nil {
+			if client.IgnoreNotFound(err) != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		current, err := toUnstructured(obj, key.GVK)
+		if err != nil {
+			return err
+		}
 		frag := fragments[key]
 		c.mu.Lock()
-		_, changed := status.Merge(current, frag, c.owned)
-		if changed {
-			c.desired[key] = frag
-		}
+		c.desired[key] = frag
 		c.mu.Unlock()
-		if changed {
+		if _, changed := status.Merge(current, frag, ownedNow); changed {
 			c.targets.AddRateLimited(key)
 		}
 	}
@@ -325,9 +466,20 @@ func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unst
 		}
 	}
 	for _, e := range desiredList {
-		if mine(e) {
-			want = append(want, e)
+		if !mine(e) {
+			continue
 		}
+		// Keep the stored lastTransitionTime of unchanged conditions, even
+		// if the snapshot the engine saw predates Strata's last write.
+		m := e.(map[string]any)
+		for _, h := range have {
+			hm, ok := h.(map[string]any)
+			if ok && mine(h) && equality.Semantic.DeepEqual(hm["ancestorRef"], m["ancestorRef"]) {
+				hc, _ := hm["conditions"].([]any)
+				m["conditions"] = status.Retime(m["conditions"].([]any), hc)
+			}
+		}
+		want = append(want, m)
 	}
 	if len(want) > status.MaxAncestors {
 		want = want[:status.MaxAncestors]

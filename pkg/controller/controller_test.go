@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -407,5 +408,33 @@ func TestEffectivePolicyObjects(t *testing.T) {
 	})
 	if _, err := get("b1"); err != nil {
 		t.Errorf("b1 is still reached by p1 and p2: %v", err)
+	}
+}
+
+// A change to policies only recomputes their kind, on the previous
+// topology, and ends where a full computation would.
+func TestPolicyChangeScope(t *testing.T) {
+	c := newCluster(t)
+	r := c.start()
+	c.apply(objects(t, example(3)...)...)
+	c.eventually("converged", c.converged)
+	c.eventually("targets written", c.affectedBy("b2", "default/p3", "default/p4"))
+	full := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full"))
+	kinds := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("kinds"))
+	c.apply(decode(t, `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p5, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r2}]
+  colors: {dark: black}`)...)
+	c.eventually("p5 enforced", c.policyHas("p5", "g1", "Enforced", "Enforced"))
+	c.eventually("p1 now overridden everywhere (atomic)", c.policyHas("p1", "g1", "Overridden", "Overridden"))
+	c.eventually("b1 affected by p5, no longer by p1", c.affectedBy("b1", "default/p2", "default/p3", "default/p5"))
+	c.eventually("converged", c.converged)
+	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full")); got != full {
+		t.Errorf("a policy change caused %v full runs", got-full)
+	}
+	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("kinds")); got <= kinds {
+		t.Errorf("no kind-scoped run happened")
 	}
 }

@@ -73,7 +73,7 @@ func (c *Controller) ensurePolicyWatches(ctx context.Context, kinds []clustersou
 
 // isPolicyWatch tells dynamic policy watches from the fixed ones.
 func (c *Controller) isPolicyWatch(gvk schema.GroupVersionKind) bool {
-	if gvk == clustersource.CRDGVK || gvk == clustersource.PolicyKindGVK {
+	if gvk == clustersource.CRDGVK || gvk == clustersource.PolicyKindGVK || gvk == effectivePolicyGVK {
 		return false
 	}
 	for _, k := range clustersource.TopologyKinds {
@@ -107,10 +107,11 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", gvk, err)
 	}
+	policy := c.isPolicyWatch(gvk) && gvk != effectivePolicyGVK
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.trigger() },
-		UpdateFunc: func(oldObj, newObj any) { c.onUpdate(oldObj, newObj) },
-		DeleteFunc: func(any) { c.trigger() },
+		AddFunc:    func(any) { c.changed(gvk, policy) },
+		UpdateFunc: func(oldObj, newObj any) { c.onUpdate(gvk, policy, oldObj, newObj) },
+		DeleteFunc: func(any) { c.changed(gvk, policy) },
 	})
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", gvk, err)
@@ -128,13 +129,13 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 // status writes (Strata's own included) and annotation changes are
 // ignored: a status write cannot cause another recomputation, and the
 // steady state needs no special case to stay at zero writes.
-func (c *Controller) onUpdate(oldObj, newObj any) {
+func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, newObj any) {
 	o, ok1 := oldObj.(client.Object)
 	n, ok2 := newObj.(client.Object)
 	if ok1 && ok2 && !engineRelevantChange(o, n) {
 		return
 	}
-	c.trigger()
+	c.changed(gvk, policy)
 }
 
 // engineRelevantChange compares two versions of an object without status,

@@ -42,8 +42,10 @@ func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstruct
 		frag = fragment.Object
 	}
 	// status.conditions
-	conds := keep(slice(desired.Object, "status", "conditions"), func(c map[string]any) bool { return !owned.Types[str(c, "type")] })
-	conds = append(conds, slice(frag, "status", "conditions")...)
+	isOurs := func(c map[string]any) bool { return owned.Types[str(c, "type")] }
+	all := slice(desired.Object, "status", "conditions")
+	conds := keep(all, not(isOurs))
+	conds = append(conds, Retime(slice(frag, "status", "conditions"), keep(all, isOurs))...)
 	setSlice(desired.Object, conds, "status", "conditions")
 	// status.listeners[].conditions
 	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
@@ -58,14 +60,25 @@ func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstruct
 				continue
 			}
 			lc, _ := m["conditions"].([]any)
-			lc = keep(lc, func(c map[string]any) bool { return !owned.Types[str(c, "type")] })
-			m["conditions"] = append(lc, ours[str(m, "name")]...)
+			m["conditions"] = append(keep(lc, not(isOurs)), Retime(ours[str(m, "name")], keep(lc, isOurs))...)
 		}
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
 	// status.parents[] entries of Strata's controllers
-	parents := keep(slice(desired.Object, "status", "parents"), func(p map[string]any) bool { return !owned.Controllers[str(p, "controllerName")] })
-	parents = append(parents, slice(frag, "status", "parents")...)
+	isOurParent := func(p map[string]any) bool { return owned.Controllers[str(p, "controllerName")] }
+	allParents := slice(desired.Object, "status", "parents")
+	parents := keep(allParents, not(isOurParent))
+	for _, p := range slice(frag, "status", "parents") {
+		m := p.(map[string]any)
+		for _, old := range keep(allParents, isOurParent) {
+			om := old.(map[string]any)
+			if ref, _ := om["parentRef"].(map[string]any); refKey(withDefaults(ref)) == refKey(m["parentRef"].(map[string]any)) {
+				oc, _ := om["conditions"].([]any)
+				m["conditions"] = Retime(m["conditions"].([]any), oc)
+			}
+		}
+		parents = append(parents, m)
+	}
 	setSlice(desired.Object, parents, "status", "parents")
 	// annotations
 	ann := desired.GetAnnotations()
@@ -120,6 +133,39 @@ func setSlice(obj map[string]any, list []any, path ...string) {
 		list = []any{}
 	}
 	_ = unstructured.SetNestedSlice(obj, list, path...)
+}
+
+// Retime gives each condition of conds the lastTransitionTime of the
+// condition of the same type in old when their status is the same: the
+// transition did not happen now, whatever snapshot conds were computed
+// from. It keeps writes from differing by a timestamp alone.
+func Retime(conds, old []any) []any {
+	out := make([]any, 0, len(conds))
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		for _, o := range old {
+			om, ok := o.(map[string]any)
+			if ok && om["type"] == m["type"] && om["status"] == m["status"] && om["lastTransitionTime"] != nil {
+				cp := make(map[string]any, len(m))
+				for k, v := range m {
+					cp[k] = v
+				}
+				cp["lastTransitionTime"] = om["lastTransitionTime"]
+				m = cp
+				break
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func not(f func(map[string]any) bool) func(map[string]any) bool {
+	return func(m map[string]any) bool { return !f(m) }
 }
 
 func keep(list []any, f func(map[string]any) bool) []any {
