@@ -218,7 +218,11 @@ func (c *Controller) runWorld(ctx context.Context) {
 		}
 		err := c.reconcile(ctx)
 		if err != nil && ctx.Err() == nil {
-			c.log.Error(err, "recompute failed; retrying")
+			if apierrors.IsConflict(err) {
+				c.log.V(1).Info("write conflict; retrying on a fresher cache", "error", err.Error())
+			} else {
+				c.log.Error(err, "recompute failed; retrying")
+			}
 			c.world.AddRateLimited(key)
 		} else {
 			c.world.Forget(key)
@@ -442,8 +446,9 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 }
 
 // writePolicy patches a policy's status when its ancestors differ from
-// what is stored, with optimistic locking: a conflict means the cache is
-// behind, and the next run (the update event triggers one) retries.
+// what is stored, with optimistic locking. A conflict means the cache was
+// behind (another controller just wrote): the error makes the world queue
+// retry, rate limited, with a full run on the fresher cache.
 func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool) error {
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(desired.GroupVersionKind())
@@ -493,8 +498,8 @@ func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unst
 	}
 	patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
 	if err := c.client.Status().Patch(ctx, next, patch); err != nil {
-		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
-			return nil
+		if apierrors.IsNotFound(err) {
+			return nil // deleted meanwhile; its delete event recomputes
 		}
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
 	}
