@@ -38,6 +38,7 @@ type Outcome struct {
 
 	owned     map[*policykind.Policy][]string // lazily, by Standing
 	standings map[*policykind.Policy]standingResult
+	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
 }
 
 // Context is one path from a root of the DAG to an effective target, with
@@ -68,7 +69,7 @@ type Result struct {
 // Compute calculates the effective policy of every effective target of a
 // kind in every context. funcs are the merge functions by atomicity.
 func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *Result {
-	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}}
+	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{}}
 	res := &Result{Kind: k}
 	if len(att.ByNode) == 0 {
 		return res
@@ -95,6 +96,7 @@ type computer struct {
 	memo   map[string]*Outcome
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
+	leaves map[*policykind.Policy][]string
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -261,7 +263,7 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 // dictates further down (001's expanded hierarchy: "A override > B
 // override > C override > C default > B default > A default").
 func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
-	out := &Outcome{}
+	out := &Outcome{leaves: c.leaves}
 	first := entries[0]
 	acc := first.Value
 	locked := map[string]bool{}

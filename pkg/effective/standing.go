@@ -52,7 +52,7 @@ func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []st
 		return Conflicted, []string{w.ID()}, nil
 	}
 	owners := o.owners()
-	leaves := Leaves(p)
+	leaves := o.leavesOf(p)
 	for _, ptr := range leaves {
 		if !covers(owners[p], ptr) {
 			lost = append(lost, ptr)
@@ -99,6 +99,20 @@ func (o *Outcome) owners() map[*policykind.Policy][]string {
 		}
 	}
 	return o.owned
+}
+
+// leavesOf is Leaves, computed once per policy for all the outcomes of one
+// computation.
+func (o *Outcome) leavesOf(p *policykind.Policy) []string {
+	if o.leaves == nil {
+		return Leaves(p)
+	}
+	l, ok := o.leaves[p]
+	if !ok {
+		l = Leaves(p)
+		o.leaves[p] = l
+	}
+	return l
 }
 
 // Leaves lists the fields a policy sets, over all its blocks, sorted.

@@ -100,17 +100,17 @@ type tally struct {
 // Compute derives the status of every policy and affected target from the
 // attachment and effective results of each kind (same order).
 func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Result, results []*effective.Result) *Outcome {
-	tallies := map[*policykind.Policy]map[string]*tally{}
+	tallies := map[*policykind.Policy]map[topology.Ref]*tally{}
 	get := func(p *policykind.Policy, ref topology.Ref) *tally {
 		m := tallies[p]
 		if m == nil {
-			m = map[string]*tally{}
+			m = map[topology.Ref]*tally{}
 			tallies[p] = m
 		}
-		t := m[ref.Key()]
+		t := m[ref]
 		if t == nil {
 			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
-			m[ref.Key()] = t
+			m[ref] = t
 		}
 		return t
 	}
@@ -187,13 +187,13 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 	for _, p := range policies {
 		ps := PolicyStatus{Policy: p}
 		m := tallies[p]
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
+		refs := make([]topology.Ref, 0, len(m))
+		for r := range m {
+			refs = append(refs, r)
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: m[k].ref, Conditions: m[k].conditions(p)})
+		slices.SortFunc(refs, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+		for _, r := range refs {
+			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r, Conditions: m[r].conditions(p)})
 		}
 		out.Policies = append(out.Policies, ps)
 	}
@@ -213,13 +213,21 @@ func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
 	return out
 }
 
+// sortTargets orders targets by node locator, then kind; keys are built
+// once per target, not once per comparison.
 func sortTargets(g *topology.Graph, ts []TargetStatus) {
-	slices.SortFunc(ts, func(a, b TargetStatus) int {
-		if c := strings.Compare(g.Node(a.Node).Ref.Key(), g.Node(b.Node).Ref.Key()); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind)
-	})
+	type keyed struct {
+		key string
+		t   TargetStatus
+	}
+	ks := make([]keyed, len(ts))
+	for i, t := range ts {
+		ks[i] = keyed{g.Node(t.Node).Ref.Key() + "\x00" + t.Kind.Group + "/" + t.Kind.Kind, t}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		ts[i] = ks[i].t
+	}
 }
 
 func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
