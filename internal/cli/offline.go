@@ -17,24 +17,21 @@ import (
 	"github.com/strata-dev/strata/pkg/status"
 )
 
-// fileFlags are the flags of commands that read files.
-type fileFlags struct {
-	files  []string
-	output string
+// sourceFlags choose where a command's objects come from. Today: files
+// (-f). Every command that reads objects binds these and calls load, so
+// that a new source (a live cluster) reaches all of them at once.
+type sourceFlags struct {
+	files []string
 }
 
-func (f *fileFlags) bind(c *cobra.Command) {
+func (f *sourceFlags) bind(c *cobra.Command) {
 	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files, directories (recursive) or - for stdin; multi-document YAML, JSON and List objects")
-	c.Flags().StringVarP(&f.output, "output", "o", printer.YAML, "output format: yaml or json")
 	_ = c.MarkFlagRequired("filename")
 }
 
-// load reads the files and runs the engine; ignored kinds are noted on
-// stderr.
-func (f *fileFlags) load(s Streams) (*engine.Result, error) {
-	if f.output != printer.YAML && f.output != printer.JSON {
-		return nil, fmt.Errorf("--output %q: want yaml or json", f.output)
-	}
+// load reads the objects and runs the engine; ignored kinds and topology
+// problems are noted on stderr.
+func (f *sourceFlags) load(s Streams) (*engine.Result, error) {
 	src, err := source.Read(f.files, s.In)
 	if err != nil {
 		return nil, err
@@ -61,6 +58,20 @@ func (f *fileFlags) load(s Streams) (*engine.Result, error) {
 	return res, nil
 }
 
+// outputFlag is -o for commands that print machine formats only.
+type outputFlag struct{ format string }
+
+func (o *outputFlag) bind(c *cobra.Command) {
+	c.Flags().StringVarP(&o.format, "output", "o", printer.YAML, "output format: yaml or json")
+}
+
+func (o *outputFlag) check() error {
+	if o.format != printer.YAML && o.format != printer.JSON {
+		return fmt.Errorf("--output %q: want yaml or json", o.format)
+	}
+	return nil
+}
+
 // print buffers the output so that an error never leaves half a document
 // on stdout.
 func print(s Streams, v any, format string) error {
@@ -73,7 +84,8 @@ func print(s Streams, v any, format string) error {
 }
 
 func newStatus(s Streams) *cobra.Command {
-	var f fileFlags
+	var f sourceFlags
+	var o outputFlag
 	var now string
 	c := &cobra.Command{
 		Use:   "status -f PATH...",
@@ -88,6 +100,9 @@ newest creationTimestamp in the input. Conditions whose status did not
 change keep the time they already have. Same input, same bytes.`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
 			res, err := f.load(s)
 			if err != nil {
 				return err
@@ -103,21 +118,26 @@ change keep the time they already have. Same input, same bytes.`,
 			for _, u := range status.Targets(res, t) {
 				items = append(items, u.Object)
 			}
-			return print(s, printer.List(items), f.output)
+			return print(s, printer.List(items), o.format)
 		},
 	}
 	f.bind(c)
+	o.bind(c)
 	c.Flags().StringVar(&now, "now", "", "RFC 3339 time for changed conditions (default: newest creationTimestamp in the input)")
 	return c
 }
 
 func newEffective(s Streams) *cobra.Command {
-	var f fileFlags
+	var f sourceFlags
+	var o outputFlag
 	c := &cobra.Command{
 		Use:   "effective -f PATH...",
 		Short: "Print the effective policy of every target, in every context, with the source of each field",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
 			res, err := f.load(s)
 			if err != nil {
 				return err
@@ -126,10 +146,11 @@ func newEffective(s Streams) *cobra.Command {
 			for _, ep := range effectivepolicy.Build(res) {
 				items = append(items, ep)
 			}
-			return print(s, printer.List(items), f.output)
+			return print(s, printer.List(items), o.format)
 		},
 	}
 	f.bind(c)
+	o.bind(c)
 	return c
 }
 
