@@ -32,25 +32,32 @@ type TopologyKind struct {
 	Add  func(s *snapshot.Snapshot, l client.ObjectList)
 }
 
+// Gateway API group versions as schema types (the packages' own
+// SchemeGroupVersion is deprecated in favour of a metav1.GroupVersion).
+var (
+	gatewayV1      = schema.GroupVersion{Group: gwv1.GroupVersion.Group, Version: gwv1.GroupVersion.Version}
+	gatewayV1beta1 = schema.GroupVersion{Group: gwv1b1.GroupVersion.Group, Version: gwv1b1.GroupVersion.Version}
+)
+
 // TopologyKinds is the table of kinds read for the topology.
 var TopologyKinds = []TopologyKind{
-	{gwv1.SchemeGroupVersion.WithKind("GatewayClass"), func() client.Object { return &gwv1.GatewayClass{} }, func() client.ObjectList { return &gwv1.GatewayClassList{} },
+	{gatewayV1.WithKind("GatewayClass"), func() client.Object { return &gwv1.GatewayClass{} }, func() client.ObjectList { return &gwv1.GatewayClassList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) {
 			s.GatewayClasses = ptrs(l.(*gwv1.GatewayClassList).Items)
 		}},
-	{gwv1.SchemeGroupVersion.WithKind("Gateway"), func() client.Object { return &gwv1.Gateway{} }, func() client.ObjectList { return &gwv1.GatewayList{} },
+	{gatewayV1.WithKind("Gateway"), func() client.Object { return &gwv1.Gateway{} }, func() client.ObjectList { return &gwv1.GatewayList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.Gateways = ptrs(l.(*gwv1.GatewayList).Items) }},
-	{gwv1.SchemeGroupVersion.WithKind("HTTPRoute"), func() client.Object { return &gwv1.HTTPRoute{} }, func() client.ObjectList { return &gwv1.HTTPRouteList{} },
+	{gatewayV1.WithKind("HTTPRoute"), func() client.Object { return &gwv1.HTTPRoute{} }, func() client.ObjectList { return &gwv1.HTTPRouteList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.HTTPRoutes = ptrs(l.(*gwv1.HTTPRouteList).Items) }},
-	{gwv1.SchemeGroupVersion.WithKind("GRPCRoute"), func() client.Object { return &gwv1.GRPCRoute{} }, func() client.ObjectList { return &gwv1.GRPCRouteList{} },
+	{gatewayV1.WithKind("GRPCRoute"), func() client.Object { return &gwv1.GRPCRoute{} }, func() client.ObjectList { return &gwv1.GRPCRouteList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.GRPCRoutes = ptrs(l.(*gwv1.GRPCRouteList).Items) }},
-	{gwv1.SchemeGroupVersion.WithKind("TCPRoute"), func() client.Object { return &gwv1.TCPRoute{} }, func() client.ObjectList { return &gwv1.TCPRouteList{} },
+	{gatewayV1.WithKind("TCPRoute"), func() client.Object { return &gwv1.TCPRoute{} }, func() client.ObjectList { return &gwv1.TCPRouteList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.TCPRoutes = ptrs(l.(*gwv1.TCPRouteList).Items) }},
-	{gwv1.SchemeGroupVersion.WithKind("TLSRoute"), func() client.Object { return &gwv1.TLSRoute{} }, func() client.ObjectList { return &gwv1.TLSRouteList{} },
+	{gatewayV1.WithKind("TLSRoute"), func() client.Object { return &gwv1.TLSRoute{} }, func() client.ObjectList { return &gwv1.TLSRouteList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.TLSRoutes = ptrs(l.(*gwv1.TLSRouteList).Items) }},
-	{gwv1.SchemeGroupVersion.WithKind("UDPRoute"), func() client.Object { return &gwv1.UDPRoute{} }, func() client.ObjectList { return &gwv1.UDPRouteList{} },
+	{gatewayV1.WithKind("UDPRoute"), func() client.Object { return &gwv1.UDPRoute{} }, func() client.ObjectList { return &gwv1.UDPRouteList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) { s.UDPRoutes = ptrs(l.(*gwv1.UDPRouteList).Items) }},
-	{gwv1b1.SchemeGroupVersion.WithKind("ReferenceGrant"), func() client.Object { return &gwv1b1.ReferenceGrant{} }, func() client.ObjectList { return &gwv1b1.ReferenceGrantList{} },
+	{gatewayV1beta1.WithKind("ReferenceGrant"), func() client.Object { return &gwv1b1.ReferenceGrant{} }, func() client.ObjectList { return &gwv1b1.ReferenceGrantList{} },
 		func(s *snapshot.Snapshot, l client.ObjectList) {
 			s.ReferenceGrants = ptrs(l.(*gwv1b1.ReferenceGrantList).Items)
 		}},
