@@ -51,16 +51,16 @@ const (
 // patch.
 //
 // Each iteration creates one more ColorPolicy, on a route (even
-// iterations) or a Gateway (odd ones), and times how long after Create
-// returns the stored policy shows Strata's Accepted condition; this
-// includes the API server's latency (the watch event to the controller,
+// iterations) or a Gateway (odd ones; see timedPolicy), and times how long
+// after Create returns the stored policy shows Strata's Accepted
+// condition; this includes the API server's latency (the watch event to the controller,
 // the status patch, our Get). It then waits until the controller is quiet
 // and compares every object Strata may write before and after: the writes
 // the controller counted must equal the objects whose status or
 // annotations truly changed (the requirement), or the benchmark
 // fails with the offending objects.
 //
-// Besides ns/op (the mean of the timed waits) it reports p50-ms and p99-ms
+// Besides ns/op (about the mean of the timed waits) it reports p50-ms and p99-ms
 // (nearest rank), writes/change, changed-objects/change, and, once for the
 // initial world, converge-s (controller start to the last write),
 // initial-writes and initial-changed-objects (not held to equality: see
@@ -80,7 +80,10 @@ func BenchmarkPolicyStatusLatency(b *testing.B) {
 
 	// Initial convergence: controller start to the last write, once every
 	// policy carries Strata's ancestors.
-	initial, _ := e.snapshot()
+	initial, err := e.snapshot()
+	if err != nil {
+		b.Fatal(err)
+	}
 	start = time.Now()
 	r := e.start()
 	last := e.settle(r, start, 2*time.Second, 10*time.Minute, e.allPoliciesHaveAncestors)
@@ -622,21 +625,24 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 }
 
 // timedPolicy is the policy created by iteration i: on a route nobody
-// targets yet (even i), or on a Gateway (odd i), alternating defaults and
-// overrides, patch and atomic.
+// targets yet (even i: patch defaults of light, patch overrides of dark,
+// in turn), or on a Gateway (odd i: patch defaults and patch overrides of
+// a color nobody else sets, in turn, so that where no older atomic block
+// hides it, the change reaches the Gateway's 50 Services).
 func timedPolicy(i int) *unstructured.Unstructured {
 	name := fmt.Sprintf("bench-%03d", i)
 	if i%2 == 0 {
 		ns, route := routeName(benchRoutePolicies + (i/2)%(benchRoutes-benchRoutePolicies))
-		return colorPolicy(ns, name, "HTTPRoute", route, 1+boolInt(i%4 == 2), fmt.Sprintf("b%d", i)) // patch defaults / patch overrides
+		return colorPolicy(ns, name, "HTTPRoute", route, 1+boolInt(i%4 == 2), fmt.Sprintf("b%d", i))
 	}
 	g := (i / 2) % benchGateways
-	return colorPolicy(benchGatewayNS, name, "Gateway", gatewayName(g), 1+boolInt(i%4 == 3), fmt.Sprintf("b%d", i))
+	return colorPolicy(benchGatewayNS, name, "Gateway", gatewayName(g), 4+boolInt(i%4 == 3), fmt.Sprintf("b%d", i))
 }
 
-// colorPolicy builds a ColorPolicy of example 3's kind in one of four
+// colorPolicy builds a ColorPolicy of example 3's kind in one of six
 // styles: 0 bare colors, atomic (implicit defaults); 1 defaults, patch;
-// 2 overrides, patch; 3 overrides, atomic.
+// 2 overrides, patch; 3 overrides, atomic; 4 defaults, patch, of the
+// accent color; 5 overrides, patch, of the accent color.
 func colorPolicy(ns, name, targetKind, target string, style int, tag string) *unstructured.Unstructured {
 	spec := map[string]any{
 		"targetRefs": []any{map[string]any{"group": "gateway.networking.k8s.io", "kind": targetKind, "name": target}},
@@ -649,8 +655,12 @@ func colorPolicy(ns, name, targetKind, target string, style int, tag string) *un
 		spec["defaults"] = map[string]any{"colors": map[string]any{"light": "light-" + tag}, "strategy": "patch"}
 	case 2:
 		spec["overrides"] = map[string]any{"colors": map[string]any{"dark": "dark-" + tag}, "strategy": "patch"}
-	default:
+	case 3:
 		spec["overrides"] = map[string]any{"colors": map[string]any{"light": "light-" + tag}, "strategy": "atomic"}
+	case 4:
+		spec["defaults"] = map[string]any{"colors": map[string]any{"accent": "accent-" + tag}, "strategy": "patch"}
+	default:
+		spec["overrides"] = map[string]any{"colors": map[string]any{"accent": "accent-" + tag}, "strategy": "patch"}
 	}
 	return newObject(colorAPI, "ColorPolicy", ns, name, spec)
 }

@@ -80,6 +80,11 @@ type Controller struct {
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
+	// limiter paces target writes. A token is taken just before a write
+	// that is known to change something, never when a key is queued, so
+	// that queuing a target twice or finding nothing to write costs no
+	// budget. The queue's own rate limiter only spaces retries.
+	limiter *rate.Limiter
 
 	mu      sync.Mutex
 	desired map[targetKey]*unstructured.Unstructured // fragment per target; nil = not affected
@@ -151,11 +156,9 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "strata-world"})
 	c.targets = workqueue.NewTypedRateLimitingQueueWithConfig(
-		workqueue.NewTypedMaxOfRateLimiter(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[targetKey](50*time.Millisecond, 30*time.Second),
-			&workqueue.TypedBucketRateLimiter[targetKey]{Limiter: rate.NewLimiter(rate.Limit(opts.TargetQPS), opts.TargetBurst)},
-		),
+		workqueue.NewTypedItemExponentialFailureRateLimiter[targetKey](50*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[targetKey]{Name: "strata-targets"})
+	c.limiter = rate.NewLimiter(rate.Limit(opts.TargetQPS), opts.TargetBurst)
 	if err := mgr.Add(c); err != nil {
 		return nil, err
 	}
@@ -434,7 +437,7 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 		c.desired[key] = frag
 		c.mu.Unlock()
 		if _, changed := status.Merge(current, frag, ownedNow); changed {
-			c.targets.AddRateLimited(key)
+			c.targets.Add(key)
 		}
 	}
 	if c.opts.EffectivePolicies {
@@ -529,17 +532,27 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	if !changed {
 		return nil
 	}
-	patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
 	if status.AnnotationsChanged(current, desired) {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return err
+		}
 		next := current.DeepCopy()
 		next.SetAnnotations(desired.GetAnnotations())
-		if err := c.client.Patch(ctx, next, patch); err != nil {
+		if err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
 			return err
 		}
 		c.writes.WithLabelValues(key.GVK.Kind).Inc()
-		return nil // the update event brings a fresh object for the status
+		// Continue from the object the API server returned, which carries
+		// the new resourceVersion, for the status write if one is needed.
+		current = next
+		if desired, changed = status.Merge(current, frag, owned); !changed {
+			return nil
+		}
 	}
-	if err := c.client.Status().Patch(ctx, desired, patch); err != nil {
+	if err := c.limiter.Wait(ctx); err != nil {
+		return err
+	}
+	if err := c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
 		return err
 	}
 	c.writes.WithLabelValues(key.GVK.Kind).Inc()

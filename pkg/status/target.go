@@ -125,7 +125,8 @@ func slice(obj map[string]any, path ...string) []any {
 // it was absent, so that no change reads as no change.
 func setSlice(obj map[string]any, list []any, path ...string) {
 	if len(list) == 0 {
-		if _, found, _ := unstructured.NestedFieldNoCopy(obj, path...); !found {
+		// Absent and null both read as "no list": leave them as they are.
+		if v, found, _ := unstructured.NestedFieldNoCopy(obj, path...); !found || v == nil {
 			return
 		}
 	}

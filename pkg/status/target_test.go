@@ -119,3 +119,12 @@ status:
 		t.Errorf("parents %v", parents)
 	}
 }
+
+// A route without status reads as parents: null; that is no change.
+func TestMergeNullLists(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, "status: {parents: null, conditions: null}")
+	if _, changed := status.Merge(current, nil, owned); changed {
+		t.Error("null lists read as a change")
+	}
+}
