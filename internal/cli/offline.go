@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,50 +11,8 @@ import (
 	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/printer"
-	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/status"
 )
-
-// sourceFlags choose where a command's objects come from. Today: files
-// (-f). Every command that reads objects binds these and calls load, so
-// that a new source (a live cluster) reaches all of them at once.
-type sourceFlags struct {
-	files []string
-}
-
-func (f *sourceFlags) bind(c *cobra.Command) {
-	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files, directories (recursive) or - for stdin; multi-document YAML, JSON and List objects")
-	_ = c.MarkFlagRequired("filename")
-}
-
-// load reads the objects and runs the engine; ignored kinds and topology
-// problems are noted on stderr.
-func (f *sourceFlags) load(s Streams) (*engine.Result, error) {
-	src, err := source.Read(f.files, s.In)
-	if err != nil {
-		return nil, err
-	}
-	if len(src.Ignored) > 0 {
-		var kinds []string
-		for k, n := range src.Ignored {
-			kinds = append(kinds, fmt.Sprintf("%s(%d)", k, n))
-		}
-		sort.Strings(kinds)
-		fmt.Fprintf(s.Err, "note: ignored objects of kinds outside Strata's hierarchy: %s\n", strings.Join(kinds, ", "))
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		return nil, err
-	}
-	// Objects the topology could not use as given (duplicate sections,
-	// duplicate objects, unsupported parents) are warnings: the rest of the
-	// input is still evaluated, and policies that depend on them are
-	// rejected with a status naming the field.
-	for _, p := range res.Graph.Problems {
-		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
-	}
-	return res, nil
-}
 
 // outputFlag is -o for commands that print machine formats only.
 type outputFlag struct{ format string }
@@ -88,11 +44,12 @@ func newStatus(s Streams) *cobra.Command {
 	var o outputFlag
 	var now string
 	c := &cobra.Command{
-		Use:   "status -f PATH...",
+		Use:   "status [-f PATH... | --with-file PATH...]",
 		Short: "Print the status Strata would write: policy ancestors and <Kind>Affected conditions on targets",
-		Long: `Reads objects from files and prints a v1 List of every policy of a kind
-Strata manages, with the status.ancestors Strata would write, followed by
-every affected target with its <Kind>Affected condition (or annotation).
+		Long: `Reads objects from files or a live cluster and prints a v1 List of every
+policy of a kind Strata manages, with the status.ancestors Strata would
+write, followed by every affected target with its <Kind>Affected condition
+(or annotation).
 
 Conditions need a lastTransitionTime; offline there is no clock worth
 trusting, so changed conditions are stamped with --now, by default the
@@ -131,7 +88,7 @@ func newEffective(s Streams) *cobra.Command {
 	var f sourceFlags
 	var o outputFlag
 	c := &cobra.Command{
-		Use:   "effective -f PATH...",
+		Use:   "effective [-f PATH... | --with-file PATH...]",
 		Short: "Print the effective policy of every target, in every context, with the source of each field",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {

@@ -142,3 +142,15 @@ func Start(ctx context.Context, extraCRDs ...string) (*Env, error) {
 
 // Stop shuts the API server and etcd down.
 func (e *Env) Stop() error { return e.env.Stop() }
+
+// KubeConfig adds a user to the server, authenticated by a client
+// certificate, and returns a kubeconfig file's contents for it. Groups
+// decide what the user may do: system:masters may do anything; a user in
+// no group may do what RBAC bindings to its name allow.
+func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
+	u, err := e.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("testenv: add user %s: %w", user, err)
+	}
+	return u.KubeConfig()
+}

@@ -25,16 +25,21 @@ import (
 )
 
 // Document is one object read from a file, remembered with its place so
-// errors can name it.
+// errors can name it. Objects read from a cluster are documents too, with
+// File naming the cluster and no Index.
 type Document struct {
 	File   string
-	Index  int // 1-based document number in the file
+	Index  int // 1-based document number in the file; 0 for a cluster's object
 	Object *unstructured.Unstructured
 }
 
-// Where names the document for messages: `file: document 3 (HTTPRoute ns/r1)`.
+// Where names the document for messages: `file: document 3 (HTTPRoute
+// ns/r1)`, or `cluster (HTTPRoute ns/r1)` for an object without Index.
 func (d Document) Where() string {
-	s := fmt.Sprintf("%s: document %d", d.File, d.Index)
+	s := d.File
+	if d.Index > 0 {
+		s = fmt.Sprintf("%s: document %d", d.File, d.Index)
+	}
 	if d.Object == nil || d.Object.GetKind() == "" {
 		return s
 	}
@@ -102,6 +107,16 @@ func into[T any](b []byte, list *[]*T) error {
 // Any error names the file and document; nothing is returned then, so
 // nothing is half-read.
 func Read(paths []string, stdin io.Reader) (*Result, error) {
+	docs, err := Documents(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(docs)
+}
+
+// Documents reads the documents of files as Read does, without decoding
+// them: to overlay them on other documents (a cluster's objects) first.
+func Documents(paths []string, stdin io.Reader) ([]Document, error) {
 	var docs []Document
 	for _, p := range paths {
 		files, err := expand(p)
@@ -129,7 +144,7 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 			docs = append(docs, ds...)
 		}
 	}
-	return Decode(docs)
+	return docs, nil
 }
 
 // expand turns a path into the files it names, sorted.

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/source"
+)
+
+// clusterConn is a connection to a live API server: a direct client (no
+// cache: one read, then the process ends) and a REST mapper that tells
+// which kinds the server serves.
+type clusterConn struct {
+	host   string // for messages
+	client client.Client
+	mapper meta.RESTMapper
+}
+
+// connectCluster builds the client from kubectl's connection flags.
+// Nothing is sent to the server yet.
+func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterConn, error) {
+	if raw, err := kube.ToRawKubeConfigLoader().RawConfig(); err == nil && len(raw.Clusters) == 0 && *kube.APIServer == "" {
+		// cli-runtime would fall back to http://localhost:8080, a server
+		// nobody runs: say what is missing instead.
+		if _, err := rest.InClusterConfig(); err != nil {
+			return nil, errNoKubeconfig
+		}
+	}
+	cfg, err := kube.ToRESTConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	cfg = rest.CopyConfig(cfg)
+	// One list per kind, a dozen kinds: client-go's default of 5 requests
+	// a second would throttle (and log about it).
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	// API server warnings (deprecated versions) go where our messages go.
+	cfg.WarningHandler = rest.NewWarningWriter(s.Err, rest.WarningWriterOptions{Deduplicate: true})
+	hc, err := rest.HTTPClientFor(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	mapper, err := apiutil.NewDynamicRESTMapper(cfg, hc)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	scheme := runtime.NewScheme()
+	if err := clustersource.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	c, err := client.New(cfg, client.Options{Scheme: scheme, Mapper: mapper, HTTPClient: hc})
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return &clusterConn{host: cfg.Host, client: c, mapper: mapper}, nil
+}
+
+var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config), no --server, and not running in a pod")
+
+// read lists the objects Strata needs (clustersource.Reader.Objects). A
+// kind the server does not serve is absent; a server that cannot be
+// reached, or discovery failing, is an error, not an empty cluster.
+func (c *clusterConn) read(ctx context.Context, p *progressLine) (*clustersource.Objects, error) {
+	var discoveryErr error
+	present := func(gvk schema.GroupVersionKind) bool {
+		if discoveryErr != nil {
+			return false // one failing server, one wait
+		}
+		_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil && !meta.IsNoMatchError(err) {
+			discoveryErr = fmt.Errorf("discover %s: %w", gvk.GroupKind(), err)
+		}
+		return err == nil
+	}
+	// Every server serves CRDs: asking first fails fast on a server that
+	// cannot be reached, before a dozen kinds are tried.
+	crd := clustersource.CRDGVK
+	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
+		return nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
+	}
+	r := &clustersource.Reader{Client: c.client, Present: present, Progress: p.show}
+	objs, err := r.Objects(ctx)
+	p.done()
+	if discoveryErr != nil {
+		err = discoveryErr // the first cause: the list errors follow from it
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cluster %s: %w", c.host, err)
+	}
+	return objs, nil
+}
+
+// defaultNamespace puts objects of namespaced kinds that name no
+// namespace in ns, as kubectl apply would. Kinds the server does not
+// serve are left as they are.
+func (c *clusterConn) defaultNamespace(docs []source.Document, ns string) {
+	for _, d := range docs {
+		if d.Object.GetNamespace() != "" {
+			continue
+		}
+		gvk := d.Object.GroupVersionKind()
+		m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err == nil && m.Scope.Name() == meta.RESTScopeNameNamespace {
+			d.Object.SetNamespace(ns)
+		}
+	}
+}
+
+// progressLine is a one-line "reading <kind>..." on a terminal's stderr,
+// and nothing at all elsewhere (pipes, files, tests), so that stderr
+// carries only messages there.
+type progressLine struct {
+	w     io.Writer
+	shown bool
+}
+
+func newProgressLine(w io.Writer) *progressLine {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return &progressLine{w: w}
+	}
+	return &progressLine{}
+}
+
+func (p *progressLine) show(gvk schema.GroupVersionKind) {
+	if p.w == nil {
+		return
+	}
+	// \r and "erase to end of line" rewrite the same line.
+	fmt.Fprintf(p.w, "\rreading %s...\x1b[K", gvk.GroupKind())
+	p.shown = true
+}
+
+// done erases the line.
+func (p *progressLine) done() {
+	if p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+		p.shown = false
+	}
+}

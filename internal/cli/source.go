@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+
+	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/source"
+)
+
+// sourceFlags choose where a command's objects come from. Every command
+// that reads objects binds these and calls load, so that every source
+// reaches all of them at once:
+//
+//	-f PATH...           files only (offline; no cluster is contacted)
+//	(no -f)              the live cluster of the kubeconfig
+//	--with-file PATH...  the live cluster with the files' objects laid over
+//	                     it: what the answer would be after applying them
+//
+// The kubectl connection flags (--kubeconfig, --context, -n, ...) come
+// from k8s.io/cli-runtime, so the binary behaves as a kubectl plugin.
+type sourceFlags struct {
+	files     []string
+	withFiles []string
+	// allNamespaces is -A: commands that list objects list them all.
+	allNamespaces bool
+	kube          *genericclioptions.ConfigFlags
+	// connection are the names of the flags kube added; flags are the
+	// command's, to tell which were given.
+	connection map[string]bool
+	flags      *pflag.FlagSet
+
+	// unreadable are the kinds the last load was not allowed to read, for
+	// commands asked about one of them (see readable).
+	unreadable []clustersource.Unreadable
+}
+
+func (f *sourceFlags) bind(c *cobra.Command) {
+	fl := c.Flags()
+	fl.StringSliceVarP(&f.files, "filename", "f", nil, "files, directories (recursive) or - for stdin; multi-document YAML, JSON and List objects. Without -f, the live cluster of the kubeconfig is read")
+	fl.StringSliceVar(&f.withFiles, "with-file", nil, "read the live cluster with the objects of these files laid over it (same group, kind, namespace and name replaces; new objects are added): the answer after applying them. Not with -f")
+	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "commands that list objects list those of every namespace (default: the -n namespace, or the kubeconfig context's)")
+	f.kube = genericclioptions.NewConfigFlags(true)
+	// Discovery is not cached on disk (the reader resolves the few kinds
+	// it needs directly), and basic auth, gone since Kubernetes 1.19,
+	// would make the loader prompt on stdin.
+	f.kube.CacheDir, f.kube.Username, f.kube.Password = nil, nil, nil
+	kube := pflag.NewFlagSet("kube", pflag.ContinueOnError)
+	f.kube.AddFlags(kube)
+	f.connection = map[string]bool{}
+	kube.VisitAll(func(k *pflag.Flag) { f.connection[k.Name] = true })
+	fl.AddFlagSet(kube)
+	f.flags = fl
+}
+
+// sourceMode is the source the flags ask for.
+type sourceMode int
+
+const (
+	sourceFiles sourceMode = iota
+	sourceCluster
+	sourceClusterWithFiles
+)
+
+func (f *sourceFlags) mode() (sourceMode, error) {
+	switch {
+	case len(f.files) > 0 && len(f.withFiles) > 0:
+		return 0, fmt.Errorf("-f (--filename) and --with-file cannot be used together: -f reads only files; --with-file lays files over the live cluster")
+	case len(f.files) > 0:
+		// -n stays meaningful offline (it scopes listings); the other
+		// connection flags would be silently ignored.
+		var given []string
+		f.flags.Visit(func(fl *pflag.Flag) {
+			if f.connection[fl.Name] && fl.Name != "namespace" {
+				given = append(given, "--"+fl.Name)
+			}
+		})
+		if len(given) > 0 {
+			return 0, fmt.Errorf("%s: -f reads only files and contacts no cluster; to lay files over the live cluster use --with-file", strings.Join(given, ", "))
+		}
+		return sourceFiles, nil
+	case len(f.withFiles) > 0:
+		return sourceClusterWithFiles, nil
+	default:
+		return sourceCluster, nil
+	}
+}
+
+// load reads the objects and runs the engine; ignored kinds, kinds the
+// cluster would not let us read and topology problems are noted on
+// stderr.
+func (f *sourceFlags) load(s Streams) (*engine.Result, error) {
+	m, err := f.mode()
+	if err != nil {
+		return nil, err
+	}
+	src, err := f.read(s, m)
+	if err != nil {
+		return nil, err
+	}
+	if len(src.Ignored) > 0 {
+		var kinds []string
+		for k, n := range src.Ignored {
+			kinds = append(kinds, fmt.Sprintf("%s(%d)", k, n))
+		}
+		sort.Strings(kinds)
+		fmt.Fprintf(s.Err, "note: ignored objects of kinds outside Strata's hierarchy: %s\n", strings.Join(kinds, ", "))
+	}
+	if len(f.unreadable) > 0 {
+		var kinds []string
+		for _, u := range f.unreadable {
+			kinds = append(kinds, fmt.Sprintf("%s (%s)", u.GVK.GroupKind(), strings.ToLower(string(u.Reason))))
+		}
+		fmt.Fprintf(s.Err, "warning: could not read %s; the answer may be incomplete\n", strings.Join(kinds, ", "))
+	}
+	// Files are strict: a bad declaration is the user's to fix. A cluster
+	// is what it is: as the controller does, bad declarations are skipped
+	// (and named) and every other kind answered.
+	res, err := engine.Run(src.Snapshot, engine.Options{Lenient: m != sourceFiles})
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range res.Errors {
+		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(e.Error(), "\n", "; "))
+	}
+	// Objects the topology could not use as given (duplicate sections,
+	// duplicate objects, unsupported parents) are warnings: the rest of the
+	// input is still evaluated, and policies that depend on them are
+	// rejected with a status naming the field.
+	for _, p := range res.Graph.Problems {
+		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
+	}
+	return res, nil
+}
+
+// read returns the decoded objects of the chosen source. Files and the
+// cluster share one decoding (source.Decode), so the engine cannot tell
+// them apart.
+func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
+	f.unreadable = nil
+	if m == sourceFiles {
+		return source.Read(f.files, s.In)
+	}
+	var over []source.Document
+	if m == sourceClusterWithFiles {
+		// Files first: a typo in a file fails before the cluster is read.
+		var err error
+		if over, err = source.Documents(f.withFiles, s.In); err != nil {
+			return nil, err
+		}
+	}
+	cl, err := connectCluster(f.kube, s)
+	if err != nil {
+		if errors.Is(err, errNoKubeconfig) {
+			// Perhaps files were meant: say how to read them too.
+			return nil, fmt.Errorf("no cluster to read: %w; to read files, give -f (--filename)", err)
+		}
+		return nil, err
+	}
+	objs, err := cl.read(context.Background(), newProgressLine(s.Err))
+	if err != nil {
+		return nil, err
+	}
+	f.unreadable = objs.Unreadable
+	docs := make([]source.Document, len(objs.Items))
+	for i, u := range objs.Items {
+		docs[i] = source.Document{File: "cluster", Object: u}
+	}
+	if m == sourceClusterWithFiles {
+		ns, _, err := f.kube.ToRawKubeConfigLoader().Namespace()
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig: %w", err)
+		}
+		cl.defaultNamespace(over, ns)
+		docs = source.Overlay(docs, over, time.Now())
+	}
+	return source.Decode(docs)
+}
+
+// namespaceScope is the scope of commands that list objects: every
+// namespace with -A; else the -n namespace; else, reading a cluster, the
+// kubeconfig context's namespace (default if it names none), as kubectl
+// get; reading files, every namespace (the files are the scope, as for
+// kubectl get -f).
+func (f *sourceFlags) namespaceScope() (ns string, all bool) {
+	if f.allNamespaces {
+		return "", true
+	}
+	if f.kube.Namespace != nil && *f.kube.Namespace != "" {
+		return *f.kube.Namespace, false
+	}
+	if len(f.files) > 0 {
+		return "", true
+	}
+	ns, _, err := f.kube.ToRawKubeConfigLoader().Namespace()
+	if err != nil || ns == "" {
+		return "default", false
+	}
+	return ns, false
+}
+
+// readable is nil unless the last load could not read a kind: a command
+// asked about that very kind (get policies of it, describe one of its
+// objects) returns this error instead of an empty answer.
+func (f *sourceFlags) readable(gk schema.GroupKind) error {
+	for _, u := range f.unreadable {
+		if u.GVK.GroupKind() == gk {
+			return fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)
+		}
+	}
+	return nil
+}
