@@ -1,0 +1,395 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/strata-dev/strata/pkg/discover"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/printer"
+)
+
+// The discoverability commands (GEP-713 "The discoverability problem"):
+// describe, explain, get policies, impact and graph. Each reads objects
+// through sourceFlags, so each works on files and on whatever source
+// sourceFlags offers; the questions are answered by package discover and
+// printed by package printer.
+
+// viewFlag is -o for the discoverability commands: people by default,
+// yaml or json for programs (schemas in docs/cli.md).
+type viewFlag struct{ format string }
+
+func (v *viewFlag) bind(c *cobra.Command) {
+	c.Flags().StringVarP(&v.format, "output", "o", "", "output format: yaml or json (default: human-readable)")
+}
+
+func (v *viewFlag) check() error {
+	switch v.format {
+	case "", printer.YAML, printer.JSON:
+		return nil
+	}
+	return fmt.Errorf("--output %q: want yaml or json (or nothing, for people)", v.format)
+}
+
+// print writes a discover document, buffered so that an error never leaves
+// half an answer on stdout.
+func (v *viewFlag) print(s Streams, doc any) error {
+	var buf bytes.Buffer
+	var err error
+	if v.format == "" {
+		err = printer.PrintHuman(&buf, doc, printer.Human{Color: colorful(s.Out)})
+	} else {
+		err = printer.Print(&buf, doc, v.format)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = s.Out.Write(buf.Bytes())
+	return err
+}
+
+// colorful reports whether w is a terminal that wants colors: never for
+// pipes, files and test buffers, nor when NO_COLOR is set (no-color.org).
+func colorful(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok || os.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	return term.IsTerminal(int(f.Fd()))
+}
+
+// namespaceOf is the namespace a KIND/NAME argument lives in: -n; else,
+// reading a cluster, the kubeconfig context's namespace; else "default".
+func namespaceOf(c *cobra.Command, f *sourceFlags) string {
+	if fl := c.Flags().Lookup("namespace"); fl != nil && fl.Value.String() != "" {
+		return fl.Value.String()
+	}
+	if ns, all := f.namespaceScope(); !all && ns != "" {
+		return ns
+	}
+	return "default"
+}
+
+// resolve finds what KIND/NAME names. When it is not found and the source
+// could not read objects of that kind (forbidden in the cluster), the
+// answer is that, not "not found".
+func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (discover.Subject, error) {
+	subj, err := discover.Resolve(res, arg, ns)
+	if err == nil {
+		return subj, nil
+	}
+	kind, _, _ := strings.Cut(arg, "/")
+	if k, kerr := discover.ResolveKind(res, kind); kerr == nil {
+		gk := k.Topology
+		if k.Policy != nil {
+			gk = k.Policy.Key().Schema()
+		}
+		if rerr := f.readable(gk); rerr != nil {
+			return discover.Subject{}, rerr
+		}
+	}
+	return discover.Subject{}, err
+}
+
+func newDescribe(s Streams) *cobra.Command {
+	var f sourceFlags
+	var v viewFlag
+	c := &cobra.Command{
+		Use:   "describe KIND/NAME",
+		Short: "Show the policies affecting an object and the effective policy in force, field by field",
+		Long: `Describes an object (gateway, httproute, service, namespace, gatewayclass;
+KIND/NAME#SECTION for a listener, rule or named port) in namespace -n:
+
+  - the policies affecting it: attached to it, inherited from above
+    (Namespace, GatewayClass, Gateway, listener...), or acting below it;
+  - per policy kind, in every context path, the effective spec, and for
+    each field the policy that set it and the ones it beat.
+
+When the object is not an effective target of a kind (an HTTPRoute for a
+kind whose effective targets are Services), the targets below it are
+shown, in the contexts that pass through it.
+
+KIND may also be a policy kind (retrypolicy/NAME): then the policy is
+described, with its status and every target it reaches.`,
+		Example: `  strata describe httproute/baker -n baker -f examples/parable/
+  strata describe service/b2 -f examples/gep-713/example-3 -o yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := v.check(); err != nil {
+				return err
+			}
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			subj, err := resolve(&f, res, args[0], namespaceOf(c, &f))
+			if err != nil {
+				return err
+			}
+			if subj.Policy != nil {
+				return v.print(s, discover.DescribePolicy(res, subj.Policy))
+			}
+			return v.print(s, discover.Describe(res, subj.Node))
+		},
+	}
+	f.bind(c)
+	v.bind(c)
+	return c
+}
+
+func newExplain(s Streams) *cobra.Command {
+	var f sourceFlags
+	var v viewFlag
+	var field, kind string
+	c := &cobra.Command{
+		Use:   "explain KIND/NAME --field PATH",
+		Short: "Explain why one field of an object's effective policy has its value",
+		Long: `For one field of the effective policy (a JSON pointer, /colors/light, or a
+dotted path, colors.light), in every context of the object where the field
+is set: the candidates in precedence order, least specific first (every
+block of every policy in the stack, then the object's own value when the
+policy kind declares targetFields), each with where it is attached, its
+block and merge strategy, its value, and whether it wins.`,
+		Example: `  strata explain service/b2 --field /colors/light -f examples/gep-713/example-3`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if err := v.check(); err != nil {
+				return err
+			}
+			ptr, err := discover.FieldPointer(field)
+			if err != nil {
+				return err
+			}
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			subj, err := resolve(&f, res, args[0], namespaceOf(c, &f))
+			if err != nil {
+				return err
+			}
+			if subj.Policy != nil {
+				return fmt.Errorf("explain takes an object (gateway, httproute, service...), not a policy: try strata describe %s", args[0])
+			}
+			var only *policykind.Kind
+			if kind != "" {
+				k, err := discover.ResolveKind(res, kind)
+				if err != nil {
+					return fmt.Errorf("--kind: %w", err)
+				}
+				if k.Policy == nil {
+					return fmt.Errorf("--kind %q: want a policy kind", kind)
+				}
+				only = k.Policy
+			}
+			x, err := discover.Explain(res, subj.Node, ptr, only)
+			if err != nil {
+				return err
+			}
+			return v.print(s, x)
+		},
+	}
+	f.bind(c)
+	v.bind(c)
+	c.Flags().StringVar(&field, "field", "", "the field: a JSON pointer (/colors/light) or a dotted path (colors.light)")
+	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
+	_ = c.MarkFlagRequired("field")
+	return c
+}
+
+func newGet(s Streams) *cobra.Command {
+	var f sourceFlags
+	var v viewFlag
+	c := &cobra.Command{
+		Use:   "get policies [KIND]",
+		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
+		Long: `Lists every policy object of every declared policy kind (or of one, KIND):
+its targets as written, its class, its status rolled up over its ancestors
+(Accepted, then Enforced, PartiallyEnforced or Overridden), and AFFECTS:
+the number of effective targets and contexts in which it sets a field in
+force (GEP-713: "How many things does this Policy affect?").
+
+The namespace is -n; -A lists all namespaces; reading files without -n
+lists every namespace of the files. Cluster-scoped policies are always
+listed.`,
+		Example: `  strata get policies -A -f examples/parable/
+  strata get policies retrypolicy -n baker -f examples/parable/ -o json`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(c *cobra.Command, args []string) error {
+			switch strings.ToLower(args[0]) {
+			case "policies", "policy", "pol":
+			default:
+				return fmt.Errorf("get %s: only policies can be listed (strata get policies); use kubectl get for other kinds", args[0])
+			}
+			if err := v.check(); err != nil {
+				return err
+			}
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			ns, all := f.namespaceScope()
+			filter := discover.Filter{Namespace: ns, AllNamespaces: all}
+			if len(args) == 2 {
+				k, err := discover.ResolveKind(res, args[1])
+				if err != nil {
+					return err
+				}
+				if k.Policy == nil {
+					return fmt.Errorf("get policies %s: %s is not a policy kind", args[1], k.Topology.Kind)
+				}
+				if err := f.readable(k.Policy.Key().Schema()); err != nil {
+					return err
+				}
+				filter.Kind = k.Policy
+			}
+			return v.print(s, discover.Policies(res, filter))
+		},
+	}
+	f.bind(c)
+	v.bind(c)
+	return c
+}
+
+func newImpact(s Streams) *cobra.Command {
+	var f sourceFlags
+	var v viewFlag
+	var del bool
+	var replace string
+	c := &cobra.Command{
+		Use:   "impact POLICY-KIND/NAME (--delete | --replace FILE)",
+		Short: "Show what would change if a policy were deleted or replaced",
+		Long: `Computes the effective policies twice, as they are and without the policy
+(--delete) or with its new version from FILE (--replace; -f is the source
+of the objects, so the changed policy takes its own flag), and lists every
+effective target and context whose effective spec changes, with each
+field's value and source before and after.
+
+Only the policy's kind is recomputed; everything else is shared with the
+first computation, so the answer costs about one more run of one kind.
+FILE holds the policy's new version (same kind, namespace and name; the
+namespace may be left out); - reads it from stdin.`,
+		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
+  strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			if del == (replace != "") {
+				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version")
+			}
+			if err := v.check(); err != nil {
+				return err
+			}
+			var repl *unstructured.Unstructured
+			if replace != "" {
+				var err error
+				if repl, err = readOne(replace, s.In); err != nil {
+					return err
+				}
+			}
+			before, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			subj, err := resolve(&f, before, args[0], namespaceOf(c, &f))
+			if err != nil {
+				return err
+			}
+			p := subj.Policy
+			if p == nil {
+				return fmt.Errorf("impact takes a policy (POLICY-KIND/NAME), not %s", before.Graph.Node(subj.Node).Ref)
+			}
+			change := discover.ChangeDelete
+			var after = before
+			if del {
+				after, err = discover.Without(before, p)
+			} else {
+				change = discover.ChangeReplace
+				after, err = discover.Replacing(before, p, repl)
+			}
+			if err != nil {
+				return err
+			}
+			return v.print(s, discover.Compare(before, after, discover.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
+		},
+	}
+	f.bind(c)
+	v.bind(c)
+	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
+	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
+	return c
+}
+
+// readOne reads the one object of a YAML or JSON file (or stdin).
+func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
+	var r io.Reader = stdin
+	if path != "-" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		r = bytes.NewReader(b)
+	}
+	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			return nil, fmt.Errorf("%s: document %d: %w", path, len(objs)+1, err)
+		}
+		if len(m) > 0 {
+			objs = append(objs, &unstructured.Unstructured{Object: m})
+		}
+	}
+	if len(objs) != 1 {
+		return nil, fmt.Errorf("%s: want exactly one object, the policy's new version; found %d", path, len(objs))
+	}
+	return objs[0], nil
+}
+
+func newGraph(s Streams) *cobra.Command {
+	var f sourceFlags
+	var format string
+	c := &cobra.Command{
+		Use:   "graph -o dot|mermaid",
+		Short: "Draw the topology with its policies (Graphviz DOT or Mermaid)",
+		Long: `Draws every object, section and namespace of the hierarchy, with solid
+edges from parents to children, and every policy with dashed edges to the
+nodes it is attached to. Namespaces are clusters holding their objects and
+policies. Node identifiers follow the objects' locators, so the same input
+draws the same bytes.
+
+  strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if format != printer.DOT && format != printer.Mermaid {
+				return fmt.Errorf("--output %q: want dot or mermaid", format)
+			}
+			res, err := f.load(s)
+			if err != nil {
+				return err
+			}
+			var buf bytes.Buffer
+			if err := printer.PrintDiagram(&buf, discover.Map(res), format); err != nil {
+				return err
+			}
+			_, err = s.Out.Write(buf.Bytes())
+			return err
+		},
+	}
+	f.bind(c)
+	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot or mermaid")
+	return c
+}

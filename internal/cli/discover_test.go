@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const (
+	discEx2     = "../../examples/gep-713/example-2"
+	discEx3     = "../../examples/gep-713/example-3"
+	discParable = "../../examples/parable"
+)
+
+// discoverGolden compares got with a golden file, rewriting it with -update.
+func discoverGolden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/cli -update)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("%s differs (-want +got):\n%s", file, d)
+	}
+}
+
+// The discoverability commands' outputs, every format, on GEP-713's
+// examples and on the parable (examples/parable/README.md quotes these
+// files). They live beside the examples they document.
+func TestDiscoverGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		{discEx3 + "/describe-b2.golden", []string{"describe", "service/b2", "-f", discEx3}},
+		{discEx3 + "/describe-b2.yaml.golden", []string{"describe", "service/b2", "-f", discEx3, "-o", "yaml"}},
+		{discEx3 + "/describe-b2.json.golden", []string{"describe", "service/b2", "-f", discEx3, "-o", "json"}},
+		{discEx3 + "/describe-r1.golden", []string{"describe", "httproute/r1", "-f", discEx3}},
+		{discEx3 + "/explain-b2-colors-light.golden", []string{"explain", "service/b2", "--field", "/colors/light", "-f", discEx3}},
+		{discEx3 + "/explain-b2-colors-light.json.golden", []string{"explain", "service/b2", "--field", "/colors/light", "-f", discEx3, "-o", "json"}},
+		{discEx3 + "/explain-b2-colors-light.yaml.golden", []string{"explain", "service/b2", "--field", "colors.light", "-f", discEx3, "-o", "yaml"}},
+		{discEx3 + "/describe-p3.golden", []string{"describe", "colorpolicy/p3", "-f", discEx3}},
+		{discEx3 + "/describe-p3.yaml.golden", []string{"describe", "colorpolicy/p3", "-f", discEx3, "-o", "yaml"}},
+		{discEx3 + "/get-policies.golden", []string{"get", "policies", "-f", discEx3}},
+		{discEx3 + "/get-policies.yaml.golden", []string{"get", "policies", "-f", discEx3, "-o", "yaml"}},
+		{discEx3 + "/impact-delete-p3.golden", []string{"impact", "colorpolicy/p3", "--delete", "-f", discEx3}},
+		{discEx3 + "/impact-delete-p3.yaml.golden", []string{"impact", "colorpolicy/p3", "--delete", "-f", discEx3, "-o", "yaml"}},
+		{discEx3 + "/impact-delete-p3.json.golden", []string{"impact", "colorpolicy/p3", "--delete", "-f", discEx3, "-o", "json"}},
+		{discEx2 + "/graph.dot.golden", []string{"graph", "-f", discEx2, "-o", "dot"}},
+		{discEx2 + "/graph.mermaid.golden", []string{"graph", "-f", discEx2, "-o", "mermaid"}},
+		{discParable + "/describe-baker.golden", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable}},
+		{discParable + "/describe-baker.yaml.golden", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "-o", "yaml"}},
+		{discParable + "/describe-baker.json.golden", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "-o", "json"}},
+		{discParable + "/describe-baker-retries.golden", []string{"describe", "retrypolicy/baker-retries", "-n", "baker", "-f", discParable}},
+		{discParable + "/explain-baker-codes.golden", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codes", "-f", discParable}},
+		{discParable + "/get-policies.golden", []string{"get", "policies", "-A", "-f", discParable}},
+		{discParable + "/get-policies.json.golden", []string{"get", "policies", "-A", "-f", discParable, "-o", "json"}},
+		{discParable + "/impact-delete.golden", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "--delete", "-f", discParable}},
+		{discParable + "/impact-delete.json.golden", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "--delete", "-f", discParable, "-o", "json"}},
+	} {
+		t.Run(filepath.Base(filepath.Dir(c.golden))+"/"+filepath.Base(c.golden), func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if errOut != "" {
+				t.Errorf("stderr: %q", errOut)
+			}
+			discoverGolden(t, c.golden, out)
+		})
+	}
+}
+
+// Errors are one line on stderr, exit code 1, nothing on stdout; their
+// text is kept in testdata/discover/errors.golden.
+func TestDiscoverErrors(t *testing.T) {
+	var all strings.Builder
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"unknown kind", []string{"describe", "deployment/baker", "-n", "baker", "-f", discParable}},
+		{"not found", []string{"describe", "httproute/baker", "-f", discParable}},
+		{"no such section", []string{"describe", "gateway/storefront#https", "-n", "infra", "-f", discParable}},
+		{"policy not found", []string{"impact", "retrypolicy/retry-all", "-n", "baker", "--delete", "-f", discParable}},
+		{"not KIND/NAME", []string{"describe", "baker", "-f", discParable}},
+		{"explain a policy", []string{"explain", "retrypolicy/baker-retries", "-n", "baker", "--field", "codes", "-f", discParable}},
+		{"explain unknown field", []string{"explain", "httproute/baker", "-n", "baker", "--field", "retries", "-f", discParable}},
+		{"explain without field", []string{"explain", "httproute/baker", "-n", "baker", "-f", discParable}},
+		{"explain nothing reaches", []string{"explain", "service/stencil", "-n", "frosting", "--field", "path", "-f", discParable}},
+		{"impact of an object", []string{"impact", "httproute/baker", "-n", "baker", "--delete", "-f", discParable}},
+		{"impact without change", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "-f", discParable}},
+		{"get other things", []string{"get", "routes", "-f", discParable}},
+		{"get policies of a topology kind", []string{"get", "policies", "httproute", "-f", discParable}},
+		{"bad output", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "-o", "xml"}},
+		{"bad graph output", []string{"graph", "-f", discParable, "-o", "svg"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
+				t.Errorf("want one error line on stderr, got %q", errOut)
+			}
+			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
+		})
+	}
+	discoverGolden(t, "testdata/discover/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+}
+
+// --replace takes the policy's new version from a file or stdin.
+func TestImpactReplace(t *testing.T) {
+	p3v2 := `apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: p3, creationTimestamp: "2026-01-02T00:02:00Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: g2}]
+  overrides: {colors: {dark: black}, strategy: patch}
+`
+	out, errOut, code := strata(t, p3v2, "impact", "colorpolicy/p3", "--replace", "-", "-f", discEx3)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	discoverGolden(t, discEx3+"/impact-replace-p3.golden", out)
+
+	_, errOut, code = strata(t, p3v2+"---\n"+p3v2, "impact", "colorpolicy/p3", "--replace", "-", "-f", discEx3)
+	if code != 1 || !strings.Contains(errOut, "want exactly one object") {
+		t.Errorf("two objects: exit %d, %q", code, errOut)
+	}
+}
+
+// The parable's README shows the real output of its commands: every
+// golden it quotes must appear in it verbatim.
+func TestParableReadme(t *testing.T) {
+	readme, err := os.ReadFile(discParable + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"describe-baker.golden", "describe-baker-retries.golden"} {
+		want, err := os.ReadFile(filepath.Join(discParable, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(readme), string(want)) {
+			t.Errorf("README.md does not quote %s as it is now; paste it again", f)
+		}
+	}
+	// The impact output is long; the README quotes its head.
+	impact, err := os.ReadFile(filepath.Join(discParable, "impact-delete.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Join(strings.SplitAfter(string(impact), "\n")[:9], "")
+	if !strings.Contains(string(readme), head) {
+		t.Errorf("README.md does not quote the head of impact-delete.golden:\n%s", head)
+	}
+}
+
+// Human output carries no color codes unless stdout is a terminal.
+func TestNoColorWhenPiped(t *testing.T) {
+	out, _, _ := strata(t, "", "describe", "service/b2", "-f", discEx3)
+	if regexp.MustCompile("\x1b\\[").MatchString(out) {
+		t.Errorf("color codes in piped output: %q", out)
+	}
+}
+
+// Same input, same bytes: reversing the order of the documents changes
+// none of the discoverability outputs.
+func TestDiscoverDeterministic(t *testing.T) {
+	scenario, err := os.ReadFile(discEx3 + "/scenario.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := strings.Split(string(scenario), "\n---\n")
+	for i, j := 0, len(docs)-1; i < j; i, j = i+1, j-1 {
+		docs[i], docs[j] = docs[j], docs[i]
+	}
+	reversed := strings.Join(docs, "\n---\n")
+	for _, args := range [][]string{
+		{"describe", "service/b1", "-o", "json"},
+		{"describe", "ns/default"},
+		{"explain", "service/b1", "--field", "/colors"},
+		{"get", "policies", "-o", "yaml"},
+		{"impact", "colorpolicy/p1", "--delete"},
+		{"graph", "-o", "mermaid"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			a, errA, codeA := strata(t, "", append(args, "-f", discEx3+"/kind.yaml", "-f", discEx3+"/scenario.yaml")...)
+			b, errB, codeB := strata(t, reversed, append(args, "-f", discEx3+"/kind.yaml", "-f", "-")...)
+			if codeA != 0 || codeB != 0 {
+				t.Fatalf("exit %d, %d: %s %s", codeA, codeB, errA, errB)
+			}
+			if a != b {
+				t.Errorf("reordered input changed the output:\n%s", cmp.Diff(a, b))
+			}
+		})
+	}
+}
