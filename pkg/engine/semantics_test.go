@@ -391,3 +391,16 @@ spec:
 		t.Errorf("old: %+v", statusOf(t, res, "old"))
 	}
 }
+
+// A policy attached at two nodes of one path (its namespace and a Service
+// in it) reaches the target through both: no ancestor claims that nothing
+// is reached.
+func TestTwoAttachmentsOnOnePath(t *testing.T) {
+	res := runYAML(t, topo, kind("Service", ""), policy("baker", "p", "2026-01-01T00:00:00Z",
+		"  targetRefs: [{group: \"\", kind: Namespace, name: baker}, {group: \"\", kind: Service, name: baker}]\n  a: 1"))
+	for _, a := range res.Outcome.Policies[0].Ancestors {
+		if e := meta.FindStatusCondition(a.Conditions, "Enforced"); e == nil || strings.Contains(e.Message, "no Service is reached") {
+			t.Errorf("ancestor %s: %+v", a.Ref, a.Conditions)
+		}
+	}
+}

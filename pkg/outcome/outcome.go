@@ -125,11 +125,18 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 				done := map[*policykind.Policy]bool{}
 				for _, e := range ctx.Entries {
 					p := e.Policy()
-					seen[e.Attachment] = true
 					if done[p] {
 						continue // count each policy once per context
 					}
 					done[p] = true
+					// A policy attached at two nodes of this path counts at
+					// the more specific one; the other attachment reaches
+					// this context all the same.
+					for _, a := range atts[i].ByPolicy[p] {
+						if slices.Contains(ctx.Path, a.Node) {
+							seen[a] = true
+						}
+					}
 					t := get(p, ancestorRef(g, gw, e.Attachment.Node))
 					t.total++
 					st, others, lost := ctx.Standing(p)
