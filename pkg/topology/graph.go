@@ -97,9 +97,9 @@ func (g *Graph) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 }
 
 // Ancestors calls fn for every context path from a root to id, as a slice
-// of node ids from least to most specific. The slice is reused between
-// calls; copy it to keep it. Paths are produced in a deterministic order
-// (parents in NodeID order).
+// of node ids from least to most specific. Each call gets a new slice that
+// fn may keep. Paths are produced in a deterministic order (parents in
+// NodeID order).
 func (g *Graph) Ancestors(id NodeID, fn func(path []NodeID)) {
 	var stack []NodeID
 	var walk func(n NodeID)
