@@ -4,12 +4,10 @@ import (
 	"slices"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/topology"
 )
@@ -210,42 +208,9 @@ func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]a
 	if v, ok := q.values[key]; ok {
 		return v
 	}
-	v := q.readTargetValues(k, n)
+	v := effective.TargetValues(q.g, k, n)
 	q.values[key] = v
 	return v
-}
-
-func (q *query) readTargetValues(k *policykind.Kind, n topology.NodeID) map[string]any {
-	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(q.g.Node(n).Object)
-	if err != nil {
-		return nil
-	}
-	vals := map[string]any{}
-	for field, path := range k.TargetFields {
-		v, ok := merge.Get(obj, "/"+strings.ReplaceAll(path, ".", "/"))
-		if !ok || isEmpty(v) {
-			continue
-		}
-		vals[field] = v
-	}
-	if len(vals) == 0 {
-		return nil
-	}
-	return vals
-}
-
-func isEmpty(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return true
-	case []any:
-		return len(x) == 0
-	case map[string]any:
-		return len(x) == 0
-	case string:
-		return x == ""
-	}
-	return false
 }
 
 func refOf(r topology.Ref) Ref {

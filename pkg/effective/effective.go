@@ -322,10 +322,23 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 // objectValues reads the target object's own values of the spec proper
 // (Spec.TargetFields), or nil when it sets none.
 func (c *computer) objectValues(target topology.NodeID) *merge.Value {
-	if len(c.k.TargetFields) == 0 {
+	vals := TargetValues(c.g, c.k, target)
+	if vals == nil {
 		return nil
 	}
-	n := c.g.Node(target)
+	v := merge.Of(vals, nil)
+	return &v
+}
+
+// TargetValues reads a target object's own values of a kind's
+// targetFields, the most specific default the fold takes last; nil when
+// the kind declares none or the object sets none (empty counts as unset,
+// 001: "a default will only ever replace an empty or unset value").
+func TargetValues(g *topology.Graph, k *policykind.Kind, target topology.NodeID) map[string]any {
+	if len(k.TargetFields) == 0 {
+		return nil
+	}
+	n := g.Node(target)
 	if n.Object == nil {
 		return nil
 	}
@@ -334,18 +347,17 @@ func (c *computer) objectValues(target topology.NodeID) *merge.Value {
 		return nil
 	}
 	vals := map[string]any{}
-	for field, path := range c.k.TargetFields {
+	for field, path := range k.TargetFields {
 		v, ok := merge.Get(obj, "/"+strings.ReplaceAll(path, ".", "/"))
 		if !ok || isEmpty(v) {
-			continue // 001: a default fills an empty or unset field
+			continue
 		}
 		vals[field] = v
 	}
 	if len(vals) == 0 {
 		return nil
 	}
-	v := merge.Of(vals, nil)
-	return &v
+	return vals
 }
 
 func isEmpty(v any) bool {
