@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strings"
 
-
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/hierarchy"
