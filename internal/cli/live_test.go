@@ -192,6 +192,28 @@ func TestLive(t *testing.T) {
 		sameItems(t, want, got)
 	})
 
+	// The discoverability commands give the same answers live as on the
+	// files the cluster was filled from, byte for byte.
+	t.Run("discover", func(t *testing.T) {
+		for _, args := range [][]string{
+			{"describe", "service/b2", "-n", "default"},
+			{"describe", "httproute/r1", "-n", "default"},
+			{"explain", "service/b2", "-n", "default", "--field", "/colors/light"},
+			{"get", "policies", "-A"},
+			{"impact", "colorpolicy/p3", "-n", "default", "--delete"},
+			// graph is left out: the cluster has more than the files
+			// (kube-system and the other built-in namespaces).
+		} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				want := mustStrata(t, "", append(args, "-f", example3Dir)...)
+				got := mustStrata(t, "", append(args, "--kubeconfig", lc.admin)...)
+				if want != got {
+					t.Errorf("live and offline differ:\n%s", cmp.Diff(want, got))
+				}
+			})
+		}
+	})
+
 	// --with-file answers "what if I apply this?": p4 with another dark
 	// colour, without namespace (the kubeconfig's, default, as kubectl
 	// apply would use), changes b2's effective policy as the same change
