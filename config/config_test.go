@@ -69,15 +69,7 @@ func (w *warnings) take() []string {
 
 func TestInstall(t *testing.T) {
 	ctx := t.Context()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stop API server: %v", err)
-		}
-	})
+	env := testenv.StartT(t)
 	scheme := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, policykind.AddToScheme, effectivepolicy.AddToScheme} {
 		if err := add(scheme); err != nil {

@@ -48,17 +48,8 @@ type liveCluster struct {
 // generation or status) and writes the kubeconfigs.
 func startLive(t *testing.T) *liveCluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // the first run builds kube-apiserver
-	defer cancel()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stop API server: %v", err)
-		}
-	})
+	env := testenv.StartT(t)
+	ctx := t.Context()
 	scheme := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)

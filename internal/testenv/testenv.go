@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -153,4 +154,23 @@ func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
 		return nil, fmt.Errorf("testenv: add user %s: %w", user, err)
 	}
 	return u.KubeConfig()
+}
+
+// StartT starts an API server for one test (allowing the first run the
+// minutes it needs to build kube-apiserver), fails the test if it cannot,
+// and stops it when the test ends.
+func StartT(tb testing.TB, extraCRDs ...string) *Env {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	env, err := Start(ctx, extraCRDs...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			tb.Errorf("stop API server: %v", err)
+		}
+	})
+	return env
 }

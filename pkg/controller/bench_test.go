@@ -166,17 +166,7 @@ type benchEnv struct {
 
 func newBenchEnv(tb testing.TB) *benchEnv {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // the first run builds kube-apiserver
-	defer cancel()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			tb.Errorf("stop API server: %v", err)
-		}
-	})
+	env := testenv.StartT(tb)
 	scheme := runtime.NewScheme()
 	if err := clustersource.AddToScheme(scheme); err != nil {
 		tb.Fatal(err)

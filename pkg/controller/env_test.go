@@ -46,17 +46,7 @@ type cluster struct {
 
 func newCluster(t *testing.T) *cluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // the first run builds kube-apiserver
-	defer cancel()
-	env, err := testenv.Start(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			t.Errorf("stop API server: %v", err)
-		}
-	})
+	env := testenv.StartT(t)
 	scheme := runtime.NewScheme()
 	if err := controller.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
