@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Regenerates every generated file of Strata's own API types, from their Go
 # types and kubebuilder markers:
-#   - pkg/{policykind,effectivepolicy}/zz_generated.deepcopy.go (deepcopy)
-#   - config/crd/bases/strata.dev_*.yaml (CRDs)
+#   - pkg/{policykind,effectivepolicy,apis/blueprints/v1alpha1}/zz_generated.deepcopy.go
+#     (deepcopy)
+#   - config/crd/bases/*.yaml (CRDs)
 #   - charts/strata/crds/ (a copy of config/crd/bases: Helm installs CRDs
 #     from that folder and cannot reach outside the chart)
 # The results are committed; hack/verify-generate.sh fails CI when they
@@ -25,6 +26,7 @@ mkdir -p config/crd/bases charts/strata/crds
   crd \
   paths=./pkg/policykind \
   paths=./pkg/effectivepolicy \
+  paths=./pkg/apis/blueprints/v1alpha1 \
   output:crd:artifacts:config=config/crd/bases
 
 # controller-gen names a kind after its Go type, with no marker to say
