@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -11,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/strata-dev/strata/pkg/blueprintcontroller"
 	"github.com/strata-dev/strata/pkg/controller"
 )
 
@@ -20,6 +22,8 @@ func newController(s Streams) *cobra.Command {
 	kube := genericclioptions.NewConfigFlags(true)
 	var (
 		opts                    controller.Options
+		blueprints              bool
+		bpOpts                  blueprintcontroller.Options
 		metricsAddr, probeAddr  string
 		leaderElect             bool
 		leaderElectionNamespace string
@@ -27,12 +31,19 @@ func newController(s Streams) *cobra.Command {
 	)
 	c := &cobra.Command{
 		Use:   "controller",
-		Short: "Run the policy controller against a cluster: policy status and <Kind>Affected conditions",
+		Short: "Run the policy controller against a cluster: policy status and <Kind>Affected conditions; and the blueprint controller",
 		Long: `Runs Strata's policy controller. It discovers policy kinds from PolicyKind
 objects and CRDs labelled gateway.networking.k8s.io/policy, computes the
 effective policies of the cluster and writes, for the kinds it manages,
 policy status.ancestors and <Kind>Affected conditions on targets. It writes
-only what differs from what is stored. See docs/controller.md.`,
+only what differs from what is stored. See docs/controller.md.
+
+With --blueprints (the default) it also runs the blueprint controller: for
+every GatewayClass whose controllerName is --blueprint-controller-name and
+whose parametersRef names a GatewayClassBlueprint, it renders the blueprint
+for each Gateway of the class and each HTTPRoute attached to one, applies
+the result with server-side apply, and writes their status and that of the
+GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(s.Err)))
@@ -42,6 +53,9 @@ only what differs from what is stored. See docs/controller.md.`,
 			}
 			scheme := runtime.NewScheme()
 			if err := controller.AddToScheme(scheme); err != nil {
+				return err
+			}
+			if err := blueprintcontroller.AddToScheme(scheme); err != nil {
 				return err
 			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -61,6 +75,17 @@ only what differs from what is stored. See docs/controller.md.`,
 			if _, err := controller.New(mgr, opts); err != nil {
 				return err
 			}
+			if blueprints {
+				// The blueprint controller watches Gateway API and blueprint
+				// kinds from the start: without their CRDs it would never
+				// sync, so it is left out (and says so) rather than stopping
+				// the policy controller.
+				if err := blueprintcontroller.Served(mgr.GetRESTMapper()); err != nil {
+					ctrl.Log.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
+				} else if _, err := blueprintcontroller.New(mgr, bpOpts); err != nil {
+					return err
+				}
+			}
 			if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 				return err
 			}
@@ -76,9 +101,22 @@ only what differs from what is stored. See docs/controller.md.`,
 	f.BoolVar(&opts.EffectivePolicies, "effective-policies", false, "keep an EffectivePolicy object next to every effective target (off by default: fanout)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
+	f.BoolVar(&blueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
+	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
+	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprintcontroller.DefaultNamespace+")")
 	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
 	return c
+}
+
+// controllerNamespace is the namespace the controller runs in, from the
+// downward API (config/manager sets POD_NAMESPACE), for a default that
+// follows where Strata is installed.
+func controllerNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	return blueprintcontroller.DefaultNamespace
 }

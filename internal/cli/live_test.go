@@ -89,10 +89,13 @@ func startLive(t *testing.T) *liveCluster {
 		"crds":    {APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}, Verbs: []string{"list"}},
 		"decls":   {APIGroups: []string{"strata.dev"}, Resources: []string{"policykinds"}, Verbs: []string{"list"}},
 		"colors":  {APIGroups: []string{"policies.controller.io"}, Resources: []string{"colorpolicies"}, Verbs: []string{"list"}},
+		// Every test server has the blueprint CRDs, whose config kinds are
+		// labelled policy kinds.
+		"blueprints": {APIGroups: []string{"blueprints.strata.dev"}, Resources: []string{"*"}, Verbs: []string{"list"}},
 	}
 	for user, without := range map[string]string{"no-policies": "colors", "no-crds": "crds"} {
 		role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}}
-		for _, name := range []string{"gateway", "core", "crds", "decls", "colors"} {
+		for _, name := range []string{"gateway", "core", "crds", "decls", "colors", "blueprints"} {
 			if name != without {
 				role.Rules = append(role.Rules, rules[name])
 			}

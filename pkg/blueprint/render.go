@@ -1,8 +1,11 @@
 package blueprint
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -58,17 +61,18 @@ type Input struct {
 
 // Output is what one render produced.
 type Output struct {
-	// Objects are the rendered objects, by template name then document
-	// order, each labelled with its parent and template and placed in the
-	// parent's namespace when namespaced.
+	// Objects are the rendered objects, by template (in the blueprint's
+	// order) then document order, each labelled with its parent and
+	// template and placed in the parent's namespace when namespaced.
 	Objects []*unstructured.Unstructured
 	// Templates maps each object (by index in Objects) to its template
 	// name; .Resources is keyed by it.
 	Templates []string
-	// Status is the rendered status template as a map (nil when the
-	// template has none).
+	// Status is the rendered status template as a map: nil when the
+	// Template has no status template, empty when it rendered nothing.
 	Status map[string]any
-	// Addresses are status.addresses read from Status, for a Gateway.
+	// Addresses are status.addresses read from Status, for a Gateway
+	// render (nil for a route render, whose Status keeps whatever it has).
 	Addresses []gwv1.GatewayStatusAddress
 }
 
@@ -88,13 +92,21 @@ type Error struct {
 	Err    error
 }
 
-// Error prints `blueprint B: T line L: msg (value path P)`.
+// Error prints `GatewayClassBlueprint B: T line L: msg (value path P)`.
 func (e *Error) Error() string {
-	s := "GatewayClassBlueprint " + e.Blueprint + ": " + e.Template
+	s := "GatewayClassBlueprint"
+	if e.Blueprint != "" {
+		s += " " + e.Blueprint
+	}
+	if e.Template != "" {
+		s += ": " + e.Template
+	}
 	if e.Line > 0 {
 		s += fmt.Sprintf(" line %d", e.Line)
 	}
-	s += ": " + e.Err.Error()
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
 	if e.Path != "" {
 		s += " (value path " + e.Path + ")"
 	}
@@ -114,12 +126,349 @@ const (
 // then the status template with .Resources. Nothing is returned when any
 // template fails or any object is refused, so a caller never applies half
 // a set.
+//
+// A Gateway render (in.Route nil) uses spec.gatewayTemplate, an HTTPRoute
+// render spec.httpRouteTemplate; a blueprint without that template
+// renders nothing. Templates are Go text/template with
+// missingkey=error and the functions of funcMap (sprig's less
+// removedFuncs, see replacedFuncs; plus toYaml, fromYaml, required and
+// include). Every template starts with the same context, each with its
+// own copy:
+//
+//	.Gateway       the Gateway (for a route render: the one it is rendered for)
+//	.HTTPRoute     the HTTPRoute being rendered; nil for a Gateway render
+//	.HTTPRoutes    the HTTPRoutes attached to the Gateway
+//	.GatewayClass  the GatewayClass, or nil
+//	.Namespace     the parent's Namespace, or nil
+//	.Values        the merged values
+//	.Resources     template name -> the objects it rendered last time
+//	.Hostnames     .Union and .Intersection (see Hostnames), over all
+//	               attached routes, or the one route for a route render
+//
+// Each resource template renders multi-document YAML; empty documents
+// are skipped, every other must be an object with apiVersion, kind and
+// metadata.name. Tenant safety (Reason NotAllowed): a namespaced object
+// lands in the parent's namespace (the Gateway's, or the route's), and
+// one naming another namespace is refused; a cluster-scoped kind is
+// refused unless listed in spec.clusterScopedKinds; a kind scope does not
+// know is refused (a nil scope knows none); an object with
+// ownerReferences is refused (the controller sets owners). Every object
+// gets the labels of in.Labels() and LabelTemplate, whatever the
+// template said for those keys. Two objects of one group, kind,
+// namespace and name are an error naming both templates.
+//
+// The status template renders one YAML object into Output.Status; for a
+// Gateway render its `addresses` must decode as GatewayStatusAddresses.
+//
+// Every error is an *Error. The same input renders the same bytes. A
+// render is bounded: maxSteps range iterations and template calls,
+// maxDepth nested template calls, maxOutput bytes per template.
 func Render(in Input, scope Scope) (*Output, error) {
-	return nil, errors.New("not implemented yet")
+	return render(in, scope, &budget{})
+}
+
+func render(in Input, scope Scope, b *budget) (*Output, error) {
+	bp := in.Blueprint
+	if bp == nil {
+		return nil, &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint to render")}
+	}
+	if in.Gateway == nil {
+		return nil, &Error{Blueprint: bp.Name, Reason: ReasonInvalidParameters, Err: errors.New("no Gateway to render for")}
+	}
+	field, tmpl := "gatewayTemplate", bp.Spec.GatewayTemplate
+	parentNS := in.Gateway.Namespace
+	if in.Route != nil {
+		field, tmpl = "httpRouteTemplate", bp.Spec.HTTPRouteTemplate
+		parentNS = in.Route.Namespace
+	}
+	out := &Output{}
+	if tmpl == nil {
+		return out, nil
+	}
+	parsed, err := parseTemplate(bp.Name, field, tmpl, b)
+	if err != nil {
+		return nil, err
+	}
+	ctxJSON, err := contextJSON(in)
+	if err != nil {
+		return nil, &Error{Blueprint: bp.Name, Template: field, Reason: ReasonInvalidParameters, Err: err}
+	}
+	r := &renderer{
+		bp:       bp,
+		scope:    scope,
+		parentNS: parentNS,
+		labels:   in.Labels(),
+		cluster:  map[schema.GroupKind]bool{},
+		seen:     map[objectKey]string{},
+	}
+	for _, gk := range bp.Spec.ClusterScopedKinds {
+		r.cluster[schema.GroupKind{Group: gk.Group, Kind: gk.Kind}] = true
+	}
+	for i, rt := range tmpl.ResourceTemplates {
+		name := parsed.names[i]
+		text, err := execute(bp.Name, name, parsed.resources[i], ctxJSON)
+		if err != nil {
+			return nil, err
+		}
+		docs, err := decodeDocuments(text)
+		if err != nil {
+			return nil, &Error{Blueprint: bp.Name, Template: name, Reason: ReasonInvalidParameters, Err: err}
+		}
+		for _, d := range docs {
+			obj, err := r.admit(name, rt.Name, d)
+			if err != nil {
+				return nil, err
+			}
+			out.Objects = append(out.Objects, obj)
+			out.Templates = append(out.Templates, rt.Name)
+		}
+	}
+	if parsed.status != nil {
+		name := field + ".status"
+		text, err := execute(bp.Name, name, parsed.status, ctxJSON)
+		if err != nil {
+			return nil, err
+		}
+		if out.Status, out.Addresses, err = decodeStatus(text, in.Route == nil); err != nil {
+			return nil, &Error{Blueprint: bp.Name, Template: name, Reason: ReasonInvalidParameters, Err: err}
+		}
+	}
+	return out, nil
 }
 
 // Check parses every template of a blueprint without executing it, for
-// the GatewayClass's Accepted condition.
+// the GatewayClass's Accepted condition: the resource and status
+// templates of spec.gatewayTemplate, then of spec.httpRouteTemplate. It
+// returns the first failure as an *Error (a template that does not
+// parse, a resource template name missing or given twice), nil when all
+// parse. A blueprint without templates is valid: it renders nothing.
 func Check(bp *bpv1.GatewayClassBlueprint) error {
-	return errors.New("not implemented yet")
+	if bp == nil {
+		return &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint")}
+	}
+	for _, t := range []struct {
+		field string
+		tmpl  *bpv1.Template
+	}{{"gatewayTemplate", bp.Spec.GatewayTemplate}, {"httpRouteTemplate", bp.Spec.HTTPRouteTemplate}} {
+		if t.tmpl == nil {
+			continue
+		}
+		if _, err := parseTemplate(bp.Name, t.field, t.tmpl, &budget{}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parsed is a Template ready to execute.
+type parsed struct {
+	names     []string // gatewayTemplate.resourceTemplates[NAME], by index
+	resources []*template.Template
+	status    *template.Template // nil when the Template has none
+}
+
+// parseTemplate parses the resource templates and the status template of
+// tmpl, field being gatewayTemplate or httpRouteTemplate, all counting
+// their steps in b.
+func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget) (*parsed, error) {
+	p := &parsed{}
+	seen := map[string]bool{}
+	for i, rt := range tmpl.ResourceTemplates {
+		name := fmt.Sprintf("%s.resourceTemplates[%s]", field, rt.Name)
+		if rt.Name == "" {
+			name = fmt.Sprintf("%s.resourceTemplates[%d]", field, i)
+			return nil, &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: errors.New("name is required")}
+		}
+		if seen[rt.Name] {
+			return nil, &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters,
+				Err: fmt.Errorf("name %q is given to two resource templates; names key .Resources and must be unique", rt.Name)}
+		}
+		seen[rt.Name] = true
+		t, err := newTemplate(name, rt.Template, b)
+		if err != nil {
+			return nil, templateFailure(bp, name, err, nil)
+		}
+		p.names = append(p.names, name)
+		p.resources = append(p.resources, t)
+	}
+	if tmpl.Status != "" {
+		name := field + ".status"
+		t, err := newTemplate(name, tmpl.Status, b)
+		if err != nil {
+			return nil, templateFailure(bp, name, err, nil)
+		}
+		p.status = t
+	}
+	return p, nil
+}
+
+// execute runs t on a fresh copy of the context.
+func execute(bp, name string, t *template.Template, ctxJSON []byte) ([]byte, error) {
+	data, err := newContext(ctxJSON)
+	if err != nil {
+		return nil, &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: err}
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&limitWriter{w: &b}, data); err != nil {
+		// The failed template may have changed its copy (set); the value
+		// path is looked up in a clean one.
+		clean, _ := newContext(ctxJSON)
+		return nil, templateFailure(bp, name, err, clean)
+	}
+	return b.Bytes(), nil
+}
+
+// renderer checks and labels the objects of one render.
+type renderer struct {
+	bp       *bpv1.GatewayClassBlueprint
+	scope    Scope
+	parentNS string
+	labels   map[string]string
+	cluster  map[schema.GroupKind]bool // spec.clusterScopedKinds
+	seen     map[objectKey]string      // object -> template that rendered it
+}
+
+type objectKey struct{ group, kind, namespace, name string }
+
+func (k objectKey) String() string {
+	gk := k.kind
+	if k.group != "" {
+		gk += "." + k.group
+	}
+	if k.namespace == "" {
+		return gk + " " + k.name
+	}
+	return gk + " " + k.namespace + "/" + k.name
+}
+
+// admit checks document d of template name (resource template rt) and
+// returns it as an object in the parent's namespace, labelled.
+func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructured, error) {
+	fail := func(reason string, format string, args ...any) error {
+		return &Error{Blueprint: r.bp.Name, Template: name, Reason: reason,
+			Err: fmt.Errorf("%s: %s", d.where(), fmt.Sprintf(format, args...))}
+	}
+	obj := &unstructured.Unstructured{Object: d.Object}
+	apiVersion, ok := d.Object["apiVersion"].(string)
+	if !ok || apiVersion == "" {
+		return nil, fail(ReasonInvalidParameters, "apiVersion is required (a string)")
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, fail(ReasonInvalidParameters, "apiVersion: %v", err)
+	}
+	kind, ok := d.Object["kind"].(string)
+	if !ok || kind == "" {
+		return nil, fail(ReasonInvalidParameters, "kind is required (a string)")
+	}
+	md, ok := d.Object["metadata"].(map[string]any)
+	if !ok {
+		return nil, fail(ReasonInvalidParameters, "metadata is required (an object with a name)")
+	}
+	objName, ok := md["name"].(string)
+	if !ok || objName == "" {
+		return nil, fail(ReasonInvalidParameters, "metadata.name is required (a string)")
+	}
+	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
+	what := kind
+	if gv.Group != "" {
+		what += "." + gv.Group
+	}
+	what += " " + objName
+	if refs, present := md["ownerReferences"]; present {
+		if l, isList := refs.([]any); refs != nil && (!isList || len(l) > 0) {
+			return nil, fail(ReasonNotAllowed, "%s sets metadata.ownerReferences; owners are set by the controller, never by templates", what)
+		}
+		delete(md, "ownerReferences")
+	}
+	namespaced, known := false, false
+	if r.scope != nil {
+		namespaced, known = r.scope(gk)
+	}
+	if !known {
+		return nil, fail(ReasonNotAllowed, "%s: kind %s is not known to be namespaced or cluster-scoped (is its CustomResourceDefinition installed?)", what, gk)
+	}
+	ns, present := md["namespace"]
+	nsString, isString := ns.(string)
+	if present && ns != nil && !isString {
+		return nil, fail(ReasonInvalidParameters, "%s: metadata.namespace must be a string", what)
+	}
+	if namespaced {
+		switch {
+		case nsString == "":
+			md["namespace"] = r.parentNS
+		case nsString != r.parentNS:
+			return nil, fail(ReasonNotAllowed, "%s: metadata.namespace %q is not the parent's namespace %q; objects may only be rendered there (leave the namespace unset)", what, nsString, r.parentNS)
+		}
+	} else {
+		if !r.cluster[gk] {
+			return nil, fail(ReasonNotAllowed, "%s: kind %s is cluster-scoped and not listed in spec.clusterScopedKinds", what, gk)
+		}
+		if nsString != "" {
+			return nil, fail(ReasonInvalidParameters, "%s: kind %s is cluster-scoped; remove metadata.namespace %q", what, gk, nsString)
+		}
+		delete(md, "namespace")
+	}
+	labels := map[string]any{}
+	switch l := md["labels"].(type) {
+	case nil:
+	case map[string]any:
+		labels = l
+		for _, k := range sortedKeys(l) {
+			if _, ok := l[k].(string); !ok {
+				return nil, fail(ReasonInvalidParameters, "%s: metadata.labels.%s must be a string (quote it)", what, k)
+			}
+		}
+	default:
+		return nil, fail(ReasonInvalidParameters, "%s: metadata.labels must be an object", what)
+	}
+	for k, v := range r.labels {
+		labels[k] = v
+	}
+	labels[LabelTemplate] = LabelValue(rt)
+	md["labels"] = labels
+
+	key := objectKey{gk.Group, gk.Kind, obj.GetNamespace(), objName}
+	if first, dup := r.seen[key]; dup {
+		return nil, fail(ReasonInvalidParameters, "%s is rendered twice, by %s and by %s; names must be unique within a render", key, first, name)
+	}
+	r.seen[key] = name
+	return obj, nil
+}
+
+// decodeStatus decodes the status template's output: at most one object;
+// for a Gateway, its addresses as GatewayStatusAddresses.
+func decodeStatus(text []byte, gateway bool) (map[string]any, []gwv1.GatewayStatusAddress, error) {
+	docs, err := decodeDocuments(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch len(docs) {
+	case 0:
+		return map[string]any{}, nil, nil
+	case 1:
+	default:
+		return nil, nil, fmt.Errorf("%s: the status template must render one object, not %d documents", docs[1].where(), len(docs))
+	}
+	status := docs[0].Object
+	raw, ok := status["addresses"]
+	if !gateway || !ok || raw == nil {
+		return status, nil, nil
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("addresses: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var addrs []gwv1.GatewayStatusAddress
+	if err := dec.Decode(&addrs); err != nil {
+		return nil, nil, fmt.Errorf("addresses: want a list of {type, value}: %w", err)
+	}
+	for i, a := range addrs {
+		if a.Value == "" {
+			return nil, nil, fmt.Errorf("addresses[%d].value is required", i)
+		}
+	}
+	return status, addrs, nil
 }

@@ -337,7 +337,7 @@ func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS 
 	}
 	if hostnameKinds[r.gk] && l.Hostname != nil && len(r.hostnames) > 0 {
 		for _, h := range r.hostnames {
-			if hostnamesIntersect(string(*l.Hostname), string(h)) {
+			if HostnamesIntersect(string(*l.Hostname), string(h)) {
 				return true
 			}
 		}
@@ -363,10 +363,13 @@ func (b *attacher) selector(rn *gwv1.RouteNamespaces) labels.Selector {
 	return s
 }
 
-// hostnamesIntersect reports whether a listener hostname and a route
+// HostnamesIntersect reports whether a listener hostname and a route
 // hostname can match a common host. A leading "*." matches one or more
-// labels (Gateway API Hostname).
-func hostnamesIntersect(a, b string) bool {
+// labels (Gateway API Hostname). Both must be non-empty: an empty
+// hostname (matching every host) is the caller's case. The blueprint
+// renderer uses it for .Hostnames.Intersection, so attachment and
+// rendering agree on which hosts a route serves.
+func HostnamesIntersect(a, b string) bool {
 	if a == b {
 		return true
 	}

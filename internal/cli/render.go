@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/printer"
+	"github.com/strata-dev/strata/pkg/source"
+)
+
+// Defaults shared with `strata controller`, so an offline render sees
+// what the controller would.
+const (
+	defaultBlueprintControllerName = "strata.dev/blueprint-controller"
+	defaultControllerNamespace     = "strata-system"
+)
+
+// renderFlags are the flags of `strata render`.
+type renderFlags struct {
+	files           []string
+	targetNamespace string
+	field           string
+	output          string
+	values          bool
+	controllerName  string
+	namespace       string
+}
+
+// newRender is `strata render`: the blueprint controller's render, offline.
+func newRender(s Streams) *cobra.Command {
+	var f renderFlags
+	c := &cobra.Command{
+		Use:   "render [gateway/NAME | httproute/NAME] [-n NS] -f PATH... [--values [--field PTR]]",
+		Short: "Render GatewayClassBlueprints for the Gateways and HTTPRoutes in files, as the controller would apply them",
+		Long: `Reads GatewayClasses, GatewayClassBlueprints, GatewayClassConfigs,
+GatewayConfigs, Gateways, HTTPRoutes and Namespaces from files, merges the
+values of every Gateway (and attached HTTPRoute) of a class served by the
+blueprint controller with the precedence of 002, renders the blueprint's
+templates and prints the objects the controller would apply, in the order
+it applies them. Objects already rendered (labelled
+blueprints.strata.dev/parent-*) in the files are the .Resources templates
+read. CustomResourceDefinitions in the files tell the scope of their kinds.
+
+With --values, prints the merged values of every Gateway and HTTPRoute
+instead, each with the config (or blueprint) that set it and the ones it
+beat: the question "why does my Gateway get this value?".
+
+With a Gateway or HTTPRoute argument, only that parent is rendered (or its
+values printed); --field with --values narrows to one value (a JSON pointer,
+e.g. /service/type) and prints every source that set it, the winner first.
+
+A render that fails (a template error, a refused object) prints nothing
+and names the template, the line and the value path.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if f.field != "" && !f.values {
+				return errors.New("--field needs --values")
+			}
+			if len(f.files) == 0 {
+				return errors.New("no input: give -f (--filename)")
+			}
+			switch f.output {
+			case printer.YAML, printer.JSON:
+			case "":
+				f.output = printer.YAML
+			default:
+				return fmt.Errorf("--output %q: want yaml or json", f.output)
+			}
+			docs, err := source.Documents(f.files, s.In)
+			if err != nil {
+				return err
+			}
+			w, crds, err := blueprintWorld(docs)
+			if err != nil {
+				return err
+			}
+			classes, jobs := blueprint.Plan(w, f.controllerName, f.namespace)
+			if len(args) == 1 {
+				if jobs, err = only(jobs, args[0], f.targetNamespace); err != nil {
+					return err
+				}
+			}
+			if f.values {
+				return printValues(s, jobs, f.output, f.files, f.field)
+			}
+			return printRendered(s, w, classes, jobs, blueprint.StaticScope(crds), f.output)
+		},
+	}
+	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files or directories (recursive) to read; - for stdin")
+	c.Flags().StringVarP(&f.output, "output", "o", printer.YAML, "output format: yaml or json")
+	c.Flags().BoolVar(&f.values, "values", false, "print the merged values with their sources instead of the objects")
+	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
+	c.Flags().StringVarP(&f.targetNamespace, "namespace", "n", "default", "namespace of the Gateway or HTTPRoute argument")
+	c.Flags().StringVar(&f.controllerName, "controller-name", defaultBlueprintControllerName, "GatewayClass controllerName of the blueprint controller")
+	c.Flags().StringVar(&f.namespace, "controller-namespace", defaultControllerNamespace, "the controller's namespace: GatewayClassConfigs there are global")
+	return c
+}
+
+// blueprintWorld sorts documents into a blueprint.World, decoding each into
+// its Go type; a document that does not decode is an error naming it.
+func blueprintWorld(docs []source.Document) (blueprint.World, []*unstructured.Unstructured, error) {
+	var w blueprint.World
+	var crds []*unstructured.Unstructured
+	for _, d := range docs {
+		gk := d.Object.GroupVersionKind().GroupKind()
+		var err error
+		switch gk {
+		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind}:
+			err = decodeInto(d, &w.Blueprints)
+		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ClassConfigKind}:
+			err = decodeInto(d, &w.ClassConfigs)
+		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ConfigKind}:
+			err = decodeInto(d, &w.GatewayConfigs)
+		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:
+			err = decodeInto(d, &w.GatewayClasses)
+		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}:
+			err = decodeInto(d, &w.Gateways)
+		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}:
+			err = decodeInto(d, &w.HTTPRoutes)
+		case schema.GroupKind{Kind: "Namespace"}:
+			err = decodeInto(d, &w.Namespaces)
+		case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+			crds = append(crds, d.Object)
+		default:
+			if _, ok := d.Object.GetLabels()[blueprint.LabelParentKind]; ok {
+				w.Children = append(w.Children, d.Object)
+			}
+		}
+		if err != nil {
+			return w, nil, fmt.Errorf("%s: %w", d.Where(), err)
+		}
+	}
+	return w, crds, nil
+}
+
+// decodeInto converts a document to its Go type, strictly: an unknown or
+// mistyped field is an error naming the field, as the API server would
+// refuse the object.
+func decodeInto[T any](d source.Document, list *[]*T) error {
+	b, err := json.Marshal(d.Object.Object)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	obj := new(T)
+	if err := dec.Decode(obj); err != nil {
+		return err
+	}
+	*list = append(*list, obj)
+	return nil
+}
+
+// printRendered renders every job and prints the objects, or one error
+// naming every failure; nothing is printed unless all renders succeed.
+func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope blueprint.Scope, format string) error {
+	var problems []string
+	used := map[string]bool{}
+	for _, gw := range w.Gateways {
+		used[string(gw.Spec.GatewayClassName)] = true
+	}
+	for _, cp := range classes {
+		if cp.Err != nil && used[cp.Class.Name] {
+			problems = append(problems, fmt.Sprintf("GatewayClass %s: %v", cp.Class.Name, cp.Err))
+		}
+	}
+	var objs []any
+	var buf bytes.Buffer
+	for _, j := range jobs {
+		if j.Err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, j.Err))
+			continue
+		}
+		out, err := blueprint.Render(j.Input, scope)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, err))
+			continue
+		}
+		for i, o := range out.Objects {
+			objs = append(objs, o.Object)
+			if format == printer.YAML {
+				b, err := yaml.Marshal(o.Object)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(&buf, "---\n# %s, template %s\n%s", j.Parent, out.Templates[i], b)
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	if format == printer.JSON {
+		return print(s, map[string]any{"apiVersion": "v1", "kind": "List", "items": objs}, format)
+	}
+	_, err := s.Out.Write(buf.Bytes())
+	return err
+}
+
+// valuesDoc is the -o yaml|json form of --values (schema in docs/cli.md).
+type valuesDoc struct {
+	Parent  blueprint.Parent `json:"parent"`
+	Values  map[string]any   `json:"values"`
+	Leaves  []blueprint.Leaf `json:"leaves"`
+	Configs []configDoc      `json:"configs"`
+}
+
+type configDoc struct {
+	Kind      string           `json:"kind"`
+	Namespace string           `json:"namespace"`
+	Name      string           `json:"name"`
+	Level     blueprint.Level  `json:"level"`
+	Result    string           `json:"result"`
+	Lost      []blueprint.Lost `json:"lost,omitempty"`
+}
+
+// only keeps the jobs of one parent, named KIND/NAME as kubectl does.
+func only(jobs []blueprint.Job, arg, ns string) ([]blueprint.Job, error) {
+	kind, name, ok := strings.Cut(arg, "/")
+	if !ok || name == "" {
+		return nil, fmt.Errorf("%q: want gateway/NAME or httproute/NAME", arg)
+	}
+	switch strings.ToLower(kind) {
+	case "gateway", "gateways", "gtw", "gateway.gateway.networking.k8s.io":
+		kind = "Gateway"
+	case "httproute", "httproutes", "httproute.gateway.networking.k8s.io":
+		kind = "HTTPRoute"
+	default:
+		return nil, fmt.Errorf("%q: blueprints render Gateways and HTTPRoutes, not %s", arg, kind)
+	}
+	var out []blueprint.Job
+	for _, j := range jobs {
+		if j.Parent.Kind == kind && j.Parent.Namespace == ns && j.Parent.Name == name {
+			out = append(out, j)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s %s/%s: not found, or not of a GatewayClass served by the blueprint controller (or, for a route, not attached to such a Gateway)", kind, ns, name)
+	}
+	return out, nil
+}
+
+func printValues(s Streams, jobs []blueprint.Job, format string, files []string, field string) error {
+	var docs []valuesDoc
+	var problems []string
+	for _, j := range jobs {
+		if j.Err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, j.Err))
+			continue
+		}
+		d := valuesDoc{Parent: j.Parent, Values: j.Values.Values, Leaves: j.Values.Leaves, Configs: []configDoc{}}
+		if field != "" {
+			d.Leaves = nil
+			for _, l := range j.Values.Leaves {
+				if l.Pointer == field || strings.HasPrefix(l.Pointer, field+"/") {
+					d.Leaves = append(d.Leaves, l)
+				}
+			}
+			if len(d.Leaves) == 0 {
+				problems = append(problems, fmt.Sprintf("%s: no value at %s", j.Parent, field))
+				continue
+			}
+		}
+		if d.Values == nil {
+			d.Values = map[string]any{}
+		}
+		for _, a := range j.Values.Applied {
+			d.Configs = append(d.Configs, configDoc{Kind: a.Config.Kind, Namespace: a.Config.Namespace, Name: a.Config.Name, Level: a.Level, Result: a.Result(), Lost: a.Lost})
+		}
+		docs = append(docs, d)
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	if len(docs) == 0 {
+		return fmt.Errorf("no Gateway of a class served by the blueprint controller in %s", strings.Join(files, ", "))
+	}
+	if format == printer.JSON {
+		return print(s, docs, format)
+	}
+	var buf bytes.Buffer
+	for i, d := range docs {
+		if i > 0 {
+			buf.WriteString("\n")
+		}
+		fmt.Fprintf(&buf, "%s (GatewayClass %s)\n", d.Parent, d.Parent.Class)
+		tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  FIELD\tVALUE\tSET BY\tLEVEL\tBEATEN")
+		for _, l := range d.Leaves {
+			v, _ := yaml.Marshal(l.Value)
+			beaten := "-"
+			if len(l.Beaten) > 0 {
+				names := make([]string, len(l.Beaten))
+				for k, b := range l.Beaten {
+					names[k] = b.String()
+				}
+				beaten = strings.Join(names, ", ")
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", l.Pointer, strings.TrimSpace(flowValue(l.Value, v)), l.Source, int(l.Source.Level), beaten)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := s.Out.Write(buf.Bytes())
+	return err
+}
+
+// flowValue prints a value on one line: scalars as YAML, lists and maps as
+// JSON (flow style).
+func flowValue(v any, y []byte) string {
+	switch v.(type) {
+	case []any, map[string]any:
+		b, err := json.Marshal(v)
+		if err == nil {
+			return string(b)
+		}
+	}
+	return string(y)
+}

@@ -1,0 +1,136 @@
+package blueprint
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+)
+
+// document is one YAML document of a template's rendered output.
+type document struct {
+	// N counts the non-empty documents of the output from 1: the Nth
+	// object the template rendered.
+	N int
+	// Line is the line of the rendered output the document starts on.
+	Line int
+	// Object is the decoded document: JSON types, whole numbers as int64.
+	Object map[string]any
+}
+
+// where names a document for messages.
+func (d document) where() string {
+	return fmt.Sprintf("rendered document %d (line %d of the rendered output)", d.N, d.Line)
+}
+
+// yamlLineRE finds the line a YAML error is about.
+var yamlLineRE = regexp.MustCompile(`(?m)\bline (\d+): (.*)$`)
+
+// decodeDocuments splits a template's output on `---` lines and decodes
+// each document as strict YAML (a key given twice is an error). Empty
+// documents (blank or comments only) are skipped; every other must be an
+// object. An error names the line of the rendered output it is about
+// (not the template's line: the output is what YAML reads) and the
+// document's number.
+func decodeDocuments(out []byte) ([]document, error) {
+	var docs []document
+	n := 0
+	for _, c := range splitDocuments(out) {
+		j, err := yaml.YAMLToJSONStrict(c.text)
+		if err != nil {
+			return nil, yamlError(n+1, c, err)
+		}
+		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+			continue
+		}
+		n++
+		d := document{N: n, Line: c.line}
+		if j = bytes.TrimSpace(j); len(j) == 0 || j[0] != '{' {
+			return nil, fmt.Errorf("%s: is %s, want an object with apiVersion, kind and metadata.name", d.where(), jsonKind(j))
+		}
+		if err := utiljson.Unmarshal(j, &d.Object); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.where(), err)
+		}
+		docs = append(docs, d)
+	}
+	return docs, nil
+}
+
+// chunk is the text of one document and the output line it starts on.
+type chunk struct {
+	text []byte
+	line int
+}
+
+// splitDocuments splits on lines starting with `---` followed by nothing
+// or a blank: YAML's document marker. What follows the marker on its line
+// stays in the next document, blanked marker and all, so lines and
+// columns keep their place.
+func splitDocuments(out []byte) []chunk {
+	var chunks []chunk
+	cur := chunk{line: 1}
+	line := 0
+	for len(out) > 0 {
+		line++
+		i := bytes.IndexByte(out, '\n')
+		var l []byte
+		if i < 0 {
+			l, out = out, nil
+		} else {
+			l, out = out[:i+1], out[i+1:]
+		}
+		if bytes.HasPrefix(l, []byte("---")) && (len(l) == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\n' || l[3] == '\r') {
+			chunks = append(chunks, cur)
+			cur = chunk{line: line, text: append([]byte("   "), l[3:]...)}
+			continue
+		}
+		cur.text = append(cur.text, l...)
+	}
+	return append(chunks, cur)
+}
+
+// yamlError rewrites a YAML error of chunk c (document n) to name the
+// line of the whole rendered output.
+func yamlError(n int, c chunk, err error) error {
+	msg := err.Error()
+	m := yamlLineRE.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("rendered document %d (from line %d of the rendered output): %s", n, c.line, msg)
+	}
+	l, _ := strconv.Atoi(m[1])
+	l += c.line - 1
+	return fmt.Errorf("line %d of the rendered output (document %d): yaml: %s%s", l, n, m[2], near(c.text, l-c.line+1))
+}
+
+// near quotes line l (from 1) of text, to show what YAML tripped on.
+func near(text []byte, l int) string {
+	lines := strings.Split(string(text), "\n")
+	if l < 1 || l > len(lines) {
+		return ""
+	}
+	s := strings.TrimRight(lines[l-1], "\r")
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return ": " + strconv.Quote(s)
+}
+
+// jsonKind names the JSON type of a value, for messages.
+func jsonKind(j []byte) string {
+	if len(j) == 0 {
+		return "empty"
+	}
+	switch j[0] {
+	case '[':
+		return "a list"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}

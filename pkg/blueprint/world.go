@@ -1,0 +1,247 @@
+package blueprint
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/snapshot"
+	"github.com/strata-dev/strata/pkg/topology"
+)
+
+// World is every object blueprint rendering reads, from files or from a
+// cluster cache. Slices may be in any order.
+type World struct {
+	Blueprints     []*bpv1.GatewayClassBlueprint
+	ClassConfigs   []*bpv1.GatewayClassConfig
+	GatewayConfigs []*bpv1.GatewayConfig
+	GatewayClasses []*gwv1.GatewayClass
+	Gateways       []*gwv1.Gateway
+	HTTPRoutes     []*gwv1.HTTPRoute
+	Namespaces     []*corev1.Namespace
+	// Children are objects of earlier renders (found by the parent
+	// labels): what .Resources reads.
+	Children []*unstructured.Unstructured
+}
+
+// ClassPlan is one GatewayClass served by the blueprint controller.
+type ClassPlan struct {
+	Class     *gwv1.GatewayClass
+	Blueprint *bpv1.GatewayClassBlueprint // nil when not found or invalid
+	// Err says why the class is not Accepted (InvalidParameters), naming
+	// the field; nil when it is.
+	Err error
+}
+
+// Job is one render to do: a Gateway, or an HTTPRoute for one of its
+// parent Gateways, with its merged values and render input.
+type Job struct {
+	Parent    Parent
+	Blueprint *bpv1.GatewayClassBlueprint
+	Values    *Values
+	Input     Input
+	// Listeners are the Gateway's listeners with the number of routes
+	// attached to each (Gateway API ListenerStatus.attachedRoutes), for a
+	// Gateway job.
+	Listeners []ListenerRoutes
+	// Err is a values problem (a blueprint whose values are not objects);
+	// the job must not be rendered.
+	Err error
+}
+
+// ListenerRoutes counts the routes attached to one listener.
+type ListenerRoutes struct {
+	Name           string
+	AttachedRoutes int32
+}
+
+// Plan finds the GatewayClasses served by controllerName, their
+// blueprints, and every Gateway and attached HTTPRoute to render, with
+// merged values. Routes attach as Gateway API defines (parentRef name,
+// namespace, sectionName, port; allowedRoutes namespaces and kinds;
+// hostnames), computed by the same topology the policy engine uses.
+// Jobs are sorted: each Gateway (by namespace/name), then its routes.
+func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []Job) {
+	bps := map[string]*bpv1.GatewayClassBlueprint{}
+	for _, bp := range w.Blueprints {
+		bps[bp.Name] = bp
+	}
+	var classes []ClassPlan
+	byClass := map[string]*ClassPlan{}
+	for _, gc := range w.GatewayClasses {
+		if string(gc.Spec.ControllerName) != controllerName {
+			continue
+		}
+		classes = append(classes, classPlan(gc, bps))
+	}
+	sort.Slice(classes, func(i, j int) bool { return classes[i].Class.Name < classes[j].Class.Name })
+	for i := range classes {
+		byClass[classes[i].Class.Name] = &classes[i]
+	}
+
+	configs := make([]*Config, 0, len(w.ClassConfigs)+len(w.GatewayConfigs))
+	for _, c := range w.ClassConfigs {
+		configs = append(configs, ClassConfig(c))
+	}
+	for _, c := range w.GatewayConfigs {
+		configs = append(configs, GatewayConfig(c))
+	}
+	namespaces := map[string]*corev1.Namespace{}
+	for _, ns := range w.Namespaces {
+		namespaces[ns.Name] = ns
+	}
+	children := childrenByParent(w.Children)
+
+	// The topology of our Gateways and all HTTPRoutes decides attachment.
+	var ours []*gwv1.Gateway
+	for _, gw := range w.Gateways {
+		if cp := byClass[string(gw.Spec.GatewayClassName)]; cp != nil {
+			ours = append(ours, gw)
+		}
+	}
+	sort.Slice(ours, func(i, j int) bool { return key(ours[i].ObjectMeta) < key(ours[j].ObjectMeta) })
+	g := topology.Build(&snapshot.Snapshot{Gateways: ours, HTTPRoutes: w.HTTPRoutes, Namespaces: w.Namespaces})
+
+	var jobs []Job
+	for _, gw := range ours {
+		cp := byClass[string(gw.Spec.GatewayClassName)]
+		if cp.Blueprint == nil {
+			continue
+		}
+		gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
+		routes, listeners := attached(g, gw, gwID)
+		p := Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
+		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configs, controllerNamespace, children))
+		jobs[len(jobs)-1].Listeners = listeners
+		if cp.Blueprint.Spec.HTTPRouteTemplate == nil {
+			continue
+		}
+		for _, r := range routes {
+			rp := Parent{Kind: "HTTPRoute", Namespace: r.Namespace, Name: r.Name, Class: cp.Class.Name}
+			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configs, controllerNamespace, children))
+		}
+	}
+	return classes, jobs
+}
+
+func classPlan(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBlueprint) ClassPlan {
+	cp := ClassPlan{Class: gc}
+	ref := gc.Spec.ParametersRef
+	switch {
+	case ref == nil:
+		cp.Err = fmt.Errorf("spec.parametersRef: required: a %s of group %s", bpv1.BlueprintKind, bpv1.Group)
+	case string(ref.Group) != bpv1.Group || string(ref.Kind) != bpv1.BlueprintKind:
+		cp.Err = fmt.Errorf("spec.parametersRef: %s.%s is not supported; want %s.%s", ref.Kind, ref.Group, bpv1.BlueprintKind, bpv1.Group)
+	case ref.Namespace != nil && *ref.Namespace != "":
+		cp.Err = fmt.Errorf("spec.parametersRef.namespace: a %s is cluster-scoped; remove the namespace", bpv1.BlueprintKind)
+	case bps[ref.Name] == nil:
+		cp.Err = fmt.Errorf("spec.parametersRef: %s %q not found", bpv1.BlueprintKind, ref.Name)
+	default:
+		bp := bps[ref.Name]
+		if err := Check(bp); err != nil {
+			cp.Err = err
+			return cp
+		}
+		cp.Blueprint = bp
+	}
+	return cp
+}
+
+func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, routes []*gwv1.HTTPRoute,
+	namespaces map[string]*corev1.Namespace, configs []*Config, controllerNamespace string,
+	children map[childKey]map[string][]*unstructured.Unstructured) Job {
+	j := Job{Parent: p, Blueprint: cp.Blueprint}
+	v, err := Merge(cp.Blueprint, p, configs, controllerNamespace)
+	if err != nil {
+		j.Err = err
+		return j
+	}
+	j.Values = v
+	j.Input = Input{
+		Blueprint: cp.Blueprint,
+		Class:     cp.Class,
+		Gateway:   gw,
+		Route:     route,
+		Routes:    routes,
+		Namespace: namespaces[p.Namespace],
+		Values:    v.Values,
+	}
+	j.Input.Resources = children[keyOf(j.Input.Labels())]
+	return j
+}
+
+// attached returns the HTTPRoutes attached to a Gateway (to at least one
+// listener), sorted, and the attached route count of every listener in
+// spec order.
+func attached(g *topology.Graph, gw *gwv1.Gateway, gwID topology.NodeID) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
+	seen := map[*gwv1.HTTPRoute]bool{}
+	var routes []*gwv1.HTTPRoute
+	listeners := make([]ListenerRoutes, 0, len(gw.Spec.Listeners))
+	for _, l := range gw.Spec.Listeners {
+		lr := ListenerRoutes{Name: string(l.Name)}
+		if gwID != topology.None {
+			if lid, ok := g.Node(gwID).Sections[string(l.Name)]; ok && !g.Node(gwID).Ambiguous[string(l.Name)] {
+				for _, c := range g.Node(lid).Children {
+					r, ok := g.Node(c).Object.(*gwv1.HTTPRoute)
+					if !ok {
+						continue
+					}
+					lr.AttachedRoutes++
+					if !seen[r] {
+						seen[r] = true
+						routes = append(routes, r)
+					}
+				}
+			}
+		}
+		listeners = append(listeners, lr)
+	}
+	sort.Slice(routes, func(i, j int) bool { return key(routes[i].ObjectMeta) < key(routes[j].ObjectMeta) })
+	return routes, listeners
+}
+
+// childKey is a parent as its children's labels name it (label values,
+// so possibly hashed: see LabelValue).
+type childKey struct{ kind, namespace, name, gateway string }
+
+func keyOf(l map[string]string) childKey {
+	k := childKey{l[LabelParentKind], l[LabelParentNamespace], l[LabelParentName], l[LabelGateway]}
+	if k.kind == "Gateway" {
+		k.gateway = ""
+	}
+	return k
+}
+
+// childrenByParent groups rendered objects by the parent their labels
+// name, then by template.
+func childrenByParent(objs []*unstructured.Unstructured) map[childKey]map[string][]*unstructured.Unstructured {
+	out := map[childKey]map[string][]*unstructured.Unstructured{}
+	for _, o := range objs {
+		l := o.GetLabels()
+		k := keyOf(l)
+		if k.kind == "" || k.name == "" {
+			continue
+		}
+		if out[k] == nil {
+			out[k] = map[string][]*unstructured.Unstructured{}
+		}
+		t := l[LabelTemplate]
+		out[k][t] = append(out[k][t], o)
+	}
+	for _, byT := range out {
+		for _, list := range byT {
+			sort.Slice(list, func(i, j int) bool {
+				return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
+			})
+		}
+	}
+	return out
+}
+
+func key(m metav1.ObjectMeta) string { return m.Namespace + "/" + m.Name }
