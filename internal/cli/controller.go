@@ -103,6 +103,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
 	f.BoolVar(&blueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
 	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
+	f.BoolVar(&bpOpts.NoValuesObjects, "no-blueprint-values-objects", false, "do not apply, next to each rendered Gateway and HTTPRoute, the EffectivePolicy <name>.blueprint-values showing its merged values and who set them")
 	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprintcontroller.DefaultNamespace+")")
 	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")

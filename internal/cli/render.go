@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -15,15 +16,9 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprintcontroller"
 	"github.com/strata-dev/strata/pkg/printer"
 	"github.com/strata-dev/strata/pkg/source"
-)
-
-// Defaults shared with `strata controller`, so an offline render sees
-// what the controller would.
-const (
-	defaultBlueprintControllerName = "strata.dev/blueprint-controller"
-	defaultControllerNamespace     = "strata-system"
 )
 
 // renderFlags are the flags of `strata render`.
@@ -33,6 +28,7 @@ type renderFlags struct {
 	field           string
 	output          string
 	values          bool
+	noValuesObject  bool
 	controllerName  string
 	namespace       string
 }
@@ -94,16 +90,17 @@ and names the template, the line and the value path.`,
 			if f.values {
 				return printValues(s, jobs, f.output, f.files, f.field)
 			}
-			return printRendered(s, w, classes, jobs, blueprint.StaticScope(crds), f.output)
+			return printRendered(s, w, classes, jobs, blueprint.StaticScope(crds), f)
 		},
 	}
 	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files or directories (recursive) to read; - for stdin")
 	c.Flags().StringVarP(&f.output, "output", "o", printer.YAML, "output format: yaml or json")
 	c.Flags().BoolVar(&f.values, "values", false, "print the merged values with their sources instead of the objects")
+	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
 	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
 	c.Flags().StringVarP(&f.targetNamespace, "namespace", "n", "default", "namespace of the Gateway or HTTPRoute argument")
-	c.Flags().StringVar(&f.controllerName, "controller-name", defaultBlueprintControllerName, "GatewayClass controllerName of the blueprint controller")
-	c.Flags().StringVar(&f.namespace, "controller-namespace", defaultControllerNamespace, "the controller's namespace: GatewayClassConfigs there are global")
+	c.Flags().StringVar(&f.controllerName, "controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
+	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprintcontroller.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
 	return c
 }
 
@@ -164,7 +161,8 @@ func decodeInto[T any](d source.Document, list *[]*T) error {
 
 // printRendered renders every job and prints the objects, or one error
 // naming every failure; nothing is printed unless all renders succeed.
-func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope blueprint.Scope, format string) error {
+func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope blueprint.Scope, f renderFlags) error {
+	format := f.output
 	var problems []string
 	used := map[string]bool{}
 	for _, gw := range w.Gateways {
@@ -187,14 +185,27 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, err))
 			continue
 		}
-		for i, o := range out.Objects {
+		rendered, from := out.Objects, out.Templates
+		if !f.noValuesObject {
+			ep, err := blueprint.ValuesObject(j.Input, j.Values, f.controllerName)
+			if err != nil {
+				return err
+			}
+			rendered = append(slices.Clip(rendered), ep)
+			from = append(slices.Clip(from), "(merged values)")
+		}
+		for i, o := range rendered {
 			objs = append(objs, o.Object)
 			if format == printer.YAML {
 				b, err := yaml.Marshal(o.Object)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(&buf, "---\n# %s, template %s\n%s", j.Parent, out.Templates[i], b)
+				what := "template " + from[i]
+				if from[i] == "(merged values)" {
+					what = "merged values"
+				}
+				fmt.Fprintf(&buf, "---\n# %s, %s\n%s", j.Parent, what, b)
 			}
 		}
 	}

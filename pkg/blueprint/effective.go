@@ -2,8 +2,11 @@ package blueprint
 
 import (
 	"encoding/json"
+	"fmt"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/effectivepolicy"
@@ -17,6 +20,8 @@ const ValuesKind = "BlueprintValues"
 // EffectivePolicyName is the name of the EffectivePolicy that holds a
 // parent's merged values, next to the parent. The suffix keeps it apart
 // from the policy controller's EffectivePolicy named after the target.
+// (ValuesObject adds the Gateway to a route's: a route is rendered once
+// per parent Gateway.)
 func EffectivePolicyName(p Parent) string { return p.Name + ".blueprint-values" }
 
 // EffectivePolicy reports a parent's merged values as an EffectivePolicy
@@ -64,4 +69,29 @@ func EffectivePolicy(v *Values, controllerName string) *effectivepolicy.Effectiv
 // ones it beat: the answer to "why does this value win?".
 func (l Leaf) Chain() []Source {
 	return append([]Source{l.Source}, l.Beaten...)
+}
+
+// ValuesObject is the EffectivePolicy of a parent's merged values as an
+// object to apply with the render's objects: in the parent's namespace,
+// labelled like them (so the controller owns, watches and prunes it the
+// same way) but with no template label, so templates never see it in
+// .Resources.
+func ValuesObject(in Input, v *Values, controllerName string) (*unstructured.Unstructured, error) {
+	ep := EffectivePolicy(v, controllerName)
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ep)
+	if err != nil {
+		return nil, fmt.Errorf("EffectivePolicy %s/%s: %w", ep.Namespace, ep.Name, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	if in.Route != nil && in.Gateway != nil {
+		// A route is rendered once per parent Gateway.
+		u.SetName(in.Route.Name + "." + GatewayLabelValue(in.Gateway.Namespace, in.Gateway.Name) + ".blueprint-values")
+	}
+	labels := u.GetLabels()
+	for k, val := range in.Labels() {
+		labels[k] = val
+	}
+	u.SetLabels(labels)
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	return u, nil
 }

@@ -231,7 +231,10 @@ func childrenByParent(objs []*unstructured.Unstructured) map[childKey]map[string
 		if out[k] == nil {
 			out[k] = map[string][]*unstructured.Unstructured{}
 		}
-		t := l[LabelTemplate]
+		t, ok := l[LabelTemplate]
+		if !ok {
+			continue // a values object (ValuesObject) is no template's
+		}
 		out[k][t] = append(out[k][t], o)
 	}
 	for _, byT := range out {

@@ -442,7 +442,10 @@ func (c *Controller) resources(ctx context.Context, inv inventory, gateway strin
 		if out == nil {
 			out = map[string][]*unstructured.Unstructured{}
 		}
-		t := u.GetLabels()[blueprint.LabelTemplate]
+		t, ok := u.GetLabels()[blueprint.LabelTemplate]
+		if !ok {
+			continue // the values object (blueprint.ValuesObject) is no template's
+		}
 		out[t] = append(out[t], u)
 	}
 	for _, list := range out {
@@ -511,3 +514,16 @@ func ptr[T any](v T) *T { return &v }
 // without an event: what made it refuse (RBAC, a webhook, a quota) is not
 // watched.
 const refusalRetry = time.Minute
+
+// withValues adds the parent's values object to a render's objects,
+// unless turned off.
+func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	if c.opts.NoValuesObjects {
+		return objs, nil
+	}
+	ep, err := blueprint.ValuesObject(in, v, c.opts.ControllerName)
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clip(objs), ep), nil
+}

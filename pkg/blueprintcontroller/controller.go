@@ -49,6 +49,11 @@ type Options struct {
 	// FieldManager is the server-side apply field manager of rendered
 	// objects. Default strata-blueprints.
 	FieldManager string
+	// NoValuesObjects turns off the EffectivePolicy object that shows each
+	// parent's merged values and who set them (blueprint.ValuesObject),
+	// applied with its rendered objects. On by default: one small object
+	// per Gateway and route render.
+	NoValuesObjects bool
 	// MaxConcurrentReconciles is the number of workers. Default 4.
 	MaxConcurrentReconciles int
 	// Registerer receives the metrics; nil means controller-runtime's

@@ -2,9 +2,11 @@ package blueprintcontroller_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -58,4 +60,70 @@ func TestExample(t *testing.T) {
 	})
 	eventually(t, "the lost value reported", ancestorCond(t, "GatewayConfig", "team-a", "shop", "team-a", "shop",
 		"PartiallyEnforced", "True", "PartiallyEnforced", "/tags/exposure"))
+
+	// Offline and live take one path: every object `strata render` prints
+	// for the example (its golden file) is in the cluster as printed.
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "blueprints", "render.json.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Items []map[string]any }
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) == 0 {
+		t.Fatal("render.json.golden has no objects")
+	}
+	for _, want := range list.Items {
+		w := &unstructured.Unstructured{Object: want}
+		eventually(t, "rendered "+w.GetKind()+" "+w.GetName()+" applied as strata render prints it", func() error {
+			got := get(t, w.GetAPIVersion(), w.GetKind(), w.GetNamespace(), w.GetName())
+			if got == nil {
+				return fmt.Errorf("%s %s/%s not applied", w.GetKind(), w.GetNamespace(), w.GetName())
+			}
+			gb, err := json.Marshal(got.Object)
+			if err != nil {
+				return err
+			}
+			var live map[string]any
+			if err := json.Unmarshal(gb, &live); err != nil {
+				return err
+			}
+			if path, ok := subset(want, live, ""); !ok {
+				return fmt.Errorf("%s %s/%s differs at %s", w.GetKind(), w.GetNamespace(), w.GetName(), path)
+			}
+			return nil
+		})
+	}
+}
+
+// subset reports whether every field of want is in got with the same
+// value (the API server adds defaults and metadata), and where not.
+func subset(want, got any, path string) (string, bool) {
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			return path, false
+		}
+		for k, v := range w {
+			if p, ok := subset(v, g[k], path+"/"+k); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			return path, false
+		}
+		for i := range w {
+			if p, ok := subset(w[i], g[i], fmt.Sprintf("%s[%d]", path, i)); !ok {
+				return p, false
+			}
+		}
+		return "", true
+	default:
+		return path, reflect.DeepEqual(want, got)
+	}
 }

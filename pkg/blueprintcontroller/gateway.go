@@ -119,10 +119,11 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
-	out, err := blueprint.Render(blueprint.Input{
+	in := blueprint.Input{
 		Blueprint: bp, Class: class, Gateway: gw, Routes: a.routes,
 		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Resources: resources,
-	}, c.scope)
+	}
+	out, err := blueprint.Render(in, c.scope)
 	if err != nil {
 		var re *blueprint.Error
 		if !errors.As(err, &re) {
@@ -131,7 +132,11 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
 		return invalid(renderMessage(re)), reconcile.Result{}, nil
 	}
-	sr, err := c.sync(ctx, p, inv, "", out.Objects)
+	objs, err := c.withValues(in, values, out.Objects)
+	if err != nil {
+		return gatewayOutcome{}, reconcile.Result{}, err
+	}
+	sr, err := c.sync(ctx, p, inv, "", objs)
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}

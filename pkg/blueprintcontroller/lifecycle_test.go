@@ -155,7 +155,7 @@ spec:
 	})
 	eventually(t, "inventory", func() error {
 		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprintcontroller.InventoryAnnotation]
-		want := "rbac.authorization.k8s.io/v1/ClusterRole//prune-gw\nv1/ConfigMap/prune/gw-a\nv1/ConfigMap/prune/gw-b"
+		want := "rbac.authorization.k8s.io/v1/ClusterRole//prune-gw\nstrata.dev/v1alpha1/EffectivePolicy/prune/gw.blueprint-values\nv1/ConfigMap/prune/gw-a\nv1/ConfigMap/prune/gw-b"
 		if inv != want {
 			return fmt.Errorf("inventory %q, want %q", inv, want)
 		}

@@ -172,10 +172,11 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 	if err != nil {
 		return routeRender{inv: inv}, err
 	}
-	out, err := blueprint.Render(blueprint.Input{
+	in := blueprint.Input{
 		Blueprint: bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
 		Namespace: a.namespaces[r.Namespace], Values: values.Values, Resources: resources,
-	}, c.scope)
+	}
+	out, err := blueprint.Render(in, c.scope)
 	if err != nil {
 		var re *blueprint.Error
 		if !errors.As(err, &re) {
@@ -184,7 +185,11 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
 		return routeRender{inv: inv, failed: renderMessage(re)}, nil
 	}
-	sr, err := c.sync(ctx, p, inv, scope, out.Objects)
+	objs, err := c.withValues(in, values, out.Objects)
+	if err != nil {
+		return routeRender{inv: inv}, err
+	}
+	sr, err := c.sync(ctx, p, inv, scope, objs)
 	if err != nil {
 		return routeRender{inv: sr.inv}, err
 	}
