@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/source"
 )
@@ -61,6 +62,9 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 	}
 	scheme := runtime.NewScheme()
 	if err := clustersource.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := bpv1.AddToScheme(scheme); err != nil { // strata render
 		return nil, err
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme, Mapper: mapper, HTTPClient: hc})

@@ -282,6 +282,36 @@ func TestLive(t *testing.T) {
 			}
 		}
 	})
+
+	// Last: it adds objects the other subtests' files do not have. The
+	// blueprint example applied as a user would (no controller runs here),
+	// `strata render` on the cluster prints what it prints on the files.
+	t.Run("render", func(t *testing.T) {
+		objs := fileObjects(t, filepath.Join(bpExample, "gateways.yaml"))
+		for _, f := range []string{"classes.yaml", "blueprint.yaml", "configs.yaml"} {
+			objs = append(objs, fileObjects(t, filepath.Join(bpExample, f))...)
+		}
+		for _, u := range objs {
+			u.SetCreationTimestamp(metav1.Time{})
+			if err := lc.client.Create(t.Context(), u); err != nil {
+				t.Fatalf("create %s %s: %v", u.GetKind(), u.GetName(), err)
+			}
+		}
+		for _, args := range [][]string{
+			{"render"},
+			{"render", "-o", "json"},
+			{"render", "--values", "-o", "json"},
+			{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "/tags"},
+		} {
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				want := mustStrata(t, "", append(args, "-f", bpExample)...)
+				got := mustStrata(t, "", append(args, "--kubeconfig", lc.admin)...)
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("cluster and files differ (-files +cluster):\n%s", d)
+				}
+			})
+		}
+	})
 }
 
 // mustStrata runs strata and fails the test unless it exits 0 with nothing on

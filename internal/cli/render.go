@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +11,15 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
@@ -23,30 +31,33 @@ import (
 
 // renderFlags are the flags of `strata render`.
 type renderFlags struct {
-	files           []string
-	targetNamespace string
-	field           string
-	output          string
-	values          bool
-	noValuesObject  bool
-	controllerName  string
-	namespace       string
+	files          []string
+	field          string
+	output         string
+	values         bool
+	noValuesObject bool
+	controllerName string
+	namespace      string
 }
 
 // newRender is `strata render`: the blueprint controller's render, offline.
 func newRender(s Streams) *cobra.Command {
 	var f renderFlags
+	kube := genericclioptions.NewConfigFlags(true)
 	c := &cobra.Command{
-		Use:   "render [gateway/NAME | httproute/NAME] [-n NS] -f PATH... [--values [--field PTR]]",
-		Short: "Render GatewayClassBlueprints for the Gateways and HTTPRoutes in files, as the controller would apply them",
+		Use:   "render [gateway/NAME | httproute/NAME] [-n NS] [-f PATH...] [--values [--field PTR]]",
+		Short: "Render GatewayClassBlueprints for Gateways and HTTPRoutes, as the controller would apply them",
 		Long: `Reads GatewayClasses, GatewayClassBlueprints, GatewayClassConfigs,
-GatewayConfigs, Gateways, HTTPRoutes and Namespaces from files, merges the
+GatewayConfigs, Gateways, HTTPRoutes and Namespaces from files (-f) or,
+without -f, from the cluster of the kubeconfig (kubectl's flags), merges the
 values of every Gateway (and attached HTTPRoute) of a class served by the
 blueprint controller with the precedence of 002, renders the blueprint's
 templates and prints the objects the controller would apply, in the order
 it applies them. Objects already rendered (labelled
 blueprints.strata.dev/parent-*) in the files are the .Resources templates
-read. CustomResourceDefinitions in the files tell the scope of their kinds.
+read (on a cluster: the objects each parent's inventory annotation names).
+CustomResourceDefinitions in the files tell the scope of their kinds (on a
+cluster, the API server does).
 
 With --values, prints the merged values of every Gateway and HTTPRoute
 instead, each with the config (or blueprint) that set it and the ones it
@@ -63,9 +74,6 @@ and names the template, the line and the value path.`,
 			if f.field != "" && !f.values {
 				return errors.New("--field needs --values")
 			}
-			if len(f.files) == 0 {
-				return errors.New("no input: give -f (--filename)")
-			}
 			switch f.output {
 			case printer.YAML, printer.JSON:
 			case "":
@@ -73,24 +81,39 @@ and names the template, the line and the value path.`,
 			default:
 				return fmt.Errorf("--output %q: want yaml or json", f.output)
 			}
-			docs, err := source.Documents(f.files, s.In)
-			if err != nil {
-				return err
+			var (
+				w     blueprint.World
+				scope blueprint.Scope
+				from  string
+				err   error
+			)
+			if len(f.files) > 0 {
+				w, scope, err = fileWorld(f.files, s)
+				from = strings.Join(f.files, ", ")
+			} else {
+				w, scope, from, err = liveWorld(kube, s)
 			}
-			w, crds, err := blueprintWorld(docs)
 			if err != nil {
 				return err
 			}
 			classes, jobs := blueprint.Plan(w, f.controllerName, f.namespace)
 			if len(args) == 1 {
-				if jobs, err = only(jobs, args[0], f.targetNamespace); err != nil {
+				ns := "default"
+				if *kube.Namespace != "" {
+					ns = *kube.Namespace
+				} else if len(f.files) == 0 {
+					if n, _, err := kube.ToRawKubeConfigLoader().Namespace(); err == nil && n != "" {
+						ns = n
+					}
+				}
+				if jobs, err = only(jobs, args[0], ns); err != nil {
 					return err
 				}
 			}
 			if f.values {
-				return printValues(s, jobs, f.output, f.files, f.field)
+				return printValues(s, jobs, f.output, from, f.field)
 			}
-			return printRendered(s, w, classes, jobs, blueprint.StaticScope(crds), f)
+			return printRendered(s, w, classes, jobs, scope, f)
 		},
 	}
 	c.Flags().StringSliceVarP(&f.files, "filename", "f", nil, "files or directories (recursive) to read; - for stdin")
@@ -98,10 +121,94 @@ and names the template, the line and the value path.`,
 	c.Flags().BoolVar(&f.values, "values", false, "print the merged values with their sources instead of the objects")
 	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
 	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
-	c.Flags().StringVarP(&f.targetNamespace, "namespace", "n", "default", "namespace of the Gateway or HTTPRoute argument")
+	kube.AddFlags(c.Flags())
 	c.Flags().StringVar(&f.controllerName, "controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
 	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprintcontroller.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
 	return c
+}
+
+// fileWorld reads the World of files, with the Scope of the kinds they
+// and the built-in API groups define.
+func fileWorld(files []string, s Streams) (blueprint.World, blueprint.Scope, error) {
+	docs, err := source.Documents(files, s.In)
+	if err != nil {
+		return blueprint.World{}, nil, err
+	}
+	w, crds, err := blueprintWorld(docs)
+	if err != nil {
+		return blueprint.World{}, nil, err
+	}
+	return w, blueprint.StaticScope(crds), nil
+}
+
+// liveWorld reads the World of the cluster of the kubeconfig: what the
+// controller's cache holds, with the children its inventories name for
+// .Resources, and the server's own idea of every kind's scope.
+func liveWorld(kube *genericclioptions.ConfigFlags, s Streams) (blueprint.World, blueprint.Scope, string, error) {
+	var w blueprint.World
+	cl, err := connectCluster(kube, s)
+	if err != nil {
+		if errors.Is(err, errNoKubeconfig) {
+			return w, nil, "", fmt.Errorf("no cluster to read: %w; to read files, give -f (--filename)", err)
+		}
+		return w, nil, "", err
+	}
+	ctx := context.Background()
+	from := "cluster " + cl.host
+	lists := []struct {
+		list client.ObjectList
+		into func(client.ObjectList)
+	}{
+		{&bpv1.GatewayClassBlueprintList{}, func(l client.ObjectList) { w.Blueprints = ptrs(l.(*bpv1.GatewayClassBlueprintList).Items) }},
+		{&bpv1.GatewayClassConfigList{}, func(l client.ObjectList) { w.ClassConfigs = ptrs(l.(*bpv1.GatewayClassConfigList).Items) }},
+		{&bpv1.GatewayConfigList{}, func(l client.ObjectList) { w.GatewayConfigs = ptrs(l.(*bpv1.GatewayConfigList).Items) }},
+		{&gwv1.GatewayClassList{}, func(l client.ObjectList) { w.GatewayClasses = ptrs(l.(*gwv1.GatewayClassList).Items) }},
+		{&gwv1.GatewayList{}, func(l client.ObjectList) { w.Gateways = ptrs(l.(*gwv1.GatewayList).Items) }},
+		{&gwv1.HTTPRouteList{}, func(l client.ObjectList) { w.HTTPRoutes = ptrs(l.(*gwv1.HTTPRouteList).Items) }},
+		{&corev1.NamespaceList{}, func(l client.ObjectList) { w.Namespaces = ptrs(l.(*corev1.NamespaceList).Items) }},
+	}
+	for _, l := range lists {
+		if err := cl.client.List(ctx, l.list); err != nil {
+			gvk, _ := apiutil.GVKForObject(l.list, cl.client.Scheme())
+			return w, nil, "", fmt.Errorf("%s: list %s: %w", from, strings.TrimSuffix(gvk.Kind, "List"), err)
+		}
+		l.into(l.list)
+	}
+	var parents []client.Object
+	for _, gw := range w.Gateways {
+		parents = append(parents, gw)
+	}
+	for _, r := range w.HTTPRoutes {
+		parents = append(parents, r)
+	}
+	for _, p := range parents {
+		for _, u := range blueprintcontroller.Inventoried(p) {
+			if err := cl.client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+					continue
+				}
+				return w, nil, "", fmt.Errorf("%s: get %s %s/%s: %w", from, u.GetKind(), u.GetNamespace(), u.GetName(), err)
+			}
+			u.SetManagedFields(nil)
+			w.Children = append(w.Children, u)
+		}
+	}
+	scope := func(gk schema.GroupKind) (bool, bool) {
+		m, err := cl.mapper.RESTMapping(gk)
+		if err != nil {
+			return false, false
+		}
+		return m.Scope.Name() == meta.RESTScopeNameNamespace, true
+	}
+	return w, scope, from, nil
+}
+
+func ptrs[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
 }
 
 // blueprintWorld sorts documents into a blueprint.World, decoding each into
@@ -262,7 +369,7 @@ func only(jobs []blueprint.Job, arg, ns string) ([]blueprint.Job, error) {
 	return out, nil
 }
 
-func printValues(s Streams, jobs []blueprint.Job, format string, files []string, field string) error {
+func printValues(s Streams, jobs []blueprint.Job, format string, from string, field string) error {
 	var docs []valuesDoc
 	var problems []string
 	for _, j := range jobs {
@@ -295,7 +402,7 @@ func printValues(s Streams, jobs []blueprint.Job, format string, files []string,
 		return errors.New(strings.Join(problems, "; "))
 	}
 	if len(docs) == 0 {
-		return fmt.Errorf("no Gateway of a class served by the blueprint controller in %s", strings.Join(files, ", "))
+		return fmt.Errorf("no Gateway of a class served by the blueprint controller in %s", from)
 	}
 	if format == printer.JSON {
 		return print(s, docs, format)

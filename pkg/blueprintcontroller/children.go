@@ -527,3 +527,16 @@ func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []
 	}
 	return append(slices.Clip(objs), ep), nil
 }
+
+// Inventoried returns the objects a parent's inventory lists (apiVersion,
+// kind, namespace and name set, nothing else), so a reader without the
+// controller (`strata render` on a live cluster) can fetch the current
+// state of a parent's children for .Resources.
+func Inventoried(parent client.Object) []*unstructured.Unstructured {
+	inv := parseInventory(parent)
+	out := make([]*unstructured.Unstructured, len(inv))
+	for i, e := range inv {
+		out[i] = e.object()
+	}
+	return out
+}
