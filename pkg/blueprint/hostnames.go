@@ -1,7 +1,8 @@
 package blueprint
 
 import (
-	"sort"
+	"maps"
+	"slices"
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -155,11 +156,8 @@ func acceptsHTTPRoute(l gwv1.Listener) bool {
 	return l.Protocol == gwv1.HTTPProtocolType || l.Protocol == gwv1.HTTPSProtocolType
 }
 
+// sortedSet lists a set's members in order; never nil, so an empty list
+// prints as [] in templates.
 func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return append([]string{}, slices.Sorted(maps.Keys(m))...)
 }

@@ -5,9 +5,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,6 +18,7 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/objchange"
 )
 
 // What an event re-renders (the keys it queues). Only the parents a change
@@ -154,29 +153,7 @@ func (c *Controller) on(keys func(context.Context, client.Object) []key, relevan
 // server bookkeeping and without the inventory annotation, which only
 // Strata writes.
 func specChanged(o, n client.Object) bool {
-	if o.GetResourceVersion() == n.GetResourceVersion() {
-		return false
-	}
-	strip := func(obj client.Object) map[string]any {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.DeepCopyObject())
-		if err != nil {
-			return nil
-		}
-		delete(m, "status")
-		if md, ok := m["metadata"].(map[string]any); ok {
-			delete(md, "resourceVersion")
-			delete(md, "managedFields")
-			if ann, ok := md["annotations"].(map[string]any); ok {
-				delete(ann, InventoryAnnotation)
-				if len(ann) == 0 {
-					delete(md, "annotations")
-				}
-			}
-		}
-		return m
-	}
-	a, b := strip(o), strip(n)
-	return a == nil || b == nil || !equality.Semantic.DeepEqual(a, b)
+	return objchange.Changed(o, n, func(a string) bool { return a == InventoryAnnotation })
 }
 
 // changed is any change of a rendered object, status included: a status

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/objchange"
 )
 
 // present reports whether the cluster serves a kind now. The manager's
@@ -141,24 +140,5 @@ func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, 
 // engineRelevantChange compares two versions of an object without status,
 // annotations and server bookkeeping.
 func engineRelevantChange(o, n client.Object) bool {
-	if o.GetResourceVersion() == n.GetResourceVersion() {
-		return false
-	}
-	strip := func(obj client.Object) map[string]any {
-		// A copy: for unstructured objects the converter returns the very
-		// map the informer's store holds.
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj.DeepCopyObject())
-		if err != nil {
-			return nil
-		}
-		delete(m, "status")
-		if md, ok := m["metadata"].(map[string]any); ok {
-			for _, f := range []string{"resourceVersion", "managedFields", "annotations"} {
-				delete(md, f)
-			}
-		}
-		return m
-	}
-	a, b := strip(o), strip(n)
-	return a == nil || b == nil || !equality.Semantic.DeepEqual(a, b)
+	return objchange.Changed(o, n, objchange.All)
 }
