@@ -17,6 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/printer"
+	"github.com/strata-dev/strata/pkg/topology"
 )
 
 // The discoverability commands (GEP-713 "The discoverability problem"):
@@ -101,7 +102,11 @@ func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (discover.Subje
 	return discover.Subject{}, err
 }
 
-func newDescribe(s Streams) *cobra.Command {
+func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
+
+// newDescribeScoped is describe; scoped false makes it run the complete
+// engine (see describe), for tests to compare.
+func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
 	c := &cobra.Command{
@@ -128,18 +133,7 @@ described, with its status and every target it reaches.`,
 			if err := v.check(); err != nil {
 				return err
 			}
-			res, err := f.load(s)
-			if err != nil {
-				return err
-			}
-			subj, err := resolve(&f, res, args[0], namespaceOf(c, &f))
-			if err != nil {
-				return err
-			}
-			if subj.Policy != nil {
-				return v.print(s, discover.DescribePolicy(res, subj.Policy))
-			}
-			return v.print(s, discover.Describe(res, subj.Node))
+			return describe(s, &f, &v, args[0], namespaceOf(c, &f), scoped)
 		},
 	}
 	f.bind(c)
@@ -147,7 +141,50 @@ described, with its status and every target it reaches.`,
 	return c
 }
 
-func newExplain(s Streams) *cobra.Command {
+// describe answers `strata describe ARG` in namespace ns. With scoped, the
+// engine computes only what the answer reads (subjectScope): the same
+// answer as the complete run, which scoped false gives, for tests to
+// compare.
+func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped bool) error {
+	var scope func(*engine.Result) []topology.NodeID
+	if scoped {
+		scope = subjectScope(arg, ns)
+	}
+	res, err := f.loadScoped(s, scope)
+	if err != nil {
+		return err
+	}
+	subj, err := resolve(f, res, arg, ns)
+	if err != nil {
+		return err
+	}
+	if subj.Policy != nil {
+		return v.print(s, discover.DescribePolicy(res, subj.Policy))
+	}
+	return v.print(s, discover.Describe(res, subj.Node))
+}
+
+// subjectScope is the engine.RunScoped scope of a question about the
+// object or section that KIND/NAME names: its node and everything below
+// (discover.Scope). It is nil, asking for the complete run, when the
+// argument names a policy (whose status needs every target), a Namespace,
+// or nothing: then the error, "not found" with its hints, is the complete
+// run's.
+func subjectScope(arg, ns string) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		subj, err := discover.Resolve(res, arg, ns)
+		if err != nil || subj.Policy != nil {
+			return nil
+		}
+		return discover.Scope(res, subj.Node)
+	}
+}
+
+func newExplain(s Streams) *cobra.Command { return newExplainScoped(s, true) }
+
+// newExplainScoped is explain; scoped false makes it run the complete
+// engine, for tests to compare.
+func newExplainScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
 	var field, kind string
@@ -170,11 +207,16 @@ block and merge strategy, its value, and whether it wins.`,
 			if err != nil {
 				return err
 			}
-			res, err := f.load(s)
+			ns := namespaceOf(c, &f)
+			var scope func(*engine.Result) []topology.NodeID
+			if scoped {
+				scope = subjectScope(args[0], ns)
+			}
+			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}
-			subj, err := resolve(&f, res, args[0], namespaceOf(c, &f))
+			subj, err := resolve(&f, res, args[0], ns)
 			if err != nil {
 				return err
 			}

@@ -1,13 +1,23 @@
 package cli
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/topology"
 )
 
 const (
@@ -211,4 +221,145 @@ func TestDiscoverDeterministic(t *testing.T) {
 			}
 		})
 	}
+}
+
+// describe and explain run the engine for their subject only
+// (engine.RunScoped); the complete run must give the same bytes on stdout
+// and stderr, and the same error. Checked on every describe and explain of
+// the examples' goldens and errors, on every node of the examples, and on
+// many objects of a synthetic world.
+func TestScopedMatchesComplete(t *testing.T) {
+	var calls [][]string
+	// The goldens and errors of TestDiscoverGolden and TestDiscoverErrors.
+	calls = append(calls,
+		[]string{"describe", "service/b2", "-f", discEx3},
+		[]string{"describe", "service/b2", "-f", discEx3, "-o", "json"},
+		[]string{"describe", "httproute/r1", "-f", discEx3},
+		[]string{"explain", "service/b2", "--field", "/colors/light", "-f", discEx3},
+		[]string{"explain", "service/b2", "--field", "colors.light", "-f", discEx3, "-o", "yaml"},
+		[]string{"describe", "colorpolicy/p3", "-f", discEx3},
+		[]string{"describe", "httproute/baker", "-n", "baker", "-f", discParable},
+		[]string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "-o", "json"},
+		[]string{"describe", "retrypolicy/baker-retries", "-n", "baker", "-f", discParable},
+		[]string{"explain", "httproute/baker", "-n", "baker", "--field", "codes", "-f", discParable},
+		[]string{"describe", "deployment/baker", "-n", "baker", "-f", discParable},
+		[]string{"describe", "httproute/baker", "-f", discParable},
+		[]string{"describe", "gateway/storefront#https", "-n", "infra", "-f", discParable},
+		[]string{"describe", "baker", "-f", discParable},
+		[]string{"explain", "retrypolicy/baker-retries", "-n", "baker", "--field", "codes", "-f", discParable},
+		[]string{"explain", "httproute/baker", "-n", "baker", "--field", "retries", "-f", discParable},
+		[]string{"explain", "service/stencil", "-n", "frosting", "--field", "path", "-f", discParable},
+	)
+	// Every node of the examples, by its locator's kind/name#section (the
+	// human output is a function of the JSON one).
+	for _, dir := range []string{discEx2, discEx3, "../../examples/gep-713/example-1", discParable} {
+		res := loadForTest(t, dir)
+		for _, n := range res.Graph.Nodes {
+			arg, ns, ok := argOf(n.Ref)
+			if !ok {
+				continue
+			}
+			calls = append(calls, []string{"describe", arg, "-n", ns, "-f", dir, "-o", "json"})
+		}
+	}
+	// A synthetic world: every Gateway and namespace, every third listener,
+	// every seventh route, rule, Service and port, the GatewayClass and
+	// some policies.
+	world := filepath.Join(t.TempDir(), "world.yaml")
+	s := synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 160, Services: 160, Policies: 120}, 3)
+	var buf bytes.Buffer
+	if err := synth.WriteYAML(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(world, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := loadForTest(t, world)
+	for i, n := range res.Graph.Nodes {
+		arg, ns, ok := argOf(n.Ref)
+		switch {
+		case !ok:
+			continue
+		case n.Ref.Kind == "Gateway" && n.Ref.Section != "" && i%3 != 0:
+			continue
+		case (n.Ref.Kind == "HTTPRoute" || n.Ref.Kind == "Service") && i%7 != 0:
+			continue
+		}
+		calls = append(calls, []string{"describe", arg, "-n", ns, "-f", world, "-o", "json"})
+		if i%5 == 0 {
+			calls = append(calls, []string{"describe", arg, "-n", ns, "-f", world})
+		}
+		if n.Ref.Kind == "Service" && n.Ref.Section == "" {
+			calls = append(calls, []string{"explain", arg, "-n", ns, "-f", world, "--field", "/colors/light"})
+		}
+	}
+	for i, p := range res.Policies {
+		if i%20 == 0 {
+			calls = append(calls, []string{"describe", strings.ToLower(p.Kind.Kind) + "/" + p.Name, "-n", p.Namespace, "-f", world, "-o", "json"})
+		}
+	}
+
+	// Commands share nothing: run them on every core.
+	diffs := make([]string, len(calls))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(calls); i = int(next.Add(1)) - 1 {
+				diffs[i] = cmp.Diff(runScoped(calls[i], false), runScoped(calls[i], true))
+			}
+		})
+	}
+	wg.Wait()
+	for i, d := range diffs {
+		if d != "" {
+			t.Errorf("strata %s: scoped run differs (-complete +scoped):\n%s", strings.Join(calls[i], " "), d)
+		}
+	}
+	t.Logf("%d commands compared", len(calls))
+}
+
+// runScoped runs describe or explain, scoped or not, and returns what it
+// wrote and its error.
+func runScoped(args []string, scoped bool) string {
+	var out, errb bytes.Buffer
+	s := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	c := newDescribeScoped(s, scoped)
+	if args[0] == "explain" {
+		c = newExplainScoped(s, scoped)
+	}
+	c.SetArgs(args[1:])
+	c.SilenceErrors, c.SilenceUsage = true, true
+	err := c.Execute()
+	return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerror: %v\n", out.String(), errb.String(), err)
+}
+
+// argOf is the KIND/NAME[#SECTION] argument and namespace naming a node.
+func argOf(r topology.Ref) (arg, ns string, ok bool) {
+	kind := strings.ToLower(r.Kind)
+	if _, known := map[string]bool{"gateway": true, "gatewayclass": true, "httproute": true, "grpcroute": true, "service": true, "namespace": true, "tcproute": true, "tlsroute": true, "udproute": true}[kind]; !known {
+		return "", "", false
+	}
+	arg = kind + "/" + r.Name
+	if r.Section != "" {
+		arg += "#" + r.Section
+	}
+	ns = r.Namespace
+	if ns == "" {
+		ns = "default"
+	}
+	return arg, ns, true
+}
+
+func loadForTest(t *testing.T, paths ...string) *engine.Result {
+	t.Helper()
+	src, err := source.Read(paths, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(src.Snapshot, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

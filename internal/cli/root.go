@@ -55,8 +55,8 @@ func Main(args []string, s Streams) int {
 // on it, prints and exits: most of what it allocates stays live until the
 // end, so collecting at every doubling of the heap (GOGC=100) mostly
 // re-marks the same objects. At 400 the heap may grow to five times the
-// live data (about 280 MiB of RSS instead of 220 MiB for describe on the
-// 20,000-route world) for about a fifth less CPU (docs/performance.md).
+// live data (280 MB of RSS instead of 220 MB for describe on the
+// 20,000-route world) for about 15% less CPU (docs/performance.md).
 // The controller, a long-running process, keeps the default; a GOGC in
 // the environment wins over both.
 const commandGCPercent = 400

@@ -16,6 +16,7 @@ import (
 	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/topology"
 )
 
 // sourceFlags choose where a command's objects come from. Every command
@@ -99,7 +100,12 @@ func (f *sourceFlags) mode() (sourceMode, error) {
 // load reads the objects and runs the engine; ignored kinds, kinds the
 // cluster would not let us read and topology problems are noted on
 // stderr.
-func (f *sourceFlags) load(s Streams) (*engine.Result, error) {
+func (f *sourceFlags) load(s Streams) (*engine.Result, error) { return f.loadScoped(s, nil) }
+
+// loadScoped is load for a question about a few nodes: the engine run is
+// engine.RunScoped with scope (Run when scope is nil), and what is noted
+// on stderr is the same.
+func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	m, err := f.mode()
 	if err != nil {
 		return nil, err
@@ -126,7 +132,13 @@ func (f *sourceFlags) load(s Streams) (*engine.Result, error) {
 	// Files are strict: a bad declaration is the user's to fix. A cluster
 	// is what it is: as the controller does, bad declarations are skipped
 	// (and named) and every other kind answered.
-	res, err := engine.Run(src.Snapshot, engine.Options{Lenient: m != sourceFiles})
+	opts := engine.Options{Lenient: m != sourceFiles}
+	var res *engine.Result
+	if scope == nil {
+		res, err = engine.Run(src.Snapshot, opts)
+	} else {
+		res, err = engine.RunScoped(src.Snapshot, opts, scope)
+	}
 	if err != nil {
 		return nil, err
 	}

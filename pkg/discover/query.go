@@ -145,6 +145,23 @@ func (q *query) scope(n topology.NodeID) []scoped {
 	return out
 }
 
+// Scope lists the nodes whose effective policies Describe and Explain of
+// node n read: n, its sections and every node below them (see scope), in
+// NodeID order; nil when they read every target (n is a Namespace, whose
+// contexts are those of anything in it). An engine.RunScoped result for
+// these nodes answers Describe and Explain of n as a complete one does,
+// for a fraction of the cost.
+func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
+	q := newQuery(res)
+	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
+		return nil
+	}
+	own := q.own(n)
+	out := append(own, q.descendants(own)...)
+	slices.Sort(out)
+	return out
+}
+
 // descendants lists the nodes below the given ones (not themselves).
 func (q *query) descendants(from []topology.NodeID) []topology.NodeID {
 	seen := map[topology.NodeID]bool{}

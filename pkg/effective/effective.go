@@ -69,12 +69,25 @@ type Result struct {
 // Compute calculates the effective policy of every effective target of a
 // kind in every context. funcs are the merge functions by atomicity.
 func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *Result {
+	return ComputeOnly(g, k, att, funcs, nil)
+}
+
+// ComputeOnly is Compute for the effective targets for which in is true
+// (all of them when in is nil), for questions about a few nodes of a large
+// graph: each target it returns is the one Compute returns, contexts and
+// outcomes alike, because a target's contexts are its own ancestor paths
+// and the attachments along them, whatever else the graph holds. Only the
+// targets left out differ: they are missing.
+func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
 	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{}}
 	res := &Result{Kind: k}
 	if len(att.ByNode) == 0 {
 		return res
 	}
 	for _, t := range c.targets() {
+		if in != nil && !in(t) {
+			continue
+		}
 		tg := &Target{Node: t}
 		g.Ancestors(t, func(path []topology.NodeID) {
 			if ctx := c.context(t, path); ctx != nil {

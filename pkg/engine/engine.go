@@ -44,6 +44,10 @@ type Result struct {
 	Outcome     *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
+	// Scope is nil for a complete result. A result of RunScoped holds the
+	// nodes its question is about: Effective then has only the effective
+	// targets among them, and Outcome is nil.
+	Scope []topology.NodeID
 
 	opts       Options
 	kindErrors []error
@@ -65,7 +69,21 @@ func (r *Result) KindOf(group, kind string) *policykind.Kind {
 // outcome, from plain data to plain data. Errors are about declarations
 // (a bad PolicyKind, a policy of an undeclared kind); problems of
 // individual objects end up in their status instead.
-func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
+func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped(s, opts, nil) }
+
+// RunScoped is Run for a question about a few nodes, such as `strata
+// describe` of one route in a world of thousands: most of Run's time goes
+// to the effective policies of every target and to the status of every
+// policy, which such a question does not read.
+//
+// The topology, the policies and their attachments are complete. Then
+// scope, given the result so far (Graph, Kinds and Policies set), names
+// the nodes the question is about; effective policies are computed only
+// for the effective targets among them, each exactly as Run computes it
+// (effective.ComputeOnly), and no Outcome is computed (Result.Scope).
+// When scope (or its answer) is nil, the result is Run's, Outcome
+// included.
+func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topology.NodeID) (*Result, error) {
 	if opts.Registry == nil {
 		opts.Registry = merge.DefaultRegistry()
 	}
@@ -74,7 +92,7 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 		return nil, errors.Join(kindErrs...)
 	}
 	res := &Result{Graph: topology.Build(s), Kinds: kinds, kindErrors: kindErrs, opts: opts}
-	if err := res.run(s.Policies, nil, nil); err != nil {
+	if err := res.run(s.Policies, nil, nil, scope); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -87,16 +105,20 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) {
 // and the results of the other kinds are reused, so the cost is that of
 // the dirty kinds alone (docs/controller.md, "What a change recomputes").
 func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool) (*Result, error) {
+	if r.Scope != nil {
+		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
+	}
 	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts}
-	if err := res.run(policies, dirty, r); err != nil {
+	if err := res.run(policies, dirty, r, nil); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
 // run reads the policies and computes every kind, or, with prev, only the
-// dirty kinds.
-func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result) error {
+// dirty kinds; with scope (see RunScoped), only the effective targets in
+// the nodes it names, without outcome.
+func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
 	byKind := map[policykind.GroupKind][]*policykind.Policy{}
 	for _, u := range policies {
@@ -121,28 +143,49 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 	for i, k := range res.Kinds {
 		if prev != nil && !dirty[k.Key()] {
 			res.byKind = append(res.byKind, prev.byKind[i])
+			continue
+		}
+		ps := byKind[k.Key()]
+		sort.Slice(ps, func(i, j int) bool { return ps[i].ID() < ps[j].ID() })
+		res.byKind = append(res.byKind, ps)
+	}
+	for _, ps := range res.byKind {
+		res.Policies = append(res.Policies, ps...)
+	}
+	var in func(topology.NodeID) bool
+	if scope != nil {
+		if nodes := scope(res); nodes != nil {
+			set := make(map[topology.NodeID]bool, len(nodes))
+			for _, n := range nodes {
+				set[n] = true
+			}
+			in = func(n topology.NodeID) bool { return set[n] }
+			res.Scope = nodes
+		}
+	}
+	for i, k := range res.Kinds {
+		if prev != nil && !dirty[k.Key()] {
 			res.Attachments = append(res.Attachments, prev.Attachments[i])
 			res.Effective = append(res.Effective, prev.Effective[i])
 			res.outcomes = append(res.outcomes, prev.outcomes[i])
 			continue
 		}
-		ps := byKind[k.Key()]
-		sort.Slice(ps, func(i, j int) bool { return ps[i].ID() < ps[j].ID() })
+		ps := res.byKind[i]
 		funcs, err := res.opts.Registry.Funcs(k)
 		if err != nil {
 			return err
 		}
 		att := attach.Resolve(res.Graph, ps)
-		eff := effective.Compute(res.Graph, k, att, funcs)
-		res.byKind = append(res.byKind, ps)
+		eff := effective.ComputeOnly(res.Graph, k, att, funcs, in)
 		res.Attachments = append(res.Attachments, att)
 		res.Effective = append(res.Effective, eff)
-		res.outcomes = append(res.outcomes, outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff}))
+		if in == nil {
+			res.outcomes = append(res.outcomes, outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff}))
+		}
 	}
-	for _, ps := range res.byKind {
-		res.Policies = append(res.Policies, ps...)
+	if in == nil {
+		res.Outcome = outcome.Merge(res.Graph, res.outcomes...)
 	}
-	res.Outcome = outcome.Merge(res.Graph, res.outcomes...)
 	return nil
 }
 

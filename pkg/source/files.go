@@ -1,7 +1,6 @@
 package source
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -10,12 +9,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -62,86 +67,144 @@ type Result struct {
 	Ignored map[string]int
 }
 
+// kindDecoder decodes the JSON of one document of a kind the snapshot holds
+// typed, and adds the object to the snapshot.
+type kindDecoder struct {
+	decode func(js []byte) (any, error)
+	add    func(s *snapshot.Snapshot, obj any)
+}
+
+// typed is the kindDecoder of a kind held in the snapshot list that list
+// returns.
+func typed[T any](list func(*snapshot.Snapshot) *[]*T) kindDecoder {
+	return kindDecoder{
+		decode: func(js []byte) (any, error) {
+			obj := new(T)
+			if err := json.Unmarshal(js, obj); err != nil {
+				return nil, err
+			}
+			return obj, nil
+		},
+		add: func(s *snapshot.Snapshot, obj any) {
+			l := list(s)
+			*l = append(*l, obj.(*T))
+		},
+	}
+}
+
 // decoders is the table of kinds a file may hold besides policies: each
 // decodes one document into the snapshot.
-var decoders = map[schema.GroupKind]func(s *snapshot.Snapshot, raw []byte) error{
-	hierarchy.GatewayClassKind:   func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.GatewayClasses) },
-	hierarchy.GatewayKind:        func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Gateways) },
-	hierarchy.HTTPRouteKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.HTTPRoutes) },
-	hierarchy.GRPCRouteKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.GRPCRoutes) },
-	hierarchy.TCPRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.TCPRoutes) },
-	hierarchy.TLSRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.TLSRoutes) },
-	hierarchy.UDPRouteKind:       func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.UDPRoutes) },
-	hierarchy.ReferenceGrantKind: func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.ReferenceGrants) },
-	hierarchy.ServiceKind:        func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Services) },
-	hierarchy.NamespaceKind:      func(s *snapshot.Snapshot, b []byte) error { return into(b, &s.Namespaces) },
-	{Group: policykind.Group, Kind: policykind.KindName}: func(s *snapshot.Snapshot, b []byte) error {
-		d := &policykind.Declaration{}
-		// A typo in a declaration must not pass silently: unknown fields and
-		// fields in the wrong case are errors.
-		strict, err := sigsjson.UnmarshalStrict(b, d)
-		if err != nil {
-			return err
-		}
-		if len(strict) > 0 {
-			return errors.Join(strict...)
-		}
-		s.Declarations = append(s.Declarations, d)
-		return nil
+var decoders = map[schema.GroupKind]kindDecoder{
+	hierarchy.GatewayClassKind:   typed(func(s *snapshot.Snapshot) *[]*gwv1.GatewayClass { return &s.GatewayClasses }),
+	hierarchy.GatewayKind:        typed(func(s *snapshot.Snapshot) *[]*gwv1.Gateway { return &s.Gateways }),
+	hierarchy.HTTPRouteKind:      typed(func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes }),
+	hierarchy.GRPCRouteKind:      typed(func(s *snapshot.Snapshot) *[]*gwv1.GRPCRoute { return &s.GRPCRoutes }),
+	hierarchy.TCPRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.TCPRoute { return &s.TCPRoutes }),
+	hierarchy.TLSRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.TLSRoute { return &s.TLSRoutes }),
+	hierarchy.UDPRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.UDPRoute { return &s.UDPRoutes }),
+	hierarchy.ReferenceGrantKind: typed(func(s *snapshot.Snapshot) *[]*gwv1b1.ReferenceGrant { return &s.ReferenceGrants }),
+	hierarchy.ServiceKind:        typed(func(s *snapshot.Snapshot) *[]*corev1.Service { return &s.Services }),
+	hierarchy.NamespaceKind:      typed(func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces }),
+	{Group: policykind.Group, Kind: policykind.KindName}: {
+		decode: func(js []byte) (any, error) {
+			d := &policykind.Declaration{}
+			// A typo in a declaration must not pass silently: unknown
+			// fields and fields in the wrong case are errors.
+			strict, err := sigsjson.UnmarshalStrict(js, d)
+			if err != nil {
+				return nil, err
+			}
+			if len(strict) > 0 {
+				return nil, errors.Join(strict...)
+			}
+			return d, nil
+		},
+		add: func(s *snapshot.Snapshot, obj any) {
+			s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
+		},
 	},
 }
 
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
-func into[T any](b []byte, list *[]*T) error {
-	obj := new(T)
-	if err := json.Unmarshal(b, obj); err != nil {
-		return err
-	}
-	*list = append(*list, obj)
-	return nil
-}
-
 // Read loads files, directories (recursively: *.yaml, *.yml, *.json) and
 // "-" (stdin): multi-document YAML or JSON, with List objects expanded.
 // Any error names the file and document; nothing is returned then, so
 // nothing is half-read.
+//
+// Read gives the snapshot that Decode(Documents(paths, stdin)) gives, with
+// the same errors, faster: documents are parsed on every core, and those
+// of the common block-style YAML (see transcode.go) go from YAML to their
+// typed object through one JSON encoding, without the generic trees of
+// sigs.k8s.io/yaml and unstructured.
 func Read(paths []string, stdin io.Reader) (*Result, error) {
-	docs, err := Documents(paths, stdin)
-	if err != nil {
-		return nil, err
+	raws, readErr := rawDocuments(paths, stdin)
+	parsed := parseAll(raws, true)
+	var items []item
+	for _, p := range parsed {
+		if p.err != nil {
+			return nil, p.err
+		}
+		items = append(items, p.items...)
 	}
-	return Decode(docs)
+	if readErr != nil {
+		return nil, readErr
+	}
+	return assemble(items)
 }
 
 // Documents reads the documents of files as Read does, without decoding
 // them: to overlay them on other documents (a cluster's objects) first.
 func Documents(paths []string, stdin io.Reader) ([]Document, error) {
+	raws, readErr := rawDocuments(paths, stdin)
 	var docs []Document
+	for _, p := range parseAll(raws, false) {
+		if p.err != nil {
+			return nil, p.err
+		}
+		for _, it := range p.items {
+			docs = append(docs, it.doc)
+		}
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return docs, nil
+}
+
+// rawDocument is one document of a file, not parsed yet.
+type rawDocument struct {
+	file  string
+	index int // 1-based
+	raw   []byte
+}
+
+// rawDocuments splits the files into their documents, in order. Reading
+// stops at the first file that cannot be read; its error is returned with
+// the documents before it, whose own errors come first, as they would
+// reading one file after the other.
+func rawDocuments(paths []string, stdin io.Reader) ([]rawDocument, error) {
+	var docs []rawDocument
 	for _, p := range paths {
 		files, err := expand(p)
 		if err != nil {
-			return nil, err
+			return docs, err
 		}
 		for _, f := range files {
-			var r io.Reader
+			var b []byte
+			var err error
 			if f == "-" {
-				r = stdin
-				if r == nil {
-					r = strings.NewReader("")
+				if stdin != nil {
+					if b, err = io.ReadAll(stdin); err != nil {
+						return docs, fmt.Errorf("%s: %w", f, err)
+					}
 				}
-			} else {
-				b, err := os.ReadFile(f)
-				if err != nil {
-					return nil, err
-				}
-				r = bytes.NewReader(b)
+			} else if b, err = os.ReadFile(f); err != nil {
+				return docs, err
 			}
-			ds, err := split(f, r)
-			if err != nil {
-				return nil, err
+			for i, raw := range yamlDocuments(b) {
+				docs = append(docs, rawDocument{file: f, index: i + 1, raw: raw})
 			}
-			docs = append(docs, ds...)
 		}
 	}
 	return docs, nil
@@ -176,53 +239,142 @@ func expand(p string) ([]string, error) {
 	return files, err
 }
 
-// split reads the documents of one file.
-func split(file string, r io.Reader) ([]Document, error) {
-	raws, err := yamlDocuments(r)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	var out []Document
-	for n, raw := range raws {
-		i := n + 1
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
-		}
-		js = bytes.TrimSpace(js)
-		if len(js) == 0 || string(js) == "null" {
-			continue
-		}
-		var obj map[string]any
-		// apimachinery's json keeps integers as int64, as unstructured
-		// objects from the API server have them.
-		if err := utiljson.Unmarshal(js, &obj); err != nil {
-			return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		d := Document{File: file, Index: i, Object: u}
-		if u.GetAPIVersion() == "" || u.GetKind() == "" {
-			return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
-		}
-		if strings.HasSuffix(u.GetKind(), "List") {
-			if items, ok := obj["items"].([]any); ok {
-				for j, it := range items {
-					m, ok := it.(map[string]any)
-					if !ok {
-						return nil, fmt.Errorf("%s: items[%d]: not an object", d.Where(), j)
-					}
-					iu := &unstructured.Unstructured{Object: m}
-					if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
-						return nil, fmt.Errorf("%s: items[%d]: apiVersion and kind are required", d.Where(), j)
-					}
-					out = append(out, Document{File: file, Index: i, Object: iu})
-				}
-				continue
+// item is one object of the input, sorted for the snapshot: a typed
+// object of a kind in decoders (obj, or err if it did not decode), or a
+// document left for assemble to place (policies, CRDs, other kinds).
+type item struct {
+	doc Document // Object is nil for typed objects decoded on the fast path
+	gk  schema.GroupKind
+	obj any
+	err error // the typed decoding's error, naming the document
+}
+
+// parsed is what one raw document became: its objects (several for a
+// List, none for an empty document), or the error that stops the read.
+type parsed struct {
+	items []item
+	err   error
+}
+
+// parseAll parses the documents on every core; the results are in the
+// documents' order. typed decodes the kinds of decoders into their Go
+// types (for Read); otherwise every item is a Document (for Documents).
+func parseAll(raws []rawDocument, typed bool) []parsed {
+	out := make([]parsed, len(raws))
+	const chunk = 32
+	workers := min(runtime.GOMAXPROCS(0), (len(raws)+chunk-1)/chunk)
+	var next atomic.Int64
+	work := func() {
+		var t transcoder
+		for {
+			end := int(next.Add(chunk))
+			start := end - chunk
+			if start >= len(raws) {
+				return
+			}
+			for i := start; i < min(end, len(raws)); i++ {
+				out[i] = t.parse(raws[i], typed)
 			}
 		}
-		out = append(out, d)
 	}
-	return out, nil
+	if workers <= 1 {
+		work()
+		return out
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(work)
+	}
+	wg.Wait()
+	return out
+}
+
+// parse reads one raw document: on the fast path when transcode takes it
+// and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
+// object that does not decode on the fast path is decoded again on the
+// slow one, so that its error is the slow path's.
+func (t *transcoder) parse(r rawDocument, typed bool) parsed {
+	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
+		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
+		if dec, ok := decoders[gk]; ok && typed {
+			if obj, err := dec.decode(t.out); err == nil {
+				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index}, gk: gk, obj: obj}}}
+			}
+		} else {
+			var obj map[string]any
+			if err := utiljson.Unmarshal(t.out, &obj); err == nil {
+				d := Document{File: r.file, Index: r.index, Object: &unstructured.Unstructured{Object: obj}}
+				return parsed{items: []item{{doc: d, gk: gk}}}
+			}
+		}
+	}
+	docs, err := split(r)
+	if err != nil {
+		return parsed{err: err}
+	}
+	p := parsed{items: make([]item, len(docs))}
+	for i, d := range docs {
+		if typed {
+			p.items[i] = decodeDocument(d)
+		} else {
+			p.items[i] = item{doc: d}
+		}
+	}
+	return p
+}
+
+// groupKindOf is the group and kind of an object as
+// unstructured.Unstructured.GroupVersionKind reads them: an apiVersion
+// that does not parse gives the empty group and kind.
+func groupKindOf(apiVersion, kind string) schema.GroupKind {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return schema.GroupKind{}
+	}
+	return schema.GroupKind{Group: gv.Group, Kind: kind}
+}
+
+// split reads one document the slow way, with sigs.k8s.io/yaml, into
+// its objects: none for an empty document, the items of a List.
+func split(r rawDocument) ([]Document, error) {
+	file, i := r.file, r.index
+	js, err := yaml.YAMLToJSON(r.raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || string(js) == "null" {
+		return nil, nil
+	}
+	var obj map[string]any
+	// apimachinery's json keeps integers as int64, as unstructured
+	// objects from the API server have them.
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	d := Document{File: file, Index: i, Object: u}
+	if u.GetAPIVersion() == "" || u.GetKind() == "" {
+		return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
+	}
+	if strings.HasSuffix(u.GetKind(), "List") {
+		if items, ok := obj["items"].([]any); ok {
+			var out []Document
+			for j, it := range items {
+				m, ok := it.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("%s: items[%d]: not an object", d.Where(), j)
+				}
+				iu := &unstructured.Unstructured{Object: m}
+				if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
+					return nil, fmt.Errorf("%s: items[%d]: apiVersion and kind are required", d.Where(), j)
+				}
+				out = append(out, Document{File: file, Index: i, Object: iu})
+			}
+			return out, nil
+		}
+	}
+	return []Document{d}, nil
 }
 
 // Decode sorts documents into a snapshot. Documents of a declared policy
@@ -230,26 +382,52 @@ func split(file string, r io.Reader) ([]Document, error) {
 // spec.targetRef or spec.targetRefs) but whose kind is not declared is an
 // error; other unknown kinds are counted in Ignored.
 func Decode(docs []Document) (*Result, error) {
+	items := make([]item, len(docs))
+	for i, d := range docs {
+		items[i] = decodeDocument(d)
+	}
+	return assemble(items)
+}
+
+// decodeDocument decodes a document of a kind in decoders into its Go
+// type, through its JSON encoding; other documents are returned as they
+// are.
+func decodeDocument(d Document) item {
+	gk := d.Object.GroupVersionKind().GroupKind()
+	it := item{doc: d, gk: gk}
+	if dec, ok := decoders[gk]; ok {
+		b, err := json.Marshal(d.Object.Object)
+		if err == nil {
+			it.obj, err = dec.decode(b)
+		}
+		if err != nil {
+			it.err = fmt.Errorf("%s: %w", d.Where(), err)
+		}
+	}
+	return it
+}
+
+// assemble places items in a snapshot, in their order: the first typed
+// object that did not decode is the error; then policies of kinds
+// declared anywhere in the input.
+func assemble(items []item) (*Result, error) {
 	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}}
 	s := res.Snapshot
 	var rest []Document
-	for _, d := range docs {
-		gk := d.Object.GroupVersionKind().GroupKind()
-		if dec, ok := decoders[gk]; ok {
-			b, err := json.Marshal(d.Object.Object)
-			if err == nil {
-				err = dec(s, b)
+	for _, it := range items {
+		if dec, ok := decoders[it.gk]; ok {
+			if it.err != nil {
+				return nil, it.err
 			}
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", d.Where(), err)
-			}
+			dec.add(s, it.obj)
 			continue
 		}
-		if gk == crdKind {
+		d := it.doc
+		if it.gk == crdKind {
 			if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; labelled {
 				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
 			} else {
-				res.Ignored[gk.String()]++
+				res.Ignored[it.gk.String()]++
 			}
 			continue
 		}
@@ -286,38 +464,34 @@ func Decode(docs []Document) (*Result, error) {
 // comments, blank lines and directives before the first marker are a
 // prefix, not a document; an empty document between two markers still
 // takes its number. Documents are returned raw, empty ones included, so
-// that document i is at index i-1.
-func yamlDocuments(r io.Reader) ([][]byte, error) {
-	br := bufio.NewReader(r)
+// that document i is at index i-1; they share b's memory.
+func yamlDocuments(b []byte) [][]byte {
 	var docs [][]byte
-	var cur []byte
+	start := 0                      // of the current document
 	first, prefixOnly := true, true // before the first marker, only a prefix so far
-	for {
-		line, err := br.ReadBytes('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
+	for pos := 0; pos < len(b); {
+		end := bytes.IndexByte(b[pos:], '\n') + 1
+		if end == 0 {
+			end = len(b) - pos
 		}
+		line := b[pos : pos+end]
 		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n') {
 			if !first || !prefixOnly {
-				docs = append(docs, cur)
+				docs = append(docs, b[start:pos])
 			}
-			first, cur = false, nil
+			first = false
+			start = pos + end
 			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
-				cur = append(cur, rest...) // "--- {a: 1}": content on the marker line
+				start = pos + 3 // "--- {a: 1}": content on the marker line
 			}
-		} else {
-			if first && prefixOnly {
-				t := bytes.TrimSpace(line)
-				prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'
-			}
-			cur = append(cur, line...)
+		} else if first && prefixOnly {
+			t := bytes.TrimSpace(line)
+			prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
+		pos += end
 	}
-	if !first || !prefixOnly || len(bytes.TrimSpace(cur)) > 0 {
-		docs = append(docs, cur)
+	if !first || !prefixOnly || len(bytes.TrimSpace(b[start:])) > 0 {
+		docs = append(docs, b[start:])
 	}
-	return docs, nil
+	return docs
 }

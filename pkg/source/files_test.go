@@ -1,15 +1,18 @@
 package source_test
 
 import (
+	"bytes"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/snapshot"
 	"github.com/strata-dev/strata/pkg/source"
 )
@@ -402,5 +405,50 @@ func TestDecode(t *testing.T) {
 	}
 	if res.Ignored["Job.batch"] != 1 {
 		t.Errorf("ignored %v", res.Ignored)
+	}
+}
+
+// Read takes a faster way than Decode(Documents(...)) (typed objects
+// straight from their JSON, documents parsed in parallel) and must end in
+// the same snapshot, object for object, with the same errors.
+func TestReadMatchesDecode(t *testing.T) {
+	var world bytes.Buffer
+	if err := synth.WriteYAML(&world, synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 100, Services: 100, Policies: 80}, 2)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		stdin string
+	}{
+		{"examples", []string{"../../examples/gep-713", "../../examples/parable"}, ""},
+		{"test data", []string{"testdata/multi.yaml", "testdata/list.yaml", "testdata/crd.yaml", "testdata/policy.json", "testdata/tree"}, ""},
+		{"synthetic world", []string{"-"}, world.String()},
+		{"errors: typed object that does not decode", []string{"-"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
+		{"errors: PolicyKind with unknown fields", []string{"testdata/bad/strict.yaml"}, ""},
+		{"errors: block style PolicyKind with unknown fields", []string{"-"}, "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata:\n  name: x\nspec:\n  group: g\n  kind: K\n  targetKind: 1\n  Class: Direct\n"},
+		{"errors: malformed after good documents", []string{"testdata/bad"}, ""},
+		{"errors: undeclared", []string{"testdata/multi.yaml", "testdata/bad/undeclared.yaml"}, ""},
+		{"errors: malformed before a missing file", []string{"testdata/bad/malformed.yaml", "testdata/nope.yaml"}, ""},
+		{"errors: missing file before a malformed one", []string{"testdata/nope.yaml", "testdata/bad/malformed.yaml"}, ""},
+		{"errors: typed object that does not decode before a missing file", []string{"-", "testdata/nope.yaml"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, gotErr := source.Read(c.paths, strings.NewReader(c.stdin))
+			docs, wantErr := source.Documents(c.paths, strings.NewReader(c.stdin))
+			var want *source.Result
+			if wantErr == nil {
+				want, wantErr = source.Decode(docs)
+			}
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, want %v", gotErr, wantErr)
+			}
+			if strings.HasPrefix(c.name, "errors") != (gotErr != nil) {
+				t.Errorf("error %v", gotErr)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("Read differs from Decode(Documents()) (-want +got):\n%s", d)
+			}
+		})
 	}
 }
