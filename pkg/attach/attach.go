@@ -31,6 +31,11 @@ type Attachment struct {
 	// cluster-scoped GatewayClass to Gateways in that namespace (002:
 	// only configs in a global namespace apply cluster-wide).
 	Scope string
+	// Global marks a policy of a global namespace attached to a
+	// GatewayClass. 002's precedence puts such "global policies" below
+	// every policy of the Gateway's own namespace, the one on its
+	// Namespace included, so it ranks below the Namespace level.
+	Global bool
 }
 
 // Rejection is a targetRef that could not be attached, with the ref to
@@ -85,8 +90,12 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 				}
 				seen[n] = true
 				a := &Attachment{Policy: p, Node: n, Field: t.Field}
-				if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" && !slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
-					a.Scope = p.Namespace
+				if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" {
+					if slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
+						a.Global = true
+					} else {
+						a.Scope = p.Namespace
+					}
 				}
 				res.ByNode[n] = append(res.ByNode[n], a)
 				res.ByPolicy[p] = append(res.ByPolicy[p], a)

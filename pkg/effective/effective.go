@@ -230,6 +230,9 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 	var entries []*Entry
 	for _, a := range atts {
 		lvl := c.g.Node(a.Node).Level
+		if a.Global {
+			lvl = hierarchy.LevelNamespace - 1 // 002: global policies come first
+		}
 		for i := range a.Policy.Blocks {
 			b := &a.Policy.Blocks[i]
 			v, ok := c.values[b]

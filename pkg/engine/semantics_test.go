@@ -251,6 +251,18 @@ func TestMergeSemantics(t *testing.T) {
 			policy("infra", "global", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: GatewayClass, name: shared}\n  tier: silver")},
 		target: "gw",
 		want:   []map[string]any{{"tier": "silver"}, {"tier": "silver"}},
+	}, {
+		// 002's precedence: "global policies" rank below every policy of
+		// the Gateway's namespace, the one on its Namespace included,
+		// though a GatewayClass is below a Namespace in no other sense.
+		name: "global GatewayClass policy below the Namespace's",
+		docs: []string{kind("Gateway", "  globalNamespaces: [global]\n"),
+			policy("global", "global", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: GatewayClass, name: shared}\n  tier: silver\n  zone: eu"),
+			policy("infra", "tenant", "2026-01-02T00:00:00Z", "  targetRef: {group: \"\", kind: Namespace, name: infra}\n  tier: bronze")},
+		// infra/gw: the tenant's default wins (atomic: whole); team-a/gw,
+		// with no policy of its own, gets the global one.
+		target: "gw",
+		want:   []map[string]any{{"tier": "bronze"}, {"tier": "silver", "zone": "eu"}},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
 			res := runYAML(t, append([]string{topo}, c.docs...)...)
