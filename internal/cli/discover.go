@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
+	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/discover"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/policykind"
@@ -196,9 +197,15 @@ dotted path, colors.light), in every context of the object where the field
 is set: the candidates in precedence order, least specific first (every
 block of every policy in the stack, then the object's own value when the
 policy kind declares targetFields), each with where it is attached, its
-block and merge strategy, its value, and whether it wins.`,
-		Example: `  strata explain service/b2 --field /colors/light -f examples/gep-713/example-3`,
-		Args:    cobra.ExactArgs(1),
+block and merge strategy, its value, and whether it wins.
+
+With --kind BlueprintValues, the field is one of the merged values a
+GatewayClassBlueprint renders a Gateway or HTTPRoute with (002): the
+config or blueprint that set it, its level, and the ones it beat, as
+strata render --values --field prints it.`,
+		Example: `  strata explain service/b2 --field /colors/light -f examples/gep-713/example-3
+  strata explain gateway/shop -n team-a --field /tags/exposure --kind BlueprintValues -f examples/blueprints`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
@@ -208,6 +215,9 @@ block and merge strategy, its value, and whether it wins.`,
 				return err
 			}
 			ns := namespaceOf(c, &f)
+			if strings.EqualFold(kind, blueprint.ValuesKind) {
+				return explainValues(s, &f, v.format, args[0], ns, ptr)
+			}
 			var scope func(*engine.Result) []topology.NodeID
 			if scoped {
 				scope = subjectScope(args[0], ns)

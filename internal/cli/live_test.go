@@ -302,6 +302,7 @@ func TestLive(t *testing.T) {
 			{"render", "-o", "json"},
 			{"render", "--values", "-o", "json"},
 			{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "/tags"},
+			{"explain", "gateway/shop", "-n", "team-a", "--field", "/tags/exposure", "--kind", "BlueprintValues"},
 		} {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
 				want := mustStrata(t, "", append(args, "-f", bpExample)...)

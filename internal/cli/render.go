@@ -70,7 +70,7 @@ e.g. /service/type) and prints every source that set it, the winner first.
 A render that fails (a template error, a refused object) prints nothing
 and names the template, the line and the value path.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.field != "" && !f.values {
 				return errors.New("--field needs --values")
 			}
@@ -111,7 +111,11 @@ and names the template, the line and the value path.`,
 				}
 			}
 			if f.values {
-				return printValues(s, jobs, f.output, from, f.field)
+				format := ""
+				if cmd.Flags().Changed("output") {
+					format = f.output
+				}
+				return printValues(s, jobs, format, from, f.field)
 			}
 			return printRendered(s, w, classes, jobs, scope, f)
 		},
@@ -369,6 +373,8 @@ func only(jobs []blueprint.Job, arg, ns string) ([]blueprint.Job, error) {
 	return out, nil
 }
 
+// printValues prints merged values: a table per parent for people (format
+// ""), or yaml or json.
 func printValues(s Streams, jobs []blueprint.Job, format string, from string, field string) error {
 	var docs []valuesDoc
 	var problems []string
@@ -404,7 +410,7 @@ func printValues(s Streams, jobs []blueprint.Job, format string, from string, fi
 	if len(docs) == 0 {
 		return fmt.Errorf("no Gateway of a class served by the blueprint controller in %s", from)
 	}
-	if format == printer.JSON {
+	if format != "" {
 		return print(s, docs, format)
 	}
 	var buf bytes.Buffer
@@ -446,4 +452,33 @@ func flowValue(v any, y []byte) string {
 		}
 	}
 	return string(y)
+}
+
+// explainValues is `strata explain KIND/NAME --field PTR --kind
+// BlueprintValues`: explain's question asked of a blueprint's merged
+// values, answered as `strata render KIND/NAME --values --field PTR` does,
+// from explain's source (files, or the cluster).
+func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
+	var (
+		w    blueprint.World
+		from string
+		err  error
+	)
+	switch {
+	case len(f.withFiles) > 0:
+		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)
+	case len(f.files) > 0:
+		w, _, err = fileWorld(f.files, s)
+		from = strings.Join(f.files, ", ")
+	default:
+		w, _, from, err = liveWorld(f.kube, s)
+	}
+	if err != nil {
+		return err
+	}
+	_, jobs := blueprint.Plan(w, blueprintcontroller.DefaultControllerName, blueprintcontroller.DefaultNamespace)
+	if jobs, err = only(jobs, arg, ns); err != nil {
+		return err
+	}
+	return printValues(s, jobs, format, from, ptr)
 }

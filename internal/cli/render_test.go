@@ -20,6 +20,8 @@ func TestRenderGolden(t *testing.T) {
 		{"values.golden", []string{"render", "--values", "-f", bpExample}},
 		{"values.json.golden", []string{"render", "--values", "-f", bpExample, "-o", "json"}},
 		{"values-shop-tags.golden", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "/tags", "-f", bpExample}},
+		{"explain-shop-exposure.golden", []string{"explain", "gateway/shop", "-n", "team-a", "--field", "/tags/exposure", "--kind", "BlueprintValues", "-f", bpExample}},
+		{"values-shop.yaml.golden", []string{"render", "gateway/shop", "-n", "team-a", "--values", "-o", "yaml", "-f", bpExample}},
 		{"describe-shop.golden", []string{"describe", "gateway/shop", "-n", "team-a", "-f", bpExample, "-f", "../../config/blueprints/policykinds.yaml"}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
