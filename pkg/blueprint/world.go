@@ -2,6 +2,7 @@ package blueprint
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -92,6 +93,18 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 	for _, c := range w.GatewayConfigs {
 		configs = append(configs, GatewayConfig(c))
 	}
+	// A config applies only in its own namespace or, global, from the
+	// controller's: index them so a job looks at those two only.
+	byNS := map[string][]*Config{}
+	for _, c := range configs {
+		byNS[c.Namespace] = append(byNS[c.Namespace], c)
+	}
+	configsFor := func(ns string) []*Config {
+		if ns == controllerNamespace {
+			return byNS[ns]
+		}
+		return append(slices.Clip(byNS[ns]), byNS[controllerNamespace]...)
+	}
 	namespaces := map[string]*corev1.Namespace{}
 	for _, ns := range w.Namespaces {
 		namespaces[ns.Name] = ns
@@ -117,14 +130,14 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 		gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
 		routes, listeners := attached(g, gw, gwID)
 		p := Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
-		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configs, controllerNamespace, children))
+		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configsFor(gw.Namespace), controllerNamespace, children))
 		jobs[len(jobs)-1].Listeners = listeners
 		if cp.Blueprint.Spec.HTTPRouteTemplate == nil {
 			continue
 		}
 		for _, r := range routes {
 			rp := Parent{Kind: "HTTPRoute", Namespace: r.Namespace, Name: r.Name, Class: cp.Class.Name}
-			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configs, controllerNamespace, children))
+			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configsFor(r.Namespace), controllerNamespace, children))
 		}
 	}
 	return classes, jobs
