@@ -206,8 +206,10 @@ type syncResult struct {
 //  1. objects whose rendered form and Strata's managed fields are as last
 //     applied are skipped: nobody changed what Strata set, so applying
 //     again would write nothing (no write storms on child status events);
-//  2. every other object is applied with a server-side dry run; if the API
-//     server refuses any, nothing is applied (syncResult.refused);
+//  2. an object that exists and is not this parent's child (theirs) is
+//     refused, and then nothing is applied; every other object is applied
+//     with a server-side dry run; if the API server refuses any, nothing is
+//     applied (syncResult.refused);
 //  3. the inventory is extended with the new objects (written ahead);
 //  4. the objects are applied (field manager Options.FieldManager, forced:
 //     Strata owns what its templates set);
@@ -227,6 +229,15 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gatew
 		}
 		if !c.unchanged(ctx, o) {
 			changed = append(changed, o)
+		}
+	}
+	for _, o := range changed {
+		why, err := c.theirs(ctx, p, o)
+		if err != nil {
+			return syncResult{inv: inv}, err
+		}
+		if why != "" {
+			return syncResult{inv: inv, refused: why}, nil
 		}
 	}
 	for _, o := range changed {
@@ -539,4 +550,32 @@ func Inventoried(parent client.Object) []*unstructured.Unstructured {
 		out[i] = e.object()
 	}
 	return out
+}
+
+// theirs says why o must not be applied, or "": an object of that name
+// exists and is not this parent's child (not rendered for it, or
+// controlled by another owner). Forced server-side apply would take it
+// over, so a tenant could overwrite a neighbour's object, or one nobody
+// rendered, just by choosing names through values (002 tenant safety).
+// The API server is asked, not the cache, which holds rendered objects only.
+func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Unstructured) (string, error) {
+	cur := &metav1.PartialObjectMetadata{}
+	cur.SetGroupVersionKind(o.GroupVersionKind())
+	if err := c.reader.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return "", nil // a kind not served: the dry run says so
+		}
+		return "", fmt.Errorf("read %s: %w", entryOf("", o).describe(), err)
+	}
+	what := entryOf("", o).describe()
+	want, have := o.GetLabels(), cur.GetLabels()
+	for _, k := range []string{blueprint.LabelParentKind, blueprint.LabelParentNamespace, blueprint.LabelParentName, blueprint.LabelGateway} {
+		if want[k] != have[k] {
+			return fmt.Sprintf("%s already exists and was not rendered for %s %s/%s; refusing to take it over (nothing applied): rename it in the template or delete it", what, p.gvk.Kind, p.obj.GetNamespace(), p.obj.GetName()), nil
+		}
+	}
+	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != p.obj.GetUID() {
+		return fmt.Sprintf("%s already exists and is controlled by %s %s; refusing to take it over (nothing applied)", what, ref.Kind, ref.Name), nil
+	}
+	return "", nil
 }

@@ -217,7 +217,7 @@ metadata:
   name: safety
 spec:
   values:
-    default: {version: "1", namespace: "", owner: false, extra: false, cluster: false, badPort: false}
+    default: {version: "1", namespace: "", owner: false, extra: false, cluster: false, badPort: false, take: ""}
   gatewayTemplate:
     resourceTemplates:
     - name: cm
@@ -251,6 +251,16 @@ spec:
         metadata:
           name: safety-{{ .Gateway.metadata.name }}
         {{- end }}
+    - name: take
+      template: |
+        {{- with .Values.take }}
+        apiVersion: v1
+        kind: ConfigMap
+        metadata:
+          name: {{ . }}
+        data:
+          taken: "yes"
+        {{- end }}
     - name: service
       template: |
         {{- if .Values.badPort }}
@@ -267,6 +277,16 @@ spec:
 	eventually(t, "baseline applied", dataIs(t, ns, gw+"-cm", map[string]string{"version": "1"}))
 	eventually(t, "baseline programmed", gatewayCond(t, ns, gw, "Programmed", "True", "Programmed"))
 	before := get(t, "v1", "ConfigMap", ns, gw+"-cm").GetResourceVersion()
+	// Somebody else's object, which values could name.
+	apply(t, `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: neighbour
+  namespace: safety
+data:
+  mine: "yes"
+`)
+	neighbour := get(t, "v1", "ConfigMap", ns, "neighbour").GetResourceVersion()
 
 	untouched := func() error {
 		cm := get(t, "v1", "ConfigMap", ns, gw+"-cm")
@@ -278,6 +298,9 @@ spec:
 		}
 		if get(t, "v1", "Service", ns, gw+"-svc") != nil {
 			return fmt.Errorf("the Service was applied")
+		}
+		if get(t, "v1", "ConfigMap", ns, "neighbour").GetResourceVersion() != neighbour {
+			return fmt.Errorf("the neighbour's ConfigMap was taken over")
 		}
 		return nil
 	}
@@ -295,6 +318,8 @@ spec:
 			[]string{"rendering refused", "metadata.ownerReferences"}, false},
 		{"refused by the API server", `{badPort: true}`, "Programmed", "Invalid",
 			[]string{"Service safety/gw-svc", "dry run, nothing applied"}, true},
+		{"another's object", `{take: neighbour}`, "Programmed", "Invalid",
+			[]string{"ConfigMap safety/neighbour already exists and was not rendered for Gateway safety/gw", "refusing to take it over"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// version 2 and the extra object would apply if the render went through.
