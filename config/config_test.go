@@ -114,7 +114,7 @@ func TestInstall(t *testing.T) {
 	}
 
 	t.Run("files", func(t *testing.T) {
-		for _, dir := range []string{"crd/bases", "rbac", "manager", "samples"} {
+		for _, dir := range []string{"crd/bases", "rbac", "manager", "samples", "blueprints"} {
 			files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 			if err != nil {
 				t.Fatal(err)
@@ -384,4 +384,43 @@ func describe(o *unstructured.Unstructured) string {
 		return fmt.Sprintf("%s %s/%s", o.GetKind(), o.GetNamespace(), o.GetName())
 	}
 	return fmt.Sprintf("%s %s", o.GetKind(), o.GetName())
+}
+
+// The blueprint config kinds' PolicyKinds are valid declarations: the
+// engine compiles them, reads a config's values from spec.default and
+// spec.override, and treats neither as managed.
+func TestBlueprintPolicyKinds(t *testing.T) {
+	objs, err := decodeFile(filepath.Join("blueprints", "policykinds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 2 {
+		t.Fatalf("%d objects, want 2", len(objs))
+	}
+	for _, o := range objs {
+		var d policykind.Declaration
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &d); err != nil {
+			t.Fatal(err)
+		}
+		k, err := policykind.Compile(&d)
+		if err != nil {
+			t.Fatalf("%s: %v", o.GetName(), err)
+		}
+		if k.Managed || k.Fields.Defaults != "default" || k.Fields.Overrides != "override" {
+			t.Errorf("%s: managed %v, fields %+v", o.GetName(), k.Managed, k.Fields)
+		}
+		cfg := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": d.Spec.Group + "/v1alpha1", "kind": d.Spec.Kind,
+			"metadata": map[string]any{"name": "c", "namespace": "team"},
+			"spec": map[string]any{
+				"targetRefs": []any{map[string]any{"group": "", "kind": "Namespace", "name": "team"}},
+				"default":    map[string]any{"strategy": "any value", "replicas": int64(2)},
+				"override":   map[string]any{"tags": map[string]any{"a": "b"}},
+			},
+		}}
+		p := k.Read(cfg)
+		if len(p.Invalid) > 0 || len(p.Blocks) != 2 {
+			t.Errorf("%s: a config reads as invalid %v, blocks %+v", o.GetName(), p.Invalid, p.Blocks)
+		}
+	}
 }
