@@ -3,6 +3,7 @@ package blueprint
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -323,39 +324,22 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 	}
 	// The applying order puts the winner last: lower levels first, and
 	// within a level the conflict losers first.
-	defaults := merge.Value{Values: map[string]any{}, Prov: map[string]merge.Source{}}
 	var contributions []contribution
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].Level == all[i].Level {
-			j++
-		}
-		for k := j - 1; k >= i; k-- {
-			if all[k].Config.Default != nil {
-				s := src(all[k], "default")
-				defaults = merge.Patch(defaults, merge.Of(all[k].Config.Default, s))
-				contributions = append(contributions, contribution{k, s, all[k].Config.Default})
+	fold := func(ascending bool, block string, values func(*Config) map[string]any) merge.Value {
+		v := merge.Value{Values: map[string]any{}, Prov: map[string]merge.Source{}}
+		for _, k := range applyOrder(all, ascending) {
+			if m := values(all[k].Config); m != nil {
+				s := src(all[k], block)
+				v = merge.Patch(v, merge.Of(m, s))
+				contributions = append(contributions, contribution{k, s, m})
 			}
 		}
-		i = j
+		return v
 	}
+	defaults := fold(true, "default", func(c *Config) map[string]any { return c.Default })
 	// Overrides: the most specific level first, so the least specific
 	// (the blueprint) is applied last and wins.
-	overrides := merge.Value{Values: map[string]any{}, Prov: map[string]merge.Source{}}
-	for j := len(all); j > 0; {
-		i := j - 1
-		for i > 0 && all[i-1].Level == all[j-1].Level {
-			i--
-		}
-		for k := j - 1; k >= i; k-- {
-			if all[k].Config.Override != nil {
-				s := src(all[k], "override")
-				overrides = merge.Patch(overrides, merge.Of(all[k].Config.Override, s))
-				contributions = append(contributions, contribution{k, s, all[k].Config.Override})
-			}
-		}
-		j = i
-	}
+	overrides := fold(false, "override", func(c *Config) map[string]any { return c.Override })
 	final := merge.Patch(defaults, overrides)
 
 	out := &Values{Parent: p, Values: final.Values}
@@ -393,6 +377,30 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 		out.Applied = append(out.Applied, a)
 	}
 	return out, nil
+}
+
+// applyOrder is the order to patch the blocks of all in, the winner last:
+// levels ascending (defaults) or descending (overrides), and within a
+// level the conflict losers first. all is sorted by level, then conflict
+// order.
+func applyOrder(all []Applied, ascending bool) []int {
+	var groups [][]int
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].Level == all[i].Level {
+			j++
+		}
+		g := make([]int, 0, j-i)
+		for k := j - 1; k >= i; k-- {
+			g = append(g, k)
+		}
+		groups = append(groups, g)
+		i = j
+	}
+	if !ascending {
+		slices.Reverse(groups)
+	}
+	return slices.Concat(groups...)
 }
 
 type contribution struct {
