@@ -14,9 +14,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/topology"
 )
 
@@ -353,13 +353,5 @@ func argOf(r topology.Ref) (arg, ns string, ok bool) {
 
 func loadForTest(t *testing.T, paths ...string) *engine.Result {
 	t.Helper()
-	src, err := source.Read(paths, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return enginetest.Run(t, nil, paths...)
 }

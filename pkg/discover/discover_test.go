@@ -8,9 +8,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/discover"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/topology"
 )
 
@@ -21,15 +21,7 @@ const (
 
 func run(t testing.TB, paths ...string) *engine.Result {
 	t.Helper()
-	src, err := source.Read(paths, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return enginetest.Run(t, nil, paths...)
 }
 
 func node(t *testing.T, res *engine.Result, arg, ns string) topology.NodeID {

@@ -10,23 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
 )
 
 // run loads one of the bundled GEP-713 examples and runs the engine on it.
 func run(t *testing.T, example string) *engine.Result {
 	t.Helper()
-	src, err := source.Read([]string{filepath.Join("..", "..", "examples", "gep-713", example)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return enginetest.Run(t, nil, filepath.Join("..", "..", "examples", "gep-713", example))
 }
 
 // contextVia returns the resultant ColorPolicy spec for traffic to Service

@@ -9,22 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
 )
 
 // runYAML runs the engine on YAML documents.
 func runYAML(t *testing.T, docs ...string) *engine.Result {
 	t.Helper()
-	src, err := source.Read([]string{"-"}, strings.NewReader(strings.Join(docs, "\n---\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return enginetest.RunYAML(t, docs...)
 }
 
 // topo is a small world: namespace infra holds GatewayClass-bound Gateway

@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/status"
 )
 
@@ -18,15 +18,7 @@ var now = metav1.NewTime(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
 
 func runYAML(t *testing.T, docs ...string) *engine.Result {
 	t.Helper()
-	src, err := source.Read([]string{"-"}, strings.NewReader(strings.Join(docs, "\n---\n")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := engine.Run(src.Snapshot, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
+	return enginetest.RunYAML(t, docs...)
 }
 
 const kind = `apiVersion: strata.dev/v1alpha1
