@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -195,11 +197,13 @@ func TestLive(t *testing.T) {
 			{"explain", "service/b2", "-n", "default", "--field", "/colors/light"},
 			{"get", "policies", "-A"},
 			{"impact", "colorpolicy/p3", "-n", "default", "--delete"},
-			// graph is left out: the cluster has more than the files
-			// (kube-system and the other built-in namespaces).
+			{"graph", "-o", "dot"},
+			{"graph", "-o", "mermaid"},
 		} {
 			t.Run(strings.Join(args, " "), func(t *testing.T) {
-				want := mustStrata(t, "", append(args, "-f", example3Dir)...)
+				// The cluster has more than the files: the namespaces every
+				// API server makes. Given them too, the files draw the same.
+				want := mustStrata(t, builtinNamespaces(t, lc), append(args, "-f", example3Dir, "-f", "-")...)
 				got := mustStrata(t, "", append(args, "--kubeconfig", lc.admin)...)
 				if want != got {
 					t.Errorf("live and offline differ:\n%s", cmp.Diff(want, got))
@@ -313,6 +317,41 @@ func TestLive(t *testing.T) {
 			})
 		}
 	})
+}
+
+// builtinNamespaces is YAML of what every API server makes that example 3
+// does not have: Namespaces (default, kube-system, ...) and Services (the
+// kubernetes Service), for files to match the cluster.
+func builtinNamespaces(t *testing.T, lc *liveCluster) string {
+	t.Helper()
+	inFiles := map[string]bool{}
+	for _, u := range fileObjects(t, filepath.Join(example3Dir, "scenario.yaml")) {
+		inFiles[u.GetKind()+" "+u.GetNamespace()+"/"+u.GetName()] = true
+	}
+	var b strings.Builder
+	var nss corev1.NamespaceList
+	if err := lc.client.List(t.Context(), &nss); err != nil {
+		t.Fatal(err)
+	}
+	for _, ns := range nss.Items {
+		if !inFiles["Namespace /"+ns.Name] {
+			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n", ns.Name)
+		}
+	}
+	var svcs corev1.ServiceList
+	if err := lc.client.List(t.Context(), &svcs); err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range svcs.Items {
+		if inFiles["Service "+svc.Namespace+"/"+svc.Name] {
+			continue
+		}
+		fmt.Fprintf(&b, "---\napiVersion: v1\nkind: Service\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  ports:\n", svc.Name, svc.Namespace)
+		for _, p := range svc.Spec.Ports {
+			fmt.Fprintf(&b, "  - {name: %q, port: %d}\n", p.Name, p.Port)
+		}
+	}
+	return b.String()
 }
 
 // mustStrata runs strata and fails the test unless it exits 0 with nothing on
