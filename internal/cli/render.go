@@ -91,7 +91,7 @@ and names the template, the line and the value path.`,
 				w, scope, err = fileWorld(f.files, s)
 				from = strings.Join(f.files, ", ")
 			} else {
-				w, scope, from, err = liveWorld(kube, s)
+				w, scope, from, err = liveWorld(kube, s, f.controllerName)
 			}
 			if err != nil {
 				return err
@@ -148,7 +148,7 @@ func fileWorld(files []string, s Streams) (blueprint.World, blueprint.Scope, err
 // liveWorld reads the World of the cluster of the kubeconfig: what the
 // controller's cache holds, with the children its inventories name for
 // .Resources, and the server's own idea of every kind's scope.
-func liveWorld(kube *genericclioptions.ConfigFlags, s Streams) (blueprint.World, blueprint.Scope, string, error) {
+func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, blueprint.Scope, string, error) {
 	var w blueprint.World
 	cl, err := connectCluster(kube, s)
 	if err != nil {
@@ -186,7 +186,7 @@ func liveWorld(kube *genericclioptions.ConfigFlags, s Streams) (blueprint.World,
 		parents = append(parents, r)
 	}
 	for _, p := range parents {
-		for _, u := range blueprintcontroller.Inventoried(p) {
+		for _, u := range blueprintcontroller.Inventoried(p, controllerName) {
 			if err := cl.client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 					continue
@@ -471,7 +471,7 @@ func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error
 		w, _, err = fileWorld(f.files, s)
 		from = strings.Join(f.files, ", ")
 	default:
-		w, _, from, err = liveWorld(f.kube, s)
+		w, _, from, err = liveWorld(f.kube, s, blueprintcontroller.DefaultControllerName)
 	}
 	if err != nil {
 		return err

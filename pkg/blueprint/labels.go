@@ -52,6 +52,9 @@ func GatewayLabelValue(namespace, name string) string {
 // produces).
 func (in Input) Labels() map[string]string {
 	l := map[string]string{}
+	if in.ControllerName != "" {
+		l[LabelController] = LabelValue(in.ControllerName)
+	}
 	if in.Blueprint != nil {
 		l[LabelBlueprint] = LabelValue(in.Blueprint.Name)
 	}

@@ -30,6 +30,10 @@ const (
 	LabelTemplate = "blueprints.strata.dev/template"
 	// LabelBlueprint is the blueprint.
 	LabelBlueprint = "blueprints.strata.dev/blueprint"
+	// LabelController is the blueprint controller (its controllerName,
+	// through LabelValue) that rendered the object: two Strata installs
+	// serving different GatewayClasses never touch each other's objects.
+	LabelController = "blueprints.strata.dev/controller"
 )
 
 // Scope tells whether a kind is namespaced. known is false for a kind the
@@ -39,9 +43,12 @@ type Scope func(gk schema.GroupKind) (namespaced, known bool)
 // Input is everything one render reads. Callers fill it from files
 // (`strata render`) or from the cluster cache (the controller).
 type Input struct {
-	Blueprint *bpv1.GatewayClassBlueprint
-	Class     *gwv1.GatewayClass
-	Gateway   *gwv1.Gateway
+	// ControllerName is the blueprint controller's name (the GatewayClass
+	// controllerName it serves), put on every object as LabelController.
+	ControllerName string
+	Blueprint      *bpv1.GatewayClassBlueprint
+	Class          *gwv1.GatewayClass
+	Gateway        *gwv1.Gateway
 	// Route is the HTTPRoute being rendered with the blueprint's
 	// httpRouteTemplate; nil renders the gatewayTemplate for Gateway.
 	Route *gwv1.HTTPRoute

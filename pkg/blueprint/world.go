@@ -130,14 +130,14 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 		gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
 		routes, listeners := attached(g, gw, gwID)
 		p := Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
-		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configsFor(gw.Namespace), controllerNamespace, children))
+		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configsFor(gw.Namespace), controllerName, controllerNamespace, children))
 		jobs[len(jobs)-1].Listeners = listeners
 		if cp.Blueprint.Spec.HTTPRouteTemplate == nil {
 			continue
 		}
 		for _, r := range routes {
 			rp := Parent{Kind: "HTTPRoute", Namespace: r.Namespace, Name: r.Name, Class: cp.Class.Name}
-			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configsFor(r.Namespace), controllerNamespace, children))
+			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configsFor(r.Namespace), controllerName, controllerNamespace, children))
 		}
 	}
 	return classes, jobs
@@ -167,7 +167,7 @@ func classPlan(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBlueprint
 }
 
 func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, routes []*gwv1.HTTPRoute,
-	namespaces map[string]*corev1.Namespace, configs []*Config, controllerNamespace string,
+	namespaces map[string]*corev1.Namespace, configs []*Config, controllerName, controllerNamespace string,
 	children map[childKey]map[string][]*unstructured.Unstructured) Job {
 	j := Job{Parent: p, Blueprint: cp.Blueprint}
 	v, err := Merge(cp.Blueprint, p, configs, controllerNamespace)
@@ -177,13 +177,14 @@ func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, route
 	}
 	j.Values = v
 	j.Input = Input{
-		Blueprint: cp.Blueprint,
-		Class:     cp.Class,
-		Gateway:   gw,
-		Route:     route,
-		Routes:    routes,
-		Namespace: namespaces[p.Namespace],
-		Values:    v.Values,
+		ControllerName: controllerName,
+		Blueprint:      cp.Blueprint,
+		Class:          cp.Class,
+		Gateway:        gw,
+		Route:          route,
+		Routes:         routes,
+		Namespace:      namespaces[p.Namespace],
+		Values:         v.Values,
 	}
 	j.Input.Resources = children[keyOf(j.Input.Labels())]
 	return j

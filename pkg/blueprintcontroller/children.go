@@ -43,6 +43,18 @@ import (
 // (its annotation with it).
 const InventoryAnnotation = "blueprints.strata.dev/inventory"
 
+// InventoryAnnotationFor is the inventory annotation of the controller
+// serving controllerName: InventoryAnnotation for the default name, and a
+// key of its own for any other, so that two Strata installs serving
+// different GatewayClasses (a route may have parents of both) never read,
+// prune or overwrite each other's inventory.
+func InventoryAnnotationFor(controllerName string) string {
+	if controllerName == "" || controllerName == DefaultControllerName {
+		return InventoryAnnotation
+	}
+	return InventoryAnnotation + "-" + blueprint.LabelValue(controllerName)
+}
+
 // entry is one line of an inventory.
 type entry struct {
 	// Gateway is namespace/name of the Gateway an HTTPRoute's child was
@@ -111,9 +123,14 @@ func parseEntry(line string) (entry, bool) {
 // inventory is a sorted set of entries.
 type inventory []entry
 
-func parseInventory(obj client.Object) inventory {
+// inventory is this controller's inventory of a parent.
+func (c *Controller) inventory(obj client.Object) inventory {
+	return parseInventory(obj, InventoryAnnotationFor(c.opts.ControllerName))
+}
+
+func parseInventory(obj client.Object, annotation string) inventory {
 	var inv inventory
-	for _, line := range strings.Split(obj.GetAnnotations()[InventoryAnnotation], "\n") {
+	for _, line := range strings.Split(obj.GetAnnotations()[annotation], "\n") {
 		if e, ok := parseEntry(strings.TrimSpace(line)); ok {
 			inv = append(inv, e)
 		}
@@ -301,7 +318,7 @@ func refusal(err error) bool {
 // (its GatewayClass is served by another controller) and drops the
 // inventory.
 func (c *Controller) release(ctx context.Context, p parentObj) error {
-	inv := parseInventory(p.obj)
+	inv := c.inventory(p.obj)
 	if len(inv) == 0 {
 		return nil
 	}
@@ -329,6 +346,7 @@ func (c *Controller) orphaned(ctx context.Context, k key) error {
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := c.children.List(ctx, l, client.MatchingLabels{
 			blueprint.LabelParentKind: k.Kind, blueprint.LabelParentNamespace: blueprint.LabelValue(k.Namespace), blueprint.LabelParentName: blueprint.LabelValue(k.Name),
+			blueprint.LabelController: blueprint.LabelValue(c.opts.ControllerName),
 		}); err != nil {
 			return fmt.Errorf("list %s children of %s %s: %w", gvk.Kind, k.Kind, k.nn(), err)
 		}
@@ -378,6 +396,11 @@ func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
 			continue
 		}
 		l := cur.GetLabels()
+		if l[blueprint.LabelController] != blueprint.LabelValue(c.opts.ControllerName) {
+			c.log.Info("not pruning an object another blueprint controller rendered", "object", e.describe(), "controller", l[blueprint.LabelController])
+			c.forget(e.id())
+			continue
+		}
 		if l[blueprint.LabelParentKind] != k.Kind || l[blueprint.LabelParentNamespace] != blueprint.LabelValue(k.Namespace) || l[blueprint.LabelParentName] != blueprint.LabelValue(k.Name) {
 			c.log.Info("not pruning an object that no longer carries its parent's labels", "object", e.describe(), "parent", k.Kind+" "+k.nn().String())
 			c.forget(e.id())
@@ -401,7 +424,8 @@ func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
 // merge patch of that one key: no other field is sent, so no lock is
 // needed.
 func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv inventory) error {
-	cur, has := p.obj.GetAnnotations()[InventoryAnnotation]
+	key := InventoryAnnotationFor(c.opts.ControllerName)
+	cur, has := p.obj.GetAnnotations()[key]
 	var v any // nil removes the key
 	if len(inv) > 0 {
 		if has && cur == inv.String() {
@@ -411,7 +435,7 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv invent
 	} else if !has {
 		return nil
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{InventoryAnnotation: v}}})
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
 	if err != nil {
 		return err
 	}
@@ -539,12 +563,13 @@ func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []
 	return append(slices.Clip(objs), ep), nil
 }
 
-// Inventoried returns the objects a parent's inventory lists (apiVersion,
-// kind, namespace and name set, nothing else), so a reader without the
-// controller (`strata render` on a live cluster) can fetch the current
-// state of a parent's children for .Resources.
-func Inventoried(parent client.Object) []*unstructured.Unstructured {
-	inv := parseInventory(parent)
+// Inventoried returns the objects the inventory of controllerName's
+// controller on a parent lists (apiVersion, kind, namespace and name set,
+// nothing else), so a reader without the controller (`strata render` on a
+// live cluster) can fetch the current state of a parent's children for
+// .Resources.
+func Inventoried(parent client.Object, controllerName string) []*unstructured.Unstructured {
+	inv := parseInventory(parent, InventoryAnnotationFor(controllerName))
 	out := make([]*unstructured.Unstructured, len(inv))
 	for i, e := range inv {
 		out[i] = e.object()
@@ -569,7 +594,7 @@ func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Un
 	}
 	what := entryOf("", o).describe()
 	want, have := o.GetLabels(), cur.GetLabels()
-	for _, k := range []string{blueprint.LabelParentKind, blueprint.LabelParentNamespace, blueprint.LabelParentName, blueprint.LabelGateway} {
+	for _, k := range []string{blueprint.LabelController, blueprint.LabelParentKind, blueprint.LabelParentNamespace, blueprint.LabelParentName, blueprint.LabelGateway} {
 		if want[k] != have[k] {
 			return fmt.Sprintf("%s already exists and was not rendered for %s %s/%s; refusing to take it over (nothing applied): rename it in the template or delete it", what, p.gvk.Kind, p.obj.GetNamespace(), p.obj.GetName()), nil
 		}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -38,6 +39,11 @@ import (
 var (
 	k8s client.Client
 	ctl *blueprintcontroller.Controller
+	// scheme is the shared controller's, for a test that starts a
+	// controller of its own (startController).
+	scheme *runtime.Scheme
+	// shared is the shared API server's config, for a second controller.
+	shared *rest.Config
 )
 
 const (
@@ -70,7 +76,8 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, "stop API server:", err)
 		}
 	}()
-	scheme := runtime.NewScheme()
+	shared = env.Config
+	scheme = runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, blueprintcontroller.AddToScheme} {
 		if err := add(scheme); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -112,11 +119,17 @@ func run(m *testing.M) int {
 // own field manager), creating namespaces as needed.
 func apply(t *testing.T, yaml string, args ...any) {
 	t.Helper()
+	applyTo(t, k8s, yaml, args...)
+}
+
+// applyTo is apply on the API server of client c (a test's own).
+func applyTo(t *testing.T, c client.Client, yaml string, args ...any) {
+	t.Helper()
 	if len(args) > 0 {
 		yaml = fmt.Sprintf(yaml, args...)
 	}
 	for _, o := range decode(t, yaml) {
-		if err := k8s.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(o), testManager, client.ForceOwnership); err != nil {
+		if err := c.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(o), testManager, client.ForceOwnership); err != nil {
 			t.Fatalf("apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
 		}
 	}
@@ -159,10 +172,16 @@ func global(t *testing.T) { namespace(t, controllerNS) }
 // get reads an object (nil when it does not exist).
 func get(t *testing.T, apiVersion, kind, ns, name string) *unstructured.Unstructured {
 	t.Helper()
+	return getFrom(t, k8s, apiVersion, kind, ns, name)
+}
+
+// getFrom is get on the API server of client c.
+func getFrom(t *testing.T, c client.Client, apiVersion, kind, ns, name string) *unstructured.Unstructured {
+	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
-	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+	if err := c.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -173,12 +192,18 @@ func get(t *testing.T, apiVersion, kind, ns, name string) *unstructured.Unstruct
 
 func del(t *testing.T, apiVersion, kind, ns, name string) {
 	t.Helper()
+	delFrom(t, k8s, apiVersion, kind, ns, name)
+}
+
+// delFrom is del on the API server of client c.
+func delFrom(t *testing.T, c client.Client, apiVersion, kind, ns, name string) {
+	t.Helper()
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
 	u.SetNamespace(ns)
 	u.SetName(name)
-	if err := k8s.Delete(context.Background(), u); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.Delete(context.Background(), u); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatalf("delete %s %s/%s: %v", kind, ns, name, err)
 	}
 }

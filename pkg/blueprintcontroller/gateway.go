@@ -53,7 +53,7 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 		return reconcile.Result{}, err
 	}
 	p := parentObj{key: k, obj: gw, gvk: gatewayGVK}
-	inv := parseInventory(gw)
+	inv := c.inventory(gw)
 	c.remembers(k, inv)
 	class, err := c.class(ctx, string(gw.Spec.GatewayClassName))
 	if err != nil {
@@ -120,7 +120,8 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
 	in := blueprint.Input{
-		Blueprint: bp, Class: class, Gateway: gw, Routes: a.routes,
+		ControllerName: c.opts.ControllerName,
+		Blueprint:      bp, Class: class, Gateway: gw, Routes: a.routes,
 		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Resources: resources,
 	}
 	out, err := blueprint.Render(in, c.scope)

@@ -43,7 +43,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 		return reconcile.Result{}, err
 	}
 	p := parentObj{key: k, obj: r, gvk: routeGVK}
-	inv := parseInventory(r)
+	inv := c.inventory(r)
 	c.remembers(k, inv)
 
 	resolved, err := c.resolvedRefs(ctx, r)
@@ -173,7 +173,8 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 		return routeRender{inv: inv}, err
 	}
 	in := blueprint.Input{
-		Blueprint: bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
+		ControllerName: c.opts.ControllerName,
+		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
 		Namespace: a.namespaces[r.Namespace], Values: values.Values, Resources: resources,
 	}
 	out, err := blueprint.Render(in, c.scope)

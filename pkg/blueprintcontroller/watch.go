@@ -3,6 +3,7 @@ package blueprintcontroller
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -153,7 +154,7 @@ func (c *Controller) on(keys func(context.Context, client.Object) []key, relevan
 // server bookkeeping and without the inventory annotation, which only
 // Strata writes.
 func specChanged(o, n client.Object) bool {
-	return objchange.Changed(o, n, func(a string) bool { return a == InventoryAnnotation })
+	return objchange.Changed(o, n, func(a string) bool { return strings.HasPrefix(a, InventoryAnnotation) })
 }
 
 // changed is any change of a rendered object, status included: a status
