@@ -296,14 +296,18 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, err))
 			continue
 		}
-		rendered, from := out.Objects, out.Templates
+		rendered := out.Objects
+		what := make([]string, len(rendered))
+		for i, t := range out.Templates {
+			what[i] = "template " + t
+		}
 		if !f.noValuesObject {
-			ep, err := blueprint.ValuesObject(j.Input, j.Values, f.controllerName)
+			ep, err := blueprint.ValuesObject(j.Input, j.Values)
 			if err != nil {
 				return err
 			}
 			rendered = append(slices.Clip(rendered), ep)
-			from = append(slices.Clip(from), "(merged values)")
+			what = append(what, "merged values")
 		}
 		for i, o := range rendered {
 			objs = append(objs, o.Object)
@@ -312,11 +316,7 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 				if err != nil {
 					return err
 				}
-				what := "template " + from[i]
-				if from[i] == "(merged values)" {
-					what = "merged values"
-				}
-				fmt.Fprintf(&buf, "---\n# %s, %s\n%s", j.Parent, what, b)
+				fmt.Fprintf(&buf, "---\n# %s, %s\n%s", j.Parent, what[i], b)
 			}
 		}
 	}

@@ -8,10 +8,11 @@ import (
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 )
 
-// knownScope says which kinds are cluster-scoped (true) for the built-in
-// API groups of Kubernetes, Gateway API and Strata, where client-go's
-// scheme does not know them or does not say; every other kind of
-// client-go's scheme is namespaced.
+// knownScope says which kinds are cluster-scoped (true) or namespaced
+// (false): the cluster-scoped kinds of Kubernetes' built-in groups, and the
+// standard kinds of Gateway API and Strata, which client-go's scheme does
+// not know. Every other kind of client-go's scheme is namespaced; any
+// other kind needs its CRD among the files.
 var knownScope = map[schema.GroupKind]bool{
 	{Kind: "Namespace"}:        true,
 	{Kind: "Node"}:             true,
@@ -53,7 +54,6 @@ var knownScope = map[schema.GroupKind]bool{
 	{Group: "authentication.k8s.io", Kind: "SelfSubjectReview"}:                       true,
 	{Group: "internal.apiserver.k8s.io", Kind: "StorageVersion"}:                      true,
 	{Group: "storagemigration.k8s.io", Kind: "StorageVersionMigration"}:               true,
-	{Group: "coordination.k8s.io", Kind: "LeaseCandidate"}:                            false,
 	{Group: "gateway.networking.k8s.io", Kind: "Gateway"}:                             false,
 	{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}:                           false,
 	{Group: "gateway.networking.k8s.io", Kind: "GRPCRoute"}:                           false,
@@ -63,19 +63,7 @@ var knownScope = map[schema.GroupKind]bool{
 	{Group: "gateway.networking.k8s.io", Kind: "TLSRoute"}:                            false,
 	{Group: "gateway.networking.k8s.io", Kind: "TCPRoute"}:                            false,
 	{Group: "gateway.networking.k8s.io", Kind: "UDPRoute"}:                            false,
-	{Group: "policy", Kind: "PodDisruptionBudget"}:                                    false,
-	{Group: "autoscaling", Kind: "HorizontalPodAutoscaler"}:                           false,
-	{Group: "networking.k8s.io", Kind: "NetworkPolicy"}:                               false,
-	{Group: "apps", Kind: "Deployment"}:                                               false,
-	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:                                false,
-	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:                         false,
 	{Group: "strata.dev", Kind: "EffectivePolicy"}:                                    false,
-	{Group: "gateway.networking.k8s.io", Kind: "BackendLBPolicy"}:                     false,
-	{Group: "gateway.networking.k8s.io", Kind: "XBackendTrafficPolicy"}:               false,
-	{Group: "gateway.networking.x-k8s.io", Kind: "XListenerSet"}:                      false,
-	{Group: "gateway.networking.x-k8s.io", Kind: "XBackendTrafficPolicy"}:             false,
-	{Group: "gateway.networking.x-k8s.io", Kind: "XMesh"}:                             true,
-	{Group: "gateway.networking.k8s.io", Kind: "GatewayClassConfig"}:                  false,
 	{Group: "blueprints.strata.dev", Kind: "GatewayClassConfig"}:                      false,
 	{Group: "blueprints.strata.dev", Kind: "GatewayConfig"}:                           false,
 }

@@ -127,8 +127,7 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 		if cp.Blueprint == nil {
 			continue
 		}
-		gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
-		routes, listeners := attached(g, gw, gwID)
+		routes, listeners := Attached(g, gw)
 		p := Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
 		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configsFor(gw.Namespace), controllerName, controllerNamespace, children))
 		jobs[len(jobs)-1].Listeners = listeners
@@ -190,10 +189,13 @@ func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, route
 	return j
 }
 
-// attached returns the HTTPRoutes attached to a Gateway (to at least one
-// listener), sorted, and the attached route count of every listener in
-// spec order.
-func attached(g *topology.Graph, gw *gwv1.Gateway, gwID topology.NodeID) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
+// Attached returns the HTTPRoutes attached to Gateway gw in g (to at least
+// one listener), sorted by namespace/name, and the attached route count of
+// every listener in spec order (ListenerStatus attachedRoutes). Plan and
+// the controller both read attachment here, from a graph pkg/topology
+// built, as the policy engine does.
+func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
+	gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
 	seen := map[*gwv1.HTTPRoute]bool{}
 	var routes []*gwv1.HTTPRoute
 	listeners := make([]ListenerRoutes, 0, len(gw.Spec.Listeners))

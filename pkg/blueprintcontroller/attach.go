@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/hierarchy"
 	"github.com/strata-dev/strata/pkg/snapshot"
 	"github.com/strata-dev/strata/pkg/topology"
@@ -28,6 +28,8 @@ type attachment struct {
 	// routes are the HTTPRoutes attached to at least one listener, sorted
 	// by namespace/name (blueprint.Input.Routes).
 	routes []*gwv1.HTTPRoute
+	// listeners count the routes attached to each listener, in spec order.
+	listeners []blueprint.ListenerRoutes
 	// namespaces by name, of the Gateway and of the routes naming it.
 	namespaces map[string]*corev1.Namespace
 }
@@ -62,14 +64,7 @@ func (c *Controller) attach(ctx context.Context, gw *gwv1.Gateway) (*attachment,
 	}
 	a.graph = topology.Build(s)
 	a.gwID = a.graph.Lookup(gatewayRef(gw))
-	for _, r := range s.HTTPRoutes {
-		if len(a.listenersOf(r)) > 0 {
-			a.routes = append(a.routes, r)
-		}
-	}
-	sort.Slice(a.routes, func(i, j int) bool {
-		return a.routes[i].Namespace+"/"+a.routes[i].Name < a.routes[j].Namespace+"/"+a.routes[j].Name
-	})
+	a.routes, a.listeners = blueprint.Attached(a.graph, gw)
 	return a, nil
 }
 
@@ -89,13 +84,12 @@ func gatewayRef(gw *gwv1.Gateway) topology.Ref {
 // attached counts the routes attached to a listener (ListenerStatus
 // attachedRoutes).
 func (a *attachment) attached(listener gwv1.SectionName) int32 {
-	var n int32
-	for _, id := range a.listenerChildren(listener) {
-		if _, ok := a.graph.Node(id).Object.(*gwv1.HTTPRoute); ok {
-			n++
+	for _, l := range a.listeners {
+		if l.Name == string(listener) {
+			return l.AttachedRoutes
 		}
 	}
-	return n
+	return 0
 }
 
 func (a *attachment) listenerChildren(listener gwv1.SectionName) []topology.NodeID {

@@ -556,7 +556,7 @@ func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []
 	if c.opts.NoValuesObjects {
 		return objs, nil
 	}
-	ep, err := blueprint.ValuesObject(in, v, c.opts.ControllerName)
+	ep, err := blueprint.ValuesObject(in, v)
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ spec:
 		}
 		return s
 	}
-	before := settled(t, "gw-b's scope settled", versions)
+	before := settled(t, "gw-b's scope settled", 100*time.Millisecond, versions)
 	routeTo("gw-b")
 	aCM, aValues := scope("gw-a")
 	eventually(t, "gw-a's ConfigMap deleted", gone(t, "v1", "ConfigMap", ns, aCM))
@@ -122,17 +122,21 @@ spec:
 	})
 }
 
-// settled waits until two reads of versions 100ms apart agree (a write
-// may still be on its way when the objects are first seen), and returns
-// what they read.
-func settled(t *testing.T, what string, versions func() string) string {
+// settled waits until versions has read the same for quiet (a write may
+// still be on its way when the objects are first seen), and returns what
+// it read.
+func settled(t *testing.T, what string, quiet time.Duration, versions func() string) string {
 	t.Helper()
 	var last string
+	var since time.Time
 	eventually(t, what, func() error {
 		v := versions()
 		if v != last {
-			last = v
+			last, since = v, time.Now()
 			return fmt.Errorf("still changing: %s", v)
+		}
+		if time.Since(since) < quiet {
+			return fmt.Errorf("unchanged for %v only", time.Since(since))
 		}
 		return nil
 	})
@@ -315,7 +319,7 @@ spec:
 		}
 		return s
 	}
-	before := settled(t, "gw2's children settled", versions)
+	before := settled(t, "gw2's children settled", 100*time.Millisecond, versions)
 	stop()
 
 	// While Strata is down, gw1 goes and the blueprint drops a template.

@@ -361,17 +361,8 @@ spec:
 			}
 			return s
 		}
-		// Settled means: two reads a second apart agree.
-		var last string
-		eventually(t, "settled", func() error {
-			v := versions()
-			defer func() { last = v }()
-			if v != last {
-				time.Sleep(time.Second)
-				return fmt.Errorf("still changing")
-			}
-			return nil
-		})
+		// Settled means: unchanged for a second.
+		last := settled(t, "settled", time.Second, versions)
 		consistently(t, "no writes", 2*time.Second, func() error {
 			if v := versions(); v != last {
 				return fmt.Errorf("written after settling:\nbefore %s\nafter  %s", last, v)
