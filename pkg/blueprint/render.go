@@ -8,6 +8,7 @@ import (
 	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -247,8 +248,9 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 // the GatewayClass's Accepted condition: the resource and status
 // templates of spec.gatewayTemplate, then of spec.httpRouteTemplate. It
 // returns the first failure as an *Error (a template that does not
-// parse, a resource template name missing or given twice), nil when all
-// parse. A blueprint without templates is valid: it renders nothing.
+// parse, a resource template name missing or given twice, values that are
+// not objects), nil when all is well. A blueprint without templates is
+// valid: it renders nothing.
 func Check(bp *bpv1.GatewayClassBlueprint) error {
 	if bp == nil {
 		return &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint")}
@@ -262,6 +264,14 @@ func Check(bp *bpv1.GatewayClassBlueprint) error {
 		}
 		if _, err := parseTemplate(bp.Name, t.field, t.tmpl, &budget{}); err != nil {
 			return err
+		}
+	}
+	for _, v := range []struct {
+		field  string
+		values *apiextensionsv1.JSON
+	}{{"spec.values.default", bp.Spec.Values.Default}, {"spec.values.override", bp.Spec.Values.Override}} {
+		if _, err := object(v.values); err != nil {
+			return &Error{Blueprint: bp.Name, Template: v.field, Reason: ReasonInvalidParameters, Err: err}
 		}
 	}
 	return nil

@@ -79,7 +79,7 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 		if string(gc.Spec.ControllerName) != controllerName {
 			continue
 		}
-		classes = append(classes, classPlan(gc, bps))
+		classes = append(classes, ResolveClass(gc, bps))
 	}
 	sort.Slice(classes, func(i, j int) bool { return classes[i].Class.Name < classes[j].Class.Name })
 	for i := range classes {
@@ -142,7 +142,10 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 	return classes, jobs
 }
 
-func classPlan(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBlueprint) ClassPlan {
+// ResolveClass resolves a GatewayClass's parametersRef among blueprints
+// (by name) and checks the blueprint (Check): the GatewayClass's Accepted
+// condition, for Plan and the controller alike.
+func ResolveClass(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBlueprint) ClassPlan {
 	cp := ClassPlan{Class: gc}
 	ref := gc.Spec.ParametersRef
 	switch {

@@ -35,31 +35,23 @@ func (c *Controller) class(ctx context.Context, name string) (*gwv1.GatewayClass
 	return gc, nil
 }
 
-// plan resolves a class's parametersRef to its blueprint and checks it,
-// with blueprint.Plan (the same check `strata render` does), plus the
-// blueprint's own values, which must be objects to merge.
+// plan resolves a class's parametersRef to its blueprint and checks it
+// (blueprint.ResolveClass, the check `strata render` does too).
 func (c *Controller) plan(ctx context.Context, gc *gwv1.GatewayClass) (blueprint.ClassPlan, error) {
-	w := blueprint.World{GatewayClasses: []*gwv1.GatewayClass{gc}}
+	if string(gc.Spec.ControllerName) != c.opts.ControllerName {
+		return blueprint.ClassPlan{Class: gc, Err: fmt.Errorf("spec.controllerName: not %s", c.opts.ControllerName)}, nil
+	}
+	bps := map[string]*bpv1.GatewayClassBlueprint{}
 	if ref := gc.Spec.ParametersRef; ref != nil && string(ref.Group) == bpv1.Group && string(ref.Kind) == bpv1.BlueprintKind {
 		bp := &bpv1.GatewayClassBlueprint{}
 		switch err := c.cache.Get(ctx, client.ObjectKey{Name: ref.Name}, bp); {
 		case err == nil:
-			w.Blueprints = []*bpv1.GatewayClassBlueprint{bp}
+			bps[bp.Name] = bp
 		case !apierrors.IsNotFound(err):
 			return blueprint.ClassPlan{}, err
 		}
 	}
-	classes, _ := blueprint.Plan(w, c.opts.ControllerName, c.opts.Namespace)
-	if len(classes) != 1 {
-		return blueprint.ClassPlan{Class: gc, Err: fmt.Errorf("spec.controllerName: not %s", c.opts.ControllerName)}, nil
-	}
-	cp := classes[0]
-	if cp.Err == nil {
-		if _, err := blueprint.Merge(cp.Blueprint, blueprint.Parent{}, nil, c.opts.Namespace); err != nil {
-			cp.Err, cp.Blueprint = err, nil
-		}
-	}
-	return cp, nil
+	return blueprint.ResolveClass(gc, bps), nil
 }
 
 // configs reads every GatewayClassConfig and GatewayConfig from the cache:
@@ -127,11 +119,7 @@ func (c *Controller) reconcileBlueprint(ctx context.Context, name string) error 
 		}
 	}
 	cond := condition("Accepted", true, "Accepted", "templates parse")
-	err := blueprint.Check(bp)
-	if err == nil {
-		_, err = blueprint.Merge(bp, blueprint.Parent{}, nil, c.opts.Namespace)
-	}
-	if err != nil {
+	if err := blueprint.Check(bp); err != nil {
 		cond = condition("Accepted", false, "InvalidParameters", err.Error())
 	}
 	next := bp.DeepCopy()
