@@ -4,13 +4,16 @@
 //
 // The binaries are built from Go modules by the tools module in
 // hack/envtest (no release bucket is reachable from CI), once, into
-// bin/envtest at the repository root; later runs reuse them. A file lock
-// makes concurrent test packages wait for one build instead of racing.
+// bin/envtest at the repository root, by Build, which the README's test
+// command (hack/test) calls before it runs go test; tests only look them
+// up (Assets), so a build never counts against a test's timeout.
 package testenv
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,12 +40,63 @@ func Root() (string, error) {
 	return filepath.Abs(filepath.Join(filepath.Dir(file), "..", ".."))
 }
 
-// Assets returns the folder holding kube-apiserver and etcd, building them
-// when missing. The first build takes several minutes (about 400 s for
-// kube-apiserver on two cores); set KUBEBUILDER_ASSETS to use binaries of
-// your own instead.
-func Assets(ctx context.Context) (string, error) {
+// Assets returns the folder holding kube-apiserver and etcd: the folder
+// KUBEBUILDER_ASSETS names, else bin/envtest when Build has made it for
+// the current hack/envtest module. Tests never build: a build takes
+// minutes (more on a busy machine) and would count against the test's
+// timeout, so a missing or stale build is an error that says what to run.
+func Assets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		return dir, nil
+	}
+	root, err := Root()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "bin", "envtest")
+	want, err := stamp(root)
+	if err != nil {
+		return "", err
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, stampFile)); err != nil || string(got) != want {
+		return "", fmt.Errorf("testenv: kube-apiserver and etcd are not built for this checkout in %s; "+
+			"run the README's test command (go run ./hack/test), which builds them before it runs go test, "+
+			"or `go run ./hack/test -run '^$' ./internal/testenv` to build them only, or set KUBEBUILDER_ASSETS", dir)
+	}
+	return dir, nil
+}
+
+// stampFile records, in bin/envtest, what the binaries were built from.
+const stampFile = ".built-from"
+
+// stamp is what the binaries are built from: the Kubernetes version and a
+// digest of the hack/envtest module (go.mod, go.sum, the etcd command), so
+// a change to any of them rebuilds.
+func stamp(root string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintln(h, KubernetesVersion)
+	for _, f := range []string{"go.mod", "go.sum", filepath.Join("etcd", "main.go")} {
+		b, err := os.ReadFile(filepath.Join(root, "hack", "envtest", f))
+		if err != nil {
+			return "", fmt.Errorf("testenv: %w", err)
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(b))
+		h.Write(b)
+	}
+	return fmt.Sprintf("%s %x\n", KubernetesVersion, h.Sum(nil)), nil
+}
+
+// Build builds kube-apiserver and etcd from Go modules (the tools module
+// in hack/envtest) into bin/envtest, unless KUBEBUILDER_ASSETS is set or
+// they are already built from the current module, and returns their
+// folder. The first build takes several minutes (about 400 s for
+// kube-apiserver on two idle cores); progress goes to w, with a line every
+// 30 s so a slow machine is seen to be working. No deadline but ctx's: a
+// build is slow, not stuck. A file lock makes concurrent callers wait for
+// one build.
+func Build(ctx context.Context, w io.Writer) (string, error) {
+	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
+		fmt.Fprintf(w, "testenv: using KUBEBUILDER_ASSETS=%s\n", dir)
 		return dir, nil
 	}
 	root, err := Root()
@@ -63,6 +117,13 @@ func Assets(ctx context.Context) (string, error) {
 	}
 	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
 
+	want, err := stamp(root)
+	if err != nil {
+		return "", err
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && string(got) == want {
+		return dir, nil
+	}
 	tools := filepath.Join(root, "hack", "envtest")
 	v := "k8s.io/component-base/version"
 	builds := []struct{ out, pkg, ldflags string }{
@@ -73,24 +134,46 @@ func Assets(ctx context.Context) (string, error) {
 			"-X " + v + ".gitTreeState=clean"}, " ")},
 	}
 	for _, b := range builds {
-		out := filepath.Join(dir, b.out)
-		if _, err := os.Stat(out); err == nil {
-			continue
-		}
-		start := time.Now()
-		fmt.Fprintf(os.Stderr, "testenv: building %s from Go modules (first run only, several minutes)...\n", b.out)
-		cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", b.ldflags, "-o", out+".tmp", b.pkg)
-		cmd.Dir = tools
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("testenv: build %s in %s: %w", b.out, tools, err)
-		}
-		if err := os.Rename(out+".tmp", out); err != nil {
+		if err := build(ctx, w, tools, filepath.Join(dir, b.out), b.pkg, b.ldflags); err != nil {
 			return "", err
 		}
-		fmt.Fprintf(os.Stderr, "testenv: built %s in %s\n", b.out, time.Since(start).Round(time.Second))
+	}
+	if err := os.WriteFile(filepath.Join(dir, stampFile), []byte(want), 0o644); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// build runs one `go build` in the tools module, reporting every 30 s.
+func build(ctx context.Context, w io.Writer, tools, out, pkg, ldflags string) error {
+	start := time.Now()
+	name := filepath.Base(out)
+	fmt.Fprintf(w, "testenv: building %s from Go modules (once per checkout; minutes on a first run)...\n", name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", ldflags, "-o", out+".tmp", pkg)
+	cmd.Dir = tools
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("testenv: build %s in %s: %w", name, tools, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("testenv: build %s in %s: %w", name, tools, err)
+			}
+			if err := os.Rename(out+".tmp", out); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "testenv: built %s in %s\n", name, time.Since(start).Round(time.Second))
+			return nil
+		case <-tick.C:
+			fmt.Fprintf(w, "testenv: still building %s (%s so far)\n", name, time.Since(start).Round(time.Second))
+		}
+	}
 }
 
 // CRDPaths are the CRD folders every test server gets: the Gateway API
@@ -120,8 +203,8 @@ type Env struct {
 
 // Start runs kube-apiserver and etcd with the CRDs installed, plus any
 // extra CRD folders or files.
-func Start(ctx context.Context, extraCRDs ...string) (*Env, error) {
-	assets, err := Assets(ctx)
+func Start(extraCRDs ...string) (*Env, error) {
+	assets, err := Assets()
 	if err != nil {
 		return nil, err
 	}
@@ -156,14 +239,11 @@ func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
 	return u.KubeConfig()
 }
 
-// StartT starts an API server for one test (allowing the first run the
-// minutes it needs to build kube-apiserver), fails the test if it cannot,
+// StartT starts an API server for one test, fails the test if it cannot,
 // and stops it when the test ends.
 func StartT(tb testing.TB, extraCRDs ...string) *Env {
 	tb.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-	defer cancel()
-	env, err := Start(ctx, extraCRDs...)
+	env, err := Start(extraCRDs...)
 	if err != nil {
 		tb.Fatal(err)
 	}

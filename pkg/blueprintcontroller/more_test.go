@@ -206,7 +206,7 @@ func parentsAre(t *testing.T, ns, route string, gws ...string) func() error {
 // controller's), so it would do, or undo, what this test checks.
 func TestRestartCleansUp(t *testing.T) {
 	t.Parallel()
-	env, err := testenv.Start(context.Background())
+	env, err := testenv.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
