@@ -193,7 +193,8 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	if tmpl == nil {
 		return out, nil
 	}
-	parsed, err := parseTemplate(bp.Name, field, tmpl, b)
+	h := &holes{}
+	parsed, err := parseTemplate(bp.Name, field, tmpl, b, h)
 	if err != nil {
 		return nil, err
 	}
@@ -214,13 +215,9 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	}
 	for i, rt := range tmpl.ResourceTemplates {
 		name := parsed.names[i]
-		text, err := execute(bp.Name, name, parsed.resources[i], ctxJSON)
+		docs, err := executeSafe(bp.Name, name, parsed.resources[i], h, b, ctxJSON)
 		if err != nil {
 			return nil, err
-		}
-		docs, err := decodeDocuments(text)
-		if err != nil {
-			return nil, &Error{Blueprint: bp.Name, Template: name, Reason: ReasonInvalidParameters, Err: err}
 		}
 		for _, d := range docs {
 			obj, err := r.admit(name, rt.Name, d)
@@ -233,11 +230,11 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	}
 	if parsed.status != nil {
 		name := field + ".status"
-		text, err := execute(bp.Name, name, parsed.status, ctxJSON)
+		docs, err := executeSafe(bp.Name, name, parsed.status, h, b, ctxJSON)
 		if err != nil {
 			return nil, err
 		}
-		if out.Status, out.Addresses, err = decodeStatus(text, in.Route == nil); err != nil {
+		if out.Status, out.Addresses, err = decodeStatus(docs, in.Route == nil); err != nil {
 			return nil, &Error{Blueprint: bp.Name, Template: name, Reason: ReasonInvalidParameters, Err: err}
 		}
 	}
@@ -262,7 +259,7 @@ func Check(bp *bpv1.GatewayClassBlueprint) error {
 		if t.tmpl == nil {
 			continue
 		}
-		if _, err := parseTemplate(bp.Name, t.field, t.tmpl, &budget{}); err != nil {
+		if _, err := parseTemplate(bp.Name, t.field, t.tmpl, &budget{}, &holes{}); err != nil {
 			return err
 		}
 	}
@@ -286,8 +283,8 @@ type parsed struct {
 
 // parseTemplate parses the resource templates and the status template of
 // tmpl, field being gatewayTemplate or httpRouteTemplate, all counting
-// their steps in b.
-func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget) (*parsed, error) {
+// their steps in b, with their holes planted in h (holes.go).
+func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (*parsed, error) {
 	p := &parsed{}
 	seen := map[string]bool{}
 	for i, rt := range tmpl.ResourceTemplates {
@@ -305,6 +302,7 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget) (*parsed, e
 		if err != nil {
 			return nil, templateFailure(bp, name, err, nil)
 		}
+		h.plant(t)
 		p.names = append(p.names, name)
 		p.resources = append(p.resources, t)
 	}
@@ -314,6 +312,7 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget) (*parsed, e
 		if err != nil {
 			return nil, templateFailure(bp, name, err, nil)
 		}
+		h.plant(t)
 		p.status = t
 	}
 	return p, nil
@@ -455,11 +454,7 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 
 // decodeStatus decodes the status template's output: at most one object;
 // for a Gateway, its addresses as GatewayStatusAddresses.
-func decodeStatus(text []byte, gateway bool) (map[string]any, []gwv1.GatewayStatusAddress, error) {
-	docs, err := decodeDocuments(text)
-	if err != nil {
-		return nil, nil, err
-	}
+func decodeStatus(docs []document, gateway bool) (map[string]any, []gwv1.GatewayStatusAddress, error) {
 	switch len(docs) {
 	case 0:
 		return map[string]any{}, nil, nil
