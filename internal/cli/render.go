@@ -197,14 +197,7 @@ func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName st
 			w.Children = append(w.Children, u)
 		}
 	}
-	scope := func(gk schema.GroupKind) (bool, bool) {
-		m, err := cl.mapper.RESTMapping(gk)
-		if err != nil {
-			return false, false
-		}
-		return m.Scope.Name() == meta.RESTScopeNameNamespace, true
-	}
-	return w, scope, from, nil
+	return w, blueprint.MapperScope(cl.mapper), from, nil
 }
 
 func ptrs[T any](items []T) []*T {
@@ -216,13 +209,41 @@ func ptrs[T any](items []T) []*T {
 }
 
 // blueprintWorld sorts documents into a blueprint.World, decoding each into
-// its Go type; a document that does not decode is an error naming it.
+// its Go type; a document that does not decode is an error naming it, and
+// so is a second object of one kind, namespace and name among the kinds a
+// render reads (two blueprints of one name would leave which one renders
+// to file order; the API server holds one).
 func blueprintWorld(docs []source.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
+	type id struct {
+		gk        schema.GroupKind
+		namespace string
+		name      string
+	}
+	first := map[id]string{}
 	for _, d := range docs {
 		gk := d.Object.GroupVersionKind().GroupKind()
 		var err error
+		switch gk {
+		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind},
+			schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ClassConfigKind},
+			schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ConfigKind},
+			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"},
+			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"},
+			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"},
+			schema.GroupKind{Kind: "Namespace"},
+			schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+			k := id{gk, d.Object.GetNamespace(), d.Object.GetName()}
+			if at, dup := first[k]; dup {
+				what := gk.Kind + " " + k.name
+				if k.namespace != "" {
+					what = gk.Kind + " " + k.namespace + "/" + k.name
+				}
+				return w, nil, fmt.Errorf("%s: %s is also defined at %s; give each object once", d.Where(), what, at)
+			}
+			first[k] = d.Where()
+		}
 		switch gk {
 		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind}:
 			err = decodeInto(d, &w.Blueprints)

@@ -91,6 +91,12 @@ func TestRenderErrors(t *testing.T) {
 			`GatewayClass c: spec.parametersRef: GatewayClassBlueprint "bp" not found`},
 		{"malformed config", renderWorld + blueprintDoc("") + "---\napiVersion: blueprints.strata.dev/v1alpha1\nkind: GatewayConfig\nmetadata: {name: bad, namespace: team}\nspec: {targetRefs: 3}\n", nil,
 			`-: document 5 (GatewayConfig team/bad): json: cannot unmarshal number into Go struct field ConfigSpec.spec.targetRefs`},
+		{"blueprint given twice", renderWorld + blueprintDoc("") + "---\n" + blueprintDoc(""), nil,
+			`-: document 6 (GatewayClassBlueprint bp): GatewayClassBlueprint bp is also defined at -: document 4 (GatewayClassBlueprint bp); give each object once`},
+		{"a value is a List", renderWorld + blueprintDoc("apiVersion: v1\nkind: List\nitems: []\nmetadata:\n  name: x"), nil, `kind List is a list`},
+		{"a tenant's List-shaped value stays one scalar", renderWorld + blueprintDoc("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: {{ .Values.l }}") +
+			"---\napiVersion: blueprints.strata.dev/v1alpha1\nkind: GatewayConfig\nmetadata: {name: t, namespace: team}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  default:\n    l: \"x\\n---\\napiVersion: v1\\nkind: List\\nitems: []\"\n", nil,
+			`metadata.labels: Invalid value: "x\n---\napiVersion: v1\nkind: List\nitems: []"`},
 		{"field without values", renderWorld, []string{"--field", "/x"}, "--field needs --values"},
 		{"unknown parent", renderWorld + blueprintDoc(""), []string{"gateway/nope", "-n", "team"}, "Gateway team/nope: not found"},
 		{"no value at field", renderWorld + blueprintDoc(""), []string{"--values", "--field", "/nope"}, "Gateway team/gw: no value at /nope"},

@@ -179,7 +179,12 @@ func build(ctx context.Context, w io.Writer, tools, out, pkg, ldflags string) er
 // CRDPaths are the CRD folders every test server gets: the Gateway API
 // standard channel of the pinned module (so CRDs and Go types agree) and
 // Strata's own CRDs.
-func CRDPaths() ([]string, error) {
+func CRDPaths() ([]string, error) { return ChannelCRDPaths("standard") }
+
+// ChannelCRDPaths are CRDPaths with the Gateway API CRDs of channel
+// ("standard" or "experimental", a superset of standard: install one, not
+// both) of the pinned module.
+func ChannelCRDPaths(channel string) ([]string, error) {
 	root, err := Root()
 	if err != nil {
 		return nil, err
@@ -190,7 +195,7 @@ func CRDPaths() ([]string, error) {
 	}
 	gw := strings.TrimSpace(string(out))
 	return []string{
-		filepath.Join(gw, "config", "crd", "standard"),
+		filepath.Join(gw, "config", "crd", channel),
 		filepath.Join(root, "config", "crd", "bases"),
 	}, nil
 }
@@ -204,18 +209,37 @@ type Env struct {
 // Start runs kube-apiserver and etcd with the CRDs installed, plus any
 // extra CRD folders or files.
 func Start(extraCRDs ...string) (*Env, error) {
-	assets, err := Assets()
+	paths, err := CRDPaths()
 	if err != nil {
 		return nil, err
 	}
-	paths, err := CRDPaths()
+	return StartWith(Options{CRDs: append(paths, extraCRDs...)})
+}
+
+// Options are what StartWith runs.
+type Options struct {
+	// CRDs are the CRD folders or files to install, such as
+	// ChannelCRDPaths' (Start installs CRDPaths').
+	CRDs []string
+	// APIServerArgs are extra kube-apiserver flags, by name without the
+	// dashes, such as {"runtime-config": {"api/all=true"}}; they are
+	// appended to envtest's (ControlPlane.APIServer.Configure().Append).
+	APIServerArgs map[string][]string
+}
+
+// StartWith runs kube-apiserver and etcd as o says.
+func StartWith(o Options) (*Env, error) {
+	assets, err := Assets()
 	if err != nil {
 		return nil, err
 	}
 	e := &envtest.Environment{
 		BinaryAssetsDirectory: assets,
-		CRDDirectoryPaths:     append(paths, extraCRDs...),
+		CRDDirectoryPaths:     o.CRDs,
 		ErrorIfCRDPathMissing: true,
+	}
+	for name, values := range o.APIServerArgs {
+		e.ControlPlane.GetAPIServer().Configure().Append(name, values...)
 	}
 	cfg, err := e.Start()
 	if err != nil {

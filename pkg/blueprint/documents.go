@@ -20,6 +20,8 @@ type document struct {
 	Line int
 	// Object is the decoded document: JSON types, whole numbers as int64.
 	Object map[string]any
+	// holes are the values the template put in the document.
+	holes []hole
 }
 
 // where names a document for messages.

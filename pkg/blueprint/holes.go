@@ -412,8 +412,8 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 		if len(doc.Content) == 0 {
 			continue
 		}
-		f.doc = n + 1
-		if err := f.fill(&doc, false); err != nil {
+		f.doc, f.landed = n+1, nil
+		if err := f.fill(&doc, false, ""); err != nil {
 			return nil, err
 		}
 		var out bytes.Buffer
@@ -436,7 +436,7 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 			continue
 		}
 		n++
-		d := document{N: n, Line: c.line}
+		d := document{N: n, Line: c.line, holes: f.landings()}
 		if j = bytes.TrimSpace(j); len(j) == 0 || j[0] != '{' {
 			return nil, fmt.Errorf("%s: is %s, want an object with apiVersion, kind and metadata.name", d.where(), jsonKind(j))
 		}
@@ -462,11 +462,12 @@ func equalInts(a, b []int) bool {
 
 // filler puts the values of one template's holes into its skeleton.
 type filler struct {
-	h     *holes
-	re    *regexp.Regexp
-	chunk chunk    // the skeleton document being filled
-	doc   int      // its number among the documents that are not empty
-	lines [][]byte // its lines, for the indentation of block scalars
+	h      *holes
+	re     *regexp.Regexp
+	chunk  chunk     // the skeleton document being filled
+	landed []landing // where its holes landed
+	doc    int       // its number among the documents that are not empty
+	lines  [][]byte  // its lines, for the indentation of block scalars
 }
 
 // hide replaces tokens in a message with the action they stand for.
@@ -491,18 +492,18 @@ func (f *filler) site(tok string) *site {
 	return &f.h.sites[f.h.skelSite[n]]
 }
 
-// fill replaces the tokens under n. Comments go: they are the template's
-// and may hold tokens.
-func (f *filler) fill(n *yaml.Node, key bool) error {
+// fill replaces the tokens under n, at JSON pointer path of its
+// document. Comments go: they are the template's and may hold tokens.
+func (f *filler) fill(n *yaml.Node, key bool, path string) error {
 	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
 	switch n.Kind {
 	case yaml.ScalarNode:
-		return f.scalar(n, key)
+		return f.scalar(n, key, path)
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
-			if err := f.fill(k, true); err != nil {
+			if err := f.fill(k, true, path); err != nil {
 				return err
 			}
 			if k.Kind == yaml.ScalarNode {
@@ -511,13 +512,19 @@ func (f *filler) fill(n *yaml.Node, key bool) error {
 				}
 				seen[k.Value] = true
 			}
-			if err := f.fill(n.Content[i+1], false); err != nil {
+			if err := f.fill(n.Content[i+1], false, path+"/"+pointerEscape(k.Value)); err != nil {
 				return err
 			}
 		}
-	case yaml.DocumentNode, yaml.SequenceNode:
+	case yaml.DocumentNode:
 		for _, c := range n.Content {
-			if err := f.fill(c, false); err != nil {
+			if err := f.fill(c, false, path); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if err := f.fill(c, false, path+"/"+strconv.Itoa(i)); err != nil {
 				return err
 			}
 		}
@@ -534,10 +541,13 @@ func (f *filler) fill(n *yaml.Node, key bool) error {
 // scalar is a string, a plain scalar reads as YAML reads a plain word (so
 // `replicas: {{ .Values.replicas }}` is still a number), unless the text
 // cannot be a plain word, when it is a string with that text.
-func (f *filler) scalar(n *yaml.Node, key bool) error {
+func (f *filler) scalar(n *yaml.Node, key bool, path string) error {
 	locs := f.re.FindAllStringSubmatchIndex(n.Value, -1)
 	if len(locs) == 0 {
 		return nil
+	}
+	if key {
+		path += "/" // a key lands in the map at path
 	}
 	plain := n.Style&^yaml.TaggedStyle == 0 || n.Style&yaml.FlowStyle != 0 && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0
 	seqOf := func(i int) int {
@@ -547,6 +557,7 @@ func (f *filler) scalar(n *yaml.Node, key bool) error {
 	if len(locs) == 1 && locs[0][0] == 0 && locs[0][1] == len(n.Value) && plain && !key {
 		s := seqOf(0)
 		if v, ok := f.h.nodes[s]; ok && s < len(f.h.skelSite) && f.h.sites[f.h.skelSite[s]].kind == holeNode {
+			f.landed = append(f.landed, landing{Path: path, Seq: s})
 			return f.node(n, v)
 		}
 	}
@@ -562,6 +573,7 @@ func (f *filler) scalar(n *yaml.Node, key bool) error {
 		if f.h.sites[f.h.skelSite[s]].kind != holeScalar {
 			typed = false
 		}
+		f.landed = append(f.landed, landing{Path: path, Seq: s})
 		text := f.h.realText[s]
 		if pre, post := f.h.prefix[s], f.h.suffix[s]; strings.HasPrefix(text, pre) && strings.HasSuffix(text[len(pre):], post) {
 			text = text[len(pre) : len(text)-len(post)]
@@ -627,10 +639,9 @@ func (f *filler) node(n *yaml.Node, v any) error {
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.UseNumber()
+	// Whole numbers as int64, others float64, as everywhere in render.
 	var x any
-	if err := dec.Decode(&x); err != nil {
+	if err := utiljson.Unmarshal(j, &x); err != nil {
 		return err
 	}
 	var nn yaml.Node
@@ -693,3 +704,42 @@ func dedent(s string, indent int) string {
 
 // yaml2json is decodeDocuments' strict YAML to JSON.
 func yaml2json(y []byte) ([]byte, error) { return sigsyaml.YAMLToJSONStrict(y) }
+
+// landing is where a hole's value went in a document: the JSON pointer
+// of the node it filled (of the map, ending in "/", for a key).
+type landing struct {
+	Path string
+	Seq  int
+}
+
+// landings are the document's holes as values: where each landed, what
+// it printed, and the action.
+func (f *filler) landings() []hole {
+	out := make([]hole, 0, len(f.landed))
+	for _, l := range f.landed {
+		s := f.h.sites[f.h.skelSite[l.Seq]]
+		h := hole{Path: l.Path, Text: f.h.realText[l.Seq], Line: s.line, Action: s.action, Template: s.template}
+		if v, ok := f.h.nodes[l.Seq]; ok {
+			h.Node, h.IsNode = v, true
+		}
+		out = append(out, h)
+	}
+	return out
+}
+
+// hole is one value in a rendered document, for naming the value and
+// who set it when the document is refused.
+type hole struct {
+	Path     string // JSON pointer where it landed
+	Text     string // what the action printed
+	Node     any    // a serializer's argument
+	IsNode   bool
+	Line     int    // template line of the action
+	Action   string // the action, e.g. {{ .Values.replicas }}
+	Template string // the defined template it is in
+}
+
+// pointerEscape escapes a JSON pointer segment (RFC 6901).
+func pointerEscape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}

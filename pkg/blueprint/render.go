@@ -60,6 +60,10 @@ type Input struct {
 	Namespace *corev1.Namespace
 	// Values are the merged values (Merge), read as .Values.
 	Values map[string]any
+	// Sources are the merged values' leaves with who set them
+	// (Values.Leaves): a refused object names the config that set the
+	// value behind the refusal. Optional.
+	Sources []Leaf
 	// Resources are the current objects of this parent's previous render,
 	// by resource template name (nil offline or on a first render): what
 	// .Resources reads, so one template (or the status template) can read
@@ -94,6 +98,9 @@ type Error struct {
 	Template string
 	Line     int    // 0 when unknown
 	Path     string // e.g. .Values.replicas, when the error is about one
+	// Source is the config that set the value at Path, when one did
+	// (a refusal caused by a tenant's value names the tenant's config).
+	Source *Source
 	// Reason is the condition reason: InvalidParameters for template
 	// errors, NotAllowed for tenant-safety refusals.
 	Reason string
@@ -115,7 +122,10 @@ func (e *Error) Error() string {
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
-	if e.Path != "" {
+	switch {
+	case e.Path != "" && e.Source != nil:
+		s += " (value path " + e.Path + ", set by " + e.Source.String() + ")"
+	case e.Path != "":
 		s += " (value path " + e.Path + ")"
 	}
 	return s
@@ -207,6 +217,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 		scope:    scope,
 		parentNS: parentNS,
 		labels:   in.Labels(),
+		sources:  in.Sources,
 		cluster:  map[schema.GroupKind]bool{},
 		seen:     map[objectKey]string{},
 	}
@@ -342,6 +353,7 @@ type renderer struct {
 	labels   map[string]string
 	cluster  map[schema.GroupKind]bool // spec.clusterScopedKinds
 	seen     map[objectKey]string      // object -> template that rendered it
+	sources  []Leaf                    // Input.Sources
 }
 
 type objectKey struct{ group, kind, namespace, name string }
@@ -360,30 +372,36 @@ func (k objectKey) String() string {
 // admit checks document d of template name (resource template rt) and
 // returns it as an object in the parent's namespace, labelled.
 func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructured, error) {
-	fail := func(reason string, format string, args ...any) error {
-		return &Error{Blueprint: r.bp.Name, Template: name, Reason: reason,
+	// failAt refuses the document for a problem at JSON pointer at,
+	// naming the value behind it when a value is (blame).
+	failAt := func(at, reason string, format string, args ...any) error {
+		e := &Error{Blueprint: r.bp.Name, Template: name, Reason: reason,
 			Err: fmt.Errorf("%s: %s", d.where(), fmt.Sprintf(format, args...))}
+		if h, path, src, ok := r.blame(d.holes, at); ok {
+			e.Line, e.Path, e.Source = h.Line, path, src
+		}
+		return e
 	}
 	obj := &unstructured.Unstructured{Object: d.Object}
 	apiVersion, ok := d.Object["apiVersion"].(string)
 	if !ok || apiVersion == "" {
-		return nil, fail(ReasonInvalidParameters, "apiVersion is required (a string)")
+		return nil, failAt("/apiVersion", ReasonInvalidParameters, "apiVersion is required (a string)")
 	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return nil, fail(ReasonInvalidParameters, "apiVersion: %v", err)
+		return nil, failAt("/apiVersion", ReasonInvalidParameters, "apiVersion: %v", err)
 	}
 	kind, ok := d.Object["kind"].(string)
 	if !ok || kind == "" {
-		return nil, fail(ReasonInvalidParameters, "kind is required (a string)")
+		return nil, failAt("/kind", ReasonInvalidParameters, "kind is required (a string)")
 	}
 	md, ok := d.Object["metadata"].(map[string]any)
 	if !ok {
-		return nil, fail(ReasonInvalidParameters, "metadata is required (an object with a name)")
+		return nil, failAt("/metadata", ReasonInvalidParameters, "metadata is required (an object with a name)")
 	}
 	objName, ok := md["name"].(string)
 	if !ok || objName == "" {
-		return nil, fail(ReasonInvalidParameters, "metadata.name is required (a string)")
+		return nil, failAt("/metadata", ReasonInvalidParameters, "metadata.name is required (a string)")
 	}
 	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
 	what := kind
@@ -391,37 +409,44 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		what += "." + gv.Group
 	}
 	what += " " + objName
-	if refs, present := md["ownerReferences"]; present {
-		if l, isList := refs.([]any); refs != nil && (!isList || len(l) > 0) {
-			return nil, fail(ReasonNotAllowed, "%s sets metadata.ownerReferences; owners are set by the controller, never by templates", what)
+	if IsListKind(kind) {
+		return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is a list; render each object on its own (a list's items would escape the checks)", what, kind)
+	}
+	if err, forbidden := checkMetadata(gk, md); err != nil {
+		reason := ReasonInvalidParameters
+		if forbidden {
+			reason = ReasonNotAllowed
 		}
-		delete(md, "ownerReferences")
+		return nil, failAt("/metadata", reason, "%s: %v", what, err)
+	}
+	for _, f := range serverFields {
+		delete(md, f) // only empty ones are left
 	}
 	namespaced, known := false, false
 	if r.scope != nil {
 		namespaced, known = r.scope(gk)
 	}
 	if !known {
-		return nil, fail(ReasonNotAllowed, "%s: kind %s is not known to be namespaced or cluster-scoped (is its CustomResourceDefinition installed?)", what, gk)
+		return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is not known to be namespaced or cluster-scoped (is its CustomResourceDefinition installed?)", what, gk)
 	}
 	ns, present := md["namespace"]
 	nsString, isString := ns.(string)
 	if present && ns != nil && !isString {
-		return nil, fail(ReasonInvalidParameters, "%s: metadata.namespace must be a string", what)
+		return nil, failAt("/metadata/namespace", ReasonInvalidParameters, "%s: metadata.namespace must be a string", what)
 	}
 	if namespaced {
 		switch {
 		case nsString == "":
 			md["namespace"] = r.parentNS
 		case nsString != r.parentNS:
-			return nil, fail(ReasonNotAllowed, "%s: metadata.namespace %q is not the parent's namespace %q; objects may only be rendered there (leave the namespace unset)", what, nsString, r.parentNS)
+			return nil, failAt("/metadata/namespace", ReasonNotAllowed, "%s: metadata.namespace %q is not the parent's namespace %q; objects may only be rendered there (leave the namespace unset)", what, nsString, r.parentNS)
 		}
 	} else {
 		if !r.cluster[gk] {
-			return nil, fail(ReasonNotAllowed, "%s: kind %s is cluster-scoped and not listed in spec.clusterScopedKinds", what, gk)
+			return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is cluster-scoped and not listed in spec.clusterScopedKinds", what, gk)
 		}
 		if nsString != "" {
-			return nil, fail(ReasonInvalidParameters, "%s: kind %s is cluster-scoped; remove metadata.namespace %q", what, gk, nsString)
+			return nil, failAt("/metadata/namespace", ReasonInvalidParameters, "%s: kind %s is cluster-scoped; remove metadata.namespace %q", what, gk, nsString)
 		}
 		delete(md, "namespace")
 	}
@@ -432,21 +457,28 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		labels = l
 		for _, k := range sortedKeys(l) {
 			if _, ok := l[k].(string); !ok {
-				return nil, fail(ReasonInvalidParameters, "%s: metadata.labels.%s must be a string (quote it)", what, k)
+				return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels.%s must be a string (quote it)", what, k)
 			}
 		}
 	default:
-		return nil, fail(ReasonInvalidParameters, "%s: metadata.labels must be an object", what)
+		return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels must be an object", what)
 	}
 	for k, v := range r.labels {
 		labels[k] = v
 	}
 	labels[LabelTemplate] = LabelValue(rt)
 	md["labels"] = labels
+	if err := CheckPodSecurity(obj, r.bp.Spec.PodSecurity); err != nil {
+		reason := ReasonInvalidParameters // a pod template that does not decode
+		if _, violation := errors.AsType[*PodSecurityError](err); violation {
+			reason = ReasonNotAllowed
+		}
+		return nil, failAt("", reason, "%v", err)
+	}
 
 	key := objectKey{gk.Group, gk.Kind, obj.GetNamespace(), objName}
 	if first, dup := r.seen[key]; dup {
-		return nil, fail(ReasonInvalidParameters, "%s is rendered twice, by %s and by %s; names must be unique within a render", key, first, name)
+		return nil, failAt("/metadata/name", ReasonInvalidParameters, "%s is rendered twice, by %s and by %s; names must be unique within a render", key, first, name)
 	}
 	r.seen[key] = name
 	return obj, nil

@@ -374,7 +374,7 @@ func TestRenderErrors(t *testing.T) {
 		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters, contains: "apiVersion",
 	}, {
 		name: "label not a string", bp: testBlueprint("", "cm", fmt.Sprintf(cm, "x")+"  labels: {version: 1}"),
-		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters, contains: "metadata.labels.version must be a string",
+		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters, contains: "metadata.labels[version]: Invalid value: 1: must be a string (quote it)",
 	}, {
 		name:     "another namespace",
 		bp:       testBlueprint("", "ok", fmt.Sprintf(cm, "a"), "rb", "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: x\n  namespace: kube-system\n"),

@@ -187,6 +187,7 @@ func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, route
 		Routes:         routes,
 		Namespace:      namespaces[p.Namespace],
 		Values:         v.Values,
+		Sources:        v.Leaves,
 	}
 	j.Input.Resources = children[keyOf(j.Input.Labels())]
 	return j

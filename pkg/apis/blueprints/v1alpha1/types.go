@@ -55,7 +55,46 @@ type BlueprintSpec struct {
 	// +optional
 	// +listType=atomic
 	ClusterScopedKinds []GroupKind `json:"clusterScopedKinds,omitempty"`
+	// PodSecurity is the level of the Kubernetes Pod Security Standards
+	// (https://kubernetes.io/docs/concepts/security/pod-security-standards/)
+	// that every pod template the blueprint renders must pass: a Pod, a
+	// PodTemplate, and the pod template of a ReplicationController,
+	// Deployment, ReplicaSet, StatefulSet, DaemonSet, Job or CronJob. The
+	// check is the one Pod Security Admission makes, at the latest version
+	// of the standards, and it runs after the templates render and before
+	// anything is applied (by the controller) or printed (by `strata
+	// render`): an object that fails is refused with every check it
+	// failed, and nothing of that render is applied. This is in addition
+	// to the pod-security.kubernetes.io labels of the namespace, which the
+	// API server still enforces.
+	//
+	// restricted (the default) is the current pod hardening best practice:
+	// non-root, no privilege escalation, all capabilities dropped, a
+	// RuntimeDefault or Localhost seccomp profile, and the baseline checks.
+	// baseline only prevents known privilege escalations: no host
+	// namespaces, host paths or host ports, no privileged containers, no
+	// capabilities beyond the default set.
+	//
+	// privileged is deliberately not offered: the values a tenant writes in
+	// a GatewayConfig must never yield a privileged pod, whatever the
+	// templates do with them.
+	// +optional
+	// +kubebuilder:validation:Enum=restricted;baseline
+	// +kubebuilder:default=restricted
+	PodSecurity PodSecurityLevel `json:"podSecurity,omitempty"`
 }
+
+// PodSecurityLevel is a level of the Kubernetes Pod Security Standards
+// that a blueprint may require of the pods it renders.
+type PodSecurityLevel string
+
+// Pod Security Standards levels a blueprint may require.
+const (
+	// PodSecurityRestricted is the "restricted" level, the default.
+	PodSecurityRestricted PodSecurityLevel = "restricted"
+	// PodSecurityBaseline is the "baseline" level.
+	PodSecurityBaseline PodSecurityLevel = "baseline"
+)
 
 // Values is one source of template values: a defaults block, which more
 // specific sources may change, and an overrides block, which less
