@@ -9,11 +9,13 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 )
 
-// injectionTemplate puts value v (and map m) in every YAML context a
+// injectionTemplate (two custom kinds, whose fields no built-in schema
+// checks) puts value v (and map m) in every YAML context a
 // template can give a value: plain, double and single quoted, a key, flow
 // collections, a block scalar (through nindent, and through an include),
 // a comment, and a subtree through toYaml and toJson. Each context's place
@@ -22,8 +24,8 @@ const injectionTemplate = `{{- define "conf" -}}
 listen 80;
 name {{ .Values.v }};
 {{- end -}}
-apiVersion: v1
-kind: ConfigMap
+apiVersion: example.com/v1
+kind: Widget
 metadata:
   name: inj
   # {{ .Values.v }}
@@ -44,8 +46,8 @@ data:
     {{- include "conf" . | nindent 4 }}
   json: {{ .Values.v | toJson }}
 ---
-apiVersion: v1
-kind: Secret
+apiVersion: example.com/v1
+kind: Gadget
 metadata:
   name: inj
 stringData:
@@ -126,7 +128,7 @@ func TestInjection(t *testing.T) {
 		if route {
 			in.Route = testRoute("team", "r")
 		}
-		return Render(in, testScope)
+		return Render(in, injectionScope)
 	}
 	for _, level := range []Level{LevelConfigParent, LevelClassConfigClass} {
 		for _, route := range []bool{false, true} {
@@ -182,7 +184,7 @@ func TestInjection(t *testing.T) {
 								t.Fatalf("%s: paths\n%v\nwant\n%v", id, gotN, norm(want))
 							}
 						}
-						cm := paths["ConfigMap team/inj"]
+						cm := paths["Widget team/inj"]
 						for _, p := range []string{"/metadata/annotations/double", "/metadata/annotations/single",
 							"/metadata/annotations/quoted", "/metadata/annotations/squoted", "/data/json", "/data/flowseq/2",
 							"/data/" + strings.ReplaceAll(strings.ReplaceAll(text, "~", "~0"), "/", "~1")} {
@@ -209,7 +211,7 @@ func TestInjection(t *testing.T) {
 						if s, ok := cm["/data/plain"].(string); ok && s != text {
 							t.Errorf("plain = %#v, want %#v", s, text)
 						}
-						sec := paths["Secret team/inj"]
+						sec := paths["Gadget team/inj"]
 						if sec["/stringData/k"] != text || sec["/extra/k"] != text || sec["/json/k"] != text || sec["/extra/n/deep"] != text {
 							t.Errorf("secret values %#v %#v %#v %#v, want %#v", sec["/stringData/k"], sec["/extra/k"], sec["/json/k"], sec["/extra/n/deep"], text)
 						}
@@ -249,4 +251,12 @@ metadata:
 			}
 		}
 	}
+}
+
+// injectionScope knows injectionTemplate's kinds.
+func injectionScope(gk schema.GroupKind) (bool, bool) {
+	if gk.Group == "example.com" {
+		return true, true
+	}
+	return testScope(gk)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
@@ -468,6 +469,13 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 	}
 	labels[LabelTemplate] = LabelValue(rt)
 	md["labels"] = labels
+	if err := checkTyped(obj); err != nil {
+		at := ""
+		if te, ok := errors.AsType[*TypeError](err); ok && te.Field != "" {
+			at = "/" + strings.ReplaceAll(te.Field, ".", "/")
+		}
+		return nil, failAt(at, ReasonInvalidParameters, "%v", err)
+	}
 	if err := CheckPodSecurity(obj, r.bp.Spec.PodSecurity); err != nil {
 		reason := ReasonInvalidParameters // a pod template that does not decode
 		if _, violation := errors.AsType[*PodSecurityError](err); violation {

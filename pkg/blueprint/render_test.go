@@ -54,7 +54,7 @@ type fixture struct {
 	resources map[string][]*unstructured.Unstructured
 }
 
-func loadFixture(t *testing.T, path string) fixture {
+func loadFixture(t testing.TB, path string) fixture {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
