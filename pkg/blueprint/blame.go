@@ -1,6 +1,7 @@
 package blueprint
 
 import (
+	"errors"
 	"regexp"
 	"sort"
 	"strconv"
@@ -91,4 +92,32 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 func unescapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
+}
+
+// attribute names the config behind a template's own error: a `fail` or
+// `required` whose message names a value path (`.Values.logLevel "x" is
+// not one of ...`) names the config that set that value, as a refusal of
+// an object does. Other errors are returned as they are.
+func (r *renderer) attribute(err error) error {
+	e, ok := errors.AsType[*Error](err)
+	if !ok || e.Source != nil {
+		return err
+	}
+	chain := e.Path
+	if chain == "" {
+		m := valuesChainRE.FindStringSubmatch(e.Err.Error())
+		if m == nil {
+			return err
+		}
+		chain = ".Values" + m[1]
+	}
+	p := strings.ReplaceAll(strings.TrimPrefix(chain, ".Values"), ".", "/")
+	for _, l := range r.sources {
+		if (l.Pointer == p || strings.HasPrefix(l.Pointer, p+"/")) && l.Source.Kind != bpv1.BlueprintKind {
+			src := l.Source
+			e.Path, e.Source = chain, &src
+			return e
+		}
+	}
+	return err
 }

@@ -1,8 +1,12 @@
 package blueprint
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -71,7 +75,7 @@ func ValuesObject(in Input, v *Values) (*unstructured.Unstructured, error) {
 	if in.Route != nil && in.Gateway != nil {
 		name = in.Route.Name + "." + GatewayLabelValue(in.Gateway.Namespace, in.Gateway.Name) + ".blueprint-values"
 	}
-	ep := effectivePolicy(v, name, in.ControllerName)
+	ep := effectivePolicy(v, objectName(name), in.ControllerName)
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ep)
 	if err != nil {
 		return nil, fmt.Errorf("EffectivePolicy %s/%s: %w", ep.Namespace, ep.Name, err)
@@ -84,4 +88,29 @@ func ValuesObject(in Input, v *Values) (*unstructured.Unstructured, error) {
 	u.SetLabels(labels)
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	return u, nil
+}
+
+// objectName returns name when it is a valid object name (a DNS-1123
+// subdomain, at most 253 characters), else a name that is: its first
+// characters, a dash and 16 hex digits of its SHA-256, ending like it
+// (".blueprint-values"), so two long names stay apart. A route's values
+// object is named after the route and its Gateway, which together can
+// exceed 253 characters.
+func objectName(name string) string {
+	if len(validation.IsDNS1123Subdomain(name)) == 0 {
+		return name
+	}
+	const suffix = ".blueprint-values"
+	sum := sha256.Sum256([]byte(name))
+	tail := "-" + hex.EncodeToString(sum[:])[:16] + suffix
+	head := strings.ToLower(strings.TrimSuffix(name, suffix))
+	keep := 253 - len(tail)
+	var b strings.Builder
+	for i := 0; i < len(head) && b.Len() < keep; i++ {
+		c := head[i]
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' {
+			b.WriteByte(c)
+		}
+	}
+	return strings.TrimRight(strings.TrimLeft(b.String(), "-."), "-.") + tail
 }
