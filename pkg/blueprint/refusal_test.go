@@ -3,6 +3,7 @@ package blueprint
 import (
 	"errors"
 	"fmt"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"strings"
 	"testing"
 
@@ -147,5 +148,30 @@ func TestTemplateRefusals(t *testing.T) {
 				t.Fatalf("got %v, want %s containing %q", err, c.reason, c.msg)
 			}
 		})
+	}
+}
+
+// TestValuesObjectName: the values object of a route with a long name,
+// rendered for a Gateway with a long name, still has a valid name, and
+// two such routes get two names.
+func TestValuesObjectName(t *testing.T) {
+	gw := testGateway()
+	gw.Name = strings.Repeat("g", 253)
+	names := map[string]bool{}
+	for _, r := range []string{strings.Repeat("r", 253), strings.Repeat("r", 252) + "s", "short"} {
+		route := testRoute("team", r)
+		in := Input{Blueprint: testBlueprint(""), Gateway: gw, Route: route}
+		v := &Values{Parent: Parent{Kind: "HTTPRoute", Namespace: "team", Name: r, Class: "internet"}, Values: map[string]any{}}
+		u, err := ValuesObject(in, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if errs := validation.IsDNS1123Subdomain(u.GetName()); len(errs) > 0 {
+			t.Errorf("route %.10s...: name %s: %v", r, u.GetName(), errs)
+		}
+		if names[u.GetName()] {
+			t.Errorf("name %s given twice", u.GetName())
+		}
+		names[u.GetName()] = true
 	}
 }

@@ -229,7 +229,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 		name := parsed.names[i]
 		docs, err := executeSafe(bp.Name, name, parsed.resources[i], h, b, ctxJSON)
 		if err != nil {
-			return nil, err
+			return nil, r.attribute(err)
 		}
 		for _, d := range docs {
 			obj, err := r.admit(name, rt.Name, d)
@@ -244,7 +244,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 		name := field + ".status"
 		docs, err := executeSafe(bp.Name, name, parsed.status, h, b, ctxJSON)
 		if err != nil {
-			return nil, err
+			return nil, r.attribute(err)
 		}
 		if out.Status, out.Addresses, err = decodeStatus(docs, in.Route == nil); err != nil {
 			return nil, &Error{Blueprint: bp.Name, Template: name, Reason: ReasonInvalidParameters, Err: err}
@@ -409,7 +409,7 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 	if gv.Group != "" {
 		what += "." + gv.Group
 	}
-	what += " " + objName
+	what += " " + abbreviate(objName)
 	if IsListKind(kind) {
 		return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is a list; render each object on its own (a list's items would escape the checks)", what, kind)
 	}

@@ -6,10 +6,13 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
@@ -34,14 +37,19 @@ const (
 type ancestor struct {
 	ref   gwv1.ParentReference
 	conds []metav1.Condition
+	// pending: a render through this Gateway is not known yet (refusals);
+	// the entry as stored is kept, and none is written yet if there is none.
+	pending bool
 }
 
 // reconcileConfig writes a GatewayClassConfig's or GatewayConfig's
 // status.ancestors: one entry per Gateway whose render (or whose attached
 // routes' renders) it applies to, saying Accepted and whether its values
-// are in force there (blueprint.Values.Applied); one entry per refused
-// targetRef, against the declared target (Invalid, TargetNotFound), as
-// docs/status.md does for policies. Other controllers' entries are kept.
+// are in force there (blueprint.Values.Applied), or Accepted=False Invalid
+// when one of those renders was refused because of a value it set
+// (refusals, below); one entry per refused targetRef, against the
+// declared target (Invalid, TargetNotFound), as docs/status.md does for
+// policies. Other controllers' entries are kept.
 func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 	var (
 		obj    client.Object
@@ -82,6 +90,16 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 	for _, e := range entries {
 		if len(list) >= maxAncestors {
 			break
+		}
+		if e.pending {
+			if old, ok := ours[refKey(e.ref)]; ok {
+				list = append(list, gwv1.PolicyAncestorStatus{
+					AncestorRef:    e.ref,
+					ControllerName: gwv1.GatewayController(c.opts.ControllerName),
+					Conditions:     old,
+				})
+			}
+			continue
 		}
 		// Only the condition types of the entry now: an entry that was
 		// Accepted and is now refused loses its Enforced (and siblings).
@@ -183,13 +201,27 @@ func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec 
 				}
 			}
 		}
-		if e, ok, err := c.appliedAt(cp.Blueprint, cfg, configs, parents); err != nil {
+		e, ok, err := c.appliedAt(cp.Blueprint, cfg, configs, parents)
+		if err != nil {
 			return nil, err
-		} else if ok {
-			ref := gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")),
-				Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
-			add(ancestor{ref: ref, conds: e})
 		}
+		if !ok {
+			continue
+		}
+		ref := gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")),
+			Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
+		scopes := make([]renderScope, len(parents))
+		for i, p := range parents {
+			scopes[i] = renderScope{parent: key{Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}}
+			if p.Kind == kindRoute {
+				scopes[i].gateway = gw.Namespace + "/" + gw.Name
+			}
+		}
+		msgs, pending := c.refusals.at(configKey(cfg.Kind, cfg.Namespace, cfg.Name), scopes)
+		if len(msgs) > 0 {
+			e = []metav1.Condition{accepted(false, string(gwv1.PolicyReasonInvalid), strings.Join(msgs, "; "))}
+		}
+		add(ancestor{ref: ref, conds: e, pending: pending})
 	}
 	sortAncestors(out)
 	return out, nil
@@ -366,3 +398,181 @@ func appendOnce(list []string, s string) []string {
 	}
 	return append(list, s)
 }
+
+// Renders refused because of a config's value. When blueprint.Render
+// refuses or fails a render (a Gateway's, or an HTTPRoute's for one
+// Gateway) because of a value a config set (blueprint.Error.Source), that
+// config's ancestor entry for the Gateway says Accepted=False Invalid,
+// naming the value path, the parent and the refusal, instead of Enforced
+// (or PartiallyEnforced, Overridden): GEP-713, a policy that cannot take
+// effect at an ancestor is not accepted there. Nothing of that render is
+// applied (the Gateway's or route's condition says so too). The other
+// configs that apply there are reported as usual: they did nothing wrong.
+//
+// Only a render knows what it refused, so each render records its outcome
+// (rendered, forgetRenders) and the config entries read it (at). Records
+// live in memory: after a restart a scope is unknown until rendered again,
+// and a config's entry for a Gateway with such a scope is kept as stored
+// (or not written yet) until then, so a restart does not flip a refused
+// config to Accepted and back. A change of a record queues the configs it
+// names, before and after, and those that waited for it.
+
+// renderScope is one render: a Gateway's (gateway "") or an HTTPRoute's
+// for one Gateway (gateway: that Gateway's namespace/name).
+type renderScope struct {
+	parent  key
+	gateway string
+}
+
+// valueRefusal is a render refused because of a value a config set.
+type valueRefusal struct {
+	config key    // the config that set the value
+	msg    string // its ancestor entry's Accepted message
+}
+
+// refusals holds the outcome of the last render of every scope rendered
+// since the controller started (nil: not refused because of a config's
+// value), by parent, and the configs whose entries wait for a scope's
+// first render. Its zero value is ready; the queue is set when the
+// controller starts (watchRefusals).
+type refusals struct {
+	mu      sync.Mutex
+	queue   workqueue.TypedRateLimitingInterface[key]
+	last    map[key]map[string]*valueRefusal
+	waiting map[key]map[string][]key
+}
+
+// watchRefusals gives refusals the controller's queue, to queue the
+// configs whose status a render changes.
+func (c *Controller) watchRefusals() error {
+	return c.ctrl.Watch(source.TypedFunc[key](func(_ context.Context, q workqueue.TypedRateLimitingInterface[key]) error {
+		c.refusals.mu.Lock()
+		defer c.refusals.mu.Unlock()
+		c.refusals.queue = q
+		return nil
+	}))
+}
+
+// rendered records the outcome of the render of scope (parent, gateway):
+// err is the render's error (nil when it rendered); only a
+// *blueprint.Error whose Source is a config is recorded, as a refusal of
+// that config's value.
+func (c *Controller) rendered(parent key, gateway string, err *blueprint.Error) {
+	var v *valueRefusal
+	if err != nil && err.Source != nil && (err.Source.Kind == kindClassConfig || err.Source.Kind == kindConfig) {
+		at := parent.Kind + " " + parent.Namespace + "/" + parent.Name
+		if gateway != "" {
+			at += " (rendered for Gateway " + gateway + ")"
+		}
+		v = &valueRefusal{config: configKey(err.Source.Kind, err.Source.Namespace, err.Source.Name), msg: refusalMessage(err, at)}
+	}
+	r := &c.refusals
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.last == nil {
+		r.last = map[key]map[string]*valueRefusal{}
+	}
+	if r.last[parent] == nil {
+		r.last[parent] = map[string]*valueRefusal{}
+	}
+	old, seen := r.last[parent][gateway]
+	r.last[parent][gateway] = v
+	if !seen {
+		r.add(r.waiting[parent][gateway]...)
+		delete(r.waiting[parent], gateway)
+		if len(r.waiting[parent]) == 0 {
+			delete(r.waiting, parent)
+		}
+	}
+	if old != nil && (v == nil || *old != *v) {
+		r.add(old.config)
+	}
+	if v != nil && (old == nil || *old != *v) {
+		r.add(v.config)
+	}
+}
+
+// forgetRenders drops the records of parent's scopes for which drop
+// says true (nil: all of them): the parent is gone, is no longer Strata's,
+// or (a route) no longer renders for that Gateway. The configs they named
+// or that waited for them are queued.
+func (c *Controller) forgetRenders(parent key, drop func(gateway string) bool) {
+	r := &c.refusals
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for gw, v := range r.last[parent] {
+		if drop == nil || drop(gw) {
+			if v != nil {
+				r.add(v.config)
+			}
+			delete(r.last[parent], gw)
+		}
+	}
+	if len(r.last[parent]) == 0 {
+		delete(r.last, parent)
+	}
+	for gw, keys := range r.waiting[parent] {
+		if drop == nil || drop(gw) {
+			r.add(keys...)
+			delete(r.waiting[parent], gw)
+		}
+	}
+	if len(r.waiting[parent]) == 0 {
+		delete(r.waiting, parent)
+	}
+}
+
+// at returns the messages of the refusals of config cfg's values among
+// scopes, in their order, and pending when a scope has not been rendered
+// since the controller started; cfg is then queued on its first render.
+func (r *refusals) at(cfg key, scopes []renderScope) (msgs []string, pending bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range scopes {
+		v, seen := r.last[s.parent][s.gateway]
+		switch {
+		case !seen:
+			pending = true
+			if r.waiting == nil {
+				r.waiting = map[key]map[string][]key{}
+			}
+			if r.waiting[s.parent] == nil {
+				r.waiting[s.parent] = map[string][]key{}
+			}
+			if !slices.Contains(r.waiting[s.parent][s.gateway], cfg) {
+				r.waiting[s.parent][s.gateway] = append(r.waiting[s.parent][s.gateway], cfg)
+			}
+		case v != nil && v.config == cfg:
+			msgs = appendOnce(msgs, v.msg)
+		}
+	}
+	return msgs, pending
+}
+
+// add queues keys; r.mu is held.
+func (r *refusals) add(keys ...key) {
+	if r.queue == nil {
+		return // not started: every config is reconciled on start
+	}
+	for _, k := range keys {
+		r.queue.Add(k)
+	}
+}
+
+// refusalMessage is the Accepted message of a config whose value made the
+// render at `at` fail: the value path and block, the parent, and the
+// refusal (e without the path and source, which the message starts with):
+//
+//	value .Values.tags["x: y"] (spec.default) refused at Gateway team-a/shop, nothing applied:
+//	GatewayClassBlueprint nginx: gatewayTemplate.resourceTemplates[nginx] line 39: ...
+func refusalMessage(e *blueprint.Error, at string) string {
+	what := "a value"
+	if e.Path != "" {
+		what = "value " + e.Path
+	}
+	rest := *e
+	rest.Path, rest.Source = "", nil
+	return fmt.Sprintf("%s (spec.%s) refused at %s, nothing applied: %s", what, e.Source.Block, at, rest.Error())
+}
+
+func configKey(kind, ns, name string) key { return key{Kind: kind, Namespace: ns, Name: name} }

@@ -120,6 +120,10 @@ type Controller struct {
 	// known is the last inventory read of each parent, to clean up after
 	// a parent whose delete event is all that is left of it.
 	known map[key]inventory
+
+	// refusals are the renders refused because of a config's value, for
+	// the configs' status (config.go).
+	refusals refusals
 }
 
 // New creates the controller and adds it to the manager. The manager's
@@ -204,6 +208,9 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	if err := c.watch(); err != nil {
 		return nil, err
 	}
+	if err := c.watchRefusals(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -255,13 +262,9 @@ func (c *Controller) now() time.Time { return c.opts.Now().UTC().Truncate(time.S
 
 // scope resolves a kind with the manager's REST mapper, which reloads
 // discovery on an unknown kind, so a CRD installed while Strata runs can
-// be rendered on the next render.
+// be rendered on the next render (blueprint.MapperScope).
 func (c *Controller) scope(gk schema.GroupKind) (namespaced, known bool) {
-	m, err := c.mapper.RESTMapping(gk)
-	if err != nil {
-		return false, false
-	}
-	return m.Scope.Name() == meta.RESTScopeNameNamespace, true
+	return blueprint.MapperScope(c.mapper)(gk)
 }
 
 // servedKinds are the kinds the controller watches from the start; their

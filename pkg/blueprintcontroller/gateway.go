@@ -41,13 +41,16 @@ type gatewayOutcome struct {
 //	class gone, rendered before  -> Accepted False; nothing applied or pruned
 //	class or blueprint invalid   -> Accepted False InvalidParameters; nothing applied or pruned
 //	template or tenant-safety    -> Accepted False InvalidParameters (the message says what
-//	error (blueprint.Error)         was refused), Programmed False Invalid; nothing applied or pruned
+//	error (blueprint.Error)         was refused, and the value path and config behind it),
+//	                                Programmed False Invalid; nothing applied or pruned; that
+//	                                config's ancestor entry Accepted False Invalid (config.go)
 //	dry run refused an object    -> Accepted True, Programmed False Invalid naming the object
 //	applied                      -> Accepted True, Programmed True, addresses from the render
 func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Result, error) {
 	gw := &gwv1.Gateway{}
 	if err := c.cache.Get(ctx, k.nn(), gw); err != nil {
 		if apierrors.IsNotFound(err) {
+			c.forgetRenders(k, nil)
 			return reconcile.Result{}, c.orphaned(ctx, k)
 		}
 		return reconcile.Result{}, err
@@ -63,6 +66,7 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 	case class == nil && len(inv) == 0:
 		return reconcile.Result{}, nil // not (yet) a Gateway of Strata's
 	case class != nil && string(class.Spec.ControllerName) != c.opts.ControllerName:
+		c.forgetRenders(k, nil)
 		return reconcile.Result{}, c.release(ctx, p)
 	}
 	a, err := c.attach(ctx, gw)
@@ -101,6 +105,7 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
 	if cp.Err != nil {
+		c.rendered(p.key, "", nil)
 		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
 		return invalid(fmt.Sprintf("GatewayClass %s is not accepted: %v", class.Name, cp.Err)), reconcile.Result{}, nil
 	}
@@ -112,6 +117,7 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	parent := blueprint.Parent{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}
 	values, err := blueprint.Merge(bp, parent, configs, c.opts.Namespace)
 	if err != nil {
+		c.rendered(p.key, "", nil)
 		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
 		return invalid(err.Error()), reconcile.Result{}, nil
 	}
@@ -122,7 +128,7 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	in := blueprint.Input{
 		ControllerName: c.opts.ControllerName,
 		Blueprint:      bp, Class: class, Gateway: gw, Routes: a.routes,
-		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Resources: resources,
+		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
 	out, err := blueprint.Render(in, c.scope)
 	if err != nil {
@@ -130,9 +136,11 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 		if !errors.As(err, &re) {
 			return gatewayOutcome{}, reconcile.Result{}, fmt.Errorf("render Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 		}
+		c.rendered(p.key, "", re)
 		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
 		return invalid(renderMessage(re)), reconcile.Result{}, nil
 	}
+	c.rendered(p.key, "", nil)
 	objs, err := c.withValues(in, values, out.Objects)
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
@@ -159,7 +167,8 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 }
 
 // renderMessage is the condition message of a render error: a
-// tenant-safety refusal says so.
+// tenant-safety refusal says so. e.Error() names the value path and the
+// config that set the value, when a config did.
 func renderMessage(e *blueprint.Error) string {
 	if e.Reason == blueprint.ReasonNotAllowed {
 		return "rendering refused, nothing applied: " + e.Error()

@@ -33,11 +33,14 @@ const maxParents = 32
 // status.parents entry per parentRef naming such a Gateway. Each Gateway
 // is a render scope of its own: a failure for one applies and prunes
 // nothing of that one and does not hold back the others. Children of a
-// Gateway the route no longer attaches to are deleted.
+// Gateway the route no longer attaches to are deleted. A render refused
+// because of a config's value is also reported on that config's ancestor
+// entry for the Gateway (config.go, refusals).
 func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Result, error) {
 	r := &gwv1.HTTPRoute{}
 	if err := c.cache.Get(ctx, k.nn(), r); err != nil {
 		if apierrors.IsNotFound(err) {
+			c.forgetRenders(k, nil)
 			return reconcile.Result{}, c.orphaned(ctx, k)
 		}
 		return reconcile.Result{}, err
@@ -55,6 +58,9 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 		entries []gwv1.RouteParentStatus
 		keep    = map[string]bool{}
 		configs []*blueprint.Config
+		// renderedFor are the Gateways the route was rendered for now: the
+		// refusals recorded for others are dropped (config.go).
+		renderedFor = map[string]bool{}
 	)
 	for _, g := range routeGateways(r) {
 		gw := &gwv1.Gateway{}
@@ -102,6 +108,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 					}
 				}
 				var rr routeRender
+				renderedFor[scope] = true
 				rr, err = c.renderRoute(ctx, p, inv, scope, cp.Blueprint, class, a, configs)
 				inv = rr.inv
 				if err != nil {
@@ -131,6 +138,8 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 			})
 		}
 	}
+
+	c.forgetRenders(k, func(gateway string) bool { return !renderedFor[gateway] })
 
 	// Children rendered for Gateways the route no longer attaches to.
 	var stale []entry
@@ -165,6 +174,7 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 	parent := blueprint.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
 	values, err := blueprint.Merge(bp, parent, configs, c.opts.Namespace)
 	if err != nil {
+		c.rendered(p.key, scope, nil)
 		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
 		return routeRender{inv: inv, failed: err.Error()}, nil
 	}
@@ -175,7 +185,7 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 	in := blueprint.Input{
 		ControllerName: c.opts.ControllerName,
 		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
-		Namespace: a.namespaces[r.Namespace], Values: values.Values, Resources: resources,
+		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
 	out, err := blueprint.Render(in, c.scope)
 	if err != nil {
@@ -183,9 +193,11 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 		if !errors.As(err, &re) {
 			return routeRender{inv: inv}, fmt.Errorf("render HTTPRoute %s/%s for Gateway %s: %w", r.Namespace, r.Name, scope, err)
 		}
+		c.rendered(p.key, scope, re)
 		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
 		return routeRender{inv: inv, failed: renderMessage(re)}, nil
 	}
+	c.rendered(p.key, scope, nil)
 	objs, err := c.withValues(in, values, out.Objects)
 	if err != nil {
 		return routeRender{inv: inv}, err
