@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -339,7 +338,10 @@ spec:
 			} else {
 				eventually(t, "still accepted", gatewayCond(t, ns, gw, "Accepted", "True", "Accepted"))
 			}
-			consistently(t, "nothing applied", time.Second, untouched)
+			idle(t, "refused render handled", seen(object{blueprintAPI, "GatewayConfig", ns, "tenant"}, object{gatewayAPI, "Gateway", ns, gw}))
+			if err := untouched(); err != nil {
+				t.Fatalf("after a refused render: %v", err)
+			}
 		})
 	}
 

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -108,39 +108,21 @@ spec:
 		}
 		return s
 	}
-	before := settled(t, "gw-b's scope settled", 100*time.Millisecond, versions)
+	routeObj := object{gatewayAPI, "HTTPRoute", ns, route}
+	idle(t, "both scopes written", seen(routeObj))
+	before := versions()
 	routeTo("gw-b")
 	aCM, aValues := scope("gw-a")
 	eventually(t, "gw-a's ConfigMap deleted", gone(t, "v1", "ConfigMap", ns, aCM))
 	eventually(t, "gw-a's values object deleted", gone(t, effectivePolicyAPI, "EffectivePolicy", ns, aValues))
 	eventually(t, "gw-a's parent entry removed", parentsAre(t, ns, route, "gw-b"))
-	consistently(t, "gw-b's objects untouched", time.Second, func() error {
-		if v := versions(); v != before {
-			return fmt.Errorf("gw-b's scope changed: before %s, after %s", before, v)
-		}
-		return parentsAre(t, ns, route, "gw-b")()
-	})
-}
-
-// settled waits until versions has read the same for quiet (a write may
-// still be on its way when the objects are first seen), and returns what
-// it read.
-func settled(t *testing.T, what string, quiet time.Duration, versions func() string) string {
-	t.Helper()
-	var last string
-	var since time.Time
-	eventually(t, what, func() error {
-		v := versions()
-		if v != last {
-			last, since = v, time.Now()
-			return fmt.Errorf("still changing: %s", v)
-		}
-		if time.Since(since) < quiet {
-			return fmt.Errorf("unchanged for %v only", time.Since(since))
-		}
-		return nil
-	})
-	return last
+	idle(t, "gw-a's scope removed", seen(routeObj))
+	if v := versions(); v != before {
+		t.Errorf("gw-b's scope was written again: before %s, after %s", before, v)
+	}
+	if err := parentsAre(t, ns, route, "gw-b")(); err != nil {
+		t.Error(err)
+	}
 }
 
 // renderedFor checks that o is a child of HTTPRoute ns/route rendered for
@@ -300,7 +282,7 @@ spec:
 		}
 	}
 
-	stop := startController(t, env.Config)
+	first := startController(t, env.Config)
 	for _, gw := range []string{"gw1", "gw2"} {
 		for _, o := range children(gw) {
 			eventually(t, gw+"'s children applied", exists(o))
@@ -319,15 +301,17 @@ spec:
 		}
 		return s
 	}
-	before := settled(t, "gw2's children settled", 100*time.Millisecond, versions)
-	stop()
+	idle(t, "gw2's children written", cached(c, first.cache,
+		object{gatewayAPI, "Gateway", ns, "gw1"}, object{gatewayAPI, "Gateway", ns, "gw2"}, object{blueprintAPI, "GatewayClassBlueprint", "", "restart"}))
+	before := versions()
+	first.stop()
 
 	// While Strata is down, gw1 goes and the blueprint drops a template.
 	delFrom(t, c, gatewayAPI, "Gateway", ns, "gw1")
 	eventually(t, "gw1 deleted", absent(obj{gatewayAPI, "Gateway", ns, "gw1"}))
 	bp(false)
 
-	startController(t, env.Config)
+	second := startController(t, env.Config)
 	for _, o := range children("gw1") {
 		eventually(t, "deleted Gateway's child deleted", absent(o))
 	}
@@ -339,43 +323,62 @@ spec:
 		}
 		return nil
 	})
+	idle(t, "the restarted controller caught up", cached(c, second.cache,
+		object{gatewayAPI, "Gateway", ns, "gw2"}, object{blueprintAPI, "GatewayClassBlueprint", "", "restart"}))
 	if v := versions(); v != before {
 		t.Errorf("gw2's remaining children changed across the restart:\nbefore %s\nafter  %s", before, v)
 	}
 }
 
+// started is a blueprint controller a test started, with a manager of
+// its own.
+type started struct {
+	// cache is its manager's cache, for cached.
+	cache cache.Cache
+	// stop stops it and returns once its manager has stopped; it stops
+	// with the test otherwise.
+	stop func()
+}
+
 // startController starts a blueprint controller with default options
 // (but a metrics registry of its own) and a manager of its own on the API
-// server of cfg. It stops with the test, or when stop is called, which
-// returns once the manager has stopped.
-func startController(t *testing.T, cfg *rest.Config) (stop func()) {
+// server of cfg.
+func startController(t *testing.T, cfg *rest.Config) started {
 	t.Helper()
 	return startControllerWith(t, cfg, blueprintcontroller.Options{})
 }
 
 // startControllerWith starts a blueprint controller with opts (and a
 // registry of its own) on cfg's API server.
-func startControllerWith(t *testing.T, cfg *rest.Config, opts blueprintcontroller.Options) (stop func()) {
+//
+// Its controller uses client-go's plain workqueue, not controller-runtime's
+// priority queue: a plain queue hands out what it holds until it is empty
+// when the controller stops, while a priority queue keeps it, and keeps
+// counting it in workqueue_depth of every controller named queueName,
+// so that no later idle of the package would ever come.
+func startControllerWith(t *testing.T, cfg *rest.Config, opts blueprintcontroller.Options) started {
 	t.Helper()
-	skip := true
+	skip, priorityQueue := true, false
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: &skip},
+		Controller:             config.Controller{SkipNameValidation: &skip, UsePriorityQueue: &priorityQueue},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts.Registerer = prometheus.NewRegistry()
+	reg := prometheus.NewRegistry()
+	opts.Registerer = reg
 	if _, err := blueprintcontroller.New(mgr, opts); err != nil {
 		t.Fatal(err)
 	}
+	count(reg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(ctx) }()
 	var once sync.Once
-	stop = func() {
+	stop := func() {
 		once.Do(func() {
 			cancel()
 			if err := <-done; err != nil {
@@ -384,7 +387,7 @@ func startControllerWith(t *testing.T, cfg *rest.Config, opts blueprintcontrolle
 		})
 	}
 	t.Cleanup(stop)
-	return stop
+	return started{cache: mgr.GetCache(), stop: stop}
 }
 
 // TestTwoControllers: two blueprint controllers serving different
@@ -395,7 +398,7 @@ func TestTwoControllers(t *testing.T) {
 	t.Parallel()
 	const ns, other = "twoctl", "example.com/other-blueprints"
 	namespace(t, ns)
-	stop := startControllerWith(t, shared, blueprintcontroller.Options{ControllerName: other, FieldManager: "other-blueprints"})
+	theirs := startControllerWith(t, shared, blueprintcontroller.Options{ControllerName: other, FieldManager: "other-blueprints"})
 	apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
@@ -437,20 +440,27 @@ spec:
 	if ann[blueprintcontroller.InventoryAnnotationFor(other)] == "" || ann[blueprintcontroller.InventoryAnnotation] != "" {
 		t.Fatalf("the other controller's inventory is not under its own key: %v", ann)
 	}
-	theirs := get(t, "v1", "ConfigMap", ns, "theirs-cm").GetResourceVersion()
+	theirsCM := get(t, "v1", "ConfigMap", ns, "theirs-cm").GetResourceVersion()
 	untouched := func() error {
 		cm := get(t, "v1", "ConfigMap", ns, "theirs-cm")
-		if cm == nil || cm.GetResourceVersion() != theirs {
+		if cm == nil || cm.GetResourceVersion() != theirsCM {
 			return fmt.Errorf("the other controller's ConfigMap was changed or deleted")
 		}
 		return nil
 	}
-	consistently(t, "the shared controller leaves the other's objects alone", time.Second, untouched)
+	gateways := []object{{gatewayAPI, "GatewayClass", "", "twoctl-other"}, {gatewayAPI, "Gateway", ns, "theirs"}, {gatewayAPI, "Gateway", ns, "ours"}}
+	idle(t, "both rendered", seen(gateways...), cached(k8s, theirs.cache, gateways...))
+	if err := untouched(); err != nil {
+		t.Fatalf("the shared controller does not leave the other's objects alone: %v", err)
+	}
 
 	// The other controller is down: its Gateway goes; its objects are
 	// still not the shared controller's to delete.
-	stop()
+	theirs.stop()
 	del(t, gatewayAPI, "Gateway", ns, "theirs")
-	consistently(t, "nothing of the other's pruned while it is down", time.Second, untouched)
+	idle(t, "their Gateway deleted", seen(object{gatewayAPI, "Gateway", ns, "theirs"}))
+	if err := untouched(); err != nil {
+		t.Fatalf("something of the other's was pruned while it is down: %v", err)
+	}
 	eventually(t, "ours still programmed", gatewayCond(t, ns, "ours", "Programmed", "True", "Programmed"))
 }
