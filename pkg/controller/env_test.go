@@ -219,15 +219,18 @@ func (c *cluster) get(apiVersion, kind, ns, name string) *unstructured.Unstructu
 	return u
 }
 
-// eventually polls until check passes (every 100ms, 60s at most).
+// eventually polls until check passes: every 100ms, for 2 minutes at
+// most, a deadline generous enough for a busy 2-core machine (a condition,
+// not a time window: it returns as soon as check passes).
 func (c *cluster) eventually(what string, check func() error) {
 	c.t.Helper()
+	const limit = 2 * time.Minute
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, 60*time.Second, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, limit, true, func(context.Context) (bool, error) {
 		last = check()
 		return last == nil, nil
 	})
 	if err != nil {
-		c.t.Fatalf("%s: %v (last: %v)", what, err, last)
+		c.t.Fatalf("waited %v for %s: %v (last check: %v)", limit, what, err, last)
 	}
 }
