@@ -72,7 +72,7 @@ func startLive(t *testing.T) *liveCluster {
 			delete(u.Object, "status")
 			// A CRD is served a moment after it is Established, and the
 			// client discovers it lazily: retry until the create goes in.
-			err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 				return c.Create(ctx, u.DeepCopy()) == nil, nil
 			})
 			if err != nil {
@@ -138,7 +138,7 @@ func startLive(t *testing.T) *liveCluster {
 
 func waitEstablished(ctx context.Context, t *testing.T, c client.Client, name string) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		crd := &apiextensionsv1.CustomResourceDefinition{}
 		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
 			return false, err
