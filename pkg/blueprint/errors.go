@@ -64,7 +64,7 @@ func templateFailure(bp, name string, err error, data map[string]any) *Error {
 	if x := executingRE.FindStringSubmatch(rest); x != nil {
 		defined, node, what := x[1], x[2], x[3]
 		rest = "at <" + node + ">: " + what
-		if node == stepFunc || node == enterFunc {
+		if node == stepFunc || node == enterFunc || node == printFunc || node == argFunc || node == holeFunc || node == markFunc {
 			rest = strings.TrimPrefix(what, "error calling "+node+": ")
 		}
 		if key := missingField(what); key != "" {

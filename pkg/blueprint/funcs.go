@@ -32,7 +32,10 @@ import (
 //     genCAWithKey, genSelfSignedCert, genSelfSignedCertWithKey,
 //     genSignedCert, genSignedCertWithKey, bcrypt, htpasswd, encryptAES;
 //   - the host's path syntax: osBase, osClean, osDir, osExt, osIsAbs (base,
-//     clean, dir, ext and isAbs remain, with `/` everywhere).
+//     clean, dir, ext and isAbs remain, with `/` everywhere);
+//   - key derivation: derivePassword, whose scrypt takes 32 MiB and most
+//     of a second per call, whatever its input: a loop of them would hold
+//     a worker for minutes, out of reach of the work budget (cost.go).
 var removedFuncs = []string{
 	"env", "expandenv", "getHostByName",
 	"now", "ago", "dateInZone", "date_in_zone", "htmlDateInZone",
@@ -40,13 +43,17 @@ var removedFuncs = []string{
 	"genPrivateKey", "genCA", "genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey",
 	"genSignedCert", "genSignedCertWithKey", "bcrypt", "htpasswd", "encryptAES",
 	"osBase", "osClean", "osDir", "osExt", "osIsAbs",
+	"derivePassword",
 }
 
 // Limits on what one template may build, so values a tenant sets (a
-// count, a width) cannot make the renderer allocate without bound.
+// count, a width) cannot make the renderer allocate without bound. The
+// work budget of a whole render is in cost.go.
 const (
 	// maxOutput is the most bytes one template may render, and the
-	// longest string repeat, indent and nindent may return.
+	// longest string any function may return (repeat, indent, nindent,
+	// printf, ... refuse a call that would return more, see cost.go) and
+	// the largest value a template may print or encode.
 	maxOutput = 8 << 20
 	// maxList is the longest list until, untilStep and seq may return.
 	maxList = 1 << 16
@@ -68,6 +75,11 @@ const (
 //     to make a dict contain itself (printing it would never end).
 //
 // Added, as Helm users expect: toYaml, fromYaml, required and include.
+//
+// Every function, and text/template's print, printf, println, html, js
+// and urlquery (defined here with the builtins' code, so that they are
+// charged like the rest), spends from the render's work budget and
+// refuses calls whose result would exceed maxOutput (cost.go).
 var replacedFuncs = []string{
 	"date", "htmlDate", "toDate", "mustToDate", "durationRound", "keys", "values",
 	"repeat", "indent", "nindent", "until", "untilStep", "seq",
@@ -135,6 +147,14 @@ func funcMap() template.FuncMap {
 	m["toYaml"] = toYaml
 	m["fromYaml"] = fromYaml
 	m["required"] = required
+	// text/template's builtins that print, as functions of the map so
+	// that the work budget wraps them (cost.go).
+	m["print"] = fmt.Sprint
+	m["printf"] = fmt.Sprintf
+	m["println"] = fmt.Sprintln
+	m["html"] = template.HTMLEscaper
+	m["js"] = template.JSEscaper
+	m["urlquery"] = template.URLQueryEscaper
 	return m
 }
 
@@ -393,8 +413,9 @@ func reaches(v any, target map[string]any) bool {
 
 // newTemplate parses src as template name with the blueprint functions,
 // missingkey=error, include, which executes a template defined in src
-// (Helm's include: `{{ include "labels" . | nindent 4 }}`), and the steps
-// of b planted (instrument).
+// (Helm's include: `{{ include "labels" . | nindent 4 }}`), the steps
+// and charges of b planted (instrument) and the functions it calls
+// charging b's work budget (meter, cost.go).
 func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	var t *template.Template
 	fm := funcMap()
@@ -413,6 +434,7 @@ func newTemplate(name, src string, b *budget) (*template.Template, error) {
 		return nil, err
 	}
 	instrument(t)
+	b.meter(t, fm)
 	return t, nil
 }
 

@@ -17,7 +17,7 @@ func TestRemovedFuncs(t *testing.T) {
 			t.Errorf("%s: parse error %v, want not defined", name, err)
 		}
 	}
-	for _, name := range append(replacedFuncs, "toYaml", "fromYaml", "required", "date", "toJson", "b64enc", "sha256sum", "derivePassword") {
+	for _, name := range append(replacedFuncs, "toYaml", "fromYaml", "required", "date", "toJson", "b64enc", "sha256sum", "print", "printf", "html") {
 		if _, ok := m[name]; !ok {
 			t.Errorf("%s is missing from the function map", name)
 		}

@@ -70,6 +70,16 @@ var nodeFuncs = map[string]bool{
 	"quote": true, "squote": true,
 }
 
+// yamlNodeCost is the work (cost.go) of filling, encoding and decoding
+// one YAML node of a template's output, a few microseconds: an output of
+// many small nodes, within maxOutput, still ends within the budget.
+const yamlNodeCost = 1024
+
+// yamlByteCost is the work of parsing one byte of a template's output
+// (yaml.v3 nodes, then encoding and decoding again): about 100 ns per
+// byte, charged before parsing.
+const yamlByteCost = 8
+
 // layoutFuncs only move a hole's text (indentation and surrounding
 // whitespace); they may follow the function that makes the hole's value.
 var layoutFuncs = map[string]bool{"indent": true, "nindent": true, "trim": true}
@@ -253,14 +263,20 @@ func strval(v any) string {
 // strataHole ID }}`, and a serializer ending P becomes strataNode. It
 // records one site per action. text/template's parse trees are exported
 // for such rewriting (html/template escapes this way).
-func (h *holes) plant(t *template.Template) {
+func (h *holes) plant(t *template.Template, b *budget) {
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
 			continue
 		}
 		h.walk(tt.Tree, tt.Root)
 	}
-	t.Funcs(h.funcs(funcMap()))
+	real := funcMap()
+	for name := range nodeFuncs {
+		if f, ok := real[name]; ok {
+			real[name] = b.wrap(name, f) // charged as the template's own call would be
+		}
+	}
+	t.Funcs(h.funcs(real))
 }
 
 func (h *holes) walk(tr *parse.Tree, n parse.Node) {
@@ -372,6 +388,11 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	if err != nil {
 		return nil, err
 	}
+	// Decoding is paid for up front, by the byte of the real output, so
+	// a large output is refused before the skeleton run and the parse.
+	if err := b.spend("decoding the rendered YAML", int64(len(real))*yamlByteCost); err != nil {
+		return nil, &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: err}
+	}
 	after := *b
 	sum := sha256.Sum256(real)
 	h.nonce = hex.EncodeToString(sum[:8])
@@ -388,7 +409,7 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	if !equalInts(h.realSite, h.skelSite) {
 		return nil, fail(errors.New("the template printed different actions with its values left out; does an if, range or with test the text of an include? Test the values instead"))
 	}
-	f := &filler{h: h, re: h.tokenRE()}
+	f := &filler{h: h, re: h.tokenRE(), b: b}
 	docs, err := f.documents(skel)
 	if err != nil {
 		return nil, fail(err)
@@ -463,6 +484,7 @@ func equalInts(a, b []int) bool {
 // filler puts the values of one template's holes into its skeleton.
 type filler struct {
 	h      *holes
+	b      *budget // decoding spends from it, per node
 	re     *regexp.Regexp
 	chunk  chunk     // the skeleton document being filled
 	landed []landing // where its holes landed
@@ -495,6 +517,9 @@ func (f *filler) site(tok string) *site {
 // fill replaces the tokens under n, at JSON pointer path of its
 // document. Comments go: they are the template's and may hold tokens.
 func (f *filler) fill(n *yaml.Node, key bool, path string) error {
+	if err := f.b.spend("decoding the rendered YAML", yamlNodeCost); err != nil {
+		return err
+	}
 	n.HeadComment, n.LineComment, n.FootComment = "", "", ""
 	switch n.Kind {
 	case yaml.ScalarNode:

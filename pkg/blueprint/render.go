@@ -314,7 +314,7 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (
 		if err != nil {
 			return nil, templateFailure(bp, name, err, nil)
 		}
-		h.plant(t)
+		h.plant(t, b)
 		p.names = append(p.names, name)
 		p.resources = append(p.resources, t)
 	}
@@ -324,7 +324,7 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (
 		if err != nil {
 			return nil, templateFailure(bp, name, err, nil)
 		}
-		h.plant(t)
+		h.plant(t, b)
 		p.status = t
 	}
 	return p, nil
