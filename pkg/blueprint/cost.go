@@ -56,9 +56,10 @@ import (
 // items with a body of a thousand nodes fails before its first
 // iteration.
 //
-// What the budget does not bound: decoding a template's output (up to
-// maxOutput bytes of YAML) after it ran; the functions holes.go calls
-// itself (it is given values already charged).
+// Decoding a template's output is charged too (holes.go: by the byte of
+// the real output before the skeleton run and the parse, yamlByteCost,
+// and by the node as it is filled, yamlNodeCost); the serializers
+// holes.go calls in place of the template's are wrapped like the rest.
 const (
 	// maxWork is the work budget of one render, all its templates
 	// together: 64 Mi units, a few hundred milliseconds at most. The

@@ -179,9 +179,17 @@ const (
 // The status template renders one YAML object into Output.Status; for a
 // Gateway render its `addresses` must decode as GatewayStatusAddresses.
 //
+// Values fill only the YAML node their action sits in (holes.go): a value
+// never adds an object, a key or a list item the template did not write.
+// Every object is then checked (admit): list kinds, scope, metadata,
+// strict decoding of built-in kinds, Pod Security; a refusal caused by a
+// value names the config that set it (Error.Source and Path).
+//
 // Every error is an *Error. The same input renders the same bytes. A
 // render is bounded: maxSteps range iterations and template calls,
-// maxDepth nested template calls, maxOutput bytes per template.
+// maxDepth nested template calls, maxOutput bytes per template and per
+// function result, and maxWork units of work (cost.go), which every
+// function call, print, comparison, range and decoded byte spends.
 func Render(in Input, scope Scope) (*Output, error) {
 	return render(in, scope, &budget{})
 }
