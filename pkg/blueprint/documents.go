@@ -32,34 +32,26 @@ func (d document) where() string {
 // yamlLineRE finds the line a YAML error is about.
 var yamlLineRE = regexp.MustCompile(`(?m)\bline (\d+): (.*)$`)
 
-// decodeDocuments splits a template's output on `---` lines and decodes
-// each document as strict YAML (a key given twice is an error). Empty
-// documents (blank or comments only) are skipped; every other must be an
-// object. An error names the line of the rendered output it is about
-// (not the template's line: the output is what YAML reads) and the
-// document's number.
-func decodeDocuments(out []byte) ([]document, error) {
-	var docs []document
-	n := 0
-	for _, c := range splitDocuments(out) {
-		j, err := yaml.YAMLToJSONStrict(c.text)
-		if err != nil {
-			return nil, yamlError(n+1, c, err)
-		}
-		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
-			continue
-		}
-		n++
-		d := document{N: n, Line: c.line}
-		if j = bytes.TrimSpace(j); len(j) == 0 || j[0] != '{' {
-			return nil, fmt.Errorf("%s: is %s, want an object with apiVersion, kind and metadata.name", d.where(), jsonKind(j))
-		}
-		if err := utiljson.Unmarshal(j, &d.Object); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.where(), err)
-		}
-		docs = append(docs, d)
+// decodeObject decodes d's object from the YAML of one document, as
+// strict YAML (a key given twice is an error): ok is false for an empty
+// document (null: blank or comments only), which is skipped; any other
+// must be an object. Errors name the document and the line of the
+// rendered output it starts on.
+func decodeObject(d *document, y []byte) (ok bool, err error) {
+	j, err := yaml.YAMLToJSONStrict(y)
+	if err != nil {
+		return false, fmt.Errorf("rendered document %d (from line %d of the rendered output): %w", d.N, d.Line, err)
 	}
-	return docs, nil
+	if j = bytes.TrimSpace(j); bytes.Equal(j, []byte("null")) {
+		return false, nil
+	}
+	if len(j) == 0 || j[0] != '{' {
+		return false, fmt.Errorf("%s: is %s, want an object with apiVersion, kind and metadata.name", d.where(), jsonKind(j))
+	}
+	if err := utiljson.Unmarshal(j, &d.Object); err != nil {
+		return false, fmt.Errorf("%s: %w", d.where(), err)
+	}
+	return true, nil
 }
 
 // chunk is the text of one document and the output line it starts on.
@@ -68,7 +60,7 @@ type chunk struct {
 	line int
 }
 
-// splitDocuments splits on lines starting with `---` followed by nothing
+// splitDocuments splits a template's output on lines starting with `---` followed by nothing
 // or a blank: YAML's document marker. What follows the marker on its line
 // stays in the next document, blanked marker and all, so lines and
 // columns keep their place.

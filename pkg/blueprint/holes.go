@@ -15,7 +15,6 @@ import (
 	"text/template/parse"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	sigsyaml "sigs.k8s.io/yaml"
 
 	yaml "go.yaml.in/yaml/v3"
 )
@@ -449,21 +448,13 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 		if out.Len() > maxOutput {
 			return nil, errTooLarge
 		}
-		j, err := yaml2json(out.Bytes())
-		if err != nil {
-			return nil, fmt.Errorf("rendered document %d (from line %d of the rendered output): %w", n+1, c.line, err)
-		}
-		if bytes.Equal(bytes.TrimSpace(j), []byte("null")) {
+		d := document{N: n + 1, Line: c.line, holes: f.landings()}
+		if ok, err := decodeObject(&d, out.Bytes()); err != nil {
+			return nil, err
+		} else if !ok {
 			continue
 		}
 		n++
-		d := document{N: n, Line: c.line, holes: f.landings()}
-		if j = bytes.TrimSpace(j); len(j) == 0 || j[0] != '{' {
-			return nil, fmt.Errorf("%s: is %s, want an object with apiVersion, kind and metadata.name", d.where(), jsonKind(j))
-		}
-		if err := utiljson.Unmarshal(j, &d.Object); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.where(), err)
-		}
 		docs = append(docs, d)
 	}
 	return docs, nil
@@ -726,9 +717,6 @@ func dedent(s string, indent int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// yaml2json is decodeDocuments' strict YAML to JSON.
-func yaml2json(y []byte) ([]byte, error) { return sigsyaml.YAMLToJSONStrict(y) }
 
 // landing is where a hole's value went in a document: the JSON pointer
 // of the node it filled (of the map, ending in "/", for a key).
