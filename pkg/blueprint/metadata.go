@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	"k8s.io/apimachinery/pkg/api/validation/path"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -27,7 +27,7 @@ var (
 	subdomainName = nameRule{"a DNS-1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)", validation.IsDNS1123Subdomain}
 	labelName     = nameRule{"a DNS-1123 label (lowercase letters, digits and '-', at most 63 characters)", validation.IsDNS1123Label}
 	dns1035Name   = nameRule{"a DNS-1035 label (lowercase letters, digits and '-', starting with a letter, at most 63 characters)", validation.IsDNS1035Label}
-	segmentName   = nameRule{"a path segment name (no '/' nor '%', not '.' nor '..')", path.IsValidPathSegmentName}
+	segmentName   = nameRule{"a path segment name (no '/' nor '%', not '.' nor '..')", content.IsPathSegmentName}
 )
 
 // nameRules are the kinds whose names are not DNS-1123 subdomains.
