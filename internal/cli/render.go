@@ -132,7 +132,9 @@ and names the template, the line and the value path.`,
 }
 
 // fileWorld reads the World of files, with the Scope of the kinds they
-// and the built-in API groups define.
+// and the built-in API groups define. A CRD the scope does not trust (one
+// that names a built-in kind, say) is a warning: its kind stays unknown
+// or keeps its real scope.
 func fileWorld(files []string, s Streams) (blueprint.World, blueprint.Scope, error) {
 	docs, err := source.Documents(files, s.In)
 	if err != nil {
@@ -141,6 +143,9 @@ func fileWorld(files []string, s Streams) (blueprint.World, blueprint.Scope, err
 	w, crds, err := blueprintWorld(docs)
 	if err != nil {
 		return blueprint.World{}, nil, err
+	}
+	for _, e := range blueprint.IgnoredCRDs(crds) {
+		fmt.Fprintf(s.Err, "warning: %v\n", e)
 	}
 	return w, blueprint.StaticScope(crds), nil
 }

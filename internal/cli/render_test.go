@@ -138,3 +138,18 @@ metadata:
 		t.Fatalf("the earlier render was not in .Resources:\n%s", out)
 	}
 }
+
+// A CRD among the files that claims a built-in kind's scope is not
+// trusted, and says so.
+func TestRenderWarnsIgnoredCRD(t *testing.T) {
+	crd := "---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: clusterrolebindings.rbac.authorization.k8s.io}\nspec:\n  group: rbac.authorization.k8s.io\n  scope: Namespaced\n  names: {kind: ClusterRoleBinding, plural: clusterrolebindings}\n"
+	bp := blueprintDoc("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n  name: x\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: cluster-admin}")
+	_, errOut, code := strata(t, renderWorld+bp+crd, "render", "-f", "-")
+	if code == 0 {
+		t.Fatalf("a ClusterRoleBinding rendered into a namespace: exit 0")
+	}
+	if !strings.Contains(errOut, `warning: CustomResourceDefinition "clusterrolebindings.rbac.authorization.k8s.io": kind ClusterRoleBinding.rbac.authorization.k8s.io is built in (cluster-scoped); a CRD cannot change its scope`) ||
+		!strings.Contains(errOut, "cluster-scoped and not listed in spec.clusterScopedKinds") {
+		t.Fatalf("stderr %q", errOut)
+	}
+}
