@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -98,7 +99,6 @@ type site struct {
 	template string // the defined template it is in
 	line     int
 	action   string // e.g. {{ .Values.replicas }}
-	fn       string // holeNode: the serializer
 }
 
 // holes is the state of the holes of one render: the sites of its
@@ -340,7 +340,7 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 		s.kind = holeText
 	case nodeFuncs[name]:
 		// `fn ARGS` becomes `strataNode<fn> ARGS` (node).
-		s.kind, s.fn = holeNode, name
+		s.kind = holeNode
 		last.Args[0] = parse.NewIdentifier(nodeFunc + name).SetTree(tr).SetPos(last.Pos)
 	}
 	id := len(h.sites)
@@ -405,7 +405,7 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	fail := func(err error) error {
 		return &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: err}
 	}
-	if !equalInts(h.realSite, h.skelSite) {
+	if !slices.Equal(h.realSite, h.skelSite) {
 		return nil, fail(errors.New("the template printed different actions with its values left out; does an if, range or with test the text of an include? Test the values instead"))
 	}
 	f := &filler{h: h, re: h.tokenRE(), b: b}
@@ -458,18 +458,6 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // filler puts the values of one template's holes into its skeleton.
