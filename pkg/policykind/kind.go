@@ -3,6 +3,7 @@ package policykind
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -131,12 +132,40 @@ func Compile(d *Declaration) (*Kind, error) {
 	if e := s.EffectiveTargetKind; e != nil {
 		if err := checkKind(*e); err != nil {
 			bad("spec.effectiveTargetKind", "%v", err)
-		} else if eInfo, ok := hierarchy.Kinds[e.Schema()]; ok {
-			for i, tk := range s.TargetKinds {
-				if tInfo, ok := hierarchy.Kinds[tk.Schema()]; ok && tInfo.Level > eInfo.Level {
-					bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is below the effective target kind %s in the hierarchy", tk, e)
+		} else if s.Class != Direct {
+			// A Direct kind's one target is its effective kind; that
+			// rule, below, says what is wrong with it.
+			var unreached []string
+			for _, tk := range s.TargetKinds {
+				if !reaches(tk, *e) {
+					unreached = append(unreached, tk.String())
 				}
 			}
+			switch {
+			case len(unreached) == 0:
+			case len(unreached) == len(s.TargetKinds):
+				verb := "is"
+				if len(unreached) > 1 {
+					verb = "are"
+				}
+				bad("spec.effectiveTargetKind", "no declared target kind can reach %s (%s %s neither it nor above it in the hierarchy)", e, strings.Join(unreached, ", "), verb)
+			default:
+				for i, tk := range s.TargetKinds {
+					if !reaches(tk, *e) {
+						bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is neither the effective target kind %s nor above it in the hierarchy: it could never reach it", tk, e)
+					}
+				}
+			}
+		}
+	}
+	checkFields(s.Fields, bad)
+	for _, field := range sortedKeys(s.TargetFields) {
+		if !isName(field) {
+			bad("spec.targetFields", "key %q must be one field name of the spec proper", field)
+			continue
+		}
+		if err := checkPath(s.TargetFields[field], true); err != nil {
+			bad("spec.targetFields["+field+"]", "%q is not a dotted path: %v", s.TargetFields[field], err)
 		}
 	}
 	k := &Kind{Custom: map[string]CustomStrategy{}, Supported: map[string]bool{}}
@@ -208,6 +237,98 @@ func Compile(d *Declaration) (*Kind, error) {
 	k.Spec = s
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
+}
+
+// reaches reports whether policies targeting kind t can reach objects of
+// the effective kind e: e is t, or t is above e in the hierarchy (a
+// Namespace holds only namespaced kinds). Kinds outside the hierarchy
+// (virtual kinds, or ones checkKind refuses) are not judged.
+func reaches(t, e GroupKind) bool {
+	tInfo, tOK := hierarchy.Kinds[t.Schema()]
+	eInfo, eOK := hierarchy.Kinds[e.Schema()]
+	switch {
+	case t == e || !tOK || !eOK:
+		return true
+	case tInfo.Level == hierarchy.LevelNamespace:
+		return eInfo.Namespaced
+	}
+	return tInfo.Level < eInfo.Level
+}
+
+// notSpec names the fields at an object's root that are not where a
+// policy's spec can live.
+var notSpec = map[string]string{
+	"apiVersion": "the object's apiVersion",
+	"kind":       "the object's kind",
+	"metadata":   "the object's metadata",
+	"status":     "the object's status",
+}
+
+// checkFields checks spec.fields (after defaulting): spec is a dotted path
+// to an object under the root other than metadata or status; the others
+// are field names of that object, and the parts of a policy (targets,
+// defaults, overrides, strategy) each have their own.
+func checkFields(f Fields, bad func(field, format string, a ...any)) {
+	if err := checkPath(f.Spec, false); err != nil {
+		bad("spec.fields.spec", "%q is not a dotted path: %v", f.Spec, err)
+	} else if root, _, _ := strings.Cut(f.Spec, "."); notSpec[root] != "" {
+		bad("spec.fields.spec", "%q is %s, not where its spec lives", f.Spec, notSpec[root])
+	}
+	notName := func(field, name string) {
+		bad(field, "%q must be one field name of the object at spec.fields.spec (%q); nested paths are not read", name, f.Spec)
+	}
+	parts := map[string]string{"targetRef": "", "targetRefs": ""}
+	for _, p := range []struct{ field, name string }{
+		{"spec.fields.defaults", f.Defaults},
+		{"spec.fields.overrides", f.Overrides},
+		{"spec.fields.strategy", f.Strategy},
+	} {
+		prev, taken := parts[p.name]
+		switch {
+		case !isName(p.name):
+			notName(p.field, p.name)
+		case taken && prev == "":
+			bad(p.field, "%q is where a policy's targets live; each part of a policy needs its own field", p.name)
+		case taken:
+			bad(p.field, "%q is also %s; each part of a policy needs its own field", p.name, prev)
+		default:
+			parts[p.name] = p.field
+		}
+	}
+	for i, name := range f.Ignored {
+		if !isName(name) {
+			notName(fmt.Sprintf("spec.fields.ignored[%d]", i), name)
+		}
+	}
+}
+
+// isName reports whether s is one field name: not empty, not a path.
+func isName(s string) bool { return s != "" && !strings.ContainsAny(s, ".[]/") }
+
+// itemSegment is a list item chosen by a field's value, rules[name=login],
+// which targetFields paths may use as merge.Get reads it.
+var itemSegment = regexp.MustCompile(`^[^\[\]=]+\[[^\[\]=]+=[^\[\]]+\]$`)
+
+// checkPath checks a dotted path: no empty segment, no "/", no negative
+// index, and brackets only for list items (rules[name=login]) when items
+// is set. A list index is a segment of its own (rules.0).
+func checkPath(p string, items bool) error {
+	if p == "" {
+		return errors.New("it is empty")
+	}
+	for i, seg := range strings.Split(p, ".") {
+		switch {
+		case seg == "":
+			return fmt.Errorf("segment %d is empty", i+1)
+		case strings.Contains(seg, "/"):
+			return fmt.Errorf("segment %q has a \"/\"; paths are dotted", seg)
+		case strings.ContainsAny(seg, "[]") && !(items && itemSegment.MatchString(seg)):
+			return fmt.Errorf("segment %q has brackets; write a list index as a segment of its own (rules.0)", seg)
+		case len(seg) > 1 && seg[0] == '-' && strings.Trim(seg[1:], "0123456789") == "":
+			return fmt.Errorf("segment %q is a negative index", seg)
+		}
+	}
+	return nil
 }
 
 // checkKind rejects kinds in groups Strata models that are not part of its

@@ -188,8 +188,10 @@ type CustomStrategy struct {
 	Parameters map[string]string `json:"parameters,omitempty"`
 }
 
-// Fields locates the parts of a policy object. Paths are dotted and
-// relative to the object root (Spec) or to Spec (the others).
+// Fields locates the parts of a policy object. Spec is a dotted path from
+// the object root, never under metadata or status; the others are single
+// field names of Spec, each a different one (Compile refuses anything
+// else, naming the field).
 //
 // +kubebuilder:object:generate=true
 type Fields struct {

@@ -1,0 +1,152 @@
+package policykind
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// TestCompileRefuses pins the declarations Compile must refuse: each case
+// is one error naming the PolicyKind, the field and what is wrong.
+func TestCompileRefuses(t *testing.T) {
+	gateway := GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	httpRoute := GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	grpcRoute := GroupKind{Group: "gateway.networking.k8s.io", Kind: "GRPCRoute"}
+	tests := []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"fields.spec with an empty segment and an index", func(s *Spec) { s.Fields.Spec = "spec..x[0]" },
+			`spec.fields.spec: "spec..x[0]" is not a dotted path: segment 2 is empty`},
+		{"fields.spec of dots and slashes", func(s *Spec) { s.Fields.Spec = "../../" },
+			`spec.fields.spec: "../../" is not a dotted path: segment 1 is empty`},
+		{"fields.spec with a list index", func(s *Spec) { s.Fields.Spec = "spec.x[0]" },
+			`spec.fields.spec: "spec.x[0]" is not a dotted path: segment "x[0]" has brackets; write a list index as a segment of its own (rules.0)`},
+		{"fields.spec with a negative index", func(s *Spec) { s.Fields.Spec = "spec.-1" },
+			`spec.fields.spec: "spec.-1" is not a dotted path: segment "-1" is a negative index`},
+		{"fields.spec is metadata", func(s *Spec) { s.Fields.Spec = "metadata" },
+			`spec.fields.spec: "metadata" is the object's metadata, not where its spec lives`},
+		{"fields.spec under status", func(s *Spec) { s.Fields.Spec = "status.spec" },
+			`spec.fields.spec: "status.spec" is the object's status, not where its spec lives`},
+		{"fields.defaults is a nested path", func(s *Spec) { s.Fields.Defaults = "a.b" },
+			`spec.fields.defaults: "a.b" must be one field name of the object at spec.fields.spec ("spec"); nested paths are not read`},
+		{"fields.ignored has an empty entry", func(s *Spec) { s.Fields.Ignored = []string{"x", ""} },
+			`spec.fields.ignored[1]: "" must be one field name of the object at spec.fields.spec ("spec"); nested paths are not read`},
+		{"same field for defaults and overrides", func(s *Spec) { s.Fields.Defaults, s.Fields.Overrides = "values", "values" },
+			`spec.fields.overrides: "values" is also spec.fields.defaults; each part of a policy needs its own field`},
+		{"strategy field is the overrides block", func(s *Spec) { s.Fields.Strategy = "overrides" },
+			`spec.fields.strategy: "overrides" is also spec.fields.overrides; each part of a policy needs its own field`},
+		{"defaults block at targetRefs", func(s *Spec) { s.Fields.Defaults = "targetRefs" },
+			`spec.fields.defaults: "targetRefs" is where a policy's targets live; each part of a policy needs its own field`},
+		{"targetFields path with an empty segment", func(s *Spec) { s.TargetFields = map[string]string{"retryOn": "spec..codes"} },
+			`spec.targetFields[retryOn]: "spec..codes" is not a dotted path: segment 2 is empty`},
+		{"targetFields path with a negative index", func(s *Spec) { s.TargetFields = map[string]string{"retryOn": "spec.rules.-1.retry.codes"} },
+			`spec.targetFields[retryOn]: "spec.rules.-1.retry.codes" is not a dotted path: segment "-1" is a negative index`},
+		{"targetFields path with brackets", func(s *Spec) { s.TargetFields = map[string]string{"retryOn": "spec.rules[0].retry"} },
+			`spec.targetFields[retryOn]: "spec.rules[0].retry" is not a dotted path: segment "rules[0]" has brackets; write a list index as a segment of its own (rules.0)`},
+		{"targetFields path empty", func(s *Spec) { s.TargetFields = map[string]string{"retryOn": ""} },
+			`spec.targetFields[retryOn]: "" is not a dotted path: it is empty`},
+		{"targetFields key is a path", func(s *Spec) { s.TargetFields = map[string]string{"retry.on": "spec.retry"} },
+			`spec.targetFields: key "retry.on" must be one field name of the spec proper`},
+		{"effective kind no target reaches", func(s *Spec) {
+			s.TargetKinds = []GroupKind{httpRoute}
+			s.EffectiveTargetKind = &grpcRoute
+		}, `spec.effectiveTargetKind: no declared target kind can reach GRPCRoute.gateway.networking.k8s.io (HTTPRoute.gateway.networking.k8s.io is neither it nor above it in the hierarchy)`},
+		{"effective kind above every target", func(s *Spec) {
+			s.TargetKinds = []GroupKind{httpRoute, grpcRoute}
+			s.EffectiveTargetKind = &gateway
+		}, `spec.effectiveTargetKind: no declared target kind can reach Gateway.gateway.networking.k8s.io (HTTPRoute.gateway.networking.k8s.io, GRPCRoute.gateway.networking.k8s.io are neither it nor above it in the hierarchy)`},
+		{"effective kind one target cannot reach", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gateway, grpcRoute}
+			s.EffectiveTargetKind = &httpRoute
+		}, `spec.targetKinds[1]: GRPCRoute.gateway.networking.k8s.io is neither the effective target kind HTTPRoute.gateway.networking.k8s.io nor above it in the hierarchy: it could never reach it`},
+		{"effective kind cluster-scoped below a Namespace", func(s *Spec) {
+			s.TargetKinds = []GroupKind{{Kind: "Namespace"}}
+			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}
+		}, `spec.effectiveTargetKind: no declared target kind can reach GatewayClass.gateway.networking.k8s.io (Namespace is neither it nor above it in the hierarchy)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Declaration{Spec: Spec{Group: "policies.example.io", Kind: "RetryPolicy"}}
+			d.Name = "retrypolicies.policies.example.io"
+			tt.edit(&d.Spec)
+			k, err := Compile(d)
+			if err == nil {
+				t.Fatalf("Compile accepted it: %+v", k.Spec)
+			}
+			want := "PolicyKind retrypolicies.policies.example.io: " + tt.want
+			if err.Error() != want {
+				t.Errorf("error\n got: %s\nwant: %s", err, want)
+			}
+			if strings.Contains(err.Error(), "\n") {
+				t.Errorf("want one error, got several")
+			}
+		})
+	}
+}
+
+// TestCompileAccepts keeps the forms the refusals must not catch.
+func TestCompileAccepts(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Spec)
+	}{
+		{"defaults", func(*Spec) {}},
+		{"nested spec and hyphenated fields", func(s *Spec) {
+			s.Fields = Fields{Spec: "spec.policy", Defaults: "default", Overrides: "override", Strategy: "x-strata-strategy", Ignored: []string{"description"}}
+		}},
+		{"targetFields with list indexes and items", func(s *Spec) {
+			s.TargetFields = map[string]string{"retryOn": "spec.rules.0.retry.codes", "timeout": "spec.rules[name=login].timeouts.request"}
+		}},
+		{"effective kind below a target", func(s *Spec) {
+			s.TargetKinds = []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, {Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}
+			s.EffectiveTargetKind = &GroupKind{Kind: "Service"}
+		}},
+		{"Namespace and GatewayClass reach a Gateway", func(s *Spec) {
+			s.TargetKinds = []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}, {Kind: "Namespace"}}
+			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+		}},
+		{"virtual targets", func(s *Spec) {
+			s.TargetKinds = []GroupKind{{Group: "example.io", Kind: "Fleet"}}
+			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Declaration{Spec: Spec{Group: "policies.example.io", Kind: "RetryPolicy"}}
+			d.Name = "retrypolicies.policies.example.io"
+			tt.edit(&d.Spec)
+			if _, err := Compile(d); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// FuzzCompileFields checks that any spec.fields and targetFields either
+// compile to a kind that reads a policy without panicking or are refused
+// naming a field.
+func FuzzCompileFields(f *testing.F) {
+	f.Add("spec", "defaults", "overrides", "strategy", "retryOn", "spec.rules.0.retry.codes")
+	f.Add("spec..x[0]", "a.b", "a.b", "", "", "../../")
+	f.Fuzz(func(t *testing.T, spec, defaults, overrides, strategy, key, path string) {
+		d := &Declaration{Spec: Spec{Group: "policies.example.io", Kind: "RetryPolicy",
+			Fields:       Fields{Spec: spec, Defaults: defaults, Overrides: overrides, Strategy: strategy},
+			TargetFields: map[string]string{key: path}}}
+		d.Name = "retrypolicies.policies.example.io"
+		k, err := Compile(d)
+		if err != nil {
+			if !strings.Contains(err.Error(), "spec.") {
+				t.Fatalf("error names no field: %v", err)
+			}
+			return
+		}
+		if checkPath(k.Fields.Spec, false) != nil || !isName(k.Fields.Defaults) || k.Fields.Defaults == k.Fields.Overrides {
+			t.Fatalf("accepted %+v", k.Fields)
+		}
+		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"targetRefs": []any{map[string]any{"kind": "Gateway", "name": "g"}}}}}
+		k.Read(u)
+	})
+}
