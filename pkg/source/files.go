@@ -14,8 +14,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -125,6 +127,14 @@ var decoders = map[schema.GroupKind]kindDecoder{
 	},
 }
 
+// MaxFileSize is the most bytes one input (a file, or stdin) may hold:
+// 256 MiB, about 250,000 HTTPRoutes, well beyond any real input. A larger
+// input is an error rather than all of memory, and a path that is not a
+// regular file (a device, a FIFO, a socket) is refused before it is
+// opened, so that neither `-f /dev/zero` nor a FIFO no one writes to can
+// hang strata. See docs/cli.md.
+const MaxFileSize = 256 << 20
+
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
 // Read loads files, directories (recursively: *.yaml, *.yml, *.json) and
@@ -177,6 +187,7 @@ type rawDocument struct {
 	file  string
 	index int // 1-based
 	raw   []byte
+	err   error // a document that could not be split off: the read's error
 }
 
 // rawDocuments splits the files into their documents, in order. Reading
@@ -191,23 +202,124 @@ func rawDocuments(paths []string, stdin io.Reader) ([]rawDocument, error) {
 			return docs, err
 		}
 		for _, f := range files {
-			var b []byte
-			var err error
-			if f == "-" {
-				if stdin != nil {
-					if b, err = io.ReadAll(stdin); err != nil {
-						return docs, fmt.Errorf("%s: %w", f, err)
-					}
-				}
-			} else if b, err = os.ReadFile(f); err != nil {
+			b, err := readInput(f, stdin)
+			if err != nil {
 				return docs, err
 			}
-			for i, raw := range yamlDocuments(b) {
-				docs = append(docs, rawDocument{file: f, index: i + 1, raw: raw})
+			n := 0 // documents so far
+			for _, raw := range yamlDocuments(b) {
+				vals, err := jsonStream(raw)
+				if vals == nil {
+					vals = [][]byte{raw}
+				}
+				for _, v := range vals {
+					n++
+					docs = append(docs, rawDocument{file: f, index: n, raw: v})
+				}
+				if err != nil {
+					n++
+					err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
+					docs = append(docs, rawDocument{file: f, index: n, err: err})
+				}
 			}
 		}
 	}
 	return docs, nil
+}
+
+// readInput reads a file, or stdin for "-", refusing what is not a
+// regular file and more than MaxFileSize bytes.
+func readInput(f string, stdin io.Reader) ([]byte, error) {
+	if f == "-" {
+		if stdin == nil {
+			return nil, nil
+		}
+		b, err := io.ReadAll(io.LimitReader(stdin, MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if len(b) > MaxFileSize {
+			return nil, fmt.Errorf("%s: over the %d MiB an input may hold", f, MaxFileSize>>20)
+		}
+		return b, nil
+	}
+	// Stat before opening: opening a FIFO blocks until someone writes.
+	st, err := os.Stat(f)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): strata reads files, directories and - (stdin)", f, st.Mode())
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d MiB an input may hold", f, st.Size(), MaxFileSize>>20)
+	}
+	file, err := os.Open(f)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	b, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f, err)
+	}
+	if len(b) > MaxFileSize { // it grew since Stat
+		return nil, fmt.Errorf("%s: over the %d MiB an input may hold", f, MaxFileSize>>20)
+	}
+	return b, nil
+}
+
+// jsonStream splits a document that starts with a JSON object into the
+// JSON values written one after the other in it, as kubectl reads a JSON
+// stream: `{...}{...}` or one object a line. sigs.k8s.io/yaml would read
+// the first and drop the rest unsaid. It returns nil for a document that
+// does not start with a JSON object (YAML, or YAML flow style such as
+// `{a: 1}`, read as it always was), and the values before anything after
+// them that is not JSON, with the error. Trailing blank and comment lines
+// are YAML's and end the stream. The values share raw's memory.
+func jsonStream(raw []byte) ([][]byte, error) {
+	start := 0 // after the leading blank and comment lines
+	for line := range bytes.Lines(raw) {
+		if !yamlBlank(line) {
+			break
+		}
+		start += len(line)
+	}
+	if t := bytes.TrimLeft(raw[start:], " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, nil
+	}
+	base := start // where the decoder's offsets count from
+	dec := json.NewDecoder(bytes.NewReader(raw[base:]))
+	var vals [][]byte
+	for {
+		if err := dec.Decode(&skipJSON{}); err != nil {
+			if len(vals) == 0 {
+				return nil, nil
+			}
+			return vals, err
+		}
+		end := base + int(dec.InputOffset())
+		vals = append(vals, raw[start:end])
+		start = end
+		if yamlBlank(raw[end:]) {
+			return vals, nil
+		}
+	}
+}
+
+// skipJSON is a JSON value's target that keeps nothing of it.
+type skipJSON struct{}
+
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// yamlBlank reports whether b holds only blank lines and comments.
+func yamlBlank(b []byte) bool {
+	for line := range bytes.Lines(b) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return false
+		}
+	}
+	return true
 }
 
 // expand turns a path into the files it names, sorted.
@@ -294,10 +406,14 @@ func parseAll(raws []rawDocument, typed bool) []parsed {
 // object that does not decode on the fast path is decoded again on the
 // slow one, so that its error is the slow path's.
 func (t *transcoder) parse(r rawDocument, typed bool) parsed {
+	if r.err != nil {
+		return parsed{err: r.err}
+	}
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
 		if dec, ok := decoders[gk]; ok && typed {
-			if obj, err := dec.decode(t.out); err == nil {
+			// Without a name, the slow path says what is wrong.
+			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index}, gk: gk, obj: obj}}}
 			}
 		} else {
@@ -357,24 +473,93 @@ func split(r rawDocument) ([]Document, error) {
 	if u.GetAPIVersion() == "" || u.GetKind() == "" {
 		return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
 	}
-	if strings.HasSuffix(u.GetKind(), "List") {
-		if items, ok := obj["items"].([]any); ok {
-			var out []Document
-			for j, it := range items {
-				m, ok := it.(map[string]any)
-				if !ok {
-					return nil, fmt.Errorf("%s: items[%d]: not an object", d.Where(), j)
-				}
-				iu := &unstructured.Unstructured{Object: m}
-				if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
-					return nil, fmt.Errorf("%s: items[%d]: apiVersion and kind are required", d.Where(), j)
-				}
-				out = append(out, Document{File: file, Index: i, Object: iu})
-			}
-			return out, nil
-		}
+	if items, ok := obj["items"]; ok && strings.HasSuffix(u.GetKind(), "List") {
+		return listItems(d, items, "", nil)
 	}
 	return []Document{d}, nil
+}
+
+// listItems appends the objects of items, the items of a List read as
+// document d, to out; path is where items is in d. A List among them is
+// expanded too, as kubectl does; a kind ending in List without items is
+// an object like any other.
+func listItems(d Document, items any, path string, out []Document) ([]Document, error) {
+	if items == nil {
+		return out, nil
+	}
+	l, ok := items.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: %sitems must be a list, not %s", d.Where(), path, jsonKind(items))
+	}
+	for j, it := range l {
+		p := fmt.Sprintf("%sitems[%d]", path, j)
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s: not an object", d.Where(), p)
+		}
+		iu := &unstructured.Unstructured{Object: m}
+		if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
+			return nil, fmt.Errorf("%s: %s: apiVersion and kind are required", d.Where(), p)
+		}
+		if sub, ok := m["items"]; ok && strings.HasSuffix(iu.GetKind(), "List") {
+			var err error
+			if out, err = listItems(d, sub, p+".", out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, Document{File: d.File, Index: d.Index, Object: iu})
+	}
+	return out, nil
+}
+
+// jsonKind names the JSON type of a decoded value, for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a bool"
+	default:
+		return "a number"
+	}
+}
+
+// checkMeta checks the metadata the engine orders objects by: GEP-713
+// "Conflict resolution rules" rank policies by creationTimestamp (older
+// wins), then by {namespace}/{name}. unstructured reads a missing or
+// non-string name as "" and a creationTimestamp that does not parse as
+// the zero time, which would win every conflict; both are errors here.
+// A missing or null creationTimestamp is the zero time, as in a file
+// that was never applied.
+func checkMeta(d Document) error {
+	meta, _ := d.Object.Object["metadata"].(map[string]any)
+	switch name := meta["name"].(type) {
+	case nil:
+		return fmt.Errorf("%s: metadata.name is required", d.Where())
+	case string:
+		if name == "" {
+			return fmt.Errorf("%s: metadata.name is required", d.Where())
+		}
+	default:
+		return fmt.Errorf("%s: metadata.name must be a string, not %s (%v)", d.Where(), jsonKind(name), name)
+	}
+	switch ts := meta["creationTimestamp"].(type) {
+	case nil:
+	case string:
+		if _, err := time.Parse(time.RFC3339, ts); err != nil {
+			return fmt.Errorf("%s: metadata.creationTimestamp %q is not an RFC 3339 time (2006-01-02T15:04:05Z)", d.Where(), ts)
+		}
+	default:
+		return fmt.Errorf("%s: metadata.creationTimestamp must be an RFC 3339 time, not %s (%v)", d.Where(), jsonKind(ts), ts)
+	}
+	return nil
 }
 
 // Decode sorts documents into a snapshot. Documents of a declared policy
@@ -396,6 +581,10 @@ func decodeDocument(d Document) item {
 	gk := d.Object.GroupVersionKind().GroupKind()
 	it := item{doc: d, gk: gk}
 	if dec, ok := decoders[gk]; ok {
+		if err := checkMeta(d); err != nil {
+			it.err = err
+			return it
+		}
 		b, err := json.Marshal(d.Object.Object)
 		if err == nil {
 			it.obj, err = dec.decode(b)
@@ -425,6 +614,9 @@ func assemble(items []item) (*Result, error) {
 		d := it.doc
 		if it.gk == crdKind {
 			if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; labelled {
+				if err := checkMeta(d); err != nil {
+					return nil, err
+				}
 				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
 			} else {
 				res.Ignored[it.gk.String()]++
@@ -445,6 +637,9 @@ func assemble(items []item) (*Result, error) {
 	for _, d := range rest {
 		gk := d.Object.GroupVersionKind().GroupKind()
 		if declared[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] {
+			if err := checkMeta(d); err != nil {
+				return nil, err
+			}
 			s.Policies = append(s.Policies, d.Object)
 			continue
 		}
