@@ -259,10 +259,13 @@ func readInput(f string, stdin io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	defer file.Close()
-	b, err := io.ReadAll(io.LimitReader(file, MaxFileSize+1))
-	if err != nil {
+	// Read into a buffer of the size Stat gave (as os.ReadFile does), so a
+	// large file is not copied while the buffer grows.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(file, MaxFileSize+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", f, err)
 	}
+	b := buf.Bytes()
 	if len(b) > MaxFileSize { // it grew since Stat
 		return nil, fmt.Errorf("%s: over the %d MiB an input may hold", f, MaxFileSize>>20)
 	}
