@@ -100,7 +100,7 @@ func TestReadWrongInput(t *testing.T) {
 			setup: func(t *testing.T, dir string) []string {
 				p := filepath.Join(dir, "zero.yaml")
 				if err := os.Symlink("/dev/zero", p); err != nil {
-					t.Skip(err)
+					t.Fatal(err)
 				}
 				return []string{p}
 			},
@@ -110,7 +110,7 @@ func TestReadWrongInput(t *testing.T) {
 			name: "FIFO in a directory",
 			setup: func(t *testing.T, dir string) []string {
 				if err := syscall.Mkfifo(filepath.Join(dir, "pipe.yaml"), 0o600); err != nil {
-					t.Skip(err)
+					t.Fatal(err)
 				}
 				return []string{dir}
 			},
@@ -127,7 +127,7 @@ func TestReadWrongInput(t *testing.T) {
 				defer f.Close()
 				// Sparse: no disk is used.
 				if err := f.Truncate(source.MaxFileSize + 1); err != nil {
-					t.Skip(err)
+					t.Fatal(err)
 				}
 				return []string{p}
 			},
@@ -171,7 +171,7 @@ func TestReadWrongInput(t *testing.T) {
 func TestReadStdinOverLimit(t *testing.T) {
 	f, err := os.Open("/dev/zero")
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	_, err = source.Read([]string{"-"}, f)
