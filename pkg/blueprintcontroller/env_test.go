@@ -586,6 +586,13 @@ const (
 // blueprint bp.
 func class(t *testing.T, name, bp string) {
 	t.Helper()
+	classOf(t, name, controllerName, bp)
+}
+
+// classOf applies a GatewayClass of the blueprint controller named
+// controller using blueprint bp.
+func classOf(t *testing.T, name, controller, bp string) {
+	t.Helper()
 	apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata:
@@ -596,7 +603,7 @@ spec:
     group: blueprints.strata.dev
     kind: GatewayClassBlueprint
     name: %s
-`, name, controllerName, bp)
+`, name, controller, bp)
 }
 
 // gateway applies a Gateway with one HTTP listener on port 80.

@@ -337,14 +337,7 @@ func TestEscapeRestart(t *testing.T) {
 	opts := blueprintcontroller.Options{ControllerName: name, FieldManager: "escape-restart"}
 	first := startControllerWith(t, shared, opts)
 	apply(t, strings.Replace(escapeBlueprint, "name: escape\n", "name: escape-restart\n", 1))
-	apply(t, `apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata:
-  name: %s
-spec:
-  controllerName: %s
-  parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: escape-restart}
-`, cls, name)
+	classOf(t, cls, name, "escape-restart")
 	gateway(t, ns, gw, cls)
 	tenant(t, ns, "tenant", "Gateway", gw, map[string]any{"replicas": "many"})
 	refused := func() error {
