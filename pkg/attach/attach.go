@@ -230,3 +230,32 @@ func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo
 	}
 	return out
 }
+
+// Of is the part of r about the policies of one kind, sharing r's
+// attachments: the view a kind of a value space keeps of the attachments
+// resolved for the whole space (policykind.ValueSpace).
+func (r *Result) Of(k *policykind.Kind) *Result {
+	out := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
+	for n, as := range r.ByNode {
+		var mine []*Attachment
+		for _, a := range as {
+			if a.Policy.Kind == k {
+				mine = append(mine, a)
+			}
+		}
+		if len(mine) > 0 {
+			out.ByNode[n] = mine
+		}
+	}
+	for p, as := range r.ByPolicy {
+		if p.Kind == k {
+			out.ByPolicy[p] = as
+		}
+	}
+	for _, rj := range r.Rejections {
+		if rj.Policy.Kind == k {
+			out.Rejections = append(out.Rejections, rj)
+		}
+	}
+	return out
+}

@@ -3,7 +3,6 @@ package blueprint
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"sort"
 	"time"
 
@@ -11,6 +10,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/attach"
+	"github.com/strata-dev/strata/pkg/effective"
+	"github.com/strata-dev/strata/pkg/hierarchy"
 	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/policykind"
 )
@@ -305,7 +307,7 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 			applied = append(applied, Applied{Config: c, Level: l})
 		}
 	}
-	// By level, and within a level the conflict winner first.
+	// Listed by level, and within a level in conflict order.
 	sort.SliceStable(applied, func(i, j int) bool {
 		if applied[i].Level != applied[j].Level {
 			return applied[i].Level < applied[j].Level
@@ -314,33 +316,41 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 	})
 	all := append([]Applied{{Config: bpConfig, Level: LevelBlueprint}}, applied...)
 
-	// Each (config, block) gets a pseudo policy so merge.Patch can record
-	// provenance by pointer identity.
+	// Each (config, block) is a one-block policy on the engine's stack, at
+	// the rank and hierarchy level its 002 level stands for; the engine
+	// orders and folds the stack (effective.Fold), so precedence and
+	// conflict order have one implementation, the one `get policies` and
+	// `describe` report. Provenance is by block, so a value lost to the
+	// same config's override is reported as lost.
 	sources := map[merge.Source]Source{}
-	src := func(a Applied, block string) merge.Source {
-		s := &policykind.Policy{Namespace: a.Config.Namespace, Name: a.Config.Name + "#" + block}
-		sources[s] = Source{Kind: a.Config.Kind, Namespace: a.Config.Namespace, Name: a.Config.Name, Level: a.Level, Block: block}
-		return s
-	}
-	// The applying order puts the winner last: lower levels first, and
-	// within a level the conflict losers first.
+	var entries []*effective.Entry
 	var contributions []contribution
-	fold := func(ascending bool, block string, values func(*Config) map[string]any) merge.Value {
-		v := merge.Value{Values: map[string]any{}, Prov: map[string]merge.Source{}}
-		for _, k := range applyOrder(all, ascending) {
-			if m := values(all[k].Config); m != nil {
-				s := src(all[k], block)
-				v = merge.Patch(v, merge.Of(m, s))
-				contributions = append(contributions, contribution{k, s, m})
+	for k, a := range all {
+		for _, blk := range []struct {
+			name   string
+			base   policykind.Base
+			values map[string]any
+		}{{"override", policykind.Overrides, a.Config.Override}, {"default", policykind.Defaults, a.Config.Default}} {
+			if blk.values == nil {
+				continue
 			}
+			pol := &policykind.Policy{Namespace: a.Config.Namespace, Name: a.Config.Name, Created: a.Config.Created}
+			pol.Blocks = []policykind.Block{{Strategy: policykind.Strategy{Base: blk.base, Atomicity: policykind.Patch}, Field: "spec." + blk.name, Values: blk.values}}
+			sources[pol] = Source{Kind: a.Config.Kind, Namespace: a.Config.Namespace, Name: a.Config.Name, Level: a.Level, Block: blk.name}
+			rank, level := a.Level.Rung()
+			entries = append(entries, &effective.Entry{
+				Attachment: &attach.Attachment{Policy: pol},
+				Rank:       rank, Level: level,
+				Block: &pol.Blocks[0],
+				Value: merge.Of(blk.values, pol),
+			})
+			contributions = append(contributions, contribution{k, pol, blk.values})
 		}
-		return v
 	}
-	defaults := fold(true, "default", func(c *Config) map[string]any { return c.Default })
-	// Overrides: the most specific level first, so the least specific
-	// (the blueprint) is applied last and wins.
-	overrides := fold(false, "override", func(c *Config) map[string]any { return c.Override })
-	final := merge.Patch(defaults, overrides)
+	final := effective.Fold(entries, map[string]merge.Func{policykind.Patch: merge.Patch}).Result
+	if final.Values == nil {
+		final.Values = map[string]any{}
+	}
 
 	out := &Values{Parent: p, Values: final.Values}
 	beaten := map[string][]Source{}
@@ -379,28 +389,33 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 	return out, nil
 }
 
-// applyOrder is the order to patch the blocks of all in, the winner last:
-// levels ascending (defaults) or descending (overrides), and within a
-// level the conflict losers first. all is sorted by level, then conflict
-// order.
-func applyOrder(all []Applied, ascending bool) []int {
-	var groups [][]int
-	for i := 0; i < len(all); {
-		j := i
-		for j < len(all) && all[j].Level == all[i].Level {
-			j++
-		}
-		g := make([]int, 0, j-i)
-		for k := j - 1; k >= i; k-- {
-			g = append(g, k)
-		}
-		groups = append(groups, g)
-		i = j
+// Ranks of the value space blueprints.strata.dev/values: the blueprint's
+// own values, then the two config kinds, as config/blueprints/
+// policykinds.yaml declares them (a test checks they agree).
+const (
+	RankBlueprint          = 0
+	RankGatewayClassConfig = 1
+	RankGatewayConfig      = 2
+)
+
+// Rung is where a 002 level stands on the engine's stack: the rank of its
+// kind in the value space and the hierarchy level of what it targets (a
+// global config ranks below the Namespace, as the engine ranks global
+// policies). 002's list is then the engine's stack order.
+func (l Level) Rung() (rank int, level hierarchy.Level) {
+	switch l {
+	case LevelGlobal:
+		return RankGatewayClassConfig, hierarchy.LevelNamespace - 1
+	case LevelClassConfigNamespace:
+		return RankGatewayClassConfig, hierarchy.LevelNamespace
+	case LevelClassConfigClass:
+		return RankGatewayClassConfig, hierarchy.LevelGatewayClass
+	case LevelConfigNamespace:
+		return RankGatewayConfig, hierarchy.LevelNamespace
+	case LevelConfigParent:
+		return RankGatewayConfig, hierarchy.LevelGateway
 	}
-	if !ascending {
-		slices.Reverse(groups)
-	}
-	return slices.Concat(groups...)
+	return RankBlueprint, hierarchy.LevelNamespace
 }
 
 type contribution struct {

@@ -50,7 +50,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 
 	for _, sc := range q.scope(n) {
 		k := res.Kinds[sc.kind]
-		ke := KindEffect{GroupKind: groupKindOf(k), Class: string(k.Class)}
+		ke := KindEffect{GroupKind: groupKindOf(k), Class: string(k.Class), ValueSpace: q.valueSpace(sc.kind)}
 		for _, t := range sc.targets {
 			te := TargetEffect{Target: q.ref(t.node)}
 			for _, ctx := range t.contexts {
@@ -143,7 +143,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	}
 	var sources []source
 	for _, p := range stack {
-		sources = append(sources, source{name: p.ID(), p: p, leaves: q.leavesOf(p)})
+		sources = append(sources, source{name: sourceName(p), p: p, leaves: q.leavesOf(p)})
 	}
 	if own := q.targetValues(k, target); own != nil {
 		var leaves []string
@@ -223,4 +223,19 @@ func comparePolicies(a, b *policykind.Policy) int {
 		return c
 	}
 	return strings.Compare(a.ID(), b.ID())
+}
+
+// valueSpace describes the value space kind i folds in, or nil.
+func (q *query) valueSpace(i int) *ValueSpace {
+	k := q.res.Kinds[i]
+	if k.Space() == "" {
+		return nil
+	}
+	vs := &ValueSpace{Name: k.Space()}
+	for j, o := range q.res.Kinds {
+		if q.res.SharedWith(j) == i {
+			vs.Kinds = append(vs.Kinds, groupKindOf(o))
+		}
+	}
+	return vs
 }

@@ -66,6 +66,9 @@ func Compare(before, after *engine.Result, policy PolicyRef, change string) *Imp
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
 	for i, k := range before.Kinds {
+		if before.SharedWith(i) != i {
+			continue // a value space's result is compared at its first kind
+		}
 		j := slices.IndexFunc(after.Kinds, func(o *policykind.Kind) bool { return o.Key() == k.Key() })
 		var b, a *effective.Result
 		b = before.Effective[i]

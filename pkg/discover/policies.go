@@ -59,9 +59,9 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // least one context).
 func affected(res *engine.Result, kinds map[policykind.GroupKind]bool) map[*policykind.Policy]Count {
 	out := map[*policykind.Policy]Count{}
-	for i, k := range res.Kinds {
-		if !kinds[k.Key()] {
-			continue
+	for i := range res.Kinds {
+		if res.SharedWith(i) != i {
+			continue // a value space's result is counted at its first kind
 		}
 		for _, t := range res.Effective[i].Targets {
 			hit := map[*policykind.Policy]bool{}
@@ -69,7 +69,7 @@ func affected(res *engine.Result, kinds map[policykind.GroupKind]bool) map[*poli
 				done := map[*policykind.Policy]bool{}
 				for _, e := range ctx.Entries {
 					p := e.Policy()
-					if done[p] || !ctx.Contributes(p) {
+					if done[p] || !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
 						continue
 					}
 					done[p] = true

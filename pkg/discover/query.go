@@ -99,6 +99,9 @@ func (q *query) scope(n topology.NodeID) []scoped {
 	}
 	var out []scoped
 	for i := range q.res.Kinds {
+		if q.res.SharedWith(i) != i {
+			continue // a later rung of a value space: its first kind answers
+		}
 		sc := scoped{kind: i}
 		for _, o := range own {
 			if t := q.targetOf(i, o); t != nil {
@@ -239,9 +242,15 @@ func policyRefOf(p *policykind.Policy) PolicyRef {
 
 func groupKindOf(k *policykind.Kind) GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
 
+// sourceName names who set a field: a policy as namespace/name, or, for
+// a kind sharing a value space with others, as `Kind namespace/name`, since
+// the kinds' policies set the same fields.
 func sourceName(p *policykind.Policy) string {
 	if p == nil {
 		return TargetSource
+	}
+	if p.Kind.Space() != "" {
+		return p.Kind.Kind + " " + p.ID()
 	}
 	return p.ID()
 }

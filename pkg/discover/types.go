@@ -135,8 +135,18 @@ type KindEffect struct {
 	GroupKind `json:",inline"`
 	// Class is Direct or Inherited.
 	Class string `json:"class"`
+	// ValueSpace, when the kind shares its effective value with other
+	// kinds (policykind.ValueSpace), names it and lists its kinds in rank
+	// order; the targets then hold the one value of all of them.
+	ValueSpace *ValueSpace `json:"valueSpace,omitempty"`
 	// Targets are the effective targets, sorted by locator.
 	Targets []TargetEffect `json:"targets"`
+}
+
+// ValueSpace is a value several policy kinds set together.
+type ValueSpace struct {
+	Name  string      `json:"name"`
+	Kinds []GroupKind `json:"kinds"`
 }
 
 // TargetEffect is one effective target and its contexts.

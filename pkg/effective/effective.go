@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/attach"
 	"github.com/strata-dev/strata/pkg/hierarchy"
@@ -17,9 +18,12 @@ import (
 // Entry is one block of one policy in a context's stack.
 type Entry struct {
 	Attachment *attach.Attachment
-	Level      hierarchy.Level
-	Block      *policykind.Block
-	Value      merge.Value
+	// Rank is the rung of the policy's kind in its value space
+	// (policykind.ValueSpace): it orders entries before Level does.
+	Rank  int
+	Level hierarchy.Level
+	Block *policykind.Block
+	Value merge.Value
 }
 
 // Policy of the entry.
@@ -118,16 +122,19 @@ type computer struct {
 // attached node (or in an attached namespace), plus sections of that kind
 // that are themselves attached.
 func (c *computer) targets() []topology.NodeID {
-	g, eff := c.g, c.k.EffectiveTargetKind
+	g, effs := c.g, c.k.EffectiveKinds()
 	var out []topology.NodeID
-	if eff == nil {
+	if len(effs) == 0 {
 		for n := range c.att.ByNode {
 			out = append(out, n)
 		}
 		slices.Sort(out)
 		return out
 	}
-	effGK := eff.Schema()
+	effGK := map[schema.GroupKind]bool{}
+	for _, e := range effs {
+		effGK[e.Schema()] = true
+	}
 	reached := make([]bool, len(g.Nodes))
 	var queue []topology.NodeID
 	mark := func(n topology.NodeID) {
@@ -162,7 +169,7 @@ func (c *computer) targets() []topology.NodeID {
 			continue
 		}
 		n := g.Node(topology.NodeID(i))
-		if n.Ref.GroupKind() != effGK {
+		if !effGK[n.Ref.GroupKind()] {
 			continue
 		}
 		if n.Ref.Section != "" && len(c.att.ByNode[topology.NodeID(i)]) == 0 {
@@ -177,7 +184,7 @@ func (c *computer) targets() []topology.NodeID {
 func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Context {
 	g := c.g
 	nodes := append(g.Namespaces(path), path...)
-	if c.k.EffectiveTargetKind == nil {
+	if len(c.k.EffectiveKinds()) == 0 {
 		nodes = []topology.NodeID{target}
 	}
 	gatewayNS := ""
@@ -240,9 +247,17 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 				v = merge.Of(b.Values, a.Policy)
 				c.values[b] = v
 			}
-			entries = append(entries, &Entry{Attachment: a, Level: lvl, Block: b, Value: v})
+			entries = append(entries, &Entry{Attachment: a, Rank: a.Policy.Kind.Rank(), Level: lvl, Block: b, Value: v})
 		}
 	}
+	Order(entries)
+	return entries
+}
+
+// Order sorts a stack from least to most specific, as stack describes:
+// by rank, level, overrides before defaults within a level, then
+// conflict order.
+func Order(entries []*Entry) {
 	rank := func(e *Entry) int {
 		if e.Block.Strategy.Base == policykind.Defaults {
 			return 1
@@ -250,6 +265,9 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 		return 0
 	}
 	slices.SortStableFunc(entries, func(a, b *Entry) int {
+		if a.Rank != b.Rank {
+			return a.Rank - b.Rank
+		}
 		if a.Level != b.Level {
 			return int(a.Level) - int(b.Level)
 		}
@@ -268,7 +286,20 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 		}
 		return 1
 	})
-	return entries
+}
+
+// Fold orders a stack built elsewhere and folds it as every context's
+// stack is folded, for a caller that decides itself which policies apply
+// (the blueprint renderer applies 002's list to the object it renders) but
+// must not have a second implementation of precedence and conflict order.
+// funcs are the merge functions by atomicity.
+func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
+	if len(entries) == 0 {
+		return &Outcome{}
+	}
+	Order(entries)
+	c := &computer{funcs: funcs, leaves: map[*policykind.Policy][]string{}}
+	return c.fold(entries, nil)
 }
 
 // fold reduces a stack to one value, walking from the least specific entry
@@ -297,7 +328,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 	prev := first
 	for _, m := range entries[1:] {
 		dict := prev
-		if m.Level == prev.Level && m.Policy().Before(prev.Policy()) {
+		if m.Rank == prev.Rank && m.Level == prev.Level && m.Policy().Before(prev.Policy()) {
 			dict = m
 		}
 		s := dict.Block.Strategy
@@ -318,6 +349,15 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 		case policykind.Defaults:
 			acc = merge.Restore(c.funcs[s.Atomicity](acc, m.Value), acc, locked)
 		case policykind.Overrides:
+			if s.Atomicity == policykind.Patch {
+				// The overrides in acc are locked; what else acc holds
+				// came from less specific defaults, which m beats
+				// whatever its block (001's expanded hierarchy: "C
+				// default > B default > A default" even when B also
+				// carries an override).
+				acc = merge.Restore(merge.Patch(acc, m.Value), acc, locked)
+				break
+			}
 			acc = c.funcs[s.Atomicity](m.Value, acc)
 		}
 		lock(m)

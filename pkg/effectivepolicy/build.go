@@ -23,7 +23,10 @@ func Build(r *engine.Result) []*EffectivePolicy {
 	g := r.Graph
 	byNode := map[topology.NodeID]*EffectivePolicy{}
 	var order []topology.NodeID
-	for _, res := range r.Effective {
+	for i, res := range r.Effective {
+		if r.SharedWith(i) != i {
+			continue // the kinds of a value space share one result
+		}
 		for _, t := range res.Targets {
 			ep := byNode[t.Node]
 			if ep == nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -163,30 +164,103 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 			res.Scope = nodes
 		}
 	}
-	for i, k := range res.Kinds {
-		if prev != nil && !dirty[k.Key()] {
-			res.Attachments = append(res.Attachments, prev.Attachments[i])
-			res.Effective = append(res.Effective, prev.Effective[i])
-			res.outcomes = append(res.outcomes, prev.outcomes[i])
+	res.Attachments = make([]*attach.Result, len(res.Kinds))
+	res.Effective = make([]*effective.Result, len(res.Kinds))
+	res.outcomes = make([]*outcome.Outcome, len(res.Kinds))
+	for _, members := range res.folds() {
+		if prev != nil && !slices.ContainsFunc(members, func(i int) bool { return dirty[res.Kinds[i].Key()] }) {
+			for _, i := range members {
+				res.Attachments[i], res.Effective[i], res.outcomes[i] = prev.Attachments[i], prev.Effective[i], prev.outcomes[i]
+			}
 			continue
 		}
-		ps := res.byKind[i]
-		funcs, err := res.opts.Registry.Funcs(k)
-		if err != nil {
+		if err := res.compute(members, in); err != nil {
 			return err
 		}
-		att := attach.Resolve(res.Graph, ps)
-		eff := effective.ComputeOnly(res.Graph, k, att, funcs, in)
-		res.Attachments = append(res.Attachments, att)
-		res.Effective = append(res.Effective, eff)
-		if in == nil {
-			res.outcomes = append(res.outcomes, outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff}))
-		}
+	}
+	if in != nil {
+		res.outcomes = nil
 	}
 	if in == nil {
 		res.Outcome = outcome.Merge(res.Graph, res.outcomes...)
 	}
 	return nil
+}
+
+// folds groups the indexes of Kinds that fold together: each kind alone,
+// except the kinds of one value space (policykind.ValueSpace), which form
+// one group in rank order, at the place of its first kind.
+func (res *Result) folds() [][]int {
+	var out [][]int
+	at := map[string]int{}
+	for i, k := range res.Kinds {
+		space := k.Space()
+		if space == "" {
+			out = append(out, []int{i})
+			continue
+		}
+		j, ok := at[space]
+		if !ok {
+			j = len(out)
+			at[space] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	for _, g := range out {
+		slices.SortStableFunc(g, func(a, b int) int { return res.Kinds[a].Rank() - res.Kinds[b].Rank() })
+	}
+	return out
+}
+
+// compute attaches the policies of a group of kinds that fold together
+// and computes their effective policies and outcome. A group of one kind
+// is the common case. For a value space every kind keeps its own
+// attachments (a view of the group's), and all of them share one
+// effective result and one outcome, held at the group's first kind, so
+// each policy's standing is the one the shared value gives it.
+func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
+	first := res.Kinds[members[0]]
+	var ps []*policykind.Policy
+	funcs := map[string]merge.Func{}
+	for _, i := range members {
+		ps = append(ps, res.byKind[i]...)
+		fs, err := res.opts.Registry.Funcs(res.Kinds[i])
+		if err != nil {
+			return err
+		}
+		for name, f := range fs {
+			if _, dup := funcs[name]; !dup {
+				funcs[name] = f
+			}
+		}
+	}
+	att := attach.Resolve(res.Graph, ps)
+	eff := effective.ComputeOnly(res.Graph, first, att, funcs, in)
+	for _, i := range members {
+		res.Attachments[i] = att
+		if len(members) > 1 {
+			res.Attachments[i] = att.Of(res.Kinds[i])
+		}
+		res.Effective[i] = eff
+		res.outcomes[i] = &outcome.Outcome{}
+	}
+	if in == nil {
+		res.outcomes[members[0]] = outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff})
+	}
+	return nil
+}
+
+// SharedWith returns the index of the first kind whose effective result
+// kind i shares (i itself unless i's kind is a later rung of a value
+// space), so that a listing shows a shared result once.
+func (r *Result) SharedWith(i int) int {
+	for j := range i {
+		if r.Effective[j] == r.Effective[i] {
+			return j
+		}
+	}
+	return i
 }
 
 // Kinds compiles the declarations of a snapshot: PolicyKind objects, then

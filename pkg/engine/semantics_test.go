@@ -187,6 +187,17 @@ func TestMergeSemantics(t *testing.T) {
 		want:     []map[string]any{{"a": "ns", "b": "route", "c": "route"}},
 		wantProv: map[string]string{"/a": "baker/ns", "/b": "web/route"},
 	}, {
+		// 001 "Hierarchy": "A override > B override > C override > C
+		// default > B default > A default", also when B carries both
+		// blocks: B's default beats A's, its override beats both.
+		name: "more specific policy with both blocks beats a less specific default",
+		docs: []string{kind("Service", patchBoth),
+			policy("infra", "gw", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  defaults: {a: gw, b: gw, c: gw}"),
+			policy("web", "route", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  overrides: {a: route-override}\n  defaults: {b: route-default}")},
+		target:   "baker",
+		want:     []map[string]any{{"a": "route-override", "b": "route-default", "c": "gw"}},
+		wantProv: map[string]string{"/a": "web/route", "/b": "web/route", "/c": "infra/gw"},
+	}, {
 		// Namespace is the least specific level and covers every context
 		// that passes through an object in it: the route lives in web, the
 		// Service in baker.

@@ -118,8 +118,9 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 	for i, res := range results {
 		seen := map[*attach.Attachment]bool{}
 		for _, tg := range res.Targets {
-			affecting := map[string]bool{}
-			via := map[topology.NodeID]bool{}
+			// Per kind: the kinds of a value space share one result.
+			affecting := map[*policykind.Kind]map[string]bool{}
+			via := map[*policykind.Kind]map[topology.NodeID]bool{}
 			for _, ctx := range tg.Contexts {
 				gw := gatewayOf(g, ctx.Path)
 				done := map[*policykind.Policy]bool{}
@@ -153,16 +154,19 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 					addAll(t.beaters, others)
 					addAll(t.lost, lost)
 					if ctx.Contributes(p) {
-						affecting[p.ID()] = true
+						if affecting[p.Kind] == nil {
+							affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
+						}
+						affecting[p.Kind][p.ID()] = true
 						if gw != topology.None {
-							via[gw] = true
+							via[p.Kind][gw] = true
 						}
 					}
 				}
 			}
-			if len(affecting) > 0 {
-				ts := TargetStatus{Node: tg.Node, Kind: res.Kind, Policies: sortedSet(affecting)}
-				for n := range via {
+			for k, names := range affecting {
+				ts := TargetStatus{Node: tg.Node, Kind: k, Policies: sortedSet(names)}
+				for n := range via[k] {
 					ts.Via = append(ts.Via, n)
 				}
 				slices.Sort(ts.Via)
@@ -171,8 +175,12 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		}
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
-		if e := res.Kind.EffectiveTargetKind; e != nil {
-			effKind = e.Kind
+		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
+			names := make([]string, len(effs))
+			for i, e := range effs {
+				names[i] = e.Kind
+			}
+			effKind = strings.Join(names, " or ")
 		}
 		for p, as := range atts[i].ByPolicy {
 			for _, a := range as {

@@ -71,15 +71,40 @@ type Kind struct {
 	// Source says where the declaration came from, for messages.
 	Source string
 
-	specPath []string
+	specPath  []string
+	effective []GroupKind
 }
 
 // Key is the kind's group/kind, the key of a kind in maps.
 func (k *Kind) Key() GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
 
-// Effective returns the effective target kind, or nil when the declared
-// targets are the effective ones.
-func (k *Kind) Effective() *GroupKind { return k.EffectiveTargetKind }
+// EffectiveKinds returns the effective target kinds (EffectiveTargetKind
+// or EffectiveTargetKinds), or nil when the declared targets are the
+// effective ones.
+func (k *Kind) EffectiveKinds() []GroupKind { return k.effective }
+
+// IsEffective reports whether gk is one of the effective target kinds.
+func (k *Kind) IsEffective(gk GroupKind) bool { return slices.Contains(k.effective, gk) }
+
+// MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
+// combine into one ordering key.
+const MaxRank = 100
+
+// Space returns the kind's value space, or "" when it folds alone.
+func (k *Kind) Space() string {
+	if k == nil || k.ValueSpace == nil {
+		return ""
+	}
+	return k.ValueSpace.Name
+}
+
+// Rank is the kind's rung in its value space (0 without one).
+func (k *Kind) Rank() int {
+	if k == nil || k.ValueSpace == nil {
+		return 0
+	}
+	return int(k.ValueSpace.Rank)
+}
 
 // AllowsTarget reports whether a policy of this kind may target gk.
 func (k *Kind) AllowsTarget(gk GroupKind) bool {
@@ -129,33 +154,59 @@ func Compile(d *Declaration) (*Kind, error) {
 			bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%v", err)
 		}
 	}
+	effs := s.EffectiveTargetKinds
+	effField := func(i int) string { return fmt.Sprintf("spec.effectiveTargetKinds[%d]", i) }
 	if e := s.EffectiveTargetKind; e != nil {
-		if err := checkKind(*e); err != nil {
-			bad("spec.effectiveTargetKind", "%v", err)
-		} else if s.Class != Direct {
-			// A Direct kind's one target is its effective kind; that
-			// rule, below, says what is wrong with it.
-			var unreached []string
-			for _, tk := range s.TargetKinds {
-				if !reaches(tk, *e) {
-					unreached = append(unreached, tk.String())
+		if len(effs) > 0 {
+			bad("spec.effectiveTargetKinds", "set this or spec.effectiveTargetKind, not both")
+		}
+		effs = []GroupKind{*e}
+		effField = func(int) string { return "spec.effectiveTargetKind" }
+	}
+	effsOK := true
+	for i, e := range effs {
+		if err := checkKind(e); err != nil {
+			effsOK = false
+			bad(effField(i), "%v", err)
+		} else if j := slices.Index(effs, e); j < i {
+			bad(effField(i), "%s is listed twice", e)
+		}
+	}
+	if len(effs) > 0 && effsOK && s.Class != Direct {
+		// A Direct kind's one target is its effective kind; that rule,
+		// below, says what is wrong with it.
+		var unreached []string
+		for _, tk := range s.TargetKinds {
+			if !reachesAny(tk, effs) {
+				unreached = append(unreached, tk.String())
+			}
+		}
+		field, what := effField(0), effs[0].String()
+		if len(effs) > 1 {
+			field, what = "spec.effectiveTargetKinds", "any of "+kindList(effs)
+		}
+		switch {
+		case len(unreached) == 0:
+		case len(unreached) == len(s.TargetKinds):
+			verb := "is"
+			if len(unreached) > 1 {
+				verb = "are"
+			}
+			bad(field, "no declared target kind can reach %s (%s %s neither it nor above it in the hierarchy)", what, strings.Join(unreached, ", "), verb)
+		default:
+			for i, tk := range s.TargetKinds {
+				if !reachesAny(tk, effs) {
+					bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is neither the effective target kind %s nor above it in the hierarchy: it could never reach it", tk, what)
 				}
 			}
-			switch {
-			case len(unreached) == 0:
-			case len(unreached) == len(s.TargetKinds):
-				verb := "is"
-				if len(unreached) > 1 {
-					verb = "are"
-				}
-				bad("spec.effectiveTargetKind", "no declared target kind can reach %s (%s %s neither it nor above it in the hierarchy)", e, strings.Join(unreached, ", "), verb)
-			default:
-				for i, tk := range s.TargetKinds {
-					if !reaches(tk, *e) {
-						bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is neither the effective target kind %s nor above it in the hierarchy: it could never reach it", tk, e)
-					}
-				}
-			}
+		}
+	}
+	if vs := s.ValueSpace; vs != nil {
+		if vs.Name == "" {
+			bad("spec.valueSpace.name", "required")
+		}
+		if vs.Rank < 0 || vs.Rank > MaxRank {
+			bad("spec.valueSpace.rank", "%d is not between 0 and %d", vs.Rank, MaxRank)
 		}
 	}
 	checkFields(s.Fields, bad)
@@ -181,8 +232,8 @@ func Compile(d *Declaration) (*Kind, error) {
 	if s.Class == Direct {
 		if len(s.TargetKinds) != 1 {
 			bad("spec.targetKinds", "a Direct kind targets exactly one kind (GEP-713 \"Classes of metaresources\")")
-		} else if e := s.EffectiveTargetKind; e != nil && *e != s.TargetKinds[0] {
-			bad("spec.effectiveTargetKind", "a Direct kind's effective target kind is its declared target kind")
+		} else if len(effs) > 1 || len(effs) == 1 && effs[0] != s.TargetKinds[0] {
+			bad(effField(0), "a Direct kind's effective target kind is its declared target kind")
 		}
 		if len(s.Strategies.Supported) > 0 && !slices.Equal(s.Strategies.Supported, []string{string(None)}) {
 			bad("spec.strategies.supported", "a Direct kind supports only None")
@@ -192,6 +243,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		if len(s.TargetKinds) == 1 {
 			tk := s.TargetKinds[0]
 			s.EffectiveTargetKind = &tk
+			effs = []GroupKind{tk}
 		}
 	} else {
 		if len(s.Strategies.Supported) == 0 {
@@ -235,6 +287,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		return nil, fmt.Errorf("PolicyKind %s: %w", d.Name, err)
 	}
 	k.Spec = s
+	k.effective = slices.Clone(effs)
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
 }
@@ -243,6 +296,18 @@ func Compile(d *Declaration) (*Kind, error) {
 // the effective kind e: e is t, or t is above e in the hierarchy (a
 // Namespace holds only namespaced kinds). Kinds outside the hierarchy
 // (virtual kinds, or ones checkKind refuses) are not judged.
+func reachesAny(t GroupKind, effs []GroupKind) bool {
+	return slices.ContainsFunc(effs, func(e GroupKind) bool { return reaches(t, e) })
+}
+
+func kindList(gks []GroupKind) string {
+	s := make([]string, len(gks))
+	for i, gk := range gks {
+		s[i] = gk.String()
+	}
+	return strings.Join(s, ", ")
+}
+
 func reaches(t, e GroupKind) bool {
 	tInfo, tOK := hierarchy.Kinds[t.Schema()]
 	eInfo, eOK := hierarchy.Kinds[e.Schema()]

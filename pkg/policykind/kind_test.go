@@ -18,6 +18,14 @@ func TestCompileRefuses(t *testing.T) {
 		edit func(*Spec)
 		want string
 	}{
+		{"both effective target fields", func(s *Spec) { s.EffectiveTargetKind, s.EffectiveTargetKinds = &gateway, []GroupKind{gateway} },
+			`spec.effectiveTargetKinds: set this or spec.effectiveTargetKind, not both`},
+		{"an effective target kind twice", func(s *Spec) { s.EffectiveTargetKind = nil; s.EffectiveTargetKinds = []GroupKind{httpRoute, httpRoute} },
+			`spec.effectiveTargetKinds[1]: HTTPRoute.gateway.networking.k8s.io is listed twice`},
+		{"value space without a name", func(s *Spec) { s.ValueSpace = &ValueSpace{Rank: 1} },
+			`spec.valueSpace.name: required`},
+		{"value space rank out of range", func(s *Spec) { s.ValueSpace = &ValueSpace{Name: "v", Rank: MaxRank + 1} },
+			`spec.valueSpace.rank: 101 is not between 0 and 100`},
 		{"fields.spec with an empty segment and an index", func(s *Spec) { s.Fields.Spec = "spec..x[0]" },
 			`spec.fields.spec: "spec..x[0]" is not a dotted path: segment 2 is empty`},
 		{"fields.spec of dots and slashes", func(s *Spec) { s.Fields.Spec = "../../" },

@@ -105,6 +105,23 @@ type Spec struct {
 	// (GEP-713 "Declared targets versus Effective targets"). Empty means the
 	// declared targets themselves.
 	EffectiveTargetKind *GroupKind `json:"effectiveTargetKind,omitempty"`
+	// EffectiveTargetKinds lists the effective target kinds of a policy
+	// that augments several kinds alike (every xRoute kind, or the
+	// Gateways and the HTTPRoutes a blueprint renders): each object of
+	// one of them below a policy's target is an effective target. Set
+	// this or EffectiveTargetKind, not both.
+	// +optional
+	// +kubebuilder:validation:MaxItems=16
+	EffectiveTargetKinds []GroupKind `json:"effectiveTargetKinds,omitempty"`
+	// ValueSpace makes this kind one rung of a ladder of kinds that set
+	// one value together, as 002's GatewayClassConfig and GatewayConfig
+	// set one blueprint's values: in every context the blocks of all the
+	// kinds of one value space are stacked and folded as one (lower rank
+	// first, then hierarchy level, then conflict order), so each policy's
+	// standing is the one the shared value gives it. Kinds of one value
+	// space declare the same effective target kinds.
+	// +optional
+	ValueSpace *ValueSpace `json:"valueSpace,omitempty"`
 	// Strategies says which merge strategies instances may choose.
 	Strategies Strategies `json:"strategies,omitempty"`
 	// Fields says where in a policy object its parts live.
@@ -120,6 +137,23 @@ type Spec struct {
 	// (002: configs in the controller namespace are global). Elsewhere such
 	// a policy applies only to Gateways in its own namespace.
 	GlobalNamespaces []string `json:"globalNamespaces,omitempty"`
+}
+
+// ValueSpace names the shared value a kind sets and the kind's rung.
+//
+// +kubebuilder:object:generate=true
+type ValueSpace struct {
+	// Name of the value space; kinds naming the same one fold together.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+	// Rank of this kind: every level of a lower-ranked kind is less
+	// specific than any level of a higher-ranked one (002: all of
+	// GatewayClassConfig's levels come before GatewayConfig's). For
+	// defaults the higher rank wins, for overrides the lower one.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Rank int32 `json:"rank"`
 }
 
 // GroupKind names a kind. Group "" is the core group.

@@ -51,7 +51,7 @@ func (h Human) description(w *errWriter, d *discover.Description) {
 			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
 				where += ", through " + d.Object.String()
 			}
-			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", k.Kind, where)))
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
 			for _, ctx := range tg.Contexts {
 				w.printf("  via %s\n", via(ctx.Path))
 				t := &table{h: h, indent: "    "}
@@ -245,4 +245,17 @@ func refList(rs []discover.Ref) string {
 		parts[i] = r.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// kindLabel names the kind of an effective policy, or the kinds that share
+// it (a value space), least specific first.
+func kindLabel(k discover.KindEffect) string {
+	if k.ValueSpace == nil {
+		return k.Kind
+	}
+	names := make([]string, len(k.ValueSpace.Kinds))
+	for i, gk := range k.ValueSpace.Kinds {
+		names[i] = gk.Kind
+	}
+	return strings.Join(names, " and ")
 }
