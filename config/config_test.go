@@ -386,16 +386,16 @@ func describe(o *unstructured.Unstructured) string {
 	return fmt.Sprintf("%s %s", o.GetKind(), o.GetName())
 }
 
-// The blueprint config kinds' PolicyKinds are valid declarations: the
-// engine compiles them, reads a config's values from spec.default and
-// spec.override, and treats neither as managed.
+// The blueprint kinds' PolicyKinds are valid declarations: the engine
+// compiles them, reads values from spec.default and spec.override (under
+// spec.values for the blueprint itself), and treats none as managed.
 func TestBlueprintPolicyKinds(t *testing.T) {
 	objs, err := decodeFile(filepath.Join("blueprints", "policykinds.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(objs) != 2 {
-		t.Fatalf("%d objects, want 2", len(objs))
+	if len(objs) != 3 {
+		t.Fatalf("%d objects, want 3 (GatewayClassBlueprint, GatewayClassConfig, GatewayConfig)", len(objs))
 	}
 	for _, o := range objs {
 		var d policykind.Declaration
@@ -409,14 +409,20 @@ func TestBlueprintPolicyKinds(t *testing.T) {
 		if k.Managed || k.Fields.Defaults != "default" || k.Fields.Overrides != "override" {
 			t.Errorf("%s: managed %v, fields %+v", o.GetName(), k.Managed, k.Fields)
 		}
+		spec := map[string]any{
+			"targetRefs": []any{map[string]any{"group": "", "kind": "Namespace", "name": "team"}},
+			"default":    map[string]any{"strategy": "any value", "replicas": int64(2)},
+			"override":   map[string]any{"tags": map[string]any{"a": "b"}},
+		}
+		if d.Spec.Kind == "GatewayClassBlueprint" {
+			// Named by GatewayClasses' parametersRef, not targeting.
+			delete(spec, "targetRefs")
+			spec = map[string]any{"values": spec}
+		}
 		cfg := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": d.Spec.Group + "/v1alpha1", "kind": d.Spec.Kind,
 			"metadata": map[string]any{"name": "c", "namespace": "team"},
-			"spec": map[string]any{
-				"targetRefs": []any{map[string]any{"group": "", "kind": "Namespace", "name": "team"}},
-				"default":    map[string]any{"strategy": "any value", "replicas": int64(2)},
-				"override":   map[string]any{"tags": map[string]any{"a": "b"}},
-			},
+			"spec":     spec,
 		}}
 		p := k.Read(cfg)
 		if len(p.Invalid) > 0 || len(p.Blocks) != 2 {

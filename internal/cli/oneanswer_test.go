@@ -3,8 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,8 +17,9 @@ import (
 // blueprint world, `describe` (the engine, with the config kinds declared
 // as one value space) and `render --values` (the blueprint renderer) give
 // each GatewayClassConfig and GatewayConfig the same result, and every
-// value a config sets the same value and the same source; `get policies`
-// rolls those results up.
+// value the same value and the same source (the blueprint's own values
+// included: the engine reads them through the GatewayClass's
+// parametersRef); `get policies` rolls those results up.
 func TestOneAnswer(t *testing.T) {
 	kinds := "../../config/blueprints/policykinds.yaml"
 	worlds := map[string][]string{"example": {bpExample}, "generated": {bpExample + "/blueprint.yaml", bpExample + "/classes.yaml", generatedConfigs(t)}}
@@ -26,23 +29,27 @@ func TestOneAnswer(t *testing.T) {
 			for _, f := range files {
 				fs = append(fs, "-f", f)
 			}
-			gateways := []string{"shop", "backoffice"}
-			for _, gw := range gateways {
-				out, stderr, code := strata(t, "", append([]string{"render", "gateway/" + gw, "-n", "team-a", "--values", "-o", "json"}, fs...)...)
+			compared := 0
+			defer func() { t.Logf("%d config results compared", compared) }()
+			// Per config, its results over every subject, for get policies.
+			rendered := map[string]map[string]bool{}
+			for _, subject := range []string{"gateway/shop", "gateway/backoffice", "httproute/storefront", "httproute/admin"} {
+				kind, name, _ := strings.Cut(subject, "/")
+				out, stderr, code := strata(t, "", append([]string{"render", subject, "-n", "team-a", "--values", "-o", "json"}, fs...)...)
 				if code != 0 {
-					t.Fatalf("render --values gateway/%s: exit %d: %s", gw, code, stderr)
+					t.Fatalf("render --values %s: exit %d: %s", subject, code, stderr)
 				}
 				var vals []valuesDoc
 				if err := json.Unmarshal([]byte(out), &vals); err != nil {
 					var one valuesDoc
 					if err1 := json.Unmarshal([]byte(out), &one); err1 != nil {
-						t.Fatalf("render --values gateway/%s: %v\n%s", gw, err, out)
+						t.Fatalf("render --values %s: %v\n%s", subject, err, out)
 					}
 					vals = []valuesDoc{one}
 				}
-				out, stderr, code = strata(t, "", append([]string{"describe", "gateway/" + gw, "-n", "team-a", "-o", "json", "-f", kinds}, fs...)...)
+				out, stderr, code = strata(t, "", append([]string{"describe", subject, "-n", "team-a", "-o", "json", "-f", kinds}, fs...)...)
 				if code != 0 {
-					t.Fatalf("describe gateway/%s: exit %d: %s", gw, code, stderr)
+					t.Fatalf("describe %s: exit %d: %s", subject, code, stderr)
 				}
 				var d struct {
 					Policies []struct {
@@ -65,7 +72,7 @@ func TestOneAnswer(t *testing.T) {
 					}
 				}
 				if err := json.Unmarshal([]byte(out), &d); err != nil {
-					t.Fatalf("describe gateway/%s: %v", gw, err)
+					t.Fatalf("describe %s: %v", subject, err)
 				}
 				v := vals[0]
 				engine := map[string]string{}
@@ -75,22 +82,34 @@ func TestOneAnswer(t *testing.T) {
 						rs = append(rs, r)
 					}
 					if len(rs) != 1 {
-						t.Errorf("gateway/%s: %s %s/%s has results %v in one context", gw, p.Policy.Kind, p.Policy.Namespace, p.Policy.Name, p.Results)
+						t.Errorf("%s: %s %s/%s has results %v in one context", subject, p.Policy.Kind, p.Policy.Namespace, p.Policy.Name, p.Results)
 						continue
+					}
+					if p.Policy.Kind == "GatewayClassBlueprint" {
+						continue // render --values lists the configs' results only
 					}
 					engine[p.Policy.Kind+" "+p.Policy.Namespace+"/"+p.Policy.Name] = rs[0]
 				}
 				render := map[string]string{}
 				for _, c := range v.Configs {
-					render[c.Kind+" "+c.Namespace+"/"+c.Name] = c.Result
+					id := c.Kind + " " + c.Namespace + "/" + c.Name
+					render[id] = c.Result
+					if rendered[id] == nil {
+						rendered[id] = map[string]bool{}
+					}
+					rendered[id][c.Result] = true
 				}
+				if len(render) == 0 || len(v.Leaves) == 0 {
+					t.Fatalf("%s: render --values applied no config; nothing to compare", subject)
+				}
+				compared += len(render)
 				if fmt.Sprint(engine) != fmt.Sprint(render) {
-					t.Errorf("gateway/%s: results differ\n describe: %v\n render:   %v", gw, engine, render)
+					t.Errorf("%s: results differ\n describe: %v\n render:   %v", subject, engine, render)
 				}
 				fields := map[string]string{}
 				for _, e := range d.Effective {
 					for _, tg := range e.Targets {
-						if tg.Target.Kind != "Gateway" || tg.Target.Name != gw {
+						if !strings.EqualFold(tg.Target.Kind, kind) || tg.Target.Name != name {
 							continue
 						}
 						for _, ctx := range tg.Contexts {
@@ -103,17 +122,47 @@ func TestOneAnswer(t *testing.T) {
 					}
 				}
 				for _, l := range v.Leaves {
-					if l.Source.Kind == "GatewayClassBlueprint" {
-						continue // the blueprint's own values are the renderer's
+					id := l.Source.Name
+					if l.Source.Namespace != "" {
+						id = l.Source.Namespace + "/" + id
 					}
-					want := fmt.Sprintf("%v from %s %s/%s", l.Value, l.Source.Kind, l.Source.Namespace, l.Source.Name)
+					want := fmt.Sprintf("%v from %s %s", l.Value, l.Source.Kind, id)
 					if got := fields[l.Pointer]; got != want {
-						t.Errorf("gateway/%s %s: describe says %q, render --values %q", gw, l.Pointer, got, want)
+						t.Errorf("%s %s: describe says %q, render --values %q", subject, l.Pointer, got, want)
 					}
 					delete(fields, l.Pointer)
 				}
 				for f, got := range fields {
-					t.Errorf("gateway/%s %s: describe says %q, render --values has no such config value", gw, f, got)
+					t.Errorf("%s %s: describe says %q, render --values has no such config value", subject, f, got)
+				}
+			}
+			out, stderr, code := strata(t, "", append([]string{"get", "policies", "-o", "json", "-f", kinds}, fs...)...)
+			if code != 0 {
+				t.Fatalf("get policies: exit %d: %s", code, stderr)
+			}
+			var l struct {
+				Items []struct {
+					Kind, Namespace, Name string
+					Status                struct{ Enforcement string }
+				}
+			}
+			if err := json.Unmarshal([]byte(out), &l); err != nil {
+				t.Fatalf("get policies: %v", err)
+			}
+			for _, it := range l.Items {
+				if it.Kind == "GatewayClassBlueprint" {
+					continue
+				}
+				id := it.Kind + " " + it.Namespace + "/" + it.Name
+				want := "PartiallyEnforced"
+				switch rs := rendered[id]; {
+				case len(rs) == 1 && (rs["Enforced"] || rs["Overridden"]):
+					want = slices.Collect(maps.Keys(rs))[0]
+				case len(rs) == 0:
+					want = "" // reaches nothing rendered
+				}
+				if want != "" && it.Status.Enforcement != want {
+					t.Errorf("get policies: %s is %s; render --values gives %v over every Gateway and HTTPRoute", id, it.Status.Enforcement, rendered[id])
 				}
 			}
 		})
@@ -157,7 +206,12 @@ func generatedConfigs(t *testing.T) string {
 		return map[string]string{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": n}
 	}
 	vals := func(i int) map[string]any {
-		return map[string]any{"replicas": i, "logLevel": fmt.Sprintf("l%d", i), "tags": map[string]any{"a": fmt.Sprint(i), fmt.Sprintf("k%d", i%3): "x"}}
+		v := map[string]any{"replicas": i, "logLevel": fmt.Sprintf("l%d", i), "tags": map[string]any{"a": fmt.Sprint(i), fmt.Sprintf("k%d", i%3): "x"}}
+		if i%4 == 0 {
+			// Lost to the blueprint's override of the security context.
+			v["securityContext"] = map[string]any{"runAsUser": i}
+		}
+		return v
 	}
 	n := 0
 	for _, c := range []string{"internet", "internal"} {
@@ -184,6 +238,11 @@ func generatedConfigs(t *testing.T) string {
 		for _, g := range []string{"shop", "backoffice"} {
 			n++
 			add("GatewayConfig", "team-a", fmt.Sprintf("%s-%d", g, j), "2026-03-01T00:00:00Z", []map[string]string{gw(g)}, vals(n), map[string]any{"tags": map[string]any{"b": g}})
+		}
+		for _, r := range []string{"storefront", "admin"} {
+			n++
+			ref := map[string]string{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute", "name": r}
+			add("GatewayConfig", "team-a", fmt.Sprintf("%s-%d", r, j), "2026-03-01T00:00:00Z", []map[string]string{ref}, vals(n), nil)
 		}
 	}
 	path := filepath.Join(t.TempDir(), "world.yaml")

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/hierarchy"
@@ -31,6 +33,9 @@ type Attachment struct {
 	// cluster-scoped GatewayClass to Gateways in that namespace (002:
 	// only configs in a global namespace apply cluster-wide).
 	Scope string
+	// Referral marks an attachment made by the node naming the policy
+	// (policykind.Spec.ReferencedBy), not by a targetRef.
+	Referral bool
 	// Global marks a policy of a global namespace attached to a
 	// GatewayClass. 002's precedence puts such "global policies" below
 	// every policy of the Gateway's own namespace, the one on its
@@ -63,6 +68,7 @@ type Result struct {
 // rejections so they still get a status.
 func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
+	refs := referrals(g, policies)
 	for _, p := range policies {
 		if len(p.Invalid) > 0 {
 			msg := strings.Join(p.Invalid, "; ")
@@ -78,6 +84,12 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 			continue
 		}
 		seen := map[topology.NodeID]bool{}
+		for _, r := range refs.of(p) {
+			if !seen[r.node] {
+				seen[r.node] = true
+				res.attach(g, p, r.node, r.field).Referral = true
+			}
+		}
 		for _, t := range p.TargetRefs {
 			nodes, rej := resolveRef(g, p, t)
 			if rej != nil {
@@ -89,16 +101,7 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 					continue
 				}
 				seen[n] = true
-				a := &Attachment{Policy: p, Node: n, Field: t.Field}
-				if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" {
-					if slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
-						a.Global = true
-					} else {
-						a.Scope = p.Namespace
-					}
-				}
-				res.ByNode[n] = append(res.ByNode[n], a)
-				res.ByPolicy[p] = append(res.ByPolicy[p], a)
+				res.attach(g, p, n, t.Field)
 			}
 		}
 	}
@@ -114,6 +117,85 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 		})
 	}
 	return res
+}
+
+// attach records p attached at n through field.
+func (res *Result) attach(g *topology.Graph, p *policykind.Policy, n topology.NodeID, field string) *Attachment {
+	a := &Attachment{Policy: p, Node: n, Field: field}
+	if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" {
+		if slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
+			a.Global = true
+		} else {
+			a.Scope = p.Namespace
+		}
+	}
+	res.ByNode[n] = append(res.ByNode[n], a)
+	res.ByPolicy[p] = append(res.ByPolicy[p], a)
+	return a
+}
+
+// referral is an object naming a policy in a reference field of its kind
+// (policykind.Spec.ReferencedBy).
+type referral struct {
+	node  topology.NodeID
+	field string // for messages: GatewayClass internet spec.parametersRef
+}
+
+type referralIndex map[topology.Ref][]referral
+
+// of lists the objects naming p, in node order.
+func (ix referralIndex) of(p *policykind.Policy) []referral {
+	if ix == nil || len(p.Kind.ReferencedBy) == 0 {
+		return nil
+	}
+	return ix[topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}]
+}
+
+// referrals reads, once per referring kind and field that the policies'
+// kinds declare, every object of that kind and the policy its field
+// names: one pass over those objects, whatever the number of policies.
+// An unset or unreadable reference names nothing.
+func referrals(g *topology.Graph, policies []*policykind.Policy) referralIndex {
+	fields := map[policykind.ReferenceField]bool{}
+	for _, p := range policies {
+		for _, r := range p.Kind.ReferencedBy {
+			fields[r] = true
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	ix := referralIndex{}
+	for id := range g.Nodes {
+		n := &g.Nodes[id]
+		if n.Object == nil || n.Ref.Section != "" {
+			continue
+		}
+		for r := range fields {
+			if n.Ref.Group != r.Group || n.Ref.Kind != r.Kind {
+				continue
+			}
+			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(n.Object)
+			if err != nil {
+				continue
+			}
+			ref, found, err := unstructured.NestedMap(obj, strings.Split(r.Field, ".")...)
+			if err != nil || !found {
+				continue
+			}
+			str := func(k string) string { v, _ := ref[k].(string); return v }
+			named := topology.Ref{Group: str("group"), Kind: str("kind"), Name: str("name"), Namespace: str("namespace")}
+			if named.Namespace == "" {
+				named.Namespace = n.Ref.Namespace // a local reference
+			}
+			ix[named] = append(ix[named], referral{node: topology.NodeID(id), field: n.Ref.String() + " " + r.Field})
+		}
+	}
+	for k, rs := range ix {
+		slices.SortFunc(rs, func(a, b referral) int { return int(a.node) - int(b.node) })
+		ix[k] = slices.CompactFunc(rs, func(a, b referral) bool { return a.node == b.node })
+	}
+	return ix
 }
 
 // declared is the ref a targetRef names, defaulted, for reporting.

@@ -48,7 +48,7 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 	affects := affected(res, kinds)
 	statuses := statusByPolicy(res)
 	for _, p := range kept {
-		l.Items = append(l.Items, summarize(p, statuses[p], affects[p]))
+		l.Items = append(l.Items, summarize(res, p, statuses[p], affects[p]))
 	}
 	return l
 }
@@ -95,10 +95,20 @@ func statusByPolicy(res *engine.Result) map[*policykind.Policy]*outcome.PolicySt
 	return out
 }
 
-func summarize(p *policykind.Policy, st *outcome.PolicyStatus, c Count) PolicySummary {
+func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatus, c Count) PolicySummary {
 	s := PolicySummary{PolicyRef: policyRefOf(p), Class: string(p.Kind.Class), Managed: p.Kind.Managed, Targets: []string{}, Affects: c}
 	if !p.Created.IsZero() {
 		s.Created = p.Created.UTC().Format(time.RFC3339)
+	}
+	if len(p.Kind.ReferencedBy) > 0 {
+		// Its targets are the objects that name it (spec.referencedBy).
+		if ki := slices.Index(res.Kinds, p.Kind); ki >= 0 {
+			for _, a := range res.Attachments[ki].ByPolicy[p] {
+				if a.Referral {
+					s.Targets = append(s.Targets, res.Graph.Node(a.Node).Ref.String()+" (referenced)")
+				}
+			}
+		}
 	}
 	for _, t := range p.TargetRefs {
 		s.Targets = append(s.Targets, targetString(p, t))
@@ -178,7 +188,7 @@ func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription
 	st := statusByPolicy(res)[p]
 	d := &PolicyDescription{
 		TypeMeta:   TypeMeta{APIVersion: APIVersion, Kind: KindPolicyDescription},
-		Policy:     summarize(p, st, affects[p]),
+		Policy:     summarize(res, p, st, affects[p]),
 		Blocks:     []Block{},
 		AttachedTo: []Ref{},
 		Ancestors:  []AncestorStatus{},

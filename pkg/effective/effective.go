@@ -194,6 +194,11 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 			break
 		}
 	}
+	if c.k.Contexts == policykind.ContextTarget && len(nodes) > 1 {
+		// The target stands alone (policykind.ContextTarget): its own
+		// Namespace, the cluster-scoped objects on its path, itself.
+		nodes, gatewayNS = c.ownScope(target, path), g.Node(target).Ref.Namespace
+	}
 	// Attachments along the path; a policy attached at several nodes of
 	// one path counts once, at its most specific node.
 	var atts []*attach.Attachment
@@ -224,6 +229,29 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	}
 	ctx.Outcome = c.fold(entries, obj)
 	return ctx
+}
+
+// ownScope lists the nodes whose policies reach a target that stands
+// alone: its Namespace, the cluster-scoped objects on its path (a
+// GatewayClass) and the target with its object (for a section).
+func (c *computer) ownScope(target topology.NodeID, path []topology.NodeID) []topology.NodeID {
+	g := c.g
+	t := g.Node(target)
+	var out []topology.NodeID
+	if t.Namespace != topology.None {
+		out = append(out, t.Namespace)
+	}
+	for _, n := range path {
+		node := g.Node(n)
+		switch {
+		case n == target:
+		case node.Namespace == topology.None && node.Ref.GroupKind() != hierarchy.NamespaceKind:
+			out = append(out, n)
+		case t.Ref.Section != "" && node.Ref == t.Ref.Object():
+			out = append(out, n)
+		}
+	}
+	return append(out, target)
 }
 
 // stack orders the blocks of the attached policies from least to most

@@ -316,7 +316,48 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
 	})
-	return kinds, errs
+	return spacesAgree(kinds, errs)
+}
+
+// spacesAgree keeps the kinds of a value space only when they can fold
+// together: one stack per context needs the same effective targets and
+// the same contexts, and a rank is one rung. The kinds of a space that
+// disagrees are dropped with an error naming both declarations.
+func spacesAgree(kinds []*policykind.Kind, errs []error) ([]*policykind.Kind, []error) {
+	first := map[string]*policykind.Kind{}
+	ranks := map[string]map[int]*policykind.Kind{}
+	bad := map[string]bool{}
+	for _, k := range kinds {
+		space := k.Space()
+		if space == "" {
+			continue
+		}
+		f, ok := first[space]
+		if !ok {
+			first[space] = k
+			ranks[space] = map[int]*policykind.Kind{k.Rank(): k}
+			continue
+		}
+		var why string
+		switch {
+		case !slices.Equal(k.EffectiveKinds(), f.EffectiveKinds()):
+			why = "spec.effectiveTargetKinds differs"
+		case k.Contexts != f.Contexts:
+			why = "spec.contexts differs"
+		case ranks[space][k.Rank()] != nil:
+			f = ranks[space][k.Rank()]
+			why = fmt.Sprintf("both are at rank %d", k.Rank())
+		}
+		ranks[space][k.Rank()] = k
+		if why != "" {
+			errs = append(errs, fmt.Errorf("%s: value space %s is shared with %s, but %s: kinds of one value space fold into one stack", k.Source, space, f.Source, why))
+			bad[space] = true
+		}
+	}
+	if len(bad) == 0 {
+		return kinds, errs
+	}
+	return slices.DeleteFunc(kinds, func(k *policykind.Kind) bool { return bad[k.Space()] }), errs
 }
 
 func id(ns, name string) string {

@@ -201,6 +201,25 @@ func Compile(d *Declaration) (*Kind, error) {
 			}
 		}
 	}
+	for i, r := range s.ReferencedBy {
+		field := fmt.Sprintf("spec.referencedBy[%d]", i)
+		gk := GroupKind{Group: r.Group, Kind: r.Kind}
+		if _, modelled := hierarchy.Kinds[gk.Schema()]; !modelled {
+			bad(field, "%s is not a kind of Strata's hierarchy; only its objects are read for references", gk)
+		} else if !(len(s.TargetKinds) == 0 || slices.Contains(s.TargetKinds, gk)) {
+			bad(field, "%s is not in spec.targetKinds", gk)
+		}
+		if err := checkPath(r.Field, false); err != nil {
+			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
+		}
+	}
+	switch s.Contexts {
+	case "":
+		s.Contexts = ContextPath
+	case ContextPath, ContextTarget:
+	default:
+		bad("spec.contexts", "%q is not Path or Target", s.Contexts)
+	}
 	if vs := s.ValueSpace; vs != nil {
 		if vs.Name == "" {
 			bad("spec.valueSpace.name", "required")

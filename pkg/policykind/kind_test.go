@@ -22,6 +22,18 @@ func TestCompileRefuses(t *testing.T) {
 			`spec.effectiveTargetKinds: set this or spec.effectiveTargetKind, not both`},
 		{"an effective target kind twice", func(s *Spec) { s.EffectiveTargetKind = nil; s.EffectiveTargetKinds = []GroupKind{httpRoute, httpRoute} },
 			`spec.effectiveTargetKinds[1]: HTTPRoute.gateway.networking.k8s.io is listed twice`},
+		{"contexts neither Path nor Target", func(s *Spec) { s.Contexts = "Sometimes" },
+			`spec.contexts: "Sometimes" is not Path or Target`},
+		{"referenced by a kind outside the hierarchy", func(s *Spec) {
+			s.ReferencedBy = []ReferenceField{{Group: "example.io", Kind: "Thing", Field: "spec.ref"}}
+		}, `spec.referencedBy[0]: Thing.example.io is not a kind of Strata's hierarchy; only its objects are read for references`},
+		{"referenced by a kind it may not target", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gateway}
+			s.ReferencedBy = []ReferenceField{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass", Field: "spec.parametersRef"}}
+		}, `spec.referencedBy[0]: GatewayClass.gateway.networking.k8s.io is not in spec.targetKinds`},
+		{"referenced through a bad path", func(s *Spec) {
+			s.ReferencedBy = []ReferenceField{{Group: "gateway.networking.k8s.io", Kind: "Gateway", Field: "spec..ref"}}
+		}, `spec.referencedBy[0].field: "spec..ref" is not a dotted path: segment 2 is empty`},
 		{"value space without a name", func(s *Spec) { s.ValueSpace = &ValueSpace{Rank: 1} },
 			`spec.valueSpace.name: required`},
 		{"value space rank out of range", func(s *Spec) { s.ValueSpace = &ValueSpace{Name: "v", Rank: MaxRank + 1} },

@@ -74,6 +74,10 @@ type Block struct {
 func (k *Kind) Read(u *unstructured.Unstructured) *Policy {
 	p := &Policy{Kind: k, Object: u, Namespace: u.GetNamespace(), Name: u.GetName(), Created: u.GetCreationTimestamp().Time}
 	spec, ok := k.SpecOf(u)
+	if !ok && len(k.ReferencedBy) > 0 {
+		// An object others refer to (a blueprint) need not carry values.
+		spec, ok = map[string]any{}, true
+	}
 	if !ok {
 		p.Invalid = append(p.Invalid, fmt.Sprintf("%s: required", k.Fields.Spec))
 		return p
@@ -101,7 +105,7 @@ func (p *Policy) readTargets(spec map[string]any) {
 			fields = append(fields, fmt.Sprintf("%s.targetRefs[%d]", base, i))
 		}
 	}
-	if len(raw) == 0 {
+	if len(raw) == 0 && len(p.Kind.ReferencedBy) == 0 {
 		p.Invalid = append(p.Invalid, base+".targetRefs: at least one target is required")
 	}
 	for i, r := range raw {

@@ -113,6 +113,28 @@ type Spec struct {
 	// +optional
 	// +kubebuilder:validation:MaxItems=16
 	EffectiveTargetKinds []GroupKind `json:"effectiveTargetKinds,omitempty"`
+	// ReferencedBy attaches instances to the objects that name them,
+	// Gateway API's parametersRef pattern: a GatewayClass names the object
+	// that configures it in spec.parametersRef, so such an object needs no
+	// targetRefs to be in force there (a GatewayClassBlueprint's values).
+	// Each entry is a kind of TargetKinds and the dotted path, from the
+	// object root, of its reference ({group, kind, name, namespace}).
+	// +optional
+	// +kubebuilder:validation:MaxItems=8
+	ReferencedBy []ReferenceField `json:"referencedBy,omitempty"`
+	// Contexts says what a context of an effective target holds. Path
+	// (the default) is GEP-713's: the policies attached along the path
+	// from a root to the target and to the Namespaces of the objects on
+	// it. Target is for kinds whose effective targets each stand alone,
+	// as the Gateways and HTTPRoutes a blueprint renders do (002: values
+	// "in Gateway/HTTPRoute local namespace", "targeting Gateway/HTTPRoute
+	// resource"): the policies attached to the target itself, to its own
+	// Namespace and to the cluster-scoped objects on the path (its
+	// GatewayClass), where a namespaced policy on a cluster-scoped object
+	// reaches targets in its own namespace only.
+	// +optional
+	// +kubebuilder:validation:Enum=Path;Target
+	Contexts ContextScope `json:"contexts,omitempty"`
 	// ValueSpace makes this kind one rung of a ladder of kinds that set
 	// one value together, as 002's GatewayClassConfig and GatewayConfig
 	// set one blueprint's values: in every context the blocks of all the
@@ -138,6 +160,30 @@ type Spec struct {
 	// a policy applies only to Gateways in its own namespace.
 	GlobalNamespaces []string `json:"globalNamespaces,omitempty"`
 }
+
+// ReferenceField is a field of a kind that names a policy object.
+//
+// +kubebuilder:object:generate=true
+type ReferenceField struct {
+	// Group of the referring kind; "" is the core group.
+	// +optional
+	Group string `json:"group"`
+	// Kind that refers, e.g. GatewayClass.
+	// +kubebuilder:validation:MinLength=1
+	Kind string `json:"kind"`
+	// Field is the dotted path of the reference, e.g. spec.parametersRef.
+	// +kubebuilder:validation:MinLength=1
+	Field string `json:"field"`
+}
+
+// ContextScope is what a context of an effective target holds.
+type ContextScope string
+
+// Context scopes (Spec.Contexts).
+const (
+	ContextPath   ContextScope = "Path"
+	ContextTarget ContextScope = "Target"
+)
 
 // ValueSpace names the shared value a kind sets and the kind's rung.
 //

@@ -257,5 +257,8 @@ func kindLabel(k discover.KindEffect) string {
 	for i, gk := range k.ValueSpace.Kinds {
 		names[i] = gk.Kind
 	}
-	return strings.Join(names, " and ")
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
