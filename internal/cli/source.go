@@ -161,7 +161,14 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 	f.unreadable = nil
 	if m == sourceFiles {
-		return source.Read(f.files, s.In)
+		// Objects of namespaced kinds without a namespace go to -n, else
+		// default, as kubectl apply -f puts them (the kubeconfig is not
+		// read offline).
+		ns := ""
+		if f.kube.Namespace != nil {
+			ns = *f.kube.Namespace
+		}
+		return source.ReadIn(f.files, s.In, ns)
 	}
 	var over []source.Document
 	if m == sourceClusterWithFiles {
@@ -188,15 +195,17 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 	for i, u := range objs.Items {
 		docs[i] = source.Document{File: "cluster", Object: u}
 	}
+	ns := ""
 	if m == sourceClusterWithFiles {
-		ns, _, err := f.kube.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
+		if ns, _, err = f.kube.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
 		cl.defaultNamespace(over, ns)
 		docs = source.Overlay(docs, over, time.Now())
 	}
-	return source.Decode(docs)
+	// Kinds the server does not serve yet (a policy CRD among the files)
+	// are put in ns by Decode, from the CRD's scope.
+	return source.DecodeIn(docs, ns)
 }
 
 // namespaceScope is the scope of commands that list objects: every
