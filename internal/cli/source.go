@@ -145,6 +145,21 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	for _, e := range res.Errors {
 		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(e.Error(), "\n", "; "))
 	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(s.Err, "warning: %s\n", strings.ReplaceAll(w.Error(), "\n", "; "))
+	}
+	// What the API server would have said about a policy of the files
+	// (kubectl's "unknown field" warnings, a refused object), named by
+	// file and document.
+	for _, p := range res.Policies {
+		if len(p.Warnings) == 0 {
+			continue
+		}
+		where := src.Where(source.Key{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name})
+		for _, w := range p.Warnings {
+			fmt.Fprintf(s.Err, "warning: %s: %s\n", where, w)
+		}
+	}
 	// Objects the topology could not use as given (duplicate sections,
 	// duplicate objects, unsupported parents) are warnings: the rest of the
 	// input is still evaluated, and policies that depend on them are

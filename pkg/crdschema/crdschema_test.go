@@ -1,0 +1,105 @@
+package crdschema_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/pkg/crdschema"
+)
+
+func object(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	var m map[string]any
+	if err := yaml.Unmarshal([]byte(y), &m); err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+const crd = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer, maximum: 3}
+              tags: {type: array, maxItems: 1, items: {type: string}, x-kubernetes-list-type: set}
+              free: {type: object, x-kubernetes-preserve-unknown-fields: true}
+  - name: v2
+    served: true
+    storage: false
+`
+
+// FromCRD refuses what the API server refuses; Admit prunes and validates
+// a copy, as the server's customresource handler does.
+func TestAdmit(t *testing.T) {
+	tests := []struct {
+		name    string
+		obj     string
+		unknown []string
+		errs    []string
+	}{
+		{"valid", "spec: {size: 2, tags: [a], free: {any: 1}}", nil, nil},
+		{"unknown fields, also nested; preserved ones kept", "spec: {sise: 2, free: {any: 1}}\nextra: 1", []string{"extra", "spec.sise"}, nil},
+		{"maximum", "spec: {size: 4}", nil, []string{"spec.size: Invalid value: 4: spec.size in body should be less than or equal to 3"}},
+		{"maxItems and list type", "spec: {tags: [a, a]}", nil, []string{"spec.tags: Too many: 2: must have at most 1 item", `spec.tags[1]: Duplicate value: "a"`}},
+		{"type", "spec: {tags: a}", nil, []string{`spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"`}},
+	}
+	c, err := crdschema.FromCRD(object(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.VersionNames(); !reflect.DeepEqual(got, []string{"v1", "v2"}) || c.Versions["v2"] != nil {
+		t.Fatalf("versions %v, v2 %v", got, c.Versions["v2"])
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := object(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\n"+tc.obj)
+			before := in.DeepCopy()
+			a := c.Versions["v1"].Admit(in)
+			if !reflect.DeepEqual(in, before) {
+				t.Errorf("Admit changed its input")
+			}
+			if !reflect.DeepEqual(a.Unknown, tc.unknown) {
+				t.Errorf("unknown %q, want %q", a.Unknown, tc.unknown)
+			}
+			var errs []string
+			for _, e := range a.Errors {
+				errs = append(errs, e.Error())
+			}
+			if !reflect.DeepEqual(errs, tc.errs) {
+				t.Errorf("errors %q, want %q", errs, tc.errs)
+			}
+			for _, f := range tc.unknown {
+				if _, found, _ := unstructured.NestedFieldNoCopy(a.Object.Object, strings.Split(f, ".")...); found {
+					t.Errorf("%s not pruned", f)
+				}
+			}
+		})
+	}
+}
+
+func TestFromCRDNotStructural(t *testing.T) {
+	bad := strings.Replace(crd, "size: {type: integer, maximum: 3}", "size: {maximum: 3}", 1)
+	_, err := crdschema.FromCRD(object(t, bad))
+	if err == nil || !strings.Contains(err.Error(), "CustomResourceDefinition widgets.example.com: spec.versions[0].schema.openAPIV3Schema (version v1): not a structural schema") || !strings.Contains(err.Error(), "properties[spec].properties[size].type: Required value") {
+		t.Errorf("error %v", err)
+	}
+}
