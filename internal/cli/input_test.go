@@ -78,3 +78,18 @@ func TestInputDuplicates(t *testing.T) {
 		t.Errorf("-n app: exit %d: %s", code, errOut)
 	}
 }
+
+// A PolicyKind that does not compile is an error naming the file and
+// document it was read from, for every command.
+func TestInputBadDeclaration(t *testing.T) {
+	kinds := "apiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n---\napiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: bad}\nspec: {group: g.example.com, kind: K, class: Weird}\n"
+	want := "error: -: document 2: PolicyKind bad: spec.class: \"Weird\" is not Direct or Inherited\n"
+	for _, cmd := range [][]string{{"status"}, {"effective"}, {"describe", "namespace/app"}, {"get", "policies"}, {"graph", "-o", "dot"}} {
+		t.Run(strings.Join(cmd, " "), func(t *testing.T) {
+			out, errOut, code := strata(t, kinds, append(append([]string{}, cmd...), "-f", "-")...)
+			if code != 1 || out != "" || errOut != want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, out, errOut, want)
+			}
+		})
+	}
+}

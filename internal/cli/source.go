@@ -140,10 +140,10 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 		res, err = engine.RunScoped(src.Snapshot, opts, scope)
 	}
 	if err != nil {
-		return nil, err
+		return nil, placed(err, src)
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(e.Error(), "\n", "; "))
+		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(placed(e, src).Error(), "\n", "; "))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", strings.ReplaceAll(w.Error(), "\n", "; "))
@@ -168,6 +168,29 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
 	}
 	return res, nil
+}
+
+// placed names the file and document of the declarations err is about
+// (engine.DeclarationError, alone or joined), as source's own errors
+// name them: `kinds.yaml: document 2: PolicyKind x: spec.class: ...`.
+func placed(err error, src *source.Result) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := joined.Unwrap()
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			out[i] = placed(e, src)
+		}
+		return errors.Join(out...)
+	}
+	var d *engine.DeclarationError
+	if !errors.As(err, &d) {
+		return err
+	}
+	at, ok := src.Places[source.Key{Group: d.Group, Kind: d.Kind, Name: d.Name}]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%s: %w", at.Where(), err)
 }
 
 // read returns the decoded objects of the chosen source. Files and the

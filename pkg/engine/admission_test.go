@@ -1,11 +1,14 @@
 package engine_test
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/source"
 )
 
 // retryWorld is a namespace with one Service, and RetryPolicy declared by
@@ -224,4 +227,53 @@ func blockFields(p *policykind.Policy) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// A declaration that does not compile is an error that names its
+// declaring object, so that the CLI can name the file and document it
+// was read from (issue 11).
+func TestDeclarationErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		docs string
+		want []engine.DeclarationError // Err is compared by its text
+	}{
+		{
+			name: "PolicyKind that does not compile",
+			docs: "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: bad}\nspec: {group: g.example.com, kind: K, class: Weird}\n",
+			want: []engine.DeclarationError{{Group: "strata.dev", Kind: "PolicyKind", Name: "bad", Err: errors.New(`PolicyKind bad: spec.class: "Weird" is not Direct or Inherited`)}},
+		},
+		{
+			name: "two PolicyKinds for one kind",
+			docs: "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: a}\nspec: {group: g.example.com, kind: K}\n---\napiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: b}\nspec: {group: g.example.com, kind: K}\n",
+			want: []engine.DeclarationError{{Group: "strata.dev", Kind: "PolicyKind", Name: "b", Err: errors.New("PolicyKind b: declares K.g.example.com, already declared by PolicyKind a")}},
+		},
+		{
+			name: "labelled CRD without a kind",
+			docs: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: ks.g.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: g.example.com}\n",
+			want: []engine.DeclarationError{{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition", Name: "ks.g.example.com", Err: errors.New("CustomResourceDefinition ks.g.example.com: spec.group and spec.names.kind are required")}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := source.Read([]string{"-"}, strings.NewReader(tc.docs))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, errs := engine.Kinds(src.Snapshot, "")
+			if len(errs) != len(tc.want) {
+				t.Fatalf("errors %v, want %d", errs, len(tc.want))
+			}
+			for i, e := range errs {
+				var d *engine.DeclarationError
+				if !errors.As(e, &d) {
+					t.Fatalf("error %v is not a DeclarationError", e)
+				}
+				w := tc.want[i]
+				if d.Group != w.Group || d.Kind != w.Kind || d.Name != w.Name || d.Error() != w.Err.Error() {
+					t.Errorf("error %+v (%q), want %+v (%q)", *d, d.Error(), w, w.Err.Error())
+				}
+			}
+		})
+	}
 }

@@ -265,7 +265,22 @@ func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *polic
 // labelled CRDs for kinds no PolicyKind declares. Two PolicyKinds for one
 // kind are an error. Declarations without a controllerName get
 // controllerName (if not empty). The kinds that compiled are returned
-// with the errors of the others.
+// with the errors of the others, each a *DeclarationError.
+// DeclarationError is a declaration that did not compile, with the
+// object it came from (a PolicyKind, or a labelled policy CRD), so that
+// an adapter can say where that object was read: the engine knows no
+// files.
+type DeclarationError struct {
+	// Group, Kind and Name of the declaring object.
+	Group, Kind, Name string
+	Err               error
+}
+
+func (e *DeclarationError) Error() string { return e.Err.Error() }
+func (e *DeclarationError) Unwrap() error { return e.Err }
+
+const crdGroup, crdKind = "apiextensions.k8s.io", "CustomResourceDefinition"
+
 func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
 	var errs []error
 	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {
@@ -281,11 +296,11 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	for _, d := range s.Declarations {
 		k, err := compile(d)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: policykind.Group, Kind: policykind.KindName, Name: d.Name, Err: err})
 			continue
 		}
 		if prev, dup := seen[k.Key()]; dup {
-			errs = append(errs, fmt.Errorf("PolicyKind %s: declares %s, already declared by PolicyKind %s", d.Name, k.Key(), prev))
+			errs = append(errs, &DeclarationError{Group: policykind.Group, Kind: policykind.KindName, Name: d.Name, Err: fmt.Errorf("PolicyKind %s: declares %s, already declared by PolicyKind %s", d.Name, k.Key(), prev)})
 			continue
 		}
 		k.Source = "PolicyKind " + d.Name
@@ -295,7 +310,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	for _, crd := range s.PolicyCRDs {
 		d, err := policykind.FromCRD(crd)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
 		gk := policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
@@ -304,7 +319,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		}
 		k, err := compile(d)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
 		k.Source = "CustomResourceDefinition " + crd.GetName()
