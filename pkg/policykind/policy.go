@@ -244,22 +244,40 @@ func (k *Kind) strategyOf(b Base, v any) (Strategy, string) {
 // own); and bare fields next to an explicit overrides block, where a
 // reader expects a defaults block. Each entry names the field.
 func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
-	spec, ok := k.SpecOf(u)
+	// Read only: no copy of the spec (SpecOf's) for every policy.
+	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, k.specPath...)
+	spec, ok := raw.(map[string]any)
 	if !ok {
 		return nil
 	}
-	base := k.Fields.Spec
-	declared := []string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}
-	expected := append(slices.Clone(declared), k.Fields.Ignored...)
+	declared := [...]string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}
+	expected := func(key string) bool {
+		return slices.Contains(declared[:], key) || slices.Contains(k.Fields.Ignored, key)
+	}
 	_, hasOverrides := spec[k.Fields.Overrides]
+	suspect := func(key string) bool {
+		return !expected(key) && (hasOverrides && k.Class != Direct || nearest(key, declared[:]) != "")
+	}
+	// Most policies have nothing to say: look before allocating.
+	any := false
+	for key := range spec {
+		if suspect(key) {
+			any = true
+			break
+		}
+	}
+	if !any {
+		return nil
+	}
+	base := k.Fields.Spec
 	var out []string
 	for _, key := range sortedKeys(spec) {
-		if slices.Contains(expected, key) {
+		if !suspect(key) {
 			continue
 		}
-		if near := nearest(key, declared); near != "" {
+		if near := nearest(key, declared[:]); near != "" {
 			out = append(out, fmt.Sprintf("%s.%s: not a field %s declares; did you mean %s? (read as a default field)", base, key, k.Kind, near))
-		} else if hasOverrides && k.Class != Direct {
+		} else {
 			out = append(out, fmt.Sprintf("%s.%s: a field beside %s.%s is read as a default; put it in %s.%s to say so", base, key, base, k.Fields.Overrides, base, k.Fields.Defaults))
 		}
 	}
@@ -271,6 +289,9 @@ func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
 func nearest(key string, names []string) string {
 	best, dist := "", 3
 	for _, n := range names {
+		if n == "" || len(key) > len(n)+2 || len(n) > len(key)+2 {
+			continue // too far apart to be a typo, whatever the letters
+		}
 		if d := editDistance(strings.ToLower(key), strings.ToLower(n)); d < dist {
 			best, dist = n, d
 		}
@@ -280,8 +301,12 @@ func nearest(key string, names []string) string {
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	var buf [2][32]int
+	prev, cur := buf[0][:], buf[1][:]
+	if len(b)+1 > len(prev) {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
 	for j := range prev {
 		prev[j] = j
 	}
