@@ -91,6 +91,25 @@ func (c *CRD) VersionNames() []string {
 	return names
 }
 
+// Open reports whether the object at path (from the object root, e.g.
+// spec) keeps fields the schema does not name
+// (x-kubernetes-preserve-unknown-fields, or a missing or free-form
+// schema there): the schema says nothing about that object's fields.
+func (s *Schema) Open(path ...string) bool {
+	st := s.structural
+	for _, p := range path {
+		if st.XPreserveUnknownFields {
+			return true
+		}
+		next, ok := st.Properties[p]
+		if !ok {
+			return true
+		}
+		st = &next
+	}
+	return st.XPreserveUnknownFields || len(st.Properties) == 0 && st.AdditionalProperties != nil
+}
+
 // Admission is what the API server would make of an object.
 type Admission struct {
 	// Object is a pruned copy of the object: what the server would store.

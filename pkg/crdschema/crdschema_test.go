@@ -103,3 +103,42 @@ func TestFromCRDNotStructural(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// Open says whether a schema names the fields of an object at all.
+func TestOpen(t *testing.T) {
+	c, err := crdschema.FromCRD(object(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Versions["v1"]
+	for _, tc := range []struct {
+		path []string
+		want bool
+	}{
+		{[]string{"spec"}, false},
+		{[]string{"spec", "free"}, true},
+		{[]string{"spec", "free", "deeper"}, true},
+		{[]string{"status"}, true}, // no schema there
+	} {
+		if got := s.Open(tc.path...); got != tc.want {
+			t.Errorf("Open(%v) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
+
+// A CRD the API server would refuse is an error naming it, never a
+// panic.
+func TestFromCRDMalformed(t *testing.T) {
+	for _, tc := range []struct{ name, crd, want string }{
+		{"versions not a list", "metadata: {name: w.example.com}\nspec: {versions: 3}", "CustomResourceDefinition w.example.com: "},
+		{"type not a string", "metadata: {name: w.example.com}\nspec:\n  versions:\n  - name: v1\n    schema: {openAPIV3Schema: {type: 5}}", "CustomResourceDefinition w.example.com: "},
+		{"no type at the root", "metadata: {name: w.example.com}\nspec:\n  versions:\n  - name: v1\n    schema: {openAPIV3Schema: {properties: {spec: {type: object}}}}", "not a structural schema"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := crdschema.FromCRD(object(t, "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"+tc.crd))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}

@@ -77,6 +77,34 @@ spec:
               overrides: *block
 `
 
+// openKind is OpenPolicy, whose CRD's schema keeps any field of the spec,
+// as the GEP-713 examples' ColorPolicy CRD does.
+const openKind = `
+apiVersion: strata.dev/v1alpha1
+kind: PolicyKind
+metadata: {name: openpolicies.policies.example.com}
+spec: {group: policies.example.com, kind: OpenPolicy}
+`
+
+const openCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: openpolicies.policies.example.com}
+spec:
+  group: policies.example.com
+  scope: Namespaced
+  names: {kind: OpenPolicy, plural: openpolicies}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`
+
 // retry is a RetryPolicy in namespace app targeting it, with spec lines
 // after targetRefs.
 func retry(apiVersion, spec string) string {
@@ -173,6 +201,13 @@ func TestPolicyAdmission(t *testing.T) {
 			warnings: []string{"spec.backoff: a field beside spec.overrides is read as a default; put it in spec.defaults to say so"},
 		},
 		{
+			name:     "a schema that keeps any spec field is no schema for typos",
+			crd:      true,
+			policy:   strings.Replace(retry("policies.example.com/v1", "  default: {attempts: 3}\n"), "RetryPolicy", "OpenPolicy", 1),
+			fields:   []string{"spec.default"},
+			warnings: []string{"spec.default: not a field OpenPolicy declares; did you mean defaults? (read as a default field)"},
+		},
+		{
 			name:   "without a schema, bare fields alone are defaults",
 			policy: retry("policies.example.com/v1", "  attempts: 3\n"),
 			fields: []string{"spec.attempts"},
@@ -180,9 +215,9 @@ func TestPolicyAdmission(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			docs := []string{retryWorld, tc.policy}
+			docs := []string{retryWorld, openKind, tc.policy}
 			if tc.crd {
-				docs = append(docs, retryCRD)
+				docs = append(docs, retryCRD, openCRD)
 			}
 			res := runYAML(t, docs...)
 			if len(res.Policies) != 1 {

@@ -226,7 +226,9 @@ func schemas(s *snapshot.Snapshot) (map[policykind.GroupKind]*crdschema.CRD, []e
 // dropped with a warning (kubectl's `unknown field`), so that a typo such
 // as `default:` for `defaults:` is never read as a policy field, and a
 // schema violation makes the policy Invalid, naming the field. Without
-// a schema, fields the kind does not expect are warnings.
+// a schema, or with one that keeps any field of the spec
+// (x-kubernetes-preserve-unknown-fields), fields the kind does not
+// expect are warnings.
 func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *policykind.Policy {
 	crd := res.schemas[k.Key()]
 	if crd == nil {
@@ -257,6 +259,11 @@ func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *polic
 		warnings = append(warnings, e.Error()+"; the API server would refuse it: Invalid")
 	}
 	p.Invalid = append(invalid, p.Invalid...)
+	if schema.Open(k.SpecPath()...) {
+		// A schema that keeps any field of the spec says nothing about
+		// its fields: look for typos as without a schema.
+		warnings = append(warnings, k.Unexpected(a.Object)...)
+	}
 	p.Warnings = warnings
 	return p
 }

@@ -259,14 +259,14 @@ func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
 		return !expected(key) && (hasOverrides && k.Class != Direct || nearest(key, declared[:]) != "")
 	}
 	// Most policies have nothing to say: look before allocating.
-	any := false
+	found := false
 	for key := range spec {
 		if suspect(key) {
-			any = true
+			found = true
 			break
 		}
 	}
-	if !any {
+	if !found {
 		return nil
 	}
 	base := k.Fields.Spec
