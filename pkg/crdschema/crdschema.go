@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -139,8 +140,15 @@ func (s *Schema) Admit(u *unstructured.Unstructured) Admission {
 		ruleErrs, _ := s.rules.Validate(context.Background(), nil, s.structural, obj, nil, celconfig.RuntimeCELCostBudget)
 		errs = append(errs, ruleErrs...)
 	}
+	// The validator walks the schema's properties in map order: sort,
+	// so that the same object always gives the same message.
+	msgs := make([]string, 0, len(errs))
 	for _, e := range errs {
-		a.Errors = append(a.Errors, errors.New(strings.TrimSpace(e.Error())))
+		msgs = append(msgs, strings.TrimSpace(e.Error()))
+	}
+	sort.Strings(msgs)
+	for _, m := range slices.Compact(msgs) {
+		a.Errors = append(a.Errors, errors.New(m))
 	}
 	return a
 }

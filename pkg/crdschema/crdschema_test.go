@@ -60,6 +60,7 @@ func TestAdmit(t *testing.T) {
 		{"unknown fields, also nested; preserved ones kept", "spec: {sise: 2, free: {any: 1}}\nextra: 1", []string{"extra", "spec.sise"}, nil},
 		{"maximum", "spec: {size: 4}", nil, []string{"spec.size: Invalid value: 4: spec.size in body should be less than or equal to 3"}},
 		{"maxItems and list type", "spec: {tags: [a, a]}", nil, []string{"spec.tags: Too many: 2: must have at most 1 item", `spec.tags[1]: Duplicate value: "a"`}},
+		{"several, in one order", "spec: {size: 4, tags: a}", nil, []string{"spec.size: Invalid value: 4: spec.size in body should be less than or equal to 3", `spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"`}},
 		{"type", "spec: {tags: a}", nil, []string{`spec.tags: Invalid value: "string": spec.tags in body must be of type array: "string"`}},
 	}
 	c, err := crdschema.FromCRD(object(t, crd))
@@ -74,6 +75,11 @@ func TestAdmit(t *testing.T) {
 			in := object(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\n"+tc.obj)
 			before := in.DeepCopy()
 			a := c.Versions["v1"].Admit(in)
+			for range 20 { // same object, same answer
+				if again := c.Versions["v1"].Admit(in); !reflect.DeepEqual(again, a) {
+					t.Fatalf("Admit answers %v, then %v", a, again)
+				}
+			}
 			if !reflect.DeepEqual(in, before) {
 				t.Errorf("Admit changed its input")
 			}
