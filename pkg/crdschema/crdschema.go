@@ -129,10 +129,18 @@ type Admission struct {
 // customresource strategy), CEL rules (x-kubernetes-validations) last,
 // with the server's cost limits. u is not changed. Defaults are not
 // applied: the answer is about what the file says.
-func (s *Schema) Admit(u *unstructured.Unstructured) Admission {
+func (s *Schema) Admit(u *unstructured.Unstructured) (a Admission) {
+	defer func() {
+		// DeepCopyJSON and the validators expect the types a JSON
+		// decoder makes; an object built otherwise (an int, a struct) is
+		// refused, not a crash.
+		if r := recover(); r != nil {
+			a = Admission{Object: u, Errors: []error{fmt.Errorf("cannot validate: %v", r)}}
+		}
+	}()
 	obj := runtime.DeepCopyJSON(u.Object)
 	unknown := pruning.PruneWithOptions(obj, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
-	a := Admission{Object: &unstructured.Unstructured{Object: obj}, Unknown: unknown}
+	a = Admission{Object: &unstructured.Unstructured{Object: obj}, Unknown: unknown}
 	errs := validation.ValidateCustomResource(nil, obj, s.validator)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, s.structural, obj)...)
 	if s.rules != nil && len(errs) == 0 {

@@ -148,3 +148,16 @@ func TestFromCRDMalformed(t *testing.T) {
 		})
 	}
 }
+
+// An object with values no JSON decoder makes is refused, not a panic.
+func TestAdmitNotJSON(t *testing.T) {
+	c, err := crdschema.FromCRD(object(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "spec": map[string]any{"size": 2}}}
+	a := c.Versions["v1"].Admit(u)
+	if len(a.Errors) != 1 || !strings.Contains(a.Errors[0].Error(), "cannot validate") || a.Object != u {
+		t.Errorf("Admit = %+v", a)
+	}
+}
