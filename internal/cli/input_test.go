@@ -93,3 +93,29 @@ func TestInputBadDeclaration(t *testing.T) {
 		})
 	}
 }
+
+// impact --replace admits the new version as -f admits the files'
+// policies: integers are integers (the schema's CEL rule compares
+// them), an unknown field is a warning naming the replacement.
+func TestImpactReplaceAdmission(t *testing.T) {
+	const dir = "testdata/input/"
+	for _, c := range []struct{ name, spec, want, notWant string }{
+		{"valid", "  defaults: {attempts: 4}\n", "", "warning: - "},
+		{"unknown field", "  defaults: {attempts: 4}\n  overides: {attempts: 1}\n", `warning: - (RetryPolicy app/p): unknown field "spec.overides"`, "expected int"},
+		{"CEL rule", "  defaults: {attempts: 11}\n", "warning: - (RetryPolicy app/p): spec.defaults: Invalid value: at most 10 attempts", "expected int"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			repl := "apiVersion: policies.example.com/v1\nkind: RetryPolicy\nmetadata: {name: p}\nspec:\n  targetRefs: [{group: '', kind: Namespace, name: app}]\n" + c.spec
+			_, errOut, code := strata(t, repl, "impact", "retrypolicy/p", "-n", "app", "--replace", "-", "-f", dir+"world.yaml", "-f", dir+"policies.yaml")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if c.want != "" && !strings.Contains(errOut, c.want) {
+				t.Errorf("stderr %q does not contain %q", errOut, c.want)
+			}
+			if strings.Contains(errOut, c.notWant) {
+				t.Errorf("stderr %q contains %q", errOut, c.notWant)
+			}
+		})
+	}
+}
