@@ -11,13 +11,13 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/discover"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/printer"
+	"github.com/strata-dev/strata/pkg/source"
 	"github.com/strata-dev/strata/pkg/topology"
 )
 
@@ -371,6 +371,17 @@ namespace may be left out); - reads it from stdin.`,
 			if err != nil {
 				return err
 			}
+			if !del {
+				// The new version is admitted as the files' policies are
+				// (load): say what the API server would say about it.
+				for _, q := range after.Policies {
+					if q.Kind == p.Kind && q.Namespace == p.Namespace && q.Name == p.Name {
+						for _, w := range q.Warnings {
+							fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", replace, q.Kind.Kind, q.ID(), w)
+						}
+					}
+				}
+			}
 			return v.print(s, discover.Compare(before, after, discover.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
 		},
 	}
@@ -381,34 +392,19 @@ namespace may be left out); - reads it from stdin.`,
 	return c
 }
 
-// readOne reads the one object of a YAML or JSON file (or stdin).
+// readOne reads the one object of a YAML or JSON file (or stdin), as -f
+// reads files (source.Documents): numbers that are integers are int64,
+// as the API server decodes them, so that the schema's integer fields
+// and CEL rules see integers.
 func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
-	var r io.Reader = stdin
-	if path != "-" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		r = bytes.NewReader(b)
+	docs, err := source.Documents([]string{path}, stdin)
+	if err != nil {
+		return nil, err
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(r, 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		var m map[string]any
-		if err := dec.Decode(&m); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			return nil, fmt.Errorf("%s: document %d: %w", path, len(objs)+1, err)
-		}
-		if len(m) > 0 {
-			objs = append(objs, &unstructured.Unstructured{Object: m})
-		}
+	if len(docs) != 1 {
+		return nil, fmt.Errorf("%s: want exactly one object, the policy's new version; found %d", path, len(docs))
 	}
-	if len(objs) != 1 {
-		return nil, fmt.Errorf("%s: want exactly one object, the policy's new version; found %d", path, len(objs))
-	}
-	return objs[0], nil
+	return docs[0].Object, nil
 }
 
 func newGraph(s Streams) *cobra.Command {

@@ -251,6 +251,30 @@ func TestLive(t *testing.T) {
 		}
 	})
 
+	// --with-file with a policy kind the cluster does not serve yet: its
+	// CRD among the files gives the policy's scope (Namespaced: the
+	// kubeconfig's namespace, default) and schema (a typo is dropped
+	// with a warning naming the file), as applying both would.
+	t.Run("with-file new kind", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "new.yaml")
+		crd := "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: sizepolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec:\n  group: policies.example.com\n  scope: Namespaced\n  names: {kind: SizePolicy, plural: sizepolicies}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              targetRefs: {type: array, items: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n              defaults: {type: object, properties: {size: {type: integer}}}\n"
+		policy := "apiVersion: policies.example.com/v1\nkind: SizePolicy\nmetadata: {name: s1}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r4}]\n  default: {size: 3}\n"
+		if err := os.WriteFile(file, []byte(crd+"---\n"+policy), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, errOut, code := strata(t, "", "get", "policies", "-A", "--kubeconfig", lc.admin, "--with-file", file)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(out, "default/s1") {
+			t.Errorf("s1 is not in default:\n%s", out)
+		}
+		want := "warning: " + file + `: document 2 (SizePolicy.policies.example.com default/s1): unknown field "spec.default"`
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q does not contain %q", errOut, want)
+		}
+	})
+
 	// The parable's permission error: a user who may not list
 	// ColorPolicies (or CRDs, which say which policy kinds exist) gets an
 	// answer, and a warning naming the kind and that the answer may be

@@ -140,10 +140,25 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 		res, err = engine.RunScoped(src.Snapshot, opts, scope)
 	}
 	if err != nil {
-		return nil, err
+		return nil, placed(err, src)
 	}
 	for _, e := range res.Errors {
-		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(e.Error(), "\n", "; "))
+		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(placed(e, src).Error(), "\n", "; "))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(s.Err, "warning: %s\n", strings.ReplaceAll(w.Error(), "\n", "; "))
+	}
+	// What the API server would have said about a policy of the files
+	// (kubectl's "unknown field" warnings, a refused object), named by
+	// file and document.
+	for _, p := range res.Policies {
+		if len(p.Warnings) == 0 {
+			continue
+		}
+		where := src.Where(source.Key{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name})
+		for _, w := range p.Warnings {
+			fmt.Fprintf(s.Err, "warning: %s: %s\n", where, w)
+		}
 	}
 	// Objects the topology could not use as given (duplicate sections,
 	// duplicate objects, unsupported parents) are warnings: the rest of the
@@ -155,13 +170,43 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	return res, nil
 }
 
+// placed names the file and document of the declarations err is about
+// (engine.DeclarationError, alone or joined), as source's own errors
+// name them: `kinds.yaml: document 2: PolicyKind x: spec.class: ...`.
+func placed(err error, src *source.Result) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := joined.Unwrap()
+		out := make([]error, len(errs))
+		for i, e := range errs {
+			out[i] = placed(e, src)
+		}
+		return errors.Join(out...)
+	}
+	var d *engine.DeclarationError
+	if !errors.As(err, &d) {
+		return err
+	}
+	at, ok := src.Places[source.Key{Group: d.Group, Kind: d.Kind, Name: d.Name}]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%s: %w", at.Where(), err)
+}
+
 // read returns the decoded objects of the chosen source. Files and the
 // cluster share one decoding (source.Decode), so the engine cannot tell
 // them apart.
 func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 	f.unreadable = nil
 	if m == sourceFiles {
-		return source.Read(f.files, s.In)
+		// Objects of namespaced kinds without a namespace go to -n, else
+		// default, as kubectl apply -f puts them (the kubeconfig is not
+		// read offline).
+		ns := ""
+		if f.kube.Namespace != nil {
+			ns = *f.kube.Namespace
+		}
+		return source.ReadIn(f.files, s.In, ns)
 	}
 	var over []source.Document
 	if m == sourceClusterWithFiles {
@@ -188,15 +233,17 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 	for i, u := range objs.Items {
 		docs[i] = source.Document{File: "cluster", Object: u}
 	}
+	ns := ""
 	if m == sourceClusterWithFiles {
-		ns, _, err := f.kube.ToRawKubeConfigLoader().Namespace()
-		if err != nil {
+		if ns, _, err = f.kube.ToRawKubeConfigLoader().Namespace(); err != nil {
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
 		cl.defaultNamespace(over, ns)
 		docs = source.Overlay(docs, over, time.Now())
 	}
-	return source.Decode(docs)
+	// Kinds the server does not serve yet (a policy CRD among the files)
+	// are put in ns by Decode, from the CRD's scope.
+	return source.DecodeIn(docs, ns)
 }
 
 // namespaceScope is the scope of commands that list objects: every

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-dev/strata/pkg/attach"
+	"github.com/strata-dev/strata/pkg/crdschema"
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/outcome"
@@ -45,6 +46,10 @@ type Result struct {
 	Outcome     *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
+	// Warnings are about the input as a whole and do not change the
+	// answer's shape: a policy CRD whose schema could not be read (its
+	// policies are then not validated).
+	Warnings []error
 	// Scope is nil for a complete result. A result of RunScoped holds the
 	// nodes its question is about: Effective then has only the effective
 	// targets among them, and Outcome is nil.
@@ -52,8 +57,11 @@ type Result struct {
 
 	opts       Options
 	kindErrors []error
-	byKind     [][]*policykind.Policy // per entry of Kinds
-	outcomes   []*outcome.Outcome     // per entry of Kinds
+	// schemas are the compiled schemas of the policy CRDs of the input,
+	// by kind.
+	schemas  map[policykind.GroupKind]*crdschema.CRD
+	byKind   [][]*policykind.Policy // per entry of Kinds
+	outcomes []*outcome.Outcome     // per entry of Kinds
 }
 
 // KindOf finds a kind by group and kind name, or nil.
@@ -93,6 +101,7 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 		return nil, errors.Join(kindErrs...)
 	}
 	res := &Result{Graph: topology.Build(s), Kinds: kinds, kindErrors: kindErrs, opts: opts}
+	res.schemas, res.Warnings = schemas(s)
 	if err := res.run(s.Policies, nil, nil, scope); err != nil {
 		return nil, err
 	}
@@ -109,7 +118,7 @@ func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[poli
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
-	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts}
+	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
 	if err := res.run(policies, dirty, r, nil); err != nil {
 		return nil, err
 	}
@@ -136,7 +145,7 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 			res.Errors = append(res.Errors, err)
 			continue
 		}
-		byKind[gk] = append(byKind[gk], k.Read(u))
+		byKind[gk] = append(byKind[gk], res.read(k, u))
 		// A policy's namespace exists even when nothing else in the input
 		// lives there, so a policy can always target its own namespace.
 		res.Graph.EnsureNamespace(u.GetNamespace())
@@ -263,11 +272,96 @@ func (r *Result) SharedWith(i int) int {
 	return i
 }
 
+// schemas compiles the schemas of the snapshot's policy CRDs. A CRD
+// whose schema the API server would refuse is a warning, and its
+// policies are read unvalidated, as before there was a schema.
+func schemas(s *snapshot.Snapshot) (map[policykind.GroupKind]*crdschema.CRD, []error) {
+	var warns []error
+	out := map[policykind.GroupKind]*crdschema.CRD{}
+	for _, u := range s.CRDs {
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		gk := policykind.GroupKind{Group: group, Kind: kind}
+		if _, dup := out[gk]; dup {
+			continue
+		}
+		crd, err := crdschema.FromCRD(u)
+		if err != nil {
+			warns = append(warns, fmt.Errorf("%w: %s policies are not validated", err, gk))
+			continue
+		}
+		out[gk] = crd
+	}
+	return out, warns
+}
+
+// read reads a policy through its kind, first admitting it as the API
+// server would when the input holds its CRD's schema: unknown fields are
+// dropped with a warning (kubectl's `unknown field`), so that a typo such
+// as `default:` for `defaults:` is never read as a policy field, and a
+// schema violation makes the policy Invalid, naming the field. Without
+// a schema, or with one that keeps any field of the spec
+// (x-kubernetes-preserve-unknown-fields), fields the kind does not
+// expect are warnings.
+func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *policykind.Policy {
+	crd := res.schemas[k.Key()]
+	if crd == nil {
+		p := k.Read(u)
+		p.Warnings = k.Unexpected(u)
+		return p
+	}
+	version := u.GroupVersionKind().Version
+	schema, served := crd.Versions[version]
+	if !served {
+		msg := fmt.Sprintf("apiVersion: CustomResourceDefinition %s has no version %s (versions: %s)", crd.Name, version, strings.Join(crd.VersionNames(), ", "))
+		p := k.Read(u)
+		p.Invalid = append([]string{msg}, p.Invalid...)
+		p.Warnings = []string{msg + "; the API server would refuse it: Invalid"}
+		return p
+	}
+	if schema == nil {
+		return k.Read(u)
+	}
+	a := schema.Admit(u)
+	p := k.Read(a.Object)
+	var invalid, warnings []string
+	for _, f := range a.Unknown {
+		warnings = append(warnings, fmt.Sprintf("unknown field %q: not in the schema of CustomResourceDefinition %s; the API server would drop it, and so does strata", f, crd.Name))
+	}
+	for _, e := range a.Errors {
+		invalid = append(invalid, e.Error())
+		warnings = append(warnings, e.Error()+"; the API server would refuse it: Invalid")
+	}
+	p.Invalid = append(invalid, p.Invalid...)
+	if schema.Open(k.SpecPath()...) {
+		// A schema that keeps any field of the spec says nothing about
+		// its fields: look for typos as without a schema.
+		warnings = append(warnings, k.Unexpected(a.Object)...)
+	}
+	p.Warnings = warnings
+	return p
+}
+
 // Kinds compiles the declarations of a snapshot: PolicyKind objects, then
 // labelled CRDs for kinds no PolicyKind declares. Two PolicyKinds for one
 // kind are an error. Declarations without a controllerName get
 // controllerName (if not empty). The kinds that compiled are returned
-// with the errors of the others.
+// with the errors of the others, each a *DeclarationError.
+// DeclarationError is a declaration that did not compile, with the
+// object it came from (a PolicyKind, or a labelled policy CRD), so that
+// an adapter can say where that object was read: the engine knows no
+// files.
+type DeclarationError struct {
+	// Group, Kind and Name of the declaring object.
+	Group, Kind, Name string
+	Err               error
+}
+
+func (e *DeclarationError) Error() string { return e.Err.Error() }
+func (e *DeclarationError) Unwrap() error { return e.Err }
+
+const crdGroup, crdKind = "apiextensions.k8s.io", "CustomResourceDefinition"
+
 func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
 	var errs []error
 	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {
@@ -283,11 +377,11 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	for _, d := range s.Declarations {
 		k, err := compile(d)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: policykind.Group, Kind: policykind.KindName, Name: d.Name, Err: err})
 			continue
 		}
 		if prev, dup := seen[k.Key()]; dup {
-			errs = append(errs, fmt.Errorf("PolicyKind %s: declares %s, already declared by PolicyKind %s", d.Name, k.Key(), prev))
+			errs = append(errs, &DeclarationError{Group: policykind.Group, Kind: policykind.KindName, Name: d.Name, Err: fmt.Errorf("PolicyKind %s: declares %s, already declared by PolicyKind %s", d.Name, k.Key(), prev)})
 			continue
 		}
 		k.Source = "PolicyKind " + d.Name
@@ -297,7 +391,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	for _, crd := range s.PolicyCRDs {
 		d, err := policykind.FromCRD(crd)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
 		gk := policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
@@ -306,7 +400,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		}
 		k, err := compile(d)
 		if err != nil {
-			errs = append(errs, err)
+			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
 		k.Source = "CustomResourceDefinition " + crd.GetName()

@@ -28,6 +28,10 @@ func FuzzRun(f *testing.F) {
 		"apiVersion: policies.controller.io/v1\nkind: ColorPolicy\nmetadata: {name: x}\nspec: {targetRefs: [{group: '', kind: Namespace, selector: {matchExpressions: [{key: a, operator: Bogus}]}}]}",
 		"apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r9, namespace: default}\nspec: {parentRefs: [{name: g1, sectionName: http, port: 80}], rules: [{name: rule-0}, {}]}",
 		"apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: Service, metadata: {name: b1, namespace: default}}]",
+		// A kind with a strict schema (admission as the API server would),
+		// and one whose CRD is malformed.
+		retryWorld + "\n---\n" + retryCRD + "\n---\n" + retry("policies.example.com/v1", "  default: {attempts: 3}\n  defaults: {attempts: x, backoff: [1]}\n"),
+		"apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: xs.policies.controller.io}\nspec: {group: policies.controller.io, names: {kind: ColorPolicy}, versions: [{name: v1, schema: {openAPIV3Schema: {type: 5}}}]}",
 	} {
 		f.Add(seed)
 	}

@@ -111,6 +111,10 @@ func (k *Kind) AllowsTarget(gk GroupKind) bool {
 	return len(k.TargetKinds) == 0 || slices.Contains(k.TargetKinds, gk)
 }
 
+// SpecPath is the path of the spec from the object root, as fields
+// (["spec"]).
+func (k *Kind) SpecPath() []string { return slices.Clone(k.specPath) }
+
 // SpecOf returns the object at Fields.Spec of a policy, or nil.
 func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
 	m, ok, _ := unstructured.NestedMap(p.Object, k.specPath...)

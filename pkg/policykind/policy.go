@@ -26,6 +26,11 @@ type Policy struct {
 	// Invalid lists what makes the whole policy unusable, each naming the
 	// field; such a policy is Accepted=False Invalid everywhere.
 	Invalid []string
+	// Warnings are what the policy's author should know but that does
+	// not make it unusable, each naming the field: unknown fields the
+	// API server would have dropped, fields that look like typos. Read
+	// by the CLI only; a cluster's policies were admitted by the server.
+	Warnings []string
 }
 
 // ID is `namespace/name`, the form GEP-713's conflict rules sort by and
@@ -232,6 +237,95 @@ func (k *Kind) strategyOf(b Base, v any) (Strategy, string) {
 		return Strategy{}, fmt.Sprintf("strategy %s is not supported by %s (supported: %s)", st, k.Kind, strings.Join(sortedKeys(k.Supported), ", "))
 	}
 	return st, ""
+}
+
+// Unexpected lists the fields at the root of u's spec that its kind
+// does not expect, for a policy whose kind has no schema to prune them
+// with: a field whose name is near one the kind declares (targetRef,
+// targetRefs, defaults, overrides, strategy: `default` for `defaults`)
+// is most likely a typo, which would otherwise be read as a bare
+// default field (GEP-713 gives bare spec fields no meaning of their
+// own); and bare fields next to an explicit overrides block, where a
+// reader expects a defaults block. Each entry names the field.
+func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
+	// Read only: no copy of the spec (SpecOf's) for every policy.
+	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, k.specPath...)
+	spec, ok := raw.(map[string]any)
+	if !ok {
+		return nil
+	}
+	declared := [...]string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}
+	expected := func(key string) bool {
+		return slices.Contains(declared[:], key) || slices.Contains(k.Fields.Ignored, key)
+	}
+	_, hasOverrides := spec[k.Fields.Overrides]
+	suspect := func(key string) bool {
+		return !expected(key) && (hasOverrides && k.Class != Direct || nearest(key, declared[:]) != "")
+	}
+	// Most policies have nothing to say: look before allocating.
+	found := false
+	for key := range spec {
+		if suspect(key) {
+			found = true
+			break
+		}
+	}
+	if !found {
+		return nil
+	}
+	base := k.Fields.Spec
+	var out []string
+	for _, key := range sortedKeys(spec) {
+		if !suspect(key) {
+			continue
+		}
+		if near := nearest(key, declared[:]); near != "" {
+			out = append(out, fmt.Sprintf("%s.%s: not a field %s declares; did you mean %s? (read as a default field)", base, key, k.Kind, near))
+		} else {
+			out = append(out, fmt.Sprintf("%s.%s: a field beside %s.%s is read as a default; put it in %s.%s to say so", base, key, base, k.Fields.Overrides, base, k.Fields.Defaults))
+		}
+	}
+	return out
+}
+
+// nearest is the name among names within two edits of key (ignoring
+// case), or "".
+func nearest(key string, names []string) string {
+	best, dist := "", 3
+	for _, n := range names {
+		if n == "" || len(key) > len(n)+2 || len(n) > len(key)+2 {
+			continue // too far apart to be a typo, whatever the letters
+		}
+		if d := editDistance(strings.ToLower(key), strings.ToLower(n)); d < dist {
+			best, dist = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	var buf [2][32]int
+	prev, cur := buf[0][:], buf[1][:]
+	if len(b)+1 > len(prev) {
+		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func remarshal(in, out any) error {

@@ -28,6 +28,10 @@ type Snapshot struct {
 	// PolicyCRDs are CustomResourceDefinitions carrying the GEP-713 policy
 	// label; each yields a declaration when no PolicyKind names its kind.
 	PolicyCRDs []*unstructured.Unstructured
+	// CRDs are the CustomResourceDefinitions of declared policy kinds,
+	// labelled or not: their openAPIV3Schema is what the API server
+	// would validate and prune the kinds' policies with.
+	CRDs []*unstructured.Unstructured
 	// Policies are instances of declared policy kinds.
 	Policies []*unstructured.Unstructured
 }

@@ -67,19 +67,41 @@ type Result struct {
 	// Ignored counts documents of kinds that are neither topology, policy
 	// nor declarations (Deployments, ConfigMaps...), by kind.
 	Ignored map[string]int
+	// Places are where each object of the snapshot was read, so that
+	// messages about it can name its file and document.
+	Places map[Key]Document
 }
+
+// Where names the place of an object of the snapshot for messages, as
+// Document.Where does (`file: document 3 (Kind ns/name)`); an object
+// not read here is named by its key alone.
+func (r *Result) Where(k Key) string {
+	d, ok := r.Places[k]
+	if !ok {
+		return k.String()
+	}
+	return d.Where() + " (" + k.String() + ")"
+}
+
+// DefaultNamespace is where objects of namespaced kinds that name no
+// namespace go when no namespace is given, as for kubectl.
+const DefaultNamespace = "default"
 
 // kindDecoder decodes the JSON of one document of a kind the snapshot holds
 // typed, and adds the object to the snapshot.
 type kindDecoder struct {
 	decode func(js []byte) (any, error)
 	add    func(s *snapshot.Snapshot, obj any)
+	// namespaced kinds take the default namespace when their object
+	// names none, as kubectl apply puts them there.
+	namespaced bool
 }
 
 // typed is the kindDecoder of a kind held in the snapshot list that list
 // returns.
-func typed[T any](list func(*snapshot.Snapshot) *[]*T) kindDecoder {
+func typed[T any](namespaced bool, list func(*snapshot.Snapshot) *[]*T) kindDecoder {
 	return kindDecoder{
+		namespaced: namespaced,
 		decode: func(js []byte) (any, error) {
 			obj := new(T)
 			if err := json.Unmarshal(js, obj); err != nil {
@@ -97,16 +119,16 @@ func typed[T any](list func(*snapshot.Snapshot) *[]*T) kindDecoder {
 // decoders is the table of kinds a file may hold besides policies: each
 // decodes one document into the snapshot.
 var decoders = map[schema.GroupKind]kindDecoder{
-	hierarchy.GatewayClassKind:   typed(func(s *snapshot.Snapshot) *[]*gwv1.GatewayClass { return &s.GatewayClasses }),
-	hierarchy.GatewayKind:        typed(func(s *snapshot.Snapshot) *[]*gwv1.Gateway { return &s.Gateways }),
-	hierarchy.HTTPRouteKind:      typed(func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes }),
-	hierarchy.GRPCRouteKind:      typed(func(s *snapshot.Snapshot) *[]*gwv1.GRPCRoute { return &s.GRPCRoutes }),
-	hierarchy.TCPRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.TCPRoute { return &s.TCPRoutes }),
-	hierarchy.TLSRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.TLSRoute { return &s.TLSRoutes }),
-	hierarchy.UDPRouteKind:       typed(func(s *snapshot.Snapshot) *[]*gwv1.UDPRoute { return &s.UDPRoutes }),
-	hierarchy.ReferenceGrantKind: typed(func(s *snapshot.Snapshot) *[]*gwv1b1.ReferenceGrant { return &s.ReferenceGrants }),
-	hierarchy.ServiceKind:        typed(func(s *snapshot.Snapshot) *[]*corev1.Service { return &s.Services }),
-	hierarchy.NamespaceKind:      typed(func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces }),
+	hierarchy.GatewayClassKind:   typed(false, func(s *snapshot.Snapshot) *[]*gwv1.GatewayClass { return &s.GatewayClasses }),
+	hierarchy.GatewayKind:        typed(true, func(s *snapshot.Snapshot) *[]*gwv1.Gateway { return &s.Gateways }),
+	hierarchy.HTTPRouteKind:      typed(true, func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes }),
+	hierarchy.GRPCRouteKind:      typed(true, func(s *snapshot.Snapshot) *[]*gwv1.GRPCRoute { return &s.GRPCRoutes }),
+	hierarchy.TCPRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.TCPRoute { return &s.TCPRoutes }),
+	hierarchy.TLSRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.TLSRoute { return &s.TLSRoutes }),
+	hierarchy.UDPRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.UDPRoute { return &s.UDPRoutes }),
+	hierarchy.ReferenceGrantKind: typed(true, func(s *snapshot.Snapshot) *[]*gwv1b1.ReferenceGrant { return &s.ReferenceGrants }),
+	hierarchy.ServiceKind:        typed(true, func(s *snapshot.Snapshot) *[]*corev1.Service { return &s.Services }),
+	hierarchy.NamespaceKind:      typed(false, func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces }),
 	{Group: policykind.Group, Kind: policykind.KindName}: {
 		decode: func(js []byte) (any, error) {
 			d := &policykind.Declaration{}
@@ -148,6 +170,12 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // typed object through one JSON encoding, without the generic trees of
 // sigs.k8s.io/yaml and unstructured.
 func Read(paths []string, stdin io.Reader) (*Result, error) {
+	return ReadIn(paths, stdin, DefaultNamespace)
+}
+
+// ReadIn is Read with the namespace of objects of namespaced kinds that
+// name none (kubectl's -n); "" is DefaultNamespace.
+func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) {
 	raws, readErr := rawDocuments(paths, stdin)
 	parsed := parseAll(raws, true)
 	var items []item
@@ -160,7 +188,7 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 	if readErr != nil {
 		return nil, readErr
 	}
-	return assemble(items)
+	return assemble(items, namespace)
 }
 
 // Documents reads the documents of files as Read does, without decoding
@@ -569,12 +597,16 @@ func checkMeta(d Document) error {
 // kind become policies; a document that looks like a policy (it has
 // spec.targetRef or spec.targetRefs) but whose kind is not declared is an
 // error; other unknown kinds are counted in Ignored.
-func Decode(docs []Document) (*Result, error) {
+func Decode(docs []Document) (*Result, error) { return DecodeIn(docs, DefaultNamespace) }
+
+// DecodeIn is Decode with the namespace of objects of namespaced kinds
+// that name none; "" is DefaultNamespace.
+func DecodeIn(docs []Document, namespace string) (*Result, error) {
 	items := make([]item, len(docs))
 	for i, d := range docs {
 		items[i] = decodeDocument(d)
 	}
-	return assemble(items)
+	return assemble(items, namespace)
 }
 
 // decodeDocument decodes a document of a kind in decoders into its Go
@@ -599,48 +631,125 @@ func decodeDocument(d Document) item {
 	return it
 }
 
+// Key names one object of the input: API group, kind, namespace ("" for
+// cluster-scoped kinds) and name, as the API server keys objects.
+type Key struct{ Group, Kind, Namespace, Name string }
+
+func (k Key) String() string {
+	s := k.Kind
+	if k.Group != "" {
+		s += "." + k.Group
+	}
+	s += " "
+	if k.Namespace != "" {
+		s += k.Namespace + "/"
+	}
+	return s + k.Name
+}
+
 // assemble places items in a snapshot, in their order: the first typed
 // object that did not decode is the error; then policies of kinds
 // declared anywhere in the input.
-func assemble(items []item) (*Result, error) {
-	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}}
+//
+// Objects of namespaced kinds that name no namespace go to ns, as
+// `kubectl apply -n ns` puts them; for a policy, its kind is namespaced
+// when the input holds its CRD with scope Namespaced (a policy of a
+// kind without its CRD is taken as it is written). Then two objects with
+// the same Key are an error naming both places: kubectl apply would
+// silently keep the last one, but in a directory of manifests a
+// duplicate is almost always a copy that was meant to be edited, and
+// which of the two the cluster ends up with depends on file order.
+func assemble(items []item, ns string) (*Result, error) {
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}, Places: map[Key]Document{}}
 	s := res.Snapshot
-	var rest []Document
+	place := func(k Key, d Document) error {
+		if d.Object != nil {
+			// Where names the kind and name; the key says them already.
+			d = Document{File: d.File, Index: d.Index}
+		}
+		if first, dup := res.Places[k]; dup {
+			return fmt.Errorf("%s is given twice, in %s and in %s: keep one (kubectl apply would keep the last one silently)", k, first.Where(), d.Where())
+		}
+		res.Places[k] = d
+		return nil
+	}
+	var rest, crds []Document
 	for _, it := range items {
 		if dec, ok := decoders[it.gk]; ok {
 			if it.err != nil {
 				return nil, it.err
 			}
+			m := it.obj.(metav1.Object)
+			if dec.namespaced && m.GetNamespace() == "" {
+				m.SetNamespace(ns)
+			}
+			k := Key{Group: it.gk.Group, Kind: it.gk.Kind, Name: m.GetName()}
+			if dec.namespaced {
+				k.Namespace = m.GetNamespace()
+			}
+			if err := place(k, it.doc); err != nil {
+				return nil, err
+			}
 			dec.add(s, it.obj)
 			continue
 		}
-		d := it.doc
 		if it.gk == crdKind {
-			if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; labelled {
-				if err := checkMeta(d); err != nil {
-					return nil, err
-				}
-				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
-			} else {
-				res.Ignored[it.gk.String()]++
-			}
+			crds = append(crds, it.doc)
 			continue
 		}
-		rest = append(rest, d)
+		rest = append(rest, it.doc)
 	}
+	// The CRDs of policy kinds: labelled ones declare their kind; any
+	// other one of a kind a PolicyKind declares gives its scope and
+	// schema.
 	declared := map[policykind.GroupKind]bool{}
 	for _, dcl := range s.Declarations {
 		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
 	}
-	for _, crd := range s.PolicyCRDs {
-		if dcl, err := policykind.FromCRD(crd); err == nil {
+	for _, d := range crds {
+		if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; !labelled {
+			continue
+		}
+		if dcl, err := policykind.FromCRD(d.Object); err == nil {
 			declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		}
+	}
+	namespaced := map[policykind.GroupKind]bool{}
+	for _, d := range crds {
+		_, labelled := d.Object.GetLabels()[policykind.CRDLabel]
+		gk := crdGroupKind(d.Object)
+		if !labelled && !declared[gk] {
+			res.Ignored[crdKind.String()]++
+			continue
+		}
+		if err := checkMeta(d); err != nil {
+			return nil, err
+		}
+		if err := place(Key{Group: crdKind.Group, Kind: crdKind.Kind, Name: d.Object.GetName()}, d); err != nil {
+			return nil, err
+		}
+		if labelled {
+			s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
+		}
+		s.CRDs = append(s.CRDs, d.Object)
+		if scope, _, _ := unstructured.NestedString(d.Object.Object, "spec", "scope"); scope == "Namespaced" {
+			namespaced[gk] = true
 		}
 	}
 	for _, d := range rest {
 		gk := d.Object.GroupVersionKind().GroupKind()
-		if declared[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] {
+		pgk := policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}
+		if declared[pgk] {
 			if err := checkMeta(d); err != nil {
+				return nil, err
+			}
+			if namespaced[pgk] && d.Object.GetNamespace() == "" {
+				d.Object.SetNamespace(ns)
+			}
+			if err := place(Key{Group: gk.Group, Kind: gk.Kind, Namespace: d.Object.GetNamespace(), Name: d.Object.GetName()}, d); err != nil {
 				return nil, err
 			}
 			s.Policies = append(s.Policies, d.Object)
@@ -654,6 +763,13 @@ func assemble(items []item) (*Result, error) {
 		res.Ignored[gk.String()]++
 	}
 	return res, nil
+}
+
+// crdGroupKind is the group and kind a CustomResourceDefinition defines.
+func crdGroupKind(crd *unstructured.Unstructured) policykind.GroupKind {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	return policykind.GroupKind{Group: group, Kind: kind}
 }
 
 // yamlDocuments splits a YAML stream into its documents, numbered as YAML

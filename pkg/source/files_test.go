@@ -421,7 +421,8 @@ func TestReadMatchesDecode(t *testing.T) {
 		paths []string
 		stdin string
 	}{
-		{"examples", []string{"../../examples/gep-713", "../../examples/parable"}, ""},
+		{"examples", []string{"../../examples/gep-713/example-1", "../../examples/parable"}, ""},
+		{"example 3", []string{"../../examples/gep-713/example-3"}, ""},
 		{"test data", []string{"testdata/multi.yaml", "testdata/list.yaml", "testdata/crd.yaml", "testdata/policy.json", "testdata/tree"}, ""},
 		{"synthetic world", []string{"-"}, world.String()},
 		{"errors: typed object that does not decode", []string{"-"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},

@@ -26,6 +26,11 @@ func TestReadWrongInput(t *testing.T) {
 		setup func(t *testing.T, dir string) []string
 		want  string   // the exact error, with {dir} for the temporary directory
 		read  []string // when want is empty: what is read
+		// namespace is ReadIn's (-n); "" reads with Read.
+		namespace string
+		// assembled errors come from placing the documents in a
+		// snapshot: each document reads fine on its own.
+		assembled bool
 	}{
 		// 1. metadata.name and metadata.creationTimestamp.
 		{
@@ -133,6 +138,75 @@ func TestReadWrongInput(t *testing.T) {
 			},
 			want: "{dir}/big.yaml: 268435457 bytes, over the 256 MiB an input may hold",
 		},
+		// 4. One object, one place (issue 11: "two objects with the same
+		// kind/namespace/name"), and the namespace kubectl apply would
+		// give an object that names none.
+		{
+			name: "the same Gateway in two files",
+			setup: func(t *testing.T, dir string) []string {
+				write(t, dir, "a.yaml", "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec: {gatewayClassName: gc}\n")
+				write(t, dir, "b.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: s, namespace: infra}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec: {gatewayClassName: gc}\n")
+				return []string{dir}
+			},
+			want:      "Gateway.gateway.networking.k8s.io infra/gw is given twice, in {dir}/a.yaml: document 1 and in {dir}/b.yaml: document 2: keep one (kubectl apply would keep the last one silently)",
+			assembled: true,
+		},
+		{
+			name:      "the same policy twice",
+			stdin:     colorKind + "apiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n---\napiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p, namespace: app}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
+			want:      "ColorPolicy.policies.example.com app/p is given twice, in -: document 2 and in -: document 3: keep one (kubectl apply would keep the last one silently)",
+			assembled: true,
+		},
+		{
+			name:      "the same PolicyKind twice",
+			stdin:     colorKind + colorKind,
+			want:      "PolicyKind.strata.dev colorpolicies.policies.example.com is given twice, in -: document 1 and in -: document 2: keep one (kubectl apply would keep the last one silently)",
+			assembled: true,
+		},
+		{
+			name:      "the same policy CRD twice",
+			stdin:     "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Namespaced}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Namespaced}\n",
+			want:      "CustomResourceDefinition.apiextensions.k8s.io colorpolicies.policies.example.com is given twice, in -: document 1 and in -: document 2: keep one (kubectl apply would keep the last one silently)",
+			assembled: true,
+		},
+		{
+			name:      "a Gateway without namespace and the same one in default",
+			stdin:     "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\nspec: {gatewayClassName: gc}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: default}\nspec: {gatewayClassName: gc}\n",
+			want:      "Gateway.gateway.networking.k8s.io default/gw is given twice, in -: document 1 and in -: document 2: keep one (kubectl apply would keep the last one silently)",
+			assembled: true,
+		},
+		{
+			name:  "one name in two namespaces, or for two kinds",
+			stdin: "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: infra}\nspec: {gatewayClassName: gc}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw, namespace: default}\nspec: {gatewayClassName: gc}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: gw, namespace: infra}\n",
+			read:  []string{"Gateways infra/gw", "Gateways default/gw", "Services infra/gw"},
+		},
+		{
+			name:  "objects without namespace go to default, cluster-scoped ones stay without",
+			stdin: "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\nspec: {gatewayClassName: gc}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: gc}\nspec: {controllerName: example.com/c}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: app}\n",
+			read:  []string{"Namespaces app", "GatewayClasses gc", "Gateways default/gw"},
+		},
+		{
+			name:      "objects without namespace go to -n",
+			stdin:     "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: gw}\nspec: {gatewayClassName: gc}\n",
+			namespace: "infra",
+			read:      []string{"Gateways infra/gw"},
+		},
+		{
+			name:      "policy without namespace of a Namespaced CRD goes to -n",
+			stdin:     "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Namespaced}\n---\napiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
+			namespace: "app",
+			read:      []string{"PolicyCRDs colorpolicies.policies.example.com", "Policies app/p"},
+		},
+		{
+			name:  "policy without namespace of a Cluster CRD stays cluster-scoped",
+			stdin: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Cluster}\n---\napiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
+			read:  []string{"PolicyCRDs colorpolicies.policies.example.com", "Policies p"},
+		},
+		{
+			name:  "policy without namespace of a kind without its CRD is read as written",
+			stdin: colorKind + "apiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
+			read:  []string{"Declarations colorpolicies.policies.example.com", "Policies p"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -141,7 +215,13 @@ func TestReadWrongInput(t *testing.T) {
 			if tc.setup != nil {
 				paths = tc.setup(t, dir)
 			}
-			res, err := source.Read(paths, strings.NewReader(tc.stdin))
+			var res *source.Result
+			var err error
+			if tc.namespace == "" {
+				res, err = source.Read(paths, strings.NewReader(tc.stdin))
+			} else {
+				res, err = source.ReadIn(paths, strings.NewReader(tc.stdin), tc.namespace)
+			}
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("Read: %v", err)
@@ -159,10 +239,17 @@ func TestReadWrongInput(t *testing.T) {
 				t.Errorf("error\n got %q\nwant %q", err, want)
 			}
 			// Documents, for --with-file, reads as Read does.
-			if _, derr := source.Documents(paths, strings.NewReader(tc.stdin)); derr == nil && !strings.Contains(want, "metadata.") {
+			if _, derr := source.Documents(paths, strings.NewReader(tc.stdin)); derr == nil && !strings.Contains(want, "metadata.") && !tc.assembled {
 				t.Errorf("Documents succeeded; Read failed with %q", want)
 			}
 		})
+	}
+}
+
+func write(t *testing.T, dir, name, content string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
