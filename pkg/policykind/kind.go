@@ -193,7 +193,17 @@ func Compile(d *Declaration) (*Kind, error) {
 			tk := s.TargetKinds[0]
 			s.EffectiveTargetKind = &tk
 		}
+	} else if len(s.Strategies.Supported) == 0 && s.Strategies.Default == "" && len(s.Strategies.Custom) == 0 && declaredIsEffective(&s) {
+		// GEP-713 "Merge strategies": "Metaresource kinds that do not
+		// specify any merge strategy and only support targeting a single
+		// kind (with Declared target = Effective target), by default MUST
+		// implement the None merge strategy."
+		s.Strategies.Supported = []string{string(None)}
+		s.Strategies.Default = string(None)
 	} else {
+		// GEP-713 "Merge strategies": kinds that declare no strategy and
+		// target several kinds, or reach an effective kind below their
+		// target, default to Atomic Defaults.
 		if len(s.Strategies.Supported) == 0 {
 			s.Strategies.Supported = []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}
 		}
@@ -237,6 +247,13 @@ func Compile(d *Declaration) (*Kind, error) {
 	k.Spec = s
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
+}
+
+// declaredIsEffective reports whether a kind targets a single kind that is
+// also its effective kind (no effective kind declared means the declared
+// targets are the effective ones).
+func declaredIsEffective(s *Spec) bool {
+	return len(s.TargetKinds) == 1 && (s.EffectiveTargetKind == nil || *s.EffectiveTargetKind == s.TargetKinds[0])
 }
 
 // reaches reports whether policies targeting kind t can reach objects of
