@@ -53,6 +53,16 @@ func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []st
 	}
 	owners := o.owners()
 	leaves := o.leavesOf(p)
+	if len(leaves) == 0 {
+		// A policy that sets no field loses none, yet it is superseded as
+		// a whole when a more specific spec replaces it (an atomic merge,
+		// None on a more specific target): Overridden, as Envoy Gateway
+		// reports a replaced policy whatever its spec holds.
+		if by, ok := o.replaced[p]; ok {
+			return Overridden, []string{by.ID()}, nil
+		}
+		return Enforced, nil, nil
+	}
 	for _, ptr := range leaves {
 		if !covers(owners[p], ptr) {
 			lost = append(lost, ptr)
