@@ -174,10 +174,29 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		if e := res.Kind.EffectiveTargetKind; e != nil {
 			effKind = e.Kind
 		}
+		// None conflicts at such a node are rejections all the same
+		// (effective.Conflicts).
+		type at struct {
+			node  topology.NodeID
+			scope string
+		}
+		conflicts := map[at]map[*policykind.Policy]*policykind.Policy{}
 		for p, as := range atts[i].ByPolicy {
 			for _, a := range as {
 				if !seen[a] {
 					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
+					key := at{a.Node, a.Scope}
+					c, ok := conflicts[key]
+					if !ok {
+						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)
+						conflicts[key] = c
+					}
+					if w, lost := c[p]; lost {
+						t.total++
+						t.conflicted++
+						t.winners[w.ID()] = true
+						continue
+					}
 					t.noTargets = true
 					t.effectiveKind = effKind
 				}
