@@ -118,3 +118,50 @@ func TestNoneBothBlocks(t *testing.T) {
 		t.Errorf("effective baker = %v, want %v", got, want)
 	}
 }
+
+// api is a second route under infra/gw to the same Service.
+const api = `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: api, namespace: web}
+spec:
+  hostnames: [web.example.com]
+  parentRefs: [{name: gw, namespace: infra}]
+  rules:
+  - backendRefs: [{name: baker, namespace: baker, port: 80}]
+`
+
+// TestMessagesHaveNoEmptySlots: a condition message names the policies,
+// the contexts and the fields it speaks of, or says which are unknown;
+// it never reads "superseded by  in 1 of 2 contexts (fields )".
+func TestMessagesHaveNoEmptySlots(t *testing.T) {
+	both := "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}, {group: gateway.networking.k8s.io, kind: HTTPRoute, name: api}]\n  v: new"
+	for _, c := range []struct {
+		name     string
+		docs     []string
+		policy   string
+		typ      string
+		mentions []string
+	}{
+		{"004 \"Merge strategies\" None: conflicted in one context, enforced in the other", []string{noneKind("Service"),
+			policy("web", "old", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  v: old"),
+			policy("web", "new", "2026-01-02T00:00:00Z", both)},
+			"new", "PartiallyEnforced", []string{"conflicts with web/old in 1 of 2 contexts"}},
+		{"004 \"Merge strategies\" Atomic: a spec setting no field replaced in one context", []string{kind("Service", ""),
+			policy("infra", "new", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}"),
+			policy("web", "route", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  a: 1")},
+			"new", "PartiallyEnforced", []string{"superseded by web/route in 1 of 2 contexts", "whole spec"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := runYAML(t, append([]string{topo, api}, c.docs...)...)
+			conds := statusOf(t, res, c.policy)
+			wantCondition(t, conds, c.typ, metav1.ConditionTrue, c.typ, c.mentions...)
+			for _, cond := range conds {
+				for _, bad := range []string{"  ", "()", "( ", " )", "by  ", "fields )", "with  "} {
+					if strings.Contains(cond.Message, bad) {
+						t.Errorf("%s message %q has an empty slot (%q)", cond.Type, cond.Message, bad)
+					}
+				}
+			}
+		})
+	}
+}

@@ -282,14 +282,18 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 	case t.full == nonConflicted && t.conflicted == 0:
 		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
 	case t.full == 0 && t.none == nonConflicted:
-		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", strings.Join(sortedSet(t.beaters), ", "), plural(t.total, "context"))
+		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
 	default:
-		superseded := t.total - t.full
-		msg = fmt.Sprintf("superseded by %s in %d of %s (fields %s)", strings.Join(sortedSet(t.beaters), ", "), superseded, plural(t.total, "context"), strings.Join(sortedSet(t.lost), ", "))
-		if t.conflicted > 0 {
-			msg += fmt.Sprintf("; conflicts with %s in %d", strings.Join(sortedSet(t.winners), ", "), t.conflicted)
+		// Every slot is filled: who, how many contexts, which fields, or
+		// words saying what is not known (never "superseded by  in").
+		var parts []string
+		if superseded := nonConflicted - t.full; superseded > 0 {
+			parts = append(parts, fmt.Sprintf("superseded by %s in %d of %s (%s)", t.beatersText(), superseded, plural(t.total, "context"), t.lostText()))
 		}
-		which = PartiallyEnforced
+		if t.conflicted > 0 {
+			parts = append(parts, fmt.Sprintf("conflicts with %s in %d of %s", strings.Join(sortedSet(t.winners), ", "), t.conflicted, plural(t.total, "context")))
+		}
+		which, msg = PartiallyEnforced, strings.Join(parts, "; ")
 	}
 	reasons := map[string]string{Enforced: ReasonEnforced, PartiallyEnforced: ReasonPartially, Overridden: ReasonOverridden}
 	conds := []metav1.Condition{accepted}
@@ -301,6 +305,25 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		}
 	}
 	return conds
+}
+
+// beatersText names the policies that superseded this one; when none can
+// be named, the fields went to the target's own values or were removed
+// whole by a spec that sets no field, and the message says so.
+func (t *tally) beatersText() string {
+	if len(t.beaters) == 0 {
+		return "the target's own values or a policy that sets no field"
+	}
+	return strings.Join(sortedSet(t.beaters), ", ")
+}
+
+// lostText lists the fields lost; a policy that sets no field loses its
+// spec as a whole.
+func (t *tally) lostText() string {
+	if len(t.lost) == 0 {
+		return "its whole spec, which sets no field"
+	}
+	return "fields " + strings.Join(sortedSet(t.lost), ", ")
 }
 
 // ancestorRef is the ref a policy's status is reported against for one
