@@ -2,7 +2,6 @@ package effective
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/policykind"
@@ -143,7 +142,7 @@ func Leaves(p *policykind.Policy) []string {
 // it (custom merges track list items as /list[key=value]).
 func covers(owned []string, ptr string) bool {
 	for _, o := range owned {
-		if o == ptr || strings.HasPrefix(o, ptr+"/") || strings.HasPrefix(o, ptr+"[") {
+		if o == ptr || merge.Below(o, ptr) {
 			return true
 		}
 	}
@@ -153,7 +152,7 @@ func covers(owned []string, ptr string) bool {
 // under reports whether ptr lies below one of the pointers.
 func under(ptr string, ptrs []string) bool {
 	for _, o := range ptrs {
-		if strings.HasPrefix(ptr, o+"/") || strings.HasPrefix(ptr, o+"[") {
+		if merge.Below(ptr, o) {
 			return true
 		}
 	}
