@@ -70,6 +70,10 @@ type Kind struct {
 	Custom map[string]CustomStrategy
 	// Source says where the declaration came from, for messages.
 	Source string
+	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
+	// when the CRD is known (AncestorsMaxItems), else 0: how many
+	// PolicyAncestorStatus entries the API server accepts.
+	MaxAncestors int
 
 	specPath []string
 }
@@ -387,6 +391,43 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
 	}
 	return d, nil
+}
+
+// AncestorsMaxItems reads the maxItems of status.ancestors from a
+// CustomResourceDefinition: the smallest over its served versions, so a
+// status written through any of them fits. false when no served version
+// declares one (no schema, or a status without the bound).
+func AncestorsMaxItems(crd *unstructured.Unstructured) (int, bool) {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	least, found := 0, false
+	for _, v := range versions {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if served, ok := m["served"].(bool); ok && !served {
+			continue
+		}
+		n, ok, _ := unstructured.NestedFieldNoCopy(m, "schema", "openAPIV3Schema", "properties", "status", "properties", "ancestors", "maxItems")
+		if !ok {
+			continue
+		}
+		var max int
+		switch x := n.(type) {
+		case int64:
+			max = int(x)
+		case float64:
+			max = int(x)
+		case int:
+			max = x
+		default:
+			continue
+		}
+		if max >= 0 && (!found || max < least) {
+			least, found = max, true
+		}
+	}
+	return least, found
 }
 
 func sortedKeys[V any](m map[string]V) []string {
