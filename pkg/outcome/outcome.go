@@ -212,7 +212,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 	}
 	for _, p := range policies {
 		ps := PolicyStatus{Policy: p}
-		m := tallies[p]
+		m := reportable(p, tallies[p])
 		refs := make([]topology.Ref, 0, len(m))
 		for r := range m {
 			refs = append(refs, r)
@@ -257,13 +257,13 @@ func sortTargets(g *topology.Graph, ts []TargetStatus) {
 }
 
 func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
-	gen := p.Object.GetGeneration()
+	gen := max(p.Object.GetGeneration(), 0) // the schema's minimum; files may say anything
 	cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
 		s := metav1.ConditionFalse
 		if ok {
 			s = metav1.ConditionTrue
 		}
-		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen}
+		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: Clip(msg, MaxMessage), ObservedGeneration: gen}
 	}
 	if t.rejectReason != "" {
 		msgs := slices.Compact(slices.Sorted(slices.Values(t.rejectMsgs)))
