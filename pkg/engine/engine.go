@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -240,7 +241,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		kinds = append(kinds, k)
 	}
 	// A kind's CRD, when known, bounds status.ancestors (status.Limit).
-	for _, crd := range s.PolicyCRDs {
+	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.SchemaCRDs...) {
 		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 		if max, ok := policykind.AncestorsMaxItems(crd); ok {

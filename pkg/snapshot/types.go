@@ -28,6 +28,10 @@ type Snapshot struct {
 	// PolicyCRDs are CustomResourceDefinitions carrying the GEP-713 policy
 	// label; each yields a declaration when no PolicyKind names its kind.
 	PolicyCRDs []*unstructured.Unstructured
+	// SchemaCRDs are the unlabelled CustomResourceDefinitions of kinds a
+	// PolicyKind declares, read only for their schema (the maxItems of
+	// status.ancestors).
+	SchemaCRDs []*unstructured.Unstructured
 	// Policies are instances of declared policy kinds.
 	Policies []*unstructured.Unstructured
 }

@@ -606,6 +606,7 @@ func assemble(items []item) (*Result, error) {
 	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}}
 	s := res.Snapshot
 	var rest []Document
+	var unlabelled []Document
 	for _, it := range items {
 		if dec, ok := decoders[it.gk]; ok {
 			if it.err != nil {
@@ -622,7 +623,7 @@ func assemble(items []item) (*Result, error) {
 				}
 				s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
 			} else {
-				res.Ignored[it.gk.String()]++
+				unlabelled = append(unlabelled, d)
 			}
 			continue
 		}
@@ -631,6 +632,17 @@ func assemble(items []item) (*Result, error) {
 	declared := map[policykind.GroupKind]bool{}
 	for _, dcl := range s.Declarations {
 		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+	}
+	// The CRD of a kind a PolicyKind declares bounds its status even
+	// without the policy label; other unlabelled CRDs are not Strata's.
+	for _, d := range unlabelled {
+		group, _, _ := unstructured.NestedString(d.Object.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(d.Object.Object, "spec", "names", "kind")
+		if declared[policykind.GroupKind{Group: group, Kind: kind}] {
+			s.SchemaCRDs = append(s.SchemaCRDs, d.Object)
+		} else {
+			res.Ignored[crdKind.String()]++
+		}
 	}
 	for _, crd := range s.PolicyCRDs {
 		if dcl, err := policykind.FromCRD(crd); err == nil {

@@ -64,6 +64,9 @@ func summary(s *snapshot.Snapshot) []string {
 	for _, o := range s.PolicyCRDs {
 		add("PolicyCRDs", o)
 	}
+	for _, o := range s.SchemaCRDs {
+		add("SchemaCRDs", o)
+	}
 	for _, o := range s.Policies {
 		add("Policies", o)
 	}
@@ -127,6 +130,13 @@ func TestRead(t *testing.T) {
 			// An unlabelled CRD is neither topology, policy nor
 			// declaration.
 			ignored: map[string]int{"CustomResourceDefinition.apiextensions.k8s.io": 1},
+		},
+		{
+			// Its schema bounds the kind's status.ancestors.
+			name:  "unlabelled CRD of a kind a PolicyKind declares is kept for its schema",
+			stdin: "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: t}\nspec: {group: example.io, kind: TestPolicy}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: testpolicies.example.io}\nspec: {group: example.io, names: {kind: TestPolicy, plural: testpolicies}}\n",
+			paths: []string{"-"},
+			want:  []string{"Declarations t", "SchemaCRDs testpolicies.example.io"},
 		},
 		{
 			name:  "stdin",

@@ -91,6 +91,13 @@ func TestAncestorsCap(t *testing.T) {
 		want:     []string{"g01", "g03", "g05", "g07", "g08"},
 		wantNote: "; 6 more ancestors not listed (room for 5 in status.ancestors), 2 with problems",
 	}, {
+		// The CRD of a kind a PolicyKind declares bounds it without the
+		// policy label too.
+		name:     "unlabelled CRD of the declared kind, maxItems 3",
+		docs:     append(capWorld(6, "g02"), strings.Replace(policyCRD(3), "labels: {gateway.networking.k8s.io/policy: inherited}", "labels: {}", 1)),
+		want:     []string{"g00", "g02", "zz-missing"},
+		wantNote: "; 4 more ancestors not listed (room for 3 in status.ancestors), none with a problem",
+	}, {
 		name: "CRD maxItems 40: all fit, no note",
 		docs: append(capWorld(20, "g17"), policyCRD(40)),
 		want: func() []string {
