@@ -165,3 +165,17 @@ func TestMessagesHaveNoEmptySlots(t *testing.T) {
 		})
 	}
 }
+
+// TestOverriddenAndConflicted: rejected by None in one context and
+// replaced by a more specific target in the other (004 "Merge
+// strategies"), a policy's message counts each rather than saying
+// "overridden ... in all 2 contexts".
+func TestOverriddenAndConflicted(t *testing.T) {
+	named := strings.Replace(api, "  - backendRefs:", "  - name: main\n    backendRefs:", 1)
+	res := runYAML(t, topo, named, noneKind("Service"),
+		policy("web", "old", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  v: old"),
+		policy("web", "rule", "2026-01-03T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: api, sectionName: main}\n  v: rule"),
+		policy("web", "new", "2026-01-02T00:00:00Z", "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}, {group: gateway.networking.k8s.io, kind: HTTPRoute, name: api}]\n  v: new"))
+	wantCondition(t, statusOf(t, res, "new"), "Overridden", metav1.ConditionTrue, "Overridden",
+		"overridden by web/rule in 1 of 2 contexts; conflicts with web/old in 1")
+}
