@@ -302,12 +302,19 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 	// live are the policies whose value is still in acc as a whole or in
 	// part; replaced remembers who took the place of the others.
 	live := []*policykind.Policy{first.Policy()}
-	replaced := map[*policykind.Policy]*policykind.Policy{}
+	var replaced map[*policykind.Policy]*policykind.Policy // allocated on first use
+	replace := func(p, by *policykind.Policy) {
+		if p == by {
+			return
+		}
+		if replaced == nil {
+			replaced = map[*policykind.Policy]*policykind.Policy{}
+		}
+		replaced[p] = by
+	}
 	replaceAll := func(by *policykind.Policy) {
 		for _, p := range live {
-			if p != by {
-				replaced[p] = by
-			}
+			replace(p, by)
 		}
 		live = live[:0]
 	}
@@ -348,9 +355,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 		case policykind.Overrides:
 			acc = c.funcs[s.Atomicity](m.Value, acc)
 			if s.Atomicity == policykind.Atomic {
-				if dict.Policy() != m.Policy() {
-					replaced[m.Policy()] = dict.Policy()
-				}
+				replace(m.Policy(), dict.Policy())
 				lock(m)
 				prev = m
 				continue
