@@ -500,6 +500,9 @@ func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unst
 		}
 		want = append(want, m)
 	}
+	if limit <= 0 {
+		limit = status.MaxAncestors
+	}
 	if len(want) > limit {
 		if len(want) > theirs {
 			return fmt.Errorf("status of %s %s: other controllers' %d entries leave room for %d of Strata's %d in status.ancestors; retrying on a fresher cache",
