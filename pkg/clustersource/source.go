@@ -136,13 +136,25 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 			return nil, nil, err
 		}
 	}
+	declared := map[policykind.GroupKind]bool{}
+	for _, d := range s.Declarations {
+		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
 	for _, crd := range crds {
-		if _, labelled := crd.Labels[policykind.CRDLabel]; labelled {
-			u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-			if err != nil {
-				return nil, nil, err
-			}
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		// A declared kind's CRD bounds its status even without the label.
+		schemaOnly := !labelled && declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+		if !labelled && !schemaOnly {
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, nil, err
+		}
+		if labelled {
 			s.PolicyCRDs = append(s.PolicyCRDs, &unstructured.Unstructured{Object: u})
+		} else {
+			s.CRDs = append(s.CRDs, &unstructured.Unstructured{Object: u})
 		}
 	}
 	kinds := policyKinds(crds, s.Declarations)
@@ -227,8 +239,15 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			out.add(l)
 		}
 	}
+	declared := map[policykind.GroupKind]bool{}
+	for _, d := range decls {
+		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
 	for _, crd := range crds {
-		if _, labelled := crd.Labels[policykind.CRDLabel]; !labelled {
+		// Labelled CRDs, and those of declared kinds (their schema bounds
+		// status), as Snapshot reads them.
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		if !labelled && !declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
 			continue
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)

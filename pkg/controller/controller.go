@@ -392,12 +392,16 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
 	owned := status.OwnedBy(res.Kinds)
+	limits := map[policykind.GroupKind]int{}
+	for _, k := range res.Kinds {
+		limits[k.Key()] = status.Limit(k)
+	}
 	for _, desired := range status.Policies(res, now) {
 		gvk := desired.GroupVersionKind()
 		if kinds != nil && !kinds[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}] {
 			continue
 		}
-		if err := c.writePolicy(ctx, desired, owned.Controllers); err != nil {
+		if err := c.writePolicy(ctx, desired, owned.Controllers, limits[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}]); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -452,7 +456,13 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 // what is stored, with optimistic locking. A conflict means the cache was
 // behind (another controller just wrote): the error makes the world queue
 // retry, rate limited, with a full run on the fresher cache.
-func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool) error {
+//
+// limit is the most entries the policy's CRD accepts (status.Limit).
+// status.Policies fitted Strata's entries to the room other controllers'
+// entries left in the snapshot; when they have since taken more, cutting
+// the list could drop exactly the entries that report problems, so the
+// write is retried on a fresher cache instead.
+func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool, limit int) error {
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(desired.GroupVersionKind())
 	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(desired), current); err != nil {
@@ -473,6 +483,7 @@ func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unst
 			want = append(want, e)
 		}
 	}
+	theirs := len(want)
 	for _, e := range desiredList {
 		if !mine(e) {
 			continue
@@ -489,8 +500,15 @@ func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unst
 		}
 		want = append(want, m)
 	}
-	if len(want) > status.MaxAncestors {
-		want = want[:status.MaxAncestors]
+	if limit <= 0 {
+		limit = status.MaxAncestors
+	}
+	if len(want) > limit {
+		if len(want) > theirs {
+			return fmt.Errorf("status of %s %s: other controllers' %d entries leave room for %d of Strata's %d in status.ancestors; retrying on a fresher cache",
+				current.GetKind(), client.ObjectKeyFromObject(current), theirs, max(limit-theirs, 0), len(want)-theirs)
+		}
+		want = want[:limit]
 	}
 	if equality.Semantic.DeepEqual(want, have) || len(want) == 0 && len(have) == 0 {
 		return nil

@@ -560,6 +560,9 @@ func TestPolicyChangeScope(t *testing.T) {
 	c.apply(objects(t, example(3)...)...)
 	c.eventually("converged", c.converged)
 	c.eventually("targets written", c.affectedBy("b2", "default/p3", "default/p4"))
+	// Count from an idle controller: a full run still queued for the
+	// setup (a late CRD or Namespace event) is not the policy change's.
+	c.idle(r, "converged")
 	full := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full"))
 	kinds := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("kinds"))
 	c.apply(decode(t, `apiVersion: policies.controller.io/v1
@@ -578,4 +581,50 @@ spec:
 	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("kinds")); got <= kinds {
 		t.Errorf("no kind-scoped run happened")
 	}
+}
+
+// A policy with more ancestors than status.ancestors holds (16 without a
+// schema bound: Gateway API v1.6 PolicyStatus) is written capped, its
+// problem kept, and the stored status equals the offline engine's (issue
+// 11, "Status that the API server accepts").
+func TestAncestorsCapped(t *testing.T) {
+	c := newCluster(t)
+	c.start()
+	docs := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: strata}
+spec: {controllerName: strata.dev/gateway-controller}
+`
+	var refs []string
+	for i := 0; i < 20; i++ {
+		docs += fmt.Sprintf(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g%02d, namespace: default}
+spec:
+  gatewayClassName: strata
+  listeners: [{name: http, protocol: HTTP, port: 80}]
+`, i)
+		refs = append(refs, fmt.Sprintf("{group: gateway.networking.k8s.io, kind: Gateway, name: g%02d}", i))
+	}
+	docs += `---
+apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: wide, namespace: default}
+spec:
+  targetRefs: [` + strings.Join(append(refs, "{group: gateway.networking.k8s.io, kind: Gateway, name: zz-missing}"), ", ") + `]
+  colors: {dark: black}
+`
+	c.apply(append(objects(t, example(3)[0]), decode(t, docs)...)...)
+	c.eventually("wide capped, its problem kept", func() error {
+		anc, _, _ := unstructured.NestedSlice(c.get(colorAPI, "ColorPolicy", "default", "wide").Object, "status", "ancestors")
+		if len(anc) != 16 {
+			return fmt.Errorf("%d ancestors", len(anc))
+		}
+		if cond := condition(c.get(colorAPI, "ColorPolicy", "default", "wide"), "zz-missing", "Accepted"); cond == nil || cond.Reason != "TargetNotFound" || !strings.Contains(cond.Message, "5 more ancestors not listed") {
+			return fmt.Errorf("zz-missing: %+v", cond)
+		}
+		return nil
+	})
+	c.eventually("converged with the offline engine", c.converged)
 }

@@ -15,7 +15,10 @@ import (
 )
 
 // FieldPointer reads a field as typed on the command line: a JSON pointer
-// (/colors/light) as is, or a dotted path (colors.light) turned into one.
+// (/colors/light, keys escaped per RFC 6901: /a~1b for key "a/b", /t~0x
+// for "t~x") as is, or a dotted path (colors.light) turned into one, where
+// `\.` is a dot inside a key and `\\` a backslash (colors.x\.y is key
+// "x.y" of colors). Keys may contain "[" either way.
 func FieldPointer(field string) (string, error) {
 	if field == "" || field == "/" {
 		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
@@ -23,9 +26,25 @@ func FieldPointer(field string) (string, error) {
 	if strings.HasPrefix(field, "/") {
 		return field, nil
 	}
-	parts := strings.Split(field, ".")
-	for i, p := range parts {
-		parts[i] = merge.Escape(p)
+	var parts []string
+	var key strings.Builder
+	for i := 0; i < len(field); i++ {
+		switch c := field[i]; {
+		case c == '\\' && i+1 < len(field) && (field[i+1] == '.' || field[i+1] == '\\'):
+			i++
+			key.WriteByte(field[i])
+		case c == '.':
+			parts = append(parts, merge.Escape(key.String()))
+			key.Reset()
+		default:
+			key.WriteByte(c)
+		}
+	}
+	parts = append(parts, merge.Escape(key.String()))
+	for _, p := range parts {
+		if p == "" {
+			return "", fmt.Errorf("--field %q: empty key in a dotted path (write a dot inside a key as \\., or give a JSON pointer)", field)
+		}
 	}
 	return "/" + strings.Join(parts, "/"), nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/topology"
 )
@@ -260,10 +261,9 @@ func sourceName(p *policykind.Policy) string {
 // track them).
 func related(a, b string) bool { return a == b || under(a, b) || under(b, a) }
 
-// under reports whether pointer q lies strictly below p.
-func under(q, p string) bool {
-	return len(q) > len(p) && q[:len(p)] == p && (q[len(p)] == '/' || q[len(p)] == '[')
-}
+// under reports whether pointer q lies strictly below p (merge.Below: a
+// key containing "[" is a sibling, not a list item).
+func under(q, p string) bool { return merge.Below(q, p) }
 
 // Key is the locator of a ref, as topology.Ref.Key.
 func (r Ref) Key() string {

@@ -40,6 +40,11 @@ type Outcome struct {
 	// attached to the same target are rejected").
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
+	// replaced maps each policy whose whole value another replaced (an
+	// atomic merge or a more specific None target) to that other policy,
+	// so that a policy setting no field is still known to be superseded.
+	replaced map[*policykind.Policy]*policykind.Policy
+
 	owned     map[*policykind.Policy][]string // lazily, by Standing
 	standings map[*policykind.Policy]standingResult
 	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
@@ -353,6 +358,25 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 		}
 	}
 	lock(first)
+	// live are the policies whose value is still in acc as a whole or in
+	// part; replaced remembers who took the place of the others.
+	live := []*policykind.Policy{first.Policy()}
+	var replaced map[*policykind.Policy]*policykind.Policy // allocated on first use
+	replace := func(p, by *policykind.Policy) {
+		if p == by {
+			return
+		}
+		if replaced == nil {
+			replaced = map[*policykind.Policy]*policykind.Policy{}
+		}
+		replaced[p] = by
+	}
+	replaceAll := func(by *policykind.Policy) {
+		for _, p := range live {
+			replace(p, by)
+		}
+		live = live[:0]
+	}
 	prev := first
 	for _, m := range entries[1:] {
 		dict := prev
@@ -362,6 +386,13 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 		s := dict.Block.Strategy
 		switch s.Base {
 		case policykind.None:
+			if m.Policy() == prev.Policy() {
+				// One policy's overrides and defaults blocks under None:
+				// one spec, not a conflict with itself; its overrides
+				// beat its defaults (001 "Conflict Resolution").
+				acc = merge.Patch(m.Value, acc)
+				continue
+			}
 			if m.Attachment.Node == prev.Attachment.Node {
 				if out.Conflicted == nil {
 					out.Conflicted = map[*policykind.Policy]*policykind.Policy{}
@@ -374,8 +405,12 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 				continue // prev stays the entry in force
 			}
 			acc = m.Value // a more specific target wins (001 sectionName rule)
+			replaceAll(m.Policy())
 		case policykind.Defaults:
 			acc = merge.Restore(c.funcs[s.Atomicity](acc, m.Value), acc, locked)
+			if s.Atomicity == policykind.Atomic {
+				replaceAll(m.Policy()) // GEP-713 "Atomic spec": one spec wins
+			}
 		case policykind.Overrides:
 			if s.Atomicity == policykind.Patch {
 				// The overrides in acc are locked; what else acc holds
@@ -387,9 +422,22 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 				break
 			}
 			acc = c.funcs[s.Atomicity](m.Value, acc)
+			if s.Atomicity == policykind.Atomic {
+				replace(m.Policy(), dict.Policy())
+				lock(m)
+				prev = m
+				continue
+			}
 		}
+		live = append(live, m.Policy())
 		lock(m)
 		prev = m
+	}
+	for _, p := range live {
+		delete(replaced, p) // another block of it is still in force
+	}
+	if len(replaced) > 0 {
+		out.replaced = replaced
 	}
 	if object != nil {
 		switch s := prev.Block.Strategy; s.Base {

@@ -2,7 +2,6 @@ package effective
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/strata-dev/strata/pkg/merge"
 	"github.com/strata-dev/strata/pkg/policykind"
@@ -53,6 +52,16 @@ func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []st
 	}
 	owners := o.owners()
 	leaves := o.leavesOf(p)
+	if len(leaves) == 0 {
+		// A policy that sets no field loses none, yet it is superseded as
+		// a whole when a more specific spec replaces it (an atomic merge,
+		// None on a more specific target): Overridden, as Envoy Gateway
+		// reports a replaced policy whatever its spec holds.
+		if by, ok := o.replaced[p]; ok {
+			return Overridden, []string{by.ID()}, nil
+		}
+		return Enforced, nil, nil
+	}
 	for _, ptr := range leaves {
 		if !covers(owners[p], ptr) {
 			lost = append(lost, ptr)
@@ -133,7 +142,7 @@ func Leaves(p *policykind.Policy) []string {
 // it (custom merges track list items as /list[key=value]).
 func covers(owned []string, ptr string) bool {
 	for _, o := range owned {
-		if o == ptr || strings.HasPrefix(o, ptr+"/") || strings.HasPrefix(o, ptr+"[") {
+		if o == ptr || merge.Below(o, ptr) {
 			return true
 		}
 	}
@@ -143,7 +152,7 @@ func covers(owned []string, ptr string) bool {
 // under reports whether ptr lies below one of the pointers.
 func under(ptr string, ptrs []string) bool {
 	for _, o := range ptrs {
-		if strings.HasPrefix(ptr, o+"/") || strings.HasPrefix(ptr, o+"[") {
+		if merge.Below(ptr, o) {
 			return true
 		}
 	}

@@ -407,6 +407,18 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}
+	// A kind's CRD, when known, bounds status.ancestors (status.Limit).
+	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
+		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		if max, ok := policykind.AncestorsMaxItems(crd); ok {
+			for _, k := range kinds {
+				if k.Group == group && k.Kind == kind {
+					k.MaxAncestors = max
+				}
+			}
+		}
+	}
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
 	})

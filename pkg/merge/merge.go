@@ -157,16 +157,36 @@ func drop(prov map[string]Source, p string) {
 // dropItems forgets the item sources of the list at p.
 func dropItems(prov map[string]Source, p string) {
 	for q := range prov {
-		if strings.HasPrefix(q, p+"[") {
+		if len(q) > len(p) && q[:len(p)] == p && isItem(q[len(p):]) {
 			delete(prov, q)
 		}
 	}
 }
 
-// under reports whether pointer q is strictly below p: a field (p/...) or
-// an item (p[...]) of it.
-func under(q, p string) bool {
-	return len(q) > len(p) && q[:len(p)] == p && (q[len(p)] == '/' || q[len(p)] == '[')
+func under(q, p string) bool { return Below(q, p) }
+
+// Below reports whether pointer q lies strictly below pointer p: a field
+// of it (p/...) or an item of the list at p as MergeByKey names them
+// (p[field=value], then possibly /...). RFC 6901 gives "[" no meaning, so
+// a key that merely contains one is a sibling, not an item: /l[0] is not
+// below /l.
+func Below(q, p string) bool {
+	if len(q) <= len(p) || q[:len(p)] != p {
+		return false
+	}
+	return q[len(p)] == '/' || isItem(q[len(p):])
+}
+
+// isItem reports whether a pointer's rest starts with a whole item
+// segment, [field=value] up to the end or the next "/" (itemPtr escapes
+// "/" in both).
+func isItem(rest string) bool {
+	seg, _, _ := strings.Cut(rest, "/")
+	if len(seg) < 4 || seg[0] != '[' || seg[len(seg)-1] != ']' {
+		return false
+	}
+	field, _, ok := strings.Cut(seg[1:len(seg)-1], "=")
+	return ok && field != "" && !strings.ContainsAny(field, "[]")
 }
 
 // Restore puts back into v the leaves of from that are locked, so that an

@@ -542,3 +542,47 @@ func TestRegistryFuncs(t *testing.T) {
 		t.Errorf("missing parameter: err = %v", err)
 	}
 }
+
+// TestBelow: a pointer is below another when it names a field of it or an
+// item of the list there as MergeByKey writes them; a sibling key that
+// merely contains "[" (RFC 6901 gives it no meaning) is not (issue 11,
+// spec corners: keys with "[", "/", "~" or "." keep their provenance).
+func TestBelow(t *testing.T) {
+	for _, c := range []struct {
+		q, p string
+		want bool
+	}{
+		{"/a/b", "/a", true},
+		{"/a", "/a", false},
+		{"/ab", "/a", false},
+		{"/rules[name=login]", "/rules", true},
+		{"/rules[name=login]/rate", "/rules", true},
+		{"/rules[name=a~1b]", "/rules", true},
+		{"/l[0]", "/l", false},
+		{"/l[]", "/l", false},
+		{"/l[=x]", "/l", false},
+		{"/l[0]/x", "/l", false},
+		{"/a~1b/c", "/a~1b", true},
+		{"/a~1b", "/a", false},
+	} {
+		if got := merge.Below(c.q, c.p); got != c.want {
+			t.Errorf("Below(%q, %q) = %v, want %v", c.q, c.p, got, c.want)
+		}
+	}
+}
+
+// TestPatchKeepsKeysWithBrackets: replacing list /l leaves the source of
+// sibling key "l[0]" alone.
+func TestPatchKeepsKeysWithBrackets(t *testing.T) {
+	gw, route := &policykind.Policy{Name: "gw"}, &policykind.Policy{Name: "route"}
+	got := merge.Patch(merge.Of(map[string]any{"l": "gw", "l[0]": "gw", "x.y": "gw"}, gw), merge.Of(map[string]any{"l": "route"}, route))
+	want := map[string]merge.Source{"/l": route, "/l[0]": gw, "/x.y": gw}
+	if len(got.Prov) != len(want) {
+		t.Errorf("provenance %v, want %v", got.Prov, want)
+	}
+	for p, s := range want {
+		if got.Prov[p] != s {
+			t.Errorf("%s set by %v, want %v", p, got.Prov[p], s)
+		}
+	}
+}

@@ -182,10 +182,29 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 			}
 			effKind = strings.Join(names, " or ")
 		}
+		// None conflicts at such a node are rejections all the same
+		// (effective.Conflicts).
+		type at struct {
+			node  topology.NodeID
+			scope string
+		}
+		conflicts := map[at]map[*policykind.Policy]*policykind.Policy{}
 		for p, as := range atts[i].ByPolicy {
 			for _, a := range as {
 				if !seen[a] {
 					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
+					key := at{a.Node, a.Scope}
+					c, ok := conflicts[key]
+					if !ok {
+						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)
+						conflicts[key] = c
+					}
+					if w, lost := c[p]; lost {
+						t.total++
+						t.conflicted++
+						t.winners[w.ID()] = true
+						continue
+					}
 					t.noTargets = true
 					t.effectiveKind = effKind
 				}
@@ -201,7 +220,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 	}
 	for _, p := range policies {
 		ps := PolicyStatus{Policy: p}
-		m := tallies[p]
+		m := reportable(p, tallies[p])
 		refs := make([]topology.Ref, 0, len(m))
 		for r := range m {
 			refs = append(refs, r)
@@ -246,13 +265,13 @@ func sortTargets(g *topology.Graph, ts []TargetStatus) {
 }
 
 func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
-	gen := p.Object.GetGeneration()
+	gen := max(p.Object.GetGeneration(), 0) // the schema's minimum; files may say anything
 	cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
 		s := metav1.ConditionFalse
 		if ok {
 			s = metav1.ConditionTrue
 		}
-		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: msg, ObservedGeneration: gen}
+		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: Clip(msg, MaxMessage), ObservedGeneration: gen}
 	}
 	if t.rejectReason != "" {
 		msgs := slices.Compact(slices.Sorted(slices.Values(t.rejectMsgs)))
@@ -271,14 +290,21 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 	case t.full == nonConflicted && t.conflicted == 0:
 		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
 	case t.full == 0 && t.none == nonConflicted:
-		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", strings.Join(sortedSet(t.beaters), ", "), plural(t.total, "context"))
-	default:
-		superseded := t.total - t.full
-		msg = fmt.Sprintf("superseded by %s in %d of %s (fields %s)", strings.Join(sortedSet(t.beaters), ", "), superseded, plural(t.total, "context"), strings.Join(sortedSet(t.lost), ", "))
+		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
 		if t.conflicted > 0 {
-			msg += fmt.Sprintf("; conflicts with %s in %d", strings.Join(sortedSet(t.winners), ", "), t.conflicted)
+			msg = fmt.Sprintf("overridden by %s in %d of %s; conflicts with %s in %d", t.beatersText(), t.none, plural(t.total, "context"), strings.Join(sortedSet(t.winners), ", "), t.conflicted)
 		}
-		which = PartiallyEnforced
+	default:
+		// Every slot is filled: who, how many contexts, which fields, or
+		// words saying what is not known (never "superseded by  in").
+		var parts []string
+		if superseded := nonConflicted - t.full; superseded > 0 {
+			parts = append(parts, fmt.Sprintf("superseded by %s in %d of %s (%s)", t.beatersText(), superseded, plural(t.total, "context"), t.lostText()))
+		}
+		if t.conflicted > 0 {
+			parts = append(parts, fmt.Sprintf("conflicts with %s in %d of %s", strings.Join(sortedSet(t.winners), ", "), t.conflicted, plural(t.total, "context")))
+		}
+		which, msg = PartiallyEnforced, strings.Join(parts, "; ")
 	}
 	reasons := map[string]string{Enforced: ReasonEnforced, PartiallyEnforced: ReasonPartially, Overridden: ReasonOverridden}
 	conds := []metav1.Condition{accepted}
@@ -290,6 +316,25 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		}
 	}
 	return conds
+}
+
+// beatersText names the policies that superseded this one; when none can
+// be named, the fields went to the target's own values or were removed
+// whole by a spec that sets no field, and the message says so.
+func (t *tally) beatersText() string {
+	if len(t.beaters) == 0 {
+		return "the target's own values or a policy that sets no field"
+	}
+	return strings.Join(sortedSet(t.beaters), ", ")
+}
+
+// lostText lists the fields lost; a policy that sets no field loses its
+// spec as a whole.
+func (t *tally) lostText() string {
+	if len(t.lost) == 0 {
+		return "its whole spec, which sets no field"
+	}
+	return "fields " + strings.Join(sortedSet(t.lost), ", ")
 }
 
 // ancestorRef is the ref a policy's status is reported against for one

@@ -70,6 +70,10 @@ type Kind struct {
 	Custom map[string]CustomStrategy
 	// Source says where the declaration came from, for messages.
 	Source string
+	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
+	// when the CRD is known (AncestorsMaxItems), else 0: how many
+	// PolicyAncestorStatus entries the API server accepts.
+	MaxAncestors int
 
 	specPath  []string
 	effective []GroupKind
@@ -268,7 +272,17 @@ func Compile(d *Declaration) (*Kind, error) {
 			s.EffectiveTargetKind = &tk
 			effs = []GroupKind{tk}
 		}
+	} else if len(s.Strategies.Supported) == 0 && s.Strategies.Default == "" && len(s.Strategies.Custom) == 0 && declaredIsEffective(&s) {
+		// GEP-713 "Merge strategies": "Metaresource kinds that do not
+		// specify any merge strategy and only support targeting a single
+		// kind (with Declared target = Effective target), by default MUST
+		// implement the None merge strategy."
+		s.Strategies.Supported = []string{string(None)}
+		s.Strategies.Default = string(None)
 	} else {
+		// GEP-713 "Merge strategies": kinds that declare no strategy and
+		// target several kinds, or reach an effective kind below their
+		// target, default to Atomic Defaults.
 		if len(s.Strategies.Supported) == 0 {
 			s.Strategies.Supported = []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}
 		}
@@ -313,6 +327,13 @@ func Compile(d *Declaration) (*Kind, error) {
 	k.effective = slices.Clone(effs)
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
+}
+
+// declaredIsEffective reports whether a kind targets a single kind that is
+// also its effective kind (no effective kind declared means the declared
+// targets are the effective ones).
+func declaredIsEffective(s *Spec) bool {
+	return len(s.TargetKinds) == 1 && (s.EffectiveTargetKind == nil || *s.EffectiveTargetKind == s.TargetKinds[0])
 }
 
 // reaches reports whether policies targeting kind t can reach objects of
@@ -458,6 +479,43 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
 	}
 	return d, nil
+}
+
+// AncestorsMaxItems reads the maxItems of status.ancestors from a
+// CustomResourceDefinition: the smallest over its served versions, so a
+// status written through any of them fits. false when no served version
+// declares one (no schema, or a status without the bound).
+func AncestorsMaxItems(crd *unstructured.Unstructured) (int, bool) {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	least, found := 0, false
+	for _, v := range versions {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if served, ok := m["served"].(bool); ok && !served {
+			continue
+		}
+		n, ok, _ := unstructured.NestedFieldNoCopy(m, "schema", "openAPIV3Schema", "properties", "status", "properties", "ancestors", "maxItems")
+		if !ok {
+			continue
+		}
+		var max int
+		switch x := n.(type) {
+		case int64:
+			max = int(x)
+		case float64:
+			max = int(x)
+		case int:
+			max = x
+		default:
+			continue
+		}
+		if max >= 0 && (!found || max < least) {
+			least, found = max, true
+		}
+	}
+	return least, found
 }
 
 func sortedKeys[V any](m map[string]V) []string {

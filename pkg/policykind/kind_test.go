@@ -1,6 +1,7 @@
 package policykind
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,4 +170,58 @@ func FuzzCompileFields(f *testing.F) {
 		u := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"targetRefs": []any{map[string]any{"kind": "Gateway", "name": "g"}}}}}
 		k.Read(u)
 	})
+}
+
+// TestCompileDefaultStrategy pins GEP-713 "Merge strategies": a kind that
+// declares no strategy and targets a single kind that is its effective
+// kind MUST default to None; one that reaches several effective kinds, or
+// one below its target, defaults to Atomic Defaults; a declared strategy
+// is kept.
+func TestCompileDefaultStrategy(t *testing.T) {
+	gw := GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	route := GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	tests := []struct {
+		name        string
+		edit        func(*Spec)
+		want        string
+		wantSupport []string
+	}{
+		{"004 \"Merge strategies\": one target, no effective kind: None", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gw}
+		}, "None", []string{"None"}},
+		{"004 \"Merge strategies\": one target that is the effective kind: None", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gw}
+			s.EffectiveTargetKind = &gw
+		}, "None", []string{"None"}},
+		{"one target above the effective kind: AtomicDefaults", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gw}
+			s.EffectiveTargetKind = &route
+		}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
+		{"two targets: AtomicDefaults", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gw, route}
+			s.EffectiveTargetKind = &route
+		}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
+		{"any target: AtomicDefaults", func(*Spec) {}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
+		{"one target, declared strategy kept", func(s *Spec) {
+			s.TargetKinds = []GroupKind{gw}
+			s.Strategies.Default = "PatchDefaults"
+		}, "PatchDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Declaration{Spec: Spec{Group: "policies.example.io", Kind: "RetryPolicy"}}
+			d.Name = "retrypolicies.policies.example.io"
+			tt.edit(&d.Spec)
+			k, err := Compile(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.Default.String(); got != tt.want {
+				t.Errorf("default strategy %s, want %s", got, tt.want)
+			}
+			if got := sortedKeys(k.Supported); !slices.Equal(got, tt.wantSupport) {
+				t.Errorf("supported %v, want %v", got, tt.wantSupport)
+			}
+		})
+	}
 }

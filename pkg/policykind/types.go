@@ -233,11 +233,14 @@ type Strategies struct {
 	// Supported strategies, written as None, AtomicDefaults,
 	// AtomicOverrides, PatchDefaults, PatchOverrides or <Custom>Defaults /
 	// <Custom>Overrides for a custom atomicity declared in Custom.
-	// Default: [None] for Direct kinds, all four Atomic/Patch ones for
-	// Inherited kinds.
+	// Default: [None] for Direct kinds and for Inherited kinds that
+	// declare no strategy and target one kind that is their effective
+	// kind (GEP-713 "Merge strategies"); all four Atomic/Patch ones for
+	// other Inherited kinds.
 	Supported []string `json:"supported,omitempty"`
 	// Default strategy of instances that choose none. Default: None for
-	// Direct kinds, AtomicDefaults for Inherited kinds (Memorandum).
+	// Direct kinds and single-target Inherited kinds as above,
+	// AtomicDefaults for other Inherited kinds (Memorandum).
 	Default string `json:"default,omitempty"`
 	// Values maps a value of an instance's strategy field to an atomicity
 	// (Atomic, Patch or a custom name). Default: atomic→Atomic,

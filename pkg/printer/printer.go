@@ -3,11 +3,13 @@
 package printer
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
-	"sigs.k8s.io/yaml"
+	goyaml "go.yaml.in/yaml/v2"
 )
 
 // Formats accepted by -o.
@@ -46,7 +48,7 @@ func Print(w io.Writer, v any, format string) error {
 		_, err = w.Write(append(out, '\n'))
 		return err
 	case YAML, "":
-		out, err := yaml.JSONToYAML(js)
+		out, err := jsonToYAML(js)
 		if err != nil {
 			return err
 		}
@@ -54,4 +56,54 @@ func Print(w io.Writer, v any, format string) error {
 		return err
 	}
 	return fmt.Errorf("output format %q: want yaml or json", format)
+}
+
+// jsonToYAML is sigs.k8s.io/yaml's JSONToYAML without its one flaw: that
+// reads the JSON back with a YAML parser, which refuses implicit keys over
+// 1024 characters (YAML 1.2 "Implicit Keys"), so the JSON pointer of a
+// field in a deeply nested spec (fieldSources: /a/b/c/...) made -o yaml
+// fail where -o json worked. Reading with encoding/json instead (the same
+// depth limit as -o json) and picking number types as go-yaml would keeps
+// the bytes JSONToYAML writes for everything it could write; go-yaml
+// writes a long key as an explicit "? key" entry, which YAML readers
+// accept.
+func jsonToYAML(js []byte) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("encode output as YAML: %w", err)
+	}
+	out, err := goyaml.Marshal(yamlNumbers(v))
+	if err != nil {
+		return nil, fmt.Errorf("encode output as YAML: %w", err)
+	}
+	return out, nil
+}
+
+// yamlNumbers replaces json.Numbers by the type go-yaml resolves the same
+// text to: int64, then uint64, then float64.
+func yamlNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = yamlNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = yamlNumbers(e)
+		}
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+			return u
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return string(x)
+	}
+	return v
 }

@@ -64,6 +64,9 @@ func summary(s *snapshot.Snapshot) []string {
 	for _, o := range s.PolicyCRDs {
 		add("PolicyCRDs", o)
 	}
+	for _, o := range s.CRDs {
+		add("CRDs", o)
+	}
 	for _, o := range s.Policies {
 		add("Policies", o)
 	}
@@ -123,10 +126,17 @@ func TestRead(t *testing.T) {
 		{
 			name:  "labelled CRD declares a policy kind",
 			paths: []string{"testdata/crd.yaml"},
-			want:  []string{"PolicyCRDs timeoutpolicies.policies.example.com", "Policies app/t"},
+			want:  []string{"PolicyCRDs timeoutpolicies.policies.example.com", "CRDs timeoutpolicies.policies.example.com", "Policies app/t"},
 			// An unlabelled CRD is neither topology, policy nor
 			// declaration.
 			ignored: map[string]int{"CustomResourceDefinition.apiextensions.k8s.io": 1},
+		},
+		{
+			// Its schema bounds the kind's status.ancestors.
+			name:  "unlabelled CRD of a kind a PolicyKind declares is kept for its schema",
+			stdin: "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: t}\nspec: {group: example.io, kind: TestPolicy}\n---\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: testpolicies.example.io}\nspec: {group: example.io, names: {kind: TestPolicy, plural: testpolicies}}\n",
+			paths: []string{"-"},
+			want:  []string{"Declarations t", "CRDs testpolicies.example.io"},
 		},
 		{
 			name:  "stdin",

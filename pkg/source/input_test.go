@@ -195,12 +195,12 @@ func TestReadWrongInput(t *testing.T) {
 			name:      "policy without namespace of a Namespaced CRD goes to -n",
 			stdin:     "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Namespaced}\n---\napiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
 			namespace: "app",
-			read:      []string{"PolicyCRDs colorpolicies.policies.example.com", "Policies app/p"},
+			read:      []string{"PolicyCRDs colorpolicies.policies.example.com", "CRDs colorpolicies.policies.example.com", "Policies app/p"},
 		},
 		{
 			name:  "policy without namespace of a Cluster CRD stays cluster-scoped",
 			stdin: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: colorpolicies.policies.example.com\n  labels: {gateway.networking.k8s.io/policy: inherited}\nspec: {group: policies.example.com, names: {kind: ColorPolicy, plural: colorpolicies}, scope: Cluster}\n---\napiVersion: policies.example.com/v1\nkind: ColorPolicy\nmetadata: {name: p}\nspec:\n  targetRef: {group: '', kind: Namespace, name: app}\n",
-			read:  []string{"PolicyCRDs colorpolicies.policies.example.com", "Policies p"},
+			read:  []string{"PolicyCRDs colorpolicies.policies.example.com", "CRDs colorpolicies.policies.example.com", "Policies p"},
 		},
 		{
 			name:  "policy without namespace of a kind without its CRD is read as written",

@@ -17,10 +17,22 @@ import (
 	"github.com/strata-dev/strata/pkg/topology"
 )
 
-// MaxAncestors is PolicyStatus.ancestors' MaxItems (001 "Standard status
-// struct"). Entries of other controllers are kept first; Strata's own are
-// sorted by ancestor ref and cut to what is left (docs/status.md).
-const MaxAncestors = 32
+// MaxAncestors is how many status.ancestors entries Strata writes when the
+// policy's CRD is unknown: the MaxItems of PolicyStatus.ancestors in
+// upstream Gateway API v1.6 (apis/v1 PolicyStatus: 16; 001 "Standard
+// status struct" said 32, which an API server with the v1.6 type refuses).
+// Entries of other controllers are kept first; Strata's own are cut to
+// what is left, problems first (Fit, docs/status.md).
+const MaxAncestors = 16
+
+// Limit is how many status.ancestors entries a policy of kind k may hold:
+// its CRD's maxItems when the CRD is known, else MaxAncestors.
+func Limit(k *policykind.Kind) int {
+	if k.MaxAncestors > 0 {
+		return k.MaxAncestors
+	}
+	return MaxAncestors
+}
 
 // Policies returns, for every policy of a managed kind, a copy of the
 // policy object with the status.ancestors Strata would write: entries of
@@ -51,11 +63,7 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 			ours[refKey(ref)] = conditionsOf(m["conditions"])
 		}
 		list := others
-		room := MaxAncestors - len(others)
-		for i, a := range ps.Ancestors {
-			if i >= room {
-				break
-			}
+		for _, a := range Fit(ps.Ancestors, Limit(p.Kind)-len(others)) {
 			ref := parentRef(a.Ref)
 			conds := stamp(ours[refKey(ref)], a.Conditions, now)
 			list = append(list, map[string]any{

@@ -112,8 +112,9 @@ status:
 	}
 }
 
-// At most 32 ancestors: other controllers' entries first, then Strata's,
-// sorted by ref and cut.
+// Without a CRD, at most 16 ancestors (Gateway API v1.6 PolicyStatus):
+// other controllers' entries first, then Strata's, sorted by ref and cut;
+// the kept ones say how many were left out.
 func TestMaxAncestors(t *testing.T) {
 	docs := []string{kind}
 	var gws []string
@@ -142,8 +143,12 @@ status:
 		t.Fatalf("got %d ancestors, want %d", len(anc), status.MaxAncestors)
 	}
 	last := anc[len(anc)-1].(map[string]any)["ancestorRef"].(map[string]any)["name"]
-	if last != "g30" {
-		t.Errorf("last kept ancestor %v, want g30 (sorted, 31 of ours after 1 other)", last)
+	if last != "g14" {
+		t.Errorf("last kept ancestor %v, want g14 (sorted, 15 of ours after 1 other)", last)
+	}
+	msg := anc[1].(map[string]any)["conditions"].([]any)[0].(map[string]any)["message"]
+	if want := "accepted; 25 more ancestors not listed (room for 15 in status.ancestors), none with a problem"; msg != want {
+		t.Errorf("Accepted message %q, want %q", msg, want)
 	}
 }
 
