@@ -95,6 +95,10 @@ type Row struct {
 	schema.GroupKind
 	// Version is the API version the cluster is listed and watched in.
 	Version string
+	// Resource is the kind's resource (plural, lower case), as the API
+	// server serves it and the controller's RBAC rules grant it
+	// (config/rbac/role.yaml, the chart's ClusterRole).
+	Resource string
 	KindInfo
 	// Targetable is true for the kinds of the hierarchy a policy may
 	// target (GEP-713 "Policy Attachment": the hierarchy of target
@@ -125,41 +129,41 @@ type RouteInfo struct {
 // are read, listed, and added to the topology (routes in this order too,
 // so node order and first-wins duplicate handling do not change).
 var Table = []Row{
-	{GroupKind: NamespaceKind, Version: "v1", Targetable: true,
+	{GroupKind: NamespaceKind, Version: "v1", Resource: "namespaces", Targetable: true,
 		KindInfo: KindInfo{Level: LevelNamespace, Conditions: InAnnotation},
 		Names:    []string{"namespace", "namespaces", "ns"}},
-	{GroupKind: GatewayClassKind, Version: "v1", Targetable: true,
+	{GroupKind: GatewayClassKind, Version: "v1", Resource: "gatewayclasses", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions},
 		Names:    []string{"gatewayclass", "gatewayclasses", "gc"}},
-	{GroupKind: GatewayKind, Version: "v1", Targetable: true,
+	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
 		Names:    []string{"gateway", "gateways", "gw"}},
-	{GroupKind: HTTPRouteKind, Version: "v1", Targetable: true,
+	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"httproute", "httproutes", "route", "routes"},
 		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
-	{GroupKind: GRPCRouteKind, Version: "v1", Targetable: true,
+	{GroupKind: GRPCRouteKind, Version: "v1", Resource: "grpcroutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"grpcroute", "grpcroutes"},
 		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
-	{GroupKind: TLSRouteKind, Version: "v1", Targetable: true,
+	{GroupKind: TLSRouteKind, Version: "v1", Resource: "tlsroutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"tlsroute", "tlsroutes"},
 		Route:    &RouteInfo{Protocols: []string{"TLS"}, Hostnames: true}},
-	{GroupKind: TCPRouteKind, Version: "v1", Targetable: true,
+	{GroupKind: TCPRouteKind, Version: "v1", Resource: "tcproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"tcproute", "tcproutes"},
 		Route:    &RouteInfo{Protocols: []string{"TLS", "TCP"}}},
-	{GroupKind: UDPRouteKind, Version: "v1", Targetable: true,
+	{GroupKind: UDPRouteKind, Version: "v1", Resource: "udproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
-	{GroupKind: ServiceKind, Version: "v1", Targetable: true,
+	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
 		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions},
 		Names:    []string{"service", "services", "svc"}},
 	// ReferenceGrant lets routes refer to Services in other namespaces
 	// (Gateway API ReferenceGrant); it is read, never targeted.
-	{GroupKind: ReferenceGrantKind, Version: "v1beta1",
+	{GroupKind: ReferenceGrantKind, Version: "v1beta1", Resource: "referencegrants",
 		KindInfo: KindInfo{Namespaced: true}},
 }
 
