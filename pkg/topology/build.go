@@ -24,7 +24,7 @@ import (
 func GeneratedRuleName(i int) string { return fmt.Sprintf("rule-%d", i) }
 
 // route is the shape shared by every xRoute kind, so attachment is written
-// once; each kind's linking rule (typed.Kinds[gk].Routes) reads it.
+// once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
 type route = typed.Route
 
 // Build makes the DAG of a snapshot:
@@ -86,10 +86,16 @@ func Build(s *snapshot.Snapshot) *Graph {
 // routes reads the routes of s, kind by kind in the order of
 // hierarchy.Table, through each route kind's linking rule.
 func routes(s *snapshot.Snapshot) []route {
-	var out []route
+	n := 0
 	for _, row := range hierarchy.Table {
 		if row.Route != nil {
-			out = append(out, typed.Kinds[row.GroupKind].Routes(s)...)
+			n += typed.Kinds[row.GroupKind].Len(s)
+		}
+	}
+	out := make([]route, 0, n)
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			out = typed.Kinds[row.GroupKind].AppendRoutes(out, s)
 		}
 	}
 	return out

@@ -81,8 +81,8 @@ func TestEveryConsumerCoversEveryRow(t *testing.T) {
 			if !ok {
 				t.Fatalf("typed.Kinds has no entry for %s", row.GroupKind)
 			}
-			if (k.Routes != nil) != (row.Route != nil) {
-				t.Errorf("typed.Kinds[%s] has a linking rule: %v; hierarchy row is a route: %v", row.GroupKind, k.Routes != nil, row.Route != nil)
+			if (k.AppendRoutes != nil) != (row.Route != nil) {
+				t.Errorf("typed.Kinds[%s] has a linking rule: %v; hierarchy row is a route: %v", row.GroupKind, k.AppendRoutes != nil, row.Route != nil)
 			}
 			ns := ""
 			if row.Namespaced {

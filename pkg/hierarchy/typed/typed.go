@@ -31,9 +31,11 @@ type Kind struct {
 	AddList func(s *snapshot.Snapshot, list runtime.Object)
 	// Objects returns the objects of the kind s holds, in its order.
 	Objects func(s *snapshot.Snapshot) []Object
-	// Routes is set for route kinds: the linking rule, reading the links
-	// of each route of the kind in s (in s's order).
-	Routes func(s *snapshot.Snapshot) []Route
+	// Len is the number of objects of the kind s holds.
+	Len func(s *snapshot.Snapshot) int
+	// AppendRoutes is set for route kinds: the linking rule. It appends
+	// to out the links of each route of the kind in s, in s's order.
+	AppendRoutes func(out []Route, s *snapshot.Snapshot) []Route
 }
 
 // Route is what the topology reads of a route of any kind to link it
@@ -162,6 +164,7 @@ func kind[T, L any, PT interface {
 				*l = append(*l, &in[i])
 			}
 		},
+		Len: func(s *snapshot.Snapshot) int { return len(*slot(s)) },
 		Objects: func(s *snapshot.Snapshot) []Object {
 			l := *slot(s)
 			out := make([]Object, len(l))
@@ -183,13 +186,12 @@ func route[T, L any, PT interface {
 	runtime.Object
 }](gk schema.GroupKind, slot func(*snapshot.Snapshot) *[]*T, items func(*L) []T, link func(*T) Route) Kind {
 	k := kind[T, L, PT, PL](slot, items)
-	k.Routes = func(s *snapshot.Snapshot) []Route {
-		l := *slot(s)
-		out := make([]Route, len(l))
-		for i, o := range l {
-			out[i] = link(o)
-			out[i].GroupKind = gk
-			out[i].Object = PT(o)
+	k.AppendRoutes = func(out []Route, s *snapshot.Snapshot) []Route {
+		for _, o := range *slot(s) {
+			r := link(o)
+			r.GroupKind = gk
+			r.Object = PT(o)
+			out = append(out, r)
 		}
 		return out
 	}
