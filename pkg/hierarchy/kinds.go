@@ -197,6 +197,14 @@ func (r Row) GroupVersionKind() schema.GroupVersionKind { return r.WithVersion(r
 // IsModelled reports whether gk is a kind of the hierarchy.
 func IsModelled(gk schema.GroupKind) bool { _, ok := Kinds[gk]; return ok }
 
-// IsKnownGroup reports whether a group is one Strata models; kinds of
-// other groups are virtual.
-func IsKnownGroup(group string) bool { return group == CoreGroup || group == GatewayGroup }
+// IsKnownGroup reports whether a group is one Strata models (a group of a
+// row of Table); kinds of other groups are virtual.
+func IsKnownGroup(group string) bool { return knownGroups[group] }
+
+var knownGroups = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range Table {
+		m[r.Group] = true
+	}
+	return m
+}()
