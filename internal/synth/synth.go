@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/snapshot"
 )
@@ -113,23 +114,12 @@ func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
 	for _, o := range s.PolicyCRDs {
 		objs = append(objs, o.Object)
 	}
-	for _, o := range s.Namespaces {
-		objs = append(objs, o)
-	}
-	for _, o := range s.GatewayClasses {
-		objs = append(objs, o)
-	}
-	for _, o := range s.Gateways {
-		objs = append(objs, o)
-	}
-	for _, o := range s.HTTPRoutes {
-		objs = append(objs, o)
-	}
-	for _, o := range s.Services {
-		objs = append(objs, o)
-	}
-	for _, o := range s.ReferenceGrants {
-		objs = append(objs, o)
+	// The topology in the order of hierarchy.Table, so every kind the
+	// snapshot holds is written.
+	for _, row := range hierarchy.Table {
+		for _, o := range typed.Kinds[row.GroupKind].Objects(s) {
+			objs = append(objs, o)
+		}
 	}
 	for _, o := range s.Policies {
 		objs = append(objs, o.Object)

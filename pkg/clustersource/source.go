@@ -23,6 +23,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/snapshot"
 )
@@ -36,40 +38,22 @@ type TopologyKind struct {
 	Add  func(s *snapshot.Snapshot, l client.ObjectList)
 }
 
-// Gateway API group versions as schema types (the packages' own
-// SchemeGroupVersion is deprecated in favour of a metav1.GroupVersion).
-var (
-	gatewayV1      = schema.GroupVersion{Group: gwv1.GroupVersion.Group, Version: gwv1.GroupVersion.Version}
-	gatewayV1beta1 = schema.GroupVersion{Group: gwv1b1.GroupVersion.Group, Version: gwv1b1.GroupVersion.Version}
-)
-
-// TopologyKinds is the table of kinds read for the topology.
-var TopologyKinds = []TopologyKind{
-	{gatewayV1.WithKind("GatewayClass"), func() client.Object { return &gwv1.GatewayClass{} }, func() client.ObjectList { return &gwv1.GatewayClassList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) {
-			s.GatewayClasses = ptrs(l.(*gwv1.GatewayClassList).Items)
-		}},
-	{gatewayV1.WithKind("Gateway"), func() client.Object { return &gwv1.Gateway{} }, func() client.ObjectList { return &gwv1.GatewayList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.Gateways = ptrs(l.(*gwv1.GatewayList).Items) }},
-	{gatewayV1.WithKind("HTTPRoute"), func() client.Object { return &gwv1.HTTPRoute{} }, func() client.ObjectList { return &gwv1.HTTPRouteList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.HTTPRoutes = ptrs(l.(*gwv1.HTTPRouteList).Items) }},
-	{gatewayV1.WithKind("GRPCRoute"), func() client.Object { return &gwv1.GRPCRoute{} }, func() client.ObjectList { return &gwv1.GRPCRouteList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.GRPCRoutes = ptrs(l.(*gwv1.GRPCRouteList).Items) }},
-	{gatewayV1.WithKind("TCPRoute"), func() client.Object { return &gwv1.TCPRoute{} }, func() client.ObjectList { return &gwv1.TCPRouteList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.TCPRoutes = ptrs(l.(*gwv1.TCPRouteList).Items) }},
-	{gatewayV1.WithKind("TLSRoute"), func() client.Object { return &gwv1.TLSRoute{} }, func() client.ObjectList { return &gwv1.TLSRouteList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.TLSRoutes = ptrs(l.(*gwv1.TLSRouteList).Items) }},
-	{gatewayV1.WithKind("UDPRoute"), func() client.Object { return &gwv1.UDPRoute{} }, func() client.ObjectList { return &gwv1.UDPRouteList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.UDPRoutes = ptrs(l.(*gwv1.UDPRouteList).Items) }},
-	{gatewayV1beta1.WithKind("ReferenceGrant"), func() client.Object { return &gwv1b1.ReferenceGrant{} }, func() client.ObjectList { return &gwv1b1.ReferenceGrantList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) {
-			s.ReferenceGrants = ptrs(l.(*gwv1b1.ReferenceGrantList).Items)
-		}},
-	{corev1.SchemeGroupVersion.WithKind("Service"), func() client.Object { return &corev1.Service{} }, func() client.ObjectList { return &corev1.ServiceList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.Services = ptrs(l.(*corev1.ServiceList).Items) }},
-	{corev1.SchemeGroupVersion.WithKind("Namespace"), func() client.Object { return &corev1.Namespace{} }, func() client.ObjectList { return &corev1.NamespaceList{} },
-		func(s *snapshot.Snapshot, l client.ObjectList) { s.Namespaces = ptrs(l.(*corev1.NamespaceList).Items) }},
-}
+// TopologyKinds is the table of kinds read (listed, and watched by the
+// controller) for the topology: every row of hierarchy.Table, in its
+// version, with the Go types of its typed.Kinds entry.
+var TopologyKinds = func() []TopologyKind {
+	out := make([]TopologyKind, 0, len(hierarchy.Table))
+	for _, row := range hierarchy.Table {
+		k := typed.Kinds[row.GroupKind]
+		out = append(out, TopologyKind{
+			GVK:  row.GroupVersionKind(),
+			New:  func() client.Object { return k.New().(client.Object) },
+			List: func() client.ObjectList { return k.NewList().(client.ObjectList) },
+			Add:  func(s *snapshot.Snapshot, l client.ObjectList) { k.AddList(s, l) },
+		})
+	}
+	return out
+}()
 
 // CRDGVK and PolicyKindGVK are the declaration sources.
 var (

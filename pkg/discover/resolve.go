@@ -14,19 +14,21 @@ import (
 )
 
 // kindNames maps the names a user may type (case-insensitively) to the
-// kinds of the hierarchy, as kubectl's short names do. Policy kinds are
-// added per run from their declarations (see kindByName).
-var kindNames = map[string]schema.GroupKind{
-	"namespace": hierarchy.NamespaceKind, "namespaces": hierarchy.NamespaceKind, "ns": hierarchy.NamespaceKind,
-	"gatewayclass": hierarchy.GatewayClassKind, "gatewayclasses": hierarchy.GatewayClassKind, "gc": hierarchy.GatewayClassKind,
-	"gateway": hierarchy.GatewayKind, "gateways": hierarchy.GatewayKind, "gw": hierarchy.GatewayKind,
-	"httproute": hierarchy.HTTPRouteKind, "httproutes": hierarchy.HTTPRouteKind, "route": hierarchy.HTTPRouteKind, "routes": hierarchy.HTTPRouteKind,
-	"grpcroute": hierarchy.GRPCRouteKind, "grpcroutes": hierarchy.GRPCRouteKind,
-	"tcproute": hierarchy.TCPRouteKind, "tcproutes": hierarchy.TCPRouteKind,
-	"tlsroute": hierarchy.TLSRouteKind, "tlsroutes": hierarchy.TLSRouteKind,
-	"udproute": hierarchy.UDPRouteKind, "udproutes": hierarchy.UDPRouteKind,
-	"service": hierarchy.ServiceKind, "services": hierarchy.ServiceKind, "svc": hierarchy.ServiceKind,
-}
+// kinds of the hierarchy, as kubectl's short names do: the Names of the
+// targetable rows of hierarchy.Table. Policy kinds are added per run from
+// their declarations (see kindByName).
+var kindNames = func() map[string]schema.GroupKind {
+	m := map[string]schema.GroupKind{}
+	for _, row := range hierarchy.Table {
+		if !row.Targetable {
+			continue
+		}
+		for _, n := range row.Names {
+			m[n] = row.GroupKind
+		}
+	}
+	return m
+}()
 
 // KindName is a kind a user named: a kind of the hierarchy or a policy
 // kind (exactly one of the two is set).

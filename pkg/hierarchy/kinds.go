@@ -9,7 +9,9 @@ const (
 	GatewayGroup = "gateway.networking.k8s.io"
 )
 
-// Kinds of the hierarchy, as group/kind pairs.
+// Kinds of the hierarchy, as group/kind pairs. They name rows of Table;
+// code that needs one kind by name uses these, code that needs every kind
+// ranges over Table.
 var (
 	NamespaceKind      = schema.GroupKind{Group: CoreGroup, Kind: "Namespace"}
 	ServiceKind        = schema.GroupKind{Group: CoreGroup, Kind: "Service"}
@@ -77,23 +79,132 @@ const (
 	Nowhere
 )
 
-// Kinds is the table of modelled kinds. A table, not a switch, so adding a
-// kind is one line.
-var Kinds = map[schema.GroupKind]KindInfo{
-	NamespaceKind:    {Level: LevelNamespace, Conditions: InAnnotation},
-	GatewayClassKind: {Level: LevelGatewayClass, Conditions: InStatusConditions},
-	GatewayKind:      {Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
-	HTTPRouteKind:    {Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
-	GRPCRouteKind:    {Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
-	TCPRouteKind:     {Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
-	TLSRouteKind:     {Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
-	UDPRouteKind:     {Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
-	ServiceKind:      {Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions},
+// Row is everything Strata knows about one kind of object it reads: the
+// kinds of the hierarchy (targetable) and the kinds the topology needs
+// besides (ReferenceGrant). Every list of kinds elsewhere — the file
+// decoders, the cluster's list and watch kinds, the snapshot, topology's
+// route linking, the CLI's kind names — ranges over Table, so adding a
+// kind is one row here plus, for a route kind, its linking rule (see
+// docs/hierarchy.md).
+//
+// The Go type of each kind (how to decode, list and hold it) is the row's
+// decode column; it lives in the sibling package hierarchy/typed, keyed by
+// this table, because it imports the Gateway API and core API types and
+// policykind, which imports this package, must not depend on them.
+type Row struct {
+	schema.GroupKind
+	// Version is the API version the cluster is listed and watched in.
+	Version string
+	// Resource is the kind's resource (plural, lower case), as the API
+	// server serves it and the controller's RBAC rules grant it
+	// (config/rbac/role.yaml, the chart's ClusterRole).
+	Resource string
+	KindInfo
+	// Targetable is true for the kinds of the hierarchy a policy may
+	// target (GEP-713 "Policy Attachment": the hierarchy of target
+	// kinds). ReferenceGrant is read for the topology but is no target.
+	Targetable bool
+	// Names are what a user may type on the command line for the kind
+	// (lower case, as kubectl's singular, plural and short names).
+	Names []string
+	// Route is set for xRoute kinds: how they attach to listeners.
+	Route *RouteInfo
 }
+
+// RouteInfo is what Gateway API says of how routes of a kind attach to a
+// Gateway's listeners, beyond what their objects say.
+type RouteInfo struct {
+	// Protocols are the listener protocols that accept the kind when the
+	// listener's allowedRoutes.kinds names none (Gateway API
+	// Listener.allowedRoutes.kinds: "the default is determined by the
+	// listener's protocol").
+	Protocols []string
+	// Hostnames is true for route kinds whose spec.hostnames must
+	// intersect the listener's hostname for the route to attach (Gateway
+	// API HTTPRoute, GRPCRoute and TLSRoute spec.hostnames).
+	Hostnames bool
+}
+
+// Table is the single table of the kinds Strata reads, in the order they
+// are read, listed, and added to the topology (routes in this order too,
+// so node order and first-wins duplicate handling do not change).
+var Table = []Row{
+	{GroupKind: NamespaceKind, Version: "v1", Resource: "namespaces", Targetable: true,
+		KindInfo: KindInfo{Level: LevelNamespace, Conditions: InAnnotation},
+		Names:    []string{"namespace", "namespaces", "ns"}},
+	{GroupKind: GatewayClassKind, Version: "v1", Resource: "gatewayclasses", Targetable: true,
+		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions},
+		Names:    []string{"gatewayclass", "gatewayclasses", "gc"}},
+	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
+		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		Names:    []string{"gateway", "gateways", "gw"}},
+	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		Names:    []string{"httproute", "httproutes", "route", "routes"},
+		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
+	{GroupKind: GRPCRouteKind, Version: "v1", Resource: "grpcroutes", Targetable: true,
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		Names:    []string{"grpcroute", "grpcroutes"},
+		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
+	{GroupKind: TLSRouteKind, Version: "v1", Resource: "tlsroutes", Targetable: true,
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		Names:    []string{"tlsroute", "tlsroutes"},
+		Route:    &RouteInfo{Protocols: []string{"TLS"}, Hostnames: true}},
+	{GroupKind: TCPRouteKind, Version: "v1", Resource: "tcproutes", Targetable: true,
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		Names:    []string{"tcproute", "tcproutes"},
+		Route:    &RouteInfo{Protocols: []string{"TLS", "TCP"}}},
+	{GroupKind: UDPRouteKind, Version: "v1", Resource: "udproutes", Targetable: true,
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		Names:    []string{"udproute", "udproutes"},
+		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
+	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
+		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions},
+		Names:    []string{"service", "services", "svc"}},
+	// ReferenceGrant lets routes refer to Services in other namespaces
+	// (Gateway API ReferenceGrant); it is read, never targeted.
+	{GroupKind: ReferenceGrantKind, Version: "v1beta1", Resource: "referencegrants",
+		KindInfo: KindInfo{Namespaced: true}},
+}
+
+// Kinds is the targetable rows of Table by kind: the kinds of the
+// hierarchy. A table, not a switch, so adding a kind is one row of Table.
+var Kinds = targetable()
+
+func targetable() map[schema.GroupKind]KindInfo {
+	m := map[schema.GroupKind]KindInfo{}
+	for _, r := range Table {
+		if r.Targetable {
+			m[r.GroupKind] = r.KindInfo
+		}
+	}
+	return m
+}
+
+// Lookup returns the row of Table for gk.
+func Lookup(gk schema.GroupKind) (Row, bool) {
+	for _, r := range Table {
+		if r.GroupKind == gk {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// GroupVersionKind is the kind in the version Strata lists and watches it.
+func (r Row) GroupVersionKind() schema.GroupVersionKind { return r.WithVersion(r.Version) }
 
 // IsModelled reports whether gk is a kind of the hierarchy.
 func IsModelled(gk schema.GroupKind) bool { _, ok := Kinds[gk]; return ok }
 
-// IsKnownGroup reports whether a group is one Strata models; kinds of
-// other groups are virtual.
-func IsKnownGroup(group string) bool { return group == CoreGroup || group == GatewayGroup }
+// IsKnownGroup reports whether a group is one Strata models (a group of a
+// row of Table); kinds of other groups are virtual.
+func IsKnownGroup(group string) bool { return knownGroups[group] }
+
+var knownGroups = func() map[string]bool {
+	m := map[string]bool{}
+	for _, r := range Table {
+		m[r.Group] = true
+	}
+	return m
+}()

@@ -16,17 +16,15 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/policykind"
 	"github.com/strata-dev/strata/pkg/snapshot"
 )
@@ -97,56 +95,51 @@ type kindDecoder struct {
 	namespaced bool
 }
 
-// typed is the kindDecoder of a kind held in the snapshot list that list
-// returns.
-func typed[T any](namespaced bool, list func(*snapshot.Snapshot) *[]*T) kindDecoder {
+// decoders is the table of kinds a file may hold besides policies: each
+// decodes one document into the snapshot. The kinds of hierarchy.Table
+// decode into the Go types of their typed.Kinds entry; PolicyKind
+// declarations are decoded strictly.
+var decoders = func() map[schema.GroupKind]kindDecoder {
+	m := map[schema.GroupKind]kindDecoder{
+		{Group: policykind.Group, Kind: policykind.KindName}: {
+			decode: func(js []byte) (any, error) {
+				d := &policykind.Declaration{}
+				// A typo in a declaration must not pass silently: unknown
+				// fields and fields in the wrong case are errors.
+				strict, err := sigsjson.UnmarshalStrict(js, d)
+				if err != nil {
+					return nil, err
+				}
+				if len(strict) > 0 {
+					return nil, errors.Join(strict...)
+				}
+				return d, nil
+			},
+			add: func(s *snapshot.Snapshot, obj any) {
+				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
+			},
+		},
+	}
+	for _, row := range hierarchy.Table {
+		m[row.GroupKind] = tableDecoder(row)
+	}
+	return m
+}()
+
+// tableDecoder is the kindDecoder of a kind of hierarchy.Table.
+func tableDecoder(row hierarchy.Row) kindDecoder {
+	k := typed.Kinds[row.GroupKind]
 	return kindDecoder{
-		namespaced: namespaced,
+		namespaced: row.Namespaced,
 		decode: func(js []byte) (any, error) {
-			obj := new(T)
+			obj := k.New()
 			if err := json.Unmarshal(js, obj); err != nil {
 				return nil, err
 			}
 			return obj, nil
 		},
-		add: func(s *snapshot.Snapshot, obj any) {
-			l := list(s)
-			*l = append(*l, obj.(*T))
-		},
+		add: func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
 	}
-}
-
-// decoders is the table of kinds a file may hold besides policies: each
-// decodes one document into the snapshot.
-var decoders = map[schema.GroupKind]kindDecoder{
-	hierarchy.GatewayClassKind:   typed(false, func(s *snapshot.Snapshot) *[]*gwv1.GatewayClass { return &s.GatewayClasses }),
-	hierarchy.GatewayKind:        typed(true, func(s *snapshot.Snapshot) *[]*gwv1.Gateway { return &s.Gateways }),
-	hierarchy.HTTPRouteKind:      typed(true, func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes }),
-	hierarchy.GRPCRouteKind:      typed(true, func(s *snapshot.Snapshot) *[]*gwv1.GRPCRoute { return &s.GRPCRoutes }),
-	hierarchy.TCPRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.TCPRoute { return &s.TCPRoutes }),
-	hierarchy.TLSRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.TLSRoute { return &s.TLSRoutes }),
-	hierarchy.UDPRouteKind:       typed(true, func(s *snapshot.Snapshot) *[]*gwv1.UDPRoute { return &s.UDPRoutes }),
-	hierarchy.ReferenceGrantKind: typed(true, func(s *snapshot.Snapshot) *[]*gwv1b1.ReferenceGrant { return &s.ReferenceGrants }),
-	hierarchy.ServiceKind:        typed(true, func(s *snapshot.Snapshot) *[]*corev1.Service { return &s.Services }),
-	hierarchy.NamespaceKind:      typed(false, func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces }),
-	{Group: policykind.Group, Kind: policykind.KindName}: {
-		decode: func(js []byte) (any, error) {
-			d := &policykind.Declaration{}
-			// A typo in a declaration must not pass silently: unknown
-			// fields and fields in the wrong case are errors.
-			strict, err := sigsjson.UnmarshalStrict(js, d)
-			if err != nil {
-				return nil, err
-			}
-			if len(strict) > 0 {
-				return nil, errors.Join(strict...)
-			}
-			return d, nil
-		},
-		add: func(s *snapshot.Snapshot, obj any) {
-			s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
-		},
-	},
 }
 
 // MaxFileSize is the most bytes one input (a file, or stdin) may hold:

@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	"github.com/strata-dev/strata/pkg/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/snapshot"
 )
 
@@ -23,20 +24,8 @@ import (
 func GeneratedRuleName(i int) string { return fmt.Sprintf("rule-%d", i) }
 
 // route is the shape shared by every xRoute kind, so attachment is written
-// once.
-type route struct {
-	gk        schema.GroupKind
-	meta      *metav1.ObjectMeta
-	obj       any
-	parents   []gwv1.ParentReference
-	hostnames []gwv1.Hostname
-	rules     []routeRule
-}
-
-type routeRule struct {
-	name     *gwv1.SectionName
-	backends []gwv1.BackendObjectReference
-}
+// once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
+type route = typed.Route
 
 // Build makes the DAG of a snapshot:
 //
@@ -48,8 +37,8 @@ type routeRule struct {
 // intersection); backends attach to rules, across namespaces only with a
 // ReferenceGrant.
 func Build(s *snapshot.Snapshot) *Graph {
-	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) +
-		2*(len(s.HTTPRoutes)+len(s.GRPCRoutes)+len(s.TCPRoutes)+len(s.TLSRoutes)+len(s.UDPRoutes))
+	rs := routes(s)
+	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
 	g := &Graph{
 		Nodes:    make([]Node, 0, 2*n),
 		index:    make(map[Ref]NodeID, 2*n),
@@ -79,7 +68,7 @@ func Build(s *snapshot.Snapshot) *Graph {
 	for _, ns := range s.Namespaces {
 		b.nsLabels[ns.Name] = ns.Labels
 	}
-	for _, r := range routes(s) {
+	for _, r := range rs {
 		b.addRoute(r)
 	}
 	for i := range g.Nodes {
@@ -94,60 +83,22 @@ func Build(s *snapshot.Snapshot) *Graph {
 	return g
 }
 
+// routes reads the routes of s, kind by kind in the order of
+// hierarchy.Table, through each route kind's linking rule.
 func routes(s *snapshot.Snapshot) []route {
-	out := make([]route, 0, len(s.HTTPRoutes)+len(s.GRPCRoutes)+len(s.TCPRoutes)+len(s.TLSRoutes)+len(s.UDPRoutes))
-	for _, r := range s.HTTPRoutes {
-		rr := route{gk: hierarchy.HTTPRouteKind, meta: &r.ObjectMeta, obj: r, parents: r.Spec.ParentRefs, hostnames: r.Spec.Hostnames}
-		for _, rule := range r.Spec.Rules {
-			x := routeRule{name: rule.Name}
-			for _, b := range rule.BackendRefs {
-				x.backends = append(x.backends, b.BackendObjectReference)
-			}
-			rr.rules = append(rr.rules, x)
+	n := 0
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			n += typed.Kinds[row.GroupKind].Len(s)
 		}
-		out = append(out, rr)
 	}
-	for _, r := range s.GRPCRoutes {
-		rr := route{gk: hierarchy.GRPCRouteKind, meta: &r.ObjectMeta, obj: r, parents: r.Spec.ParentRefs, hostnames: r.Spec.Hostnames}
-		for _, rule := range r.Spec.Rules {
-			x := routeRule{name: rule.Name}
-			for _, b := range rule.BackendRefs {
-				x.backends = append(x.backends, b.BackendObjectReference)
-			}
-			rr.rules = append(rr.rules, x)
+	out := make([]route, 0, n)
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			out = typed.Kinds[row.GroupKind].AppendRoutes(out, s)
 		}
-		out = append(out, rr)
-	}
-	for _, r := range s.TLSRoutes {
-		rr := route{gk: hierarchy.TLSRouteKind, meta: &r.ObjectMeta, obj: r, parents: r.Spec.ParentRefs, hostnames: r.Spec.Hostnames}
-		for _, rule := range r.Spec.Rules {
-			rr.rules = append(rr.rules, backendRule(rule.Name, rule.BackendRefs))
-		}
-		out = append(out, rr)
-	}
-	for _, r := range s.TCPRoutes {
-		rr := route{gk: hierarchy.TCPRouteKind, meta: &r.ObjectMeta, obj: r, parents: r.Spec.ParentRefs}
-		for _, rule := range r.Spec.Rules {
-			rr.rules = append(rr.rules, backendRule(rule.Name, rule.BackendRefs))
-		}
-		out = append(out, rr)
-	}
-	for _, r := range s.UDPRoutes {
-		rr := route{gk: hierarchy.UDPRouteKind, meta: &r.ObjectMeta, obj: r, parents: r.Spec.ParentRefs}
-		for _, rule := range r.Spec.Rules {
-			rr.rules = append(rr.rules, backendRule(rule.Name, rule.BackendRefs))
-		}
-		out = append(out, rr)
 	}
 	return out
-}
-
-func backendRule(name *gwv1.SectionName, refs []gwv1.BackendRef) routeRule {
-	x := routeRule{name: name}
-	for _, b := range refs {
-		x.backends = append(x.backends, b.BackendObjectReference)
-	}
-	return x
 }
 
 // object adds the node of a whole object, reporting a duplicate.
@@ -225,20 +176,20 @@ type attacher struct {
 
 func (b *attacher) addRoute(r route) {
 	g := b.g
-	id := g.object(r.gk, r.meta, r.obj)
-	if g.Nodes[id].Object != r.obj {
+	id := g.object(r.GroupKind, r.Meta, r.Object)
+	if g.Nodes[id].Object != r.Object {
 		return
 	}
-	ns := r.meta.Namespace
-	rules := make([]NodeID, len(r.rules))
-	for i, rule := range r.rules {
+	ns := r.Meta.Namespace
+	rules := make([]NodeID, len(r.Rules))
+	for i, rule := range r.Rules {
 		name := GeneratedRuleName(i)
-		if rule.name != nil && *rule.name != "" {
-			name = string(*rule.name)
+		if rule.Name != nil && *rule.Name != "" {
+			name = string(*rule.Name)
 		}
 		rules[i] = g.section(id, name, fmt.Sprintf("spec.rules[%d].name", i))
 	}
-	for i, p := range r.parents {
+	for i, p := range r.ParentRefs {
 		if p.Group != nil && string(*p.Group) != hierarchy.GatewayGroup || p.Kind != nil && string(*p.Kind) != "Gateway" {
 			// Mesh parents (e.g. a Service) would put a Service above a
 			// route; the hierarchy only goes Gateway > route > Service.
@@ -266,8 +217,8 @@ func (b *attacher) addRoute(r route) {
 			}
 		}
 	}
-	for i, rule := range r.rules {
-		for _, be := range rule.backends {
+	for i, rule := range r.Rules {
+		for _, be := range rule.Backends {
 			if be.Group != nil && string(*be.Group) != hierarchy.CoreGroup || be.Kind != nil && string(*be.Kind) != "Service" {
 				continue
 			}
@@ -279,7 +230,7 @@ func (b *attacher) addRoute(r route) {
 			if svc == None {
 				continue
 			}
-			if to.Namespace != ns && !g.Granted(r.gk, ns, to) {
+			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
 				continue
 			}
 			g.link(rules[i], svc)
@@ -288,18 +239,31 @@ func (b *attacher) addRoute(r route) {
 }
 
 // defaultKinds are the route kinds a listener accepts when allowedRoutes
-// names none, by protocol (Gateway API Listener.allowedRoutes.kinds).
-var defaultKinds = map[gwv1.ProtocolType][]schema.GroupKind{
-	gwv1.HTTPProtocolType:  {hierarchy.HTTPRouteKind, hierarchy.GRPCRouteKind},
-	gwv1.HTTPSProtocolType: {hierarchy.HTTPRouteKind, hierarchy.GRPCRouteKind},
-	gwv1.TLSProtocolType:   {hierarchy.TLSRouteKind, hierarchy.TCPRouteKind},
-	gwv1.TCPProtocolType:   {hierarchy.TCPRouteKind},
-	gwv1.UDPProtocolType:   {hierarchy.UDPRouteKind},
-}
+// names none, by protocol (Gateway API Listener.allowedRoutes.kinds),
+// from the RouteInfo of hierarchy.Table's rows.
+var defaultKinds = func() map[gwv1.ProtocolType][]schema.GroupKind {
+	m := map[gwv1.ProtocolType][]schema.GroupKind{}
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			for _, p := range row.Route.Protocols {
+				m[gwv1.ProtocolType(p)] = append(m[gwv1.ProtocolType(p)], row.GroupKind)
+			}
+		}
+	}
+	return m
+}()
 
 // hostnameKinds are the route kinds whose hostnames must intersect the
-// listener's hostname.
-var hostnameKinds = map[schema.GroupKind]bool{hierarchy.HTTPRouteKind: true, hierarchy.GRPCRouteKind: true, hierarchy.TLSRouteKind: true}
+// listener's hostname (RouteInfo.Hostnames of hierarchy.Table's rows).
+var hostnameKinds = func() map[schema.GroupKind]bool {
+	m := map[schema.GroupKind]bool{}
+	for _, row := range hierarchy.Table {
+		if row.Route != nil && row.Route.Hostnames {
+			m[row.GroupKind] = true
+		}
+	}
+	return m
+}()
 
 func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS string) bool {
 	kinds := defaultKinds[l.Protocol]
@@ -320,7 +284,7 @@ func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS 
 			from = *ar.Namespaces.From
 		}
 	}
-	if !slices.Contains(kinds, r.gk) {
+	if !slices.Contains(kinds, r.GroupKind) {
 		return false
 	}
 	switch from {
@@ -335,8 +299,8 @@ func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS 
 			return false
 		}
 	}
-	if hostnameKinds[r.gk] && l.Hostname != nil && len(r.hostnames) > 0 {
-		for _, h := range r.hostnames {
+	if hostnameKinds[r.GroupKind] && l.Hostname != nil && len(r.Hostnames) > 0 {
+		for _, h := range r.Hostnames {
 			if HostnamesIntersect(string(*l.Hostname), string(h)) {
 				return true
 			}
