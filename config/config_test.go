@@ -35,10 +35,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/testenv"
-	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // fieldOwner is the server-side apply field manager of these tests.
@@ -274,7 +274,7 @@ func testPolicyKind(t *testing.T, c client.Client) {
 // output, and reads it back unchanged.
 func testEffectivePolicy(t *testing.T, c client.Client) {
 	ctx := t.Context()
-	src, err := source.Read([]string{"../examples/gep-713/example-3"}, nil)
+	src, err := files.Read([]string{"../examples/gep-713/example-3"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/strata-dev/strata/pkg/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
 // TestRBACGrantsEveryRow checks that the controller's ClusterRoles, in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every generated file of Strata's own API types, from their Go
 # types and kubebuilder markers:
-#   - pkg/{policykind,effectivepolicy,apis/blueprints/v1alpha1}/zz_generated.deepcopy.go
+#   - pkg/{engine/policykind,sink/effectivepolicy,apis/blueprints/v1alpha1}/zz_generated.deepcopy.go
 #     (deepcopy)
 #   - config/crd/bases/*.yaml (CRDs)
 #   - charts/strata/crds/ (a copy of config/crd/bases: Helm installs CRDs
@@ -24,8 +24,8 @@ mkdir -p config/crd/bases charts/strata/crds
 "${controller_gen[@]}" \
   object \
   crd \
-  paths=./pkg/policykind \
-  paths=./pkg/effectivepolicy \
+  paths=./pkg/engine/policykind \
+  paths=./pkg/sink/effectivepolicy \
   paths=./pkg/apis/blueprints/v1alpha1 \
   output:crd:artifacts:config=config/crd/bases
 

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
-	"github.com/strata-dev/strata/pkg/clustersource"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // clusterConn is a connection to a live API server: a direct client (no
@@ -61,7 +61,7 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	scheme := runtime.NewScheme()
-	if err := clustersource.AddToScheme(scheme); err != nil {
+	if err := cluster.AddToScheme(scheme); err != nil {
 		return nil, err
 	}
 	if err := bpv1.AddToScheme(scheme); err != nil { // strata render
@@ -76,10 +76,10 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 
 var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config), no --server, and not running in a pod")
 
-// read lists the objects Strata needs (clustersource.Reader.Objects). A
+// read lists the objects Strata needs (cluster.Reader.Objects). A
 // kind the server does not serve is absent; a server that cannot be
 // reached, or discovery failing, is an error, not an empty cluster.
-func (c *clusterConn) read(ctx context.Context, p *progressLine) (*clustersource.Objects, error) {
+func (c *clusterConn) read(ctx context.Context, p *progressLine) (*cluster.Objects, error) {
 	var discoveryErr error
 	present := func(gvk schema.GroupVersionKind) bool {
 		if discoveryErr != nil {
@@ -93,11 +93,11 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine) (*clustersource
 	}
 	// Every server serves CRDs: asking first fails fast on a server that
 	// cannot be reached, before a dozen kinds are tried.
-	crd := clustersource.CRDGVK
+	crd := cluster.CRDGVK
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
 		return nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
 	}
-	r := &clustersource.Reader{Client: c.client, Present: present, Progress: p.show}
+	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show}
 	objs, err := r.Objects(ctx)
 	p.done()
 	if discoveryErr != nil {
@@ -112,7 +112,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine) (*clustersource
 // defaultNamespace puts objects of namespaced kinds that name no
 // namespace in ns, as kubectl apply would. Kinds the server does not
 // serve are left as they are.
-func (c *clusterConn) defaultNamespace(docs []source.Document, ns string) {
+func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	for _, d := range docs {
 		if d.Object.GetNamespace() != "" {
 			continue

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/strata-dev/strata/pkg/blueprintcontroller"
-	"github.com/strata-dev/strata/pkg/controller"
+	"github.com/strata-dev/strata/pkg/controller/blueprints"
+	"github.com/strata-dev/strata/pkg/controller/policies"
 )
 
 // newController is `strata controller`: the policy controller, with
@@ -21,9 +21,9 @@ import (
 func newController(s Streams) *cobra.Command {
 	kube := genericclioptions.NewConfigFlags(true)
 	var (
-		opts                    controller.Options
-		blueprints              bool
-		bpOpts                  blueprintcontroller.Options
+		opts                    policies.Options
+		runBlueprints           bool
+		bpOpts                  blueprints.Options
 		metricsAddr, probeAddr  string
 		leaderElect             bool
 		leaderElectionNamespace string
@@ -52,10 +52,10 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return fmt.Errorf("kubeconfig: %w", err)
 			}
 			scheme := runtime.NewScheme()
-			if err := controller.AddToScheme(scheme); err != nil {
+			if err := policies.AddToScheme(scheme); err != nil {
 				return err
 			}
-			if err := blueprintcontroller.AddToScheme(scheme); err != nil {
+			if err := blueprints.AddToScheme(scheme); err != nil {
 				return err
 			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
@@ -72,17 +72,17 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return fmt.Errorf("manager: %w", err)
 			}
-			if _, err := controller.New(mgr, opts); err != nil {
+			if _, err := policies.New(mgr, opts); err != nil {
 				return err
 			}
-			if blueprints {
+			if runBlueprints {
 				// The blueprint controller watches Gateway API and blueprint
 				// kinds from the start: without their CRDs it would never
 				// sync, so it is left out (and says so) rather than stopping
 				// the policy controller.
-				if err := blueprintcontroller.Served(mgr.GetRESTMapper()); err != nil {
+				if err := blueprints.Served(mgr.GetRESTMapper()); err != nil {
 					ctrl.Log.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
-				} else if _, err := blueprintcontroller.New(mgr, bpOpts); err != nil {
+				} else if _, err := blueprints.New(mgr, bpOpts); err != nil {
 					return err
 				}
 			}
@@ -101,10 +101,10 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.BoolVar(&opts.EffectivePolicies, "effective-policies", false, "keep an EffectivePolicy object next to every effective target (off by default: fanout)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
-	f.BoolVar(&blueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
-	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
+	f.BoolVar(&runBlueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
+	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
 	f.BoolVar(&bpOpts.NoValuesObjects, "no-blueprint-values-objects", false, "do not apply, next to each rendered Gateway and HTTPRoute, the EffectivePolicy <name>.blueprint-values showing its merged values and who set them")
-	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprintcontroller.DefaultNamespace+")")
+	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprints.DefaultNamespace+")")
 	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
@@ -119,5 +119,5 @@ func controllerNamespace() string {
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		return ns
 	}
-	return blueprintcontroller.DefaultNamespace
+	return blueprints.DefaultNamespace
 }

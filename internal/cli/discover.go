@@ -13,12 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/discover"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/printer"
-	"github.com/strata-dev/strata/pkg/source"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/sink/printer"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // The discoverability commands (GEP-713 "The discoverability problem"):
@@ -85,22 +85,22 @@ func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 // resolve finds what KIND/NAME names. When it is not found and the source
 // could not read objects of that kind (forbidden in the cluster), the
 // answer is that, not "not found".
-func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (discover.Subject, error) {
-	subj, err := discover.Resolve(res, arg, ns)
+func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject, error) {
+	subj, err := query.Resolve(res, arg, ns)
 	if err == nil {
 		return subj, nil
 	}
 	kind, _, _ := strings.Cut(arg, "/")
-	if k, kerr := discover.ResolveKind(res, kind); kerr == nil {
+	if k, kerr := query.ResolveKind(res, kind); kerr == nil {
 		gk := k.Topology
 		if k.Policy != nil {
 			gk = k.Policy.Key().Schema()
 		}
 		if rerr := f.readable(gk); rerr != nil {
-			return discover.Subject{}, rerr
+			return query.Subject{}, rerr
 		}
 	}
-	return discover.Subject{}, err
+	return query.Subject{}, err
 }
 
 func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
@@ -160,24 +160,24 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 		return err
 	}
 	if subj.Policy != nil {
-		return v.print(s, discover.DescribePolicy(res, subj.Policy))
+		return v.print(s, query.DescribePolicy(res, subj.Policy))
 	}
-	return v.print(s, discover.Describe(res, subj.Node))
+	return v.print(s, query.Describe(res, subj.Node))
 }
 
 // subjectScope is the engine.RunScoped scope of a question about the
 // object or section that KIND/NAME names: its node and everything below
-// (discover.Scope). It is nil, asking for the complete run, when the
+// (query.Scope). It is nil, asking for the complete run, when the
 // argument names a policy (whose status needs every target), a Namespace,
 // or nothing: then the error, "not found" with its hints, is the complete
 // run's.
 func subjectScope(arg, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
-		subj, err := discover.Resolve(res, arg, ns)
+		subj, err := query.Resolve(res, arg, ns)
 		if err != nil || subj.Policy != nil {
 			return nil
 		}
-		return discover.Scope(res, subj.Node)
+		return query.Scope(res, subj.Node)
 	}
 }
 
@@ -210,7 +210,7 @@ strata render --values --field prints it.`,
 			if err := v.check(); err != nil {
 				return err
 			}
-			ptr, err := discover.FieldPointer(field)
+			ptr, err := query.FieldPointer(field)
 			if err != nil {
 				return err
 			}
@@ -235,7 +235,7 @@ strata render --values --field prints it.`,
 			}
 			var only *policykind.Kind
 			if kind != "" {
-				k, err := discover.ResolveKind(res, kind)
+				k, err := query.ResolveKind(res, kind)
 				if err != nil {
 					return fmt.Errorf("--kind: %w", err)
 				}
@@ -244,7 +244,7 @@ strata render --values --field prints it.`,
 				}
 				only = k.Policy
 			}
-			x, err := discover.Explain(res, subj.Node, ptr, only)
+			x, err := query.Explain(res, subj.Node, ptr, only)
 			if err != nil {
 				return err
 			}
@@ -291,9 +291,9 @@ listed.`,
 				return err
 			}
 			ns, all := f.namespaceScope()
-			filter := discover.Filter{Namespace: ns, AllNamespaces: all}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all}
 			if len(args) == 2 {
-				k, err := discover.ResolveKind(res, args[1])
+				k, err := query.ResolveKind(res, args[1])
 				if err != nil {
 					return err
 				}
@@ -305,7 +305,7 @@ listed.`,
 				}
 				filter.Kind = k.Policy
 			}
-			return v.print(s, discover.Policies(res, filter))
+			return v.print(s, query.Policies(res, filter))
 		},
 	}
 	f.bind(c)
@@ -360,13 +360,13 @@ namespace may be left out); - reads it from stdin.`,
 			if p == nil {
 				return fmt.Errorf("impact takes a policy (POLICY-KIND/NAME), not %s", before.Graph.Node(subj.Node).Ref)
 			}
-			change := discover.ChangeDelete
+			change := query.ChangeDelete
 			var after = before
 			if del {
-				after, err = discover.Without(before, p)
+				after, err = query.Without(before, p)
 			} else {
-				change = discover.ChangeReplace
-				after, err = discover.Replacing(before, p, repl)
+				change = query.ChangeReplace
+				after, err = query.Replacing(before, p, repl)
 			}
 			if err != nil {
 				return err
@@ -382,7 +382,7 @@ namespace may be left out); - reads it from stdin.`,
 					}
 				}
 			}
-			return v.print(s, discover.Compare(before, after, discover.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
+			return v.print(s, query.Compare(before, after, query.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
 		},
 	}
 	f.bind(c)
@@ -393,11 +393,11 @@ namespace may be left out); - reads it from stdin.`,
 }
 
 // readOne reads the one object of a YAML or JSON file (or stdin), as -f
-// reads files (source.Documents): numbers that are integers are int64,
+// reads files (files.Documents): numbers that are integers are int64,
 // as the API server decodes them, so that the schema's integer fields
 // and CEL rules see integers.
 func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
-	docs, err := source.Documents([]string{path}, stdin)
+	docs, err := files.Documents([]string{path}, stdin)
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +430,7 @@ draws the same bytes.
 				return err
 			}
 			var buf bytes.Buffer
-			if err := printer.PrintDiagram(&buf, discover.Map(res), format); err != nil {
+			if err := printer.PrintDiagram(&buf, query.Map(res), format); err != nil {
 				return err
 			}
 			_, err = s.Out.Write(buf.Bytes())

@@ -17,7 +17,7 @@ import (
 	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 const (

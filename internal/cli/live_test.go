@@ -24,7 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/internal/testenv"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // The package's tests never read the kubeconfig of whoever runs them: a
@@ -158,7 +158,7 @@ func waitEstablished(ctx context.Context, t *testing.T, c client.Client, name st
 // fileObjects reads a file's objects as the CLI does.
 func fileObjects(t *testing.T, file string) []*unstructured.Unstructured {
 	t.Helper()
-	docs, err := source.Documents([]string{file}, nil)
+	docs, err := files.Documents([]string{file}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,10 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/printer"
-	"github.com/strata-dev/strata/pkg/status"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/printer"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // outputFlag is -o for commands that print machine formats only.

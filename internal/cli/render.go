@@ -24,9 +24,9 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/blueprintcontroller"
-	"github.com/strata-dev/strata/pkg/printer"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/controller/blueprints"
+	"github.com/strata-dev/strata/pkg/sink/printer"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // renderFlags are the flags of `strata render`.
@@ -126,8 +126,8 @@ and names the template, the line and the value path.`,
 	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
 	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
 	kube.AddFlags(c.Flags())
-	c.Flags().StringVar(&f.controllerName, "controller-name", blueprintcontroller.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
-	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprintcontroller.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
+	c.Flags().StringVar(&f.controllerName, "controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
+	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprints.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
 	return c
 }
 
@@ -135,8 +135,8 @@ and names the template, the line and the value path.`,
 // and the built-in API groups define. A CRD the scope does not trust (one
 // that names a built-in kind, say) is a warning: its kind stays unknown
 // or keeps its real scope.
-func fileWorld(files []string, s Streams) (blueprint.World, blueprint.Scope, error) {
-	docs, err := source.Documents(files, s.In)
+func fileWorld(paths []string, s Streams) (blueprint.World, blueprint.Scope, error) {
+	docs, err := files.Documents(paths, s.In)
 	if err != nil {
 		return blueprint.World{}, nil, err
 	}
@@ -191,7 +191,7 @@ func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName st
 		parents = append(parents, r)
 	}
 	for _, p := range parents {
-		for _, u := range blueprintcontroller.Inventoried(p, controllerName) {
+		for _, u := range blueprints.Inventoried(p, controllerName) {
 			if err := cl.client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 					continue
@@ -218,7 +218,7 @@ func ptrs[T any](items []T) []*T {
 // so is a second object of one kind, namespace and name among the kinds a
 // render reads (two blueprints of one name would leave which one renders
 // to file order; the API server holds one).
-func blueprintWorld(docs []source.Document) (blueprint.World, []*unstructured.Unstructured, error) {
+func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
 	type id struct {
@@ -281,7 +281,7 @@ func blueprintWorld(docs []source.Document) (blueprint.World, []*unstructured.Un
 // decodeInto converts a document to its Go type, strictly: an unknown or
 // mistyped field is an error naming the field, as the API server would
 // refuse the object.
-func decodeInto[T any](d source.Document, list *[]*T) error {
+func decodeInto[T any](d files.Document, list *[]*T) error {
 	b, err := json.Marshal(d.Object.Object)
 	if err != nil {
 		return err
@@ -497,12 +497,12 @@ func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error
 		w, _, err = fileWorld(f.files, s)
 		from = strings.Join(f.files, ", ")
 	default:
-		w, _, from, err = liveWorld(f.kube, s, blueprintcontroller.DefaultControllerName)
+		w, _, from, err = liveWorld(f.kube, s, blueprints.DefaultControllerName)
 	}
 	if err != nil {
 		return err
 	}
-	_, jobs := blueprint.Plan(w, blueprintcontroller.DefaultControllerName, blueprintcontroller.DefaultNamespace)
+	_, jobs := blueprint.Plan(w, blueprints.DefaultControllerName, blueprints.DefaultNamespace)
 	if jobs, err = only(jobs, arg, ns); err != nil {
 		return err
 	}

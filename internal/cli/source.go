@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/strata-dev/strata/pkg/clustersource"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // sourceFlags choose where a command's objects come from. Every command
@@ -43,7 +43,7 @@ type sourceFlags struct {
 
 	// unreadable are the kinds the last load was not allowed to read, for
 	// commands asked about one of them (see readable).
-	unreadable []clustersource.Unreadable
+	unreadable []cluster.Unreadable
 }
 
 func (f *sourceFlags) bind(c *cobra.Command) {
@@ -155,7 +155,7 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 		if len(p.Warnings) == 0 {
 			continue
 		}
-		where := src.Where(source.Key{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name})
+		where := src.Where(files.Key{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name})
 		for _, w := range p.Warnings {
 			fmt.Fprintf(s.Err, "warning: %s: %s\n", where, w)
 		}
@@ -173,7 +173,7 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 // placed names the file and document of the declarations err is about
 // (engine.DeclarationError, alone or joined), as source's own errors
 // name them: `kinds.yaml: document 2: PolicyKind x: spec.class: ...`.
-func placed(err error, src *source.Result) error {
+func placed(err error, src *files.Result) error {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs := joined.Unwrap()
 		out := make([]error, len(errs))
@@ -186,7 +186,7 @@ func placed(err error, src *source.Result) error {
 	if !errors.As(err, &d) {
 		return err
 	}
-	at, ok := src.Places[source.Key{Group: d.Group, Kind: d.Kind, Name: d.Name}]
+	at, ok := src.Places[files.Key{Group: d.Group, Kind: d.Kind, Name: d.Name}]
 	if !ok {
 		return err
 	}
@@ -194,9 +194,9 @@ func placed(err error, src *source.Result) error {
 }
 
 // read returns the decoded objects of the chosen source. Files and the
-// cluster share one decoding (source.Decode), so the engine cannot tell
+// cluster share one decoding (files.Decode), so the engine cannot tell
 // them apart.
-func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
+func (f *sourceFlags) read(s Streams, m sourceMode) (*files.Result, error) {
 	f.unreadable = nil
 	if m == sourceFiles {
 		// Objects of namespaced kinds without a namespace go to -n, else
@@ -206,13 +206,13 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 		if f.kube.Namespace != nil {
 			ns = *f.kube.Namespace
 		}
-		return source.ReadIn(f.files, s.In, ns)
+		return files.ReadIn(f.files, s.In, ns)
 	}
-	var over []source.Document
+	var over []files.Document
 	if m == sourceClusterWithFiles {
 		// Files first: a typo in a file fails before the cluster is read.
 		var err error
-		if over, err = source.Documents(f.withFiles, s.In); err != nil {
+		if over, err = files.Documents(f.withFiles, s.In); err != nil {
 			return nil, err
 		}
 	}
@@ -229,9 +229,9 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 		return nil, err
 	}
 	f.unreadable = objs.Unreadable
-	docs := make([]source.Document, len(objs.Items))
+	docs := make([]files.Document, len(objs.Items))
 	for i, u := range objs.Items {
-		docs[i] = source.Document{File: "cluster", Object: u}
+		docs[i] = files.Document{File: "cluster", Object: u}
 	}
 	ns := ""
 	if m == sourceClusterWithFiles {
@@ -239,11 +239,11 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*source.Result, error) {
 			return nil, fmt.Errorf("kubeconfig: %w", err)
 		}
 		cl.defaultNamespace(over, ns)
-		docs = source.Overlay(docs, over, time.Now())
+		docs = files.Overlay(docs, over, time.Now())
 	}
 	// Kinds the server does not serve yet (a policy CRD among the files)
 	// are put in ns by Decode, from the CRD's scope.
-	return source.DecodeIn(docs, ns)
+	return files.DecodeIn(docs, ns)
 }
 
 // namespaceScope is the scope of commands that list objects: every

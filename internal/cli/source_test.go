@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/strata-dev/strata/pkg/clustersource"
+	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
 // Sources that contradict each other are one-line errors, before any
@@ -98,7 +98,7 @@ func TestWithFileBadInput(t *testing.T) {
 // answering "none".
 func TestReadable(t *testing.T) {
 	color := schema.GroupVersionKind{Group: "policies.controller.io", Version: "v1", Kind: "ColorPolicy"}
-	f := sourceFlags{unreadable: []clustersource.Unreadable{{GVK: color, Reason: metav1.StatusReasonForbidden, Message: `colorpolicies.policies.controller.io is forbidden: User "u" cannot list resource "colorpolicies"`}}}
+	f := sourceFlags{unreadable: []cluster.Unreadable{{GVK: color, Reason: metav1.StatusReasonForbidden, Message: `colorpolicies.policies.controller.io is forbidden: User "u" cannot list resource "colorpolicies"`}}}
 	if err := f.readable(schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}); err != nil {
 		t.Errorf("Gateway: %v", err)
 	}

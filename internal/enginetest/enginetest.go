@@ -8,14 +8,14 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // Run reads paths (files, directories, "-" for stdin) and runs the engine
 // with default options, failing the test on any error.
 func Run(tb testing.TB, stdin io.Reader, paths ...string) *engine.Result {
 	tb.Helper()
-	src, err := source.Read(paths, stdin)
+	src, err := files.Read(paths, stdin)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/hierarchy/typed"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
 
 // Names of the generated world, exported so tests and benchmarks can look
@@ -103,7 +103,7 @@ func Generate(sz Sizes, seed int64) *snapshot.Snapshot {
 	return g.s
 }
 
-// WriteYAML writes a snapshot as multi-document YAML that pkg/source reads
+// WriteYAML writes a snapshot as multi-document YAML that pkg/source/files reads
 // back into an equivalent snapshot: declarations first, then the topology,
 // then policies, so a CLI benchmark can time reading files too.
 func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {

@@ -6,12 +6,12 @@ import (
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/snapshot"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // TestGenerate checks counts, determinism and that WriteYAML's output
-// reads back (pkg/source) into a snapshot the engine treats the same way.
+// reads back (pkg/source/files) into a snapshot the engine treats the same way.
 func TestGenerate(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -52,7 +52,7 @@ func TestGenerate(t *testing.T) {
 				t.Error("two snapshots generated with the same seed differ")
 			}
 
-			read, err := source.Read([]string{"-"}, bytes.NewReader(a.Bytes()))
+			read, err := files.Read([]string{"-"}, bytes.NewReader(a.Bytes()))
 			if err != nil {
 				t.Fatalf("read back WriteYAML output: %v", err)
 			}

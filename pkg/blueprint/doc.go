@@ -4,6 +4,6 @@
 // policies under 002's six-level precedence, renders the blueprint's
 // templates for a Gateway or an HTTPRoute, and checks what they render
 // against tenant-safety rules. Plain data in, plain data out: the
-// controller (pkg/blueprintcontroller) and `strata render` are adapters
+// controller (pkg/controller/blueprints) and `strata render` are adapters
 // around it, so a render offline and in a cluster take the same path.
 package blueprint

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
-	"github.com/strata-dev/strata/pkg/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
 // ValuesKind is the policy kind an EffectivePolicy of merged blueprint

@@ -6,7 +6,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // Hostnames is what templates read as .Hostnames: the hosts a Gateway (or

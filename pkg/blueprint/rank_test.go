@@ -7,7 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
 // The renderer stacks configs at the ranks the value space declares, so

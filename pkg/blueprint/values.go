@@ -10,11 +10,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
-	"github.com/strata-dev/strata/pkg/attach"
-	"github.com/strata-dev/strata/pkg/effective"
-	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/merge"
-	"github.com/strata-dev/strata/pkg/policykind"
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
 // Level is a rung of 002's precedence list ("Increasing order of

@@ -11,9 +11,9 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
-	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/snapshot"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // World is every object blueprint rendering reads, from files or from a
@@ -196,7 +196,7 @@ func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, route
 // Attached returns the HTTPRoutes attached to Gateway gw in g (to at least
 // one listener), sorted by namespace/name, and the attached route count of
 // every listener in spec order (ListenerStatus attachedRoutes). Plan and
-// the controller both read attachment here, from a graph pkg/topology
+// the controller both read attachment here, from a graph pkg/engine/topology
 // built, as the policy engine does.
 func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
 	gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // retryWorld is a namespace with one Service, and RetryPolicy declared by
@@ -291,7 +291,7 @@ func TestDeclarationErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			src, err := source.Read([]string{"-"}, strings.NewReader(tc.docs))
+			src, err := files.Read([]string{"-"}, strings.NewReader(tc.docs))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/outcome"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
 )
 
 // BenchmarkRun times the whole functional core (topology, attachment,

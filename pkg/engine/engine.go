@@ -9,14 +9,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/strata-dev/strata/pkg/attach"
-	"github.com/strata-dev/strata/pkg/crdschema"
-	"github.com/strata-dev/strata/pkg/effective"
-	"github.com/strata-dev/strata/pkg/merge"
-	"github.com/strata-dev/strata/pkg/outcome"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/snapshot"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/crdschema"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // Options tune a run. The zero value uses Strata's defaults.

@@ -5,14 +5,14 @@ import (
 	"strings"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // Run the engine on GEP-713's second example and print the color of every
 // context: the more specific p2 beats p1's defaults via r1, p3's override
 // beats p4 via r4.
 func ExampleRun() {
-	src, err := source.Read([]string{"../../examples/gep-713/example-2"}, nil)
+	src, err := files.Read([]string{"../../examples/gep-713/example-2"}, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // FuzzRun feeds arbitrary documents next to GEP-713's third example: the
@@ -37,7 +37,7 @@ func FuzzRun(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
 		in := string(kind) + "\n---\n" + string(scenario) + "\n---\n" + doc
-		src, err := source.Read([]string{"-"}, strings.NewReader(in))
+		src, err := files.Read([]string{"-"}, strings.NewReader(in))
 		if err != nil {
 			return
 		}

@@ -11,8 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/strata-dev/strata/internal/enginetest"
-	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
 )
 
 // run loads one of the bundled GEP-713 examples and runs the engine on it.

@@ -9,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/strata-dev/strata/pkg/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/source"
-	"github.com/strata-dev/strata/pkg/status"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/status"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // Recompute after a change to one kind's policies gives exactly what a full
@@ -35,8 +35,8 @@ metadata: {name: t1, namespace: default}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: r1}
   timeout: 3s`
-	read := func(extra string) *source.Result {
-		src, err := source.Read([]string{"../../examples/gep-713/example-3", "-"}, strings.NewReader(other+"\n---\n"+extra))
+	read := func(extra string) *files.Result {
+		src, err := files.Read([]string{"../../examples/gep-713/example-3", "-"}, strings.NewReader(other+"\n---\n"+extra))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ spec:
 	}
 }
 
-func timeouts(s *source.Result) []*unstructured.Unstructured {
+func timeouts(s *files.Result) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, p := range s.Snapshot.Policies {
 		if p.GetKind() == "TimeoutPolicy" {

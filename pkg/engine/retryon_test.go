@@ -11,12 +11,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/strata-dev/strata/pkg/effective"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/policykind"
-	"github.com/strata-dev/strata/pkg/snapshot"
-	"github.com/strata-dev/strata/pkg/source"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // retryOnTable is one of the six RetryOnPolicy tables of 001 ("Interactions
@@ -395,7 +395,7 @@ func retryOnCheck(t *testing.T, route, cell string, placed []retryOnPlaced) {
 func retryOnSnapshot(t *testing.T, route string) *snapshot.Snapshot {
 	t.Helper()
 	dir := filepath.Join("testdata", "retryon")
-	src, err := source.Read([]string{filepath.Join(dir, "kind.yaml"), filepath.Join(dir, "topology.yaml"), filepath.Join(dir, route)}, nil)
+	src, err := files.Read([]string{filepath.Join(dir, "kind.yaml"), filepath.Join(dir, "topology.yaml"), filepath.Join(dir, route)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/hierarchy"
-	"github.com/strata-dev/strata/pkg/topology"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // RunScoped computes the effective targets in its scope exactly as Run

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/source"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // A small value space: a Base kind referenced by GatewayClasses'
@@ -173,7 +173,7 @@ func TestValueSpaceDisagrees(t *testing.T) {
 		{"other effective kinds", strings.Replace(spaceKind("Tenant", 2, ""), "  - {group: gateway.networking.k8s.io, kind: Gateway}\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute}\n  contexts", "  - {group: gateway.networking.k8s.io, kind: HTTPRoute}\n  contexts", 1), "spec.effectiveTargetKinds differs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := source.Read([]string{"-"}, strings.NewReader(spaceKind("Infra", 1, "")+"\n---\n"+c.second))
+			r, err := files.Read([]string{"-"}, strings.NewReader(spaceKind("Infra", 1, "")+"\n---\n"+c.second))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,7 @@
 // the GatewayClassConfig and GatewayConfig policies that feed it values
 // (../shared/spec 002 "Extending GatewayClass Definitions using Policy
 // Attachments"). The types are plain data; rendering lives in pkg/blueprint
-// and the cluster side in pkg/blueprintcontroller.
+// and the cluster side in pkg/controller/blueprints.
 //
 // +kubebuilder:object:generate=true
 // +groupName=blueprints.strata.dev

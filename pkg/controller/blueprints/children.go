@@ -1,0 +1,606 @@
+package blueprints
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/strata-dev/strata/pkg/blueprint"
+)
+
+// InventoryAnnotation on a Gateway or HTTPRoute lists the objects Strata
+// applied for it, one per line, sorted:
+//
+//	apps/v1/Deployment/team-a/web-nginx           (a Gateway's child)
+//	rbac.authorization.k8s.io/v1/ClusterRole//x    (cluster-scoped: empty namespace)
+//	team-a/web=v1/ConfigMap/team-b/shop-routes     (an HTTPRoute's child rendered for Gateway team-a/web)
+//
+// Why an inventory on the parent rather than a label search alone: a
+// label search has to know which kinds to search, and the kinds a parent
+// had are exactly what is lost when a blueprint drops a template (or is
+// edited while the controller is down). The inventory names them, so
+// pruning finds every child, after a restart too. It is written ahead of
+// applying (old ∪ new) and trimmed after pruning, so a crash between the
+// two leaves extra lines, never missing ones. Children also carry the
+// blueprint labels (blueprint.LabelParentKind...), which map a child
+// event to its parent and find the children of a parent that is gone
+// (its annotation with it).
+const InventoryAnnotation = "blueprints.strata.dev/inventory"
+
+// InventoryAnnotationFor is the inventory annotation of the controller
+// serving controllerName: InventoryAnnotation for the default name, and a
+// key of its own for any other, so that two Strata installs serving
+// different GatewayClasses (a route may have parents of both) never read,
+// prune or overwrite each other's inventory.
+func InventoryAnnotationFor(controllerName string) string {
+	if controllerName == "" || controllerName == DefaultControllerName {
+		return InventoryAnnotation
+	}
+	return InventoryAnnotation + "-" + blueprint.LabelValue(controllerName)
+}
+
+// entry is one line of an inventory.
+type entry struct {
+	// Gateway is namespace/name of the Gateway an HTTPRoute's child was
+	// rendered for; "" for a Gateway's child.
+	Gateway    string
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+}
+
+func (e entry) String() string {
+	s := e.APIVersion + "/" + e.Kind + "/" + e.Namespace + "/" + e.Name
+	if e.Gateway != "" {
+		s = e.Gateway + "=" + s
+	}
+	return s
+}
+
+// describe is `Kind ns/name`, for messages.
+func (e entry) describe() string {
+	if e.Namespace == "" {
+		return e.Kind + " " + e.Name
+	}
+	return e.Kind + " " + e.Namespace + "/" + e.Name
+}
+
+func (e entry) gvk() schema.GroupVersionKind {
+	return schema.FromAPIVersionAndKind(e.APIVersion, e.Kind)
+}
+
+func (e entry) id() childID {
+	return childID{GVK: e.gvk(), NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}}
+}
+
+func (e entry) object() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(e.APIVersion)
+	u.SetKind(e.Kind)
+	u.SetNamespace(e.Namespace)
+	u.SetName(e.Name)
+	return u
+}
+
+func entryOf(gateway string, o *unstructured.Unstructured) entry {
+	return entry{Gateway: gateway, APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+// parseEntry reads a line; the name, namespace and kind are the last three
+// slash-separated fields, the apiVersion what is before them.
+func parseEntry(line string) (entry, bool) {
+	var e entry
+	if gw, rest, ok := strings.Cut(line, "="); ok {
+		e.Gateway, line = gw, rest
+	}
+	parts := strings.Split(line, "/")
+	if len(parts) < 4 {
+		return e, false
+	}
+	n := len(parts)
+	e.Name, e.Namespace, e.Kind = parts[n-1], parts[n-2], parts[n-3]
+	e.APIVersion = strings.Join(parts[:n-3], "/")
+	return e, e.Name != "" && e.Kind != "" && e.APIVersion != ""
+}
+
+// inventory is a sorted set of entries.
+type inventory []entry
+
+// inventory is this controller's inventory of a parent.
+func (c *Controller) inventory(obj client.Object) inventory {
+	return parseInventory(obj, InventoryAnnotationFor(c.opts.ControllerName))
+}
+
+func parseInventory(obj client.Object, annotation string) inventory {
+	var inv inventory
+	for _, line := range strings.Split(obj.GetAnnotations()[annotation], "\n") {
+		if e, ok := parseEntry(strings.TrimSpace(line)); ok {
+			inv = append(inv, e)
+		}
+	}
+	return inv.sorted()
+}
+
+func (inv inventory) String() string {
+	lines := make([]string, len(inv))
+	for i, e := range inv {
+		lines[i] = e.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (inv inventory) sorted() inventory {
+	out := slices.Clone(inv)
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return slices.Compact(out)
+}
+
+// union adds entries.
+func (inv inventory) union(more []entry) inventory {
+	return append(slices.Clone(inv), more...).sorted()
+}
+
+// of is the entries of one render scope (a Gateway for a route's children).
+func (inv inventory) of(gateway string) inventory {
+	var out inventory
+	for _, e := range inv {
+		if e.Gateway == gateway {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// without removes entries.
+func (inv inventory) without(drop []entry) inventory {
+	return slices.DeleteFunc(slices.Clone(inv), func(e entry) bool { return slices.Contains(drop, e) })
+}
+
+// childID names a rendered object.
+type childID struct {
+	GVK schema.GroupVersionKind
+	types.NamespacedName
+}
+
+// appliedState is what Strata last applied of a child: a hash of the
+// rendered object, and the child's UID and Strata's managed fields as the
+// apply returned them.
+type appliedState struct {
+	hash   string
+	uid    types.UID
+	fields string
+}
+
+// parentObj is a Gateway or an HTTPRoute whose children are synced.
+type parentObj struct {
+	key
+	obj client.Object
+	gvk schema.GroupVersionKind
+}
+
+// ownerRef makes a namespaced child owned by its parent: the garbage
+// collector deletes it with the parent, and `kubectl tree` shows it.
+// blockOwnerDeletion keeps a foreground deletion of the parent waiting
+// for it.
+func (p parentObj) ownerRef() metav1.OwnerReference {
+	t := true
+	return metav1.OwnerReference{
+		APIVersion: p.gvk.GroupVersion().String(), Kind: p.gvk.Kind,
+		Name: p.obj.GetName(), UID: p.obj.GetUID(),
+		Controller: &t, BlockOwnerDeletion: &t,
+	}
+}
+
+// syncResult is the outcome of syncing one render.
+type syncResult struct {
+	inv inventory
+	// refused names the object the API server refused on the dry run, and
+	// why; nothing was applied.
+	refused string
+}
+
+// sync makes the cluster hold exactly objs as the children of p for one
+// render scope (gateway: "" for a Gateway's render, the Gateway's
+// namespace/name for an HTTPRoute's). In order:
+//
+//  1. objects whose rendered form and Strata's managed fields are as last
+//     applied are skipped: nobody changed what Strata set, so applying
+//     again would write nothing (no write storms on child status events);
+//  2. an object that exists and is not this parent's child (theirs) is
+//     refused, and then nothing is applied; every other object is applied
+//     with a server-side dry run; if the API server refuses any, nothing is
+//     applied (syncResult.refused);
+//  3. the inventory is extended with the new objects (written ahead);
+//  4. the objects are applied (field manager Options.FieldManager, forced:
+//     Strata owns what its templates set);
+//  5. children of this scope no longer rendered are deleted, and the
+//     inventory trimmed to what exists.
+func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gateway string, objs []*unstructured.Unstructured) (syncResult, error) {
+	want := make([]entry, 0, len(objs))
+	var changed []*unstructured.Unstructured
+	for _, o := range objs {
+		o = o.DeepCopy()
+		if o.GetNamespace() != "" {
+			o.SetOwnerReferences([]metav1.OwnerReference{p.ownerRef()})
+		}
+		want = append(want, entryOf(gateway, o))
+		if err := c.watchChildren(o.GroupVersionKind()); err != nil {
+			return syncResult{inv: inv}, err
+		}
+		if !c.unchanged(ctx, o) {
+			changed = append(changed, o)
+		}
+	}
+	for _, o := range changed {
+		why, err := c.theirs(ctx, p, o)
+		if err != nil {
+			return syncResult{inv: inv}, err
+		}
+		if why != "" {
+			return syncResult{inv: inv, refused: why}, nil
+		}
+	}
+	for _, o := range changed {
+		err := c.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(o.DeepCopy()),
+			client.FieldOwner(c.opts.FieldManager), client.ForceOwnership, client.DryRunAll)
+		if err != nil {
+			if refusal(err) {
+				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it (dry run, nothing applied): %v", entryOf("", o).describe(), err)}, nil
+			}
+			return syncResult{inv: inv}, fmt.Errorf("dry-run apply %s: %w", entryOf("", o).describe(), err)
+		}
+	}
+	if next := inv.union(want); !slices.Equal(next, inv) {
+		if err := c.writeInventory(ctx, p, next); err != nil {
+			return syncResult{inv: inv}, err
+		}
+		inv = next
+	}
+	for _, o := range changed {
+		applied := o.DeepCopy()
+		if err := c.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
+			client.FieldOwner(c.opts.FieldManager), client.ForceOwnership); err != nil {
+			if refusal(err) {
+				// Accepted by the dry run, refused now: something changed in
+				// between (an admission webhook, a quota). What was applied
+				// stays in the inventory; the next render retries.
+				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it: %v", entryOf("", o).describe(), err)}, nil
+			}
+			return syncResult{inv: inv}, fmt.Errorf("apply %s: %w", entryOf("", o).describe(), err)
+		}
+		c.writes.WithLabelValues(o.GetKind(), "apply").Inc()
+		c.remember(o, applied)
+	}
+	var stale []entry
+	for _, e := range inv.of(gateway) {
+		if !slices.Contains(want, e) {
+			stale = append(stale, e)
+		}
+	}
+	if err := c.prune(ctx, p.key, stale); err != nil {
+		return syncResult{inv: inv}, err
+	}
+	if next := inv.without(stale); !slices.Equal(next, inv) {
+		if err := c.writeInventory(ctx, p, next); err != nil {
+			return syncResult{inv: inv}, err
+		}
+		inv = next
+	}
+	return syncResult{inv: inv}, nil
+}
+
+// refusal tells an API server's "no" to an object (invalid, forbidden, a
+// kind or namespace it does not serve) from a failure worth retrying.
+func refusal(err error) bool {
+	return apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || apierrors.IsForbidden(err) ||
+		apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) || meta.IsNoMatchError(err) ||
+		apierrors.IsRequestEntityTooLargeError(err)
+}
+
+// release deletes every child of a parent that Strata no longer renders
+// (its GatewayClass is served by another controller) and drops the
+// inventory.
+func (c *Controller) release(ctx context.Context, p parentObj) error {
+	inv := c.inventory(p.obj)
+	if len(inv) == 0 {
+		return nil
+	}
+	if err := c.prune(ctx, p.key, inv); err != nil {
+		return err
+	}
+	return c.writeInventory(ctx, p, nil)
+}
+
+// orphaned cleans up after a parent that is gone: its last known
+// inventory, and whatever the child cache holds labelled with it. With a
+// garbage collector the namespaced children would go anyway (they are
+// owned); cluster-scoped ones would not, and neither would anything
+// without a garbage collector (envtest).
+func (c *Controller) orphaned(ctx context.Context, k key) error {
+	c.mu.Lock()
+	inv := c.known[k]
+	var kinds []schema.GroupVersionKind
+	for gvk := range c.watched {
+		kinds = append(kinds, gvk)
+	}
+	c.mu.Unlock()
+	for _, gvk := range kinds {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := c.children.List(ctx, l, client.MatchingLabels{
+			blueprint.LabelParentKind: k.Kind, blueprint.LabelParentNamespace: blueprint.LabelValue(k.Namespace), blueprint.LabelParentName: blueprint.LabelValue(k.Name),
+			blueprint.LabelController: blueprint.LabelValue(c.opts.ControllerName),
+		}); err != nil {
+			return fmt.Errorf("list %s children of %s %s: %w", gvk.Kind, k.Kind, k.nn(), err)
+		}
+		for i := range l.Items {
+			inv = append(inv, entryOf("", &l.Items[i]))
+		}
+	}
+	if err := c.prune(ctx, k, inv); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	delete(c.known, k)
+	c.mu.Unlock()
+	return nil
+}
+
+// remembers records a parent's inventory as last read, for orphaned.
+func (c *Controller) remembers(k key, inv inventory) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(inv) == 0 {
+		delete(c.known, k)
+		return
+	}
+	c.known[k] = inv
+}
+
+// prune deletes children of parent k. An object is deleted only if it
+// still carries k's parent labels: one a user took over by removing them
+// is left alone.
+func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
+	var errs []error
+	for _, e := range entries {
+		cur := e.object()
+		err := c.children.Get(ctx, client.ObjectKeyFromObject(cur), cur)
+		if apierrors.IsNotFound(err) {
+			// Not in the child cache: gone, relabelled, or created so
+			// recently that the cache has not seen it; ask the API server.
+			err = c.reader.Get(ctx, client.ObjectKeyFromObject(cur), cur)
+		}
+		switch {
+		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+			c.forget(e.id())
+			continue
+		case err != nil:
+			errs = append(errs, fmt.Errorf("read %s: %w", e.describe(), err))
+			continue
+		}
+		l := cur.GetLabels()
+		if l[blueprint.LabelController] != blueprint.LabelValue(c.opts.ControllerName) {
+			c.log.Info("not pruning an object another blueprint controller rendered", "object", e.describe(), "controller", l[blueprint.LabelController])
+			c.forget(e.id())
+			continue
+		}
+		if l[blueprint.LabelParentKind] != k.Kind || l[blueprint.LabelParentNamespace] != blueprint.LabelValue(k.Namespace) || l[blueprint.LabelParentName] != blueprint.LabelValue(k.Name) {
+			c.log.Info("not pruning an object that no longer carries its parent's labels", "object", e.describe(), "parent", k.Kind+" "+k.nn().String())
+			c.forget(e.id())
+			continue
+		}
+		pre := metav1.Preconditions{UID: ptr(cur.GetUID())}
+		err = c.client.Delete(ctx, cur, client.Preconditions(pre), client.PropagationPolicy(metav1.DeletePropagationBackground))
+		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			errs = append(errs, fmt.Errorf("delete %s: %w", e.describe(), err))
+			continue
+		}
+		if err == nil {
+			c.writes.WithLabelValues(e.Kind, "delete").Inc()
+		}
+		c.forget(e.id())
+	}
+	return errors.Join(errs...)
+}
+
+// writeInventory sets (nil: removes) the inventory annotation with a JSON
+// merge patch of that one key: no other field is sent, so no lock is
+// needed.
+func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv inventory) error {
+	key := InventoryAnnotationFor(c.opts.ControllerName)
+	cur, has := p.obj.GetAnnotations()[key]
+	var v any // nil removes the key
+	if len(inv) > 0 {
+		if has && cur == inv.String() {
+			return nil
+		}
+		v = inv.String()
+	} else if !has {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{key: v}}})
+	if err != nil {
+		return err
+	}
+	obj := p.obj.DeepCopyObject().(client.Object)
+	if err := c.client.Patch(ctx, obj, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("write inventory of %s %s: %w", p.Kind, p.nn(), err)
+	}
+	c.writes.WithLabelValues(p.Kind, "inventory").Inc()
+	// Continue from the object the API server returned: its
+	// resourceVersion (and status as of now) is what the status write
+	// that follows must be based on.
+	switch o := p.obj.(type) {
+	case *gwv1.Gateway:
+		obj.(*gwv1.Gateway).DeepCopyInto(o)
+	case *gwv1.HTTPRoute:
+		obj.(*gwv1.HTTPRoute).DeepCopyInto(o)
+	default:
+		p.obj.SetAnnotations(obj.GetAnnotations())
+	}
+	c.remembers(p.key, inv)
+	return nil
+}
+
+// resources is what .Resources reads for one render scope: the current
+// state of the children in the inventory, by template name.
+func (c *Controller) resources(ctx context.Context, inv inventory, gateway string) (map[string][]*unstructured.Unstructured, error) {
+	var out map[string][]*unstructured.Unstructured
+	for _, e := range inv.of(gateway) {
+		if err := c.watchChildren(e.gvk()); err != nil {
+			return nil, err
+		}
+		u := e.object()
+		if err := c.children.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
+			if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+				continue
+			}
+			return nil, fmt.Errorf("read %s: %w", e.describe(), err)
+		}
+		if out == nil {
+			out = map[string][]*unstructured.Unstructured{}
+		}
+		t, ok := u.GetLabels()[blueprint.LabelTemplate]
+		if !ok {
+			continue // the values object (blueprint.ValuesObject) is no template's
+		}
+		out[t] = append(out[t], u)
+	}
+	for _, list := range out {
+		sort.Slice(list, func(i, j int) bool {
+			return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
+		})
+	}
+	return out, nil
+}
+
+// unchanged reports whether applying o would change nothing: it renders
+// as last applied, and the child in the cache is the one Strata applied
+// with Strata's managed fields unchanged (anyone changing a field Strata
+// set takes it over, which changes them).
+func (c *Controller) unchanged(ctx context.Context, o *unstructured.Unstructured) bool {
+	id := childID{GVK: o.GroupVersionKind(), NamespacedName: client.ObjectKeyFromObject(o)}
+	c.mu.Lock()
+	st, ok := c.applied[id]
+	c.mu.Unlock()
+	if !ok || st.hash != hash(o) {
+		return false
+	}
+	cur := &unstructured.Unstructured{}
+	cur.SetGroupVersionKind(o.GroupVersionKind())
+	if err := c.children.Get(ctx, id.NamespacedName, cur); err != nil {
+		return false
+	}
+	return cur.GetUID() == st.uid && c.managedFields(cur) == st.fields
+}
+
+// remember records what was applied (o) and what the API server returned
+// (applied).
+func (c *Controller) remember(o, applied *unstructured.Unstructured) {
+	id := childID{GVK: o.GroupVersionKind(), NamespacedName: client.ObjectKeyFromObject(o)}
+	c.mu.Lock()
+	c.applied[id] = appliedState{hash: hash(o), uid: applied.GetUID(), fields: c.managedFields(applied)}
+	c.mu.Unlock()
+}
+
+func (c *Controller) forget(id childID) {
+	c.mu.Lock()
+	delete(c.applied, id)
+	c.mu.Unlock()
+}
+
+// managedFields is Strata's apply entry of an object's managedFields.
+func (c *Controller) managedFields(o *unstructured.Unstructured) string {
+	for _, f := range o.GetManagedFields() {
+		if f.Manager == c.opts.FieldManager && f.Operation == metav1.ManagedFieldsOperationApply && f.Subresource == "" && f.FieldsV1 != nil {
+			return f.FieldsV1.GetRawString()
+		}
+	}
+	return ""
+}
+
+// hash of an object's JSON (encoding/json sorts map keys).
+func hash(o *unstructured.Unstructured) string {
+	b, _ := json.Marshal(o.Object)
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// refusalRetry is when a render the API server refused is tried again
+// without an event: what made it refuse (RBAC, a webhook, a quota) is not
+// watched.
+const refusalRetry = time.Minute
+
+// withValues adds the parent's values object to a render's objects,
+// unless turned off.
+func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	if c.opts.NoValuesObjects {
+		return objs, nil
+	}
+	ep, err := blueprint.ValuesObject(in, v)
+	if err != nil {
+		return nil, err
+	}
+	return append(slices.Clip(objs), ep), nil
+}
+
+// Inventoried returns the objects the inventory of controllerName's
+// controller on a parent lists (apiVersion, kind, namespace and name set,
+// nothing else), so a reader without the controller (`strata render` on a
+// live cluster) can fetch the current state of a parent's children for
+// .Resources.
+func Inventoried(parent client.Object, controllerName string) []*unstructured.Unstructured {
+	inv := parseInventory(parent, InventoryAnnotationFor(controllerName))
+	out := make([]*unstructured.Unstructured, len(inv))
+	for i, e := range inv {
+		out[i] = e.object()
+	}
+	return out
+}
+
+// theirs says why o must not be applied, or "": an object of that name
+// exists and is not this parent's child (not rendered for it, or
+// controlled by another owner). Forced server-side apply would take it
+// over, so a tenant could overwrite a neighbour's object, or one nobody
+// rendered, just by choosing names through values (002 tenant safety).
+// The API server is asked, not the cache, which holds rendered objects only.
+func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Unstructured) (string, error) {
+	cur := &metav1.PartialObjectMetadata{}
+	cur.SetGroupVersionKind(o.GroupVersionKind())
+	if err := c.reader.Get(ctx, client.ObjectKeyFromObject(o), cur); err != nil {
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			return "", nil // a kind not served: the dry run says so
+		}
+		return "", fmt.Errorf("read %s: %w", entryOf("", o).describe(), err)
+	}
+	what := entryOf("", o).describe()
+	want, have := o.GetLabels(), cur.GetLabels()
+	for _, k := range []string{blueprint.LabelController, blueprint.LabelParentKind, blueprint.LabelParentNamespace, blueprint.LabelParentName, blueprint.LabelGateway} {
+		if want[k] != have[k] {
+			return fmt.Sprintf("%s already exists and was not rendered for %s %s/%s; refusing to take it over (nothing applied): rename it in the template or delete it", what, p.gvk.Kind, p.obj.GetNamespace(), p.obj.GetName()), nil
+		}
+	}
+	if ref := metav1.GetControllerOf(cur); ref != nil && ref.UID != p.obj.GetUID() {
+		return fmt.Sprintf("%s already exists and is controlled by %s %s; refusing to take it over (nothing applied)", what, ref.Kind, ref.Name), nil
+	}
+	return "", nil
+}

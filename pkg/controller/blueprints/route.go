@@ -1,0 +1,336 @@
+package blueprints
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+
+	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+var routeGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "HTTPRoute"}
+
+// maxParents is RouteStatus.parents' MaxItems.
+const maxParents = 32
+
+// reconcileRoute renders an HTTPRoute once for every Gateway of a served
+// class it attaches to, with the blueprint's httpRouteTemplate and values
+// merged for the route (blueprint.Parent{Kind: "HTTPRoute"}: GatewayConfigs
+// targeting the route are its most specific level), and writes one
+// status.parents entry per parentRef naming such a Gateway. Each Gateway
+// is a render scope of its own: a failure for one applies and prunes
+// nothing of that one and does not hold back the others. Children of a
+// Gateway the route no longer attaches to are deleted. A render refused
+// because of a config's value is also reported on that config's ancestor
+// entry for the Gateway (config.go, refusals).
+func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Result, error) {
+	r := &gwv1.HTTPRoute{}
+	if err := c.cache.Get(ctx, k.nn(), r); err != nil {
+		if apierrors.IsNotFound(err) {
+			c.forgetRenders(k, nil)
+			return reconcile.Result{}, c.orphaned(ctx, k)
+		}
+		return reconcile.Result{}, err
+	}
+	p := parentObj{key: k, obj: r, gvk: routeGVK}
+	inv := c.inventory(r)
+	c.remembers(k, inv)
+
+	resolved, err := c.resolvedRefs(ctx, r)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	var (
+		res     reconcile.Result
+		entries []gwv1.RouteParentStatus
+		keep    = map[string]bool{}
+		configs []*blueprint.Config
+		// renderedFor are the Gateways the route was rendered for now: the
+		// refusals recorded for others are dropped (config.go).
+		renderedFor = map[string]bool{}
+	)
+	for _, g := range routeGateways(r) {
+		gw := &gwv1.Gateway{}
+		if err := c.cache.Get(ctx, g, gw); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return reconcile.Result{}, err
+		}
+		class, err := c.class(ctx, string(gw.Spec.GatewayClassName))
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		if class == nil {
+			keep[g.String()] = true // as for the Gateway: kept until the class is back
+			continue
+		}
+		if string(class.Spec.ControllerName) != c.opts.ControllerName {
+			continue
+		}
+		a, err := c.attach(ctx, gw)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		scope := g.String()
+		attached := len(a.listenersOf(r)) > 0
+		// failed replaces Accepted of the attached parentRefs when the
+		// render for this Gateway did not apply.
+		var failed *metav1.Condition
+		if attached {
+			cp, err := c.plan(ctx, class)
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			switch {
+			case cp.Err != nil:
+				keep[scope] = true
+				failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters),
+					fmt.Sprintf("GatewayClass %s is not accepted: %v", class.Name, cp.Err)))
+			case cp.Blueprint.Spec.HTTPRouteTemplate != nil:
+				keep[scope] = true
+				if configs == nil {
+					if configs, err = c.configs(ctx); err != nil {
+						return reconcile.Result{}, err
+					}
+				}
+				var rr routeRender
+				renderedFor[scope] = true
+				rr, err = c.renderRoute(ctx, p, inv, scope, cp.Blueprint, class, a, configs)
+				inv = rr.inv
+				if err != nil {
+					return reconcile.Result{}, err
+				}
+				if rr.failed != "" {
+					failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
+				}
+				if rr.refused {
+					res.RequeueAfter = refusalRetry
+				}
+			}
+		}
+		for _, ref := range r.Spec.ParentRefs {
+			if !refersTo(ref, r.Namespace, g) {
+				continue
+			}
+			ok, reason, msg := a.parentAccepted(r, ref)
+			accepted := condition(string(gwv1.RouteConditionAccepted), ok, string(reason), msg)
+			if ok && failed != nil {
+				accepted = *failed
+			}
+			entries = append(entries, gwv1.RouteParentStatus{
+				ParentRef:      defaultedRef(ref),
+				ControllerName: gwv1.GatewayController(c.opts.ControllerName),
+				Conditions:     []metav1.Condition{accepted, resolved},
+			})
+		}
+	}
+
+	c.forgetRenders(k, func(gateway string) bool { return !renderedFor[gateway] })
+
+	// Children rendered for Gateways the route no longer attaches to.
+	var stale []entry
+	for _, e := range inv {
+		if !keep[e.Gateway] {
+			stale = append(stale, e)
+		}
+	}
+	if len(stale) > 0 {
+		if err := c.prune(ctx, k, stale); err != nil {
+			return reconcile.Result{}, err
+		}
+		if err := c.writeInventory(ctx, p, inv.without(stale)); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	return res, c.writeRouteStatus(ctx, r, entries)
+}
+
+// routeRender is the outcome of rendering a route for one Gateway.
+type routeRender struct {
+	inv inventory
+	// failed says why nothing was applied ("" when it was); refused is
+	// set when the API server refused an object.
+	failed  string
+	refused bool
+}
+
+// renderRoute renders and syncs one (route, Gateway) scope.
+func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory, scope string, bp *bpv1.GatewayClassBlueprint, class *gwv1.GatewayClass, a *attachment, configs []*blueprint.Config) (routeRender, error) {
+	r := p.obj.(*gwv1.HTTPRoute)
+	parent := blueprint.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
+	values, err := blueprint.Merge(bp, parent, configs, c.opts.Namespace)
+	if err != nil {
+		c.rendered(p.key, scope, nil)
+		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
+		return routeRender{inv: inv, failed: err.Error()}, nil
+	}
+	resources, err := c.resources(ctx, inv, scope)
+	if err != nil {
+		return routeRender{inv: inv}, err
+	}
+	in := blueprint.Input{
+		ControllerName: c.opts.ControllerName,
+		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
+		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
+	}
+	out, err := blueprint.Render(in, c.scope)
+	if err != nil {
+		var re *blueprint.Error
+		if !errors.As(err, &re) {
+			return routeRender{inv: inv}, fmt.Errorf("render HTTPRoute %s/%s for Gateway %s: %w", r.Namespace, r.Name, scope, err)
+		}
+		c.rendered(p.key, scope, re)
+		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
+		return routeRender{inv: inv, failed: renderMessage(re)}, nil
+	}
+	c.rendered(p.key, scope, nil)
+	objs, err := c.withValues(in, values, out.Objects)
+	if err != nil {
+		return routeRender{inv: inv}, err
+	}
+	sr, err := c.sync(ctx, p, inv, scope, objs)
+	if err != nil {
+		return routeRender{inv: sr.inv}, err
+	}
+	if sr.refused != "" {
+		c.renders.WithLabelValues(kindRoute, "refused").Inc()
+		return routeRender{inv: sr.inv, failed: "nothing applied: " + sr.refused, refused: true}, nil
+	}
+	c.renders.WithLabelValues(kindRoute, "applied").Inc()
+	return routeRender{inv: sr.inv}, nil
+}
+
+// routeGateways lists the Gateways a route's parentRefs name, in order,
+// once each.
+func routeGateways(r *gwv1.HTTPRoute) []types.NamespacedName {
+	var out []types.NamespacedName
+	seen := map[types.NamespacedName]bool{}
+	for _, ref := range r.Spec.ParentRefs {
+		g, ok := gatewayOf(ref, r.Namespace)
+		if ok && !seen[g] {
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// gatewayOf is the Gateway a parentRef names, if it names one.
+func gatewayOf(ref gwv1.ParentReference, ns string) (types.NamespacedName, bool) {
+	if ref.Group != nil && string(*ref.Group) != gwv1.GroupName || ref.Kind != nil && *ref.Kind != "Gateway" {
+		return types.NamespacedName{}, false
+	}
+	if ref.Namespace != nil {
+		ns = string(*ref.Namespace)
+	}
+	return types.NamespacedName{Namespace: ns, Name: string(ref.Name)}, true
+}
+
+func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool {
+	got, ok := gatewayOf(ref, ns)
+	return ok && got == g
+}
+
+// defaultedRef is a parentRef with the group and kind the API server
+// defaults, as it reads back from status.
+func defaultedRef(r gwv1.ParentReference) gwv1.ParentReference {
+	r = *r.DeepCopy()
+	if r.Group == nil {
+		r.Group = ptr(gwv1.Group(gwv1.GroupName))
+	}
+	if r.Kind == nil {
+		r.Kind = ptr(gwv1.Kind("Gateway"))
+	}
+	return r
+}
+
+// resolvedRefs is the route's ResolvedRefs condition: every backendRef
+// names a Service (InvalidKind otherwise), and one in another namespace is
+// allowed by a ReferenceGrant there (RefNotPermitted otherwise), as
+// pkg/engine/topology's Granted reads grants. Whether the Service exists is not
+// checked: the blueprint's data plane is what sends traffic to it.
+func (c *Controller) resolvedRefs(ctx context.Context, r *gwv1.HTTPRoute) (metav1.Condition, error) {
+	var graph *topology.Graph
+	for i, rule := range r.Spec.Rules {
+		for j, b := range rule.BackendRefs {
+			field := fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j)
+			group, kind := "", "Service"
+			if b.Group != nil {
+				group = string(*b.Group)
+			}
+			if b.Kind != nil {
+				kind = string(*b.Kind)
+			}
+			if group != "" || kind != "Service" {
+				return condition(string(gwv1.RouteConditionResolvedRefs), false, string(gwv1.RouteReasonInvalidKind),
+					fmt.Sprintf("%s: %s is not supported; only Service backends are", field, strings.TrimSuffix(kind+"."+group, "."))), nil
+			}
+			if b.Namespace == nil || string(*b.Namespace) == r.Namespace {
+				continue
+			}
+			ns := string(*b.Namespace)
+			if graph == nil {
+				grants := &gwv1b1.ReferenceGrantList{}
+				if err := c.cache.List(ctx, grants); err != nil {
+					return metav1.Condition{}, fmt.Errorf("list ReferenceGrants: %w", err)
+				}
+				s := &snapshot.Snapshot{}
+				for i := range grants.Items {
+					s.ReferenceGrants = append(s.ReferenceGrants, &grants.Items[i])
+				}
+				graph = topology.Build(s)
+			}
+			to := topology.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: ns, Name: string(b.Name)}
+			if !graph.Granted(hierarchy.HTTPRouteKind, r.Namespace, to) {
+				return condition(string(gwv1.RouteConditionResolvedRefs), false, string(gwv1.RouteReasonRefNotPermitted),
+					fmt.Sprintf("%s: Service %s/%s is in another namespace and no ReferenceGrant there allows it", field, ns, b.Name)), nil
+			}
+		}
+	}
+	return condition(string(gwv1.RouteConditionResolvedRefs), true, string(gwv1.RouteReasonResolvedRefs), "backendRefs resolved"), nil
+}
+
+// writeRouteStatus replaces Strata's status.parents entries with entries
+// (other controllers' entries first, kept as they are), keeping the
+// lastTransitionTime of unchanged conditions.
+func (c *Controller) writeRouteStatus(ctx context.Context, r *gwv1.HTTPRoute, entries []gwv1.RouteParentStatus) error {
+	next := r.DeepCopy()
+	var parents []gwv1.RouteParentStatus
+	var ours []gwv1.RouteParentStatus
+	for _, p := range r.Status.Parents {
+		if string(p.ControllerName) == c.opts.ControllerName {
+			ours = append(ours, p)
+		} else {
+			parents = append(parents, p)
+		}
+	}
+	for _, e := range entries {
+		if len(parents) >= maxParents {
+			break
+		}
+		var old []metav1.Condition
+		for _, o := range ours {
+			if sameRef(o.ParentRef, e.ParentRef, r.Namespace) {
+				old = o.Conditions
+			}
+		}
+		e.Conditions = c.setConditions(old, r.Generation, e.Conditions...)
+		parents = append(parents, e)
+	}
+	next.Status.Parents = parents
+	return c.patchStatus(ctx, r, next, kindRoute, differ(r.Status, next.Status))
+}

@@ -1,0 +1,141 @@
+package policies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+)
+
+// ManagedByLabel marks the EffectivePolicy objects Strata writes, so that
+// it only ever deletes its own.
+const ManagedByLabel = "strata.dev/managed-by"
+
+var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepolicy.Kind)
+
+// desiredEffectivePolicies are the EffectivePolicy objects of a run: one
+// per namespaced, non-virtual effective target of a managed kind, owned by
+// the target object so that it goes when the target goes. Kinds Strata
+// does not manage are left out: an EffectivePolicy names a controller, and
+// Strata must not speak for another implementation.
+func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
+	managed := map[schema.GroupKind]bool{}
+	for _, k := range res.Kinds {
+		if k.Managed {
+			managed[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
+		}
+	}
+	var out []*effectivepolicy.EffectivePolicy
+	for _, ep := range effectivepolicy.Build(res) {
+		var kept []effectivepolicy.KindPolicies
+		for _, kp := range ep.Policies {
+			if managed[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}] {
+				kept = append(kept, kp)
+			}
+		}
+		if len(kept) == 0 || ep.Namespace == "" {
+			continue
+		}
+		owner := res.Graph.Lookup(targetObjectRef(ep.Target))
+		if owner < 0 {
+			continue
+		}
+		obj, ok := res.Graph.Node(owner).Object.(client.Object)
+		if !ok {
+			continue // virtual targets have no object to own the policy
+		}
+		ep.Policies = kept
+		ep.Labels[ManagedByLabel] = "strata"
+		gvk := res.Graph.Node(owner).Ref
+		ep.OwnerReferences = []metav1.OwnerReference{{
+			APIVersion: apiVersionOf(obj, gvk.Group),
+			Kind:       gvk.Kind,
+			Name:       obj.GetName(),
+			UID:        obj.GetUID(),
+		}}
+		out = append(out, ep)
+	}
+	return out
+}
+
+// writeEffectivePolicies creates, updates and deletes Strata's
+// EffectivePolicy objects so that they equal the desired set, writing only
+// those that differ.
+func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Result) error {
+	if !c.present(effectivePolicyGVK) {
+		return nil
+	}
+	if !c.isWatched(effectivePolicyGVK) {
+		if err := c.watch(ctx, effectivePolicyGVK); err != nil {
+			return err
+		}
+	}
+	have := &effectivepolicy.EffectivePolicyList{}
+	if err := c.cache.List(ctx, have, client.MatchingLabels{ManagedByLabel: "strata"}); err != nil {
+		return fmt.Errorf("list EffectivePolicies: %w", err)
+	}
+	existing := map[client.ObjectKey]*effectivepolicy.EffectivePolicy{}
+	for i := range have.Items {
+		existing[client.ObjectKeyFromObject(&have.Items[i])] = &have.Items[i]
+	}
+	var errs []error
+	for _, want := range desiredEffectivePolicies(res) {
+		key := client.ObjectKeyFromObject(want)
+		cur, ok := existing[key]
+		delete(existing, key)
+		switch {
+		case !ok:
+			if err := c.client.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+				errs = append(errs, err)
+				continue
+			}
+		case equality.Semantic.DeepEqual(cur.Target, want.Target) && equality.Semantic.DeepEqual(cur.Policies, want.Policies) &&
+			equality.Semantic.DeepEqual(cur.Labels, want.Labels) && equality.Semantic.DeepEqual(cur.OwnerReferences, want.OwnerReferences):
+			continue
+		default:
+			next := cur.DeepCopy()
+			next.Target, next.Policies, next.Labels, next.OwnerReferences = want.Target, want.Policies, want.Labels, want.OwnerReferences
+			if err := c.client.Update(ctx, next); err != nil {
+				if !apierrors.IsConflict(err) {
+					errs = append(errs, err)
+				}
+				continue
+			}
+		}
+		c.writes.WithLabelValues(effectivepolicy.Kind).Inc()
+	}
+	for _, stale := range existing {
+		if err := c.client.Delete(ctx, stale); client.IgnoreNotFound(err) != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.writes.WithLabelValues(effectivepolicy.Kind).Inc()
+	}
+	return errors.Join(errs...)
+}
+
+// targetObjectRef is the ref of the object an EffectivePolicy's target is
+// (or is a section of).
+func targetObjectRef(t effectivepolicy.Ref) topology.Ref {
+	return topology.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
+}
+
+// apiVersionOf is the apiVersion for an owner reference to obj.
+func apiVersionOf(obj client.Object, group string) string {
+	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Version != "" {
+		return gvk.GroupVersion().String()
+	}
+	if group == "" {
+		return "v1"
+	}
+	return group + "/v1"
+}

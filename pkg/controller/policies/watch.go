@@ -1,0 +1,144 @@
+package policies
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/strata-dev/strata/pkg/controller/objchange"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+)
+
+// present reports whether the cluster serves a kind now. The manager's
+// REST mapper reloads discovery when it meets an unknown kind, so a CRD
+// installed while Strata runs is seen on the next recomputation (which
+// the CRD's own event triggers).
+func (c *Controller) present(gvk schema.GroupVersionKind) bool {
+	_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	return err == nil
+}
+
+// ensureTopologyWatches watches every topology kind the cluster serves;
+// Gateway API CRDs may be installed after Strata starts.
+func (c *Controller) ensureTopologyWatches(ctx context.Context) error {
+	for _, k := range cluster.TopologyKinds {
+		if c.isWatched(k.GVK) || !c.present(k.GVK) {
+			continue
+		}
+		if err := c.watch(ctx, k.GVK); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ensurePolicyWatches starts watching policy kinds that appeared and stops
+// watching those whose CRD or declaration went away, without a restart.
+func (c *Controller) ensurePolicyWatches(ctx context.Context, kinds []cluster.PolicyGVK) error {
+	want := map[schema.GroupVersionKind]bool{}
+	for _, k := range kinds {
+		want[k.GroupVersionKind] = true
+		if !c.isWatched(k.GroupVersionKind) {
+			if err := c.watch(ctx, k.GroupVersionKind); err != nil {
+				return err
+			}
+		}
+	}
+	c.mu.Lock()
+	var gone []schema.GroupVersionKind
+	for gvk := range c.watched {
+		if c.isPolicyWatch(gvk) && !want[gvk] {
+			gone = append(gone, gvk)
+		}
+	}
+	c.mu.Unlock()
+	for _, gvk := range gone {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		if err := c.cache.RemoveInformer(ctx, u); err != nil {
+			return fmt.Errorf("stop watching %s: %w", gvk, err)
+		}
+		c.mu.Lock()
+		delete(c.watched, gvk)
+		c.mu.Unlock()
+		c.log.Info("stopped watching policy kind", "kind", gvk.String())
+	}
+	return nil
+}
+
+// isPolicyWatch tells dynamic policy watches from the fixed ones.
+func (c *Controller) isPolicyWatch(gvk schema.GroupVersionKind) bool {
+	if gvk == cluster.CRDGVK || gvk == cluster.PolicyKindGVK || gvk == effectivePolicyGVK {
+		return false
+	}
+	for _, k := range cluster.TopologyKinds {
+		if k.GVK == gvk {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Controller) isWatched(gvk schema.GroupVersionKind) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.watched[gvk]
+	return ok
+}
+
+// watch adds an event handler on the cache's informer for a kind; every
+// event schedules a recomputation. Typed kinds use typed informers, the
+// rest (PolicyKinds, policies) unstructured ones.
+func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) error {
+	var obj client.Object
+	if o, err := c.client.Scheme().New(gvk); err == nil {
+		obj = o.(client.Object)
+	} else {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		obj = u
+	}
+	inf, err := c.cache.GetInformer(ctx, obj)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", gvk, err)
+	}
+	policy := c.isPolicyWatch(gvk) && gvk != effectivePolicyGVK
+	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { c.changed(gvk, policy) },
+		UpdateFunc: func(oldObj, newObj any) { c.onUpdate(gvk, policy, oldObj, newObj) },
+		DeleteFunc: func(any) { c.changed(gvk, policy) },
+	})
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", gvk, err)
+	}
+	c.mu.Lock()
+	c.watched[gvk] = reg
+	c.mu.Unlock()
+	c.log.Info("watching", "kind", gvk.String())
+	return nil
+}
+
+// onUpdate schedules a recomputation only when something the engine reads
+// changed. The engine reads neither status nor annotations (it keeps other
+// controllers' status entries by merging at write time), so resyncs,
+// status writes (Strata's own included) and annotation changes are
+// ignored: a status write cannot cause another recomputation, and the
+// steady state needs no special case to stay at zero writes.
+func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, newObj any) {
+	o, ok1 := oldObj.(client.Object)
+	n, ok2 := newObj.(client.Object)
+	if ok1 && ok2 && !engineRelevantChange(o, n) {
+		return
+	}
+	c.changed(gvk, policy)
+}
+
+// engineRelevantChange compares two versions of an object without status,
+// annotations and server bookkeeping.
+func engineRelevantChange(o, n client.Object) bool {
+	return objchange.Changed(o, n, objchange.All)
+}

@@ -1,0 +1,343 @@
+package attach
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Reasons of a rejected target reference, from GEP-713's Accepted
+// condition (001, "Conditions: On Policy objects").
+const (
+	ReasonTargetNotFound = "TargetNotFound"
+	ReasonInvalid        = "Invalid"
+)
+
+// Attachment is a policy attached to a node.
+type Attachment struct {
+	Policy *policykind.Policy
+	Node   topology.NodeID
+	// Field of the targetRef that made it, e.g. spec.targetRefs[0].
+	Field string
+	// Scope, when set, limits a namespaced policy attached to a
+	// cluster-scoped GatewayClass to Gateways in that namespace (002:
+	// only configs in a global namespace apply cluster-wide).
+	Scope string
+	// Referral marks an attachment made by the node naming the policy
+	// (policykind.Spec.ReferencedBy), not by a targetRef.
+	Referral bool
+	// Global marks a policy of a global namespace attached to a
+	// GatewayClass. 002's precedence puts such "global policies" below
+	// every policy of the Gateway's own namespace, the one on its
+	// Namespace included, so it ranks below the Namespace level.
+	Global bool
+}
+
+// Rejection is a targetRef that could not be attached, with the ref to
+// report it against (the policy's ancestor for that target).
+type Rejection struct {
+	Policy  *policykind.Policy
+	Field   string
+	Target  topology.Ref
+	Reason  string
+	Message string
+}
+
+// Result is the attachment of the policies of one kind.
+type Result struct {
+	// ByNode lists attachments per node, in GEP-713 conflict order.
+	ByNode map[topology.NodeID][]*Attachment
+	// ByPolicy lists attachments per policy, in targetRef order.
+	ByPolicy map[*policykind.Policy][]*Attachment
+	// Rejections in policy then targetRef order.
+	Rejections []Rejection
+}
+
+// Resolve attaches the valid policies of one kind to the graph. Policies
+// with Invalid set are not attached; their targets are reported as
+// rejections so they still get a status.
+func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
+	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
+	refs := referrals(g, policies)
+	for _, p := range policies {
+		if len(p.Invalid) > 0 {
+			msg := strings.Join(p.Invalid, "; ")
+			for _, t := range p.TargetRefs {
+				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: t.Field, Target: declared(p, t), Reason: ReasonInvalid, Message: msg})
+			}
+			if len(p.TargetRefs) == 0 {
+				// No usable target to report against: the policy itself is
+				// the ancestor, so the reason is still visible in its status.
+				self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
+				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: p.Kind.Fields.Spec, Target: self, Reason: ReasonInvalid, Message: msg})
+			}
+			continue
+		}
+		seen := map[topology.NodeID]bool{}
+		for _, r := range refs.of(p) {
+			if !seen[r.node] {
+				seen[r.node] = true
+				res.attach(g, p, r.node, r.field).Referral = true
+			}
+		}
+		for _, t := range p.TargetRefs {
+			nodes, rej := resolveRef(g, p, t)
+			if rej != nil {
+				res.Rejections = append(res.Rejections, *rej)
+				continue
+			}
+			for _, n := range nodes {
+				if seen[n] {
+					continue
+				}
+				seen[n] = true
+				res.attach(g, p, n, t.Field)
+			}
+		}
+	}
+	for _, as := range res.ByNode {
+		slices.SortFunc(as, func(a, b *Attachment) int {
+			if a.Policy.Before(b.Policy) {
+				return -1
+			}
+			if b.Policy.Before(a.Policy) {
+				return 1
+			}
+			return 0
+		})
+	}
+	return res
+}
+
+// attach records p attached at n through field.
+func (res *Result) attach(g *topology.Graph, p *policykind.Policy, n topology.NodeID, field string) *Attachment {
+	a := &Attachment{Policy: p, Node: n, Field: field}
+	if g.Node(n).Ref.GroupKind() == hierarchy.GatewayClassKind && p.Namespace != "" {
+		if slices.Contains(p.Kind.GlobalNamespaces, p.Namespace) {
+			a.Global = true
+		} else {
+			a.Scope = p.Namespace
+		}
+	}
+	res.ByNode[n] = append(res.ByNode[n], a)
+	res.ByPolicy[p] = append(res.ByPolicy[p], a)
+	return a
+}
+
+// referral is an object naming a policy in a reference field of its kind
+// (policykind.Spec.ReferencedBy).
+type referral struct {
+	node  topology.NodeID
+	field string // for messages: GatewayClass internet spec.parametersRef
+}
+
+type referralIndex map[topology.Ref][]referral
+
+// of lists the objects naming p, in node order.
+func (ix referralIndex) of(p *policykind.Policy) []referral {
+	if ix == nil || len(p.Kind.ReferencedBy) == 0 {
+		return nil
+	}
+	return ix[topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}]
+}
+
+// referrals reads, once per referring kind and field that the policies'
+// kinds declare, every object of that kind and the policy its field
+// names: one pass over those objects, whatever the number of policies.
+// An unset or unreadable reference names nothing.
+func referrals(g *topology.Graph, policies []*policykind.Policy) referralIndex {
+	fields := map[policykind.ReferenceField]bool{}
+	for _, p := range policies {
+		for _, r := range p.Kind.ReferencedBy {
+			fields[r] = true
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	ix := referralIndex{}
+	for id := range g.Nodes {
+		n := &g.Nodes[id]
+		if n.Object == nil || n.Ref.Section != "" {
+			continue
+		}
+		for r := range fields {
+			if n.Ref.Group != r.Group || n.Ref.Kind != r.Kind {
+				continue
+			}
+			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(n.Object)
+			if err != nil {
+				continue
+			}
+			ref, found, err := unstructured.NestedMap(obj, strings.Split(r.Field, ".")...)
+			if err != nil || !found {
+				continue
+			}
+			str := func(k string) string { v, _ := ref[k].(string); return v }
+			named := topology.Ref{Group: str("group"), Kind: str("kind"), Name: str("name"), Namespace: str("namespace")}
+			if named.Namespace == "" {
+				named.Namespace = n.Ref.Namespace // a local reference
+			}
+			ix[named] = append(ix[named], referral{node: topology.NodeID(id), field: n.Ref.String() + " " + r.Field})
+		}
+	}
+	for k, rs := range ix {
+		slices.SortFunc(rs, func(a, b referral) int { return int(a.node) - int(b.node) })
+		ix[k] = slices.CompactFunc(rs, func(a, b referral) bool { return a.node == b.node })
+	}
+	return ix
+}
+
+// declared is the ref a targetRef names, defaulted, for reporting.
+func declared(p *policykind.Policy, t policykind.TargetRef) topology.Ref {
+	r := topology.Ref{Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace, Section: t.Section}
+	info, modelled := hierarchy.Kinds[r.GroupKind()]
+	if r.Namespace == "" && (!modelled || info.Namespaced) {
+		r.Namespace = p.Namespace
+	}
+	if modelled && !info.Namespaced {
+		r.Namespace = ""
+	}
+	return r
+}
+
+func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
+	k := p.Kind
+	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
+	target := declared(p, t)
+	reject := func(reason, field, format string, a ...any) *Rejection {
+		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
+	}
+	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
+		allowed := make([]string, len(k.TargetKinds))
+		for i, tk := range k.TargetKinds {
+			allowed[i] = tk.String()
+		}
+		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not a target kind of %s (allowed: %s)", gk, k.Kind, strings.Join(allowed, ", "))
+	}
+	info, modelled := hierarchy.Kinds[gk]
+	virtual := !hierarchy.IsKnownGroup(gk.Group)
+	if !modelled && !virtual {
+		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not part of Strata's hierarchy", gk)
+	}
+	if modelled && !info.Namespaced && t.Namespace != "" {
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is cluster-scoped", gk)
+	}
+	if (virtual || info.Namespaced) && p.Namespace == "" && t.Namespace == "" {
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "required: the policy is cluster-scoped and %s is namespaced", gk)
+	}
+	if t.Section != "" && (virtual || info.Section == "") {
+		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s has no named sections", gk)
+	}
+	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
+	// namespace references"). Targeting another Namespace is one too.
+	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+	crossNS := func(r topology.Ref) bool {
+		if p.Namespace == "" {
+			return false
+		}
+		if gk == hierarchy.NamespaceKind {
+			return r.Name != p.Namespace && !g.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
+		}
+		return r.Namespace != "" && r.Namespace != p.Namespace && !g.Granted(policyGK, p.Namespace, r.Object())
+	}
+	if t.Selector != nil {
+		if virtual {
+			return nil, reject(ReasonInvalid, t.Field+".selector", "virtual kinds cannot be selected by labels")
+		}
+		sel, err := metav1.LabelSelectorAsSelector(t.Selector)
+		if err != nil {
+			return nil, reject(ReasonInvalid, t.Field+".selector", "%v", err)
+		}
+		return selectNodes(g, gk, info, target, t.Section, sel, crossNS), nil
+	}
+	if crossNS(target) {
+		where := target.Namespace
+		if gk == hierarchy.NamespaceKind {
+			where = target.Name
+		}
+		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is in another namespace and no ReferenceGrant in namespace %s allows %s from namespace %s to refer to it", target.Object(), where, k.Kind, p.Namespace)
+	}
+	if virtual {
+		return []topology.NodeID{g.AddVirtual(target)}, nil
+	}
+	id := g.Lookup(target.Object())
+	if id == topology.None {
+		return nil, reject(ReasonTargetNotFound, t.Field, "%s not found", target.Object())
+	}
+	if t.Section == "" {
+		return []topology.NodeID{id}, nil
+	}
+	n := g.Node(id)
+	if n.Ambiguous[t.Section] {
+		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
+	}
+	sec, ok := n.Sections[t.Section]
+	if !ok {
+		return nil, reject(ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
+	}
+	return []topology.NodeID{sec}, nil
+}
+
+// selectNodes returns the objects of a kind matching a label selector: in
+// the target namespace for namespaced kinds, anywhere for cluster-scoped
+// ones. Objects the policy may not refer to (other namespaces without a
+// grant) are skipped, as are objects lacking the section.
+func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
+	var out []topology.NodeID
+	ids := g.ByKind(gk)
+	if info.Namespaced {
+		ids = g.ByKindIn(gk, target.Namespace)
+	}
+	for _, id := range ids {
+		n := g.Node(id)
+		if crossNS(n.Ref) || !sel.Matches(labels.Set(n.Labels)) {
+			continue
+		}
+		if section == "" {
+			out = append(out, id)
+		} else if sec, ok := n.Sections[section]; ok && !n.Ambiguous[section] {
+			out = append(out, sec)
+		}
+	}
+	return out
+}
+
+// Of is the part of r about the policies of one kind, sharing r's
+// attachments: the view a kind of a value space keeps of the attachments
+// resolved for the whole space (policykind.ValueSpace).
+func (r *Result) Of(k *policykind.Kind) *Result {
+	out := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
+	for n, as := range r.ByNode {
+		var mine []*Attachment
+		for _, a := range as {
+			if a.Policy.Kind == k {
+				mine = append(mine, a)
+			}
+		}
+		if len(mine) > 0 {
+			out.ByNode[n] = mine
+		}
+	}
+	for p, as := range r.ByPolicy {
+		if p.Kind == k {
+			out.ByPolicy[p] = as
+		}
+	}
+	for _, rj := range r.Rejections {
+		if rj.Policy.Kind == k {
+			out.Rejections = append(out.Rejections, rj)
+		}
+	}
+	return out
+}

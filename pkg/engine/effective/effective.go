@@ -1,0 +1,527 @@
+package effective
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Entry is one block of one policy in a context's stack.
+type Entry struct {
+	Attachment *attach.Attachment
+	// Rank is the rung of the policy's kind in its value space
+	// (policykind.ValueSpace): it orders entries before Level does.
+	Rank  int
+	Level hierarchy.Level
+	Block *policykind.Block
+	Value merge.Value
+}
+
+// Policy of the entry.
+func (e *Entry) Policy() *policykind.Policy { return e.Attachment.Policy }
+
+// Outcome is the merged result of one stack of entries. Contexts with the
+// same stack share one Outcome. Its lazily filled caches make it unsafe
+// for concurrent use; a Result belongs to one goroutine at a time.
+type Outcome struct {
+	// Result is the effective spec proper and who set each leaf.
+	Result merge.Value
+	// Conflicted maps each policy rejected by the None strategy to the
+	// policy that won (GEP-713 "None: ... all the other metaresources
+	// attached to the same target are rejected").
+	Conflicted map[*policykind.Policy]*policykind.Policy
+
+	// replaced maps each policy whose whole value another replaced (an
+	// atomic merge or a more specific None target) to that other policy,
+	// so that a policy setting no field is still known to be superseded.
+	replaced map[*policykind.Policy]*policykind.Policy
+
+	owned     map[*policykind.Policy][]string // lazily, by Standing
+	standings map[*policykind.Policy]standingResult
+	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
+}
+
+// Context is one path from a root of the DAG to an effective target, with
+// the policies that act on it (GEP-713 "Abstract process for calculating
+// Effective metaresources").
+type Context struct {
+	// Path lists the namespaces above the path, then the path from root to
+	// target.
+	Path []topology.NodeID
+	// Entries is the stack, least specific first.
+	Entries []*Entry
+	*Outcome
+}
+
+// Target is an effective target and its contexts. Contexts without any
+// policy are left out.
+type Target struct {
+	Node     topology.NodeID
+	Contexts []*Context
+}
+
+// Result is the effective policy of one kind everywhere.
+type Result struct {
+	Kind    *policykind.Kind
+	Targets []*Target
+}
+
+// Compute calculates the effective policy of every effective target of a
+// kind in every context. funcs are the merge functions by atomicity.
+func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *Result {
+	return ComputeOnly(g, k, att, funcs, nil)
+}
+
+// ComputeOnly is Compute for the effective targets for which in is true
+// (all of them when in is nil), for questions about a few nodes of a large
+// graph: each target it returns is the one Compute returns, contexts and
+// outcomes alike, because a target's contexts are its own ancestor paths
+// and the attachments along them, whatever else the graph holds. Only the
+// targets left out differ: they are missing.
+func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
+	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{}}
+	res := &Result{Kind: k}
+	if len(att.ByNode) == 0 {
+		return res
+	}
+	for _, t := range c.targets() {
+		if in != nil && !in(t) {
+			continue
+		}
+		tg := &Target{Node: t}
+		g.Ancestors(t, func(path []topology.NodeID) {
+			if ctx := c.context(t, path); ctx != nil {
+				tg.Contexts = append(tg.Contexts, ctx)
+			}
+		})
+		if len(tg.Contexts) > 0 {
+			res.Targets = append(res.Targets, tg)
+		}
+	}
+	return res
+}
+
+type computer struct {
+	g      *topology.Graph
+	k      *policykind.Kind
+	att    *attach.Result
+	funcs  map[string]merge.Func
+	memo   map[string]*Outcome
+	values map[*policykind.Block]merge.Value
+	ids    map[*policykind.Policy]uint32
+	leaves map[*policykind.Policy][]string
+}
+
+// targets lists the effective targets reached by any attachment, in
+// NodeID order. Without an effective kind the attached nodes are the
+// targets. Otherwise they are the nodes of the effective kind below an
+// attached node (or in an attached namespace), plus sections of that kind
+// that are themselves attached.
+func (c *computer) targets() []topology.NodeID {
+	g, effs := c.g, c.k.EffectiveKinds()
+	var out []topology.NodeID
+	if len(effs) == 0 {
+		for n := range c.att.ByNode {
+			out = append(out, n)
+		}
+		slices.Sort(out)
+		return out
+	}
+	effGK := map[schema.GroupKind]bool{}
+	for _, e := range effs {
+		effGK[e.Schema()] = true
+	}
+	reached := make([]bool, len(g.Nodes))
+	var queue []topology.NodeID
+	mark := func(n topology.NodeID) {
+		if !reached[n] {
+			reached[n] = true
+			queue = append(queue, n)
+		}
+	}
+	attachedNS := map[topology.NodeID]bool{}
+	for n := range c.att.ByNode {
+		if g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
+			attachedNS[n] = true
+		}
+		mark(n)
+	}
+	if len(attachedNS) > 0 {
+		for i := range g.Nodes {
+			if attachedNS[g.Nodes[i].Namespace] {
+				mark(topology.NodeID(i))
+			}
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, ch := range g.Node(n).Children {
+			mark(ch)
+		}
+	}
+	for i, r := range reached {
+		if !r {
+			continue
+		}
+		n := g.Node(topology.NodeID(i))
+		if !effGK[n.Ref.GroupKind()] {
+			continue
+		}
+		if n.Ref.Section != "" && len(c.att.ByNode[topology.NodeID(i)]) == 0 {
+			continue
+		}
+		out = append(out, topology.NodeID(i))
+	}
+	return out
+}
+
+// context builds the stack of one path and folds it.
+func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Context {
+	g := c.g
+	nodes := append(g.Namespaces(path), path...)
+	if len(c.k.EffectiveKinds()) == 0 {
+		nodes = []topology.NodeID{target}
+	}
+	gatewayNS := ""
+	for _, n := range path {
+		if g.Node(n).Ref.GroupKind() == hierarchy.GatewayKind {
+			gatewayNS = g.Node(n).Ref.Namespace
+			break
+		}
+	}
+	if c.k.Contexts == policykind.ContextTarget && len(nodes) > 1 {
+		// The target stands alone (policykind.ContextTarget): its own
+		// Namespace, the cluster-scoped objects on its path, itself.
+		nodes, gatewayNS = c.ownScope(target, path), g.Node(target).Ref.Namespace
+	}
+	// Attachments along the path; a policy attached at several nodes of
+	// one path counts once, at its most specific node.
+	var atts []*attach.Attachment
+	for _, n := range nodes {
+		for _, a := range c.att.ByNode[n] {
+			if a.Scope != "" && a.Scope != gatewayNS {
+				continue
+			}
+			atts = slices.DeleteFunc(atts, func(b *attach.Attachment) bool { return b.Policy == a.Policy })
+			atts = append(atts, a)
+		}
+	}
+	if len(atts) == 0 {
+		return nil
+	}
+	entries := c.stack(atts)
+	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries}
+	obj := c.objectValues(target)
+	if obj == nil {
+		key := c.key(entries)
+		if o, ok := c.memo[key]; ok {
+			ctx.Outcome = o
+			return ctx
+		}
+		ctx.Outcome = c.fold(entries, nil)
+		c.memo[key] = ctx.Outcome
+		return ctx
+	}
+	ctx.Outcome = c.fold(entries, obj)
+	return ctx
+}
+
+// ownScope lists the nodes whose policies reach a target that stands
+// alone: its Namespace, the cluster-scoped objects on its path (a
+// GatewayClass) and the target with its object (for a section).
+func (c *computer) ownScope(target topology.NodeID, path []topology.NodeID) []topology.NodeID {
+	g := c.g
+	t := g.Node(target)
+	var out []topology.NodeID
+	if t.Namespace != topology.None {
+		out = append(out, t.Namespace)
+	}
+	for _, n := range path {
+		node := g.Node(n)
+		switch {
+		case n == target:
+		case node.Namespace == topology.None && node.Ref.GroupKind() != hierarchy.NamespaceKind:
+			out = append(out, n)
+		case t.Ref.Section != "" && node.Ref == t.Ref.Object():
+			out = append(out, n)
+		}
+	}
+	return append(out, target)
+}
+
+// stack orders the blocks of the attached policies from least to most
+// specific. Levels come from the hierarchy (higher wins, GEP-713 "Conflict
+// resolution rules"). Within a level the older policy (then the first by
+// namespace/name) must win for defaults and overrides alike: overrides
+// and None blocks are stacked oldest first (the less specific wins them),
+// then defaults newest first (the more specific wins them), so a level's
+// overrides also beat its defaults (001 "Conflict Resolution").
+func (c *computer) stack(atts []*attach.Attachment) []*Entry {
+	var entries []*Entry
+	for _, a := range atts {
+		lvl := c.g.Node(a.Node).Level
+		if a.Global {
+			lvl = hierarchy.LevelNamespace - 1 // 002: global policies come first
+		}
+		for i := range a.Policy.Blocks {
+			b := &a.Policy.Blocks[i]
+			v, ok := c.values[b]
+			if !ok {
+				v = merge.Of(b.Values, a.Policy)
+				c.values[b] = v
+			}
+			entries = append(entries, &Entry{Attachment: a, Rank: a.Policy.Kind.Rank(), Level: lvl, Block: b, Value: v})
+		}
+	}
+	Order(entries)
+	return entries
+}
+
+// Order sorts a stack from least to most specific, as stack describes:
+// by rank, level, overrides before defaults within a level, then
+// conflict order.
+func Order(entries []*Entry) {
+	rank := func(e *Entry) int {
+		if e.Block.Strategy.Base == policykind.Defaults {
+			return 1
+		}
+		return 0
+	}
+	slices.SortStableFunc(entries, func(a, b *Entry) int {
+		if a.Rank != b.Rank {
+			return a.Rank - b.Rank
+		}
+		if a.Level != b.Level {
+			return int(a.Level) - int(b.Level)
+		}
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		older := a.Policy().Before(b.Policy())
+		if a.Policy() == b.Policy() {
+			return 0
+		}
+		if rank(a) == 1 {
+			older = !older // defaults: oldest last, so it wins
+		}
+		if older {
+			return -1
+		}
+		return 1
+	})
+}
+
+// Fold orders a stack built elsewhere and folds it as every context's
+// stack is folded, for a caller that decides itself which policies apply
+// (the blueprint renderer applies 002's list to the object it renders) but
+// must not have a second implementation of precedence and conflict order.
+// funcs are the merge functions by atomicity.
+func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
+	if len(entries) == 0 {
+		return &Outcome{}
+	}
+	Order(entries)
+	c := &computer{funcs: funcs, leaves: map[*policykind.Policy][]string{}}
+	return c.fold(entries, nil)
+}
+
+// fold reduces a stack to one value, walking from the least specific entry
+// down: each pair is combined with the strategy dictated by the less
+// specific entry of the pair (the Memorandum's abstract process), or by the
+// older one within a level. Leaves set by an overrides block are locked so
+// that no more specific entry can change them, whatever strategy it
+// dictates further down (001's expanded hierarchy: "A override > B
+// override > C override > C default > B default > A default").
+func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
+	out := &Outcome{leaves: c.leaves}
+	first := entries[0]
+	acc := first.Value
+	locked := map[string]bool{}
+	lock := func(e *Entry) {
+		if e.Block.Strategy.Base != policykind.Overrides {
+			return
+		}
+		for p, s := range acc.Prov {
+			if s == e.Policy() {
+				locked[p] = true
+			}
+		}
+	}
+	lock(first)
+	// live are the policies whose value is still in acc as a whole or in
+	// part; replaced remembers who took the place of the others.
+	live := []*policykind.Policy{first.Policy()}
+	var replaced map[*policykind.Policy]*policykind.Policy // allocated on first use
+	replace := func(p, by *policykind.Policy) {
+		if p == by {
+			return
+		}
+		if replaced == nil {
+			replaced = map[*policykind.Policy]*policykind.Policy{}
+		}
+		replaced[p] = by
+	}
+	replaceAll := func(by *policykind.Policy) {
+		for _, p := range live {
+			replace(p, by)
+		}
+		live = live[:0]
+	}
+	prev := first
+	for _, m := range entries[1:] {
+		dict := prev
+		if m.Rank == prev.Rank && m.Level == prev.Level && m.Policy().Before(prev.Policy()) {
+			dict = m
+		}
+		s := dict.Block.Strategy
+		switch s.Base {
+		case policykind.None:
+			if m.Policy() == prev.Policy() {
+				// One policy's overrides and defaults blocks under None:
+				// one spec, not a conflict with itself; its overrides
+				// beat its defaults (001 "Conflict Resolution").
+				acc = merge.Patch(m.Value, acc)
+				continue
+			}
+			if m.Attachment.Node == prev.Attachment.Node {
+				if out.Conflicted == nil {
+					out.Conflicted = map[*policykind.Policy]*policykind.Policy{}
+				}
+				winner := prev.Policy()
+				if w, lost := out.Conflicted[winner]; lost {
+					winner = w
+				}
+				out.Conflicted[m.Policy()] = winner
+				continue // prev stays the entry in force
+			}
+			acc = m.Value // a more specific target wins (001 sectionName rule)
+			replaceAll(m.Policy())
+		case policykind.Defaults:
+			acc = merge.Restore(c.funcs[s.Atomicity](acc, m.Value), acc, locked)
+			if s.Atomicity == policykind.Atomic {
+				replaceAll(m.Policy()) // GEP-713 "Atomic spec": one spec wins
+			}
+		case policykind.Overrides:
+			if s.Atomicity == policykind.Patch {
+				// The overrides in acc are locked; what else acc holds
+				// came from less specific defaults, which m beats
+				// whatever its block (001's expanded hierarchy: "C
+				// default > B default > A default" even when B also
+				// carries an override).
+				acc = merge.Restore(merge.Patch(acc, m.Value), acc, locked)
+				break
+			}
+			acc = c.funcs[s.Atomicity](m.Value, acc)
+			if s.Atomicity == policykind.Atomic {
+				replace(m.Policy(), dict.Policy())
+				lock(m)
+				prev = m
+				continue
+			}
+		}
+		live = append(live, m.Policy())
+		lock(m)
+		prev = m
+	}
+	for _, p := range live {
+		delete(replaced, p) // another block of it is still in force
+	}
+	if len(replaced) > 0 {
+		out.replaced = replaced
+	}
+	if object != nil {
+		switch s := prev.Block.Strategy; s.Base {
+		case policykind.Defaults:
+			acc = merge.Restore(merge.Patch(acc, *object), acc, locked)
+		case policykind.Overrides:
+			acc = c.funcs[s.Atomicity](*object, acc)
+		}
+	}
+	out.Result = acc
+	return out
+}
+
+// objectValues reads the target object's own values of the spec proper
+// (Spec.TargetFields), or nil when it sets none.
+func (c *computer) objectValues(target topology.NodeID) *merge.Value {
+	vals := TargetValues(c.g, c.k, target)
+	if vals == nil {
+		return nil
+	}
+	v := merge.Of(vals, nil)
+	return &v
+}
+
+// TargetValues reads a target object's own values of a kind's
+// targetFields, the most specific default the fold takes last; nil when
+// the kind declares none or the object sets none (empty counts as unset,
+// 001: "a default will only ever replace an empty or unset value").
+func TargetValues(g *topology.Graph, k *policykind.Kind, target topology.NodeID) map[string]any {
+	if len(k.TargetFields) == 0 {
+		return nil
+	}
+	n := g.Node(target)
+	if n.Object == nil {
+		return nil
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(n.Object)
+	if err != nil {
+		return nil
+	}
+	vals := map[string]any{}
+	for field, path := range k.TargetFields {
+		v, ok := merge.Get(obj, "/"+strings.ReplaceAll(path, ".", "/"))
+		if !ok || isEmpty(v) {
+			continue
+		}
+		vals[field] = v
+	}
+	if len(vals) == 0 {
+		return nil
+	}
+	return vals
+}
+
+func isEmpty(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	case string:
+		return x == ""
+	}
+	return false
+}
+
+// key identifies a stack for memoization: the same blocks attached at the
+// same nodes fold to the same outcome.
+func (c *computer) key(entries []*Entry) string {
+	if c.ids == nil {
+		c.ids = map[*policykind.Policy]uint32{}
+	}
+	b := make([]byte, 0, len(entries)*12)
+	for _, e := range entries {
+		id, ok := c.ids[e.Policy()]
+		if !ok {
+			id = uint32(len(c.ids))
+			c.ids[e.Policy()] = id
+		}
+		b = binary.LittleEndian.AppendUint32(b, id)
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Attachment.Node))
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Block.Strategy.Base[0]))
+	}
+	return string(b)
+}

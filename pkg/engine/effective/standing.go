@@ -1,0 +1,160 @@
+package effective
+
+import (
+	"sort"
+
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Standing is what became of a policy in one context.
+type Standing string
+
+// Standings, named after the policy conditions they roll up into (GEP-713
+// "Metaresource status").
+const (
+	Enforced          Standing = "Enforced"
+	PartiallyEnforced Standing = "PartiallyEnforced"
+	Overridden        Standing = "Overridden"
+	Conflicted        Standing = "Conflicted"
+)
+
+// Standing classifies a policy of the stack: Enforced when every field it
+// sets is in the result as its own, Overridden when none is, Partially
+// in between, Conflicted when the None strategy rejected it. It also names
+// the other policies involved (the winner of a conflict, or the policies
+// that set the fields this one lost) and the fields it lost, as JSON
+// pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
+// ... have been superseded, with the references to all other related
+// metaresources").
+func (o *Outcome) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
+	// Outcomes are shared by every context with the same stack, so the
+	// answer is computed once per outcome and policy.
+	if r, ok := o.standings[p]; ok {
+		return r.st, r.others, r.lost
+	}
+	st, others, lost = o.standing(p)
+	if o.standings == nil {
+		o.standings = map[*policykind.Policy]standingResult{}
+	}
+	o.standings[p] = standingResult{st, others, lost}
+	return st, others, lost
+}
+
+type standingResult struct {
+	st           Standing
+	others, lost []string
+}
+
+func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []string) {
+	if w, conflicted := o.Conflicted[p]; conflicted {
+		return Conflicted, []string{w.ID()}, nil
+	}
+	owners := o.owners()
+	leaves := o.leavesOf(p)
+	if len(leaves) == 0 {
+		// A policy that sets no field loses none, yet it is superseded as
+		// a whole when a more specific spec replaces it (an atomic merge,
+		// None on a more specific target): Overridden, as Envoy Gateway
+		// reports a replaced policy whatever its spec holds.
+		if by, ok := o.replaced[p]; ok {
+			return Overridden, []string{by.ID()}, nil
+		}
+		return Enforced, nil, nil
+	}
+	for _, ptr := range leaves {
+		if !covers(owners[p], ptr) {
+			lost = append(lost, ptr)
+		}
+	}
+	if len(lost) == 0 {
+		return Enforced, nil, nil
+	}
+	for q, ptrs := range owners {
+		if q == p || q == nil {
+			continue
+		}
+		for _, ptr := range lost {
+			if covers(ptrs, ptr) || under(ptr, ptrs) {
+				others = append(others, q.ID())
+				break
+			}
+		}
+	}
+	if len(others) == 0 { // fields removed whole by an atomic winner
+		for q := range owners {
+			if q != p && q != nil {
+				others = append(others, q.ID())
+			}
+		}
+	}
+	sort.Strings(others)
+	if len(lost) == len(leaves) {
+		return Overridden, others, lost
+	}
+	return PartiallyEnforced, others, lost
+}
+
+// Contributes reports whether p set at least one field of the result: the
+// test for "affected by" (GEP-713 Examples 2 and 3: a target is affected
+// by the policies whose settings reach it in some context).
+func (o *Outcome) Contributes(p *policykind.Policy) bool { return len(o.owners()[p]) > 0 }
+
+func (o *Outcome) owners() map[*policykind.Policy][]string {
+	if o.owned == nil {
+		o.owned = map[*policykind.Policy][]string{}
+		for ptr, s := range o.Result.Prov {
+			o.owned[s] = append(o.owned[s], ptr)
+		}
+	}
+	return o.owned
+}
+
+// leavesOf is Leaves, computed once per policy for all the outcomes of one
+// computation.
+func (o *Outcome) leavesOf(p *policykind.Policy) []string {
+	if o.leaves == nil {
+		return Leaves(p)
+	}
+	l, ok := o.leaves[p]
+	if !ok {
+		l = Leaves(p)
+		o.leaves[p] = l
+	}
+	return l
+}
+
+// Leaves lists the fields a policy sets, over all its blocks, sorted.
+func Leaves(p *policykind.Policy) []string {
+	set := map[string]bool{}
+	for _, b := range p.Blocks {
+		merge.Leaves(b.Values, "", func(ptr string) { set[ptr] = true })
+	}
+	out := make([]string, 0, len(set))
+	for k := range set {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// covers reports whether the pointers owned include ptr or something below
+// it (custom merges track list items as /list[key=value]).
+func covers(owned []string, ptr string) bool {
+	for _, o := range owned {
+		if o == ptr || merge.Below(o, ptr) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether ptr lies below one of the pointers.
+func under(ptr string, ptrs []string) bool {
+	for _, o := range ptrs {
+		if merge.Below(ptr, o) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,388 @@
+package merge
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Source is who set a value: a policy, or nil for the target object's own
+// field (the most specific default, 001 "Interactions between defaults,
+// overrides, and field values").
+type Source = *policykind.Policy
+
+// Value is a spec proper with the source of every leaf. Leaves are scalars,
+// lists and empty objects (001 "Merging into existing spec fields": lists
+// and maps of strings are replaced whole, objects merged field by field),
+// keyed by RFC 6901 JSON pointer. Values are never modified in place:
+// every operation returns new maps along the paths it changes, so one Value
+// can be shared by many contexts.
+type Value struct {
+	Values map[string]any
+	Prov   map[string]Source
+}
+
+// Of makes the Value of one source: every leaf set by src.
+func Of(values map[string]any, src Source) Value {
+	v := Value{Values: values, Prov: map[string]Source{}}
+	Leaves(values, "", func(ptr string) { v.Prov[ptr] = src })
+	return v
+}
+
+// Leaves calls fn with the JSON pointer of every leaf of m under prefix.
+func Leaves(m map[string]any, prefix string, fn func(ptr string)) {
+	for k, v := range m {
+		p := prefix + "/" + Escape(k)
+		if sub, ok := v.(map[string]any); ok && len(sub) > 0 {
+			Leaves(sub, p, fn)
+			continue
+		}
+		fn(p)
+	}
+}
+
+// Escape escapes a key for a JSON pointer (RFC 6901): ~ and / .
+func Escape(k string) string {
+	if !strings.ContainsAny(k, "~/") {
+		return k
+	}
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+}
+
+// Func combines two values: higher takes precedence over lower. Which one
+// is higher is decided by the base strategy (Defaults: the more specific;
+// Overrides: the less specific); the Func only decides how they mix.
+type Func func(lower, higher Value) Value
+
+// Factory makes a Func from the parameters of a kind's declaration.
+type Factory func(params map[string]string) (Func, error)
+
+// Registry holds custom atomicities by function name. Atomic and Patch are
+// built in and need no entry.
+type Registry map[string]Factory
+
+// DefaultRegistry returns the custom merge functions Strata ships.
+func DefaultRegistry() Registry {
+	return Registry{"mergeByKey": MergeByKey}
+}
+
+// Funcs resolves the merge function of every atomicity a kind supports.
+func (r Registry) Funcs(k *policykind.Kind) (map[string]Func, error) {
+	out := map[string]Func{policykind.Atomic: Atomic, policykind.Patch: Patch}
+	names := make([]string, 0, len(k.Custom))
+	for n := range k.Custom {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		c := k.Custom[n]
+		f, ok := r[c.Function]
+		if !ok {
+			return nil, fmt.Errorf("kind %s: custom strategy %s: merge function %q is not registered", k.Kind, n, c.Function)
+		}
+		fn, err := f(c.Parameters)
+		if err != nil {
+			return nil, fmt.Errorf("kind %s: custom strategy %s: %w", k.Kind, n, err)
+		}
+		out[n] = fn
+	}
+	return out, nil
+}
+
+// Atomic keeps the higher value whole (GEP-713 "Atomic spec").
+func Atomic(_, higher Value) Value { return higher }
+
+// Patch applies higher over lower as an RFC 7386 JSON merge patch, so
+// scalars are merged field by field, lists and maps of scalars replaced,
+// and null deletes (GEP-713 "Scalar values (Patch)").
+func Patch(lower, higher Value) Value {
+	prov := make(map[string]Source, len(lower.Prov)+len(higher.Prov))
+	for p, s := range lower.Prov {
+		prov[p] = s
+	}
+	vals := patch(lower.Values, higher.Values, "", prov, higher.Prov)
+	return Value{Values: vals, Prov: prov}
+}
+
+func patch(lower, higher map[string]any, prefix string, prov, hprov map[string]Source) map[string]any {
+	out := make(map[string]any, len(lower)+len(higher))
+	for k, v := range lower {
+		out[k] = v
+	}
+	for k, v := range higher {
+		p := prefix + "/" + Escape(k)
+		if v == nil {
+			delete(out, k)
+			drop(prov, p)
+			continue
+		}
+		if hm, ok := v.(map[string]any); ok {
+			lm, lok := out[k].(map[string]any)
+			if !lok {
+				drop(prov, p)
+				lm = map[string]any{}
+			}
+			merged := patch(lm, hm, p, prov, hprov)
+			if len(merged) == 0 {
+				// An empty object is a leaf. higher set it, or emptied
+				// it with nulls (whose sources are below p).
+				prov[p] = sourceAt(Value{Prov: hprov}, p)
+			} else {
+				delete(prov, p) // an empty object leaf that now has fields
+			}
+			out[k] = merged
+			continue
+		}
+		drop(prov, p)
+		out[k] = v
+		prov[p] = hprov[p]
+	}
+	return out
+}
+
+// drop forgets the sources of a pointer and everything below it.
+func drop(prov map[string]Source, p string) {
+	delete(prov, p)
+	for q := range prov {
+		if under(q, p) {
+			delete(prov, q)
+		}
+	}
+}
+
+// dropItems forgets the item sources of the list at p.
+func dropItems(prov map[string]Source, p string) {
+	for q := range prov {
+		if len(q) > len(p) && q[:len(p)] == p && isItem(q[len(p):]) {
+			delete(prov, q)
+		}
+	}
+}
+
+func under(q, p string) bool { return Below(q, p) }
+
+// Below reports whether pointer q lies strictly below pointer p: a field
+// of it (p/...) or an item of the list at p as MergeByKey names them
+// (p[field=value], then possibly /...). RFC 6901 gives "[" no meaning, so
+// a key that merely contains one is a sibling, not an item: /l[0] is not
+// below /l.
+func Below(q, p string) bool {
+	if len(q) <= len(p) || q[:len(p)] != p {
+		return false
+	}
+	return q[len(p)] == '/' || isItem(q[len(p):])
+}
+
+// isItem reports whether a pointer's rest starts with a whole item
+// segment, [field=value] up to the end or the next "/" (itemPtr escapes
+// "/" in both).
+func isItem(rest string) bool {
+	seg, _, _ := strings.Cut(rest, "/")
+	if len(seg) < 4 || seg[0] != '[' || seg[len(seg)-1] != ']' {
+		return false
+	}
+	field, _, ok := strings.Cut(seg[1:len(seg)-1], "=")
+	return ok && field != "" && !strings.ContainsAny(field, "[]")
+}
+
+// Restore puts back into v the leaves of from that are locked, so that an
+// override stays in force under later merges (Overrides: "less specific
+// beats more specific", 001's expanded hierarchy). Locked pointers are
+// provenance keys: JSON pointers, and list items as MergeByKey writes them
+// (/rules[name=login]).
+func Restore(v, from Value, locked map[string]bool) Value {
+	if len(locked) == 0 {
+		return v
+	}
+	out := Value{Values: v.Values, Prov: make(map[string]Source, len(v.Prov))}
+	for p, s := range v.Prov {
+		out.Prov[p] = s
+	}
+	ptrs := make([]string, 0, len(locked))
+	for p := range locked {
+		ptrs = append(ptrs, p)
+	}
+	sort.Strings(ptrs)
+	for _, p := range ptrs {
+		steps, val, ok := walk(from.Values, p)
+		if !ok || !settable(steps) {
+			continue
+		}
+		// What stood above p in v (a scalar, an empty object, a list
+		// kept whole) is replaced or split: its source no longer names
+		// a leaf.
+		anc := ""
+		for _, st := range steps[:len(steps)-1] {
+			anc += "/" + Escape(st.key)
+			delete(out.Prov, anc)
+			dropItems(out.Prov, anc)
+		}
+		if last := steps[len(steps)-1]; last.item {
+			list := anc + "/" + Escape(last.key)
+			if s, whole := out.Prov[list]; whole {
+				delete(out.Prov, list)
+				if items, ok := getSteps(out.Values, steps[:len(steps)-1]); ok {
+					if l, ok := items.(map[string]any)[last.key].([]any); ok {
+						for _, it := range l {
+							if _, ok := it.(map[string]any); ok {
+								out.Prov[itemPtr(list, last.field, it)] = s
+							}
+						}
+					}
+				}
+			}
+		}
+		drop(out.Prov, p)
+		out.Values = set(out.Values, steps, val)
+		out.Prov[p] = from.Prov[p]
+	}
+	return out
+}
+
+// Get reads the value at a JSON pointer; numeric segments index lists,
+// and a segment list[field=value] picks the item of a list that MergeByKey
+// names so in provenance.
+func Get(m map[string]any, ptr string) (any, bool) {
+	_, v, ok := walk(m, ptr)
+	return v, ok
+}
+
+// step is one segment of a resolved pointer: a map key, a list index, or
+// the item of the list at key whose field prints as id.
+type step struct {
+	key       string
+	index     int
+	isIndex   bool
+	item      bool
+	field, id string
+}
+
+// walk follows a pointer, returning the steps taken and the value found.
+func walk(m map[string]any, ptr string) ([]step, any, bool) {
+	var steps []step
+	var cur any = m
+	for _, seg := range splitPointer(ptr) {
+		switch c := cur.(type) {
+		case map[string]any:
+			if v, ok := c[seg]; ok {
+				steps = append(steps, step{key: seg})
+				cur = v
+				continue
+			}
+			st, v, ok := itemOf(c, seg)
+			if !ok {
+				return nil, nil, false
+			}
+			steps = append(steps, st)
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(seg)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, nil, false
+			}
+			steps = append(steps, step{index: i, isIndex: true})
+			cur = c[i]
+		default:
+			return nil, nil, false
+		}
+	}
+	return steps, cur, true
+}
+
+// itemOf resolves a segment list[field=id] in m. The list's own key may
+// contain "[", so every split is tried.
+func itemOf(m map[string]any, seg string) (step, any, bool) {
+	if !strings.HasSuffix(seg, "]") {
+		return step{}, nil, false
+	}
+	for i := strings.IndexByte(seg, '['); i >= 0; {
+		list, isList := m[seg[:i]].([]any)
+		field, id, hasEq := strings.Cut(seg[i+1:len(seg)-1], "=")
+		if isList && hasEq {
+			for _, it := range list {
+				if im, ok := it.(map[string]any); ok {
+					if fv, ok := im[field]; ok && fmt.Sprint(fv) == id {
+						return step{key: seg[:i], item: true, field: field, id: id}, it, true
+					}
+				}
+			}
+		}
+		j := strings.IndexByte(seg[i+1:], '[')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return step{}, nil, false
+}
+
+// getSteps follows steps made of map keys.
+func getSteps(m map[string]any, steps []step) (any, bool) {
+	var cur any = m
+	for _, st := range steps {
+		c, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = c[st.key]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// settable reports whether set can write at steps: map keys, then
+// possibly one list item. (Provenance never names list indexes.)
+func settable(steps []step) bool {
+	for i, st := range steps {
+		if st.isIndex || st.item && i != len(steps)-1 {
+			return false
+		}
+	}
+	return len(steps) > 0
+}
+
+// set returns m with v at steps, copying the maps and the list it changes.
+func set(m map[string]any, steps []step, v any) map[string]any {
+	out := make(map[string]any, len(m)+1)
+	for k, x := range m {
+		out[k] = x
+	}
+	st := steps[0]
+	switch {
+	case len(steps) > 1:
+		sub, _ := out[st.key].(map[string]any)
+		out[st.key] = set(sub, steps[1:], v)
+	case st.item:
+		old, _ := out[st.key].([]any)
+		list := append(make([]any, 0, len(old)+1), old...)
+		i := slices.IndexFunc(list, func(it any) bool {
+			im, ok := it.(map[string]any)
+			fv, has := im[st.field]
+			return ok && has && fmt.Sprint(fv) == st.id
+		})
+		if i >= 0 {
+			list[i] = v
+		} else {
+			list = append(list, v)
+		}
+		out[st.key] = list
+	default:
+		out[st.key] = v
+	}
+	return out
+}
+
+func splitPointer(p string) []string {
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, s := range parts {
+		if strings.Contains(s, "~") {
+			parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+		}
+	}
+	return parts
+}

@@ -1,0 +1,106 @@
+package outcome
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// The Gateway API ParentReference schema an ancestorRef must pass
+// (sigs.k8s.io/gateway-api apis/v1 ParentReference, PolicyAncestorStatus).
+var (
+	refGroup   = regexp.MustCompile(`^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+	refKind    = regexp.MustCompile(`^[a-zA-Z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$`)
+	refNS      = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+	refSection = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// validAncestorRef reports whether a ref passes the ParentReference schema:
+// a name (a targetRef by label selector has none), a kind, group,
+// namespace and sectionName of the right shapes and lengths.
+func validAncestorRef(r topology.Ref) bool {
+	return r.Name != "" && len(r.Name) <= 253 &&
+		len(r.Kind) <= 63 && refKind.MatchString(r.Kind) &&
+		len(r.Group) <= 253 && refGroup.MatchString(r.Group) &&
+		(r.Namespace == "" || len(r.Namespace) <= 63 && refNS.MatchString(r.Namespace)) &&
+		(r.Section == "" || len(r.Section) <= 253 && refSection.MatchString(r.Section))
+}
+
+// reportable moves the tallies of ancestors the API server would refuse
+// (a refused targetRef by selector has no name; a mistyped kind) to the
+// policy itself, the ancestor a policy without a usable target is
+// reported against (GEP-1897: a target is also a valid ancestor; the
+// policy is the one object the message certainly concerns). Their
+// messages name the targetRef field, so nothing is lost.
+func reportable(p *policykind.Policy, m map[topology.Ref]*tally) map[topology.Ref]*tally {
+	var bad []topology.Ref
+	for r := range m {
+		if !validAncestorRef(r) {
+			bad = append(bad, r)
+		}
+	}
+	if len(bad) == 0 {
+		return m
+	}
+	slices.SortFunc(bad, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+	self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
+	out := make(map[topology.Ref]*tally, len(m))
+	for r, t := range m {
+		if validAncestorRef(r) {
+			out[r] = t
+		}
+	}
+	for _, r := range bad {
+		t := m[r]
+		if s, ok := out[self]; ok {
+			s.absorb(t)
+			continue
+		}
+		t.ref = self
+		out[self] = t
+	}
+	return out
+}
+
+// absorb adds another tally of the same policy into t.
+func (t *tally) absorb(o *tally) {
+	t.total += o.total
+	t.full += o.full
+	t.none += o.none
+	t.conflicted += o.conflicted
+	for _, set := range []struct{ to, from map[string]bool }{{t.winners, o.winners}, {t.beaters, o.beaters}, {t.lost, o.lost}} {
+		for k := range set.from {
+			set.to[k] = true
+		}
+	}
+	if o.rejectReason != "" && (t.rejectReason == "" || o.rejectReason == ReasonInvalid) {
+		t.rejectReason = o.rejectReason
+	}
+	t.rejectMsgs = append(t.rejectMsgs, o.rejectMsgs...)
+	if o.noTargets {
+		t.noTargets, t.effectiveKind = true, o.effectiveKind
+	}
+}
+
+// MaxMessage is metav1.Condition's message maxLength.
+const MaxMessage = 32768
+
+// Clip cuts a condition message to limit bytes (at most MaxMessage) on a
+// character boundary, saying that it was cut (a policy with thousands of
+// refused targetRefs joins thousands of messages).
+func Clip(msg string, limit int) string {
+	limit = min(limit, MaxMessage)
+	if len(msg) <= limit {
+		return msg
+	}
+	const tail = " ... (message cut to fit a condition)"
+	cut := max(limit-len(tail), 0)
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + tail
+}

@@ -1,0 +1,385 @@
+package outcome
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Condition types and reasons on policies (GEP-713 "Metaresource status";
+// 001 "Conditions: On Policy objects").
+const (
+	Accepted          = "Accepted"
+	Enforced          = "Enforced"
+	PartiallyEnforced = "PartiallyEnforced"
+	Overridden        = "Overridden"
+
+	ReasonAccepted       = "Accepted"
+	ReasonConflicted     = "Conflicted"
+	ReasonInvalid        = attach.ReasonInvalid
+	ReasonTargetNotFound = attach.ReasonTargetNotFound
+	ReasonEnforced       = "Enforced"
+	ReasonPartially      = "PartiallyEnforced"
+	ReasonOverridden     = "Overridden"
+	ReasonNotApplicable  = "NotApplicable"
+	// ReasonAffected is the reason of <Kind>Affected conditions on targets.
+	ReasonAffected = "Affected"
+)
+
+// Ancestor is one PolicyAncestorStatus: the conditions of a policy with
+// respect to the Gateway (or listener, or its declared target when no
+// Gateway is involved) through which it acts. Conditions carry no
+// lastTransitionTime: the engine has no clock; sinks set it.
+type Ancestor struct {
+	Ref        topology.Ref
+	Conditions []metav1.Condition
+}
+
+// PolicyStatus is what a policy's status.ancestors should say.
+type PolicyStatus struct {
+	Policy *policykind.Policy
+	// Ancestors sorted by ref key.
+	Ancestors []Ancestor
+}
+
+// TargetStatus says that an effective target is affected by policies of
+// one kind (GEP-713 "Target object status").
+type TargetStatus struct {
+	Node topology.NodeID
+	Kind *policykind.Kind
+	// Policies affecting the target, as namespace/name, sorted.
+	Policies []string
+	// Via are the Gateways of the contexts in which it is affected, for
+	// route parent status. Sorted by NodeID.
+	Via []topology.NodeID
+}
+
+// Outcome is the status every object should carry.
+type Outcome struct {
+	Policies []PolicyStatus
+	Targets  []TargetStatus
+}
+
+// ConditionType is the <Kind>Affected condition (and annotation) name of a
+// kind: the controller's domain, "/", the kind, "Affected".
+func ConditionType(k *policykind.Kind) string {
+	domain, _, _ := strings.Cut(k.ControllerName, "/")
+	return domain + "/" + k.Kind + "Affected"
+}
+
+// AffectedCondition is the condition a target carries.
+func (t TargetStatus) AffectedCondition(generation int64) metav1.Condition {
+	return metav1.Condition{
+		Type:               ConditionType(t.Kind),
+		Status:             metav1.ConditionTrue,
+		Reason:             ReasonAffected,
+		Message:            fmt.Sprintf("affected by %s %s", t.Kind.Kind, strings.Join(t.Policies, ", ")),
+		ObservedGeneration: generation,
+	}
+}
+
+type tally struct {
+	ref                           topology.Ref
+	total, full, none, conflicted int
+	winners, beaters, lost        map[string]bool
+	rejectReason                  string
+	rejectMsgs                    []string
+	effectiveKind                 string
+	noTargets                     bool
+}
+
+// Compute derives the status of every policy and affected target from the
+// attachment and effective results of each kind (same order).
+func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Result, results []*effective.Result) *Outcome {
+	tallies := map[*policykind.Policy]map[topology.Ref]*tally{}
+	get := func(p *policykind.Policy, ref topology.Ref) *tally {
+		m := tallies[p]
+		if m == nil {
+			m = map[topology.Ref]*tally{}
+			tallies[p] = m
+		}
+		t := m[ref]
+		if t == nil {
+			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
+			m[ref] = t
+		}
+		return t
+	}
+	out := &Outcome{}
+	for i, res := range results {
+		seen := map[*attach.Attachment]bool{}
+		for _, tg := range res.Targets {
+			// Per kind: the kinds of a value space share one result.
+			affecting := map[*policykind.Kind]map[string]bool{}
+			via := map[*policykind.Kind]map[topology.NodeID]bool{}
+			for _, ctx := range tg.Contexts {
+				gw := gatewayOf(g, ctx.Path)
+				done := map[*policykind.Policy]bool{}
+				for _, e := range ctx.Entries {
+					p := e.Policy()
+					if done[p] {
+						continue // count each policy once per context
+					}
+					done[p] = true
+					// A policy attached at two nodes of this path counts at
+					// the more specific one; the other attachment reaches
+					// this context all the same.
+					for _, a := range atts[i].ByPolicy[p] {
+						if slices.Contains(ctx.Path, a.Node) {
+							seen[a] = true
+						}
+					}
+					t := get(p, ancestorRef(g, gw, e.Attachment.Node))
+					t.total++
+					st, others, lost := ctx.Standing(p)
+					switch st {
+					case effective.Conflicted:
+						t.conflicted++
+						addAll(t.winners, others)
+						continue
+					case effective.Enforced:
+						t.full++
+					case effective.Overridden:
+						t.none++
+					}
+					addAll(t.beaters, others)
+					addAll(t.lost, lost)
+					if ctx.Contributes(p) {
+						if affecting[p.Kind] == nil {
+							affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
+						}
+						affecting[p.Kind][p.ID()] = true
+						if gw != topology.None {
+							via[p.Kind][gw] = true
+						}
+					}
+				}
+			}
+			for k, names := range affecting {
+				ts := TargetStatus{Node: tg.Node, Kind: k, Policies: sortedSet(names)}
+				for n := range via[k] {
+					ts.Via = append(ts.Via, n)
+				}
+				slices.Sort(ts.Via)
+				out.Targets = append(out.Targets, ts)
+			}
+		}
+		// Attached, accepted policies that reach no effective target yet.
+		effKind := "effective target"
+		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
+			names := make([]string, len(effs))
+			for i, e := range effs {
+				names[i] = e.Kind
+			}
+			effKind = strings.Join(names, " or ")
+		}
+		// None conflicts at such a node are rejections all the same
+		// (effective.Conflicts).
+		type at struct {
+			node  topology.NodeID
+			scope string
+		}
+		conflicts := map[at]map[*policykind.Policy]*policykind.Policy{}
+		for p, as := range atts[i].ByPolicy {
+			for _, a := range as {
+				if !seen[a] {
+					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
+					key := at{a.Node, a.Scope}
+					c, ok := conflicts[key]
+					if !ok {
+						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)
+						conflicts[key] = c
+					}
+					if w, lost := c[p]; lost {
+						t.total++
+						t.conflicted++
+						t.winners[w.ID()] = true
+						continue
+					}
+					t.noTargets = true
+					t.effectiveKind = effKind
+				}
+			}
+		}
+		for _, r := range atts[i].Rejections {
+			t := get(r.Policy, r.Target)
+			if t.rejectReason == "" || r.Reason == ReasonInvalid {
+				t.rejectReason = r.Reason
+			}
+			t.rejectMsgs = append(t.rejectMsgs, r.Message)
+		}
+	}
+	for _, p := range policies {
+		ps := PolicyStatus{Policy: p}
+		m := reportable(p, tallies[p])
+		refs := make([]topology.Ref, 0, len(m))
+		for r := range m {
+			refs = append(refs, r)
+		}
+		slices.SortFunc(refs, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+		for _, r := range refs {
+			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r, Conditions: m[r].conditions(p)})
+		}
+		out.Policies = append(out.Policies, ps)
+	}
+	sortTargets(g, out.Targets)
+	return out
+}
+
+// Merge joins the outcomes of separate kinds (in kind order), as Compute
+// over all of them would give.
+func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
+	out := &Outcome{}
+	for _, p := range parts {
+		out.Policies = append(out.Policies, p.Policies...)
+		out.Targets = append(out.Targets, p.Targets...)
+	}
+	sortTargets(g, out.Targets)
+	return out
+}
+
+// sortTargets orders targets by node locator, then kind; keys are built
+// once per target, not once per comparison.
+func sortTargets(g *topology.Graph, ts []TargetStatus) {
+	type keyed struct {
+		key string
+		t   TargetStatus
+	}
+	ks := make([]keyed, len(ts))
+	for i, t := range ts {
+		ks[i] = keyed{g.Node(t.Node).Ref.Key() + "\x00" + t.Kind.Group + "/" + t.Kind.Kind, t}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range ks {
+		ts[i] = ks[i].t
+	}
+}
+
+func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
+	gen := max(p.Object.GetGeneration(), 0) // the schema's minimum; files may say anything
+	cond := func(typ string, ok bool, reason, msg string) metav1.Condition {
+		s := metav1.ConditionFalse
+		if ok {
+			s = metav1.ConditionTrue
+		}
+		return metav1.Condition{Type: typ, Status: s, Reason: reason, Message: Clip(msg, MaxMessage), ObservedGeneration: gen}
+	}
+	if t.rejectReason != "" {
+		msgs := slices.Compact(slices.Sorted(slices.Values(t.rejectMsgs)))
+		return []metav1.Condition{cond(Accepted, false, t.rejectReason, strings.Join(msgs, "; "))}
+	}
+	if t.total > 0 && t.conflicted == t.total {
+		return []metav1.Condition{cond(Accepted, false, ReasonConflicted,
+			fmt.Sprintf("conflicts with %s, which wins under the None merge strategy (older, then first by namespace/name)", strings.Join(sortedSet(t.winners), ", ")))}
+	}
+	accepted := cond(Accepted, true, ReasonAccepted, "accepted")
+	nonConflicted := t.total - t.conflicted
+	var which, msg string
+	switch {
+	case t.total == 0:
+		which, msg = Enforced, fmt.Sprintf("no %s is reached through %s yet; nothing is superseded", t.effectiveKind, t.ref)
+	case t.full == nonConflicted && t.conflicted == 0:
+		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
+	case t.full == 0 && t.none == nonConflicted:
+		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
+		if t.conflicted > 0 {
+			msg = fmt.Sprintf("overridden by %s in %d of %s; conflicts with %s in %d", t.beatersText(), t.none, plural(t.total, "context"), strings.Join(sortedSet(t.winners), ", "), t.conflicted)
+		}
+	default:
+		// Every slot is filled: who, how many contexts, which fields, or
+		// words saying what is not known (never "superseded by  in").
+		var parts []string
+		if superseded := nonConflicted - t.full; superseded > 0 {
+			parts = append(parts, fmt.Sprintf("superseded by %s in %d of %s (%s)", t.beatersText(), superseded, plural(t.total, "context"), t.lostText()))
+		}
+		if t.conflicted > 0 {
+			parts = append(parts, fmt.Sprintf("conflicts with %s in %d of %s", strings.Join(sortedSet(t.winners), ", "), t.conflicted, plural(t.total, "context")))
+		}
+		which, msg = PartiallyEnforced, strings.Join(parts, "; ")
+	}
+	reasons := map[string]string{Enforced: ReasonEnforced, PartiallyEnforced: ReasonPartially, Overridden: ReasonOverridden}
+	conds := []metav1.Condition{accepted}
+	for _, typ := range []string{Enforced, PartiallyEnforced, Overridden} {
+		if typ == which {
+			conds = append(conds, cond(typ, true, reasons[typ], msg))
+		} else {
+			conds = append(conds, cond(typ, false, ReasonNotApplicable, "the policy is "+which))
+		}
+	}
+	return conds
+}
+
+// beatersText names the policies that superseded this one; when none can
+// be named, the fields went to the target's own values or were removed
+// whole by a spec that sets no field, and the message says so.
+func (t *tally) beatersText() string {
+	if len(t.beaters) == 0 {
+		return "the target's own values or a policy that sets no field"
+	}
+	return strings.Join(sortedSet(t.beaters), ", ")
+}
+
+// lostText lists the fields lost; a policy that sets no field loses its
+// spec as a whole.
+func (t *tally) lostText() string {
+	if len(t.lost) == 0 {
+		return "its whole spec, which sets no field"
+	}
+	return "fields " + strings.Join(sortedSet(t.lost), ", ")
+}
+
+// ancestorRef is the ref a policy's status is reported against for one
+// context: the Gateway of the path (with the listener when the policy
+// targets a listener), else the node the policy is attached to (GEP-1897:
+// a target is also a valid ancestor).
+func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
+	if gw == topology.None || g.Node(gw).Ref.GroupKind() != hierarchy.GatewayKind {
+		return g.Node(attached).Ref
+	}
+	r := g.Node(gw).Ref
+	if a := g.Node(attached).Ref; a.Object() == r && a.Section != "" {
+		r.Section = a.Section
+	}
+	return r
+}
+
+// gatewayOf finds the Gateway object node on a path.
+func gatewayOf(g *topology.Graph, path []topology.NodeID) topology.NodeID {
+	for _, n := range path {
+		if n != topology.None && g.Node(n).Ref.GroupKind() == hierarchy.GatewayKind && g.Node(n).Ref.Section == "" {
+			return n
+		}
+	}
+	return topology.None
+}
+
+func addAll(set map[string]bool, items []string) {
+	for _, i := range items {
+		set[i] = true
+	}
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}

@@ -1,0 +1,528 @@
+package policykind
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+)
+
+// DefaultControllerName is written in PolicyAncestorStatus.controllerName.
+const DefaultControllerName = "strata.dev/policy-controller"
+
+// Base is the basic merge strategy (GEP-713 "Merge strategies").
+type Base string
+
+const (
+	None      Base = "None"
+	Defaults  Base = "Defaults"
+	Overrides Base = "Overrides"
+)
+
+// Built-in atomicities (GEP-713 "Atomicity of merging specs").
+const (
+	Atomic = "Atomic"
+	Patch  = "Patch"
+)
+
+// Strategy is a combined merge strategy: a base and an atomicity. None has
+// no atomicity.
+type Strategy struct {
+	Base      Base
+	Atomicity string
+}
+
+// String writes the strategy as AtomicDefaults, PatchOverrides, None, ...
+func (s Strategy) String() string {
+	if s.Base == None {
+		return string(None)
+	}
+	return s.Atomicity + string(s.Base)
+}
+
+// ParseStrategy reads AtomicDefaults, PatchOverrides, <Custom>Defaults, None.
+func ParseStrategy(s string) (Strategy, error) {
+	if s == string(None) {
+		return Strategy{Base: None}, nil
+	}
+	for _, b := range []Base{Defaults, Overrides} {
+		if a, ok := strings.CutSuffix(s, string(b)); ok && a != "" {
+			return Strategy{Base: b, Atomicity: a}, nil
+		}
+	}
+	return Strategy{}, fmt.Errorf("strategy %q: want None or <Atomicity>Defaults/<Atomicity>Overrides, e.g. AtomicDefaults", s)
+}
+
+// Kind is a validated declaration, ready for the engine.
+type Kind struct {
+	Spec
+	// Default strategy of instances that choose none.
+	Default Strategy
+	// Supported strategies, by String().
+	Supported map[string]bool
+	// Custom atomicities, by name.
+	Custom map[string]CustomStrategy
+	// Source says where the declaration came from, for messages.
+	Source string
+	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
+	// when the CRD is known (AncestorsMaxItems), else 0: how many
+	// PolicyAncestorStatus entries the API server accepts.
+	MaxAncestors int
+
+	specPath  []string
+	effective []GroupKind
+}
+
+// Key is the kind's group/kind, the key of a kind in maps.
+func (k *Kind) Key() GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
+
+// EffectiveKinds returns the effective target kinds (EffectiveTargetKind
+// or EffectiveTargetKinds), or nil when the declared targets are the
+// effective ones.
+func (k *Kind) EffectiveKinds() []GroupKind { return k.effective }
+
+// IsEffective reports whether gk is one of the effective target kinds.
+func (k *Kind) IsEffective(gk GroupKind) bool { return slices.Contains(k.effective, gk) }
+
+// MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
+// combine into one ordering key.
+const MaxRank = 100
+
+// Space returns the kind's value space, or "" when it folds alone.
+func (k *Kind) Space() string {
+	if k == nil || k.ValueSpace == nil {
+		return ""
+	}
+	return k.ValueSpace.Name
+}
+
+// Rank is the kind's rung in its value space (0 without one).
+func (k *Kind) Rank() int {
+	if k == nil || k.ValueSpace == nil {
+		return 0
+	}
+	return int(k.ValueSpace.Rank)
+}
+
+// AllowsTarget reports whether a policy of this kind may target gk.
+func (k *Kind) AllowsTarget(gk GroupKind) bool {
+	return len(k.TargetKinds) == 0 || slices.Contains(k.TargetKinds, gk)
+}
+
+// SpecPath is the path of the spec from the object root, as fields
+// (["spec"]).
+func (k *Kind) SpecPath() []string { return slices.Clone(k.specPath) }
+
+// SpecOf returns the object at Fields.Spec of a policy, or nil.
+func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
+	m, ok, _ := unstructured.NestedMap(p.Object, k.specPath...)
+	return m, ok
+}
+
+// Compile validates a declaration and fills its defaults. Errors name the
+// field, e.g. `spec.class: "Sometimes" is not Direct or Inherited`.
+func Compile(d *Declaration) (*Kind, error) {
+	s := d.Spec
+	var errs []error
+	bad := func(field, format string, a ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, a...)))
+	}
+	if s.Kind == "" {
+		bad("spec.kind", "required")
+	}
+	switch s.Class {
+	case "":
+		s.Class = Inherited
+	case Direct, Inherited:
+	default:
+		bad("spec.class", "%q is not Direct or Inherited", s.Class)
+	}
+	if s.ControllerName == "" {
+		s.ControllerName = DefaultControllerName
+	} else if !strings.Contains(s.ControllerName, "/") {
+		bad("spec.controllerName", "%q must be DOMAIN/PATH", s.ControllerName)
+	}
+	def := func(p *string, v string) {
+		if *p == "" {
+			*p = v
+		}
+	}
+	def(&s.Fields.Spec, "spec")
+	def(&s.Fields.Defaults, "defaults")
+	def(&s.Fields.Overrides, "overrides")
+	def(&s.Fields.Strategy, "strategy")
+	for i, tk := range s.TargetKinds {
+		if err := checkKind(tk); err != nil {
+			bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%v", err)
+		}
+	}
+	effs := s.EffectiveTargetKinds
+	effField := func(i int) string { return fmt.Sprintf("spec.effectiveTargetKinds[%d]", i) }
+	if e := s.EffectiveTargetKind; e != nil {
+		if len(effs) > 0 {
+			bad("spec.effectiveTargetKinds", "set this or spec.effectiveTargetKind, not both")
+		}
+		effs = []GroupKind{*e}
+		effField = func(int) string { return "spec.effectiveTargetKind" }
+	}
+	effsOK := true
+	for i, e := range effs {
+		if err := checkKind(e); err != nil {
+			effsOK = false
+			bad(effField(i), "%v", err)
+		} else if j := slices.Index(effs, e); j < i {
+			bad(effField(i), "%s is listed twice", e)
+		}
+	}
+	if len(effs) > 0 && effsOK && s.Class != Direct {
+		// A Direct kind's one target is its effective kind; that rule,
+		// below, says what is wrong with it.
+		var unreached []string
+		for _, tk := range s.TargetKinds {
+			if !reachesAny(tk, effs) {
+				unreached = append(unreached, tk.String())
+			}
+		}
+		field, what := effField(0), effs[0].String()
+		if len(effs) > 1 {
+			field, what = "spec.effectiveTargetKinds", "any of "+kindList(effs)
+		}
+		switch {
+		case len(unreached) == 0:
+		case len(unreached) == len(s.TargetKinds):
+			verb := "is"
+			if len(unreached) > 1 {
+				verb = "are"
+			}
+			bad(field, "no declared target kind can reach %s (%s %s neither it nor above it in the hierarchy)", what, strings.Join(unreached, ", "), verb)
+		default:
+			for i, tk := range s.TargetKinds {
+				if !reachesAny(tk, effs) {
+					bad(fmt.Sprintf("spec.targetKinds[%d]", i), "%s is neither the effective target kind %s nor above it in the hierarchy: it could never reach it", tk, what)
+				}
+			}
+		}
+	}
+	for i, r := range s.ReferencedBy {
+		field := fmt.Sprintf("spec.referencedBy[%d]", i)
+		gk := GroupKind{Group: r.Group, Kind: r.Kind}
+		if _, modelled := hierarchy.Kinds[gk.Schema()]; !modelled {
+			bad(field, "%s is not a kind of Strata's hierarchy; only its objects are read for references", gk)
+		} else if !(len(s.TargetKinds) == 0 || slices.Contains(s.TargetKinds, gk)) {
+			bad(field, "%s is not in spec.targetKinds", gk)
+		}
+		if err := checkPath(r.Field, false); err != nil {
+			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
+		}
+	}
+	switch s.Contexts {
+	case "":
+		s.Contexts = ContextPath
+	case ContextPath, ContextTarget:
+	default:
+		bad("spec.contexts", "%q is not Path or Target", s.Contexts)
+	}
+	if vs := s.ValueSpace; vs != nil {
+		if vs.Name == "" {
+			bad("spec.valueSpace.name", "required")
+		}
+		if vs.Rank < 0 || vs.Rank > MaxRank {
+			bad("spec.valueSpace.rank", "%d is not between 0 and %d", vs.Rank, MaxRank)
+		}
+	}
+	checkFields(s.Fields, bad)
+	for _, field := range sortedKeys(s.TargetFields) {
+		if !isName(field) {
+			bad("spec.targetFields", "key %q must be one field name of the spec proper", field)
+			continue
+		}
+		if err := checkPath(s.TargetFields[field], true); err != nil {
+			bad("spec.targetFields["+field+"]", "%q is not a dotted path: %v", s.TargetFields[field], err)
+		}
+	}
+	k := &Kind{Custom: map[string]CustomStrategy{}, Supported: map[string]bool{}}
+	for i, c := range s.Strategies.Custom {
+		switch {
+		case c.Name == "" || c.Name == Atomic || c.Name == Patch:
+			bad(fmt.Sprintf("spec.strategies.custom[%d].name", i), "%q must be a new atomicity name", c.Name)
+		case c.Function == "":
+			bad(fmt.Sprintf("spec.strategies.custom[%d].function", i), "required")
+		}
+		k.Custom[c.Name] = c
+	}
+	if s.Class == Direct {
+		if len(s.TargetKinds) != 1 {
+			bad("spec.targetKinds", "a Direct kind targets exactly one kind (GEP-713 \"Classes of metaresources\")")
+		} else if len(effs) > 1 || len(effs) == 1 && effs[0] != s.TargetKinds[0] {
+			bad(effField(0), "a Direct kind's effective target kind is its declared target kind")
+		}
+		if len(s.Strategies.Supported) > 0 && !slices.Equal(s.Strategies.Supported, []string{string(None)}) {
+			bad("spec.strategies.supported", "a Direct kind supports only None")
+		}
+		s.Strategies.Supported = []string{string(None)}
+		def(&s.Strategies.Default, string(None))
+		if len(s.TargetKinds) == 1 {
+			tk := s.TargetKinds[0]
+			s.EffectiveTargetKind = &tk
+			effs = []GroupKind{tk}
+		}
+	} else if len(s.Strategies.Supported) == 0 && s.Strategies.Default == "" && len(s.Strategies.Custom) == 0 && declaredIsEffective(&s) {
+		// GEP-713 "Merge strategies": "Metaresource kinds that do not
+		// specify any merge strategy and only support targeting a single
+		// kind (with Declared target = Effective target), by default MUST
+		// implement the None merge strategy."
+		s.Strategies.Supported = []string{string(None)}
+		s.Strategies.Default = string(None)
+	} else {
+		// GEP-713 "Merge strategies": kinds that declare no strategy and
+		// target several kinds, or reach an effective kind below their
+		// target, default to Atomic Defaults.
+		if len(s.Strategies.Supported) == 0 {
+			s.Strategies.Supported = []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}
+		}
+		def(&s.Strategies.Default, "AtomicDefaults")
+	}
+	for i, name := range s.Strategies.Supported {
+		st, err := ParseStrategy(name)
+		if err != nil {
+			bad(fmt.Sprintf("spec.strategies.supported[%d]", i), "%v", err)
+			continue
+		}
+		if st.Base != None && st.Atomicity != Atomic && st.Atomicity != Patch {
+			if _, ok := k.Custom[st.Atomicity]; !ok {
+				bad(fmt.Sprintf("spec.strategies.supported[%d]", i), "atomicity %q is not Atomic, Patch or declared in spec.strategies.custom", st.Atomicity)
+			}
+		}
+		k.Supported[st.String()] = true
+	}
+	if st, err := ParseStrategy(s.Strategies.Default); err != nil {
+		bad("spec.strategies.default", "%v", err)
+	} else if !k.Supported[st.String()] {
+		bad("spec.strategies.default", "%s is not in spec.strategies.supported", st)
+	} else {
+		k.Default = st
+	}
+	if s.Strategies.Values == nil {
+		s.Strategies.Values = map[string]string{"atomic": Atomic, "patch": Patch}
+		for name := range k.Custom {
+			s.Strategies.Values[strings.ToLower(name)] = name
+		}
+	}
+	for _, v := range sortedKeys(s.Strategies.Values) {
+		a := s.Strategies.Values[v]
+		if _, custom := k.Custom[a]; a != Atomic && a != Patch && !custom {
+			bad("spec.strategies.values["+v+"]", "atomicity %q is not Atomic, Patch or a custom one", a)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("PolicyKind %s: %w", d.Name, err)
+	}
+	k.Spec = s
+	k.effective = slices.Clone(effs)
+	k.specPath = strings.Split(s.Fields.Spec, ".")
+	return k, nil
+}
+
+// declaredIsEffective reports whether a kind targets a single kind that is
+// also its effective kind (no effective kind declared means the declared
+// targets are the effective ones).
+func declaredIsEffective(s *Spec) bool {
+	return len(s.TargetKinds) == 1 && (s.EffectiveTargetKind == nil || *s.EffectiveTargetKind == s.TargetKinds[0])
+}
+
+// reaches reports whether policies targeting kind t can reach objects of
+// the effective kind e: e is t, or t is above e in the hierarchy (a
+// Namespace holds only namespaced kinds). Kinds outside the hierarchy
+// (virtual kinds, or ones checkKind refuses) are not judged.
+func reachesAny(t GroupKind, effs []GroupKind) bool {
+	return slices.ContainsFunc(effs, func(e GroupKind) bool { return reaches(t, e) })
+}
+
+func kindList(gks []GroupKind) string {
+	s := make([]string, len(gks))
+	for i, gk := range gks {
+		s[i] = gk.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func reaches(t, e GroupKind) bool {
+	tInfo, tOK := hierarchy.Kinds[t.Schema()]
+	eInfo, eOK := hierarchy.Kinds[e.Schema()]
+	switch {
+	case t == e || !tOK || !eOK:
+		return true
+	case tInfo.Level == hierarchy.LevelNamespace:
+		return eInfo.Namespaced
+	}
+	return tInfo.Level < eInfo.Level
+}
+
+// notSpec names the fields at an object's root that are not where a
+// policy's spec can live.
+var notSpec = map[string]string{
+	"apiVersion": "the object's apiVersion",
+	"kind":       "the object's kind",
+	"metadata":   "the object's metadata",
+	"status":     "the object's status",
+}
+
+// checkFields checks spec.fields (after defaulting): spec is a dotted path
+// to an object under the root other than metadata or status; the others
+// are field names of that object, and the parts of a policy (targets,
+// defaults, overrides, strategy) each have their own.
+func checkFields(f Fields, bad func(field, format string, a ...any)) {
+	if err := checkPath(f.Spec, false); err != nil {
+		bad("spec.fields.spec", "%q is not a dotted path: %v", f.Spec, err)
+	} else if root, _, _ := strings.Cut(f.Spec, "."); notSpec[root] != "" {
+		bad("spec.fields.spec", "%q is %s, not where its spec lives", f.Spec, notSpec[root])
+	}
+	notName := func(field, name string) {
+		bad(field, "%q must be one field name of the object at spec.fields.spec (%q); nested paths are not read", name, f.Spec)
+	}
+	parts := map[string]string{"targetRef": "", "targetRefs": ""}
+	for _, p := range []struct{ field, name string }{
+		{"spec.fields.defaults", f.Defaults},
+		{"spec.fields.overrides", f.Overrides},
+		{"spec.fields.strategy", f.Strategy},
+	} {
+		prev, taken := parts[p.name]
+		switch {
+		case !isName(p.name):
+			notName(p.field, p.name)
+		case taken && prev == "":
+			bad(p.field, "%q is where a policy's targets live; each part of a policy needs its own field", p.name)
+		case taken:
+			bad(p.field, "%q is also %s; each part of a policy needs its own field", p.name, prev)
+		default:
+			parts[p.name] = p.field
+		}
+	}
+	for i, name := range f.Ignored {
+		if !isName(name) {
+			notName(fmt.Sprintf("spec.fields.ignored[%d]", i), name)
+		}
+	}
+}
+
+// isName reports whether s is one field name: not empty, not a path.
+func isName(s string) bool { return s != "" && !strings.ContainsAny(s, ".[]/") }
+
+// itemSegment is a list item chosen by a field's value, rules[name=login],
+// which targetFields paths may use as merge.Get reads it.
+var itemSegment = regexp.MustCompile(`^[^\[\]=]+\[[^\[\]=]+=[^\[\]]+\]$`)
+
+// checkPath checks a dotted path: no empty segment, no "/", no negative
+// index, and brackets only for list items (rules[name=login]) when items
+// is set. A list index is a segment of its own (rules.0).
+func checkPath(p string, items bool) error {
+	if p == "" {
+		return errors.New("it is empty")
+	}
+	for i, seg := range strings.Split(p, ".") {
+		switch {
+		case seg == "":
+			return fmt.Errorf("segment %d is empty", i+1)
+		case strings.Contains(seg, "/"):
+			return fmt.Errorf("segment %q has a \"/\"; paths are dotted", seg)
+		case strings.ContainsAny(seg, "[]") && !(items && itemSegment.MatchString(seg)):
+			return fmt.Errorf("segment %q has brackets; write a list index as a segment of its own (rules.0)", seg)
+		case len(seg) > 1 && seg[0] == '-' && strings.Trim(seg[1:], "0123456789") == "":
+			return fmt.Errorf("segment %q is a negative index", seg)
+		}
+	}
+	return nil
+}
+
+// checkKind rejects kinds in groups Strata models that are not part of its
+// hierarchy (a Secret, say): they would silently never match anything.
+// Kinds of other groups are virtual and always allowed.
+func checkKind(gk GroupKind) error {
+	if gk.Kind == "" {
+		return errors.New("kind is required")
+	}
+	if hierarchy.IsKnownGroup(gk.Group) && !hierarchy.IsModelled(gk.Schema()) {
+		return fmt.Errorf("%s is not part of Strata's hierarchy (Namespace, GatewayClass, Gateway, xRoutes, Service); kinds of other groups are virtual", gk)
+	}
+	return nil
+}
+
+// FromCRD derives a declaration from a CustomResourceDefinition labelled
+// gateway.networking.k8s.io/policy (GEP-713 "Standard label on CRD
+// objects"). Such a kind is read for discoverability only (Managed=false):
+// its effective targets are its declared targets, any kind may be
+// targeted, and its class comes from the label value (direct, inherited;
+// "true" and other values mean Inherited, the superset).
+func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	if group == "" || kind == "" {
+		return nil, fmt.Errorf("CustomResourceDefinition %s: spec.group and spec.names.kind are required", crd.GetName())
+	}
+	class := Inherited
+	if strings.EqualFold(crd.GetLabels()[CRDLabel], "direct") {
+		class = Direct
+	}
+	d := &Declaration{Spec: Spec{Group: group, Kind: kind, Class: class}}
+	d.Name = crd.GetName()
+	if class == Direct {
+		// A Direct kind needs its one target kind; a labelled CRD does not
+		// say it, so read it as Inherited with None, which behaves the
+		// same for discoverability.
+		d.Spec.Class = Inherited
+		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
+	}
+	return d, nil
+}
+
+// AncestorsMaxItems reads the maxItems of status.ancestors from a
+// CustomResourceDefinition: the smallest over its served versions, so a
+// status written through any of them fits. false when no served version
+// declares one (no schema, or a status without the bound).
+func AncestorsMaxItems(crd *unstructured.Unstructured) (int, bool) {
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	least, found := 0, false
+	for _, v := range versions {
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		if served, ok := m["served"].(bool); ok && !served {
+			continue
+		}
+		n, ok, _ := unstructured.NestedFieldNoCopy(m, "schema", "openAPIV3Schema", "properties", "status", "properties", "ancestors", "maxItems")
+		if !ok {
+			continue
+		}
+		var max int
+		switch x := n.(type) {
+		case int64:
+			max = int(x)
+		case float64:
+			max = int(x)
+		case int:
+			max = x
+		default:
+			continue
+		}
+		if max >= 0 && (!found || max < least) {
+			least, found = max, true
+		}
+	}
+	return least, found
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,350 @@
+package topology
+
+import (
+	"fmt"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+)
+
+// GeneratedRuleName names a route rule that has no name: "rule-<index>",
+// index counted from 0 in spec.rules. A policy may target it with
+// sectionName; an explicit rule name equal to a generated one is reported
+// as a duplicate section.
+func GeneratedRuleName(i int) string { return fmt.Sprintf("rule-%d", i) }
+
+// route is the shape shared by every xRoute kind, so attachment is written
+// once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
+type route = typed.Route
+
+// Build makes the DAG of a snapshot:
+//
+//	GatewayClass ─> Gateway ─> Gateway#listener ─> xRoute ─> xRoute#rule ─> Service ─> Service#port
+//
+// plus a Namespace node per namespace (an umbrella, not an edge: see
+// Context). Routes attach to listeners as Gateway API defines (parentRef
+// sectionName and port, allowedRoutes namespaces and kinds, hostname
+// intersection); backends attach to rules, across namespaces only with a
+// ReferenceGrant.
+func Build(s *snapshot.Snapshot) *Graph {
+	rs := routes(s)
+	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
+	g := &Graph{
+		Nodes:    make([]Node, 0, 2*n),
+		index:    make(map[Ref]NodeID, 2*n),
+		byKind:   map[schema.GroupKind][]NodeID{},
+		byKindIn: map[kindIn][]NodeID{},
+		grants:   map[string][]*gwv1b1.ReferenceGrant{},
+	}
+	for _, rg := range s.ReferenceGrants {
+		g.grants[rg.Namespace] = append(g.grants[rg.Namespace], rg)
+	}
+	for _, ns := range s.Namespaces {
+		id := g.namespaceNode(ns.Name)
+		g.Nodes[id].Labels = ns.Labels
+		g.Nodes[id].Generation = ns.Generation
+		g.Nodes[id].Object = ns
+	}
+	for _, gc := range s.GatewayClasses {
+		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
+	}
+	for _, gw := range s.Gateways {
+		g.addGateway(gw)
+	}
+	for _, svc := range s.Services {
+		g.addService(svc)
+	}
+	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
+	for _, ns := range s.Namespaces {
+		b.nsLabels[ns.Name] = ns.Labels
+	}
+	for _, r := range rs {
+		b.addRoute(r)
+	}
+	for i := range g.Nodes {
+		slices.Sort(g.Nodes[i].Parents)
+		g.Nodes[i].Parents = slices.Compact(g.Nodes[i].Parents)
+		slices.Sort(g.Nodes[i].Children)
+		g.Nodes[i].Children = slices.Compact(g.Nodes[i].Children)
+	}
+	slices.SortFunc(g.Problems, func(a, b Problem) int {
+		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
+	})
+	return g
+}
+
+// routes reads the routes of s, kind by kind in the order of
+// hierarchy.Table, through each route kind's linking rule.
+func routes(s *snapshot.Snapshot) []route {
+	n := 0
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			n += typed.Kinds[row.GroupKind].Len(s)
+		}
+	}
+	out := make([]route, 0, n)
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			out = typed.Kinds[row.GroupKind].AppendRoutes(out, s)
+		}
+	}
+	return out
+}
+
+// object adds the node of a whole object, reporting a duplicate.
+func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeID {
+	info := hierarchy.Kinds[gk]
+	r := Ref{Group: gk.Group, Kind: gk.Kind, Name: m.Name}
+	if info.Namespaced {
+		r.Namespace = m.Namespace
+	}
+	if id, dup := g.index[r]; dup {
+		g.Problems = append(g.Problems, Problem{Object: r, Field: "metadata.name", Message: "object given more than once; the first one is used"})
+		return id
+	}
+	id := g.add(Node{Ref: r, Level: info.Level, Labels: m.Labels, Generation: m.Generation, Object: obj, Namespace: g.namespaceNode(r.Namespace)})
+	g.indexKind(r, id)
+	return id
+}
+
+// section adds a named section under an object node. A name declared twice
+// is ambiguous: kept once and reported (policies targeting it are Invalid).
+func (g *Graph) section(obj NodeID, name, field string) NodeID {
+	o := &g.Nodes[obj]
+	if id, dup := o.Sections[name]; dup {
+		if o.Ambiguous == nil {
+			o.Ambiguous = map[string]bool{}
+		}
+		o.Ambiguous[name] = true
+		g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", hierarchy.Kinds[o.Ref.GroupKind()].Section, name)})
+		return id
+	}
+	r := o.Ref
+	r.Section = name
+	sec := Node{Ref: r, Level: o.Level + 1, Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
+	id := g.add(sec)
+	o = &g.Nodes[obj] // g.add may have moved the slice
+	if o.Sections == nil {
+		o.Sections = map[string]NodeID{}
+	}
+	o.Sections[name] = id
+	g.link(obj, id)
+	return id
+}
+
+func (g *Graph) addGateway(gw *gwv1.Gateway) {
+	id := g.object(hierarchy.GatewayKind, &gw.ObjectMeta, gw)
+	if g.Nodes[id].Object != gw {
+		return // duplicate
+	}
+	if gc := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: string(gw.Spec.GatewayClassName)}); gc != None {
+		g.link(gc, id)
+	}
+	for i, l := range gw.Spec.Listeners {
+		g.section(id, string(l.Name), fmt.Sprintf("spec.listeners[%d].name", i))
+	}
+}
+
+func (g *Graph) addService(svc *corev1.Service) {
+	id := g.object(hierarchy.ServiceKind, &svc.ObjectMeta, svc)
+	if g.Nodes[id].Object != svc {
+		return
+	}
+	for i, p := range svc.Spec.Ports {
+		if p.Name != "" {
+			g.section(id, p.Name, fmt.Sprintf("spec.ports[%d].name", i))
+		}
+	}
+}
+
+// attacher links routes to listeners and backends.
+type attacher struct {
+	g         *Graph
+	nsLabels  map[string]labels.Set
+	selectors map[*gwv1.RouteNamespaces]labels.Selector
+}
+
+func (b *attacher) addRoute(r route) {
+	g := b.g
+	id := g.object(r.GroupKind, r.Meta, r.Object)
+	if g.Nodes[id].Object != r.Object {
+		return
+	}
+	ns := r.Meta.Namespace
+	rules := make([]NodeID, len(r.Rules))
+	for i, rule := range r.Rules {
+		name := GeneratedRuleName(i)
+		if rule.Name != nil && *rule.Name != "" {
+			name = string(*rule.Name)
+		}
+		rules[i] = g.section(id, name, fmt.Sprintf("spec.rules[%d].name", i))
+	}
+	for i, p := range r.ParentRefs {
+		if p.Group != nil && string(*p.Group) != hierarchy.GatewayGroup || p.Kind != nil && string(*p.Kind) != "Gateway" {
+			// Mesh parents (e.g. a Service) would put a Service above a
+			// route; the hierarchy only goes Gateway > route > Service.
+			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway are not part of Strata's hierarchy; ignored"})
+			continue
+		}
+		gwNS := ns
+		if p.Namespace != nil {
+			gwNS = string(*p.Namespace)
+		}
+		gw := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gwNS, Name: string(p.Name)})
+		if gw == None {
+			continue
+		}
+		gateway := g.Nodes[gw].Object.(*gwv1.Gateway)
+		for _, l := range gateway.Spec.Listeners {
+			if p.SectionName != nil && *p.SectionName != l.Name || p.Port != nil && *p.Port != l.Port {
+				continue
+			}
+			if !b.allowed(gateway, &l, r, ns) {
+				continue
+			}
+			if lid, ok := g.Nodes[gw].Sections[string(l.Name)]; ok {
+				g.link(lid, id)
+			}
+		}
+	}
+	for i, rule := range r.Rules {
+		for _, be := range rule.Backends {
+			if be.Group != nil && string(*be.Group) != hierarchy.CoreGroup || be.Kind != nil && string(*be.Kind) != "Service" {
+				continue
+			}
+			to := Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: ns, Name: string(be.Name)}
+			if be.Namespace != nil {
+				to.Namespace = string(*be.Namespace)
+			}
+			svc := g.Lookup(to)
+			if svc == None {
+				continue
+			}
+			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
+				continue
+			}
+			g.link(rules[i], svc)
+		}
+	}
+}
+
+// defaultKinds are the route kinds a listener accepts when allowedRoutes
+// names none, by protocol (Gateway API Listener.allowedRoutes.kinds),
+// from the RouteInfo of hierarchy.Table's rows.
+var defaultKinds = func() map[gwv1.ProtocolType][]schema.GroupKind {
+	m := map[gwv1.ProtocolType][]schema.GroupKind{}
+	for _, row := range hierarchy.Table {
+		if row.Route != nil {
+			for _, p := range row.Route.Protocols {
+				m[gwv1.ProtocolType(p)] = append(m[gwv1.ProtocolType(p)], row.GroupKind)
+			}
+		}
+	}
+	return m
+}()
+
+// hostnameKinds are the route kinds whose hostnames must intersect the
+// listener's hostname (RouteInfo.Hostnames of hierarchy.Table's rows).
+var hostnameKinds = func() map[schema.GroupKind]bool {
+	m := map[schema.GroupKind]bool{}
+	for _, row := range hierarchy.Table {
+		if row.Route != nil && row.Route.Hostnames {
+			m[row.GroupKind] = true
+		}
+	}
+	return m
+}()
+
+func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS string) bool {
+	kinds := defaultKinds[l.Protocol]
+	var from gwv1.FromNamespaces = gwv1.NamespacesFromSame
+	var ar *gwv1.AllowedRoutes = l.AllowedRoutes
+	if ar != nil {
+		if len(ar.Kinds) > 0 {
+			kinds = kinds[:0:0]
+			for _, k := range ar.Kinds {
+				grp := hierarchy.GatewayGroup
+				if k.Group != nil {
+					grp = string(*k.Group)
+				}
+				kinds = append(kinds, schema.GroupKind{Group: grp, Kind: string(k.Kind)})
+			}
+		}
+		if ar.Namespaces != nil && ar.Namespaces.From != nil {
+			from = *ar.Namespaces.From
+		}
+	}
+	if !slices.Contains(kinds, r.GroupKind) {
+		return false
+	}
+	switch from {
+	case gwv1.NamespacesFromAll:
+	case gwv1.NamespacesFromSelector:
+		sel := b.selector(ar.Namespaces)
+		if sel == nil || !sel.Matches(b.nsLabels[routeNS]) {
+			return false
+		}
+	default: // Same, and unknown values (Gateway API treats them as invalid).
+		if routeNS != gw.Namespace {
+			return false
+		}
+	}
+	if hostnameKinds[r.GroupKind] && l.Hostname != nil && len(r.Hostnames) > 0 {
+		for _, h := range r.Hostnames {
+			if HostnamesIntersect(string(*l.Hostname), string(h)) {
+				return true
+			}
+		}
+		return false
+	}
+	return true
+}
+
+func (b *attacher) selector(rn *gwv1.RouteNamespaces) labels.Selector {
+	if b.selectors == nil {
+		b.selectors = map[*gwv1.RouteNamespaces]labels.Selector{}
+	}
+	if s, ok := b.selectors[rn]; ok {
+		return s
+	}
+	var s labels.Selector
+	if rn.Selector != nil {
+		if sel, err := metav1.LabelSelectorAsSelector(rn.Selector); err == nil {
+			s = sel
+		}
+	}
+	b.selectors[rn] = s
+	return s
+}
+
+// HostnamesIntersect reports whether a listener hostname and a route
+// hostname can match a common host. A leading "*." matches one or more
+// labels (Gateway API Hostname). Both must be non-empty: an empty
+// hostname (matching every host) is the caller's case. The blueprint
+// renderer uses it for .Hostnames.Intersection, so attachment and
+// rendering agree on which hosts a route serves.
+func HostnamesIntersect(a, b string) bool {
+	if a == b {
+		return true
+	}
+	aw, bw := strings.HasPrefix(a, "*."), strings.HasPrefix(b, "*.")
+	switch {
+	case aw && bw:
+		return strings.HasSuffix(a[1:], b[1:]) || strings.HasSuffix(b[1:], a[1:])
+	case aw:
+		return strings.HasSuffix(b, a[1:])
+	case bw:
+		return strings.HasSuffix(a, b[1:])
+	}
+	return false
+}

@@ -1,0 +1,99 @@
+package topology
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+)
+
+// Ref identifies a node: an object, a named section of an object, or a
+// virtual object. Its Key is the node's locator, the same string a
+// targetRef and its target produce.
+type Ref struct {
+	Group     string `json:"group"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Section   string `json:"sectionName,omitempty"`
+}
+
+// GroupKind of the referenced object.
+func (r Ref) GroupKind() schema.GroupKind { return schema.GroupKind{Group: r.Group, Kind: r.Kind} }
+
+// Object is the ref without its section.
+func (r Ref) Object() Ref { r.Section = ""; return r }
+
+// Key is the locator `Kind.group:namespace/name#section`.
+func (r Ref) Key() string {
+	s := r.Kind
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	s += ":"
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.Section != "" {
+		s += "#" + r.Section
+	}
+	return s
+}
+
+// String is a short human form: Kind ns/name#section.
+func (r Ref) String() string {
+	s := r.Kind + " "
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.Section != "" {
+		s += "#" + r.Section
+	}
+	return s
+}
+
+// NodeID indexes Graph.Nodes.
+type NodeID int32
+
+// None is the absent node.
+const None NodeID = -1
+
+// Node is a targetable: an object, a section of one, or a virtual object.
+type Node struct {
+	Ref   Ref
+	Level hierarchy.Level
+	// Labels of the object (of the owning object for sections).
+	Labels map[string]string
+	// Generation of the object, for observedGeneration.
+	Generation int64
+	// Object is the typed object the node was built from (nil for
+	// sections, implicit namespaces and virtual nodes).
+	Object any
+	// Virtual nodes stand for kinds unknown to the API server.
+	Virtual bool
+	// Namespace is the node of the object's namespace, or None.
+	Namespace NodeID
+	// Parents are the less specific nodes directly above; Children the
+	// more specific ones directly below. Sorted by NodeID.
+	Parents  []NodeID
+	Children []NodeID
+	// Sections of an object node, by section name.
+	Sections map[string]NodeID
+	// Ambiguous section names (declared more than once).
+	Ambiguous map[string]bool
+}
+
+// Problem is something wrong in the input that the topology had to skip or
+// could not resolve unambiguously, named by object and field.
+type Problem struct {
+	Object  Ref    `json:"object"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+func (p Problem) Error() string {
+	return fmt.Sprintf("%s: %s: %s", p.Object, p.Field, p.Message)
+}

@@ -1,0 +1,241 @@
+package query
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Describe describes the node of a subject (an object or a section): the
+// policies affecting it and the effective policy of every kind, with the
+// source of each field and the policies it beat. The cost is that of the
+// node's own contexts (or of the targets below it), not of the whole run.
+func Describe(res *engine.Result, n topology.NodeID) *Description {
+	q := newQuery(res)
+	d := &Description{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDescription}, Object: q.ref(n)}
+	node := q.g.Node(n)
+	own := q.own(n)
+	for name := range node.Sections {
+		d.Sections = append(d.Sections, name)
+	}
+	sort.Strings(d.Sections)
+	d.Parents, d.Children = q.neighbours(own)
+
+	type affecting struct {
+		a     *Affecting
+		p     *policykind.Policy
+		nodes map[topology.NodeID]bool
+	}
+	byPolicy := map[*policykind.Policy]*affecting{}
+	relRank := map[string]int{Attached: 0, Inherited: 1, Below: 2}
+	note := func(p *policykind.Policy, at topology.NodeID, rel string) *affecting {
+		a := byPolicy[p]
+		if a == nil {
+			a = &affecting{a: &Affecting{Policy: policyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
+			byPolicy[p] = a
+		}
+		if relRank[rel] < relRank[a.a.Relation] {
+			a.a.Relation = rel
+		}
+		a.nodes[at] = true
+		return a
+	}
+
+	for _, sc := range q.scope(n) {
+		k := res.Kinds[sc.kind]
+		ke := KindEffect{GroupKind: groupKindOf(k), Class: string(k.Class), ValueSpace: q.valueSpace(sc.kind)}
+		for _, t := range sc.targets {
+			te := TargetEffect{Target: q.ref(t.node)}
+			for _, ctx := range t.contexts {
+				first := slices.IndexFunc(ctx.Path, func(p topology.NodeID) bool { return slices.Contains(own, p) })
+				done := map[*policykind.Policy]bool{}
+				for _, e := range ctx.Entries {
+					p := e.Policy()
+					rel := Inherited
+					switch at := slices.Index(ctx.Path, e.Attachment.Node); {
+					case slices.Contains(own, e.Attachment.Node):
+						rel = Attached
+					case first >= 0 && at > first:
+						rel = Below
+					}
+					a := note(p, e.Attachment.Node, rel)
+					if !done[p] {
+						done[p] = true
+						st, _, _ := ctx.Standing(p)
+						if a.a.Results == nil {
+							a.a.Results = map[string]int{}
+						}
+						a.a.Results[string(st)]++
+					}
+				}
+				te.Contexts = append(te.Contexts, q.contextEffect(k, t.node, ctx))
+			}
+			ke.Targets = append(ke.Targets, te)
+		}
+		d.Effective = append(d.Effective, ke)
+	}
+
+	// Policies attached here that reach no effective target yet, and
+	// targetRefs naming the object that did not attach.
+	for i := range res.Kinds {
+		for _, o := range own {
+			for _, at := range res.Attachments[i].ByNode[o] {
+				note(at.Policy, o, Attached)
+			}
+		}
+		for _, r := range res.Attachments[i].Rejections {
+			if r.Target.Object() == node.Ref.Object() && (node.Ref.Section == "" || r.Target.Section == node.Ref.Section) {
+				d.Rejected = append(d.Rejected, Rejection{Policy: policyRefOf(r.Policy), Field: r.Field, Reason: r.Reason, Message: r.Message})
+			}
+		}
+	}
+	ps := slices.Collect(maps.Keys(byPolicy))
+	slices.SortFunc(ps, comparePolicies)
+	d.Policies = []Affecting{}
+	for _, p := range ps {
+		a := byPolicy[p]
+		for at := range a.nodes {
+			a.a.AttachedTo = append(a.a.AttachedTo, q.ref(at))
+		}
+		sortRefs(a.a.AttachedTo)
+		d.Policies = append(d.Policies, *a.a)
+	}
+	if d.Effective == nil {
+		d.Effective = []KindEffect{}
+	}
+	return d
+}
+
+// contextEffect renders one context: stack, resultant spec, and each
+// field with its source and the sources it beat.
+func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *effective.Context) ContextEffect {
+	ce := ContextEffect{Path: q.path(ctx.Path), Spec: ctx.Result.Values}
+	if ce.Spec == nil {
+		ce.Spec = map[string]any{}
+	}
+	var stack []*policykind.Policy // distinct, in stack order
+	for _, e := range ctx.Entries {
+		st, _, _ := ctx.Standing(e.Policy())
+		ce.Stack = append(ce.Stack, StackEntry{
+			Policy:     e.Policy().ID(),
+			AttachedTo: q.ref(e.Attachment.Node),
+			Level:      int(e.Level),
+			Block:      e.Block.Field,
+			Strategy:   e.Block.Strategy.String(),
+			Result:     string(st),
+		})
+		if !slices.Contains(stack, e.Policy()) {
+			stack = append(stack, e.Policy())
+		}
+	}
+	// Every source's leaves: the policies', then the target's own.
+	type source struct {
+		name   string
+		p      *policykind.Policy
+		leaves []string
+	}
+	var sources []source
+	for _, p := range stack {
+		sources = append(sources, source{name: sourceName(p), p: p, leaves: q.leavesOf(p)})
+	}
+	if own := q.targetValues(k, target); own != nil {
+		var leaves []string
+		merge.Leaves(own, "", func(ptr string) { leaves = append(leaves, ptr) })
+		sources = append(sources, source{name: TargetSource, leaves: leaves})
+	}
+	ptrs := slices.Sorted(maps.Keys(ctx.Result.Prov))
+	for _, ptr := range ptrs {
+		src := ctx.Result.Prov[ptr]
+		v, _ := merge.Get(ctx.Result.Values, ptr)
+		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(src)}
+		for _, s := range sources {
+			if s.name == fe.SetBy {
+				continue
+			}
+			if slices.ContainsFunc(s.leaves, func(l string) bool { return related(l, ptr) }) {
+				fe.Beaten = append(fe.Beaten, s.name)
+			}
+		}
+		sort.Strings(fe.Beaten)
+		ce.Fields = append(ce.Fields, fe)
+	}
+	// Fields set in the stack that are not in force at all (an atomic
+	// block replaced them whole, say).
+	dropped := map[string][]string{}
+	for _, s := range sources {
+		for _, l := range s.leaves {
+			if !slices.ContainsFunc(ptrs, func(p string) bool { return related(l, p) }) {
+				dropped[l] = append(dropped[l], s.name)
+			}
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(dropped)) {
+		b := dropped[l]
+		sort.Strings(b)
+		ce.Fields = append(ce.Fields, FieldEffect{Field: l, Beaten: slices.Compact(b)})
+	}
+	slices.SortStableFunc(ce.Fields, func(a, b FieldEffect) int { return strings.Compare(a.Field, b.Field) })
+	if ce.Fields == nil {
+		ce.Fields = []FieldEffect{}
+	}
+	return ce
+}
+
+// neighbours lists the nodes directly above and below a set of nodes (an
+// object and its sections), outside the set, sorted by locator.
+func (q *query) neighbours(own []topology.NodeID) (parents, children []Ref) {
+	seenP, seenC := map[topology.NodeID]bool{}, map[topology.NodeID]bool{}
+	for _, o := range own {
+		n := q.g.Node(o)
+		for _, p := range n.Parents {
+			if !slices.Contains(own, p) && !seenP[p] {
+				seenP[p] = true
+				parents = append(parents, q.ref(p))
+			}
+		}
+		for _, c := range n.Children {
+			if !slices.Contains(own, c) && !seenC[c] {
+				seenC[c] = true
+				children = append(children, q.ref(c))
+			}
+		}
+	}
+	sortRefs(parents)
+	sortRefs(children)
+	return parents, children
+}
+
+func sortRefs(rs []Ref) {
+	slices.SortFunc(rs, func(a, b Ref) int { return strings.Compare(a.Key(), b.Key()) })
+}
+
+// comparePolicies orders policies by kind (group, kind), then
+// namespace/name.
+func comparePolicies(a, b *policykind.Policy) int {
+	if c := strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind); c != 0 {
+		return c
+	}
+	return strings.Compare(a.ID(), b.ID())
+}
+
+// valueSpace describes the value space kind i folds in, or nil.
+func (q *query) valueSpace(i int) *ValueSpace {
+	k := q.res.Kinds[i]
+	if k.Space() == "" {
+		return nil
+	}
+	vs := &ValueSpace{Name: k.Space()}
+	for j, o := range q.res.Kinds {
+		if q.res.SharedWith(j) == i {
+			vs.Kinds = append(vs.Kinds, groupKindOf(o))
+		}
+	}
+	return vs
+}

@@ -1,0 +1,106 @@
+package query
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Map lays out a run for drawing: every node of the topology (objects,
+// sections, namespaces, virtual objects) and every policy, grouped by
+// namespace, with the topology's edges and one policy edge per
+// attachment. Node identifiers follow locator order, so the same input
+// always gives the same drawing.
+func Map(res *engine.Result) *Diagram {
+	g := res.Graph
+	order := make([]topology.NodeID, len(g.Nodes))
+	for i := range order {
+		order[i] = topology.NodeID(i)
+	}
+	keys := make([]string, len(g.Nodes))
+	for i := range g.Nodes {
+		keys[i] = g.Nodes[i].Ref.Key()
+	}
+	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
+	ids := make([]string, len(g.Nodes))
+	for i, n := range order {
+		ids[n] = fmt.Sprintf("n%d", i)
+	}
+
+	d := &Diagram{}
+	clusters := map[string]*Cluster{}
+	cluster := func(ns string) *Cluster {
+		c := clusters[ns]
+		if c == nil {
+			c = &Cluster{Namespace: ns}
+			clusters[ns] = c
+		}
+		return c
+	}
+	for _, n := range order {
+		node := g.Node(n)
+		dn := DiagramNode{ID: ids[n], Label: node.Ref.String(), Shape: ObjectShape}
+		switch {
+		case node.Virtual:
+			dn.Shape = VirtualShape
+		case node.Ref.Section != "":
+			dn.Shape = SectionShape
+		}
+		switch {
+		case node.Ref.GroupKind() == hierarchy.NamespaceKind:
+			dn.Shape = NamespaceShape
+			cluster(node.Ref.Name).Node = dn
+		case node.Ref.Namespace != "":
+			c := cluster(node.Ref.Namespace)
+			c.Nodes = append(c.Nodes, dn)
+		default:
+			d.Nodes = append(d.Nodes, dn)
+		}
+		for _, ch := range node.Children {
+			d.Edges = append(d.Edges, Edge{From: ids[n], To: ids[ch]})
+		}
+	}
+	for i, p := range res.Policies {
+		dn := DiagramNode{ID: fmt.Sprintf("p%d", i), Label: p.Kind.Kind + " " + p.Name, Shape: PolicyShape}
+		if p.Namespace == "" {
+			d.Nodes = append(d.Nodes, dn)
+		} else {
+			c := cluster(p.Namespace)
+			c.Nodes = append(c.Nodes, dn)
+		}
+		ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool { return k.Key() == p.Kind.Key() })
+		for _, a := range res.Attachments[ki].ByPolicy[p] {
+			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[a.Node]})
+		}
+	}
+	for i, ns := range slices.Sorted(maps.Keys(clusters)) {
+		c := clusters[ns]
+		if c.Node.ID == "" { // every namespace has a node; kept for safety
+			c.Node = DiagramNode{ID: fmt.Sprintf("ns%d", i), Label: "Namespace " + ns, Shape: NamespaceShape}
+		}
+		d.Clusters = append(d.Clusters, *c)
+	}
+	// n2 before n10: identifiers compare by length, then by text.
+	byID := func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	}
+	byEnds := func(a, b Edge) int {
+		if c := byID(a.From, b.From); c != 0 {
+			return c
+		}
+		return byID(a.To, b.To)
+	}
+	slices.SortFunc(d.Edges, byEnds)
+	slices.SortFunc(d.PolicyEdges, byEnds)
+	d.PolicyEdges = slices.Compact(d.PolicyEdges)
+	return d
+}

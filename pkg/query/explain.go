@@ -1,0 +1,184 @@
+package query
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// FieldPointer reads a field as typed on the command line: a JSON pointer
+// (/colors/light, keys escaped per RFC 6901: /a~1b for key "a/b", /t~0x
+// for "t~x") as is, or a dotted path (colors.light) turned into one, where
+// `\.` is a dot inside a key and `\\` a backslash (colors.x\.y is key
+// "x.y" of colors). Keys may contain "[" either way.
+func FieldPointer(field string) (string, error) {
+	if field == "" || field == "/" {
+		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
+	}
+	if strings.HasPrefix(field, "/") {
+		return field, nil
+	}
+	var parts []string
+	var key strings.Builder
+	for i := 0; i < len(field); i++ {
+		switch c := field[i]; {
+		case c == '\\' && i+1 < len(field) && (field[i+1] == '.' || field[i+1] == '\\'):
+			i++
+			key.WriteByte(field[i])
+		case c == '.':
+			parts = append(parts, merge.Escape(key.String()))
+			key.Reset()
+		default:
+			key.WriteByte(c)
+		}
+	}
+	parts = append(parts, merge.Escape(key.String()))
+	for _, p := range parts {
+		if p == "" {
+			return "", fmt.Errorf("--field %q: empty key in a dotted path (write a dot inside a key as \\., or give a JSON pointer)", field)
+		}
+	}
+	return "/" + strings.Join(parts, "/"), nil
+}
+
+// Explain gives the precedence chain of one field (a JSON pointer) in
+// every context of node n where some candidate sets it or it is in force.
+// only, if not nil, restricts the answer to one policy kind. It is an
+// error when no context has the field: the message lists the fields that
+// are in force instead.
+func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind.Kind) (*Explanation, error) {
+	q := newQuery(res)
+	x := &Explanation{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindExplanation}, Object: q.ref(n), Field: ptr, Chains: []Chain{}}
+	present := map[string]bool{}
+	reached := false
+	for _, sc := range q.scope(n) {
+		k := res.Kinds[sc.kind]
+		if only != nil && k.Key() != only.Key() {
+			continue
+		}
+		for _, t := range sc.targets {
+			own := q.targetValues(k, t.node)
+			for _, ctx := range t.contexts {
+				reached = true
+				for p := range ctx.Result.Prov {
+					present[p] = true
+				}
+				if c, ok := q.chain(k, t.node, ctx, ptr, own); ok {
+					x.Chains = append(x.Chains, c)
+				}
+			}
+		}
+	}
+	if len(x.Chains) > 0 {
+		return x, nil
+	}
+	which := "policy"
+	if only != nil {
+		which = only.Kind
+	}
+	if !reached {
+		return nil, fmt.Errorf("no %s reaches %s", which, x.Object)
+	}
+	fields := slices.Sorted(maps.Keys(present))
+	if len(fields) > 20 {
+		fields = append(fields[:20], "...")
+	}
+	return nil, fmt.Errorf("field %s is not set on %s by any %s (fields in force: %s)", ptr, x.Object, which, strings.Join(fields, ", "))
+}
+
+// chain builds the candidates of one context for ptr; false when none of
+// them sets it and it is not in force.
+func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective.Context, ptr string, own map[string]any) (Chain, bool) {
+	c := Chain{PolicyKind: groupKindOf(k), Target: q.ref(target), Path: q.path(ctx.Path), Candidates: []Candidate{}}
+	value, inForce := merge.Get(ctx.Result.Values, ptr)
+	winners := map[merge.Source]bool{}
+	for p, src := range ctx.Result.Prov {
+		if related(p, ptr) {
+			winners[src] = true
+		}
+	}
+	if inForce {
+		c.Value = value
+	}
+	for src := range winners {
+		c.SetBy = append(c.SetBy, sourceName(src))
+	}
+	sort.Strings(c.SetBy)
+	by := strings.Join(c.SetBy, ", ")
+
+	// A policy with an overrides and a defaults block that both set the
+	// field wins with its overrides (they come first in its level and are
+	// locked, docs/merging.md).
+	winning := map[*policykind.Policy]*effective.Entry{}
+	for _, e := range ctx.Entries {
+		if _, sets := merge.Get(e.Block.Values, ptr); !sets || !winners[e.Policy()] {
+			continue
+		}
+		if w, ok := winning[e.Policy()]; !ok || w.Block.Strategy.Base != policykind.Overrides {
+			winning[e.Policy()] = e
+		}
+	}
+	found := inForce
+	for _, e := range ctx.Entries {
+		p := e.Policy()
+		at := q.ref(e.Attachment.Node)
+		cd := Candidate{Source: p.ID(), AttachedTo: &at, Level: int(e.Level), Block: e.Block.Field, Strategy: e.Block.Strategy.String(), Outcome: NotSet}
+		if v, sets := merge.Get(e.Block.Values, ptr); sets {
+			found = true
+			cd.Sets, cd.Value = true, v
+			switch w, conflicted := ctx.Conflicted[p]; {
+			case conflicted:
+				cd.Outcome, cd.Note = Conflicted, "rejected by the None strategy: "+w.ID()+" wins"
+			case winning[p] == e:
+				cd.Outcome, cd.Note = Wins, winNote(e.Block.Strategy.Base)
+			case by != "":
+				cd.Outcome, cd.Note = Beaten, "beaten by "+by
+			default:
+				cd.Outcome, cd.Note = Beaten, "not in force: an atomic merge later in the stack replaced the whole spec"
+			}
+		} else if w, conflicted := ctx.Conflicted[p]; conflicted {
+			cd.Note = "rejected by the None strategy: " + w.ID() + " wins"
+		}
+		c.Candidates = append(c.Candidates, cd)
+	}
+	// The target's own value, when the kind reads one for this field:
+	// shown even when the object leaves it unset, which is worth knowing.
+	{
+		top := strings.SplitN(strings.TrimPrefix(ptr, "/"), "/", 2)[0]
+		if path, declared := k.TargetFields[top]; declared {
+			cd := Candidate{Source: TargetSource, Level: int(q.g.Node(target).Level), Block: path, Outcome: NotSet}
+			if v, sets := merge.Get(own, ptr); sets {
+				found = true
+				cd.Sets, cd.Value = true, v
+				switch {
+				case winners[nil]:
+					cd.Outcome, cd.Note = Wins, "the target's own value: the most specific default"
+				case by != "":
+					cd.Outcome, cd.Note = Beaten, "beaten by "+by+" (an override)"
+				default:
+					cd.Outcome, cd.Note = Beaten, "not in force: an override removed it"
+				}
+			}
+			c.Candidates = append(c.Candidates, cd)
+		}
+	}
+	return c, found
+}
+
+func winNote(b policykind.Base) string {
+	switch b {
+	case policykind.Overrides:
+		return "in force: an override, which no more specific policy can change"
+	case policykind.None:
+		return "in force: the policy in effect (None strategy)"
+	}
+	return "in force: the most specific default that sets it"
+}

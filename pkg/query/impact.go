@@ -1,0 +1,207 @@
+package query
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Without recomputes a run as if policy p were deleted. Only p's kind is
+// recomputed (engine.Result.Recompute): the topology and the other kinds
+// are shared with res, so the cost is that of one kind. It needs nothing
+// but the run, so it answers alike for files and a live cluster.
+func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
+	return res.Recompute(instances(res, p, nil), map[policykind.GroupKind]bool{p.Kind.Key(): true})
+}
+
+// Replacing recomputes a run as if policy p were replaced by the object u,
+// which must be the same policy (group, kind, name; an empty namespace is
+// p's). Like Without, only p's kind is recomputed.
+func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*engine.Result, error) {
+	gvk := u.GroupVersionKind()
+	what := fmt.Sprintf("%s %s", u.GetKind(), id(u.GetNamespace(), u.GetName()))
+	if gvk.Group != p.Kind.Group || gvk.Kind != p.Kind.Kind {
+		return nil, fmt.Errorf("replacement %s: want a %s (group %s)", what, p.Kind.Kind, p.Kind.Group)
+	}
+	if u.GetNamespace() == "" && p.Namespace != "" {
+		u = u.DeepCopy()
+		u.SetNamespace(p.Namespace)
+	}
+	if u.GetName() != p.Name || u.GetNamespace() != p.Namespace {
+		return nil, fmt.Errorf("replacement %s: want the new version of %s %s (same namespace and name)", what, p.Kind.Kind, p.ID())
+	}
+	return res.Recompute(instances(res, p, u), map[policykind.GroupKind]bool{p.Kind.Key(): true})
+}
+
+// instances lists the objects of p's kind with p left out, or replaced by
+// u.
+func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, q := range res.Policies {
+		switch {
+		case q.Kind.Key() != p.Kind.Key():
+		case q == p && u != nil:
+			out = append(out, u)
+		case q != p:
+			out = append(out, q.Object)
+		}
+	}
+	return out
+}
+
+// Compare lists every effective target and context whose resultant spec
+// differs between two runs of the same topology, field by field; kinds
+// whose results the runs share are skipped without a look. policy and
+// change (ChangeDelete, ChangeReplace) label the answer.
+func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
+	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
+	qb, qa := newQuery(before), newQuery(after)
+	for i, k := range before.Kinds {
+		if before.SharedWith(i) != i {
+			continue // a value space's result is compared at its first kind
+		}
+		j := slices.IndexFunc(after.Kinds, func(o *policykind.Kind) bool { return o.Key() == k.Key() })
+		var b, a *effective.Result
+		b = before.Effective[i]
+		if j >= 0 {
+			a = after.Effective[j]
+		}
+		if a == b {
+			continue
+		}
+		im.Targets = append(im.Targets, compareKind(qb, qa, k, b, a)...)
+	}
+	for _, t := range im.Targets {
+		im.Changed.Contexts += len(t.Contexts)
+	}
+	im.Changed.Targets = len(im.Targets)
+	return im
+}
+
+// compareKind diffs the effective results of one kind (a may be nil: the
+// kind is gone).
+func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
+	type side struct {
+		target *effective.Target
+		ctx    *effective.Context
+	}
+	type pair struct {
+		tk   string
+		b, a side
+	}
+	pairs := map[string]*pair{}
+	add := func(q *query, res *effective.Result, before bool) {
+		if res == nil {
+			return
+		}
+		for _, t := range res.Targets {
+			tk := q.g.Node(t.Node).Ref.Key()
+			for _, ctx := range t.Contexts {
+				pk := q.pathKey(ctx.Path)
+				key := tk + "\x00" + pk
+				p := pairs[key]
+				if p == nil {
+					p = &pair{tk: tk}
+					pairs[key] = p
+				}
+				if before {
+					p.b = side{t, ctx}
+				} else {
+					p.a = side{t, ctx}
+				}
+			}
+		}
+	}
+	add(qb, b, true)
+	add(qa, a, false)
+	keys := slices.Sorted(maps.Keys(pairs))
+	var out []TargetChange
+	for _, key := range keys {
+		p := pairs[key]
+		bc, ac := p.b.ctx, p.a.ctx
+		fields := diff(bc, ac)
+		if len(fields) == 0 {
+			continue
+		}
+		ctx, t := bc, p.b.target
+		if ctx == nil {
+			ctx, t = ac, p.a.target
+		}
+		q := qb
+		if bc == nil {
+			q = qa
+		}
+		if len(out) == 0 || out[len(out)-1].Target.Key() != p.tk {
+			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(t.Node)})
+		}
+		last := &out[len(out)-1]
+		last.Contexts = append(last.Contexts, ContextChange{Path: q.path(ctx.Path), Fields: fields})
+	}
+	return out
+}
+
+// diff compares the resultant specs of two contexts leaf by leaf; either
+// may be nil (no policy in that context on that side).
+func diff(b, a *effective.Context) []FieldChange {
+	var bv, av merge.Value
+	if b != nil {
+		bv = b.Result
+	}
+	if a != nil {
+		av = a.Result
+	}
+	set := map[string]bool{}
+	for p := range bv.Prov {
+		set[p] = true
+	}
+	for p := range av.Prov {
+		set[p] = true
+	}
+	ptrs := slices.Sorted(maps.Keys(set))
+	// Compare leaves only: an empty object or whole list on one side that
+	// has fields or items on the other is compared through those.
+	ptrs = slices.DeleteFunc(ptrs, func(p string) bool {
+		return slices.ContainsFunc(ptrs, func(o string) bool { return under(o, p) })
+	})
+	var out []FieldChange
+	for _, ptr := range ptrs {
+		bx, bok := merge.Get(bv.Values, ptr)
+		ax, aok := merge.Get(av.Values, ptr)
+		if bok == aok && reflect.DeepEqual(bx, ax) {
+			continue
+		}
+		fc := FieldChange{Field: ptr}
+		if bok {
+			fc.Before, fc.BeforeSetBy = bx, setBy(bv, ptr)
+		}
+		if aok {
+			fc.After, fc.AfterSetBy = ax, setBy(av, ptr)
+		}
+		out = append(out, fc)
+	}
+	return out
+}
+
+// setBy names the source of the leaf at ptr, or of the leaf above it.
+func setBy(v merge.Value, ptr string) string {
+	if s, ok := v.Prov[ptr]; ok {
+		return sourceName(s)
+	}
+	var names []string
+	for p, s := range v.Prov {
+		if related(p, ptr) {
+			names = append(names, sourceName(s))
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(slices.Compact(names), ", ")
+}

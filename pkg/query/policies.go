@@ -1,0 +1,239 @@
+package query
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Filter selects policies to list.
+type Filter struct {
+	// Namespace lists the policies of one namespace (and cluster-scoped
+	// ones) unless AllNamespaces.
+	Namespace     string
+	AllNamespaces bool
+	// Kind, if set, lists only the policies of that kind.
+	Kind *policykind.Kind
+}
+
+func (f Filter) keeps(p *policykind.Policy) bool {
+	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() {
+		return false
+	}
+	return f.AllNamespaces || p.Namespace == "" || p.Namespace == f.Namespace
+}
+
+// Policies lists every policy the filter keeps, in engine order (kind,
+// then namespace/name), with its status rolled up and the number of
+// effective targets and contexts it affects. One pass over the contexts
+// of the kinds listed.
+func Policies(res *engine.Result, f Filter) *PolicyList {
+	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
+	var kept []*policykind.Policy
+	kinds := map[policykind.GroupKind]bool{}
+	for _, p := range res.Policies {
+		if f.keeps(p) {
+			kept = append(kept, p)
+			kinds[p.Kind.Key()] = true
+		}
+	}
+	affects := affected(res, kinds)
+	statuses := statusByPolicy(res)
+	for _, p := range kept {
+		l.Items = append(l.Items, summarize(res, p, statuses[p], affects[p]))
+	}
+	return l
+}
+
+// affected counts, for the policies of the given kinds, the effective
+// targets and contexts where they set a field in force (docs/merging.md:
+// a target is affected by a policy that set at least one field in at
+// least one context).
+func affected(res *engine.Result, kinds map[policykind.GroupKind]bool) map[*policykind.Policy]Count {
+	out := map[*policykind.Policy]Count{}
+	for i := range res.Kinds {
+		if res.SharedWith(i) != i {
+			continue // a value space's result is counted at its first kind
+		}
+		for _, t := range res.Effective[i].Targets {
+			hit := map[*policykind.Policy]bool{}
+			for _, ctx := range t.Contexts {
+				done := map[*policykind.Policy]bool{}
+				for _, e := range ctx.Entries {
+					p := e.Policy()
+					if done[p] || !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
+						continue
+					}
+					done[p] = true
+					c := out[p]
+					c.Contexts++
+					if !hit[p] {
+						hit[p] = true
+						c.Targets++
+					}
+					out[p] = c
+				}
+			}
+		}
+	}
+	return out
+}
+
+func statusByPolicy(res *engine.Result) map[*policykind.Policy]*outcome.PolicyStatus {
+	out := make(map[*policykind.Policy]*outcome.PolicyStatus, len(res.Outcome.Policies))
+	for i := range res.Outcome.Policies {
+		out[res.Outcome.Policies[i].Policy] = &res.Outcome.Policies[i]
+	}
+	return out
+}
+
+func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatus, c Count) PolicySummary {
+	s := PolicySummary{PolicyRef: policyRefOf(p), Class: string(p.Kind.Class), Managed: p.Kind.Managed, Targets: []string{}, Affects: c}
+	if !p.Created.IsZero() {
+		s.Created = p.Created.UTC().Format(time.RFC3339)
+	}
+	if len(p.Kind.ReferencedBy) > 0 {
+		// Its targets are the objects that name it (spec.referencedBy).
+		if ki := slices.Index(res.Kinds, p.Kind); ki >= 0 {
+			for _, a := range res.Attachments[ki].ByPolicy[p] {
+				if a.Referral {
+					s.Targets = append(s.Targets, res.Graph.Node(a.Node).Ref.String()+" (referenced)")
+				}
+			}
+		}
+	}
+	for _, t := range p.TargetRefs {
+		s.Targets = append(s.Targets, targetString(p, t))
+	}
+	if st != nil {
+		s.Status = rollUp(st.Ancestors)
+	}
+	return s
+}
+
+// targetString writes a targetRef as a person reads it: Kind name, Kind
+// ns/name#section when another namespace, Kind selector k=v.
+func targetString(p *policykind.Policy, t policykind.TargetRef) string {
+	s := t.Kind + " "
+	if t.Namespace != "" && t.Namespace != p.Namespace {
+		s += t.Namespace + "/"
+	}
+	if t.Selector != nil {
+		s += "selector " + metav1.FormatLabelSelector(t.Selector)
+	} else {
+		s += t.Name
+	}
+	if t.Section != "" {
+		s += "#" + t.Section
+	}
+	return s
+}
+
+// rollUp summarizes status.ancestors (docs/status.md): accepted through
+// every ancestor, none or some; enforced through all accepted ones, none,
+// or in between.
+func rollUp(ancestors []outcome.Ancestor) StatusSummary {
+	var s StatusSummary
+	accepted, enforced, overridden := 0, 0, 0
+	reasons := map[string]bool{}
+	for _, a := range ancestors {
+		for _, c := range a.Conditions {
+			switch {
+			case c.Type == outcome.Accepted && c.Status == metav1.ConditionTrue:
+				accepted++
+			case c.Type == outcome.Accepted:
+				reasons[c.Reason] = true
+			case c.Type == outcome.Enforced && c.Status == metav1.ConditionTrue:
+				enforced++
+			case c.Type == outcome.Overridden && c.Status == metav1.ConditionTrue:
+				overridden++
+			}
+		}
+	}
+	s.Reasons = slices.Sorted(maps.Keys(reasons))
+	switch {
+	case accepted == 0:
+		s.Accepted = "False"
+		return s
+	case accepted == len(ancestors):
+		s.Accepted = "True"
+	default:
+		s.Accepted = "Partial"
+	}
+	switch accepted {
+	case enforced:
+		s.Enforcement = outcome.Enforced
+	case overridden:
+		s.Enforcement = outcome.Overridden
+	default:
+		s.Enforcement = outcome.PartiallyEnforced
+	}
+	return s
+}
+
+// DescribePolicy describes one policy: its spec, where it attached, its
+// status, and every effective target whose stack holds it.
+func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription {
+	q := newQuery(res)
+	ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool { return k.Key() == p.Kind.Key() })
+	affects := affected(res, map[policykind.GroupKind]bool{p.Kind.Key(): true})
+	st := statusByPolicy(res)[p]
+	d := &PolicyDescription{
+		TypeMeta:   TypeMeta{APIVersion: APIVersion, Kind: KindPolicyDescription},
+		Policy:     summarize(res, p, st, affects[p]),
+		Blocks:     []Block{},
+		AttachedTo: []Ref{},
+		Ancestors:  []AncestorStatus{},
+		Reaches:    []Reach{},
+	}
+	for _, b := range p.Blocks {
+		d.Blocks = append(d.Blocks, Block{Field: b.Field, Strategy: b.Strategy.String(), Values: b.Values})
+	}
+	if ki < 0 {
+		return d
+	}
+	for _, a := range res.Attachments[ki].ByPolicy[p] {
+		d.AttachedTo = append(d.AttachedTo, q.ref(a.Node))
+	}
+	sortRefs(d.AttachedTo)
+	for _, r := range res.Attachments[ki].Rejections {
+		if r.Policy == p {
+			d.Rejected = append(d.Rejected, Rejection{Policy: policyRefOf(p), Field: r.Field, Reason: r.Reason, Message: r.Message})
+		}
+	}
+	if st != nil {
+		for _, a := range st.Ancestors {
+			as := AncestorStatus{Ancestor: refOf(a.Ref)}
+			for _, c := range a.Conditions {
+				as.Conditions = append(as.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
+			}
+			d.Ancestors = append(d.Ancestors, as)
+		}
+	}
+	for _, t := range res.Effective[ki].Targets {
+		var r *Reach
+		for _, ctx := range t.Contexts {
+			if !slices.ContainsFunc(ctx.Entries, func(e *effective.Entry) bool { return e.Policy() == p }) {
+				continue
+			}
+			if r == nil {
+				r = &Reach{Target: q.ref(t.Node), Results: map[string]int{}}
+			}
+			s, _, _ := ctx.Standing(p)
+			r.Results[string(s)]++
+		}
+		if r != nil {
+			d.Reaches = append(d.Reaches, *r)
+		}
+	}
+	slices.SortFunc(d.Reaches, func(a, b Reach) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
+	return d
+}

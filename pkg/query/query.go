@@ -1,0 +1,279 @@
+package query
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// query answers questions about one engine run. It caches what several
+// answers share (target indexes, policy leaves); like effective.Outcome it
+// belongs to one goroutine.
+type query struct {
+	res     *engine.Result
+	g       *topology.Graph
+	targets []map[topology.NodeID]*effective.Target // per kind, lazily
+	leaves  map[*policykind.Policy][]string
+	values  map[ownKey]map[string]any // targetValues, by kind and node
+}
+
+type ownKey struct {
+	k *policykind.Kind
+	n topology.NodeID
+}
+
+func newQuery(res *engine.Result) *query {
+	return &query{
+		res: res, g: res.Graph,
+		targets: make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
+		leaves:  map[*policykind.Policy][]string{},
+		values:  map[ownKey]map[string]any{},
+	}
+}
+
+// targetOf finds the effective target of kind i at node n, or nil.
+func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
+	if q.targets[i] == nil {
+		m := make(map[topology.NodeID]*effective.Target, len(q.res.Effective[i].Targets))
+		for _, t := range q.res.Effective[i].Targets {
+			m[t.Node] = t
+		}
+		q.targets[i] = m
+	}
+	return q.targets[i][n]
+}
+
+// leavesOf lists the fields a policy sets (over all its blocks), sorted.
+func (q *query) leavesOf(p *policykind.Policy) []string {
+	l, ok := q.leaves[p]
+	if !ok {
+		l = effective.Leaves(p)
+		q.leaves[p] = l
+	}
+	return l
+}
+
+// scoped is what an answer about a node covers for one policy kind: the
+// node's own contexts when it (or one of its sections) is an effective
+// target of the kind, else the contexts of the effective targets below it
+// whose path passes through it.
+type scoped struct {
+	kind    int
+	targets []scopedTarget
+}
+
+type scopedTarget struct {
+	node     topology.NodeID
+	contexts []*effective.Context
+}
+
+// own is a node and, for an object, its sections.
+func (q *query) own(n topology.NodeID) []topology.NodeID {
+	out := []topology.NodeID{n}
+	for _, s := range q.g.Node(n).Sections {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scope gathers, for every kind, the targets and contexts a question about
+// node n covers (see scoped). Kinds with nothing are left out.
+func (q *query) scope(n topology.NodeID) []scoped {
+	own := q.own(n)
+	isNS := q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind
+	var below []topology.NodeID // computed on first need
+	belowDone := false
+	through := func(ctx *effective.Context) bool {
+		for _, p := range ctx.Path {
+			if slices.Contains(own, p) {
+				return true
+			}
+		}
+		return false
+	}
+	var out []scoped
+	for i := range q.res.Kinds {
+		if q.res.SharedWith(i) != i {
+			continue // a later rung of a value space: its first kind answers
+		}
+		sc := scoped{kind: i}
+		for _, o := range own {
+			if t := q.targetOf(i, o); t != nil {
+				sc.targets = append(sc.targets, scopedTarget{node: o, contexts: t.Contexts})
+			}
+		}
+		if len(sc.targets) == 0 {
+			var candidates []*effective.Target
+			if isNS {
+				candidates = q.res.Effective[i].Targets
+			} else {
+				if !belowDone {
+					below, belowDone = q.descendants(own), true
+				}
+				for _, d := range below {
+					if t := q.targetOf(i, d); t != nil {
+						candidates = append(candidates, t)
+					}
+				}
+			}
+			for _, t := range candidates {
+				var ctxs []*effective.Context
+				for _, ctx := range t.Contexts {
+					if through(ctx) {
+						ctxs = append(ctxs, ctx)
+					}
+				}
+				if len(ctxs) > 0 {
+					sc.targets = append(sc.targets, scopedTarget{node: t.Node, contexts: ctxs})
+				}
+			}
+		}
+		if len(sc.targets) == 0 {
+			continue
+		}
+		slices.SortFunc(sc.targets, func(a, b scopedTarget) int {
+			return strings.Compare(q.g.Node(a.node).Ref.Key(), q.g.Node(b.node).Ref.Key())
+		})
+		for _, t := range sc.targets {
+			q.sortContexts(t.contexts)
+		}
+		out = append(out, sc)
+	}
+	return out
+}
+
+// Scope lists the nodes whose effective policies Describe and Explain of
+// node n read: n, its sections and every node below them (see scope), in
+// NodeID order; nil when they read every target (n is a Namespace, whose
+// contexts are those of anything in it). An engine.RunScoped result for
+// these nodes answers Describe and Explain of n as a complete one does,
+// for a fraction of the cost.
+func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
+	q := newQuery(res)
+	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
+		return nil
+	}
+	own := q.own(n)
+	out := append(own, q.descendants(own)...)
+	slices.Sort(out)
+	return out
+}
+
+// descendants lists the nodes below the given ones (not themselves).
+func (q *query) descendants(from []topology.NodeID) []topology.NodeID {
+	seen := map[topology.NodeID]bool{}
+	for _, n := range from {
+		seen[n] = true
+	}
+	stack := slices.Clone(from)
+	var out []topology.NodeID
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, c := range q.g.Node(n).Children {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+				stack = append(stack, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sortContexts orders contexts by path, in place.
+func (q *query) sortContexts(ctxs []*effective.Context) {
+	keys := make(map[*effective.Context]string, len(ctxs))
+	for _, c := range ctxs {
+		keys[c] = q.pathKey(c.Path)
+	}
+	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return strings.Compare(keys[a], keys[b]) })
+}
+
+func (q *query) pathKey(path []topology.NodeID) string {
+	var b strings.Builder
+	for _, n := range path {
+		b.WriteString(q.g.Node(n).Ref.Key())
+		b.WriteByte('>')
+	}
+	return b.String()
+}
+
+func (q *query) ref(n topology.NodeID) Ref { return refOf(q.g.Node(n).Ref) }
+
+func (q *query) path(path []topology.NodeID) []Ref {
+	out := make([]Ref, len(path))
+	for i, n := range path {
+		out[i] = q.ref(n)
+	}
+	return out
+}
+
+// targetValues reads the target object's own values of a kind's
+// targetFields (docs/merging.md "The target's own values"): what the
+// engine folds in last, read the same way. Nil when it sets none.
+func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]any {
+	if len(k.TargetFields) == 0 || q.g.Node(n).Object == nil {
+		return nil
+	}
+	key := ownKey{k, n}
+	if v, ok := q.values[key]; ok {
+		return v
+	}
+	v := effective.TargetValues(q.g, k, n)
+	q.values[key] = v
+	return v
+}
+
+func refOf(r topology.Ref) Ref {
+	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
+}
+
+func policyRefOf(p *policykind.Policy) PolicyRef {
+	return PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
+}
+
+func groupKindOf(k *policykind.Kind) GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
+
+// sourceName names who set a field: a policy as namespace/name, or, for
+// a kind sharing a value space with others, as `Kind namespace/name`, since
+// the kinds' policies set the same fields.
+func sourceName(p *policykind.Policy) string {
+	if p == nil {
+		return TargetSource
+	}
+	if p.Kind.Space() != "" {
+		return p.Kind.Kind + " " + p.ID()
+	}
+	return p.ID()
+}
+
+// related reports whether two field pointers overlap: equal, or one below
+// the other (a field, or a list item /rules[name=x] as custom merges
+// track them).
+func related(a, b string) bool { return a == b || under(a, b) || under(b, a) }
+
+// under reports whether pointer q lies strictly below p (merge.Below: a
+// key containing "[" is a sibling, not a list item).
+func under(q, p string) bool { return merge.Below(q, p) }
+
+// Key is the locator of a ref, as topology.Ref.Key.
+func (r Ref) Key() string {
+	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
+}
+
+// String is the short human form: Kind ns/name#section.
+func (r Ref) String() string {
+	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.String()
+}
+
+// ID is the policy's namespace/name.
+func (p PolicyRef) ID() string { return id(p.Namespace, p.Name) }

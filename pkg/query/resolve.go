@@ -1,0 +1,176 @@
+package query
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// kindNames maps the names a user may type (case-insensitively) to the
+// kinds of the hierarchy, as kubectl's short names do: the Names of the
+// targetable rows of hierarchy.Table. Policy kinds are added per run from
+// their declarations (see kindByName).
+var kindNames = func() map[string]schema.GroupKind {
+	m := map[string]schema.GroupKind{}
+	for _, row := range hierarchy.Table {
+		if !row.Targetable {
+			continue
+		}
+		for _, n := range row.Names {
+			m[n] = row.GroupKind
+		}
+	}
+	return m
+}()
+
+// KindName is a kind a user named: a kind of the hierarchy or a policy
+// kind (exactly one of the two is set).
+type KindName struct {
+	Topology schema.GroupKind
+	Policy   *policykind.Kind
+}
+
+// ResolveKind reads a kind as typed on the command line: a name of the
+// hierarchy's kinds (gateway, gw, httproute, route, service, svc,
+// namespace, ns, gatewayclass...) or a declared policy kind by its kind
+// name, its plural, or either followed by ".group" — all
+// case-insensitively.
+func ResolveKind(res *engine.Result, name string) (KindName, error) {
+	lower := strings.ToLower(name)
+	if gk, ok := kindNames[lower]; ok {
+		return KindName{Topology: gk}, nil
+	}
+	var found []*policykind.Kind
+	for _, k := range res.Kinds {
+		for _, n := range policyKindNames(k) {
+			if n == lower {
+				found = append(found, k)
+				break
+			}
+		}
+	}
+	switch len(found) {
+	case 1:
+		return KindName{Policy: found[0]}, nil
+	case 0:
+		return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
+	}
+	var qualified []string
+	for _, k := range found {
+		qualified = append(qualified, strings.ToLower(k.Kind+"."+k.Group))
+	}
+	return KindName{}, fmt.Errorf("kind %q is ambiguous: write one of %s", name, strings.Join(qualified, ", "))
+}
+
+// policyKindNames are the names a policy kind answers to.
+func policyKindNames(k *policykind.Kind) []string {
+	kind := strings.ToLower(k.Kind)
+	plural := kind + "s"
+	if strings.HasSuffix(kind, "y") {
+		plural = strings.TrimSuffix(kind, "y") + "ies"
+	}
+	group := strings.ToLower(k.Group)
+	return []string{kind, plural, kind + "." + group, plural + "." + group}
+}
+
+// knownKinds lists the names to suggest when a kind is unknown.
+func knownKinds(res *engine.Result) []string {
+	out := []string{"gatewayclass (gc)", "gateway (gw)", "httproute (route)", "grpcroute", "tcproute", "tlsroute", "udproute", "service (svc)", "namespace (ns)"}
+	var policies []string
+	for _, k := range res.Kinds {
+		policies = append(policies, strings.ToLower(k.Kind))
+	}
+	sort.Strings(policies)
+	return append(out, policies...)
+}
+
+// Resolve finds what "KIND/NAME" (or "KIND/NAME#SECTION" for a listener,
+// rule or named port) names, in namespace ns for namespaced kinds. A
+// policy is looked up in ns, then among cluster-scoped policies.
+func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
+	kind, name, ok := strings.Cut(arg, "/")
+	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
+		return Subject{}, fmt.Errorf("%q: want KIND/NAME, e.g. httproute/baker (the namespace comes from -n)", arg)
+	}
+	k, err := ResolveKind(res, kind)
+	if err != nil {
+		return Subject{}, err
+	}
+	if k.Policy != nil {
+		if strings.Contains(name, "#") {
+			return Subject{}, fmt.Errorf("%q: a policy has no sections", arg)
+		}
+		if p := FindPolicy(res, k.Policy, ns, name); p != nil {
+			return Subject{Node: topology.None, Policy: p}, nil
+		}
+		return Subject{}, fmt.Errorf("%s %s not found", k.Policy.Kind, id(ns, name))
+	}
+	name, section, _ := strings.Cut(name, "#")
+	info := hierarchy.Kinds[k.Topology]
+	ref := topology.Ref{Group: k.Topology.Group, Kind: k.Topology.Kind, Name: name, Section: section}
+	if info.Namespaced {
+		ref.Namespace = ns
+	}
+	if section != "" && info.Section == "" {
+		return Subject{}, fmt.Errorf("%q: %s has no sections", arg, k.Topology.Kind)
+	}
+	n := res.Graph.Lookup(ref)
+	if n == topology.None {
+		if section != "" && res.Graph.Lookup(ref.Object()) != topology.None {
+			return Subject{}, fmt.Errorf("%s has no %s named %q", ref.Object(), info.Section, section)
+		}
+		return Subject{}, fmt.Errorf("%s not found%s", ref, elsewhere(res, k.Topology, name, info.Namespaced))
+	}
+	return Subject{Node: n}, nil
+}
+
+// elsewhere hints at the namespaces where an object of that kind and name
+// does exist, for a "not found" message.
+func elsewhere(res *engine.Result, gk schema.GroupKind, name string, namespaced bool) string {
+	if !namespaced {
+		return ""
+	}
+	var in []string
+	for _, id := range res.Graph.ByKind(gk) {
+		if r := res.Graph.Node(id).Ref; r.Name == name {
+			in = append(in, r.Namespace)
+		}
+	}
+	if len(in) == 0 {
+		return ""
+	}
+	sort.Strings(in)
+	return fmt.Sprintf(" (found in namespace %s: use -n)", strings.Join(in, ", "))
+}
+
+// FindPolicy finds a policy of kind k named name in namespace ns, or a
+// cluster-scoped one of that name, or nil.
+func FindPolicy(res *engine.Result, k *policykind.Kind, ns, name string) *policykind.Policy {
+	var clusterScoped *policykind.Policy
+	for _, p := range res.Policies {
+		if p.Kind.Key() != k.Key() || p.Name != name {
+			continue
+		}
+		if p.Namespace == ns {
+			return p
+		}
+		if p.Namespace == "" {
+			clusterScoped = p
+		}
+	}
+	return clusterScoped
+}
+
+func id(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}

@@ -1,0 +1,264 @@
+package printer
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// description: the object, who affects it, then what is in force per
+// policy kind, target and context.
+func (h Human) description(w *errWriter, d *query.Description) {
+	w.printf("%s\n", h.heading(d.Object.String()))
+	if len(d.Sections) > 0 {
+		w.printf("Sections:  %s\n", strings.Join(d.Sections, ", "))
+	}
+	if len(d.Parents) > 0 {
+		w.printf("Parents:   %s\n", refList(d.Parents))
+	}
+	if len(d.Children) > 0 {
+		w.printf("Children:  %s\n", refList(d.Children))
+	}
+	w.printf("\n")
+	if len(d.Policies) == 0 {
+		w.printf("No policy affects %s.\n", d.Object)
+	} else {
+		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d):", len(d.Policies))))
+		t := &table{h: h, indent: "  "}
+		t.add(c("KIND"), c("POLICY"), c("RELATION"), c("ATTACHED TO"), c("RESULT"))
+		for _, p := range d.Policies {
+			res := results(p.Results)
+			if res == "" {
+				res = "reaches no effective target"
+			}
+			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(refList(p.AttachedTo)), colored(res, resultColor(p.Results)))
+		}
+		w.table(t)
+	}
+	if len(d.Rejected) > 0 {
+		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
+		t := &table{h: h, indent: "  "}
+		t.add(c("KIND"), c("POLICY"), c("FIELD"), c("REASON"), c("MESSAGE"))
+		for _, r := range d.Rejected {
+			t.add(c(r.Policy.Kind), c(r.Policy.ID()), c(r.Field), colored(r.Reason, red), c(r.Message))
+		}
+		w.table(t)
+	}
+	for _, k := range d.Effective {
+		for _, tg := range k.Targets {
+			where := "on " + tg.Target.String()
+			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
+				where += ", through " + d.Object.String()
+			}
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
+			for _, ctx := range tg.Contexts {
+				w.printf("  via %s\n", via(ctx.Path))
+				t := &table{h: h, indent: "    "}
+				t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
+				for _, f := range ctx.Fields {
+					if f.SetBy == "" {
+						t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
+						continue
+					}
+					t.add(c(f.Field), colored(value(f.Value), green), c(f.SetBy), colored(strings.Join(f.Beaten, ", "), red))
+				}
+				if len(ctx.Fields) == 0 {
+					t.add(c("(no fields)"), c(""), c(""), c(""))
+				}
+				w.table(t)
+			}
+		}
+	}
+}
+
+// policyDescription: what the policy says, where it attached, its status
+// per ancestor, and every target it reaches.
+func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
+	p := d.Policy
+	w.printf("%s\n", h.heading(p.Kind+" "+p.ID()))
+	managed := "not managed by Strata"
+	if p.Managed {
+		managed = "managed by Strata"
+	}
+	w.printf("Kind:      %s.%s (%s, %s)\n", p.Kind, p.Group, p.Class, managed)
+	if p.Created != "" {
+		w.printf("Created:   %s\n", p.Created)
+	}
+	w.printf("Targets:   %s\n", strings.Join(p.Targets, ", "))
+	w.printf("Status:    %s\n", statusLine(p.Status))
+	w.printf("Affects:   %s\n", affects(p.Affects))
+	w.printf("\n%s\n", h.heading("Spec:"))
+	for _, b := range d.Blocks {
+		w.printf("  %s (%s): %s\n", b.Field, b.Strategy, value(b.Values))
+	}
+	if len(d.Rejected) > 0 {
+		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
+		t := &table{h: h, indent: "  "}
+		t.add(c("FIELD"), c("REASON"), c("MESSAGE"))
+		for _, r := range d.Rejected {
+			t.add(c(r.Field), colored(r.Reason, red), c(r.Message))
+		}
+		w.table(t)
+	}
+	if len(d.Ancestors) > 0 {
+		w.printf("\n%s\n", h.heading("Status by ancestor:"))
+		t := &table{h: h, indent: "  "}
+		t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
+		for _, a := range d.Ancestors {
+			cond := a.Conditions[0] // Accepted
+			for _, x := range a.Conditions[1:] {
+				if x.Status == "True" {
+					cond = x
+				}
+			}
+			col := outcomeColors[cond.Type]
+			if cond.Status != "True" {
+				col = red
+			}
+			t.add(c(a.Ancestor.String()), colored(cond.Type+"="+cond.Status, col), c(cond.Reason), c(cond.Message))
+		}
+		w.table(t)
+	}
+	w.printf("\n%s\n", h.heading(fmt.Sprintf("Reaches %s:", plural(len(d.Reaches), "effective target"))))
+	if len(d.Reaches) > 0 {
+		t := &table{h: h, indent: "  "}
+		t.add(c("TARGET"), c("RESULT"))
+		for _, r := range d.Reaches {
+			t.add(c(r.Target.String()), colored(results(r.Results), resultColor(r.Results)))
+		}
+		w.table(t)
+	}
+}
+
+// explanation: one chain per context, candidates least specific first.
+func (h Human) explanation(w *errWriter, x *query.Explanation) {
+	w.printf("%s\n", h.heading(fmt.Sprintf("Field %s of %s", x.Field, x.Object)))
+	for _, ch := range x.Chains {
+		where := "on " + ch.Target.String()
+		if ch.Target.Key() != x.Object.Key() && !sameObject(ch.Target, x.Object) {
+			where += ", through " + x.Object.String()
+		}
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, where)))
+		w.printf("  via %s\n", via(ch.Path))
+		if len(ch.SetBy) > 0 {
+			w.printf("  value: %s (set by %s)\n", value(ch.Value), strings.Join(ch.SetBy, ", "))
+		} else {
+			w.printf("  value: (not in force)\n")
+		}
+		t := &table{h: h, indent: "    "}
+		t.add(c("#"), c("SOURCE"), c("ATTACHED TO"), c("LEVEL"), c("BLOCK"), c("STRATEGY"), c("VALUE"), c("OUTCOME"), c("NOTE"))
+		for i, cd := range ch.Candidates {
+			at := "(the target)"
+			if cd.AttachedTo != nil {
+				at = cd.AttachedTo.String()
+			}
+			val := ""
+			if cd.Sets {
+				val = value(cd.Value)
+			}
+			t.add(c(fmt.Sprint(i+1)), c(cd.Source), c(at), c(fmt.Sprint(cd.Level)), c(cd.Block), c(cd.Strategy),
+				c(val), colored(cd.Outcome, outcomeColors[cd.Outcome]), c(cd.Note))
+		}
+		w.table(t)
+	}
+}
+
+// policyList: one row per policy.
+func (h Human) policyList(w *errWriter, l *query.PolicyList) {
+	if len(l.Items) == 0 {
+		w.printf("No policies found.\n")
+		return
+	}
+	t := &table{h: h}
+	t.add(c("KIND"), c("POLICY"), c("TARGETS"), c("CLASS"), c("STATUS"), c("AFFECTS"))
+	for _, p := range l.Items {
+		st := statusLine(p.Status)
+		col := outcomeColors[p.Status.Enforcement]
+		if p.Status.Accepted != "True" {
+			col = red
+		}
+		t.add(c(p.Kind), c(p.ID()), c(strings.Join(p.Targets, ", ")), c(p.Class), colored(st, col), c(affects(p.Affects)))
+	}
+	w.table(t)
+}
+
+// impact: a summary line, then per target and context the fields that
+// change.
+func (h Human) impact(w *errWriter, im *query.Impact) {
+	verb := "Deleting"
+	if im.Change == query.ChangeReplace {
+		verb = "Replacing"
+	}
+	subject := fmt.Sprintf("%s %s %s", verb, im.Policy.Kind, im.Policy.ID())
+	if im.Changed.Targets == 0 {
+		w.printf("%s changes no effective policy.\n", h.heading(subject))
+		return
+	}
+	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
+		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
+	for _, tc := range im.Targets {
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", tc.PolicyKind.Kind, tc.Target)))
+		for _, ctx := range tc.Contexts {
+			w.printf("  via %s\n", via(ctx.Path))
+			t := &table{h: h, indent: "    "}
+			t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+			for _, f := range ctx.Fields {
+				t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
+			}
+			w.table(t)
+		}
+	}
+}
+
+// setValue writes a value with its source, or "unset".
+func setValue(v any, by string) string {
+	if by == "" {
+		return "unset"
+	}
+	return fmt.Sprintf("%s (%s)", value(v), by)
+}
+
+// statusLine writes a status summary in a few words.
+func statusLine(s query.StatusSummary) string {
+	switch s.Accepted {
+	case "False":
+		return "NotAccepted: " + strings.Join(s.Reasons, ", ")
+	case "Partial":
+		return s.Enforcement + " (partly NotAccepted: " + strings.Join(s.Reasons, ", ") + ")"
+	case "":
+		return "unknown"
+	}
+	return s.Enforcement
+}
+
+func affects(c query.Count) string {
+	if c.Targets == 0 {
+		return "none"
+	}
+	return plural(c.Targets, "target") + ", " + plural(c.Contexts, "context")
+}
+
+func refList(rs []query.Ref) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kindLabel names the kind of an effective policy, or the kinds that share
+// it (a value space), least specific first.
+func kindLabel(k query.KindEffect) string {
+	if k.ValueSpace == nil {
+		return k.Kind
+	}
+	names := make([]string, len(k.ValueSpace.Kinds))
+	for i, gk := range k.ValueSpace.Kinds {
+		names[i] = gk.Kind
+	}
+	if len(names) == 1 {
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}

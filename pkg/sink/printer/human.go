@@ -1,0 +1,218 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// Human is the human-readable format, the default of the discoverability
+// commands: tables and indented blocks, no timestamps, every list in the
+// order the data has it. Color is for terminals only.
+type Human struct {
+	// Color emphasizes winners, losers and headings with ANSI colors.
+	Color bool
+}
+
+// Colors. Every code is five bytes long, so that colored table cells stay
+// aligned: text/tabwriter counts the codes as text, and every cell of a
+// colored table carries exactly two of them.
+const (
+	plain  = "\x1b[39m"
+	green  = "\x1b[32m"
+	red    = "\x1b[31m"
+	yellow = "\x1b[33m"
+	grey   = "\x1b[90m"
+	reset  = "\x1b[39m"
+	bold   = "\x1b[1m"
+	unbold = "\x1b[22m"
+)
+
+// outcomeColors colors standings and candidate outcomes.
+var outcomeColors = map[string]string{
+	query.Wins:          green,
+	"Enforced":          green,
+	query.Beaten:        red,
+	"Overridden":        red,
+	query.Conflicted:    yellow,
+	"PartiallyEnforced": yellow,
+	query.NotSet:        grey,
+}
+
+// cell is one table cell and its color ("" for none).
+type cell struct{ text, color string }
+
+func c(text string) cell            { return cell{text: text} }
+func colored(text, col string) cell { return cell{text: text, color: col} }
+
+// table writes rows aligned in columns, indented; the first row is the
+// header.
+type table struct {
+	h      Human
+	indent string
+	rows   [][]cell
+}
+
+func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range t.rows {
+		var b strings.Builder
+		b.WriteString(t.indent)
+		for i, cl := range r {
+			if i > 0 {
+				b.WriteByte('\t')
+			}
+			text := cl.text
+			if text == "" {
+				text = "-"
+			}
+			if t.h.Color {
+				col := cl.color
+				if col == "" {
+					col = plain
+				}
+				text = col + text + reset
+			}
+			b.WriteString(text)
+		}
+		b.WriteByte('\n')
+		if _, err := io.WriteString(tw, b.String()); err != nil {
+			return err
+		}
+	}
+	return tw.Flush()
+}
+
+// heading emphasizes a line when colors are on.
+func (h Human) heading(s string) string {
+	if h.Color {
+		return bold + s + unbold
+	}
+	return s
+}
+
+// value writes a field's value compactly: strings bare, everything else
+// as JSON.
+func value(v any) string {
+	if s, ok := v.(string); ok && s != "" {
+		return s
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// via shortens a context path for people: Namespaces are left out (the
+// objects imply them; the machine formats keep them), an object followed
+// by one of its own sections is written once as Kind ns/name#section, and
+// the target itself (the last node) is left out.
+func via(path []query.Ref) string {
+	var parts []string
+	for i, r := range path {
+		if i == len(path)-1 {
+			break
+		}
+		if r.Kind == "Namespace" && r.Group == "" {
+			continue
+		}
+		if next := path[i+1]; r.SectionName == "" && next.SectionName != "" && sameObject(r, next) {
+			if i+1 == len(path)-1 {
+				break // the target is a section of this object
+			}
+			continue
+		}
+		parts = append(parts, r.String())
+	}
+	if len(parts) == 0 {
+		return "(no parents)"
+	}
+	return strings.Join(parts, " > ")
+}
+
+func sameObject(a, b query.Ref) bool {
+	return a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// results writes standing counts in a fixed order: Enforced(2),
+// Overridden(1); one standing alone is written without its count.
+func results(m map[string]int) string {
+	var parts []string
+	for _, s := range []string{"Enforced", "PartiallyEnforced", "Overridden", "Conflicted"} {
+		if n, ok := m[s]; ok {
+			parts = append(parts, fmt.Sprintf("%s(%d)", s, n))
+		}
+	}
+	if len(parts) == 1 {
+		for s := range m {
+			return s
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// resultColor colors a results cell by its worst standing.
+func resultColor(m map[string]int) string {
+	for _, s := range []string{"Conflicted", "Overridden", "PartiallyEnforced", "Enforced"} {
+		if m[s] > 0 {
+			if len(m) > 1 {
+				return yellow
+			}
+			return outcomeColors[s]
+		}
+	}
+	return grey
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}
+
+// errWriter remembers the first write error, so that a printer can write
+// line after line and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}
+
+func (e *errWriter) table(t *table) {
+	if e.err == nil {
+		e.err = t.write(e.w)
+	}
+}
+
+// PrintHuman writes one of the discover package's documents for people.
+func PrintHuman(w io.Writer, v any, h Human) error {
+	ew := &errWriter{w: w}
+	switch d := v.(type) {
+	case *query.Description:
+		h.description(ew, d)
+	case *query.PolicyDescription:
+		h.policyDescription(ew, d)
+	case *query.Explanation:
+		h.explanation(ew, d)
+	case *query.PolicyList:
+		h.policyList(ew, d)
+	case *query.Impact:
+		h.impact(ew, d)
+	default:
+		return fmt.Errorf("no human format for %T", v)
+	}
+	return ew.err
+}

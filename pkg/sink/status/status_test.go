@@ -1,0 +1,193 @@
+package status_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/internal/enginetest"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/sink/status"
+)
+
+var now = metav1.NewTime(time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC))
+
+func runYAML(t *testing.T, docs ...string) *engine.Result {
+	t.Helper()
+	return enginetest.RunYAML(t, docs...)
+}
+
+const kind = `apiVersion: strata.dev/v1alpha1
+kind: PolicyKind
+metadata: {name: t}
+spec:
+  group: example.io
+  kind: TestPolicy
+  managed: true
+  targetKinds:
+  - {group: "", kind: Namespace}
+  - {group: gateway.networking.k8s.io, kind: Gateway}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute}
+  effectiveTargetKind: {group: gateway.networking.k8s.io, kind: HTTPRoute}`
+
+func gateway(name string) string {
+	return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: %s, namespace: ns, labels: {team: a}}
+spec:
+  gatewayClassName: c
+  listeners: [{name: http, protocol: HTTP, port: 80}]`, name)
+}
+
+func route(name string, gws ...string) string {
+	var refs []string
+	for _, g := range gws {
+		refs = append(refs, "{name: "+g+"}")
+	}
+	return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: %s, namespace: ns, generation: 4}
+spec:
+  parentRefs: [%s]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]`, name, strings.Join(refs, ", "))
+}
+
+// Entries of other controllers survive; Strata's own entries are replaced;
+// unchanged conditions keep their lastTransitionTime.
+func TestPolicyAncestors(t *testing.T) {
+	pol := `apiVersion: example.io/v1
+kind: TestPolicy
+metadata: {name: p, namespace: ns, generation: 2}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g1}
+  a: 1
+status:
+  ancestors:
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g1, namespace: ns}
+    controllerName: other.io/controller
+    conditions: [{type: Accepted, status: "True", reason: Accepted, message: theirs, lastTransitionTime: "2020-01-01T00:00:00Z"}]
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g1, namespace: ns}
+    controllerName: strata.dev/policy-controller
+    conditions:
+    - {type: Accepted, status: "True", reason: Accepted, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+    - {type: Overridden, status: "True", reason: Overridden, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gone, namespace: ns}
+    controllerName: strata.dev/policy-controller
+    conditions: [{type: Accepted, status: "True", reason: Accepted, message: stale, lastTransitionTime: "2021-01-01T00:00:00Z"}]`
+	res := runYAML(t, kind, gateway("g1"), route("r", "g1"), pol)
+	objs := status.Policies(res, now)
+	if len(objs) != 1 {
+		t.Fatalf("got %d policies", len(objs))
+	}
+	anc, _, _ := unstructured.NestedSlice(objs[0].Object, "status", "ancestors")
+	if len(anc) != 2 {
+		t.Fatalf("want the other controller's entry and one of ours, got %d: %v", len(anc), anc)
+	}
+	if anc[0].(map[string]any)["controllerName"] != "other.io/controller" {
+		t.Errorf("other controller's entry not kept first: %v", anc[0])
+	}
+	ours := anc[1].(map[string]any)
+	times := map[string]string{}
+	for _, c := range ours["conditions"].([]any) {
+		m := c.(map[string]any)
+		times[m["type"].(string)+"="+m["status"].(string)] = m["lastTransitionTime"].(string)
+		if m["observedGeneration"] != int64(2) {
+			t.Errorf("observedGeneration = %v, want 2", m["observedGeneration"])
+		}
+	}
+	want := map[string]string{
+		"Accepted=True":           "2021-01-01T00:00:00Z", // unchanged: old time
+		"Enforced=True":           "2026-05-01T00:00:00Z",
+		"PartiallyEnforced=False": "2026-05-01T00:00:00Z",
+		"Overridden=False":        "2026-05-01T00:00:00Z", // changed: now
+	}
+	for k, v := range want {
+		if times[k] != v {
+			t.Errorf("%s lastTransitionTime = %q, want %q (all: %v)", k, times[k], v, times)
+		}
+	}
+}
+
+// Without a CRD, at most 16 ancestors (Gateway API v1.6 PolicyStatus):
+// other controllers' entries first, then Strata's, sorted by ref and cut;
+// the kept ones say how many were left out.
+func TestMaxAncestors(t *testing.T) {
+	docs := []string{kind}
+	var gws []string
+	for i := 0; i < 40; i++ {
+		name := fmt.Sprintf("g%02d", i)
+		docs = append(docs, gateway(name))
+		gws = append(gws, name)
+	}
+	docs = append(docs, route("r", gws...), `apiVersion: example.io/v1
+kind: TestPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, selector: {matchLabels: {team: a}}}]
+  a: 1
+status:
+  ancestors:
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: x, namespace: ns}
+    controllerName: other.io/controller
+    conditions: [{type: Accepted, status: "True", reason: Accepted, message: theirs, lastTransitionTime: "2020-01-01T00:00:00Z"}]`)
+	res := runYAML(t, docs...)
+	if n := len(res.Outcome.Policies[0].Ancestors); n != 40 {
+		t.Fatalf("engine ancestors = %d, want 40", n)
+	}
+	anc, _, _ := unstructured.NestedSlice(status.Policies(res, now)[0].Object, "status", "ancestors")
+	if len(anc) != status.MaxAncestors {
+		t.Fatalf("got %d ancestors, want %d", len(anc), status.MaxAncestors)
+	}
+	last := anc[len(anc)-1].(map[string]any)["ancestorRef"].(map[string]any)["name"]
+	if last != "g14" {
+		t.Errorf("last kept ancestor %v, want g14 (sorted, 15 of ours after 1 other)", last)
+	}
+	msg := anc[1].(map[string]any)["conditions"].([]any)[0].(map[string]any)["message"]
+	if want := "accepted; 25 more ancestors not listed (room for 15 in status.ancestors), none with a problem"; msg != want {
+		t.Errorf("Accepted message %q, want %q", msg, want)
+	}
+}
+
+// Route targets get a condition per parent Gateway through which they are
+// affected; Namespaces, which have no conditions, an annotation.
+func TestTargets(t *testing.T) {
+	res := runYAML(t, kind, gateway("g1"), gateway("g2"), route("r", "g1", "g2"), `apiVersion: example.io/v1
+kind: TestPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g2}
+  a: 1`)
+	objs := status.Targets(res, now)
+	if len(objs) != 1 {
+		t.Fatalf("targets: %v", objs)
+	}
+	parents, _, _ := unstructured.NestedSlice(objs[0].Object, "status", "parents")
+	if len(parents) != 1 {
+		t.Fatalf("want one parent entry (g2), got %v", parents)
+	}
+	p := parents[0].(map[string]any)
+	if p["parentRef"].(map[string]any)["name"] != "g2" || p["controllerName"] != "strata.dev/policy-controller" {
+		t.Errorf("parent entry %v", p)
+	}
+	c := p["conditions"].([]any)[0].(map[string]any)
+	if c["type"] != "strata.dev/TestPolicyAffected" || c["status"] != "True" || c["observedGeneration"] != int64(4) || !strings.Contains(c["message"].(string), "ns/p") {
+		t.Errorf("condition %v", c)
+	}
+
+	nsKind := strings.Replace(kind, "effectiveTargetKind: {group: gateway.networking.k8s.io, kind: HTTPRoute}", "effectiveTargetKind: {group: \"\", kind: Namespace}", 1)
+	nsKind = strings.Replace(nsKind, "  - {group: gateway.networking.k8s.io, kind: Gateway}\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute}\n", "", 1)
+	res = runYAML(t, nsKind, `apiVersion: example.io/v1
+kind: TestPolicy
+metadata: {name: p, namespace: ns}
+spec:
+  targetRef: {group: "", kind: Namespace, name: ns}
+  a: 1`)
+	objs = status.Targets(res, now)
+	if len(objs) != 1 || objs[0].GetAnnotations()["strata.dev/TestPolicyAffected"] != "true" {
+		t.Errorf("namespace target: %v", objs)
+	}
+}

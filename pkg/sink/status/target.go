@@ -1,0 +1,185 @@
+package status
+
+import (
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Owned is what of a target object Strata owns: its <Kind>Affected
+// condition types and annotations, and route parent entries carrying its
+// controller names. Everything else belongs to other controllers and is
+// kept as it is.
+type Owned struct {
+	Types       map[string]bool
+	Controllers map[string]bool
+}
+
+// OwnedBy is what Strata owns for a set of managed kinds.
+func OwnedBy(kinds []*policykind.Kind) Owned {
+	o := Owned{Types: map[string]bool{}, Controllers: map[string]bool{}}
+	for _, k := range kinds {
+		if k.Managed {
+			o.Types[outcome.ConditionType(k)] = true
+			o.Controllers[k.ControllerName] = true
+		}
+	}
+	return o
+}
+
+// Merge returns a copy of current in which Strata's part is replaced by
+// fragment (an object of Targets; nil when the target is no longer
+// affected), and whether that changes anything. Conditions go into
+// existing status.listeners entries only: listener entries belong to the
+// Gateway's own controller, which must create them (they carry
+// supportedKinds and attachedRoutes Strata cannot vouch for).
+func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstructured.Unstructured, bool) {
+	desired := current.DeepCopy()
+	var frag map[string]any
+	if fragment != nil {
+		frag = fragment.Object
+	}
+	// status.conditions
+	isOurs := func(c map[string]any) bool { return owned.Types[str(c, "type")] }
+	all := slice(desired.Object, "status", "conditions")
+	conds := keep(all, not(isOurs))
+	conds = append(conds, Retime(slice(frag, "status", "conditions"), keep(all, isOurs))...)
+	setSlice(desired.Object, conds, "status", "conditions")
+	// status.listeners[].conditions
+	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
+		ours := map[string][]any{}
+		for _, l := range slice(frag, "status", "listeners") {
+			m := l.(map[string]any)
+			ours[str(m, "name")] = m["conditions"].([]any)
+		}
+		for _, l := range ls {
+			m, ok := l.(map[string]any)
+			if !ok {
+				continue
+			}
+			lc, _ := m["conditions"].([]any)
+			m["conditions"] = append(keep(lc, not(isOurs)), Retime(ours[str(m, "name")], keep(lc, isOurs))...)
+		}
+		setSlice(desired.Object, ls, "status", "listeners")
+	}
+	// status.parents[] entries of Strata's controllers
+	isOurParent := func(p map[string]any) bool { return owned.Controllers[str(p, "controllerName")] }
+	allParents := slice(desired.Object, "status", "parents")
+	parents := keep(allParents, not(isOurParent))
+	for _, p := range slice(frag, "status", "parents") {
+		m := p.(map[string]any)
+		for _, old := range keep(allParents, isOurParent) {
+			om := old.(map[string]any)
+			if ref, _ := om["parentRef"].(map[string]any); refKey(withDefaults(ref)) == refKey(m["parentRef"].(map[string]any)) {
+				oc, _ := om["conditions"].([]any)
+				m["conditions"] = Retime(m["conditions"].([]any), oc)
+			}
+		}
+		parents = append(parents, m)
+	}
+	setSlice(desired.Object, parents, "status", "parents")
+	// annotations
+	ann := desired.GetAnnotations()
+	for k := range ann {
+		if owned.Types[k] {
+			delete(ann, k)
+		}
+	}
+	if fragment != nil {
+		for k, v := range fragment.GetAnnotations() {
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[k] = v
+		}
+	}
+	if len(ann) == 0 {
+		ann = nil
+	}
+	desired.SetAnnotations(ann)
+	return desired, StatusChanged(current, desired) || AnnotationsChanged(current, desired)
+}
+
+// StatusChanged and AnnotationsChanged tell a writer which of the two
+// writes (status subresource, object metadata) Merge's result needs.
+func StatusChanged(current, desired *unstructured.Unstructured) bool {
+	return !equality.Semantic.DeepEqual(current.Object["status"], desired.Object["status"])
+}
+
+// AnnotationsChanged reports whether desired's annotations differ.
+func AnnotationsChanged(current, desired *unstructured.Unstructured) bool {
+	return !equality.Semantic.DeepEqual(current.GetAnnotations(), desired.GetAnnotations())
+}
+
+func slice(obj map[string]any, path ...string) []any {
+	if obj == nil {
+		return nil
+	}
+	s, _, _ := unstructured.NestedSlice(obj, path...)
+	return s
+}
+
+// setSlice writes a list, leaving the field absent rather than empty when
+// it was absent, so that no change reads as no change.
+func setSlice(obj map[string]any, list []any, path ...string) {
+	if len(list) == 0 {
+		// Absent and null both read as "no list": leave them as they are.
+		if v, found, _ := unstructured.NestedFieldNoCopy(obj, path...); !found || v == nil {
+			return
+		}
+	}
+	if list == nil {
+		list = []any{}
+	}
+	_ = unstructured.SetNestedSlice(obj, list, path...)
+}
+
+// Retime gives each condition of conds the lastTransitionTime of the
+// condition of the same type in old when their status is the same: the
+// transition did not happen now, whatever snapshot conds were computed
+// from. It keeps writes from differing by a timestamp alone.
+func Retime(conds, old []any) []any {
+	out := make([]any, 0, len(conds))
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok {
+			out = append(out, c)
+			continue
+		}
+		for _, o := range old {
+			om, ok := o.(map[string]any)
+			if ok && om["type"] == m["type"] && om["status"] == m["status"] && om["lastTransitionTime"] != nil {
+				cp := make(map[string]any, len(m))
+				for k, v := range m {
+					cp[k] = v
+				}
+				cp["lastTransitionTime"] = om["lastTransitionTime"]
+				m = cp
+				break
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func not(f func(map[string]any) bool) func(map[string]any) bool {
+	return func(m map[string]any) bool { return !f(m) }
+}
+
+func keep(list []any, f func(map[string]any) bool) []any {
+	var out []any
+	for _, e := range list {
+		if m, ok := e.(map[string]any); !ok || f(m) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func str(m map[string]any, k string) string {
+	s, _ := m[k].(string)
+	return s
+}

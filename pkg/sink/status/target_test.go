@@ -1,0 +1,130 @@
+package status_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/pkg/sink/status"
+)
+
+func obj(t *testing.T, y string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Merge replaces only Strata's part of a target: other controllers'
+// conditions, listener entries and route parents stay; unchanged
+// conditions keep their time; listener entries are never invented.
+func TestMerge(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, `
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: g, namespace: ns, annotations: {keep: me}}
+status:
+  conditions:
+  - {type: Programmed, status: "True", reason: Programmed, message: theirs, lastTransitionTime: "2020-01-01T00:00:00Z"}
+  - {type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+  listeners:
+  - name: http
+    attachedRoutes: 1
+    supportedKinds: []
+    conditions:
+    - {type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+`)
+	for _, c := range []struct {
+		name     string
+		fragment string
+		want     string
+		changed  bool
+	}{{
+		name: "same condition, other snapshot time: no change",
+		fragment: `
+status:
+  conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]
+  listeners: [{name: http, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]}]`,
+		want:    "",
+		changed: false,
+	}, {
+		name: "new message keeps the transition time",
+		fragment: `
+status:
+  conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: new, lastTransitionTime: "2026-01-01T00:00:00Z"}]
+  listeners:
+  - {name: http, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]}
+  - {name: https, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: never written, lastTransitionTime: "2026-01-01T00:00:00Z"}]}`,
+		want:    "message: new",
+		changed: true,
+	}, {
+		name:     "no longer affected: Strata's conditions go, others stay",
+		fragment: "",
+		want:     "message: theirs",
+		changed:  true,
+	}} {
+		t.Run(c.name, func(t *testing.T) {
+			var frag *unstructured.Unstructured
+			if c.fragment != "" {
+				frag = obj(t, c.fragment)
+			}
+			desired, changed := status.Merge(current, frag, owned)
+			if changed != c.changed {
+				t.Errorf("changed = %v", changed)
+			}
+			out, _ := yaml.Marshal(desired.Object)
+			s := string(out)
+			if !strings.Contains(s, c.want) || strings.Contains(s, "never written") || !strings.Contains(s, "keep: me") || !strings.Contains(s, "theirs") {
+				t.Errorf("desired:\n%s", s)
+			}
+			if c.changed && c.fragment != "" && !strings.Contains(s, `lastTransitionTime: "2021-01-01T00:00:00Z"`) {
+				t.Errorf("transition time not kept:\n%s", s)
+			}
+			if c.fragment == "" && strings.Contains(s, "ColorPolicyAffected") {
+				t.Errorf("Strata's conditions left behind:\n%s", s)
+			}
+			if !changed {
+				if d := cmp.Diff(current.Object, desired.Object); d != "" {
+					t.Errorf("unchanged object differs: %s", d)
+				}
+			}
+		})
+	}
+}
+
+// Route parents: Strata's own entries are replaced, others kept.
+func TestMergeRouteParents(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, `
+status:
+  parents:
+  - {parentRef: {name: g}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
+  - {parentRef: {name: old}, controllerName: strata.dev/policy-controller, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True"}]}
+`)
+	frag := obj(t, `
+status:
+  parents:
+  - {parentRef: {group: gateway.networking.k8s.io, kind: Gateway, namespace: ns, name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True"}]}
+`)
+	desired, changed := status.Merge(current, frag, owned)
+	parents, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
+	if !changed || len(parents) != 2 || parents[0].(map[string]any)["controllerName"] != "example.com/gateway" ||
+		parents[1].(map[string]any)["parentRef"].(map[string]any)["name"] != "g" {
+		t.Errorf("parents %v", parents)
+	}
+}
+
+// A route without status reads as parents: null; that is no change.
+func TestMergeNullLists(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, "status: {parents: null, conditions: null}")
+	if _, changed := status.Merge(current, nil, owned); changed {
+		t.Error("null lists read as a change")
+	}
+}

@@ -1,0 +1,376 @@
+// Package cluster reads a cluster through a controller-runtime
+// reader: the controller reads a snapshot from its manager's informer
+// cache (Reader.Snapshot); the CLI reads the same objects, unstructured,
+// with a direct client and a person's permissions (Reader.Objects) and
+// decodes them as it decodes files. Either way the engine gets the same
+// plain data the file source gives.
+package cluster
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+)
+
+// TopologyKind is a kind the topology is built from, with the list type
+// to read it and where its items go in a snapshot.
+type TopologyKind struct {
+	GVK  schema.GroupVersionKind
+	New  func() client.Object
+	List func() client.ObjectList
+	Add  func(s *snapshot.Snapshot, l client.ObjectList)
+}
+
+// TopologyKinds is the table of kinds read (listed, and watched by the
+// controller) for the topology: every row of hierarchy.Table, in its
+// version, with the Go types of its typed.Kinds entry.
+var TopologyKinds = func() []TopologyKind {
+	out := make([]TopologyKind, 0, len(hierarchy.Table))
+	for _, row := range hierarchy.Table {
+		k := typed.Kinds[row.GroupKind]
+		out = append(out, TopologyKind{
+			GVK:  row.GroupVersionKind(),
+			New:  func() client.Object { return k.New().(client.Object) },
+			List: func() client.ObjectList { return k.NewList().(client.ObjectList) },
+			Add:  func(s *snapshot.Snapshot, l client.ObjectList) { k.AddList(s, l) },
+		})
+	}
+	return out
+}()
+
+// CRDGVK and PolicyKindGVK are the declaration sources.
+var (
+	CRDGVK        = apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition")
+	PolicyKindGVK = schema.GroupVersionKind{Group: policykind.Group, Version: policykind.Version, Kind: policykind.KindName}
+)
+
+// AddToScheme registers the typed kinds the source reads.
+func AddToScheme(s *runtime.Scheme) error {
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, gwv1.Install, gwv1b1.Install, apiextensionsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// PolicyGVK is a policy kind as served by the cluster.
+type PolicyGVK struct {
+	schema.GroupVersionKind
+	// Namespaced is false for cluster-scoped policy CRDs.
+	Namespaced bool
+}
+
+// Reader reads a cluster. Present says whether the cluster serves a kind
+// (its CRD may not be installed); absent kinds are left empty.
+type Reader struct {
+	Client  client.Reader
+	Present func(schema.GroupVersionKind) bool
+	// Progress, when set, is called before each kind is listed (the CLI
+	// shows it on a terminal: a live listing can take a while).
+	Progress func(schema.GroupVersionKind)
+}
+
+// Snapshot lists every object the engine needs. Policy kinds come from
+// PolicyKind objects and labelled CRDs; their instances are read for each
+// kind whose CRD is established. Any list error fails the read: the
+// controller must not write status computed from part of the cluster.
+func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK, error) {
+	s := &snapshot.Snapshot{}
+	for _, k := range TopologyKinds {
+		if !r.Present(k.GVK) {
+			continue
+		}
+		l := k.List()
+		r.progress(k.GVK)
+		if err := r.Client.List(ctx, l); err != nil {
+			return nil, nil, fmt.Errorf("list %s: %w", k.GVK.Kind, err)
+		}
+		k.Add(s, l)
+	}
+	r.progress(CRDGVK)
+	crds, err := r.crds(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if r.Present(PolicyKindGVK) {
+		r.progress(PolicyKindGVK)
+		l := newList(PolicyKindGVK)
+		if err := r.Client.List(ctx, l); err != nil {
+			return nil, nil, fmt.Errorf("list PolicyKinds: %w", err)
+		}
+		if s.Declarations, err = declarations(l); err != nil {
+			return nil, nil, err
+		}
+	}
+	declared := map[policykind.GroupKind]bool{}
+	for _, d := range s.Declarations {
+		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	for _, crd := range crds {
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		// A declared kind's CRD bounds its status even without the label.
+		schemaOnly := !labelled && declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+		if !labelled && !schemaOnly {
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, nil, err
+		}
+		if labelled {
+			s.PolicyCRDs = append(s.PolicyCRDs, &unstructured.Unstructured{Object: u})
+		} else {
+			s.CRDs = append(s.CRDs, &unstructured.Unstructured{Object: u})
+		}
+	}
+	kinds := policyKinds(crds, s.Declarations)
+	for _, k := range kinds {
+		l := newList(k.GroupVersionKind)
+		r.progress(k.GroupVersionKind)
+		if err := r.Client.List(ctx, l); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return nil, nil, fmt.Errorf("list %s: %w", k.Kind, err)
+		}
+		for i := range l.Items {
+			s.Policies = append(s.Policies, &l.Items[i])
+		}
+	}
+	return s, kinds, nil
+}
+
+// Objects is what Reader.Objects read: the same objects Snapshot puts in
+// a snapshot, as the API server returned them, plus the kinds it was not
+// allowed to read.
+type Objects struct {
+	// Items are the topology objects, the PolicyKind declarations, the
+	// CRDs labelled gateway.networking.k8s.io/policy and the instances of
+	// every policy kind, each with apiVersion and kind set and without
+	// metadata.managedFields (as kubectl get prints them).
+	Items []*unstructured.Unstructured
+	// Kinds are the policy kinds found, as Snapshot returns them.
+	Kinds []PolicyGVK
+	// Unreadable are the kinds whose list was forbidden (RBAC), sorted:
+	// their objects are missing, so an answer built on Items may be
+	// incomplete.
+	Unreadable []Unreadable
+}
+
+// Unreadable is a kind the reader was not allowed to list.
+type Unreadable struct {
+	GVK schema.GroupVersionKind
+	// Reason is the API server's reason, e.g. Forbidden.
+	Reason metav1.StatusReason
+	// Message is the API server's message, naming the user and verb.
+	Message string
+}
+
+// Objects lists, as unstructured objects, everything Snapshot reads, for
+// a client that may lack permissions (a person's kubeconfig rather than
+// the controller's service account): a kind whose list is forbidden is
+// skipped and recorded in Unreadable; any other list error fails the
+// read. When the CRDs are forbidden no policy kind can be listed (a CRD
+// gives the version to read and says whether the kind is served), so no
+// policy is read, and the CRD kind is in Unreadable.
+func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
+	out := &Objects{}
+	for _, k := range TopologyKinds {
+		if !r.Present(k.GVK) {
+			continue
+		}
+		l := newList(k.GVK)
+		if ok, err := r.list(ctx, k.GVK, l, out); err != nil {
+			return nil, err
+		} else if ok {
+			out.add(l)
+		}
+	}
+	crdList := &apiextensionsv1.CustomResourceDefinitionList{}
+	if _, err := r.list(ctx, CRDGVK, crdList, out); err != nil {
+		return nil, err
+	}
+	crds := ptrs(crdList.Items)
+	var decls []*policykind.Declaration
+	if r.Present(PolicyKindGVK) {
+		l := newList(PolicyKindGVK)
+		ok, err := r.list(ctx, PolicyKindGVK, l, out)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if decls, err = declarations(l); err != nil {
+				return nil, err
+			}
+			out.add(l)
+		}
+	}
+	declared := map[policykind.GroupKind]bool{}
+	for _, d := range decls {
+		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	for _, crd := range crds {
+		// Labelled CRDs, and those of declared kinds (their schema bounds
+		// status), as Snapshot reads them.
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		if !labelled && !declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, err
+		}
+		obj := &unstructured.Unstructured{Object: u}
+		obj.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
+		out.Items = append(out.Items, clean(obj))
+	}
+	out.Kinds = policyKinds(crds, decls)
+	for _, k := range out.Kinds {
+		l := newList(k.GroupVersionKind)
+		ok, err := r.list(ctx, k.GroupVersionKind, l, out)
+		if meta.IsNoMatchError(err) {
+			continue // the CRD went away since it was listed
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out.add(l)
+		}
+	}
+	sort.Slice(out.Unreadable, func(i, j int) bool {
+		return out.Unreadable[i].GVK.GroupKind().String() < out.Unreadable[j].GVK.GroupKind().String()
+	})
+	return out, nil
+}
+
+// list lists one kind for Objects: false without error when the list was
+// forbidden, which is recorded.
+func (r *Reader) list(ctx context.Context, gvk schema.GroupVersionKind, l client.ObjectList, out *Objects) (bool, error) {
+	r.progress(gvk)
+	err := r.Client.List(ctx, l)
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsForbidden(err):
+		out.Unreadable = append(out.Unreadable, Unreadable{GVK: gvk, Reason: apierrors.ReasonForError(err), Message: err.Error()})
+		return false, nil
+	default:
+		return false, fmt.Errorf("list %s: %w", gvk.GroupKind(), err)
+	}
+}
+
+func (r *Reader) progress(gvk schema.GroupVersionKind) {
+	if r.Progress != nil {
+		r.Progress(gvk)
+	}
+}
+
+// add appends the items of an unstructured list.
+func (o *Objects) add(l *unstructured.UnstructuredList) {
+	for i := range l.Items {
+		o.Items = append(o.Items, clean(&l.Items[i]))
+	}
+}
+
+// clean drops metadata.managedFields: bookkeeping of the API server, not
+// part of what a user wrote, and noise in printed objects.
+func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
+	u.SetManagedFields(nil)
+	return u
+}
+
+// newList is an empty unstructured list of a kind.
+func newList(gvk schema.GroupVersionKind) *unstructured.UnstructuredList {
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	return l
+}
+
+// declarations converts listed PolicyKind objects.
+func declarations(l *unstructured.UnstructuredList) ([]*policykind.Declaration, error) {
+	var out []*policykind.Declaration
+	for i := range l.Items {
+		d := &policykind.Declaration{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, d); err != nil {
+			return nil, fmt.Errorf("PolicyKind %s: %w", l.Items[i].GetName(), err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// policyKinds are the kinds to read policies of: those of CRDs labelled
+// gateway.networking.k8s.io/policy or declared by a PolicyKind, whose CRD
+// is established, at its storage version; sorted.
+func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, decls []*policykind.Declaration) []PolicyGVK {
+	declared := map[schema.GroupKind]bool{}
+	for _, d := range decls {
+		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	var kinds []PolicyGVK
+	for _, crd := range crds {
+		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		if !labelled && !declared[gk] || !established(crd) {
+			continue
+		}
+		kinds = append(kinds, PolicyGVK{GroupVersionKind: gk.WithVersion(storageVersion(crd)), Namespaced: crd.Spec.Scope == apiextensionsv1.NamespaceScoped})
+	}
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
+	return kinds
+}
+
+func (r *Reader) crds(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
+	l := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := r.Client.List(ctx, l); err != nil {
+		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
+	}
+	return ptrs(l.Items), nil
+}
+
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
+			return true
+		}
+	}
+	return false
+}
+
+// storageVersion is the version to read: the storage version (every
+// served version converts to it).
+func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
+	for _, v := range crd.Spec.Versions {
+		if v.Storage {
+			return v.Name
+		}
+	}
+	return crd.Spec.Versions[0].Name
+}
+
+func ptrs[T any](items []T) []*T {
+	out := make([]*T, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}

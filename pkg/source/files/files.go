@@ -1,0 +1,804 @@
+package files
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+)
+
+// Document is one object read from a file, remembered with its place so
+// errors can name it. Objects read from a cluster are documents too, with
+// File naming the cluster and no Index.
+type Document struct {
+	File   string
+	Index  int // 1-based document number in the file; 0 for a cluster's object
+	Object *unstructured.Unstructured
+}
+
+// Where names the document for messages: `file: document 3 (HTTPRoute
+// ns/r1)`, or `cluster (HTTPRoute ns/r1)` for an object without Index.
+func (d Document) Where() string {
+	s := d.File
+	if d.Index > 0 {
+		s = fmt.Sprintf("%s: document %d", d.File, d.Index)
+	}
+	if d.Object == nil || d.Object.GetKind() == "" {
+		return s
+	}
+	s += " (" + d.Object.GetKind()
+	if name := d.Object.GetName(); name != "" {
+		s += " "
+		if ns := d.Object.GetNamespace(); ns != "" {
+			s += ns + "/"
+		}
+		s += name
+	}
+	return s + ")"
+}
+
+// Result is a snapshot read from files, plus what was skipped.
+type Result struct {
+	Snapshot *snapshot.Snapshot
+	// Ignored counts documents of kinds that are neither topology, policy
+	// nor declarations (Deployments, ConfigMaps...), by kind.
+	Ignored map[string]int
+	// Places are where each object of the snapshot was read, so that
+	// messages about it can name its file and document.
+	Places map[Key]Document
+}
+
+// Where names the place of an object of the snapshot for messages, as
+// Document.Where does (`file: document 3 (Kind ns/name)`); an object
+// not read here is named by its key alone.
+func (r *Result) Where(k Key) string {
+	d, ok := r.Places[k]
+	if !ok {
+		return k.String()
+	}
+	return d.Where() + " (" + k.String() + ")"
+}
+
+// DefaultNamespace is where objects of namespaced kinds that name no
+// namespace go when no namespace is given, as for kubectl.
+const DefaultNamespace = "default"
+
+// kindDecoder decodes the JSON of one document of a kind the snapshot holds
+// typed, and adds the object to the snapshot.
+type kindDecoder struct {
+	decode func(js []byte) (any, error)
+	add    func(s *snapshot.Snapshot, obj any)
+	// namespaced kinds take the default namespace when their object
+	// names none, as kubectl apply puts them there.
+	namespaced bool
+}
+
+// decoders is the table of kinds a file may hold besides policies: each
+// decodes one document into the snapshot. The kinds of hierarchy.Table
+// decode into the Go types of their typed.Kinds entry; PolicyKind
+// declarations are decoded strictly.
+var decoders = func() map[schema.GroupKind]kindDecoder {
+	m := map[schema.GroupKind]kindDecoder{
+		{Group: policykind.Group, Kind: policykind.KindName}: {
+			decode: func(js []byte) (any, error) {
+				d := &policykind.Declaration{}
+				// A typo in a declaration must not pass silently: unknown
+				// fields and fields in the wrong case are errors.
+				strict, err := sigsjson.UnmarshalStrict(js, d)
+				if err != nil {
+					return nil, err
+				}
+				if len(strict) > 0 {
+					return nil, errors.Join(strict...)
+				}
+				return d, nil
+			},
+			add: func(s *snapshot.Snapshot, obj any) {
+				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
+			},
+		},
+	}
+	for _, row := range hierarchy.Table {
+		m[row.GroupKind] = tableDecoder(row)
+	}
+	return m
+}()
+
+// tableDecoder is the kindDecoder of a kind of hierarchy.Table.
+func tableDecoder(row hierarchy.Row) kindDecoder {
+	k := typed.Kinds[row.GroupKind]
+	return kindDecoder{
+		namespaced: row.Namespaced,
+		decode: func(js []byte) (any, error) {
+			obj := k.New()
+			if err := json.Unmarshal(js, obj); err != nil {
+				return nil, err
+			}
+			return obj, nil
+		},
+		add: func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
+	}
+}
+
+// MaxFileSize is the most bytes one input (a file, or stdin) may hold:
+// 256 MiB, about 250,000 HTTPRoutes, well beyond any real input. A larger
+// input is an error rather than all of memory, and a path that is not a
+// regular file (a device, a FIFO, a socket) is refused before it is
+// opened, so that neither `-f /dev/zero` nor a FIFO no one writes to can
+// hang strata. See docs/cli.md.
+const MaxFileSize = 256 << 20
+
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// Read loads files, directories (recursively: *.yaml, *.yml, *.json) and
+// "-" (stdin): multi-document YAML or JSON, with List objects expanded.
+// Any error names the file and document; nothing is returned then, so
+// nothing is half-read.
+//
+// Read gives the snapshot that Decode(Documents(paths, stdin)) gives, with
+// the same errors, faster: documents are parsed on every core, and those
+// of the common block-style YAML (see transcode.go) go from YAML to their
+// typed object through one JSON encoding, without the generic trees of
+// sigs.k8s.io/yaml and unstructured.
+func Read(paths []string, stdin io.Reader) (*Result, error) {
+	return ReadIn(paths, stdin, DefaultNamespace)
+}
+
+// ReadIn is Read with the namespace of objects of namespaced kinds that
+// name none (kubectl's -n); "" is DefaultNamespace.
+func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) {
+	raws, readErr := rawDocuments(paths, stdin)
+	parsed := parseAll(raws, true)
+	var items []item
+	for _, p := range parsed {
+		if p.err != nil {
+			return nil, p.err
+		}
+		items = append(items, p.items...)
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return assemble(items, namespace)
+}
+
+// Documents reads the documents of files as Read does, without decoding
+// them: to overlay them on other documents (a cluster's objects) first.
+func Documents(paths []string, stdin io.Reader) ([]Document, error) {
+	raws, readErr := rawDocuments(paths, stdin)
+	var docs []Document
+	for _, p := range parseAll(raws, false) {
+		if p.err != nil {
+			return nil, p.err
+		}
+		for _, it := range p.items {
+			docs = append(docs, it.doc)
+		}
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	return docs, nil
+}
+
+// rawDocument is one document of a file, not parsed yet.
+type rawDocument struct {
+	file  string
+	index int // 1-based
+	raw   []byte
+	err   error // a document that could not be split off: the read's error
+}
+
+// rawDocuments splits the files into their documents, in order. Reading
+// stops at the first file that cannot be read; its error is returned with
+// the documents before it, whose own errors come first, as they would
+// reading one file after the other.
+func rawDocuments(paths []string, stdin io.Reader) ([]rawDocument, error) {
+	var docs []rawDocument
+	for _, p := range paths {
+		files, err := expand(p)
+		if err != nil {
+			return docs, err
+		}
+		for _, f := range files {
+			b, err := readInput(f, stdin)
+			if err != nil {
+				return docs, err
+			}
+			n := 0 // documents so far
+			for _, raw := range yamlDocuments(b) {
+				vals, err := jsonStream(raw)
+				if vals == nil {
+					vals = [][]byte{raw}
+				}
+				for _, v := range vals {
+					n++
+					docs = append(docs, rawDocument{file: f, index: n, raw: v})
+				}
+				if err != nil {
+					n++
+					err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
+					docs = append(docs, rawDocument{file: f, index: n, err: err})
+				}
+			}
+		}
+	}
+	return docs, nil
+}
+
+// readInput reads a file, or stdin for "-", refusing what is not a
+// regular file and more than MaxFileSize bytes.
+func readInput(f string, stdin io.Reader) ([]byte, error) {
+	if f == "-" {
+		if stdin == nil {
+			return nil, nil
+		}
+		b, err := io.ReadAll(io.LimitReader(stdin, MaxFileSize+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if len(b) > MaxFileSize {
+			return nil, fmt.Errorf("%s: over the %d MiB an input may hold", f, MaxFileSize>>20)
+		}
+		return b, nil
+	}
+	// Stat before opening: opening a FIFO blocks until someone writes.
+	st, err := os.Stat(f)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): strata reads files, directories and - (stdin)", f, st.Mode())
+	}
+	if st.Size() > MaxFileSize {
+		return nil, fmt.Errorf("%s: %d bytes, over the %d MiB an input may hold", f, st.Size(), MaxFileSize>>20)
+	}
+	file, err := os.Open(f)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	// Read into a buffer of the size Stat gave (as os.ReadFile does), so a
+	// large file is not copied while the buffer grows.
+	buf := bytes.NewBuffer(make([]byte, 0, st.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(file, MaxFileSize+1)); err != nil {
+		return nil, fmt.Errorf("%s: %w", f, err)
+	}
+	b := buf.Bytes()
+	if len(b) > MaxFileSize { // it grew since Stat
+		return nil, fmt.Errorf("%s: over the %d MiB an input may hold", f, MaxFileSize>>20)
+	}
+	return b, nil
+}
+
+// jsonStream splits a document that starts with a JSON object into the
+// JSON values written one after the other in it, as kubectl reads a JSON
+// stream: `{...}{...}` or one object a line. sigs.k8s.io/yaml would read
+// the first and drop the rest unsaid. It returns nil for a document that
+// does not start with a JSON object (YAML, or YAML flow style such as
+// `{a: 1}`, read as it always was), and the values before anything after
+// them that is not JSON, with the error. Trailing blank and comment lines
+// are YAML's and end the stream. The values share raw's memory.
+func jsonStream(raw []byte) ([][]byte, error) {
+	start := 0 // after the leading blank and comment lines
+	for line := range bytes.Lines(raw) {
+		if !yamlBlank(line) {
+			break
+		}
+		start += len(line)
+	}
+	if t := bytes.TrimLeft(raw[start:], " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil, nil
+	}
+	base := start // where the decoder's offsets count from
+	dec := json.NewDecoder(bytes.NewReader(raw[base:]))
+	var vals [][]byte
+	for {
+		if err := dec.Decode(&skipJSON{}); err != nil {
+			if len(vals) == 0 {
+				return nil, nil
+			}
+			return vals, err
+		}
+		end := base + int(dec.InputOffset())
+		vals = append(vals, raw[start:end])
+		start = end
+		if yamlBlank(raw[end:]) {
+			return vals, nil
+		}
+	}
+}
+
+// skipJSON is a JSON value's target that keeps nothing of it.
+type skipJSON struct{}
+
+func (skipJSON) UnmarshalJSON([]byte) error { return nil }
+
+// yamlBlank reports whether b holds only blank lines and comments.
+func yamlBlank(b []byte) bool {
+	for line := range bytes.Lines(b) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
+
+// expand turns a path into the files it names, sorted.
+func expand(p string) ([]string, error) {
+	if p == "-" {
+		return []string{"-"}, nil
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".yaml", ".yml", ".json":
+			if !d.IsDir() {
+				files = append(files, path)
+			}
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// item is one object of the input, sorted for the snapshot: a typed
+// object of a kind in decoders (obj, or err if it did not decode), or a
+// document left for assemble to place (policies, CRDs, other kinds).
+type item struct {
+	doc Document // Object is nil for typed objects decoded on the fast path
+	gk  schema.GroupKind
+	obj any
+	err error // the typed decoding's error, naming the document
+}
+
+// parsed is what one raw document became: its objects (several for a
+// List, none for an empty document), or the error that stops the read.
+type parsed struct {
+	items []item
+	err   error
+}
+
+// parseAll parses the documents on every core; the results are in the
+// documents' order. typed decodes the kinds of decoders into their Go
+// types (for Read); otherwise every item is a Document (for Documents).
+func parseAll(raws []rawDocument, typed bool) []parsed {
+	out := make([]parsed, len(raws))
+	const chunk = 32
+	workers := min(runtime.GOMAXPROCS(0), (len(raws)+chunk-1)/chunk)
+	var next atomic.Int64
+	work := func() {
+		var t transcoder
+		for {
+			end := int(next.Add(chunk))
+			start := end - chunk
+			if start >= len(raws) {
+				return
+			}
+			for i := start; i < min(end, len(raws)); i++ {
+				out[i] = t.parse(raws[i], typed)
+			}
+		}
+	}
+	if workers <= 1 {
+		work()
+		return out
+	}
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(work)
+	}
+	wg.Wait()
+	return out
+}
+
+// parse reads one raw document: on the fast path when transcode takes it
+// and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
+// object that does not decode on the fast path is decoded again on the
+// slow one, so that its error is the slow path's.
+func (t *transcoder) parse(r rawDocument, typed bool) parsed {
+	if r.err != nil {
+		return parsed{err: r.err}
+	}
+	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
+		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
+		if dec, ok := decoders[gk]; ok && typed {
+			// Without a name, the slow path says what is wrong.
+			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index}, gk: gk, obj: obj}}}
+			}
+		} else {
+			var obj map[string]any
+			if err := utiljson.Unmarshal(t.out, &obj); err == nil {
+				d := Document{File: r.file, Index: r.index, Object: &unstructured.Unstructured{Object: obj}}
+				return parsed{items: []item{{doc: d, gk: gk}}}
+			}
+		}
+	}
+	docs, err := split(r)
+	if err != nil {
+		return parsed{err: err}
+	}
+	p := parsed{items: make([]item, len(docs))}
+	for i, d := range docs {
+		if typed {
+			p.items[i] = decodeDocument(d)
+		} else {
+			p.items[i] = item{doc: d}
+		}
+	}
+	return p
+}
+
+// groupKindOf is the group and kind of an object as
+// unstructured.Unstructured.GroupVersionKind reads them: an apiVersion
+// that does not parse gives the empty group and kind.
+func groupKindOf(apiVersion, kind string) schema.GroupKind {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return schema.GroupKind{}
+	}
+	return schema.GroupKind{Group: gv.Group, Kind: kind}
+}
+
+// split reads one document the slow way, with sigs.k8s.io/yaml, into
+// its objects: none for an empty document, the items of a List.
+func split(r rawDocument) ([]Document, error) {
+	file, i := r.file, r.index
+	js, err := yaml.YAMLToJSON(r.raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
+	}
+	js = bytes.TrimSpace(js)
+	if len(js) == 0 || string(js) == "null" {
+		return nil, nil
+	}
+	var obj map[string]any
+	// apimachinery's json keeps integers as int64, as unstructured
+	// objects from the API server have them.
+	if err := utiljson.Unmarshal(js, &obj); err != nil {
+		return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	d := Document{File: file, Index: i, Object: u}
+	if u.GetAPIVersion() == "" || u.GetKind() == "" {
+		return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
+	}
+	if items, ok := obj["items"]; ok && strings.HasSuffix(u.GetKind(), "List") {
+		return listItems(d, items, "", nil)
+	}
+	return []Document{d}, nil
+}
+
+// listItems appends the objects of items, the items of a List read as
+// document d, to out; path is where items is in d. A List among them is
+// expanded too, as kubectl does; a kind ending in List without items is
+// an object like any other.
+func listItems(d Document, items any, path string, out []Document) ([]Document, error) {
+	if items == nil {
+		return out, nil
+	}
+	l, ok := items.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: %sitems must be a list, not %s", d.Where(), path, jsonKind(items))
+	}
+	for j, it := range l {
+		p := fmt.Sprintf("%sitems[%d]", path, j)
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s: not an object", d.Where(), p)
+		}
+		iu := &unstructured.Unstructured{Object: m}
+		if iu.GetAPIVersion() == "" || iu.GetKind() == "" {
+			return nil, fmt.Errorf("%s: %s: apiVersion and kind are required", d.Where(), p)
+		}
+		if sub, ok := m["items"]; ok && strings.HasSuffix(iu.GetKind(), "List") {
+			var err error
+			if out, err = listItems(d, sub, p+".", out); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		out = append(out, Document{File: d.File, Index: d.Index, Object: iu})
+	}
+	return out, nil
+}
+
+// jsonKind names the JSON type of a decoded value, for messages.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a bool"
+	default:
+		return "a number"
+	}
+}
+
+// checkMeta checks the metadata the engine orders objects by: GEP-713
+// "Conflict resolution rules" rank policies by creationTimestamp (older
+// wins), then by {namespace}/{name}. unstructured reads a missing or
+// non-string name as "" and a creationTimestamp that does not parse as
+// the zero time, which would win every conflict; both are errors here.
+// A missing or null creationTimestamp is the zero time, as in a file
+// that was never applied.
+func checkMeta(d Document) error {
+	meta, _ := d.Object.Object["metadata"].(map[string]any)
+	switch name := meta["name"].(type) {
+	case nil:
+		return fmt.Errorf("%s: metadata.name is required", d.Where())
+	case string:
+		if name == "" {
+			return fmt.Errorf("%s: metadata.name is required", d.Where())
+		}
+	default:
+		return fmt.Errorf("%s: metadata.name must be a string, not %s (%v)", d.Where(), jsonKind(name), name)
+	}
+	switch ts := meta["creationTimestamp"].(type) {
+	case nil:
+	case string:
+		if _, err := time.Parse(time.RFC3339, ts); err != nil {
+			return fmt.Errorf("%s: metadata.creationTimestamp %q is not an RFC 3339 time (2006-01-02T15:04:05Z)", d.Where(), ts)
+		}
+	default:
+		return fmt.Errorf("%s: metadata.creationTimestamp must be an RFC 3339 time, not %s (%v)", d.Where(), jsonKind(ts), ts)
+	}
+	return nil
+}
+
+// Decode sorts documents into a snapshot. Documents of a declared policy
+// kind become policies; a document that looks like a policy (it has
+// spec.targetRef or spec.targetRefs) but whose kind is not declared is an
+// error; other unknown kinds are counted in Ignored.
+func Decode(docs []Document) (*Result, error) { return DecodeIn(docs, DefaultNamespace) }
+
+// DecodeIn is Decode with the namespace of objects of namespaced kinds
+// that name none; "" is DefaultNamespace.
+func DecodeIn(docs []Document, namespace string) (*Result, error) {
+	items := make([]item, len(docs))
+	for i, d := range docs {
+		items[i] = decodeDocument(d)
+	}
+	return assemble(items, namespace)
+}
+
+// decodeDocument decodes a document of a kind in decoders into its Go
+// type, through its JSON encoding; other documents are returned as they
+// are.
+func decodeDocument(d Document) item {
+	gk := d.Object.GroupVersionKind().GroupKind()
+	it := item{doc: d, gk: gk}
+	if dec, ok := decoders[gk]; ok {
+		if err := checkMeta(d); err != nil {
+			it.err = err
+			return it
+		}
+		b, err := json.Marshal(d.Object.Object)
+		if err == nil {
+			it.obj, err = dec.decode(b)
+		}
+		if err != nil {
+			it.err = fmt.Errorf("%s: %w", d.Where(), err)
+		}
+	}
+	return it
+}
+
+// Key names one object of the input: API group, kind, namespace ("" for
+// cluster-scoped kinds) and name, as the API server keys objects.
+type Key struct{ Group, Kind, Namespace, Name string }
+
+func (k Key) String() string {
+	s := k.Kind
+	if k.Group != "" {
+		s += "." + k.Group
+	}
+	s += " "
+	if k.Namespace != "" {
+		s += k.Namespace + "/"
+	}
+	return s + k.Name
+}
+
+// assemble places items in a snapshot, in their order: the first typed
+// object that did not decode is the error; then policies of kinds
+// declared anywhere in the input.
+//
+// Objects of namespaced kinds that name no namespace go to ns, as
+// `kubectl apply -n ns` puts them; for a policy, its kind is namespaced
+// when the input holds its CRD with scope Namespaced (a policy of a
+// kind without its CRD is taken as it is written). Then two objects with
+// the same Key are an error naming both places: kubectl apply would
+// silently keep the last one, but in a directory of manifests a
+// duplicate is almost always a copy that was meant to be edited, and
+// which of the two the cluster ends up with depends on file order.
+func assemble(items []item, ns string) (*Result, error) {
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}, Places: map[Key]Document{}}
+	s := res.Snapshot
+	place := func(k Key, d Document) error {
+		if d.Object != nil {
+			// Where names the kind and name; the key says them already.
+			d = Document{File: d.File, Index: d.Index}
+		}
+		if first, dup := res.Places[k]; dup {
+			return fmt.Errorf("%s is given twice, in %s and in %s: keep one (kubectl apply would keep the last one silently)", k, first.Where(), d.Where())
+		}
+		res.Places[k] = d
+		return nil
+	}
+	var rest, crds []Document
+	for _, it := range items {
+		if dec, ok := decoders[it.gk]; ok {
+			if it.err != nil {
+				return nil, it.err
+			}
+			m := it.obj.(metav1.Object)
+			if dec.namespaced && m.GetNamespace() == "" {
+				m.SetNamespace(ns)
+			}
+			k := Key{Group: it.gk.Group, Kind: it.gk.Kind, Name: m.GetName()}
+			if dec.namespaced {
+				k.Namespace = m.GetNamespace()
+			}
+			if err := place(k, it.doc); err != nil {
+				return nil, err
+			}
+			dec.add(s, it.obj)
+			continue
+		}
+		if it.gk == crdKind {
+			crds = append(crds, it.doc)
+			continue
+		}
+		rest = append(rest, it.doc)
+	}
+	// The CRDs of policy kinds: labelled ones declare their kind; any
+	// other one of a kind a PolicyKind declares gives its scope and
+	// schema.
+	declared := map[policykind.GroupKind]bool{}
+	for _, dcl := range s.Declarations {
+		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+	}
+	for _, d := range crds {
+		if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; !labelled {
+			continue
+		}
+		if dcl, err := policykind.FromCRD(d.Object); err == nil {
+			declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		}
+	}
+	namespaced := map[policykind.GroupKind]bool{}
+	for _, d := range crds {
+		_, labelled := d.Object.GetLabels()[policykind.CRDLabel]
+		gk := crdGroupKind(d.Object)
+		if !labelled && !declared[gk] {
+			res.Ignored[crdKind.String()]++
+			continue
+		}
+		if err := checkMeta(d); err != nil {
+			return nil, err
+		}
+		if err := place(Key{Group: crdKind.Group, Kind: crdKind.Kind, Name: d.Object.GetName()}, d); err != nil {
+			return nil, err
+		}
+		if labelled {
+			s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
+		}
+		s.CRDs = append(s.CRDs, d.Object)
+		if scope, _, _ := unstructured.NestedString(d.Object.Object, "spec", "scope"); scope == "Namespaced" {
+			namespaced[gk] = true
+		}
+	}
+	for _, d := range rest {
+		gk := d.Object.GroupVersionKind().GroupKind()
+		pgk := policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}
+		if declared[pgk] {
+			if err := checkMeta(d); err != nil {
+				return nil, err
+			}
+			if namespaced[pgk] && d.Object.GetNamespace() == "" {
+				d.Object.SetNamespace(ns)
+			}
+			if err := place(Key{Group: gk.Group, Kind: gk.Kind, Namespace: d.Object.GetNamespace(), Name: d.Object.GetName()}, d); err != nil {
+				return nil, err
+			}
+			s.Policies = append(s.Policies, d.Object)
+			continue
+		}
+		_, one, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRef")
+		_, many, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRefs")
+		if one || many {
+			return nil, fmt.Errorf("%s: %s is not a declared policy kind: add a PolicyKind (strata.dev/v1alpha1) or its CRD labelled %s", d.Where(), gk, policykind.CRDLabel)
+		}
+		res.Ignored[gk.String()]++
+	}
+	return res, nil
+}
+
+// crdGroupKind is the group and kind a CustomResourceDefinition defines.
+func crdGroupKind(crd *unstructured.Unstructured) policykind.GroupKind {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	return policykind.GroupKind{Group: group, Kind: kind}
+}
+
+// yamlDocuments splits a YAML stream into its documents, numbered as YAML
+// 1.2 ("Document Markers") and a reader count them: a "---" line (alone,
+// or followed by a space and a comment or content) starts a document;
+// comments, blank lines and directives before the first marker are a
+// prefix, not a document; an empty document between two markers still
+// takes its number. Documents are returned raw, empty ones included, so
+// that document i is at index i-1; they share b's memory.
+func yamlDocuments(b []byte) [][]byte {
+	var docs [][]byte
+	start := 0                      // of the current document
+	first, prefixOnly := true, true // before the first marker, only a prefix so far
+	for pos := 0; pos < len(b); {
+		end := bytes.IndexByte(b[pos:], '\n') + 1
+		if end == 0 {
+			end = len(b) - pos
+		}
+		line := b[pos : pos+end]
+		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n') {
+			if !first || !prefixOnly {
+				docs = append(docs, b[start:pos])
+			}
+			first = false
+			start = pos + end
+			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
+				start = pos + 3 // "--- {a: 1}": content on the marker line
+			}
+		} else if first && prefixOnly {
+			t := bytes.TrimSpace(line)
+			prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'
+		}
+		pos += end
+	}
+	if !first || !prefixOnly || len(bytes.TrimSpace(b[start:])) > 0 {
+		docs = append(docs, b[start:])
+	}
+	return docs
+}
