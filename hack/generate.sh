@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates every generated file of Strata's own API types, from their Go
 # types and kubebuilder markers:
-#   - pkg/{engine/policykind,sink/effectivepolicy,apis/blueprints/v1alpha1}/zz_generated.deepcopy.go
+#   - pkg/apis/{strata,blueprints}/v1alpha1/zz_generated.deepcopy.go
 #     (deepcopy)
 #   - config/crd/bases/*.yaml (CRDs)
 #   - charts/strata/crds/ (a copy of config/crd/bases: Helm installs CRDs
@@ -24,24 +24,8 @@ mkdir -p config/crd/bases charts/strata/crds
 "${controller_gen[@]}" \
   object \
   crd \
-  paths=./pkg/engine/policykind \
-  paths=./pkg/sink/effectivepolicy \
+  paths=./pkg/apis/strata/v1alpha1 \
   paths=./pkg/apis/blueprints/v1alpha1 \
   output:crd:artifacts:config=config/crd/bases
-
-# controller-gen names a kind after its Go type, with no marker to say
-# otherwise. The PolicyKind type is Declaration in Go (what it is to the
-# engine) and PolicyKind on the wire, so rename the kind, and fail loudly if
-# controller-gen's output ever stops having the lines this expects.
-crd=config/crd/bases/strata.dev_policykinds.yaml
-sed -e 's/^    kind: Declaration$/    kind: PolicyKind/' \
-    -e 's/^    listKind: DeclarationList$/    listKind: PolicyKindList/' \
-    "$crd" >"$crd.tmp"
-mv "$crd.tmp" "$crd"
-if ! grep -q '^    kind: PolicyKind$' "$crd" || ! grep -q '^    listKind: PolicyKindList$' "$crd" \
-   || grep -q 'kind: Declaration' "$crd"; then
-  echo "hack/generate.sh: could not rename kind Declaration to PolicyKind in $crd" >&2
-  exit 1
-fi
 
 cp config/crd/bases/*.yaml charts/strata/crds/

@@ -1,30 +1,50 @@
 package policykind
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
-// SchemeGroupVersion is the group and version of PolicyKind objects.
-var SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+// The declaration types are the API types of pkg/apis/strata/v1alpha1,
+// under the names the engine reads them by: one representation, and the
+// API package imports nothing of the engine.
+type (
+	// Declaration is a PolicyKind object.
+	Declaration = strata.PolicyKind
+	// DeclarationList is a list of PolicyKind objects.
+	DeclarationList = strata.PolicyKindList
+	// Spec describes one policy kind.
+	Spec           = strata.PolicyKindSpec
+	Class          = strata.Class
+	GroupKind      = strata.GroupKind
+	Strategies     = strata.Strategies
+	CustomStrategy = strata.CustomStrategy
+	Fields         = strata.Fields
+	ValueSpace     = strata.ValueSpace
+	ContextScope   = strata.ContextScope
+	ReferenceField = strata.ReferenceField
+)
 
+// Classes and context scopes, as the API package defines them.
+const (
+	Direct        = strata.Direct
+	Inherited     = strata.Inherited
+	ContextPath   = strata.ContextPath
+	ContextTarget = strata.ContextTarget
+)
+
+// Group, Version and kind of declaration objects.
+const (
+	Group    = strata.Group
+	Version  = strata.Version
+	KindName = strata.PolicyKindKind
+	// CRDLabel is the label GEP-713 ("Standard label on CRD objects",
+	// 001) puts on every policy CRD; its value names the class.
+	CRDLabel = "gateway.networking.k8s.io/policy"
+)
+
+// SchemeGroupVersion and AddToScheme register Strata's API types (the
+// declarations and EffectivePolicy share strata.dev/v1alpha1).
 var (
-	// SchemeBuilder registers PolicyKind and PolicyKindList.
-	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
-	// AddToScheme adds PolicyKind to a scheme, so that a controller-runtime
-	// client and cache can read Declaration objects.
-	AddToScheme = SchemeBuilder.AddToScheme
+	SchemeGroupVersion = strata.SchemeGroupVersion
+	AddToScheme        = strata.AddToScheme
 )
-
-// addKnownTypes registers the types by name. The Go type is Declaration,
-// what it is to the engine, but the kind is PolicyKind, and
-// runtime.Scheme.AddKnownTypes (as controller-runtime's scheme.Builder
-// uses it) would register kind Declaration, which no API server serves.
-// hack/generate.sh renames the kind in the CRD for the same reason.
-func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypeWithName(SchemeGroupVersion.WithKind(KindName), &Declaration{})
-	s.AddKnownTypeWithName(SchemeGroupVersion.WithKind(KindName+"List"), &DeclarationList{})
-	metav1.AddToGroupVersion(s, SchemeGroupVersion)
-	return nil
-}

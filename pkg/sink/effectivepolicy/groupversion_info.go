@@ -1,24 +1,29 @@
 package effectivepolicy
 
 import (
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
-// SchemeGroupVersion is the group and version of EffectivePolicy objects.
-var SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+// The EffectivePolicy types are the API types of
+// pkg/apis/strata/v1alpha1; Build fills them from an engine result.
+type (
+	EffectivePolicy     = strata.EffectivePolicy
+	EffectivePolicyList = strata.EffectivePolicyList
+	Ref                 = strata.Ref
+	KindPolicies        = strata.KindPolicies
+	Context             = strata.Context
+	Source              = strata.Source
+)
 
+// Group, Version and Kind of EffectivePolicy objects.
+const (
+	Group   = strata.Group
+	Version = strata.Version
+	Kind    = strata.EffectivePolicyKind
+)
+
+// SchemeGroupVersion and AddToScheme register Strata's API types.
 var (
-	// SchemeBuilder registers EffectivePolicy and EffectivePolicyList.
-	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
-	// AddToScheme adds EffectivePolicy to a scheme, so that a
-	// controller-runtime client can write the objects Build makes.
-	AddToScheme = SchemeBuilder.AddToScheme
+	SchemeGroupVersion = strata.SchemeGroupVersion
+	AddToScheme        = strata.AddToScheme
 )
-
-func addKnownTypes(s *runtime.Scheme) error {
-	s.AddKnownTypes(SchemeGroupVersion, &EffectivePolicy{}, &EffectivePolicyList{})
-	metav1.AddToGroupVersion(s, SchemeGroupVersion)
-	return nil
-}

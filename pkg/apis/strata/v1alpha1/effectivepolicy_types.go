@@ -1,16 +1,12 @@
-package effectivepolicy
+package v1alpha1
 
 import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// Group, Version and Kind of EffectivePolicy objects.
-const (
-	Group   = "strata.dev"
-	Version = "v1alpha1"
-	Kind    = "EffectivePolicy"
-)
+// EffectivePolicyKind is the kind of EffectivePolicy objects.
+const EffectivePolicyKind = "EffectivePolicy"
 
 // EffectivePolicy is the answer to "what settings are in force here":
 // for one effective target, per policy kind, the merged spec proper in

@@ -1,20 +1,12 @@
-package policykind
+package v1alpha1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// Group and Version of Strata's own declaration objects.
-const (
-	Group   = "strata.dev"
-	Version = "v1alpha1"
-	// KindName is the kind of a policy kind declaration object.
-	KindName = "PolicyKind"
-	// CRDLabel is the label GEP-713 ("Standard label on CRD objects",
-	// 001) puts on every policy CRD; its value names the class.
-	CRDLabel = "gateway.networking.k8s.io/policy"
-)
+// PolicyKindKind is the kind of a policy kind declaration object.
+const PolicyKindKind = "PolicyKind"
 
 // Class is the GEP-713 class of a policy kind ("Classes of metaresources").
 // +kubebuilder:validation:Enum=Direct;Inherited
@@ -28,7 +20,7 @@ const (
 	Inherited Class = "Inherited"
 )
 
-// Declaration is a PolicyKind object: everything Strata needs to know to
+// PolicyKind declares a policy CRD: everything Strata needs to know to
 // treat the instances of one policy CRD as GEP-713 policies, so that a new
 // policy CRD needs a YAML document and no Go code.
 //
@@ -50,26 +42,26 @@ const (
 // +kubebuilder:printcolumn:name="Class",type=string,JSONPath=`.spec.class`
 // +kubebuilder:printcolumn:name="Managed",type=boolean,JSONPath=`.spec.managed`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-type Declaration struct {
+type PolicyKind struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
-	Spec              Spec `json:"spec"`
+	Spec              PolicyKindSpec `json:"spec"`
 }
 
-// DeclarationList is a list of PolicyKind objects (kind PolicyKindList), what
+// PolicyKindList is a list of PolicyKind objects (kind PolicyKindList), what
 // a client lists and a cache holds.
 //
 // +kubebuilder:object:root=true
-type DeclarationList struct {
+type PolicyKindList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []Declaration `json:"items"`
+	Items           []PolicyKind `json:"items"`
 }
 
-// Spec describes one policy kind.
+// PolicyKindSpec describes one policy kind: its targets, strategies and fields.
 //
 // +kubebuilder:object:generate=true
-type Spec struct {
+type PolicyKindSpec struct {
 	// Group of the policy CRD, e.g. policies.controller.io.
 	// +required
 	// +kubebuilder:validation:MinLength=1
