@@ -37,6 +37,7 @@ type Outcome struct {
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
 	owned     map[*policykind.Policy][]string // lazily, by Standing
+	keys      []string                        // Result.Prov's pointers sorted, lazily, by Standing
 	standings map[*policykind.Policy]standingResult
 	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
 }
@@ -110,6 +111,8 @@ type computer struct {
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
+	// sourcedBy caches sourced per policy.
+	sourcedBy map[*policykind.Policy][]string
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -189,18 +192,32 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	}
 	// Attachments along the path; a policy attached at several nodes of
 	// one path counts once, at its most specific node.
-	var atts []*attach.Attachment
+	// The stack keeps each policy's last attachment along the path, in
+	// path order: found in two passes (the last index of each policy,
+	// then the attachments at those indexes), linear in the attachments
+	// where deleting earlier ones as later ones come was quadratic with
+	// thousands of policies on one Gateway (issue 11, "No cliffs").
+	var all []*attach.Attachment
 	for _, n := range nodes {
 		for _, a := range c.att.ByNode[n] {
 			if a.Scope != "" && a.Scope != gatewayNS {
 				continue
 			}
-			atts = slices.DeleteFunc(atts, func(b *attach.Attachment) bool { return b.Policy == a.Policy })
-			atts = append(atts, a)
+			all = append(all, a)
 		}
 	}
-	if len(atts) == 0 {
+	if len(all) == 0 {
 		return nil
+	}
+	last := make(map[*policykind.Policy]int, len(all))
+	for i, a := range all {
+		last[a.Policy] = i
+	}
+	atts := all[:0]
+	for i, a := range all {
+		if last[a.Policy] == i {
+			atts = append(atts, a)
+		}
 	}
 	entries := c.stack(atts)
 	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries}
@@ -287,8 +304,19 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 		if e.Block.Strategy.Base != policykind.Overrides {
 			return
 		}
-		for p, s := range acc.Prov {
-			if s == e.Policy() {
+		if !c.builtin() {
+			for p, s := range acc.Prov {
+				if s == e.Policy() {
+					locked[p] = true
+				}
+			}
+			return
+		}
+		// Only the policy's own pointers can name it as their source, so
+		// they are looked up instead of scanning the accumulated value,
+		// which grows with every policy of the stack (issue 11).
+		for _, p := range c.sourced(e.Policy()) {
+			if acc.Prov[p] == e.Policy() {
 				locked[p] = true
 			}
 		}
@@ -333,6 +361,49 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 	}
 	out.Result = acc
 	return out
+}
+
+// builtin reports whether the kind merges with Atomic and Patch only.
+// Custom merge functions may name list items in provenance
+// (/list[key=value]), pointers no policy value spells, so the pointers a
+// policy can be the source of are then unknown in advance.
+func (c *computer) builtin() bool {
+	for name := range c.funcs {
+		if name != policykind.Atomic && name != policykind.Patch {
+			return false
+		}
+	}
+	return true
+}
+
+// sourced lists every pointer that Atomic and Patch can attribute to p:
+// the leaves of its blocks (merge.Of) and the objects above them (Patch
+// gives an object emptied by nulls the source of a leaf below it, see
+// merge.sourceAt). Cached per policy for the computation.
+func (c *computer) sourced(p *policykind.Policy) []string {
+	if ptrs, ok := c.sourcedBy[p]; ok {
+		return ptrs
+	}
+	set := map[string]bool{}
+	for _, b := range p.Blocks {
+		merge.Leaves(b.Values, "", func(ptr string) {
+			set[ptr] = true
+			for i := 0; i < len(ptr); i++ {
+				if ptr[i] == '/' || ptr[i] == '[' {
+					set[ptr[:i]] = true
+				}
+			}
+		})
+	}
+	ptrs := make([]string, 0, len(set))
+	for ptr := range set {
+		ptrs = append(ptrs, ptr)
+	}
+	if c.sourcedBy == nil {
+		c.sourcedBy = map[*policykind.Policy][]string{}
+	}
+	c.sourcedBy[p] = ptrs
+	return ptrs
 }
 
 // objectValues reads the target object's own values of the spec proper
