@@ -80,8 +80,12 @@ func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs ma
 // and the attachments along them, whatever else the graph holds. Only the
 // targets left out differ: they are missing.
 func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
-	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{}}
-	res := &Result{Kind: k}
+	return newComputer(g, k, att, funcs).compute(in)
+}
+
+func (c *computer) compute(in func(topology.NodeID) bool) *Result {
+	g, att := c.g, c.att
+	res := &Result{Kind: c.k}
 	if len(att.ByNode) == 0 {
 		return res
 	}
@@ -102,6 +106,19 @@ func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, func
 	return res
 }
 
+func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *computer {
+	return &computer{
+		g: g, k: k, att: att, funcs: funcs,
+		memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
+		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom,
+	}
+}
+
+// inPlaceFrom is the stack size from which fold accumulates in place
+// (merge.Acc): below it, copying the few fields of a short stack costs
+// less than the accumulator's indexes.
+const inPlaceFrom = 16
+
 type computer struct {
 	g      *topology.Graph
 	k      *policykind.Kind
@@ -113,6 +130,11 @@ type computer struct {
 	leaves map[*policykind.Policy][]string
 	// sourcedBy caches sourced per policy.
 	sourcedBy map[*policykind.Policy][]string
+	// plain caches merge.Plain per block.
+	plain map[*policykind.Block]bool
+	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
+	// field so that tests can compare both folds on every stack.
+	inPlaceFrom int
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -296,6 +318,9 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 // dictates further down (001's expanded hierarchy: "A override > B
 // override > C override > C default > B default > A default").
 func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
+	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) {
+		return c.foldInPlace(entries, object)
+	}
 	out := &Outcome{leaves: c.leaves}
 	first := entries[0]
 	acc := first.Value
@@ -361,6 +386,93 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 	}
 	out.Result = acc
 	return out
+}
+
+// foldInPlace is fold on a merge.Acc: the same steps, the same result,
+// but each step costs the size of the entry it merges rather than the
+// size of the value accumulated so far, so that a stack of thousands of
+// policies (all on one Gateway) folds in linear time, not quadratic or
+// worse (issue 11, "No cliffs"). Steps the accumulator has no in-place
+// form for (None, Patch overrides, the target's own values) run the
+// immutable functions, as fold does.
+func (c *computer) foldInPlace(entries []*Entry, object *merge.Value) *Outcome {
+	out := &Outcome{leaves: c.leaves}
+	first := entries[0]
+	acc := merge.NewAcc(first.Value)
+	locks := merge.NewLocks()
+	lock := func(e *Entry) {
+		if e.Block.Strategy.Base != policykind.Overrides {
+			return
+		}
+		for _, p := range c.sourced(e.Policy()) {
+			if s, ok := acc.Source(p); ok && s == e.Policy() {
+				locks.Lock(acc, p)
+			}
+		}
+	}
+	lock(first)
+	prev := first
+	for _, m := range entries[1:] {
+		dict := prev
+		if m.Level == prev.Level && m.Policy().Before(prev.Policy()) {
+			dict = m
+		}
+		s := dict.Block.Strategy
+		switch s.Base {
+		case policykind.None:
+			if m.Attachment.Node == prev.Attachment.Node {
+				if out.Conflicted == nil {
+					out.Conflicted = map[*policykind.Policy]*policykind.Policy{}
+				}
+				winner := prev.Policy()
+				if w, lost := out.Conflicted[winner]; lost {
+					winner = w
+				}
+				out.Conflicted[m.Policy()] = winner
+				continue // prev stays the entry in force
+			}
+			acc.Replace(m.Value, locks)
+		case policykind.Defaults:
+			if s.Atomicity == policykind.Atomic {
+				acc.AtomicDefaults(m.Value, locks)
+			} else {
+				acc.PatchDefaults(m.Value, locks)
+			}
+		case policykind.Overrides:
+			if s.Atomicity == policykind.Patch && !acc.OverridesPatch(m.Value, locks) {
+				acc.Replace(merge.Patch(m.Value, acc.Value()), locks)
+			} // Atomic: the accumulated value stays whole
+		}
+		lock(m)
+		prev = m
+	}
+	res := acc.Value()
+	if object != nil {
+		switch s := prev.Block.Strategy; s.Base {
+		case policykind.Defaults:
+			res = merge.Restore(merge.Patch(res, *object), res, locks.Map())
+		case policykind.Overrides:
+			res = c.funcs[s.Atomicity](*object, res)
+		}
+	}
+	out.Result = res
+	return out
+}
+
+// allPlain reports whether no value of the stack has a key with "[", the
+// values merge.Acc takes.
+func (c *computer) allPlain(entries []*Entry) bool {
+	for _, e := range entries {
+		p, ok := c.plain[e.Block]
+		if !ok {
+			p = merge.Plain(e.Value.Values)
+			c.plain[e.Block] = p
+		}
+		if !p {
+			return false
+		}
+	}
+	return true
 }
 
 // builtin reports whether the kind merges with Atomic and Patch only.
