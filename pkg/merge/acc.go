@@ -29,6 +29,10 @@ type Acc struct {
 	// normal says the value is in the form Of gives (see normal), which
 	// OverridesPatch needs.
 	normal bool
+	// lk are the locks the free set is kept for (see track); free are
+	// the sources' pointers that are not locked.
+	lk   *Locks
+	free map[string]struct{}
 	// below indexes the keys of prov by each of their proper prefixes
 	// ("/a" -> {"/a/b", "/a/b/c"}), so that forgetting everything below
 	// a pointer costs what is forgotten, not a scan of prov.
@@ -48,13 +52,16 @@ func NewAcc(v Value) *Acc {
 // normal reports whether v is in the form Of gives it: no null values,
 // and exactly its leaves (scalars, lists, empty objects) have sources.
 // Patch and PatchDefaults keep a value normal.
-func normal(v Value) bool {
+func normal(v Value) bool { return form(v, false) }
+
+// form is normal, allowing null values when nulls is true.
+func form(v Value, nulls bool) bool {
 	leaves, ok := 0, true
 	var visit func(m map[string]any, prefix string)
 	visit = func(m map[string]any, prefix string) {
 		for k, x := range m {
 			p := prefix + "/" + Escape(k)
-			if x == nil {
+			if x == nil && !nulls {
 				ok = false
 				return
 			}
@@ -133,7 +140,23 @@ func prefixes(p string, fn func(string)) {
 	}
 }
 
+// track keeps a's free set for locks l.
+func (a *Acc) track(l *Locks) {
+	if a.lk == l {
+		return
+	}
+	a.lk, a.free = l, map[string]struct{}{}
+	for p := range a.prov {
+		if !l.set[p] {
+			a.free[p] = struct{}{}
+		}
+	}
+}
+
 func (a *Acc) setProv(p string, s Source) {
+	if a.lk != nil && !a.lk.set[p] {
+		a.free[p] = struct{}{}
+	}
 	if _, ok := a.prov[p]; !ok {
 		prefixes(p, func(q string) {
 			set := a.below[q]
@@ -152,6 +175,7 @@ func (a *Acc) delProv(p string) {
 		return
 	}
 	delete(a.prov, p)
+	delete(a.free, p)
 	prefixes(p, func(q string) {
 		if set := a.below[q]; set != nil {
 			delete(set, p)
@@ -226,6 +250,9 @@ func (l *Locks) Lock(a *Acc, p string) {
 		return
 	}
 	l.set[p] = true
+	if a.lk == l {
+		delete(a.free, p)
+	}
 	prefixes(p, func(q string) { l.below[q] = append(l.below[q], p) })
 	if !a.settled(p) {
 		l.unsettled[p] = true
@@ -326,6 +353,7 @@ func (a *Acc) restore(p string, sv saved) {
 // them and those still unsettled, in pointer order as Restore does: the
 // others would be put back unchanged.
 func (a *Acc) PatchDefaults(m Value, l *Locks) {
+	a.track(l)
 	if len(l.set) == 0 {
 		a.patchIn(m)
 		return
@@ -420,6 +448,9 @@ func (l *Locks) close(cand map[string]bool) {
 // AtomicDefaults sets a to Restore(m, a, locks): m whole, with every
 // locked pointer of the accumulated value put back.
 func (a *Acc) AtomicDefaults(m Value, l *Locks) {
+	if a.graft(m, l) {
+		return
+	}
 	old := *a
 	*a = *NewAcc(m)
 	if len(l.set) > 0 {
@@ -447,6 +478,7 @@ func (a *Acc) Replace(v Value, l *Locks) {
 // normal form (see normal), that is adding m's fields where a has none,
 // a cost in m's size; it reports false, and changes nothing, otherwise.
 func (a *Acc) OverridesPatch(m Value, l *Locks) bool {
+	a.track(l)
 	if !a.normal || !normal(m) {
 		return false
 	}
@@ -513,4 +545,104 @@ func (l *Locks) recheck(a *Acc, changed []string) {
 			check(q)
 		}
 	}
+}
+
+// graft is AtomicDefaults in a cost of m's size plus the pointers no lock
+// protects, which are removed (each was added once): when a is in normal
+// form and every lock settled, the locked pointers present in a are
+// unrelated leaves, and Restore(m, a, locks) is m with those leaves put
+// in (replacing what m has at, above or below them). It reports false,
+// and changes nothing, when those conditions do not hold.
+func (a *Acc) graft(m Value, l *Locks) bool {
+	a.track(l)
+	if !a.normal || len(l.unsettled) > 0 || !form(m, true) {
+		return false
+	}
+	// What is not locked goes, with the objects left empty by that.
+	for p := range a.free {
+		a.remove(p)
+	}
+	empty := len(a.vals) == 0
+	if a.vals == nil {
+		a.vals = map[string]any{}
+	}
+	var changed []string
+	a.graftIn(a.vals, m.Values, "", m.Prov, &changed)
+	if m.Values == nil && empty {
+		a.vals = nil // Restore returns m's Values as they are
+	}
+	a.normal = !hasNull(m.Values)
+	l.recheck(a, changed)
+	return true
+}
+
+// remove deletes leaf p and its source, then the objects above it that
+// it leaves empty.
+func (a *Acc) remove(p string) {
+	a.delProv(p)
+	segs := splitPointer(p)
+	maps := make([]map[string]any, 0, len(segs))
+	cur := a.vals
+	for _, k := range segs[:len(segs)-1] {
+		maps = append(maps, cur)
+		sub, ok := cur[k].(map[string]any)
+		if !ok {
+			return
+		}
+		cur = sub
+	}
+	delete(cur, segs[len(segs)-1])
+	for i := len(maps) - 1; i >= 0 && len(cur) == 0; i-- {
+		delete(maps[i], segs[i])
+		cur = maps[i]
+	}
+}
+
+// graftIn adds m's fields to the skeleton s of locked leaves: where s has
+// a locked leaf, or m has no object where s has one, s stands.
+func (a *Acc) graftIn(s, m map[string]any, prefix string, mprov map[string]Source, changed *[]string) {
+	for k, mv := range m {
+		p := prefix + "/" + Escape(k)
+		sv, has := s[k]
+		if !has {
+			if sub, isMap := mv.(map[string]any); isMap {
+				s[k] = deepCopy(sub)
+				if len(sub) > 0 {
+					Leaves(sub, p, func(q string) {
+						if src, ok := mprov[q]; ok {
+							a.setProv(q, src)
+						}
+					})
+				} else if src, ok := mprov[p]; ok {
+					a.setProv(p, src)
+				}
+			} else {
+				s[k] = mv
+				if src, ok := mprov[p]; ok {
+					a.setProv(p, src)
+				}
+			}
+			*changed = append(*changed, p)
+			continue
+		}
+		if _, leaf := a.prov[p]; leaf {
+			continue // a locked leaf
+		}
+		sm, _ := sv.(map[string]any)
+		if mm, isMap := mv.(map[string]any); isMap {
+			a.graftIn(sm, mm, p, mprov, changed)
+		}
+	}
+}
+
+func hasNull(m map[string]any) bool {
+	for _, v := range m {
+		if v == nil {
+			return true
+		}
+		if sub, ok := v.(map[string]any); ok && hasNull(sub) {
+			return true
+		}
+	}
+	return false
 }
