@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -42,6 +43,63 @@ func BenchmarkDescribeRoute(b *testing.B) {
 		}
 		if out.Len() == 0 {
 			b.Fatal("no output")
+		}
+	}
+}
+
+// BenchmarkShapeCommands runs `strata status`, `strata effective` and
+// `strata describe gateway/gw-00000` end to end (reading the YAML file,
+// the engine, the sinks and the printer) on each shape of internal/synth
+// (issue 11, "No cliffs") at 1x and 4x a base size: 25,000 (100,000 at
+// 4x) routes, listeners, Services or targetRefs, 5,000 (20,000) policies
+// on one Gateway, 250,000 (1,000,000) empty documents. The time per item
+// must not grow with the scale.
+//
+// go test -run '^$' -bench BenchmarkShapeCommands -benchmem -cpu 1 ./internal/cli/
+func BenchmarkShapeCommands(b *testing.B) {
+	commands := map[string][]string{
+		"status":    {"status"},
+		"effective": {"effective"},
+		"describe":  {"describe", "gateway/gw-00000", "-n", "ns-0000"},
+	}
+	for _, sh := range synth.Shapes() {
+		base := 25000
+		switch sh {
+		case synth.PoliciesSameField, synth.PoliciesDistinctFields, synth.PoliciesMixed,
+			synth.PoliciesConflicts, synth.PoliciesRouteEffective:
+			base = 5000
+		case synth.EmptyDocuments:
+			base = 250000
+		}
+		for _, scale := range []int{1, 4} {
+			n := base * scale
+			path := filepath.Join(b.TempDir(), "world.yaml")
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := bufio.NewWriter(f)
+			if err := synth.WriteShapeYAML(w, sh, n); err != nil {
+				b.Fatal(err)
+			}
+			if err := w.Flush(); err != nil {
+				b.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			for _, name := range []string{"status", "effective", "describe"} {
+				args := append(append([]string(nil), commands[name]...), "-f", path)
+				b.Run(fmt.Sprintf("%s/n=%d/%s", sh, n, name), func(b *testing.B) {
+					for b.Loop() {
+						var out, errb bytes.Buffer
+						if code := Main(args, Streams{Out: &out, Err: &errb}); code != 0 {
+							b.Fatalf("exit %d: %s", code, errb.String())
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
+				})
+			}
 		}
 	}
 }

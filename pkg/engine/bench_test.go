@@ -221,3 +221,48 @@ func TestSyntheticWorld(t *testing.T) {
 		})
 	}
 }
+
+// shapeBase is the 1x size of each shape of BenchmarkShapes: 20,000
+// policies or 100,000 of anything else at 4x (issue 11, "No cliffs").
+func shapeBase(sh synth.Shape) int {
+	switch sh {
+	case synth.PoliciesSameField, synth.PoliciesDistinctFields, synth.PoliciesMixed,
+		synth.PoliciesConflicts, synth.PoliciesRouteEffective:
+		return 5000
+	case synth.EmptyDocuments:
+		return 250000
+	}
+	return 25000
+}
+
+// BenchmarkShapes times engine.Run on each shape of internal/synth at 1x,
+// 2x and 4x its base size, so that a cost that is not linear in one count
+// (policies on one Gateway, routes, listeners, Services, targetRefs of
+// one policy) shows as time per item growing with the scale. Empty
+// documents do not reach the engine; internal/cli's BenchmarkShapeCommands
+// reads them.
+//
+// go test -run '^$' -bench BenchmarkShapes -benchmem -cpu 1 ./pkg/engine/
+func BenchmarkShapes(b *testing.B) {
+	for _, sh := range synth.Shapes() {
+		if sh == synth.EmptyDocuments {
+			continue
+		}
+		for _, scale := range []int{1, 2, 4} {
+			n := shapeBase(sh) * scale
+			b.Run(fmt.Sprintf("%s/n=%d", sh, n), func(b *testing.B) {
+				s, err := synth.GenerateShape(sh, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := engine.Run(s, engine.Options{}); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/item")
+			})
+		}
+	}
+}

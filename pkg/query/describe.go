@@ -121,6 +121,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 		ce.Spec = map[string]any{}
 	}
 	var stack []*policykind.Policy // distinct, in stack order
+	inStack := map[*policykind.Policy]bool{}
 	for _, e := range ctx.Entries {
 		st, _, _ := ctx.Standing(e.Policy())
 		ce.Stack = append(ce.Stack, StackEntry{
@@ -131,7 +132,8 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 			Strategy:   e.Block.Strategy.String(),
 			Result:     string(st),
 		})
-		if !slices.Contains(stack, e.Policy()) {
+		if !inStack[e.Policy()] {
+			inStack[e.Policy()] = true
 			stack = append(stack, e.Policy())
 		}
 	}
@@ -151,15 +153,30 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 		sources = append(sources, source{name: TargetSource, leaves: leaves})
 	}
 	ptrs := slices.Sorted(maps.Keys(ctx.Result.Prov))
+	// The sources' leaves, sorted, so that the leaves related to a field
+	// (at, below or above it) are found by binary search and prefix
+	// lookups rather than by scanning every source's leaves per field:
+	// cubic with thousands of policies on one Gateway (issue 11, "No
+	// cliffs").
+	var all []leafOf
+	for i, s := range sources {
+		for _, l := range s.leaves {
+			all = append(all, leafOf{l, i})
+		}
+	}
+	slices.SortFunc(all, func(a, b leafOf) int { return strings.Compare(a.leaf, b.leaf) })
+	leaves := make([]string, len(all))
+	for i, l := range all {
+		leaves[i] = l.leaf
+	}
 	for _, ptr := range ptrs {
 		src := ctx.Result.Prov[ptr]
 		v, _ := merge.Get(ctx.Result.Values, ptr)
 		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(src)}
-		for _, s := range sources {
-			if s.name == fe.SetBy {
-				continue
-			}
-			if slices.ContainsFunc(s.leaves, func(l string) bool { return related(l, ptr) }) {
+		hit := map[int]bool{}
+		relatedIn(leaves, ptr, func(i int) { hit[all[i].source] = true })
+		for i, s := range sources {
+			if hit[i] && s.name != fe.SetBy {
 				fe.Beaten = append(fe.Beaten, s.name)
 			}
 		}
@@ -171,7 +188,9 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	dropped := map[string][]string{}
 	for _, s := range sources {
 		for _, l := range s.leaves {
-			if !slices.ContainsFunc(ptrs, func(p string) bool { return related(l, p) }) {
+			inForce := false
+			relatedIn(ptrs, l, func(int) { inForce = true })
+			if !inForce {
 				dropped[l] = append(dropped[l], s.name)
 			}
 		}
@@ -238,4 +257,35 @@ func (q *query) valueSpace(i int) *ValueSpace {
 		}
 	}
 	return vs
+}
+
+// leafOf is a leaf of the source at index source of contextEffect.
+type leafOf struct {
+	leaf   string
+	source int
+}
+
+// relatedIn calls fn with the index of every pointer of the sorted ptrs
+// related to p (see related): equal to it, below it (the runs of ptrs
+// starting with p+"/" and p+"["), or above it (p's prefixes that end
+// before a "/" or "[").
+func relatedIn(ptrs []string, p string, fn func(int)) {
+	equal := func(q string) {
+		for i, _ := slices.BinarySearch(ptrs, q); i < len(ptrs) && ptrs[i] == q; i++ {
+			fn(i)
+		}
+	}
+	equal(p)
+	for _, prefix := range [2]string{p + "/", p + "["} {
+		for i, _ := slices.BinarySearch(ptrs, prefix); i < len(ptrs) && strings.HasPrefix(ptrs[i], prefix); i++ {
+			if merge.Below(ptrs[i], p) { // not a key that merely contains "["
+				fn(i)
+			}
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		if (p[i] == '/' || p[i] == '[') && merge.Below(p, p[:i]) {
+			equal(p[:i])
+		}
+	}
 }

@@ -46,6 +46,7 @@ type Outcome struct {
 	replaced map[*policykind.Policy]*policykind.Policy
 
 	owned     map[*policykind.Policy][]string // lazily, by Standing
+	keys      []string                        // Result.Prov's pointers sorted, lazily, by Standing
 	standings map[*policykind.Policy]standingResult
 	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
 }
@@ -88,8 +89,12 @@ func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs ma
 // and the attachments along them, whatever else the graph holds. Only the
 // targets left out differ: they are missing.
 func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
-	c := &computer{g: g, k: k, att: att, funcs: funcs, memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{}}
-	res := &Result{Kind: k}
+	return newComputer(g, k, att, funcs).compute(in)
+}
+
+func (c *computer) compute(in func(topology.NodeID) bool) *Result {
+	g, att := c.g, c.att
+	res := &Result{Kind: c.k}
 	if len(att.ByNode) == 0 {
 		return res
 	}
@@ -110,6 +115,19 @@ func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, func
 	return res
 }
 
+func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *computer {
+	return &computer{
+		g: g, k: k, att: att, funcs: funcs,
+		memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
+		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom,
+	}
+}
+
+// inPlaceFrom is the stack size from which fold accumulates in place
+// (merge.Acc): below it, copying the few fields of a short stack costs
+// less than the accumulator's indexes.
+const inPlaceFrom = 16
+
 type computer struct {
 	g      *topology.Graph
 	k      *policykind.Kind
@@ -119,6 +137,13 @@ type computer struct {
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
+	// sourcedBy caches sourced per policy.
+	sourcedBy map[*policykind.Policy][]string
+	// plain caches merge.Plain per block.
+	plain map[*policykind.Block]bool
+	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
+	// field so that tests can compare both folds on every stack.
+	inPlaceFrom int
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -206,18 +231,32 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	}
 	// Attachments along the path; a policy attached at several nodes of
 	// one path counts once, at its most specific node.
-	var atts []*attach.Attachment
+	// The stack keeps each policy's last attachment along the path, in
+	// path order: found in two passes (the last index of each policy,
+	// then the attachments at those indexes), linear in the attachments
+	// where deleting earlier ones as later ones come was quadratic with
+	// thousands of policies on one Gateway (issue 11, "No cliffs").
+	var all []*attach.Attachment
 	for _, n := range nodes {
 		for _, a := range c.att.ByNode[n] {
 			if a.Scope != "" && a.Scope != gatewayNS {
 				continue
 			}
-			atts = slices.DeleteFunc(atts, func(b *attach.Attachment) bool { return b.Policy == a.Policy })
-			atts = append(atts, a)
+			all = append(all, a)
 		}
 	}
-	if len(atts) == 0 {
+	if len(all) == 0 {
 		return nil
+	}
+	last := make(map[*policykind.Policy]int, len(all))
+	for i, a := range all {
+		last[a.Policy] = i
+	}
+	atts := all[:0]
+	for i, a := range all {
+		if last[a.Policy] == i {
+			atts = append(atts, a)
+		}
 	}
 	entries := c.stack(atts)
 	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries}
@@ -331,8 +370,7 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
 		return &Outcome{}
 	}
 	Order(entries)
-	c := &computer{funcs: funcs, leaves: map[*policykind.Policy][]string{}}
-	return c.fold(entries, nil)
+	return newComputer(nil, nil, nil, funcs).fold(entries, nil)
 }
 
 // fold reduces a stack to one value, walking from the least specific entry
@@ -342,22 +380,21 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
 // that no more specific entry can change them, whatever strategy it
 // dictates further down (001's expanded hierarchy: "A override > B
 // override > C override > C default > B default > A default").
+//
+// The steps are decided once, here; the accumulator carries them out:
+// immutable values for short stacks and custom merges, merge.Acc in place
+// for long ones, where each step costs the block merged, not the value
+// accumulated so far (issue 11, "No cliffs").
 func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
+	var acc accumulator
+	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) {
+		acc = &inPlace{c: c, acc: merge.NewAcc(entries[0].Value), locks: merge.NewLocks()}
+	} else {
+		acc = &immutable{c: c, acc: entries[0].Value, lockedSet: map[string]bool{}}
+	}
 	out := &Outcome{leaves: c.leaves}
 	first := entries[0]
-	acc := first.Value
-	locked := map[string]bool{}
-	lock := func(e *Entry) {
-		if e.Block.Strategy.Base != policykind.Overrides {
-			return
-		}
-		for p, s := range acc.Prov {
-			if s == e.Policy() {
-				locked[p] = true
-			}
-		}
-	}
-	lock(first)
+	acc.lock(first)
 	// live are the policies whose value is still in acc as a whole or in
 	// part; replaced remembers who took the place of the others.
 	live := []*policykind.Policy{first.Policy()}
@@ -390,7 +427,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 				// One policy's overrides and defaults blocks under None:
 				// one spec, not a conflict with itself; its overrides
 				// beat its defaults (001 "Conflict Resolution").
-				acc = merge.Patch(m.Value, acc)
+				acc.set(merge.Patch(m.Value, acc.value()))
 				continue
 			}
 			if m.Attachment.Node == prev.Attachment.Node {
@@ -404,10 +441,10 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 				out.Conflicted[m.Policy()] = winner
 				continue // prev stays the entry in force
 			}
-			acc = m.Value // a more specific target wins (001 sectionName rule)
+			acc.set(m.Value) // a more specific target wins (001 sectionName rule)
 			replaceAll(m.Policy())
 		case policykind.Defaults:
-			acc = merge.Restore(c.funcs[s.Atomicity](acc, m.Value), acc, locked)
+			acc.defaults(s.Atomicity, m.Value)
 			if s.Atomicity == policykind.Atomic {
 				replaceAll(m.Policy()) // GEP-713 "Atomic spec": one spec wins
 			}
@@ -418,19 +455,19 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 				// whatever its block (001's expanded hierarchy: "C
 				// default > B default > A default" even when B also
 				// carries an override).
-				acc = merge.Restore(merge.Patch(acc, m.Value), acc, locked)
+				acc.defaults(policykind.Patch, m.Value)
 				break
 			}
-			acc = c.funcs[s.Atomicity](m.Value, acc)
+			acc.overrides(s.Atomicity, m.Value)
 			if s.Atomicity == policykind.Atomic {
 				replace(m.Policy(), dict.Policy())
-				lock(m)
+				acc.lock(m)
 				prev = m
 				continue
 			}
 		}
 		live = append(live, m.Policy())
-		lock(m)
+		acc.lock(m)
 		prev = m
 	}
 	for _, p := range live {
@@ -439,16 +476,160 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
 	if len(replaced) > 0 {
 		out.replaced = replaced
 	}
+	res := acc.value()
 	if object != nil {
 		switch s := prev.Block.Strategy; s.Base {
 		case policykind.Defaults:
-			acc = merge.Restore(merge.Patch(acc, *object), acc, locked)
+			res = merge.Restore(merge.Patch(res, *object), res, acc.locked())
 		case policykind.Overrides:
-			acc = c.funcs[s.Atomicity](*object, acc)
+			res = c.funcs[s.Atomicity](*object, res)
 		}
 	}
-	out.Result = acc
+	out.Result = res
 	return out
+}
+
+// accumulator carries out fold's steps on the value accumulated so far.
+type accumulator interface {
+	value() merge.Value
+	// set replaces the value whole.
+	set(v merge.Value)
+	// defaults merges m over the value with an atomicity, m winning
+	// except on locked leaves.
+	defaults(atomicity string, m merge.Value)
+	// overrides merges m under the value: the value wins.
+	overrides(atomicity string, m merge.Value)
+	// lock locks the leaves an overrides entry holds in the value.
+	lock(e *Entry)
+	locked() map[string]bool
+}
+
+// immutable folds with merge's functions on values.
+type immutable struct {
+	c         *computer
+	acc       merge.Value
+	lockedSet map[string]bool
+}
+
+func (a *immutable) value() merge.Value { return a.acc }
+func (a *immutable) set(v merge.Value)  { a.acc = v }
+func (a *immutable) defaults(at string, m merge.Value) {
+	a.acc = merge.Restore(a.c.funcs[at](a.acc, m), a.acc, a.lockedSet)
+}
+func (a *immutable) overrides(at string, m merge.Value) { a.acc = a.c.funcs[at](m, a.acc) }
+func (a *immutable) locked() map[string]bool            { return a.lockedSet }
+func (a *immutable) lock(e *Entry) {
+	if e.Block.Strategy.Base != policykind.Overrides {
+		return
+	}
+	if !a.c.builtin() {
+		for p, s := range a.acc.Prov {
+			if s == e.Policy() {
+				a.lockedSet[p] = true
+			}
+		}
+		return
+	}
+	// Only the policy's own pointers can name it as their source, so
+	// they are looked up instead of scanning the accumulated value,
+	// which grows with every policy of the stack (issue 11).
+	for _, p := range a.c.sourced(e.Policy()) {
+		if a.acc.Prov[p] == e.Policy() {
+			a.lockedSet[p] = true
+		}
+	}
+}
+
+// inPlace folds on a merge.Acc (Atomic and Patch only).
+type inPlace struct {
+	c     *computer
+	acc   *merge.Acc
+	locks *merge.Locks
+}
+
+func (a *inPlace) value() merge.Value { return a.acc.Value() }
+func (a *inPlace) set(v merge.Value)  { a.acc.Replace(v, a.locks) }
+func (a *inPlace) defaults(at string, m merge.Value) {
+	if at == policykind.Atomic {
+		a.acc.AtomicDefaults(m, a.locks)
+	} else {
+		a.acc.PatchDefaults(m, a.locks)
+	}
+}
+
+// overrides under Atomic keeps the value whole, as merge.Atomic(m, acc)
+// returns acc; Patch overrides never come here (fold merges them as
+// defaults over the locked leaves).
+func (a *inPlace) overrides(string, merge.Value) {}
+func (a *inPlace) locked() map[string]bool       { return a.locks.Map() }
+func (a *inPlace) lock(e *Entry) {
+	if e.Block.Strategy.Base != policykind.Overrides {
+		return
+	}
+	for _, p := range a.c.sourced(e.Policy()) {
+		if s, ok := a.acc.Source(p); ok && s == e.Policy() {
+			a.locks.Lock(a.acc, p)
+		}
+	}
+}
+
+// allPlain reports whether no value of the stack has a key with "[", the
+// values merge.Acc takes.
+func (c *computer) allPlain(entries []*Entry) bool {
+	for _, e := range entries {
+		p, ok := c.plain[e.Block]
+		if !ok {
+			p = merge.Plain(e.Value.Values)
+			c.plain[e.Block] = p
+		}
+		if !p {
+			return false
+		}
+	}
+	return true
+}
+
+// builtin reports whether the kind merges with Atomic and Patch only.
+// Custom merge functions may name list items in provenance
+// (/list[key=value]), pointers no policy value spells, so the pointers a
+// policy can be the source of are then unknown in advance.
+func (c *computer) builtin() bool {
+	for name := range c.funcs {
+		if name != policykind.Atomic && name != policykind.Patch {
+			return false
+		}
+	}
+	return true
+}
+
+// sourced lists every pointer that Atomic and Patch can attribute to p:
+// the leaves of its blocks (merge.Of) and the objects above them (Patch
+// gives an object emptied by nulls the source of a leaf below it, see
+// merge.sourceAt). Cached per policy for the computation.
+func (c *computer) sourced(p *policykind.Policy) []string {
+	if ptrs, ok := c.sourcedBy[p]; ok {
+		return ptrs
+	}
+	set := map[string]bool{}
+	for _, b := range p.Blocks {
+		merge.Leaves(b.Values, "", func(ptr string) {
+			set[ptr] = true
+			for i := 0; i < len(ptr); i++ {
+				if ptr[i] == '/' || ptr[i] == '[' {
+					set[ptr[:i]] = true
+				}
+			}
+		})
+	}
+	ptrs := make([]string, 0, len(set))
+	for ptr := range set {
+		ptrs = append(ptrs, ptr)
+	}
+	if c.sourcedBy == nil {
+		c.sourcedBy = map[*policykind.Policy][]string{}
+	}
+	c.sourcedBy[p] = ptrs
+	return ptrs
 }
 
 // objectValues reads the target object's own values of the spec proper

@@ -1,7 +1,9 @@
 package effective
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -62,22 +64,38 @@ func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []st
 		}
 		return Enforced, nil, nil
 	}
+	keys := o.sortedKeys()
+	prov := o.Result.Prov
 	for _, ptr := range leaves {
-		if !covers(owners[p], ptr) {
+		if !o.covers(keys, p, ptr) {
 			lost = append(lost, ptr)
 		}
 	}
 	if len(lost) == 0 {
 		return Enforced, nil, nil
 	}
-	for q, ptrs := range owners {
-		if q == p || q == nil {
-			continue
+	// The others are the sources of the pointers at, below or above a
+	// lost one: looked up in the sorted pointers and by the lost
+	// pointer's prefixes, not by scanning every owner's pointers for
+	// every lost one (cubic with thousands of policies on one target,
+	// issue 11 "No cliffs").
+	found := map[*policykind.Policy]bool{}
+	add := func(q *policykind.Policy) {
+		if q != p && q != nil && !found[q] {
+			found[q] = true
+			others = append(others, q.ID())
 		}
-		for _, ptr := range lost {
-			if covers(ptrs, ptr) || under(ptr, ptrs) {
-				others = append(others, q.ID())
-				break
+	}
+	for _, ptr := range lost {
+		if q, ok := prov[ptr]; ok {
+			add(q)
+		}
+		below(keys, ptr, func(k string) { add(prov[k]) })
+		for i := 0; i < len(ptr); i++ {
+			if (ptr[i] == '/' || ptr[i] == '[') && merge.Below(ptr, ptr[:i]) {
+				if q, ok := prov[ptr[:i]]; ok {
+					add(q)
+				}
 			}
 		}
 	}
@@ -138,23 +156,39 @@ func Leaves(p *policykind.Policy) []string {
 	return out
 }
 
-// covers reports whether the pointers owned include ptr or something below
-// it (custom merges track list items as /list[key=value]).
-func covers(owned []string, ptr string) bool {
-	for _, o := range owned {
-		if o == ptr || merge.Below(o, ptr) {
-			return true
-		}
+// covers reports whether p owns ptr or something below it (custom merges
+// track list items as /list[key=value]).
+func (o *Outcome) covers(keys []string, p *policykind.Policy, ptr string) bool {
+	if s, ok := o.Result.Prov[ptr]; ok && s == p {
+		return true
 	}
-	return false
+	hit := false
+	below(keys, ptr, func(k string) { hit = hit || o.Result.Prov[k] == p })
+	return hit
 }
 
-// under reports whether ptr lies below one of the pointers.
-func under(ptr string, ptrs []string) bool {
-	for _, o := range ptrs {
-		if merge.Below(ptr, o) {
-			return true
+// below calls fn with every key of the sorted keys strictly below ptr: a
+// field (ptr/...) or a list item (ptr[...]). Both are contiguous runs of
+// the sorted keys, found by binary search.
+func below(keys []string, ptr string, fn func(string)) {
+	for _, prefix := range [2]string{ptr + "/", ptr + "["} {
+		i, _ := slices.BinarySearch(keys, prefix)
+		for ; i < len(keys) && strings.HasPrefix(keys[i], prefix); i++ {
+			if merge.Below(keys[i], ptr) { // not a key that merely contains "["
+				fn(keys[i])
+			}
 		}
 	}
-	return false
+}
+
+// sortedKeys is the result's pointers, sorted, computed once per outcome.
+func (o *Outcome) sortedKeys() []string {
+	if o.keys == nil {
+		o.keys = make([]string, 0, len(o.Result.Prov))
+		for k := range o.Result.Prov {
+			o.keys = append(o.keys, k)
+		}
+		slices.Sort(o.keys)
+	}
+	return o.keys
 }

@@ -2,7 +2,6 @@ package effective
 
 import (
 	"github.com/strata-dev/strata/pkg/engine/attach"
-	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -28,7 +27,7 @@ func Conflicts(g *topology.Graph, k *policykind.Kind, att *attach.Result, node t
 	if len(atts) < 2 {
 		return nil
 	}
-	c := &computer{g: g, k: k, att: att, values: map[*policykind.Block]merge.Value{}}
+	c := newComputer(g, k, att, nil)
 	var entries []*Entry
 	for _, e := range c.stack(atts) {
 		if e.Block.Strategy.Base == policykind.None {

@@ -87,6 +87,26 @@ func (t TargetStatus) AffectedCondition(generation int64) metav1.Condition {
 	}
 }
 
+// policyNode keys the attachments of one policy at one node.
+type policyNode struct {
+	p *policykind.Policy
+	n topology.NodeID
+}
+
+// attachedAt indexes a kind's attachments by policy and node, so that
+// which attachments of a policy lie on a context path costs the path's
+// length, not the policy's number of attachments.
+func attachedAt(att *attach.Result) map[policyNode][]*attach.Attachment {
+	out := map[policyNode][]*attach.Attachment{}
+	for p, as := range att.ByPolicy {
+		for _, a := range as {
+			k := policyNode{p, a.Node}
+			out[k] = append(out[k], a)
+		}
+	}
+	return out
+}
+
 type tally struct {
 	ref                           topology.Ref
 	total, full, none, conflicted int
@@ -117,6 +137,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 	out := &Outcome{}
 	for i, res := range results {
 		seen := map[*attach.Attachment]bool{}
+		at := attachedAt(atts[i])
 		for _, tg := range res.Targets {
 			// Per kind: the kinds of a value space share one result.
 			affecting := map[*policykind.Kind]map[string]bool{}
@@ -133,8 +154,12 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 					// A policy attached at two nodes of this path counts at
 					// the more specific one; the other attachment reaches
 					// this context all the same.
-					for _, a := range atts[i].ByPolicy[p] {
-						if slices.Contains(ctx.Path, a.Node) {
+					// Walk the (short) path, not the policy's attachments:
+					// a policy with 100,000 targetRefs has as many
+					// contexts, and scanning them all in each would be
+					// quadratic (issue 11, "No cliffs").
+					for _, n := range ctx.Path {
+						for _, a := range at[policyNode{p, n}] {
 							seen[a] = true
 						}
 					}
@@ -184,16 +209,16 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		}
 		// None conflicts at such a node are rejections all the same
 		// (effective.Conflicts).
-		type at struct {
+		type nodeScope struct {
 			node  topology.NodeID
 			scope string
 		}
-		conflicts := map[at]map[*policykind.Policy]*policykind.Policy{}
+		conflicts := map[nodeScope]map[*policykind.Policy]*policykind.Policy{}
 		for p, as := range atts[i].ByPolicy {
 			for _, a := range as {
 				if !seen[a] {
 					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
-					key := at{a.Node, a.Scope}
+					key := nodeScope{a.Node, a.Scope}
 					c, ok := conflicts[key]
 					if !ok {
 						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)

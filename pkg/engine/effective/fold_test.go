@@ -1,0 +1,85 @@
+package effective
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// TestFoldInPlace checks that folding in place (merge.Acc) gives exactly
+// what the immutable fold gives, on every stack of the synthetic worlds:
+// the mixed world of the performance requirement and each shape of many
+// policies on one Gateway (issue 11, "No cliffs"). Both folds run on
+// every stack, whatever its size.
+func TestFoldInPlace(t *testing.T) {
+	worlds := map[string]*snapshot.Snapshot{
+		"generate": synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 160, Services: 160, Policies: 400}, 7),
+	}
+	for _, sh := range synth.Shapes() {
+		s, err := synth.GenerateShape(sh, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worlds[string(sh)] = s
+	}
+	for name, s := range worlds {
+		t.Run(name, func(t *testing.T) {
+			g := topology.Build(s)
+			byKind := map[policykind.GroupKind][]*policykind.Policy{}
+			var kinds []*policykind.Kind
+			for _, d := range s.Declarations {
+				k, err := policykind.Compile(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				kinds = append(kinds, k)
+			}
+			for _, u := range s.Policies {
+				for _, k := range kinds {
+					if k.Kind == u.GetKind() {
+						byKind[k.Key()] = append(byKind[k.Key()], k.Read(u))
+						g.EnsureNamespace(u.GetNamespace())
+					}
+				}
+			}
+			for _, k := range kinds {
+				funcs, err := merge.DefaultRegistry().Funcs(k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				att := attach.Resolve(g, byKind[k.Key()])
+				in, out := newComputer(g, k, att, funcs), newComputer(g, k, att, funcs)
+				in.inPlaceFrom, out.inPlaceFrom = 0, math.MaxInt
+				a, b := in.compute(nil), out.compute(nil)
+				if len(a.Targets) != len(b.Targets) {
+					t.Fatalf("%s: %d targets in place, %d not", k.Kind, len(a.Targets), len(b.Targets))
+				}
+				stacks := 0
+				for i := range a.Targets {
+					for j, ca := range a.Targets[i].Contexts {
+						cb := b.Targets[i].Contexts[j]
+						stacks++
+						where := fmt.Sprintf("%s target %d context %d (%d entries)", k.Kind, a.Targets[i].Node, j, len(ca.Entries))
+						if !reflect.DeepEqual(ca.Result, cb.Result) {
+							t.Errorf("%s: in place\n%v\n%v\nimmutable\n%v\n%v", where, ca.Result.Values, ca.Result.Prov, cb.Result.Values, cb.Result.Prov)
+						}
+						if !reflect.DeepEqual(ca.Conflicted, cb.Conflicted) {
+							t.Errorf("%s: conflicts differ", where)
+						}
+					}
+				}
+				if stacks == 0 && len(byKind[k.Key()]) > 0 {
+					t.Logf("%s: no stacks", k.Kind)
+				}
+			}
+		})
+	}
+}
