@@ -628,3 +628,63 @@ func indent(n int, s string) string {
 	pad := strings.Repeat(" ", n)
 	return pad + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
 }
+
+// started is a blueprint controller a test started, with a manager of
+// its own.
+type started struct {
+	// cache is its manager's cache, for cached.
+	cache cache.Cache
+	// stop stops it and returns once its manager has stopped; it stops
+	// with the test otherwise.
+	stop func()
+}
+
+// startController starts a blueprint controller with default options
+// (but a metrics registry of its own) and a manager of its own on the API
+// server of cfg.
+func startController(t *testing.T, cfg *rest.Config) started {
+	t.Helper()
+	return startControllerWith(t, cfg, blueprintcontroller.Options{})
+}
+
+// startControllerWith starts a blueprint controller with opts (and a
+// registry of its own) on cfg's API server.
+//
+// Its controller uses client-go's plain workqueue, not controller-runtime's
+// priority queue: a plain queue hands out what it holds until it is empty
+// when the controller stops, while a priority queue keeps it, and keeps
+// counting it in workqueue_depth of every controller named queueName,
+// so that no later idle of the package would ever come.
+func startControllerWith(t *testing.T, cfg *rest.Config, opts blueprintcontroller.Options) started {
+	t.Helper()
+	skip, priorityQueue := true, false
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: &skip, UsePriorityQueue: &priorityQueue},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	opts.Registerer = reg
+	if _, err := blueprintcontroller.New(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	count(reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("controller: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return started{cache: mgr.GetCache(), stop: stop}
+}
