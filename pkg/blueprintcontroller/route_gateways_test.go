@@ -18,12 +18,13 @@ const effectivePolicyAPI = "strata.dev/v1alpha1"
 // Gateway's scope and leaves the other's objects as they are.
 func TestRouteOnTwoGateways(t *testing.T) {
 	t.Parallel()
-	const ns, cls, route = "twogw", "twogw", "shop"
+	r := begin(t)
+	ns, cls, route := "twogw"+r, "twogw"+r, "shop"
 	namespace(t, ns)
 	apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
-  name: twogw
+  name: twogw_RUN_
 spec:
   values:
     default: {tier: gold}
@@ -43,9 +44,9 @@ spec:
 	gateway(t, ns, "gw-a", cls)
 	apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
-metadata: {name: gw-b, namespace: twogw}
+metadata: {name: gw-b, namespace: twogw_RUN_}
 spec:
-  gatewayClassName: twogw
+  gatewayClassName: twogw_RUN_
   listeners:
   - {name: http, protocol: HTTP, port: 80}
   - {name: alt, protocol: HTTP, port: 8080, allowedRoutes: {namespaces: {from: All}}}

@@ -14,13 +14,14 @@ import (
 // them is down.
 func TestTwoControllers(t *testing.T) {
 	t.Parallel()
-	const ns, other = "twoctl", "example.com/other-blueprints"
+	r := begin(t)
+	ns, other := "twoctl"+r, "example.com/other-blueprints"+r
 	namespace(t, ns)
-	theirs := startControllerWith(t, shared, blueprintcontroller.Options{ControllerName: other, FieldManager: "other-blueprints"})
+	theirs := startControllerWith(t, shared, blueprintcontroller.Options{ControllerName: other, FieldManager: "other-blueprints" + r})
 	apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
-  name: twoctl
+  name: twoctl_RUN_
 spec:
   gatewayTemplate:
     resourceTemplates:
@@ -34,14 +35,14 @@ spec:
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata:
-  name: twoctl-other
+  name: twoctl-other_RUN_
 spec:
   controllerName: %s
-  parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: twoctl}
+  parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: twoctl_RUN_}
 `, other)
-	class(t, "twoctl-ours", "twoctl")
-	gateway(t, ns, "theirs", "twoctl-other")
-	gateway(t, ns, "ours", "twoctl-ours")
+	class(t, "twoctl-ours"+r, "twoctl"+r)
+	gateway(t, ns, "theirs", "twoctl-other"+r)
+	gateway(t, ns, "ours", "twoctl-ours"+r)
 	eventually(t, "both rendered", func() error {
 		for gw, ctrl := range map[string]string{"theirs": other, "ours": controllerName} {
 			cm := get(t, "v1", "ConfigMap", ns, gw+"-cm")
@@ -66,7 +67,7 @@ spec:
 		}
 		return nil
 	}
-	gateways := []object{{gatewayAPI, "GatewayClass", "", "twoctl-other"}, {gatewayAPI, "Gateway", ns, "theirs"}, {gatewayAPI, "Gateway", ns, "ours"}}
+	gateways := []object{{gatewayAPI, "GatewayClass", "", "twoctl-other" + r}, {gatewayAPI, "Gateway", ns, "theirs"}, {gatewayAPI, "Gateway", ns, "ours"}}
 	idle(t, "both rendered", seen(gateways...), cached(k8s, theirs.cache, gateways...))
 	if err := untouched(); err != nil {
 		t.Fatalf("the shared controller does not leave the other's objects alone: %v", err)
