@@ -101,8 +101,9 @@ spec:
 }
 
 const (
-	patch = "  strategies: {supported: [PatchDefaults, PatchOverrides], default: PatchDefaults}\n"
-	none  = "  strategies: {supported: [None], default: None}\n"
+	patch  = "  strategies: {supported: [PatchDefaults, PatchOverrides], default: PatchDefaults}\n"
+	none   = "  strategies: {supported: [None], default: None}\n"
+	atomic = "  strategies: {supported: [AtomicDefaults], default: AtomicDefaults}\n"
 )
 
 func pol(kind, ns, name, day, target, spec string) string {
@@ -262,6 +263,41 @@ func TestPolicyConditions(t *testing.T) {
 			pol(k, "infra", "p", "02", fmt.Sprintf(toGW, "idle"), "  a: p")},
 		want: map[string][]string{
 			"Gateway infra/idle": {"Accepted=False Conflicted 3: conflicts with infra/o, which wins under the None merge strategy (older, then first by namespace/name)"},
+		},
+	}, {
+		// 004 None rejects p where it shares a target with an older
+		// policy (route web), not where it stands alone (route other):
+		// through gw, one context of each.
+		name: `004 "Merge strategies" None: conflicted in one of two contexts through one Gateway`,
+		docs: []string{kindDecl(k, "HTTPRoute", none),
+			pol(k, "web", "o", "01", fmt.Sprintf(toRoute, "web"), "  a: o"),
+			pol(k, "web", "p", "02", fmt.Sprintf(toRoute, "web"), "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: other}]\n  a: p")},
+		want: map[string][]string{
+			"Gateway edge/edge": {"Accepted=False Conflicted 3: conflicts with web/o, which wins under the None merge strategy (older, then first by namespace/name)"},
+			"Gateway infra/gw":  partially("conflicts with web/o in 1 of 2 contexts"),
+		},
+	}, {
+		// GEP-713 "Atomic spec": a more specific spec that sets no field
+		// removes p's fields whole; no policy can be named, and the
+		// message says what took them instead of leaving the slot empty.
+		name: `GEP-713 "Atomic spec": fields removed by a spec that sets none`,
+		docs: []string{kindDecl(k, "HTTPRoute", atomic),
+			pol(k, "infra", "p", "01", fmt.Sprintf(toGW, "gw"), "  a: p"),
+			pol(k, "web", "q", "02", fmt.Sprintf(toRoute, "web"), "")},
+		want: map[string][]string{
+			"Gateway infra/gw": partially("superseded by the target's own values or a policy that sets no field in 1 of 2 contexts (fields /a)"),
+		},
+	}, {
+		// A spec that sets no field, replaced whole in one context:
+		// superseded as a whole, which the message says in place of a
+		// list of fields.
+		name: `GEP-713 "Atomic spec": a spec setting no field, superseded in one of two contexts`,
+		docs: []string{kindDecl(k, "HTTPRoute", atomic),
+			pol(k, "web", "p", "01", fmt.Sprintf(toNS, "web"), ""),
+			pol(k, "web", "q", "02", fmt.Sprintf(toRoute, "web"), "  a: q")},
+		want: map[string][]string{
+			"Gateway edge/edge": overridden("overridden by web/q in all 1 context"),
+			"Gateway infra/gw":  partially("superseded by web/q in 1 of 2 contexts (its whole spec, which sets no field)"),
 		},
 	}, {
 		// 001 "Conditions: On Policy objects": Accepted=False
