@@ -40,6 +40,17 @@ import (
 // package, as one controller serves a cluster: each test works in
 // namespaces and GatewayClasses of its own (named after the test), so
 // tests run in parallel and the package starts kube-apiserver once.
+//
+// The API server outlives a test: envtest runs no namespace controller
+// and no garbage collector, so what a test created stays, and a second
+// run of it in the same process (go test -count 2, or -run matching it
+// twice) would find its first run's namespace, GatewayClass, blueprint,
+// configs and rendered children. Each run therefore has names of its own
+// (begin, runName) rather than cleaning up: a deleted namespace stays
+// Terminating for ever here, the controller renders children no cleanup
+// list names, and a cleanup that misses one object leaves the next run
+// the very trap it was to remove. The first run keeps the plain names
+// (so messages read as before); later runs add "-2", "-3"...
 var (
 	k8s client.Client
 	ctl *blueprints.Controller
@@ -125,6 +136,43 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
+// runToken stands, in the YAML a test applies and in the names and
+// messages it checks (runName), for the suffix of the test's run.
+const runToken = "_RUN_"
+
+// runs counts the runs of each top-level test in this process.
+var runs = struct {
+	sync.Mutex
+	n map[string]int
+}{n: map[string]int{}}
+
+// begin starts a run of top-level test t and returns the suffix its
+// names carry: "" on its first run in the process, "-2" on the second...
+// Runs of one test never overlap (go test -count runs the whole list
+// again once the previous round, parallel tests included, is done).
+func begin(t *testing.T) string {
+	runs.Lock()
+	runs.n[t.Name()]++
+	runs.Unlock()
+	return suffix(t)
+}
+
+// suffix is the suffix of the current run of t's top-level test (t may
+// be one of its subtests).
+func suffix(t *testing.T) string {
+	top, _, _ := strings.Cut(t.Name(), "/")
+	runs.Lock()
+	defer runs.Unlock()
+	if n := runs.n[top]; n > 1 {
+		return fmt.Sprintf("-%d", n)
+	}
+	return ""
+}
+
+// runName replaces runToken in s with the suffix of t's run: "prune_RUN_"
+// is prune on a first run, prune-2 on the second.
+func runName(t *testing.T, s string) string { return strings.ReplaceAll(s, runToken, suffix(t)) }
+
 // apply server-side applies the objects of a YAML stream (as the test's
 // own field manager), creating namespaces as needed.
 func apply(t *testing.T, yaml string, args ...any) {
@@ -138,6 +186,7 @@ func applyTo(t *testing.T, c client.Client, yaml string, args ...any) {
 	if len(args) > 0 {
 		yaml = fmt.Sprintf(yaml, args...)
 	}
+	yaml = runName(t, yaml)
 	for _, o := range decode(t, yaml) {
 		if err := c.Apply(context.Background(), client.ApplyConfigurationFromUnstructured(o), testManager, client.ForceOwnership); err != nil {
 			t.Fatalf("apply %s %s/%s: %v", o.GetKind(), o.GetNamespace(), o.GetName(), err)
@@ -535,8 +584,17 @@ func gatewayCond(t *testing.T, ns, name, typ, status, reason string, msgs ...str
 		if gw == nil {
 			return fmt.Errorf("Gateway %s/%s not found", ns, name)
 		}
-		return hasCond(cond(gw.Object, typ, "status", "conditions"), typ, status, reason, msgs...)
+		return hasCond(cond(gw.Object, typ, "status", "conditions"), typ, status, reason, runNames(t, msgs)...)
 	}
+}
+
+// runNames is runName of each of msgs.
+func runNames(t *testing.T, msgs []string) []string {
+	out := make([]string, len(msgs))
+	for i, m := range msgs {
+		out[i] = runName(t, m)
+	}
+	return out
 }
 
 // data reads a ConfigMap's data (nil when absent).
@@ -627,4 +685,64 @@ spec:
 func indent(n int, s string) string {
 	pad := strings.Repeat(" ", n)
 	return pad + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
+}
+
+// started is a blueprint controller a test started, with a manager of
+// its own.
+type started struct {
+	// cache is its manager's cache, for cached.
+	cache cache.Cache
+	// stop stops it and returns once its manager has stopped; it stops
+	// with the test otherwise.
+	stop func()
+}
+
+// startController starts a blueprint controller with default options
+// (but a metrics registry of its own) and a manager of its own on the API
+// server of cfg.
+func startController(t *testing.T, cfg *rest.Config) started {
+	t.Helper()
+	return startControllerWith(t, cfg, blueprints.Options{})
+}
+
+// startControllerWith starts a blueprint controller with opts (and a
+// registry of its own) on cfg's API server.
+//
+// Its controller uses client-go's plain workqueue, not controller-runtime's
+// priority queue: a plain queue hands out what it holds until it is empty
+// when the controller stops, while a priority queue keeps it, and keeps
+// counting it in workqueue_depth of every controller named queueName,
+// so that no later idle of the package would ever come.
+func startControllerWith(t *testing.T, cfg *rest.Config, opts blueprints.Options) started {
+	t.Helper()
+	skip, priorityQueue := true, false
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: &skip, UsePriorityQueue: &priorityQueue},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	opts.Registerer = reg
+	if _, err := blueprints.New(mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	count(reg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("controller: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return started{cache: mgr.GetCache(), stop: stop}
 }

@@ -143,23 +143,24 @@ spec:
 // The same holds for a config on an HTTPRoute whose render it breaks.
 func TestEscape(t *testing.T) {
 	t.Parallel()
-	const ns, gw, cls = "escape", "gw", "escape"
+	r := begin(t)
+	ns, gw, cls := "escape"+r, "gw", "escape"+r
 	namespace(t, ns)
-	apply(t, escapeBlueprint)
+	apply(t, strings.Replace(escapeBlueprint, "name: escape\n", "name: escape_RUN_\n", 1))
 	class(t, cls, cls)
 	gateway(t, ns, gw, cls)
 	apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r1, namespace: escape}
+metadata: {name: r1, namespace: escape_RUN_}
 spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: backend, port: 80}]}]
 ---
 apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassConfig
-metadata: {name: provider, namespace: escape}
+metadata: {name: provider, namespace: escape_RUN_}
 spec:
-  targetRefs: [{group: "", kind: Namespace, name: escape}]
+  targetRefs: [{group: "", kind: Namespace, name: escape_RUN_}]
   default: {logLevel: info}
 `)
 	tenant(t, ns, "tenant", "Gateway", gw, map[string]any{"tags": map[string]any{"team": "a"}})
@@ -248,7 +249,7 @@ spec:
 		}
 	}
 
-	evil := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: escape-evil\n  namespace: escape\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: evil, securityContext: {privileged: true}}]\n"
+	evil := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: escape-evil\n  namespace: escape_RUN_\nspec:\n  selector: {matchLabels: {a: b}}\n  template:\n    metadata: {labels: {a: b}}\n    spec:\n      containers: [{name: c, image: evil, securityContext: {privileged: true}}]\n"
 	finalizerKey := "x: \"1\"\n  finalizers:\n  - strata.dev/stuck\n  annotations:\n    y"
 	long := strings.Repeat("s", 300)
 	for _, tc := range []struct {
@@ -278,10 +279,10 @@ spec:
 		t.Run(tc.name, func(t *testing.T) {
 			tenant(t, ns, "tenant", "Gateway", gw, tc.values)
 			eventually(t, "the Gateway says why", gatewayCond(t, ns, gw, "Accepted", "False", "InvalidParameters",
-				"rendering ", "nothing applied", tc.msg, "value path "+tc.path, "set by GatewayConfig escape/tenant (default)"))
+				"rendering ", "nothing applied", tc.msg, "value path "+tc.path, "set by GatewayConfig escape_RUN_/tenant (default)"))
 			eventually(t, "not programmed", gatewayCond(t, ns, gw, "Programmed", "False", "Invalid"))
 			eventually(t, "the config says why", ancestorCond(t, "GatewayConfig", ns, "tenant", ns, gw, "Accepted", "False", "Invalid",
-				"value "+tc.path, "(spec.default) refused at Gateway escape/gw, nothing applied", tc.msg))
+				"value "+tc.path, "(spec.default) refused at Gateway escape_RUN_/gw, nothing applied", tc.msg))
 			idle(t, "refusal handled", seen(append([]object{gwObj, routeObj}, configs...)...))
 			a := ancestorOf(t, "GatewayConfig", ns, "tenant", map[string]any{"kind": "Gateway", "name": gw})
 			t.Logf("Gateway: %s\nGatewayConfig: %s", cond(get(t, gatewayAPI, "Gateway", ns, gw).Object, "Accepted", "status", "conditions").Message, a.cond("Accepted").Message)
@@ -305,9 +306,9 @@ spec:
 		tenant(t, ns, "route-tenant", "HTTPRoute", "r1", map[string]any{"tags": map[string]any{finalizerKey: "v"}})
 		path := fmt.Sprintf(".Values.tags[%q]", finalizerKey)
 		eventually(t, "the route says why", routeParent(t, ns, "r1", "Accepted", "False", "InvalidParameters",
-			"value path "+path, "set by GatewayConfig escape/route-tenant (default)"))
+			"value path "+path, "set by GatewayConfig escape_RUN_/route-tenant (default)"))
 		eventually(t, "the route's config says why", ancestorCond(t, "GatewayConfig", ns, "route-tenant", ns, gw, "Accepted", "False", "Invalid",
-			"value "+path, "refused at HTTPRoute escape/r1 (rendered for Gateway escape/gw)"))
+			"value "+path, "refused at HTTPRoute escape_RUN_/r1 (rendered for Gateway escape_RUN_/gw)"))
 		idle(t, "refusal handled", seen(append([]object{gwObj, routeObj}, configs...)...))
 		if err := ancestorCond(t, "GatewayConfig", ns, "tenant", ns, gw, "Enforced", "True", "Enforced")(); err != nil {
 			t.Errorf("the Gateway's config: %v", err)
@@ -332,18 +333,19 @@ spec:
 // (no Accepted flipping to True and back).
 func TestEscapeRestart(t *testing.T) {
 	t.Parallel()
-	const ns, gw, cls, name = "escape-restart", "gw", "escape-restart", "example.com/escape-restart"
+	r := begin(t)
+	ns, gw, cls, name := "escape-restart"+r, "gw", "escape-restart"+r, "example.com/escape-restart"+r
 	namespace(t, ns)
-	opts := blueprints.Options{ControllerName: name, FieldManager: "escape-restart"}
+	opts := blueprints.Options{ControllerName: name, FieldManager: "escape-restart" + r}
 	first := startControllerWith(t, shared, opts)
-	apply(t, strings.Replace(escapeBlueprint, "name: escape\n", "name: escape-restart\n", 1))
-	classOf(t, cls, name, "escape-restart")
+	apply(t, strings.Replace(escapeBlueprint, "name: escape\n", "name: escape-restart_RUN_\n", 1))
+	classOf(t, cls, name, cls)
 	gateway(t, ns, gw, cls)
 	tenant(t, ns, "tenant", "Gateway", gw, map[string]any{"replicas": "many"})
 	refused := func() error {
 		for _, e := range statusList(t, blueprintAPI, "GatewayConfig", ns, "tenant", "ancestors") {
 			if a := ancestorEntry(e.(map[string]any)); a["controllerName"] == name {
-				return hasCond(a.cond("Accepted"), "Accepted", "False", "Invalid", "value .Values.replicas (spec.default) refused at Gateway escape-restart/gw")
+				return hasCond(a.cond("Accepted"), "Accepted", "False", "Invalid", runName(t, "value .Values.replicas (spec.default) refused at Gateway escape-restart_RUN_/gw"))
 			}
 		}
 		return fmt.Errorf("no entry of %s: %s", name, describeAncestors(t, "GatewayConfig", ns, "tenant"))

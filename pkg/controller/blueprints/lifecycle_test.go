@@ -17,13 +17,14 @@ import (
 // re-renders the Gateway's children.
 func TestReRender(t *testing.T) {
 	t.Parallel()
-	const ns, gw, cls = "rerender", "gw", "rerender"
+	r := begin(t)
+	ns, gw, cls := "rerender"+r, "gw", "rerender"+r
 	namespace(t, ns)
 	bp := func(greeting string) {
 		apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
-  name: rerender
+  name: rerender_RUN_
 spec:
   values:
     default: {replicas: 1, greeting: %s}
@@ -62,7 +63,7 @@ spec:
 kind: GatewayConfig
 metadata:
   name: scale
-  namespace: rerender
+  namespace: rerender_RUN_
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   default: {replicas: %d}
@@ -79,9 +80,9 @@ spec:
 kind: Gateway
 metadata:
   name: gw
-  namespace: rerender
+  namespace: rerender_RUN_
 spec:
-  gatewayClassName: rerender
+  gatewayClassName: rerender_RUN_
   listeners:
   - name: http
     protocol: HTTP
@@ -99,7 +100,8 @@ spec:
 // collector: Strata deletes them).
 func TestPrune(t *testing.T) {
 	t.Parallel()
-	const ns, gw, cls = "prune", "gw", "prune"
+	r := begin(t)
+	ns, gw, cls := "prune"+r, "gw", "prune"+r
 	namespace(t, ns)
 	bp := func(withB bool) {
 		b := ""
@@ -118,7 +120,7 @@ func TestPrune(t *testing.T) {
 		apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
-  name: prune
+  name: prune_RUN_
 spec:
   clusterScopedKinds: [{group: rbac.authorization.k8s.io, kind: ClusterRole}]
   gatewayTemplate:
@@ -134,10 +136,11 @@ spec:
         apiVersion: rbac.authorization.k8s.io/v1
         kind: ClusterRole
         metadata:
-          name: prune-{{ .Gateway.metadata.name }}
+          name: prune_RUN_-{{ .Gateway.metadata.name }}
         rules: []%s
 `, b)
 	}
+	role := "prune" + r + "-gw"
 	bp(true)
 	class(t, cls, cls)
 	gateway(t, ns, gw, cls)
@@ -147,14 +150,14 @@ spec:
 				return fmt.Errorf("ConfigMap %s missing", name)
 			}
 		}
-		if get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", "prune-gw") == nil {
+		if get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", role) == nil {
 			return fmt.Errorf("ClusterRole missing")
 		}
 		return nil
 	})
 	eventually(t, "inventory", func() error {
 		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprints.InventoryAnnotation]
-		want := "rbac.authorization.k8s.io/v1/ClusterRole//prune-gw\nstrata.dev/v1alpha1/EffectivePolicy/prune/gw.blueprint-values\nv1/ConfigMap/prune/gw-a\nv1/ConfigMap/prune/gw-b"
+		want := runName(t, "rbac.authorization.k8s.io/v1/ClusterRole//prune_RUN_-gw\nstrata.dev/v1alpha1/EffectivePolicy/prune_RUN_/gw.blueprint-values\nv1/ConfigMap/prune_RUN_/gw-a\nv1/ConfigMap/prune_RUN_/gw-b")
 		if inv != want {
 			return fmt.Errorf("inventory %q, want %q", inv, want)
 		}
@@ -169,8 +172,8 @@ spec:
 	if l := a.GetLabels(); l[blueprint.LabelParentKind] != "Gateway" || l[blueprint.LabelParentName] != gw || l[blueprint.LabelTemplate] != "a" {
 		t.Errorf("labels of gw-a = %v", l)
 	}
-	if role := get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", "prune-gw"); len(role.GetOwnerReferences()) != 0 {
-		t.Errorf("a cluster-scoped child has owners: %v", role.GetOwnerReferences())
+	if cr := get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", role); len(cr.GetOwnerReferences()) != 0 {
+		t.Errorf("a cluster-scoped child has owners: %v", cr.GetOwnerReferences())
 	}
 
 	bp(false)
@@ -188,7 +191,7 @@ spec:
 
 	// A deleted GatewayClass does not take the data plane with it.
 	del(t, gatewayAPI, "GatewayClass", "", cls)
-	eventually(t, "class gone reported", gatewayCond(t, ns, gw, "Accepted", "False", "InvalidParameters", "GatewayClass prune not found; objects rendered before are kept"))
+	eventually(t, "class gone reported", gatewayCond(t, ns, gw, "Accepted", "False", "InvalidParameters", "GatewayClass prune_RUN_ not found; objects rendered before are kept"))
 	if get(t, "v1", "ConfigMap", ns, "gw-a") == nil {
 		t.Fatal("gw-a deleted with the GatewayClass")
 	}
@@ -197,7 +200,7 @@ spec:
 
 	del(t, gatewayAPI, "Gateway", ns, gw)
 	eventually(t, "namespaced child deleted with the Gateway", gone(t, "v1", "ConfigMap", ns, "gw-a"))
-	eventually(t, "cluster-scoped child deleted with the Gateway", gone(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", "prune-gw"))
+	eventually(t, "cluster-scoped child deleted with the Gateway", gone(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", role))
 }
 
 // TestTenantSafety: a render that puts an object in another namespace,
@@ -208,12 +211,13 @@ spec:
 // stops the apply the same way.
 func TestTenantSafety(t *testing.T) {
 	t.Parallel()
-	const ns, gw, cls = "safety", "gw", "safety"
+	r := begin(t)
+	ns, gw, cls := "safety"+r, "gw", "safety"+r
 	namespace(t, ns)
 	apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
 metadata:
-  name: safety
+  name: safety_RUN_
 spec:
   values:
     default: {version: "1", namespace: "", owner: false, extra: false, cluster: false, badPort: false, take: ""}
@@ -248,7 +252,7 @@ spec:
         apiVersion: rbac.authorization.k8s.io/v1
         kind: ClusterRole
         metadata:
-          name: safety-{{ .Gateway.metadata.name }}
+          name: safety_RUN_-{{ .Gateway.metadata.name }}
         {{- end }}
     - name: take
       template: |
@@ -281,7 +285,7 @@ spec:
 kind: ConfigMap
 metadata:
   name: neighbour
-  namespace: safety
+  namespace: safety_RUN_
 data:
   mine: "yes"
 `)
@@ -316,9 +320,9 @@ data:
 		{"ownerReferences in a template", `{owner: true}`, "Accepted", "InvalidParameters",
 			[]string{"rendering refused", "metadata.ownerReferences"}, false},
 		{"refused by the API server", `{badPort: true}`, "Programmed", "Invalid",
-			[]string{"Service safety/gw-svc", "dry run, nothing applied"}, true},
+			[]string{"Service safety_RUN_/gw-svc", "dry run, nothing applied"}, true},
 		{"another's object", `{take: neighbour}`, "Programmed", "Invalid",
-			[]string{"ConfigMap safety/neighbour already exists and was not rendered for Gateway safety/gw", "refusing to take it over"}, true},
+			[]string{"ConfigMap safety_RUN_/neighbour already exists and was not rendered for Gateway safety_RUN_/gw", "refusing to take it over"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// version 2 and the extra object would apply if the render went through.
@@ -327,7 +331,7 @@ data:
 kind: GatewayConfig
 metadata:
   name: tenant
-  namespace: safety
+  namespace: safety_RUN_
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   default: %s
@@ -350,7 +354,7 @@ spec:
 kind: GatewayConfig
 metadata:
   name: tenant
-  namespace: safety
+  namespace: safety_RUN_
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   default: {version: "2", extra: true}

@@ -104,7 +104,8 @@ spec:
 func TestPrecedence(t *testing.T) {
 	t.Parallel()
 	global(t)
-	const ns, gw, cls = "precedence", "gw", "precedence"
+	r := begin(t)
+	ns, gw, cls := "precedence"+r, "gw", "precedence"+r
 	namespace(t, ns)
 	for i, l := range levels {
 		level := i + 1
@@ -132,19 +133,19 @@ func TestPrecedence(t *testing.T) {
 	// Who lost what, on the configs' status (ancestor: the Gateway).
 	eventually(t, "global config partially enforced", ancestorCond(t, "GatewayClassConfig", controllerNS, cls+"-global", ns, gw,
 		"PartiallyEnforced", "True", "PartiallyEnforced",
-		"/d3 (default) beaten by GatewayClassConfig precedence/on-namespace (default)",
-		"/o1 (override) beaten by GatewayClassBlueprint precedence (override)"))
+		"/d3 (default) beaten by GatewayClassConfig precedence_RUN_/on-namespace (default)",
+		"/o1 (override) beaten by GatewayClassBlueprint precedence_RUN_ (override)"))
 	eventually(t, "GatewayConfig on the Gateway partially enforced", ancestorCond(t, "GatewayConfig", ns, "on-gateway", ns, gw,
-		"PartiallyEnforced", "True", "PartiallyEnforced", "/o5 (override) beaten by GatewayConfig precedence/on-namespace (override)"))
+		"PartiallyEnforced", "True", "PartiallyEnforced", "/o5 (override) beaten by GatewayConfig precedence_RUN_/on-namespace (override)"))
 	eventually(t, "accepted at its level", ancestorCond(t, "GatewayClassConfig", ns, "on-class", ns, gw,
-		"Accepted", "True", "Accepted", "Gateway precedence/gw as the GatewayClassConfig on the GatewayClass"))
+		"Accepted", "True", "Accepted", "Gateway precedence_RUN_/gw as the GatewayClassConfig on the GatewayClass"))
 
 	t.Run("conflict at one level", func(t *testing.T) {
 		// Two GatewayConfigs on one Gateway: GEP-713's conflict order,
 		// the older wins, then namespace/name. Which of the two is older
 		// depends on the second they were created in, so the winner is
 		// computed from the stored timestamps.
-		const ns, gw = "precedence-conflict", "gw"
+		ns, gw := "precedence-conflict"+r, "gw"
 		namespace(t, ns)
 		for _, name := range []string{"z-first", "a-second"} {
 			apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
@@ -187,7 +188,7 @@ func jsonOf(t *testing.T, v any) string {
 func ancestorCond(t *testing.T, kind, ns, name, gwNS, gw, typ, status, reason string, msgs ...string) func() error {
 	return func() error {
 		c := ancestorOf(t, kind, ns, name, map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "namespace": gwNS, "name": gw})
-		if err := hasCond(c.cond(typ), typ, status, reason, msgs...); err != nil {
+		if err := hasCond(c.cond(typ), typ, status, reason, runNames(t, msgs)...); err != nil {
 			return fmt.Errorf("%s %s/%s: %w; ancestors:\n%s", kind, ns, name, err, describeAncestors(t, kind, ns, name))
 		}
 		return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,21 +62,22 @@ spec:
 // TestStatus checks what the controller writes: GatewayClass and blueprint
 // Accepted; Gateway Accepted, Programmed, addresses and listeners
 // (attachedRoutes as Gateway API counts them); HTTPRoute parents; config
-// ancestors; other controllers' entries kept; and no writes once settled.
+// ancestors; other controllers' entries kept; and no writes once idle.
 func TestStatus(t *testing.T) {
 	t.Parallel()
-	const ns, other, cls = "status", "status-other", "status"
+	r := begin(t)
+	ns, other, cls := "status"+r, "status-other"+r, "status"+r
 	namespace(t, ns)
 	namespace(t, other, "env", "prod")
-	apply(t, statusBlueprint)
-	class(t, cls, "status")
+	apply(t, strings.Replace(statusBlueprint, "  name: status\n", "  name: status_RUN_\n", 1))
+	class(t, cls, cls)
 	apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata:
   name: gw
-  namespace: status
+  namespace: status_RUN_
 spec:
-  gatewayClassName: status
+  gatewayClassName: status_RUN_
   listeners:
   - name: same
     protocol: HTTP
@@ -95,27 +97,27 @@ spec:
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r1, namespace: status}
+metadata: {name: r1, namespace: status_RUN_}
 spec:
   parentRefs: [{name: gw}]
   rules: [{backendRefs: [{name: backend, port: 80}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r2, namespace: status-other}
+metadata: {name: r2, namespace: status-other_RUN_}
 spec:
-  parentRefs: [{name: gw, namespace: status}]
-  rules: [{backendRefs: [{name: backend, namespace: status, port: 80}]}]
+  parentRefs: [{name: gw, namespace: status_RUN_}]
+  rules: [{backendRefs: [{name: backend, namespace: status_RUN_, port: 80}]}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r3, namespace: status-other}
+metadata: {name: r3, namespace: status-other_RUN_}
 spec:
-  parentRefs: [{name: gw, namespace: status, sectionName: same}]
+  parentRefs: [{name: gw, namespace: status_RUN_, sectionName: same}]
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r4, namespace: status}
+metadata: {name: r4, namespace: status_RUN_}
 spec:
   parentRefs: [{name: gw, sectionName: nope}]
 `)
@@ -126,19 +128,19 @@ spec:
 			return hasCond(cond(gc.Object, "Accepted", "status", "conditions"), "Accepted", "True", "Accepted", "GatewayClassBlueprint status")
 		})
 		eventually(t, "blueprint accepted", func() error {
-			bp := get(t, blueprintAPI, "GatewayClassBlueprint", "", "status")
+			bp := get(t, blueprintAPI, "GatewayClassBlueprint", "", cls)
 			return hasCond(cond(bp.Object, "Accepted", "status", "conditions"), "Accepted", "True", "Accepted")
 		})
 		apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: status-missing}
+metadata: {name: status-missing_RUN_}
 spec:
   controllerName: strata.dev/blueprint-controller
   parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: nowhere}
 ---
 apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayClassBlueprint
-metadata: {name: status-broken}
+metadata: {name: status-broken_RUN_}
 spec:
   gatewayTemplate:
     resourceTemplates:
@@ -147,31 +149,31 @@ spec:
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
-metadata: {name: status-broken}
+metadata: {name: status-broken_RUN_}
 spec:
   controllerName: strata.dev/blueprint-controller
-  parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: status-broken}
+  parametersRef: {group: blueprints.strata.dev, kind: GatewayClassBlueprint, name: status-broken_RUN_}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
-metadata: {name: broken, namespace: status}
+metadata: {name: broken, namespace: status_RUN_}
 spec:
-  gatewayClassName: status-broken
+  gatewayClassName: status-broken_RUN_
   listeners: [{name: http, protocol: HTTP, port: 80}]
 `)
 		eventually(t, "missing blueprint", func() error {
-			gc := get(t, gatewayAPI, "GatewayClass", "", "status-missing")
+			gc := get(t, gatewayAPI, "GatewayClass", "", runName(t, "status-missing_RUN_"))
 			return hasCond(cond(gc.Object, "Accepted", "status", "conditions"), "Accepted", "False", "InvalidParameters", "spec.parametersRef", `"nowhere" not found`)
 		})
 		eventually(t, "broken template: class", func() error {
-			gc := get(t, gatewayAPI, "GatewayClass", "", "status-broken")
+			gc := get(t, gatewayAPI, "GatewayClass", "", runName(t, "status-broken_RUN_"))
 			return hasCond(cond(gc.Object, "Accepted", "status", "conditions"), "Accepted", "False", "InvalidParameters", "gatewayTemplate.resourceTemplates[broken]")
 		})
 		eventually(t, "broken template: blueprint", func() error {
-			bp := get(t, blueprintAPI, "GatewayClassBlueprint", "", "status-broken")
+			bp := get(t, blueprintAPI, "GatewayClassBlueprint", "", runName(t, "status-broken_RUN_"))
 			return hasCond(cond(bp.Object, "Accepted", "status", "conditions"), "Accepted", "False", "InvalidParameters", "gatewayTemplate.resourceTemplates[broken]")
 		})
-		eventually(t, "broken template: Gateway", gatewayCond(t, ns, "broken", "Accepted", "False", "InvalidParameters", "GatewayClass status-broken is not accepted"))
+		eventually(t, "broken template: Gateway", gatewayCond(t, ns, "broken", "Accepted", "False", "InvalidParameters", "GatewayClass status-broken_RUN_ is not accepted"))
 	})
 
 	t.Run("Gateway", func(t *testing.T) {
@@ -218,9 +220,9 @@ spec:
 		eventually(t, "r4 no matching parent", routeParent(t, ns, "r4", "Accepted", "False", "NoMatchingParent"))
 		apply(t, `apiVersion: gateway.networking.k8s.io/v1beta1
 kind: ReferenceGrant
-metadata: {name: from-other, namespace: status}
+metadata: {name: from-other, namespace: status_RUN_}
 spec:
-  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: status-other}]
+  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: status-other_RUN_}]
   to: [{group: "", kind: Service}]
 `)
 		eventually(t, "r2 resolved by a ReferenceGrant", routeParent(t, other, "r2", "ResolvedRefs", "True", "ResolvedRefs"))
@@ -247,7 +249,7 @@ spec:
 		// A GatewayConfig on the route is its most specific level.
 		apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayConfig
-metadata: {name: r2-tier, namespace: status-other}
+metadata: {name: r2-tier, namespace: status-other_RUN_}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r2}]
   default: {tier: platinum}
@@ -258,10 +260,10 @@ spec:
 		// The route leaves: its child goes.
 		apply(t, `apiVersion: gateway.networking.k8s.io/v1
 kind: HTTPRoute
-metadata: {name: r2, namespace: status-other}
+metadata: {name: r2, namespace: status-other_RUN_}
 spec:
-  parentRefs: [{name: gw, namespace: status, sectionName: same}]
-  rules: [{backendRefs: [{name: backend, namespace: status, port: 80}]}]
+  parentRefs: [{name: gw, namespace: status_RUN_, sectionName: same}]
+  rules: [{backendRefs: [{name: backend, namespace: status_RUN_, port: 80}]}]
 `)
 		eventually(t, "detached route's child deleted", gone(t, "v1", "ConfigMap", other, "r2-for-gw"))
 		eventually(t, "r2 not allowed", routeParent(t, other, "r2", "Accepted", "False", "NotAllowedByListeners"))
@@ -270,21 +272,21 @@ spec:
 	t.Run("configs", func(t *testing.T) {
 		apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayConfig
-metadata: {name: on-gw, namespace: status}
+metadata: {name: on-gw, namespace: status_RUN_}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   default: {tier: silver}
 ---
 apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayConfig
-metadata: {name: ghost, namespace: status}
+metadata: {name: ghost, namespace: status_RUN_}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: ghost}]
   default: {tier: bronze}
 ---
 apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayConfig
-metadata: {name: wrong-kind, namespace: status}
+metadata: {name: wrong-kind, namespace: status_RUN_}
 spec:
   targetRefs: [{group: "", kind: Service, name: backend}]
   default: {tier: bronze}
@@ -293,7 +295,7 @@ spec:
 		eventually(t, "on-gw enforced", ancestorCond(t, "GatewayConfig", ns, "on-gw", ns, "gw", "Enforced", "True", "Enforced"))
 		eventually(t, "ghost not found", func() error {
 			a := ancestorOf(t, "GatewayConfig", ns, "ghost", map[string]any{"kind": "Gateway", "name": "ghost"})
-			return hasCond(a.cond("Accepted"), "Accepted", "False", "TargetNotFound", "spec.targetRefs[0]", "Gateway status/ghost not found")
+			return hasCond(a.cond("Accepted"), "Accepted", "False", "TargetNotFound", "spec.targetRefs[0]", runName(t, "Gateway status_RUN_/ghost not found"))
 		})
 		eventually(t, "wrong kind invalid", func() error {
 			a := ancestorOf(t, "GatewayConfig", ns, "wrong-kind", map[string]any{"kind": "Service", "name": "backend"})
@@ -320,7 +322,7 @@ spec:
 		// A change every one of them reacts to.
 		apply(t, `apiVersion: blueprints.strata.dev/v1alpha1
 kind: GatewayConfig
-metadata: {name: on-gw, namespace: status}
+metadata: {name: on-gw, namespace: status_RUN_}
 spec:
   targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
   default: {tier: silver, extra: "1"}
@@ -343,7 +345,7 @@ spec:
 		})
 	})
 
-	t.Run("settled: no more writes", func(t *testing.T) {
+	t.Run("no more writes once idle", func(t *testing.T) {
 		// Once everything is written, nothing changes any more: the
 		// controller becomes idle (its own writes do not keep it busy),
 		// and a render with nothing new writes nothing: touching an
@@ -422,7 +424,7 @@ func routeParent(t *testing.T, ns, name, typ, status, reason string, msgs ...str
 				continue
 			}
 			conds, _ := m["conditions"].([]any)
-			return hasCond(findCond(conds, typ), typ, status, reason, msgs...)
+			return hasCond(findCond(conds, typ), typ, status, reason, runNames(t, msgs)...)
 		}
 		st, _, _ := unstructured.NestedFieldNoCopy(r.Object, "status")
 		return fmt.Errorf("HTTPRoute %s/%s: no parent entry of %s (status %v)", ns, name, controllerName, st)

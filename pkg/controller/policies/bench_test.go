@@ -54,7 +54,7 @@ const (
 // iterations) or a Gateway (odd ones; see timedPolicy), and times how long
 // after Create returns the stored policy shows Strata's Accepted
 // condition; this includes the API server's latency (the watch event to the controller,
-// the status patch, our Get). It then waits until the controller is quiet
+// the status patch, our Get). It then waits until the controller is idle (settle)
 // and compares every object Strata may write before and after: the writes
 // the controller counted must equal the objects whose status or
 // annotations truly changed (the requirement), or the benchmark
@@ -86,9 +86,9 @@ func BenchmarkPolicyStatusLatency(b *testing.B) {
 	}
 	start = time.Now()
 	r := e.start()
-	last := e.settle(r, start, 2*time.Second, 10*time.Minute, e.allPoliciesHaveAncestors)
+	last := e.settle(r, start, 10*time.Minute, e.allPoliciesHaveAncestors)
 	converge := last.Sub(start)
-	before, wBefore := e.settledSnapshot(r, time.Second)
+	before, wBefore := e.settledSnapshot(r)
 	initialWrites, initialChanged := sum(wBefore), changedObjects(initial, before)
 	b.Logf("initial world converged in %s: %v writes %v for %d changed objects %v",
 		converge.Round(time.Millisecond), initialWrites, wBefore, len(initialChanged), countByKind(initialChanged))
@@ -122,7 +122,7 @@ func BenchmarkPolicyStatusLatency(b *testing.B) {
 		}
 		latencies = append(latencies, lat)
 
-		after, wAfter := e.settledSnapshot(r, time.Second)
+		after, wAfter := e.settledSnapshot(r)
 		changed := changedObjects(before, after)
 		writes := sum(wAfter) - sum(wBefore)
 		totalWrites += writes
@@ -402,22 +402,31 @@ func hasAccepted(p *unstructured.Unstructured) bool {
 	return false
 }
 
-// settle waits until neither the write counter nor the engine-run counter
-// has moved for quiet and ready passes, and returns when they last moved
-// (since, if they never did).
-func (e *benchEnv) settle(r *running, since time.Time, quiet, timeout time.Duration, ready func() error) time.Time {
+// settle waits until the controller has no work left, read twice in a
+// row as cluster.idle reads it (r.work: queues empty, nothing in
+// progress, no key added, done or scheduled, no recomputation and no
+// write in between; idleEvery apart, longer than the 50ms debounce), and
+// ready passes; it returns when the counters last moved (since, if they
+// never did). No quiet window: a loaded machine stretches a pause without
+// meaning the controller is done, and an idle one shortens nothing.
+func (e *benchEnv) settle(r *running, since time.Time, timeout time.Duration, ready func() error) time.Time {
 	e.tb.Helper()
 	lastChange := since
-	prevW, prevRuns := sum(writesByKind(r.reg)), engineRuns(r.reg)
+	var prev queueWork
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
-		w, runs := sum(writesByKind(r.reg)), engineRuns(r.reg)
-		if w != prevW || runs != prevRuns {
-			prevW, prevRuns, lastChange = w, runs, time.Now()
-			last = fmt.Errorf("still working (%v writes, %v runs)", w, runs)
+	err := wait.PollUntilContextTimeout(context.Background(), idleEvery, timeout, true, func(context.Context) (bool, error) {
+		w, err := r.work()
+		if err != nil {
+			last = err
 			return false, nil
 		}
-		if time.Since(lastChange) < quiet {
+		if prev.counters != "" && w.counters != prev.counters {
+			lastChange = time.Now()
+		}
+		idle := w.busy == "" && prev.counters != "" && prev.busy == "" && prev.counters == w.counters
+		prev = w
+		if !idle {
+			last = fmt.Errorf("still working: %s %s", w.busy, w.counters)
 			return false, nil
 		}
 		last = nil
@@ -432,13 +441,13 @@ func (e *benchEnv) settle(r *running, since time.Time, quiet, timeout time.Durat
 	return lastChange
 }
 
-// settledSnapshot waits until the controller is quiet, then reads every
+// settledSnapshot waits until the controller is idle (settle), then reads every
 // object Strata may write, with the write counter; a write during the
 // reads makes it start over, so that the counter and the objects agree.
-func (e *benchEnv) settledSnapshot(r *running, quiet time.Duration) (objectState, map[string]float64) {
+func (e *benchEnv) settledSnapshot(r *running) (objectState, map[string]float64) {
 	e.tb.Helper()
 	for {
-		e.settle(r, time.Now(), quiet, 2*time.Minute, nil)
+		e.settle(r, time.Now(), 2*time.Minute, nil)
 		w0, runs0 := writesByKind(r.reg), engineRuns(r.reg)
 		s, err := e.snapshot()
 		if err != nil {
