@@ -237,6 +237,12 @@ func StartWith(o Options) (*Env, error) {
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     o.CRDs,
 		ErrorIfCRDPathMissing: true,
+		// envtest waits 20 s for kube-apiserver to serve, which two
+		// shared cores under load (CI, or several API-server suites at
+		// once) overrun; this is a bound on a hang, not a time window
+		// the test depends on.
+		ControlPlaneStartTimeout: 5 * time.Minute,
+		ControlPlaneStopTimeout:  time.Minute,
 	}
 	for name, values := range o.APIServerArgs {
 		e.ControlPlane.GetAPIServer().Configure().Append(name, values...)

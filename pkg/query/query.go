@@ -13,7 +13,7 @@ import (
 )
 
 // query answers questions about one engine run. It caches what several
-// answers share (target indexes, policy leaves); like effective.Outcome it
+// answers share (target indexes, policy leaves); like effective.Folded it
 // belongs to one goroutine.
 type query struct {
 	res     *engine.Result

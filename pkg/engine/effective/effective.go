@@ -29,10 +29,11 @@ type Entry struct {
 // Policy of the entry.
 func (e *Entry) Policy() *policykind.Policy { return e.Attachment.Policy }
 
-// Outcome is the merged result of one stack of entries. Contexts with the
-// same stack share one Outcome. Its lazily filled caches make it unsafe
+// Folded is the merged result of one stack of entries (the stack folded,
+// not to be confused with package outcome, the status). Contexts with the
+// same stack share one Folded. Its lazily filled caches make it unsafe
 // for concurrent use; a Result belongs to one goroutine at a time.
-type Outcome struct {
+type Folded struct {
 	// Result is the effective spec proper and who set each leaf.
 	Result merge.Value
 	// Conflicted maps each policy rejected by the None strategy to the
@@ -60,7 +61,7 @@ type Context struct {
 	Path []topology.NodeID
 	// Entries is the stack, least specific first.
 	Entries []*Entry
-	*Outcome
+	*Folded
 }
 
 // Target is an effective target and its contexts. Contexts without any
@@ -118,7 +119,7 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *computer {
 	return &computer{
 		g: g, k: k, att: att, funcs: funcs,
-		memo: map[string]*Outcome{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
+		memo: map[string]*Folded{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
 		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom,
 	}
 }
@@ -133,7 +134,7 @@ type computer struct {
 	k      *policykind.Kind
 	att    *attach.Result
 	funcs  map[string]merge.Func
-	memo   map[string]*Outcome
+	memo   map[string]*Folded
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
@@ -264,14 +265,14 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	if obj == nil {
 		key := c.key(entries)
 		if o, ok := c.memo[key]; ok {
-			ctx.Outcome = o
+			ctx.Folded = o
 			return ctx
 		}
-		ctx.Outcome = c.fold(entries, nil)
-		c.memo[key] = ctx.Outcome
+		ctx.Folded = c.fold(entries, nil)
+		c.memo[key] = ctx.Folded
 		return ctx
 	}
-	ctx.Outcome = c.fold(entries, obj)
+	ctx.Folded = c.fold(entries, obj)
 	return ctx
 }
 
@@ -365,9 +366,9 @@ func Order(entries []*Entry) {
 // (the blueprint renderer applies 002's list to the object it renders) but
 // must not have a second implementation of precedence and conflict order.
 // funcs are the merge functions by atomicity.
-func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
+func Fold(entries []*Entry, funcs map[string]merge.Func) *Folded {
 	if len(entries) == 0 {
-		return &Outcome{}
+		return &Folded{}
 	}
 	Order(entries)
 	return newComputer(nil, nil, nil, funcs).fold(entries, nil)
@@ -385,14 +386,14 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Outcome {
 // immutable values for short stacks and custom merges, merge.Acc in place
 // for long ones, where each step costs the block merged, not the value
 // accumulated so far (issue 11, "No cliffs").
-func (c *computer) fold(entries []*Entry, object *merge.Value) *Outcome {
+func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 	var acc accumulator
 	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) {
 		acc = &inPlace{c: c, acc: merge.NewAcc(entries[0].Value), locks: merge.NewLocks()}
 	} else {
 		acc = &immutable{c: c, acc: entries[0].Value, lockedSet: map[string]bool{}}
 	}
-	out := &Outcome{leaves: c.leaves}
+	out := &Folded{leaves: c.leaves}
 	first := entries[0]
 	acc.lock(first)
 	// live are the policies whose value is still in acc as a whole or in

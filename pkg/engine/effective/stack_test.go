@@ -165,7 +165,7 @@ func TestOrder(t *testing.T) {
 	}
 }
 
-// standing is what Outcome.Standing says of one policy.
+// standing is what Folded.Standing says of one policy.
 type standing struct {
 	st           effective.Standing
 	others, lost []string

@@ -29,8 +29,8 @@ const (
 // pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
 // ... have been superseded, with the references to all other related
 // metaresources").
-func (o *Outcome) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
-	// Outcomes are shared by every context with the same stack, so the
+func (o *Folded) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
+	// Folded values are shared by every context with the same stack, so the
 	// answer is computed once per outcome and policy.
 	if r, ok := o.standings[p]; ok {
 		return r.st, r.others, r.lost
@@ -48,7 +48,7 @@ type standingResult struct {
 	others, lost []string
 }
 
-func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []string) {
+func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []string) {
 	if w, conflicted := o.Conflicted[p]; conflicted {
 		return Conflicted, []string{w.ID()}, nil
 	}
@@ -116,9 +116,9 @@ func (o *Outcome) standing(p *policykind.Policy) (st Standing, others, lost []st
 // Contributes reports whether p set at least one field of the result: the
 // test for "affected by" (GEP-713 Examples 2 and 3: a target is affected
 // by the policies whose settings reach it in some context).
-func (o *Outcome) Contributes(p *policykind.Policy) bool { return len(o.owners()[p]) > 0 }
+func (o *Folded) Contributes(p *policykind.Policy) bool { return len(o.owners()[p]) > 0 }
 
-func (o *Outcome) owners() map[*policykind.Policy][]string {
+func (o *Folded) owners() map[*policykind.Policy][]string {
 	if o.owned == nil {
 		o.owned = map[*policykind.Policy][]string{}
 		for ptr, s := range o.Result.Prov {
@@ -130,7 +130,7 @@ func (o *Outcome) owners() map[*policykind.Policy][]string {
 
 // leavesOf is Leaves, computed once per policy for all the outcomes of one
 // computation.
-func (o *Outcome) leavesOf(p *policykind.Policy) []string {
+func (o *Folded) leavesOf(p *policykind.Policy) []string {
 	if o.leaves == nil {
 		return Leaves(p)
 	}
@@ -158,7 +158,7 @@ func Leaves(p *policykind.Policy) []string {
 
 // covers reports whether p owns ptr or something below it (custom merges
 // track list items as /list[key=value]).
-func (o *Outcome) covers(keys []string, p *policykind.Policy, ptr string) bool {
+func (o *Folded) covers(keys []string, p *policykind.Policy, ptr string) bool {
 	if s, ok := o.Result.Prov[ptr]; ok && s == p {
 		return true
 	}
@@ -182,7 +182,7 @@ func below(keys []string, ptr string, fn func(string)) {
 }
 
 // sortedKeys is the result's pointers, sorted, computed once per outcome.
-func (o *Outcome) sortedKeys() []string {
+func (o *Folded) sortedKeys() []string {
 	if o.keys == nil {
 		o.keys = make([]string, 0, len(o.Result.Prov))
 		for k := range o.Result.Prov {
