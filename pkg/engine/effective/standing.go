@@ -99,7 +99,14 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 			}
 		}
 	}
-	if len(others) == 0 { // fields removed whole by an atomic winner
+	if len(others) == 0 {
+		// Fields removed whole by an atomic winner: the policy whose spec
+		// replaced p's, or whoever replaced that one in turn (one name,
+		// not every policy in force: naming them all made thousands of
+		// atomic policies on one target quadratic, issue 11 "No cliffs").
+		if by, ok := o.replacer(p); ok {
+			return standingOf(len(lost), len(leaves)), []string{by.ID()}, lost
+		}
 		for q := range owners {
 			if q != p && q != nil {
 				others = append(others, q.ID())
@@ -107,10 +114,40 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 		}
 	}
 	sort.Strings(others)
-	if len(lost) == len(leaves) {
-		return Overridden, others, lost
+	return standingOf(len(lost), len(leaves)), others, lost
+}
+
+// standingOf is Overridden when every field is lost, else
+// PartiallyEnforced.
+func standingOf(lost, leaves int) Standing {
+	if lost == leaves {
+		return Overridden
 	}
-	return PartiallyEnforced, others, lost
+	return PartiallyEnforced
+}
+
+// replacer follows replaced from p to the policy whose spec took the
+// place of p's and was not replaced in turn, compressing the chain so that
+// a stack of n atomic replacements costs O(n) over all its policies.
+func (o *Folded) replacer(p *policykind.Policy) (*policykind.Policy, bool) {
+	by, ok := o.replaced[p]
+	if !ok {
+		return nil, false
+	}
+	var chain []*policykind.Policy
+	for range len(o.replaced) {
+		next, ok := o.replaced[by]
+		if !ok || next == by {
+			break
+		}
+		chain = append(chain, by)
+		by = next
+	}
+	o.replaced[p] = by
+	for _, q := range chain {
+		o.replaced[q] = by
+	}
+	return by, true
 }
 
 // Contributes reports whether p set at least one field of the result: the

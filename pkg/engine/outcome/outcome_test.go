@@ -278,14 +278,14 @@ func TestPolicyConditions(t *testing.T) {
 		},
 	}, {
 		// GEP-713 "Atomic spec": a more specific spec that sets no field
-		// removes p's fields whole; no policy can be named, and the
-		// message says what took them instead of leaving the slot empty.
+		// removes p's fields whole; the message names the policy whose
+		// spec replaced p's, though it sets no field itself.
 		name: `GEP-713 "Atomic spec": fields removed by a spec that sets none`,
 		docs: []string{kindDecl(k, "HTTPRoute", atomic),
 			pol(k, "infra", "p", "01", fmt.Sprintf(toGW, "gw"), "  a: p"),
 			pol(k, "web", "q", "02", fmt.Sprintf(toRoute, "web"), "")},
 		want: map[string][]string{
-			"Gateway infra/gw": partially("superseded by the target's own values or a policy that sets no field in 1 of 2 contexts (fields /a)"),
+			"Gateway infra/gw": partially("superseded by web/q in 1 of 2 contexts (fields /a)"),
 		},
 	}, {
 		// A spec that sets no field, replaced whole in one context:
