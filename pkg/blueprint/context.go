@@ -3,6 +3,9 @@ package blueprint
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -41,11 +44,15 @@ const (
 	ctxHostnames = "Hostnames"
 )
 
-// contextJSON builds the template context of in and returns it as JSON:
-// each template execution decodes its own copy (newContext), so a
-// template that changes a dict (set, merge) changes nothing another
-// template reads, nor the caller's input.
-func contextJSON(in Input) ([]byte, error) {
+// contextOf builds the template context of in once per render, in the
+// form templates read: JSON values (map[string]any, []any, string, bool,
+// nil, whole numbers as int64 and other numbers as float64), exactly what
+// encoding the context to JSON and decoding it with
+// k8s.io/apimachinery/pkg/util/json would give (jsonValue). Each template
+// execution reads its own deep copy (copyContext), so a template that
+// changes a dict (set, merge) changes nothing another template reads, nor
+// the caller's input.
+func contextOf(in Input) (map[string]any, error) {
 	ctx := map[string]any{
 		ctxHTTPRoute:    nil,
 		ctxGatewayClass: nil,
@@ -101,21 +108,127 @@ func contextJSON(in Input) ([]byte, error) {
 	if in.Route != nil {
 		routesForHosts = []*gwv1.HTTPRoute{in.Route}
 	}
-	ctx[ctxHostnames] = hostnamesOf(in.Gateway, routesForHosts)
-	b, err := json.Marshal(ctx)
+	hosts := hostnamesOf(in.Gateway, routesForHosts)
+	ctx[ctxHostnames] = map[string]any{"Union": stringList(hosts.Union), "Intersection": stringList(hosts.Intersection)}
+	v, err := jsonValue(ctx)
 	if err != nil {
+		// The error encoding/json gives for the whole context, as when
+		// the context was encoded to JSON.
+		if _, jerr := json.Marshal(ctx); jerr != nil {
+			err = jerr
+		}
 		return nil, fmt.Errorf("values and objects must be JSON: %w", err)
 	}
-	return b, nil
+	return v.(map[string]any), nil
 }
 
-// newContext decodes a fresh copy of the context.
-func newContext(b []byte) (map[string]any, error) {
-	var m map[string]any
-	if err := utiljson.Unmarshal(b, &m); err != nil {
+// stringList is ss as a JSON list: nil (null) for a nil slice.
+func stringList(ss []string) any {
+	if ss == nil {
+		return nil
+	}
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// copyContext is a deep copy of a context built by contextOf, for one
+// template execution.
+func copyContext(ctx map[string]any) map[string]any {
+	return runtime.DeepCopyJSON(ctx)
+}
+
+// jsonValue returns v as JSON would give it back (encoding/json, then
+// k8s.io/apimachinery/pkg/util/json): maps, lists and scalars are copied
+// into the JSON forms, numbers become int64 when whole and in range and
+// float64 otherwise. Values of other types, strings and keys that are not
+// valid UTF-8 (json.Marshal replaces each bad byte), and float32 take the
+// JSON round trip itself, so the result is always that of the round trip.
+func jsonValue(v any) (any, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		if !utf8.ValidString(v) {
+			return roundTrip(v)
+		}
+		return v, nil
+	case bool:
+		return v, nil
+	case int64:
+		return v, nil
+	case int:
+		return int64(v), nil
+	case int32:
+		return int64(v), nil
+	case float64:
+		return jsonFloat(v)
+	case map[string]any:
+		if v == nil {
+			return nil, nil
+		}
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			if !utf8.ValidString(k) {
+				return roundTrip(v)
+			}
+			y, err := jsonValue(x)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = y
+		}
+		return out, nil
+	case []any:
+		if v == nil {
+			return nil, nil
+		}
+		out := make([]any, len(v))
+		for i, x := range v {
+			y, err := jsonValue(x)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = y
+		}
+		return out, nil
+	}
+	return roundTrip(v)
+}
+
+// jsonFloat is f as JSON gives it back: encoding/json writes a whole
+// number below 1e21 in its shortest decimal form without a point or an
+// exponent (strconv 'f', -1), and util/json reads such a number as int64
+// when it fits. Below 2^53 that form is the number itself.
+func jsonFloat(f float64) (any, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return roundTrip(f) // the encoder's error
+	}
+	if f != math.Trunc(f) || math.Abs(f) >= 1e21 {
+		return f, nil
+	}
+	if math.Abs(f) < 1<<53 {
+		return int64(f), nil
+	}
+	if i, err := strconv.ParseInt(strconv.FormatFloat(f, 'f', -1, 64), 10, 64); err == nil {
+		return i, nil
+	}
+	return f, nil
+}
+
+// roundTrip encodes v to JSON and decodes it with util/json.
+func roundTrip(v any) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	var x any
+	if err := utiljson.Unmarshal(b, &x); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // objectMap converts a typed object to its JSON map, with apiVersion and

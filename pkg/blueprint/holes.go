@@ -380,10 +380,10 @@ func (h *holes) reset() {
 // are the template's errors, as with plain execution. The skeleton run
 // repeats the real run's work, so it does not count against budget b
 // again.
-func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctxJSON []byte) ([]document, error) {
+func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx map[string]any) ([]document, error) {
 	h.reset()
 	before := *b
-	real, err := execute(bp, name, t, ctxJSON)
+	real, err := execute(bp, name, t, ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -397,7 +397,7 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	h.nonce = hex.EncodeToString(sum[:8])
 	h.skeleton, h.seq = true, 0
 	*b = before
-	skel, err := execute(bp, name, t, ctxJSON)
+	skel, err := execute(bp, name, t, ctx)
 	*b = after
 	if err != nil {
 		return nil, err

@@ -217,7 +217,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctxJSON, err := contextJSON(in)
+	ctx, err := contextOf(in)
 	if err != nil {
 		return nil, &Error{Blueprint: bp.Name, Template: field, Reason: ReasonInvalidParameters, Err: err}
 	}
@@ -235,7 +235,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	}
 	for i, rt := range tmpl.ResourceTemplates {
 		name := parsed.names[i]
-		docs, err := executeSafe(bp.Name, name, parsed.resources[i], h, b, ctxJSON)
+		docs, err := executeSafe(bp.Name, name, parsed.resources[i], h, b, ctx)
 		if err != nil {
 			return nil, r.attribute(err)
 		}
@@ -250,7 +250,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	}
 	if parsed.status != nil {
 		name := field + ".status"
-		docs, err := executeSafe(bp.Name, name, parsed.status, h, b, ctxJSON)
+		docs, err := executeSafe(bp.Name, name, parsed.status, h, b, ctx)
 		if err != nil {
 			return nil, r.attribute(err)
 		}
@@ -339,17 +339,12 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (
 }
 
 // execute runs t on a fresh copy of the context.
-func execute(bp, name string, t *template.Template, ctxJSON []byte) ([]byte, error) {
-	data, err := newContext(ctxJSON)
-	if err != nil {
-		return nil, &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: err}
-	}
+func execute(bp, name string, t *template.Template, ctx map[string]any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := t.Execute(&limitWriter{w: &b}, data); err != nil {
+	if err := t.Execute(&limitWriter{w: &b}, copyContext(ctx)); err != nil {
 		// The failed template may have changed its copy (set); the value
-		// path is looked up in a clean one.
-		clean, _ := newContext(ctxJSON)
-		return nil, templateFailure(bp, name, err, clean)
+		// path is looked up in ctx, which no template changes.
+		return nil, templateFailure(bp, name, err, ctx)
 	}
 	return b.Bytes(), nil
 }

@@ -279,9 +279,7 @@ func schemas(s *snapshot.Snapshot) (map[policykind.GroupKind]*crdschema.CRD, []e
 	var warns []error
 	out := map[policykind.GroupKind]*crdschema.CRD{}
 	for _, u := range s.CRDs {
-		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
-		gk := policykind.GroupKind{Group: group, Kind: kind}
+		gk := policykind.DefinedKind(u)
 		if _, dup := out[gk]; dup {
 			continue
 		}
@@ -407,16 +405,17 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}
-	// A kind's CRD, when known, bounds status.ancestors (status.Limit).
+	// A kind's CRD, when known, bounds status.ancestors (status.Limit);
+	// the last CRD of a kind that declares a bound wins.
+	maxOf := map[policykind.GroupKind]int{}
 	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
-		group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-		kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 		if max, ok := policykind.AncestorsMaxItems(crd); ok {
-			for _, k := range kinds {
-				if k.Group == group && k.Kind == kind {
-					k.MaxAncestors = max
-				}
-			}
+			maxOf[policykind.DefinedKind(crd)] = max
+		}
+	}
+	for _, k := range kinds {
+		if max, ok := maxOf[k.Key()]; ok {
+			k.MaxAncestors = max
 		}
 	}
 	sort.Slice(kinds, func(i, j int) bool {

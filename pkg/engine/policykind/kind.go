@@ -460,8 +460,8 @@ func checkKind(gk GroupKind) error {
 // targeted, and its class comes from the label value (direct, inherited;
 // "true" and other values mean Inherited, the superset).
 func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	gk := DefinedKind(crd)
+	group, kind := gk.Group, gk.Kind
 	if group == "" || kind == "" {
 		return nil, fmt.Errorf("CustomResourceDefinition %s: spec.group and spec.names.kind are required", crd.GetName())
 	}
@@ -479,6 +479,16 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
 	}
 	return d, nil
+}
+
+// DefinedKind is the kind a CustomResourceDefinition defines: spec.group
+// and spec.names.kind, "" where missing or not a string. CRDs stay
+// unstructured from the readers to the engine (the file reader gives them
+// so); this is how every stage reads their kind.
+func DefinedKind(crd *unstructured.Unstructured) GroupKind {
+	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+	return GroupKind{Group: group, Kind: kind}
 }
 
 // AncestorsMaxItems reads the maxItems of status.ancestors from a

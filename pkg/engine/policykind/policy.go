@@ -114,15 +114,8 @@ func (p *Policy) readTargets(spec map[string]any) {
 		p.Invalid = append(p.Invalid, base+".targetRefs: at least one target is required")
 	}
 	for i, r := range raw {
-		var t struct {
-			Group       string                `json:"group"`
-			Kind        string                `json:"kind"`
-			Name        string                `json:"name"`
-			Namespace   string                `json:"namespace"`
-			SectionName string                `json:"sectionName"`
-			Selector    *metav1.LabelSelector `json:"selector"`
-		}
-		if err := remarshal(r, &t); err != nil {
+		t, err := readTargetRef(r)
+		if err != nil {
 			p.Invalid = append(p.Invalid, fmt.Sprintf("%s: %v", fields[i], err))
 			continue
 		}
@@ -328,7 +321,78 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-func remarshal(in, out any) error {
+// targetRefFields is a targetRef entry as its JSON decoder sees it.
+type targetRefFields struct {
+	Group       string                `json:"group"`
+	Kind        string                `json:"kind"`
+	Name        string                `json:"name"`
+	Namespace   string                `json:"namespace"`
+	SectionName string                `json:"sectionName"`
+	Selector    *metav1.LabelSelector `json:"selector"`
+}
+
+// readTargetRef reads one targetRef entry (a JSON object from the
+// unstructured spec) field by field. An entry that is not a plain object
+// of strings (a field of another type, a selector, a key spelled in
+// another case) goes through the JSON decoder instead, which is what
+// defines the entry's meaning there: LabelSelector's own decoding, keys
+// matched without case, and errors worded as before (they reach the
+// policy's status).
+func readTargetRef(r any) (targetRefFields, error) {
+	var t targetRefFields
+	decode := func() (targetRefFields, error) {
+		var d targetRefFields
+		err := decodeJSON(r, &d)
+		return d, err
+	}
+	m, ok := r.(map[string]any)
+	if !ok {
+		return decode()
+	}
+	for key, v := range m {
+		if v == nil {
+			continue
+		}
+		s, isString := v.(string)
+		var dst *string
+		switch key {
+		case "group":
+			dst = &t.Group
+		case "kind":
+			dst = &t.Kind
+		case "name":
+			dst = &t.Name
+		case "namespace":
+			dst = &t.Namespace
+		case "sectionName":
+			dst = &t.SectionName
+		default:
+			if key == "selector" || foldsToField(key) {
+				return decode()
+			}
+			continue // unknown fields are ignored, as the decoder does
+		}
+		if !isString {
+			return decode()
+		}
+		*dst = s
+	}
+	return t, nil
+}
+
+// foldsToField says whether key is a targetRef field's name in another
+// case (the JSON decoder matches those).
+func foldsToField(key string) bool {
+	for _, f := range [...]string{"group", "kind", "name", "namespace", "sectionName", "selector"} {
+		if strings.EqualFold(key, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeJSON decodes in (a JSON value) into out through encoding/json.
+func decodeJSON(in, out any) error {
 	b, err := json.Marshal(in)
 	if err != nil {
 		return err
