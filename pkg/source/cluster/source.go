@@ -135,11 +135,13 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		if err != nil {
 			return nil, nil, err
 		}
+		// As the file reader does (snapshot.CRDs): every CRD of a policy
+		// kind gives its schema, labelled or not.
+		crd := &unstructured.Unstructured{Object: u}
 		if labelled {
-			s.PolicyCRDs = append(s.PolicyCRDs, &unstructured.Unstructured{Object: u})
-		} else {
-			s.CRDs = append(s.CRDs, &unstructured.Unstructured{Object: u})
+			s.PolicyCRDs = append(s.PolicyCRDs, crd)
 		}
+		s.CRDs = append(s.CRDs, crd)
 	}
 	kinds := policyKinds(crds, s.Declarations)
 	for _, k := range kinds {
