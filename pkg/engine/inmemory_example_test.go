@@ -32,7 +32,7 @@ func ExampleRun_inMemory() {
 		}}},
 		Declarations: []*strata.PolicyKind{{ObjectMeta: meta("", "timeoutpolicies.example.com"), Spec: strata.PolicyKindSpec{
 			Group: "example.com", Kind: "TimeoutPolicy", Managed: true,
-			TargetKinds: []strata.GroupKind{{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, {Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}},
+			TargetKinds:         []strata.GroupKind{{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, {Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}},
 			EffectiveTargetKind: &strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"},
 			Strategies:          strata.Strategies{Default: "PatchDefaults"},
 		}}},
