@@ -27,7 +27,7 @@ type Acc struct {
 	vals map[string]any
 	prov map[string]Source
 	// normal says the value is in the form Of gives (see normal), which
-	// OverridesPatch needs.
+	// grafting an atomic default needs.
 	normal bool
 	// lk are the locks the free set is kept for (see track); free are
 	// the sources' pointers that are not locked.
@@ -471,58 +471,6 @@ func (a *Acc) AtomicDefaults(m Value, l *Locks) {
 func (a *Acc) Replace(v Value, l *Locks) {
 	*a = *NewAcc(v)
 	l.resettle(a)
-}
-
-// OverridesPatch sets a to Patch(m, a): the accumulated value is the
-// higher one, m only fills the fields it leaves unset. When both are in
-// normal form (see normal), that is adding m's fields where a has none,
-// a cost in m's size; it reports false, and changes nothing, otherwise.
-func (a *Acc) OverridesPatch(m Value, l *Locks) bool {
-	a.track(l)
-	if !a.normal || !normal(m) {
-		return false
-	}
-	if a.vals == nil {
-		a.vals = map[string]any{}
-	}
-	var changed []string
-	a.fill(a.vals, m.Values, "", m.Prov, &changed)
-	l.recheck(a, changed)
-	return true
-}
-
-// fill adds to h (a's own) the fields of lower that h does not set.
-func (a *Acc) fill(h, lower map[string]any, prefix string, lprov map[string]Source, changed *[]string) {
-	for k, lv := range lower {
-		p := prefix + "/" + Escape(k)
-		hv, has := h[k]
-		if !has {
-			if sub, isMap := lv.(map[string]any); isMap {
-				h[k] = deepCopy(sub)
-				if len(sub) > 0 {
-					Leaves(sub, p, func(q string) { a.setProv(q, lprov[q]) })
-				} else {
-					a.setProv(p, lprov[p])
-				}
-			} else {
-				h[k] = lv
-				a.setProv(p, lprov[p])
-			}
-			*changed = append(*changed, p)
-			continue
-		}
-		hm, hok := hv.(map[string]any)
-		lm, lok := lv.(map[string]any)
-		if hok && lok {
-			was := len(hm)
-			a.fill(hm, lm, p, lprov, changed)
-			if was == 0 && len(hm) > 0 {
-				a.delProv(p) // an empty object leaf that now has fields
-				*changed = append(*changed, p)
-			}
-		}
-		// Otherwise the higher value stands, and its sources with it.
-	}
 }
 
 // recheck updates which locked pointers are unsettled after a step that

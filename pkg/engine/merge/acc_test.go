@@ -22,7 +22,7 @@ func TestAccMatchesImmutable(t *testing.T) {
 		srcs[i] = &policykind.Policy{Name: fmt.Sprintf("p%d", i)}
 	}
 	// Half the seeds have no nulls, so that values stay in normal form
-	// and OverridesPatch works in place.
+	// and AtomicDefaults grafts in place.
 	nulls := false
 	var value func(r *rand.Rand, depth int) map[string]any
 	value = func(r *rand.Rand, depth int) map[string]any {
@@ -61,9 +61,7 @@ func TestAccMatchesImmutable(t *testing.T) {
 				acc.AtomicDefaults(m, locks)
 			case 3:
 				ref = Patch(m, ref)
-				if !acc.OverridesPatch(m, locks) {
-					acc.Replace(Patch(m, acc.Value()), locks)
-				}
+				acc.Replace(Patch(m, acc.Value()), locks)
 			case 4:
 				ref = m
 				acc.Replace(m, locks)
