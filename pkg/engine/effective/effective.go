@@ -142,6 +142,10 @@ type computer struct {
 	sourcedBy map[*policykind.Policy][]string
 	// plain caches merge.Plain per block.
 	plain map[*policykind.Block]bool
+	// objectOf is the target whose own values object holds (objectValues).
+	objectOf   topology.NodeID
+	objectRead bool
+	object     *merge.Value
 	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
 	// field so that tests can compare both folds on every stack.
 	inPlaceFrom int
@@ -635,13 +639,22 @@ func (c *computer) sourced(p *policykind.Policy) []string {
 
 // objectValues reads the target object's own values of the spec proper
 // (Spec.TargetFields), or nil when it sets none.
+// The object is read once per target, not once per context: the
+// contexts of a target are computed one after another (compute), so the
+// last target's values are kept.
 func (c *computer) objectValues(target topology.NodeID) *merge.Value {
-	vals := TargetValues(c.g, c.k, target)
-	if vals == nil {
+	if len(c.k.TargetFields) == 0 {
 		return nil
 	}
-	v := merge.Of(vals, nil)
-	return &v
+	if c.objectOf == target && c.objectRead {
+		return c.object
+	}
+	c.objectOf, c.objectRead, c.object = target, true, nil
+	if vals := TargetValues(c.g, c.k, target); vals != nil {
+		v := merge.Of(vals, nil)
+		c.object = &v
+	}
+	return c.object
 }
 
 // TargetValues reads a target object's own values of a kind's
