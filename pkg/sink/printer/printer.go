@@ -30,6 +30,14 @@ func List(items []any) map[string]any {
 // Print writes v as YAML or indented JSON. Maps are written with sorted
 // keys, so the same value always gives the same bytes.
 func Print(w io.Writer, v any, format string) error {
+	if l, ok := v.(map[string]any); ok && isList(l) {
+		return printList(w, l, format)
+	}
+	return printWhole(w, v, format)
+}
+
+// printWhole writes v as one document.
+func printWhole(w io.Writer, v any, format string) error {
 	// Round-trip through JSON so typed and unstructured objects print alike.
 	js, err := json.Marshal(v)
 	if err != nil {
@@ -56,6 +64,90 @@ func Print(w io.Writer, v any, format string) error {
 		return err
 	}
 	return fmt.Errorf("output format %q: want yaml or json", format)
+}
+
+// isList reports whether l is what List makes.
+func isList(l map[string]any) bool {
+	_, items := l["items"].([]any)
+	return len(l) == 3 && items && l["apiVersion"] == "v1" && l["kind"] == "List"
+}
+
+// printList writes a List item by item, the bytes Print would write for
+// the whole of it, without the whole document's generic tree in memory at
+// once: printing a 100 MB answer cost about 100 bytes of heap per byte of
+// output (issue 11, "No cliffs"). Each item is encoded in its place in
+// the document (YAML: as the one item of "items", so that the emitter's
+// columns, and where it wraps long strings, are those of the whole
+// document; JSON: indented at the items' depth).
+func printList(w io.Writer, l map[string]any, format string) error {
+	items := l["items"].([]any)
+	switch format {
+	case JSON:
+		if len(items) == 0 {
+			_, err := io.WriteString(w, "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n  \"kind\": \"List\"\n}\n")
+			return err
+		}
+		if _, err := io.WriteString(w, "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n"); err != nil {
+			return err
+		}
+		for i, item := range items {
+			generic, err := genericOf(item)
+			if err != nil {
+				return err
+			}
+			out, err := json.MarshalIndent(generic, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			sep := ",\n"
+			if i == len(items)-1 {
+				sep = "\n"
+			}
+			if _, err := fmt.Fprintf(w, "    %s%s", out, sep); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, "  ],\n  \"kind\": \"List\"\n}\n")
+		return err
+	case YAML, "":
+		if len(items) == 0 {
+			_, err := io.WriteString(w, "apiVersion: v1\nitems: []\nkind: List\n")
+			return err
+		}
+		if _, err := io.WriteString(w, "apiVersion: v1\nitems:\n"); err != nil {
+			return err
+		}
+		for _, item := range items {
+			js, err := json.Marshal(map[string]any{"items": []any{item}})
+			if err != nil {
+				return fmt.Errorf("encode output: %w", err)
+			}
+			out, err := jsonToYAML(js)
+			if err != nil {
+				return err
+			}
+			if _, err := w.Write(bytes.TrimPrefix(out, []byte("items:\n"))); err != nil {
+				return err
+			}
+		}
+		_, err := io.WriteString(w, "kind: List\n")
+		return err
+	}
+	return fmt.Errorf("output format %q: want yaml or json", format)
+}
+
+// genericOf is v as encoding/json reads it back: maps with sorted keys
+// when encoded, as Print writes every object.
+func genericOf(v any) (any, error) {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode output: %w", err)
+	}
+	var generic any
+	if err := json.Unmarshal(js, &generic); err != nil {
+		return nil, err
+	}
+	return generic, nil
 }
 
 // jsonToYAML is sigs.k8s.io/yaml's JSONToYAML without its one flaw: that
