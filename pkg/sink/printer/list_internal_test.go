@@ -20,7 +20,7 @@ func TestPrintListIsPrintWhole(t *testing.T) {
 	}
 	long := strings.Repeat("superseded by team-a/policy in 3 of 4 contexts (fields /a/b, /c) ", 4)
 	cases := map[string][]any{
-		"empty": {},
+		"empty":     {},
 		"one typed": {typed{Name: "a", Message: long, Count: 3}},
 		"mixed": {
 			typed{Name: "a", Spec: map[string]any{"x": []any{}, "y": map[string]any{}, "z": nil}},
