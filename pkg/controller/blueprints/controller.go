@@ -221,12 +221,6 @@ type childCache struct{ cache.Cache }
 
 func (c childCache) GetCache() cache.Cache { return c.Cache }
 
-// Renders counts renders by parent kind and result (for tests).
-func (c *Controller) Renders() *prometheus.CounterVec { return c.renders }
-
-// Writes counts writes by kind and operation (for tests).
-func (c *Controller) Writes() *prometheus.CounterVec { return c.writes }
-
 // reconcile dispatches a key to the reconcile of its kind. A write
 // conflict (optimistic locking on status) means the cache was behind: the
 // key is retried shortly on a fresher cache, without an error log.

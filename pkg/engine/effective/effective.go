@@ -77,16 +77,11 @@ type Result struct {
 	Targets []*Target
 }
 
-// Compute calculates the effective policy of every effective target of a
-// kind in every context. funcs are the merge functions by atomicity.
-func Compute(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *Result {
-	return ComputeOnly(g, k, att, funcs, nil)
-}
-
-// ComputeOnly is Compute for the effective targets for which in is true
-// (all of them when in is nil), for questions about a few nodes of a large
-// graph: each target it returns is the one Compute returns, contexts and
-// outcomes alike, because a target's contexts are its own ancestor paths
+// ComputeOnly calculates the effective policy of a kind in every context
+// of the effective targets for which in is true (all of them when in is
+// nil; funcs are the merge functions by atomicity). For questions about a
+// few nodes of a large graph, each target it returns is the one a
+// complete computation returns, contexts and outcomes alike, because a target's contexts are its own ancestor paths
 // and the attachments along them, whatever else the graph holds. Only the
 // targets left out differ: they are missing.
 func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
