@@ -73,11 +73,7 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(r *gwv1.HTTPRoute) Route {
 			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
 			for _, rule := range r.Spec.Rules {
-				x := RouteRule{Name: rule.Name}
-				for _, b := range rule.BackendRefs {
-					x.Backends = append(x.Backends, b.BackendObjectReference)
-				}
-				rr.Rules = append(rr.Rules, x)
+				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, func(b gwv1.HTTPBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }))
 			}
 			return rr
 		}),
@@ -86,11 +82,7 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(r *gwv1.GRPCRoute) Route {
 			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
 			for _, rule := range r.Spec.Rules {
-				x := RouteRule{Name: rule.Name}
-				for _, b := range rule.BackendRefs {
-					x.Backends = append(x.Backends, b.BackendObjectReference)
-				}
-				rr.Rules = append(rr.Rules, x)
+				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, func(b gwv1.GRPCBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }))
 			}
 			return rr
 		}),
@@ -99,7 +91,7 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(r *gwv1.TLSRoute) Route {
 			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
 			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs))
+				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
 			}
 			return rr
 		}),
@@ -108,7 +100,7 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(r *gwv1.TCPRoute) Route {
 			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs}
 			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs))
+				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
 			}
 			return rr
 		}),
@@ -117,7 +109,7 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(r *gwv1.UDPRoute) Route {
 			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs}
 			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs))
+				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
 			}
 			return rr
 		}),
@@ -129,13 +121,16 @@ var Kinds = map[schema.GroupKind]Kind{
 
 // backendRule is the rule of the route kinds whose rules hold only
 // backendRefs (TLSRoute, TCPRoute, UDPRoute).
-func backendRule(name *gwv1.SectionName, refs []gwv1.BackendRef) RouteRule {
+func backendRule[B any](name *gwv1.SectionName, refs []B, of func(B) gwv1.BackendObjectReference) RouteRule {
 	x := RouteRule{Name: name}
 	for _, b := range refs {
-		x.Backends = append(x.Backends, b.BackendObjectReference)
+		x.Backends = append(x.Backends, of(b))
 	}
 	return x
 }
+
+// objectRef is the object a plain BackendRef names.
+func objectRef(b gwv1.BackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }
 
 // kind is the entry of a kind whose objects, of Go type T, the snapshot
 // holds in the slice slot returns, and whose list type L holds them in
