@@ -171,13 +171,16 @@ func referrals(g *topology.Graph, policies []*policykind.Policy) referralIndex {
 		if n.Object == nil || n.Ref.Section != "" {
 			continue
 		}
+		var obj map[string]any // converted once per object, on first need
 		for r := range fields {
 			if n.Ref.Group != r.Group || n.Ref.Kind != r.Kind {
 				continue
 			}
-			obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(n.Object)
-			if err != nil {
-				continue
+			if obj == nil {
+				var err error
+				if obj, err = runtime.DefaultUnstructuredConverter.ToUnstructured(n.Object); err != nil {
+					break
+				}
 			}
 			ref, found, err := unstructured.NestedMap(obj, strings.Split(r.Field, ".")...)
 			if err != nil || !found {

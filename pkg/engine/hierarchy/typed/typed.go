@@ -119,8 +119,8 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(l *gwv1b1.ReferenceGrantList) []gwv1b1.ReferenceGrant { return l.Items }),
 }
 
-// backendRule is the rule of the route kinds whose rules hold only
-// backendRefs (TLSRoute, TCPRoute, UDPRoute).
+// backendRule is a route rule as the topology links it: its name and the
+// objects its backendRefs name, of backend type B (of reads one).
 func backendRule[B any](name *gwv1.SectionName, refs []B, of func(B) gwv1.BackendObjectReference) RouteRule {
 	x := RouteRule{Name: name}
 	for _, b := range refs {
