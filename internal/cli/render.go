@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -299,7 +300,10 @@ func decodeInto[T any](d files.Document, list *[]*T) error {
 
 // printRendered renders every job and prints the objects, or one error
 // naming every failure; nothing is printed unless all renders succeed.
+// Kinds are scope's, decoded with client-go's scheme as the controller
+// decodes them (render.Kinds).
 func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
+	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output
 	var problems []string
 	used := map[string]bool{}
@@ -318,7 +322,7 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, j.Err))
 			continue
 		}
-		out, err := render.Render(j.Input, scope)
+		out, err := render.Render(j.Input, kinds)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, err))
 			continue

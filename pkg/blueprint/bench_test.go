@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
@@ -85,7 +86,7 @@ func benchWorld(b *testing.B, tenants, perNS int) World {
 // render` does, and an upper bound of a controller resync.
 func BenchmarkPlanAndRender(b *testing.B) {
 	w := benchWorld(b, 100, 10)
-	scope := render.StaticScope(nil)
+	kinds := render.Kinds{Scope: render.StaticScope(nil), Types: clientgoscheme.Scheme}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, jobs := Plan(w, "strata.dev/blueprint-controller", "strata-system")
@@ -93,7 +94,7 @@ func BenchmarkPlanAndRender(b *testing.B) {
 			b.Fatalf("%d jobs", len(jobs))
 		}
 		for _, j := range jobs {
-			if _, err := render.Render(j.Input, scope); err != nil {
+			if _, err := render.Render(j.Input, kinds); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -106,10 +107,10 @@ func BenchmarkRenderGateway(b *testing.B) {
 	w := benchWorld(b, 100, 10)
 	_, jobs := Plan(w, "strata.dev/blueprint-controller", "strata-system")
 	in := jobs[0].Input
-	scope := render.StaticScope(nil)
+	kinds := render.Kinds{Scope: render.StaticScope(nil), Types: clientgoscheme.Scheme}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := render.Render(in, scope); err != nil {
+		if _, err := render.Render(in, kinds); err != nil {
 			b.Fatal(err)
 		}
 	}

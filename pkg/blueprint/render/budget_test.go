@@ -81,7 +81,7 @@ var budgetCases = []budgetCase{
 // renderBudgetCase renders c's template as a Gateway's resource template.
 func renderBudgetCase(c budgetCase) error {
 	in := Input{Blueprint: testBlueprint("", "cm", c.template), Gateway: testGateway(), Values: map[string]any{}}
-	_, err := render(in, testScope, &budget{})
+	_, err := render(in, testKinds, &budget{})
 	return err
 }
 

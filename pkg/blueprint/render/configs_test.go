@@ -7,6 +7,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
@@ -73,3 +74,9 @@ func atLevel(t *testing.T, l values.Level, name string, age int, def, ov map[str
 	}
 	return values.GatewayConfig(&bpv1.GatewayConfig{ObjectMeta: meta, Spec: spec})
 }
+
+// testKinds are the kinds of testScope, type-checked with client-go's
+// scheme as the controller and `strata render` do.
+var testKinds = kindsOf(testScope)
+
+func kindsOf(s Scope) Kinds { return Kinds{Scope: s, Types: clientgoscheme.Scheme} }

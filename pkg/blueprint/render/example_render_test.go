@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
@@ -43,15 +44,21 @@ data:
 			Hostnames:       []gwv1.Hostname{"shop.example.com"},
 		},
 	}
-	scope := func(gk schema.GroupKind) (namespaced, known bool) {
-		return gk == schema.GroupKind{Kind: "ConfigMap"}, gk.Kind == "ConfigMap"
+	// The kinds this render may produce: a namespaced ConfigMap, decoded
+	// strictly with client-go's scheme (the controller passes its API
+	// server's discovery, render.MapperScope, for Scope).
+	kinds := render.Kinds{
+		Scope: func(gk schema.GroupKind) (namespaced, known bool) {
+			return gk == schema.GroupKind{Kind: "ConfigMap"}, gk.Kind == "ConfigMap"
+		},
+		Types: clientgoscheme.Scheme,
 	}
 	out, err := render.Render(render.Input{
 		Blueprint: bp,
 		Gateway:   gw,
 		Routes:    []*gwv1.HTTPRoute{route},
 		Values:    map[string]any{"replicas": 2},
-	}, scope)
+	}, kinds)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -60,7 +67,7 @@ data:
 	fmt.Print(string(b))
 
 	// A missing value names the template, the line and the value path.
-	_, err = render.Render(render.Input{Blueprint: bp, Gateway: gw}, scope)
+	_, err = render.Render(render.Input{Blueprint: bp, Gateway: gw}, kinds)
 	fmt.Println(err)
 	// Output:
 	// apiVersion: v1

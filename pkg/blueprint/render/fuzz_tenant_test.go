@@ -39,7 +39,7 @@ func FuzzTenantValues(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Render(Input{Blueprint: fx.bp, Gateway: gw, Values: v.Values, Sources: v.Leaves}, StaticScope(nil))
+		return Render(Input{Blueprint: fx.bp, Gateway: gw, Values: v.Values, Sources: v.Leaves}, kindsOf(StaticScope(nil)))
 	}
 	type shapeOf struct {
 		objects []string

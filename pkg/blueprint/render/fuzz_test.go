@@ -145,7 +145,7 @@ func TestRenderNasty(t *testing.T) {
 				in.Blueprint = testBlueprint(tmpl, "t", tmpl)
 				in.Blueprint.Spec.ClusterScopedKinds = []bpv1.GroupKind{{Kind: "Namespace"}}
 				_ = Check(in.Blueprint)
-				out, err := render(in, testScope, &budget{max: 1 << 16})
+				out, err := render(in, testKinds, &budget{max: 1 << 16})
 				checkRendered(t, in, out, err)
 			})
 		}
@@ -171,7 +171,7 @@ func FuzzRender(f *testing.F) {
 			in.Routes = []*gwv1.HTTPRoute{in.Route}
 		}
 		checkErr := Check(in.Blueprint)
-		out, err := render(in, testScope, &budget{max: 1 << 16})
+		out, err := render(in, testKinds, &budget{max: 1 << 16})
 		checkRendered(t, in, out, err)
 		if checkErr != nil && err == nil {
 			t.Fatalf("Check failed (%v) but Render did not", checkErr)

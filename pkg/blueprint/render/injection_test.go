@@ -129,7 +129,7 @@ func TestInjection(t *testing.T) {
 		if route {
 			in.Route = testRoute("team", "r")
 		}
-		return Render(in, injectionScope)
+		return Render(in, kindsOf(injectionScope))
 	}
 	for _, level := range []values.Level{values.LevelConfigParent, values.LevelClassConfigClass} {
 		for _, route := range []bool{false, true} {
@@ -238,7 +238,7 @@ metadata:
 	bp := &bpv1.GatewayClassBlueprint{Spec: bpv1.BlueprintSpec{GatewayTemplate: tmpl}}
 	bp.Name = "bp"
 	for _, key := range []string{"x: \"1\"\n  finalizers:\n  - strata.dev/stuck\n  annotations:\n    y", "a: b\n  finalizers: [x]"} {
-		out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Values: map[string]any{"tags": map[string]any{key: "v"}}}, testScope)
+		out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Values: map[string]any{"tags": map[string]any{key: "v"}}}, testKinds)
 		if err != nil {
 			// Refused as an invalid label key: fine.
 			if !strings.Contains(err.Error(), "metadata.labels: Invalid value") {

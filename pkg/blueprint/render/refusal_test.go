@@ -94,7 +94,7 @@ func TestRefusals(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Values: v.Values, Sources: v.Leaves}, testScope)
+			out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Values: v.Values, Sources: v.Leaves}, testKinds)
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("got %v, %v; want a refusal", out, err)
@@ -136,7 +136,7 @@ func TestTemplateRefusals(t *testing.T) {
 			if c.name == "Service name not DNS-1035" {
 				text = strings.Replace(text, "name: x", "name: 1x", 1)
 			}
-			_, err := Render(Input{Blueprint: testBlueprint("", "t", text), Gateway: testGateway()}, testScope)
+			_, err := Render(Input{Blueprint: testBlueprint("", "t", text), Gateway: testGateway()}, testKinds)
 			if c.reason == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -42,6 +43,22 @@ const (
 // Scope tells whether a kind is namespaced. known is false for a kind the
 // caller cannot resolve (no CRD, no discovery entry): rendering refuses it.
 type Scope func(gk schema.GroupKind) (namespaced, known bool)
+
+// Kinds is what a render knows of the kinds a template may produce, given
+// by the caller rather than read from a global, so this package links no
+// client: the controller passes its API server's discovery (MapperScope)
+// and client-go's scheme, `strata render -f` the generated table
+// (StaticScope) and the same scheme.
+type Kinds struct {
+	// Scope says whether a kind is namespaced; nil knows no kind, so
+	// every object is refused.
+	Scope Scope
+	// Types makes an empty Go value of a kind (a *runtime.Scheme does):
+	// an object of a kind it knows is decoded into it strictly, as the
+	// API server would read it (checkTyped); a kind it does not know (a
+	// custom resource) is left to the server's schema. Nil checks none.
+	Types runtime.ObjectCreater
+}
 
 // Input is everything one render reads. Callers fill it from files
 // (`strata render`) or from the cluster cache (the controller).
@@ -170,8 +187,8 @@ const (
 // metadata.name. Tenant safety (Reason NotAllowed): a namespaced object
 // lands in the parent's namespace (the Gateway's, or the route's), and
 // one naming another namespace is refused; a cluster-scoped kind is
-// refused unless listed in spec.clusterScopedKinds; a kind scope does not
-// know is refused (a nil scope knows none); an object with
+// refused unless listed in spec.clusterScopedKinds; a kind kinds.Scope
+// does not know is refused (a nil Scope knows none); an object with
 // ownerReferences is refused (the controller sets owners). Every object
 // gets the labels of in.Labels() and LabelTemplate, whatever the
 // template said for those keys. Two objects of one group, kind,
@@ -183,7 +200,7 @@ const (
 // Values fill only the YAML node their action sits in (holes.go): a value
 // never adds an object, a key or a list item the template did not write.
 // Every object is then checked (admit): list kinds, scope, metadata,
-// strict decoding of built-in kinds, Pod Security; a refusal caused by a
+// strict decoding of the kinds kinds.Types knows, Pod Security; a refusal caused by a
 // value names the config that set it (Error.Source and Path).
 //
 // Every error is an *Error. The same input renders the same bytes. A
@@ -191,11 +208,11 @@ const (
 // maxDepth nested template calls, maxOutput bytes per template and per
 // function result, and maxWork units of work (cost.go), which every
 // function call, print, comparison, range and decoded byte spends.
-func Render(in Input, scope Scope) (*Output, error) {
-	return render(in, scope, &budget{})
+func Render(in Input, kinds Kinds) (*Output, error) {
+	return render(in, kinds, &budget{})
 }
 
-func render(in Input, scope Scope, b *budget) (*Output, error) {
+func render(in Input, kinds Kinds, b *budget) (*Output, error) {
 	bp := in.Blueprint
 	if bp == nil {
 		return nil, &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint to render")}
@@ -224,7 +241,7 @@ func render(in Input, scope Scope, b *budget) (*Output, error) {
 	}
 	r := &renderer{
 		bp:       bp,
-		scope:    scope,
+		kinds:    kinds,
 		parentNS: parentNS,
 		labels:   in.Labels(),
 		sources:  in.Sources,
@@ -353,7 +370,7 @@ func execute(bp, name string, t *template.Template, ctx map[string]any) ([]byte,
 // renderer checks and labels the objects of one render.
 type renderer struct {
 	bp       *bpv1.GatewayClassBlueprint
-	scope    Scope
+	kinds    Kinds
 	parentNS string
 	labels   map[string]string
 	cluster  map[schema.GroupKind]bool // spec.clusterScopedKinds
@@ -428,8 +445,8 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		delete(md, f) // only empty ones are left
 	}
 	namespaced, known := false, false
-	if r.scope != nil {
-		namespaced, known = r.scope(gk)
+	if r.kinds.Scope != nil {
+		namespaced, known = r.kinds.Scope(gk)
 	}
 	if !known {
 		return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is not known to be namespaced or cluster-scoped (is its CustomResourceDefinition installed?)", what, gk)
@@ -473,7 +490,7 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 	}
 	labels[LabelTemplate] = LabelValue(rt)
 	md["labels"] = labels
-	if err := checkTyped(obj); err != nil {
+	if err := checkTyped(r.kinds.Types, obj); err != nil {
 		at := ""
 		if te, ok := errors.AsType[*TypeError](err); ok && te.Field != "" {
 			at = "/" + strings.ReplaceAll(te.Field, ".", "/")

@@ -174,13 +174,13 @@ func TestRenderGolden(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			f := loadFixture(t, filepath.Join(dir, "input.yaml"))
 			var w bytes.Buffer
-			out, err := Render(f.input(t, nil), testScope)
+			out, err := Render(f.input(t, nil), testKinds)
 			if err != nil {
 				t.Fatal(err)
 			}
 			printOutput(t, &w, "Gateway "+f.gw.Namespace+"/"+f.gw.Name, out)
 			for _, r := range f.routes {
-				out, err := Render(f.input(t, r), testScope)
+				out, err := Render(f.input(t, r), testKinds)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -215,7 +215,7 @@ data:
 	}
 	var first []byte
 	for i := 0; i < 20; i++ {
-		out, err := Render(in, testScope)
+		out, err := Render(in, testKinds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -453,7 +453,7 @@ func TestRenderErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := Input{Blueprint: c.bp, Gateway: testGateway(), Route: c.route, Values: vals}
-			out, err := render(in, testScope, &budget{max: c.maxSteps})
+			out, err := render(in, testKinds, &budget{max: c.maxSteps})
 			if out != nil {
 				t.Errorf("Render returned objects with an error: %v", out)
 			}
@@ -474,7 +474,7 @@ func TestRenderErrors(t *testing.T) {
 
 func TestRenderErrorMessage(t *testing.T) {
 	bp := testBlueprint("", "deployment", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replicas: {{ .Values.replicas }}\n")
-	_, err := Render(Input{Blueprint: bp, Gateway: testGateway()}, testScope)
+	_, err := Render(Input{Blueprint: bp, Gateway: testGateway()}, testKinds)
 	want := `GatewayClassBlueprint bp: gatewayTemplate.resourceTemplates[deployment] line 6: map has no entry for key "replicas" (value path .Values.replicas)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got\n%v\nwant\n%s", err, want)
@@ -486,7 +486,7 @@ func TestRenderTenantSafety(t *testing.T) {
 	bp := testBlueprint("", "crb", fmt.Sprintf(rb, "{{ .Gateway.metadata.name }}-reader"), "cm", fmt.Sprintf(cm, "plain")+"  ownerReferences: []\n")
 	bp.Spec.ClusterScopedKinds = []bpv1.GroupKind{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}}
 	route := testRoute("shop", "r")
-	out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Route: route}, testScope)
+	out, err := Render(Input{Blueprint: bp, Gateway: testGateway(), Route: route}, testKinds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -516,7 +516,7 @@ func TestRenderTenantSafety(t *testing.T) {
 }
 
 func TestRenderNilScopeRefusesAll(t *testing.T) {
-	_, err := Render(Input{Blueprint: testBlueprint("", "cm", fmt.Sprintf(cm, "x")), Gateway: testGateway()}, nil)
+	_, err := Render(Input{Blueprint: testBlueprint("", "cm", fmt.Sprintf(cm, "x")), Gateway: testGateway()}, Kinds{})
 	var e *Error
 	if !errors.As(err, &e) || e.Reason != ReasonNotAllowed {
 		t.Errorf("got %v", err)
@@ -537,7 +537,7 @@ func TestRenderNothing(t *testing.T) {
 			if err := Check(c.bp); err != nil {
 				t.Fatal(err)
 			}
-			out, err := Render(Input{Blueprint: c.bp, Gateway: testGateway(), Route: c.route}, testScope)
+			out, err := Render(Input{Blueprint: c.bp, Gateway: testGateway(), Route: c.route}, testKinds)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -550,7 +550,7 @@ func TestRenderNothing(t *testing.T) {
 
 func TestRenderBadInput(t *testing.T) {
 	for _, in := range []Input{{}, {Blueprint: testBlueprint("", "cm", fmt.Sprintf(cm, "x"))}} {
-		_, err := Render(in, testScope)
+		_, err := Render(in, testKinds)
 		var e *Error
 		if !errors.As(err, &e) || e.Reason != ReasonInvalidParameters {
 			t.Errorf("Render(%+v) = %v", in, err)
@@ -631,7 +631,7 @@ func TestRenderLongNames(t *testing.T) {
 	gw := testGateway()
 	gw.Name = strings.Repeat("g", 100)
 	in := Input{Blueprint: testBlueprint("", "cm", fmt.Sprintf(cm, "x")), Gateway: gw}
-	out, err := Render(in, testScope)
+	out, err := Render(in, testKinds)
 	if err != nil {
 		t.Fatal(err)
 	}

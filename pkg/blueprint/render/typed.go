@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TypeError is a rendered object of a built-in kind whose field does not
@@ -29,12 +29,16 @@ func (e *TypeError) Error() string {
 	return fmt.Sprintf("%s %s: %s: %v", e.Kind, e.Name, e.Field, e.Err)
 }
 
-// checkTyped decodes obj into its Go type when client-go's scheme knows
-// its kind, strictly (unknown fields refused), as the API server would
-// read it; other kinds (custom resources) pass. A render prints only what
-// the API server could take.
-func checkTyped(obj *unstructured.Unstructured) error {
-	typed, err := clientgoscheme.Scheme.New(obj.GroupVersionKind())
+// checkTyped decodes obj into its Go type when types (Kinds.Types, the
+// caller's scheme: client-go's for the controller and `strata render`)
+// knows its kind, strictly (unknown fields refused), as the API server
+// would read it; other kinds (custom resources) pass, as does every kind
+// when types is nil. A render prints only what the API server could take.
+func checkTyped(types runtime.ObjectCreater, obj *unstructured.Unstructured) error {
+	if types == nil {
+		return nil
+	}
+	typed, err := types.New(obj.GroupVersionKind())
 	if err != nil {
 		return nil // not a built-in kind (or version): the server's schema decides
 	}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -255,11 +256,13 @@ func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, er
 // to the second (what the API server stores).
 func (c *Controller) now() time.Time { return c.opts.Now().UTC().Truncate(time.Second) }
 
-// scope resolves a kind with the manager's REST mapper, which reloads
-// discovery on an unknown kind, so a CRD installed while Strata runs can
-// be rendered on the next render (render.MapperScope).
-func (c *Controller) scope(gk schema.GroupKind) (namespaced, known bool) {
-	return render.MapperScope(c.mapper)(gk)
+// kinds are what a render knows of the kinds it may produce: their scope
+// from the manager's REST mapper, which reloads discovery on an unknown
+// kind, so a CRD installed while Strata runs can be rendered on the next
+// render (render.MapperScope); their Go types from client-go's scheme,
+// as `strata render` checks them.
+func (c *Controller) kinds() render.Kinds {
+	return render.Kinds{Scope: render.MapperScope(c.mapper), Types: clientgoscheme.Scheme}
 }
 
 // servedKinds are the kinds the controller watches from the start; their

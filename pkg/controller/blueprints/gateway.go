@@ -132,7 +132,7 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 		Blueprint:      bp, Class: class, Gateway: gw, Routes: a.routes,
 		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
-	out, err := render.Render(in, c.scope)
+	out, err := render.Render(in, c.kinds())
 	if err != nil {
 		var re *render.Error
 		if !errors.As(err, &re) {

@@ -189,7 +189,7 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv blueprint
 		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
 		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
-	out, err := render.Render(in, c.scope)
+	out, err := render.Render(in, c.kinds())
 	if err != nil {
 		var re *render.Error
 		if !errors.As(err, &re) {
