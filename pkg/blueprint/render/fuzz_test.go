@@ -154,7 +154,7 @@ func TestRenderNasty(t *testing.T) {
 
 // FuzzRender renders fuzzed templates over fuzzed values: no panic, no
 // hang, and what comes back is an *Error or objects that obey the
-// tenant-safety rules. `go test -fuzz FuzzRender ./pkg/blueprint`.
+// tenant-safety rules. `go test -fuzz FuzzRender ./pkg/blueprint/render`.
 func FuzzRender(f *testing.F) {
 	for _, s := range nastyTemplates {
 		f.Add(s, `{"x": 1}`, false)

@@ -77,10 +77,10 @@ type Input struct {
 	Routes []*gwv1.HTTPRoute
 	// Namespace is the parent's Namespace object, when known.
 	Namespace *corev1.Namespace
-	// Values are the merged values (Merge), read as .Values.
+	// Values are the merged values (values.Merge), read as .Values.
 	Values map[string]any
 	// Sources are the merged values' leaves with who set them
-	// (Values.Leaves): a refused object names the config that set the
+	// (values.Values.Leaves): a refused object names the config that set the
 	// value behind the refusal. Optional.
 	Sources []values.Leaf
 	// Resources are the current objects of this parent's previous render,

@@ -156,7 +156,7 @@ func golden(t *testing.T, path, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./pkg/blueprint -update)", err)
+		t.Fatalf("%v (run go test ./pkg/blueprint/render -update)", err)
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("%s differs (-want +got):\n%s", path, d)
