@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -24,7 +25,8 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/controller/blueprints"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -83,7 +85,7 @@ and names the template, the line and the value path.`,
 			}
 			var (
 				w     blueprint.World
-				scope blueprint.Scope
+				scope render.Scope
 				from  string
 				err   error
 			)
@@ -126,8 +128,8 @@ and names the template, the line and the value path.`,
 	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
 	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
 	kube.AddFlags(c.Flags())
-	c.Flags().StringVar(&f.controllerName, "controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
-	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprints.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
+	c.Flags().StringVar(&f.controllerName, "controller-name", blueprint.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
+	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprint.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
 	return c
 }
 
@@ -135,7 +137,7 @@ and names the template, the line and the value path.`,
 // and the built-in API groups define. A CRD the scope does not trust (one
 // that names a built-in kind, say) is a warning: its kind stays unknown
 // or keeps its real scope.
-func fileWorld(paths []string, s Streams) (blueprint.World, blueprint.Scope, error) {
+func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error) {
 	docs, err := files.Documents(paths, s.In)
 	if err != nil {
 		return blueprint.World{}, nil, err
@@ -144,16 +146,16 @@ func fileWorld(paths []string, s Streams) (blueprint.World, blueprint.Scope, err
 	if err != nil {
 		return blueprint.World{}, nil, err
 	}
-	for _, e := range blueprint.IgnoredCRDs(crds) {
+	for _, e := range render.IgnoredCRDs(crds) {
 		fmt.Fprintf(s.Err, "warning: %v\n", e)
 	}
-	return w, blueprint.StaticScope(crds), nil
+	return w, render.StaticScope(crds), nil
 }
 
 // liveWorld reads the World of the cluster of the kubeconfig: what the
 // controller's cache holds, with the children its inventories name for
 // .Resources, and the server's own idea of every kind's scope.
-func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, blueprint.Scope, string, error) {
+func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
 	var w blueprint.World
 	cl, err := connectCluster(kube, s)
 	if err != nil {
@@ -191,7 +193,7 @@ func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName st
 		parents = append(parents, r)
 	}
 	for _, p := range parents {
-		for _, u := range blueprints.Inventoried(p, controllerName) {
+		for _, u := range blueprint.Inventoried(p.GetAnnotations(), controllerName) {
 			if err := cl.client.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 					continue
@@ -202,7 +204,7 @@ func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName st
 			w.Children = append(w.Children, u)
 		}
 	}
-	return w, blueprint.MapperScope(cl.mapper), from, nil
+	return w, render.MapperScope(cl.mapper), from, nil
 }
 
 func ptrs[T any](items []T) []*T {
@@ -267,7 +269,7 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 		case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
 			crds = append(crds, d.Object)
 		default:
-			if _, ok := d.Object.GetLabels()[blueprint.LabelParentKind]; ok {
+			if _, ok := d.Object.GetLabels()[render.LabelParentKind]; ok {
 				w.Children = append(w.Children, d.Object)
 			}
 		}
@@ -298,7 +300,10 @@ func decodeInto[T any](d files.Document, list *[]*T) error {
 
 // printRendered renders every job and prints the objects, or one error
 // naming every failure; nothing is printed unless all renders succeed.
-func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope blueprint.Scope, f renderFlags) error {
+// Kinds are scope's, decoded with client-go's scheme as the controller
+// decodes them (render.Kinds).
+func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
+	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output
 	var problems []string
 	used := map[string]bool{}
@@ -317,7 +322,7 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, j.Err))
 			continue
 		}
-		out, err := blueprint.Render(j.Input, scope)
+		out, err := render.Render(j.Input, kinds)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", j.Parent, err))
 			continue
@@ -358,19 +363,19 @@ func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, 
 
 // valuesDoc is the -o yaml|json form of --values (schema in docs/cli.md).
 type valuesDoc struct {
-	Parent  blueprint.Parent `json:"parent"`
-	Values  map[string]any   `json:"values"`
-	Leaves  []blueprint.Leaf `json:"leaves"`
-	Configs []configDoc      `json:"configs"`
+	Parent  values.Parent  `json:"parent"`
+	Values  map[string]any `json:"values"`
+	Leaves  []values.Leaf  `json:"leaves"`
+	Configs []configDoc    `json:"configs"`
 }
 
 type configDoc struct {
-	Kind      string           `json:"kind"`
-	Namespace string           `json:"namespace"`
-	Name      string           `json:"name"`
-	Level     blueprint.Level  `json:"level"`
-	Result    string           `json:"result"`
-	Lost      []blueprint.Lost `json:"lost,omitempty"`
+	Kind      string        `json:"kind"`
+	Namespace string        `json:"namespace"`
+	Name      string        `json:"name"`
+	Level     values.Level  `json:"level"`
+	Result    string        `json:"result"`
+	Lost      []values.Lost `json:"lost,omitempty"`
 }
 
 // only keeps the jobs of one parent, named KIND/NAME as kubectl does.
@@ -497,12 +502,12 @@ func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error
 		w, _, err = fileWorld(f.files, s)
 		from = strings.Join(f.files, ", ")
 	default:
-		w, _, from, err = liveWorld(f.kube, s, blueprints.DefaultControllerName)
+		w, _, from, err = liveWorld(f.kube, s, blueprint.DefaultControllerName)
 	}
 	if err != nil {
 		return err
 	}
-	_, jobs := blueprint.Plan(w, blueprints.DefaultControllerName, blueprints.DefaultNamespace)
+	_, jobs := blueprint.Plan(w, blueprint.DefaultControllerName, blueprint.DefaultNamespace)
 	if jobs, err = only(jobs, arg, ns); err != nil {
 		return err
 	}

@@ -4,21 +4,20 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
-	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
 // benchWorld is the example's nginx blueprint (examples/blueprints) on a
@@ -46,13 +45,13 @@ func benchWorld(b *testing.B, tenants, perNS int) World {
 	}
 	w.ClassConfigs = append(w.ClassConfigs, &bpv1.GatewayClassConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "strata-system", Name: "global"},
-		Spec:       cfg("strata-system", "global", ref(gatewayGroup, "GatewayClass", "internet"), "g")})
+		Spec:       cfg("strata-system", "global", ref(hierarchy.GatewayGroup, "GatewayClass", "internet"), "g")})
 	for t := range tenants {
 		ns := fmt.Sprintf("tenant-%d", t)
 		w.Namespaces = append(w.Namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 		w.ClassConfigs = append(w.ClassConfigs,
 			&bpv1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}, Spec: cfg(ns, "tenant", ref("", "Namespace", ns), ns)},
-			&bpv1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "class"}, Spec: cfg(ns, "class", ref(gatewayGroup, "GatewayClass", "internet"), ns)})
+			&bpv1.GatewayClassConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "class"}, Spec: cfg(ns, "class", ref(hierarchy.GatewayGroup, "GatewayClass", "internet"), ns)})
 		w.GatewayConfigs = append(w.GatewayConfigs,
 			&bpv1.GatewayConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "ns"}, Spec: cfg(ns, "ns", ref("", "Namespace", ns), ns)})
 		for g := range perNS {
@@ -64,7 +63,7 @@ func benchWorld(b *testing.B, tenants, perNS int) World {
 					{Name: "alt", Protocol: gwv1.HTTPProtocolType, Port: 8080},
 				}},
 			})
-			w.GatewayConfigs = append(w.GatewayConfigs, &bpv1.GatewayConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: gw}, Spec: cfg(ns, gw, ref(gatewayGroup, "Gateway", gw), gw)})
+			w.GatewayConfigs = append(w.GatewayConfigs, &bpv1.GatewayConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: gw}, Spec: cfg(ns, gw, ref(hierarchy.GatewayGroup, "Gateway", gw), gw)})
 			for r := range 10 {
 				w.HTTPRoutes = append(w.HTTPRoutes, &gwv1.HTTPRoute{
 					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("%s-r%d", gw, r)},
@@ -87,7 +86,7 @@ func benchWorld(b *testing.B, tenants, perNS int) World {
 // render` does, and an upper bound of a controller resync.
 func BenchmarkPlanAndRender(b *testing.B) {
 	w := benchWorld(b, 100, 10)
-	scope := StaticScope(nil)
+	kinds := render.Kinds{Scope: render.StaticScope(nil), Types: clientgoscheme.Scheme}
 	b.ReportAllocs()
 	for b.Loop() {
 		_, jobs := Plan(w, "strata.dev/blueprint-controller", "strata-system")
@@ -95,7 +94,7 @@ func BenchmarkPlanAndRender(b *testing.B) {
 			b.Fatalf("%d jobs", len(jobs))
 		}
 		for _, j := range jobs {
-			if _, err := Render(j.Input, scope); err != nil {
+			if _, err := render.Render(j.Input, kinds); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -108,10 +107,10 @@ func BenchmarkRenderGateway(b *testing.B) {
 	w := benchWorld(b, 100, 10)
 	_, jobs := Plan(w, "strata.dev/blueprint-controller", "strata-system")
 	in := jobs[0].Input
-	scope := StaticScope(nil)
+	kinds := render.Kinds{Scope: render.StaticScope(nil), Types: clientgoscheme.Scheme}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Render(in, scope); err != nil {
+		if _, err := render.Render(in, kinds); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -121,82 +120,23 @@ func BenchmarkRenderGateway(b *testing.B) {
 // among the platform's 3,101).
 func BenchmarkMerge(b *testing.B) {
 	w := benchWorld(b, 100, 10)
-	var configs []*Config
+	var configs []*values.Config
 	for _, c := range w.ClassConfigs {
-		configs = append(configs, ClassConfig(c))
+		configs = append(configs, values.ClassConfig(c))
 	}
 	for _, c := range w.GatewayConfigs {
-		configs = append(configs, GatewayConfig(c))
+		configs = append(configs, values.GatewayConfig(c))
 	}
-	p := Parent{Kind: "Gateway", Namespace: "tenant-50", Name: "gw-5", Class: "internet"}
+	p := values.Parent{Kind: "Gateway", Namespace: "tenant-50", Name: "gw-5", Class: "internet"}
 	b.ReportAllocs()
 	for b.Loop() {
-		v, err := Merge(w.Blueprints[0], p, configs, "strata-system")
+		v, err := values.Merge(w.Blueprints[0], p, configs, "strata-system")
 		if err != nil || len(v.Applied) != 5 {
 			b.Fatalf("%v, %d applied", err, len(v.Applied))
 		}
 	}
 }
 
-// BenchmarkBudget renders each hostile template of budgetCases (one per
-// budget) and reports, besides time and allocation per render, the CPU
-// time (cpu-ms/op: user and system, all threads, so GC included) and the
-// peak of live heap objects during the render (peak-heap-MiB, sampled
-// every 100µs after a GC), to show that every budget ends a render far
-// under 2 s and 256 MiB.
-func BenchmarkBudget(b *testing.B) {
-	for _, c := range budgetCases {
-		b.Run(strings.ReplaceAll(c.name, " ", "_"), func(b *testing.B) {
-			b.ReportAllocs()
-			var peak uint64
-			var cpu time.Duration
-			for b.Loop() {
-				b.StopTimer()
-				runtime.GC()
-				stop, done := make(chan struct{}), make(chan uint64)
-				go sampleHeap(stop, done)
-				before := cpuTime()
-				b.StartTimer()
-				err := renderBudgetCase(c)
-				b.StopTimer()
-				cpu += cpuTime() - before
-				close(stop)
-				peak = max(peak, <-done)
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					b.Fatalf("error %v, want %q", err, c.err)
-				}
-				b.StartTimer()
-			}
-			b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
-		})
-	}
-}
-
-// sampleHeap sends on done the most bytes of heap objects (live and not
-// yet swept) seen until stop is closed.
-func sampleHeap(stop <-chan struct{}, done chan<- uint64) {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	var peak uint64
-	t := time.NewTicker(100 * time.Microsecond)
-	defer t.Stop()
-	for {
-		metrics.Read(s)
-		peak = max(peak, s[0].Value.Uint64())
-		select {
-		case <-stop:
-			done <- peak
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+func ref(group, kind, name string) gwv1.LocalPolicyTargetReference {
+	return gwv1.LocalPolicyTargetReference{Group: gwv1.Group(group), Kind: gwv1.Kind(kind), Name: gwv1.ObjectName(name)}
 }

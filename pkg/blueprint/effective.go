@@ -5,14 +5,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
@@ -25,9 +29,9 @@ const ValuesKind = "BlueprintValues"
 // object (the GEP-713 "EffectivePolicy" of 001), so `kubectl get
 // effectivepolicy` shows what the templates read and who set every
 // value, without reading the configs one by one.
-func effectivePolicy(v *Values, name, controllerName string) *effectivepolicy.EffectivePolicy {
+func effectivePolicy(v *values.Values, name, controllerName string) *effectivepolicy.EffectivePolicy {
 	ep := &effectivepolicy.EffectivePolicy{
-		Target: effectivepolicy.Ref{Group: gatewayGroup, Kind: v.Parent.Kind, Namespace: v.Parent.Namespace, Name: v.Parent.Name},
+		Target: effectivepolicy.Ref{Group: hierarchy.GatewayGroup, Kind: v.Parent.Kind, Namespace: v.Parent.Namespace, Name: v.Parent.Name},
 	}
 	ep.APIVersion = effectivepolicy.Group + "/" + effectivepolicy.Version
 	ep.Kind = effectivepolicy.Kind
@@ -40,7 +44,7 @@ func effectivePolicy(v *Values, name, controllerName string) *effectivepolicy.Ef
 	}
 	ctx := effectivepolicy.Context{
 		Path: []effectivepolicy.Ref{
-			{Group: gatewayGroup, Kind: "GatewayClass", Name: v.Parent.Class},
+			{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: v.Parent.Class},
 			ep.Target,
 		},
 		ResultantPolicy: &apiextensionsv1.JSON{Raw: raw},
@@ -70,10 +74,10 @@ func effectivePolicy(v *Values, name, controllerName string) *effectivepolicy.Ef
 // policy controller's EffectivePolicy named after the target; a route's
 // name also has the Gateway, a route being rendered once per parent
 // Gateway.
-func ValuesObject(in Input, v *Values) (*unstructured.Unstructured, error) {
+func ValuesObject(in render.Input, v *values.Values) (*unstructured.Unstructured, error) {
 	name := v.Parent.Name + ".blueprint-values"
 	if in.Route != nil && in.Gateway != nil {
-		name = in.Route.Name + "." + GatewayLabelValue(in.Gateway.Namespace, in.Gateway.Name) + ".blueprint-values"
+		name = in.Route.Name + "." + render.GatewayLabelValue(in.Gateway.Namespace, in.Gateway.Name) + ".blueprint-values"
 	}
 	ep := effectivePolicy(v, objectName(name), in.ControllerName)
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ep)

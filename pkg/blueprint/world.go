@@ -11,6 +11,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -43,10 +45,10 @@ type ClassPlan struct {
 // Job is one render to do: a Gateway, or an HTTPRoute for one of its
 // parent Gateways, with its merged values and render input.
 type Job struct {
-	Parent    Parent
+	Parent    values.Parent
 	Blueprint *bpv1.GatewayClassBlueprint
-	Values    *Values
-	Input     Input
+	Values    *values.Values
+	Input     render.Input
 	// Listeners are the Gateway's listeners with the number of routes
 	// attached to each (Gateway API ListenerStatus.attachedRoutes), for a
 	// Gateway job.
@@ -86,20 +88,20 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 		byClass[classes[i].Class.Name] = &classes[i]
 	}
 
-	configs := make([]*Config, 0, len(w.ClassConfigs)+len(w.GatewayConfigs))
+	configs := make([]*values.Config, 0, len(w.ClassConfigs)+len(w.GatewayConfigs))
 	for _, c := range w.ClassConfigs {
-		configs = append(configs, ClassConfig(c))
+		configs = append(configs, values.ClassConfig(c))
 	}
 	for _, c := range w.GatewayConfigs {
-		configs = append(configs, GatewayConfig(c))
+		configs = append(configs, values.GatewayConfig(c))
 	}
 	// A config applies only in its own namespace or, global, from the
 	// controller's: index them so a job looks at those two only.
-	byNS := map[string][]*Config{}
+	byNS := map[string][]*values.Config{}
 	for _, c := range configs {
 		byNS[c.Namespace] = append(byNS[c.Namespace], c)
 	}
-	configsFor := func(ns string) []*Config {
+	configsFor := func(ns string) []*values.Config {
 		if ns == controllerNamespace {
 			return byNS[ns]
 		}
@@ -128,14 +130,14 @@ func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []J
 			continue
 		}
 		routes, listeners := Attached(g, gw)
-		p := Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
+		p := values.Parent{Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name, Class: cp.Class.Name}
 		jobs = append(jobs, job(p, cp, gw, nil, routes, namespaces, configsFor(gw.Namespace), controllerName, controllerNamespace, children))
 		jobs[len(jobs)-1].Listeners = listeners
 		if cp.Blueprint.Spec.HTTPRouteTemplate == nil {
 			continue
 		}
 		for _, r := range routes {
-			rp := Parent{Kind: "HTTPRoute", Namespace: r.Namespace, Name: r.Name, Class: cp.Class.Name}
+			rp := values.Parent{Kind: "HTTPRoute", Namespace: r.Namespace, Name: r.Name, Class: cp.Class.Name}
 			jobs = append(jobs, job(rp, cp, gw, r, routes, namespaces, configsFor(r.Namespace), controllerName, controllerNamespace, children))
 		}
 	}
@@ -159,7 +161,7 @@ func ResolveClass(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBluepr
 		cp.Err = fmt.Errorf("spec.parametersRef: %s %q not found", bpv1.BlueprintKind, ref.Name)
 	default:
 		bp := bps[ref.Name]
-		if err := Check(bp); err != nil {
+		if err := render.Check(bp); err != nil {
 			cp.Err = err
 			return cp
 		}
@@ -168,17 +170,17 @@ func ResolveClass(gc *gwv1.GatewayClass, bps map[string]*bpv1.GatewayClassBluepr
 	return cp
 }
 
-func job(p Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, routes []*gwv1.HTTPRoute,
-	namespaces map[string]*corev1.Namespace, configs []*Config, controllerName, controllerNamespace string,
+func job(p values.Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute, routes []*gwv1.HTTPRoute,
+	namespaces map[string]*corev1.Namespace, configs []*values.Config, controllerName, controllerNamespace string,
 	children map[childKey]map[string][]*unstructured.Unstructured) Job {
 	j := Job{Parent: p, Blueprint: cp.Blueprint}
-	v, err := Merge(cp.Blueprint, p, configs, controllerNamespace)
+	v, err := values.Merge(cp.Blueprint, p, configs, controllerNamespace)
 	if err != nil {
 		j.Err = err
 		return j
 	}
 	j.Values = v
-	j.Input = Input{
+	j.Input = render.Input{
 		ControllerName: controllerName,
 		Blueprint:      cp.Blueprint,
 		Class:          cp.Class,
@@ -231,7 +233,7 @@ func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []Listene
 type childKey struct{ kind, namespace, name, gateway string }
 
 func keyOf(l map[string]string) childKey {
-	k := childKey{l[LabelParentKind], l[LabelParentNamespace], l[LabelParentName], l[LabelGateway]}
+	k := childKey{l[render.LabelParentKind], l[render.LabelParentNamespace], l[render.LabelParentName], l[render.LabelGateway]}
 	if k.kind == "Gateway" {
 		k.gateway = ""
 	}
@@ -251,7 +253,7 @@ func childrenByParent(objs []*unstructured.Unstructured) map[childKey]map[string
 		if out[k] == nil {
 			out[k] = map[string][]*unstructured.Unstructured{}
 		}
-		t, ok := l[LabelTemplate]
+		t, ok := l[render.LabelTemplate]
 		if !ok {
 			continue // a values object (ValuesObject) is no template's
 		}

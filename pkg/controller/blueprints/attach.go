@@ -26,7 +26,7 @@ type attachment struct {
 	graph *topology.Graph
 	gwID  topology.NodeID
 	// routes are the HTTPRoutes attached to at least one listener, sorted
-	// by namespace/name (blueprint.Input.Routes).
+	// by namespace/name (render.Input.Routes).
 	routes []*gwv1.HTTPRoute
 	// listeners count the routes attached to each listener, in spec order.
 	listeners []blueprint.ListenerRoutes

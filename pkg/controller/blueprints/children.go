@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,155 +21,19 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 )
 
-// InventoryAnnotation on a Gateway or HTTPRoute lists the objects Strata
-// applied for it, one per line, sorted:
-//
-//	apps/v1/Deployment/team-a/web-nginx           (a Gateway's child)
-//	rbac.authorization.k8s.io/v1/ClusterRole//x    (cluster-scoped: empty namespace)
-//	team-a/web=v1/ConfigMap/team-b/shop-routes     (an HTTPRoute's child rendered for Gateway team-a/web)
-//
-// Why an inventory on the parent rather than a label search alone: a
-// label search has to know which kinds to search, and the kinds a parent
-// had are exactly what is lost when a blueprint drops a template (or is
-// edited while the controller is down). The inventory names them, so
-// pruning finds every child, after a restart too. It is written ahead of
-// applying (old ∪ new) and trimmed after pruning, so a crash between the
-// two leaves extra lines, never missing ones. Children also carry the
-// blueprint labels (blueprint.LabelParentKind...), which map a child
-// event to its parent and find the children of a parent that is gone
-// (its annotation with it).
-const InventoryAnnotation = "blueprints.strata.dev/inventory"
-
-// InventoryAnnotationFor is the inventory annotation of the controller
-// serving controllerName: InventoryAnnotation for the default name, and a
-// key of its own for any other, so that two Strata installs serving
-// different GatewayClasses (a route may have parents of both) never read,
-// prune or overwrite each other's inventory.
-func InventoryAnnotationFor(controllerName string) string {
-	if controllerName == "" || controllerName == DefaultControllerName {
-		return InventoryAnnotation
-	}
-	return InventoryAnnotation + "-" + blueprint.LabelValue(controllerName)
+// inventory is this controller's inventory of a parent
+// (blueprint.InventoryAnnotation says why there is one).
+func (c *Controller) inventory(obj client.Object) blueprint.Inventory {
+	return blueprint.ParseInventory(obj.GetAnnotations(), c.opts.ControllerName)
 }
 
-// entry is one line of an inventory.
-type entry struct {
-	// Gateway is namespace/name of the Gateway an HTTPRoute's child was
-	// rendered for; "" for a Gateway's child.
-	Gateway    string
-	APIVersion string
-	Kind       string
-	Namespace  string
-	Name       string
-}
-
-func (e entry) String() string {
-	s := e.APIVersion + "/" + e.Kind + "/" + e.Namespace + "/" + e.Name
-	if e.Gateway != "" {
-		s = e.Gateway + "=" + s
-	}
-	return s
-}
-
-// describe is `Kind ns/name`, for messages.
-func (e entry) describe() string {
-	if e.Namespace == "" {
-		return e.Kind + " " + e.Name
-	}
-	return e.Kind + " " + e.Namespace + "/" + e.Name
-}
-
-func (e entry) gvk() schema.GroupVersionKind {
-	return schema.FromAPIVersionAndKind(e.APIVersion, e.Kind)
-}
-
-func (e entry) id() childID {
-	return childID{GVK: e.gvk(), NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}}
-}
-
-func (e entry) object() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(e.APIVersion)
-	u.SetKind(e.Kind)
-	u.SetNamespace(e.Namespace)
-	u.SetName(e.Name)
-	return u
-}
-
-func entryOf(gateway string, o *unstructured.Unstructured) entry {
-	return entry{Gateway: gateway, APIVersion: o.GetAPIVersion(), Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName()}
-}
-
-// parseEntry reads a line; the name, namespace and kind are the last three
-// slash-separated fields, the apiVersion what is before them.
-func parseEntry(line string) (entry, bool) {
-	var e entry
-	if gw, rest, ok := strings.Cut(line, "="); ok {
-		e.Gateway, line = gw, rest
-	}
-	parts := strings.Split(line, "/")
-	if len(parts) < 4 {
-		return e, false
-	}
-	n := len(parts)
-	e.Name, e.Namespace, e.Kind = parts[n-1], parts[n-2], parts[n-3]
-	e.APIVersion = strings.Join(parts[:n-3], "/")
-	return e, e.Name != "" && e.Kind != "" && e.APIVersion != ""
-}
-
-// inventory is a sorted set of entries.
-type inventory []entry
-
-// inventory is this controller's inventory of a parent.
-func (c *Controller) inventory(obj client.Object) inventory {
-	return parseInventory(obj, InventoryAnnotationFor(c.opts.ControllerName))
-}
-
-func parseInventory(obj client.Object, annotation string) inventory {
-	var inv inventory
-	for _, line := range strings.Split(obj.GetAnnotations()[annotation], "\n") {
-		if e, ok := parseEntry(strings.TrimSpace(line)); ok {
-			inv = append(inv, e)
-		}
-	}
-	return inv.sorted()
-}
-
-func (inv inventory) String() string {
-	lines := make([]string, len(inv))
-	for i, e := range inv {
-		lines[i] = e.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
-func (inv inventory) sorted() inventory {
-	out := slices.Clone(inv)
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return slices.Compact(out)
-}
-
-// union adds entries.
-func (inv inventory) union(more []entry) inventory {
-	return append(slices.Clone(inv), more...).sorted()
-}
-
-// of is the entries of one render scope (a Gateway for a route's children).
-func (inv inventory) of(gateway string) inventory {
-	var out inventory
-	for _, e := range inv {
-		if e.Gateway == gateway {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// without removes entries.
-func (inv inventory) without(drop []entry) inventory {
-	return slices.DeleteFunc(slices.Clone(inv), func(e entry) bool { return slices.Contains(drop, e) })
+// idOf is the child an inventory entry names.
+func idOf(e blueprint.InventoryEntry) childID {
+	return childID{GVK: e.GVK(), NamespacedName: types.NamespacedName{Namespace: e.Namespace, Name: e.Name}}
 }
 
 // childID names a rendered object.
@@ -210,7 +73,7 @@ func (p parentObj) ownerRef() metav1.OwnerReference {
 
 // syncResult is the outcome of syncing one render.
 type syncResult struct {
-	inv inventory
+	inv blueprint.Inventory
 	// refused names the object the API server refused on the dry run, and
 	// why; nothing was applied.
 	refused string
@@ -232,15 +95,15 @@ type syncResult struct {
 //     Strata owns what its templates set);
 //  5. children of this scope no longer rendered are deleted, and the
 //     inventory trimmed to what exists.
-func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gateway string, objs []*unstructured.Unstructured) (syncResult, error) {
-	want := make([]entry, 0, len(objs))
+func (c *Controller) sync(ctx context.Context, p parentObj, inv blueprint.Inventory, gateway string, objs []*unstructured.Unstructured) (syncResult, error) {
+	want := make([]blueprint.InventoryEntry, 0, len(objs))
 	var changed []*unstructured.Unstructured
 	for _, o := range objs {
 		o = o.DeepCopy()
 		if o.GetNamespace() != "" {
 			o.SetOwnerReferences([]metav1.OwnerReference{p.ownerRef()})
 		}
-		want = append(want, entryOf(gateway, o))
+		want = append(want, blueprint.EntryOf(gateway, o))
 		if err := c.watchChildren(o.GroupVersionKind()); err != nil {
 			return syncResult{inv: inv}, err
 		}
@@ -262,12 +125,12 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gatew
 			client.FieldOwner(c.opts.FieldManager), client.ForceOwnership, client.DryRunAll)
 		if err != nil {
 			if refusal(err) {
-				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it (dry run, nothing applied): %v", entryOf("", o).describe(), err)}, nil
+				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it (dry run, nothing applied): %v", blueprint.EntryOf("", o).Describe(), err)}, nil
 			}
-			return syncResult{inv: inv}, fmt.Errorf("dry-run apply %s: %w", entryOf("", o).describe(), err)
+			return syncResult{inv: inv}, fmt.Errorf("dry-run apply %s: %w", blueprint.EntryOf("", o).Describe(), err)
 		}
 	}
-	if next := inv.union(want); !slices.Equal(next, inv) {
+	if next := inv.Union(want); !slices.Equal(next, inv) {
 		if err := c.writeInventory(ctx, p, next); err != nil {
 			return syncResult{inv: inv}, err
 		}
@@ -281,15 +144,15 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gatew
 				// Accepted by the dry run, refused now: something changed in
 				// between (an admission webhook, a quota). What was applied
 				// stays in the inventory; the next render retries.
-				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it: %v", entryOf("", o).describe(), err)}, nil
+				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it: %v", blueprint.EntryOf("", o).Describe(), err)}, nil
 			}
-			return syncResult{inv: inv}, fmt.Errorf("apply %s: %w", entryOf("", o).describe(), err)
+			return syncResult{inv: inv}, fmt.Errorf("apply %s: %w", blueprint.EntryOf("", o).Describe(), err)
 		}
 		c.writes.WithLabelValues(o.GetKind(), "apply").Inc()
 		c.remember(o, applied)
 	}
-	var stale []entry
-	for _, e := range inv.of(gateway) {
+	var stale []blueprint.InventoryEntry
+	for _, e := range inv.Of(gateway) {
 		if !slices.Contains(want, e) {
 			stale = append(stale, e)
 		}
@@ -297,7 +160,7 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv inventory, gatew
 	if err := c.prune(ctx, p.key, stale); err != nil {
 		return syncResult{inv: inv}, err
 	}
-	if next := inv.without(stale); !slices.Equal(next, inv) {
+	if next := inv.Without(stale); !slices.Equal(next, inv) {
 		if err := c.writeInventory(ctx, p, next); err != nil {
 			return syncResult{inv: inv}, err
 		}
@@ -345,13 +208,13 @@ func (c *Controller) orphaned(ctx context.Context, k key) error {
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
 		if err := c.children.List(ctx, l, client.MatchingLabels{
-			blueprint.LabelParentKind: k.Kind, blueprint.LabelParentNamespace: blueprint.LabelValue(k.Namespace), blueprint.LabelParentName: blueprint.LabelValue(k.Name),
-			blueprint.LabelController: blueprint.LabelValue(c.opts.ControllerName),
+			render.LabelParentKind: k.Kind, render.LabelParentNamespace: render.LabelValue(k.Namespace), render.LabelParentName: render.LabelValue(k.Name),
+			render.LabelController: render.LabelValue(c.opts.ControllerName),
 		}); err != nil {
 			return fmt.Errorf("list %s children of %s %s: %w", gvk.Kind, k.Kind, k.nn(), err)
 		}
 		for i := range l.Items {
-			inv = append(inv, entryOf("", &l.Items[i]))
+			inv = append(inv, blueprint.EntryOf("", &l.Items[i]))
 		}
 	}
 	if err := c.prune(ctx, k, inv); err != nil {
@@ -364,7 +227,7 @@ func (c *Controller) orphaned(ctx context.Context, k key) error {
 }
 
 // remembers records a parent's inventory as last read, for orphaned.
-func (c *Controller) remembers(k key, inv inventory) {
+func (c *Controller) remembers(k key, inv blueprint.Inventory) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(inv) == 0 {
@@ -377,10 +240,10 @@ func (c *Controller) remembers(k key, inv inventory) {
 // prune deletes children of parent k. An object is deleted only if it
 // still carries k's parent labels: one a user took over by removing them
 // is left alone.
-func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
+func (c *Controller) prune(ctx context.Context, k key, entries []blueprint.InventoryEntry) error {
 	var errs []error
 	for _, e := range entries {
-		cur := e.object()
+		cur := e.Object()
 		err := c.children.Get(ctx, client.ObjectKeyFromObject(cur), cur)
 		if apierrors.IsNotFound(err) {
 			// Not in the child cache: gone, relabelled, or created so
@@ -389,33 +252,33 @@ func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
 		}
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			c.forget(e.id())
+			c.forget(idOf(e))
 			continue
 		case err != nil:
-			errs = append(errs, fmt.Errorf("read %s: %w", e.describe(), err))
+			errs = append(errs, fmt.Errorf("read %s: %w", e.Describe(), err))
 			continue
 		}
 		l := cur.GetLabels()
-		if l[blueprint.LabelController] != blueprint.LabelValue(c.opts.ControllerName) {
-			c.log.Info("not pruning an object another blueprint controller rendered", "object", e.describe(), "controller", l[blueprint.LabelController])
-			c.forget(e.id())
+		if l[render.LabelController] != render.LabelValue(c.opts.ControllerName) {
+			c.log.Info("not pruning an object another blueprint controller rendered", "object", e.Describe(), "controller", l[render.LabelController])
+			c.forget(idOf(e))
 			continue
 		}
-		if l[blueprint.LabelParentKind] != k.Kind || l[blueprint.LabelParentNamespace] != blueprint.LabelValue(k.Namespace) || l[blueprint.LabelParentName] != blueprint.LabelValue(k.Name) {
-			c.log.Info("not pruning an object that no longer carries its parent's labels", "object", e.describe(), "parent", k.Kind+" "+k.nn().String())
-			c.forget(e.id())
+		if l[render.LabelParentKind] != k.Kind || l[render.LabelParentNamespace] != render.LabelValue(k.Namespace) || l[render.LabelParentName] != render.LabelValue(k.Name) {
+			c.log.Info("not pruning an object that no longer carries its parent's labels", "object", e.Describe(), "parent", k.Kind+" "+k.nn().String())
+			c.forget(idOf(e))
 			continue
 		}
 		pre := metav1.Preconditions{UID: ptr(cur.GetUID())}
 		err = c.client.Delete(ctx, cur, client.Preconditions(pre), client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-			errs = append(errs, fmt.Errorf("delete %s: %w", e.describe(), err))
+			errs = append(errs, fmt.Errorf("delete %s: %w", e.Describe(), err))
 			continue
 		}
 		if err == nil {
 			c.writes.WithLabelValues(e.Kind, "delete").Inc()
 		}
-		c.forget(e.id())
+		c.forget(idOf(e))
 	}
 	return errors.Join(errs...)
 }
@@ -423,8 +286,8 @@ func (c *Controller) prune(ctx context.Context, k key, entries []entry) error {
 // writeInventory sets (nil: removes) the inventory annotation with a JSON
 // merge patch of that one key: no other field is sent, so no lock is
 // needed.
-func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv inventory) error {
-	key := InventoryAnnotationFor(c.opts.ControllerName)
+func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv blueprint.Inventory) error {
+	key := blueprint.InventoryAnnotationFor(c.opts.ControllerName)
 	cur, has := p.obj.GetAnnotations()[key]
 	var v any // nil removes the key
 	if len(inv) > 0 {
@@ -461,23 +324,23 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv invent
 
 // resources is what .Resources reads for one render scope: the current
 // state of the children in the inventory, by template name.
-func (c *Controller) resources(ctx context.Context, inv inventory, gateway string) (map[string][]*unstructured.Unstructured, error) {
+func (c *Controller) resources(ctx context.Context, inv blueprint.Inventory, gateway string) (map[string][]*unstructured.Unstructured, error) {
 	var out map[string][]*unstructured.Unstructured
-	for _, e := range inv.of(gateway) {
-		if err := c.watchChildren(e.gvk()); err != nil {
+	for _, e := range inv.Of(gateway) {
+		if err := c.watchChildren(e.GVK()); err != nil {
 			return nil, err
 		}
-		u := e.object()
+		u := e.Object()
 		if err := c.children.Get(ctx, client.ObjectKeyFromObject(u), u); err != nil {
 			if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 				continue
 			}
-			return nil, fmt.Errorf("read %s: %w", e.describe(), err)
+			return nil, fmt.Errorf("read %s: %w", e.Describe(), err)
 		}
 		if out == nil {
 			out = map[string][]*unstructured.Unstructured{}
 		}
-		t, ok := u.GetLabels()[blueprint.LabelTemplate]
+		t, ok := u.GetLabels()[render.LabelTemplate]
 		if !ok {
 			continue // the values object (blueprint.ValuesObject) is no template's
 		}
@@ -552,7 +415,7 @@ const refusalRetry = time.Minute
 
 // withValues adds the parent's values object to a render's objects,
 // unless turned off.
-func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+func (c *Controller) withValues(in render.Input, v *values.Values, objs []*unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	if c.opts.NoValuesObjects {
 		return objs, nil
 	}
@@ -561,20 +424,6 @@ func (c *Controller) withValues(in blueprint.Input, v *blueprint.Values, objs []
 		return nil, err
 	}
 	return append(slices.Clip(objs), ep), nil
-}
-
-// Inventoried returns the objects the inventory of controllerName's
-// controller on a parent lists (apiVersion, kind, namespace and name set,
-// nothing else), so a reader without the controller (`strata render` on a
-// live cluster) can fetch the current state of a parent's children for
-// .Resources.
-func Inventoried(parent client.Object, controllerName string) []*unstructured.Unstructured {
-	inv := parseInventory(parent, InventoryAnnotationFor(controllerName))
-	out := make([]*unstructured.Unstructured, len(inv))
-	for i, e := range inv {
-		out[i] = e.object()
-	}
-	return out
 }
 
 // theirs says why o must not be applied, or "": an object of that name
@@ -590,11 +439,11 @@ func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Un
 		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 			return "", nil // a kind not served: the dry run says so
 		}
-		return "", fmt.Errorf("read %s: %w", entryOf("", o).describe(), err)
+		return "", fmt.Errorf("read %s: %w", blueprint.EntryOf("", o).Describe(), err)
 	}
-	what := entryOf("", o).describe()
+	what := blueprint.EntryOf("", o).Describe()
 	want, have := o.GetLabels(), cur.GetLabels()
-	for _, k := range []string{blueprint.LabelController, blueprint.LabelParentKind, blueprint.LabelParentNamespace, blueprint.LabelParentName, blueprint.LabelGateway} {
+	for _, k := range []string{render.LabelController, render.LabelParentKind, render.LabelParentNamespace, render.LabelParentName, render.LabelGateway} {
 		if want[k] != have[k] {
 			return fmt.Sprintf("%s already exists and was not rendered for %s %s/%s; refusing to take it over (nothing applied): rename it in the template or delete it", what, p.gvk.Kind, p.obj.GetNamespace(), p.obj.GetName()), nil
 		}

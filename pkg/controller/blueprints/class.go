@@ -11,6 +11,8 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 )
 
 // ourClass returns the GatewayClass of that name if Strata serves it (its
@@ -55,8 +57,8 @@ func (c *Controller) plan(ctx context.Context, gc *gwv1.GatewayClass) (blueprint
 }
 
 // configs reads every GatewayClassConfig and GatewayConfig from the cache:
-// blueprint.Merge picks those that apply to a parent.
-func (c *Controller) configs(ctx context.Context) ([]*blueprint.Config, error) {
+// values.Merge picks those that apply to a parent.
+func (c *Controller) configs(ctx context.Context) ([]*values.Config, error) {
 	gccs := &bpv1.GatewayClassConfigList{}
 	if err := c.cache.List(ctx, gccs); err != nil {
 		return nil, fmt.Errorf("list GatewayClassConfigs: %w", err)
@@ -65,12 +67,12 @@ func (c *Controller) configs(ctx context.Context) ([]*blueprint.Config, error) {
 	if err := c.cache.List(ctx, gcs); err != nil {
 		return nil, fmt.Errorf("list GatewayConfigs: %w", err)
 	}
-	out := make([]*blueprint.Config, 0, len(gccs.Items)+len(gcs.Items))
+	out := make([]*values.Config, 0, len(gccs.Items)+len(gcs.Items))
 	for i := range gccs.Items {
-		out = append(out, blueprint.ClassConfig(&gccs.Items[i]))
+		out = append(out, values.ClassConfig(&gccs.Items[i]))
 	}
 	for i := range gcs.Items {
-		out = append(out, blueprint.GatewayConfig(&gcs.Items[i]))
+		out = append(out, values.GatewayConfig(&gcs.Items[i]))
 	}
 	return out, nil
 }
@@ -119,7 +121,7 @@ func (c *Controller) reconcileBlueprint(ctx context.Context, name string) error 
 		}
 	}
 	cond := condition("Accepted", true, "Accepted", "templates parse")
-	if err := blueprint.Check(bp); err != nil {
+	if err := render.Check(bp); err != nil {
 		cond = condition("Accepted", false, "InvalidParameters", err.Error())
 	}
 	next := bp.DeepCopy()

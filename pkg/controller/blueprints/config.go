@@ -17,6 +17,8 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 )
 
 // maxAncestors is PolicyStatus.ancestors' MaxItems.
@@ -45,7 +47,7 @@ type ancestor struct {
 // reconcileConfig writes a GatewayClassConfig's or GatewayConfig's
 // status.ancestors: one entry per Gateway whose render (or whose attached
 // routes' renders) it applies to, saying Accepted and whether its values
-// are in force there (blueprint.Values.Applied), or Accepted=False Invalid
+// are in force there (values.Values.Applied), or Accepted=False Invalid
 // when one of those renders was refused because of a value it set
 // (refusals, below); one entry per refused targetRef, against the
 // declared target (Invalid, TargetNotFound), as docs/status.md does for
@@ -53,7 +55,7 @@ type ancestor struct {
 func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 	var (
 		obj    client.Object
-		cfg    *blueprint.Config
+		cfg    *values.Config
 		spec   bpv1.ConfigSpec
 		status *gwv1.PolicyStatus
 	)
@@ -64,14 +66,14 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 		if err := c.cache.Get(ctx, k.nn(), o); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		cfg, spec = blueprint.ClassConfig(o), o.Spec
+		cfg, spec = values.ClassConfig(o), o.Spec
 	default:
 		o := &bpv1.GatewayConfig{}
 		obj, status = o, &o.Status
 		if err := c.cache.Get(ctx, k.nn(), o); err != nil {
 			return client.IgnoreNotFound(err)
 		}
-		cfg, spec = blueprint.GatewayConfig(o), o.Spec
+		cfg, spec = values.GatewayConfig(o), o.Spec
 	}
 	entries, err := c.ancestors(ctx, cfg, spec)
 	if err != nil {
@@ -126,7 +128,7 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 }
 
 // ancestors computes Strata's entries for a config, sorted by ancestor.
-func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec bpv1.ConfigSpec) ([]ancestor, error) {
+func (c *Controller) ancestors(ctx context.Context, cfg *values.Config, spec bpv1.ConfigSpec) ([]ancestor, error) {
 	var out []ancestor
 	add := func(a ancestor) {
 		for _, o := range out {
@@ -140,7 +142,7 @@ func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec 
 		return condition(string(gwv1.PolicyConditionAccepted), ok, reason, msg)
 	}
 	if len(cfg.Invalid) > 0 {
-		// An invalid config contributes nothing (blueprint.Config): it is
+		// An invalid config contributes nothing (values.Config): it is
 		// reported against each target it declares.
 		msg := "invalid, ignored: " + strings.Join(cfg.Invalid, "; ")
 		for _, t := range spec.TargetRefs {
@@ -189,7 +191,7 @@ func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec 
 		if cp.Err != nil {
 			continue // nothing renders: the GatewayClass's status says why
 		}
-		parents := []blueprint.Parent{{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}}
+		parents := []values.Parent{{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}}
 		if cp.Blueprint.Spec.HTTPRouteTemplate != nil {
 			a, err := c.attach(ctx, gw)
 			if err != nil {
@@ -197,7 +199,7 @@ func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec 
 			}
 			for _, r := range a.routes {
 				if cfg.Namespace == c.opts.Namespace || r.Namespace == cfg.Namespace {
-					parents = append(parents, blueprint.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name})
+					parents = append(parents, values.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name})
 				}
 			}
 		}
@@ -229,7 +231,7 @@ func (c *Controller) ancestors(ctx context.Context, cfg *blueprint.Config, spec 
 
 // appliedAt merges values for each parent rendered through one Gateway and
 // says how the config fared there, or false when it applies to none.
-func (c *Controller) appliedAt(bp *bpv1.GatewayClassBlueprint, cfg *blueprint.Config, configs []*blueprint.Config, parents []blueprint.Parent) ([]metav1.Condition, bool, error) {
+func (c *Controller) appliedAt(bp *bpv1.GatewayClassBlueprint, cfg *values.Config, configs []*values.Config, parents []values.Parent) ([]metav1.Condition, bool, error) {
 	var (
 		lost   []string
 		leaves int
@@ -237,7 +239,7 @@ func (c *Controller) appliedAt(bp *bpv1.GatewayClassBlueprint, cfg *blueprint.Co
 		found  bool
 	)
 	for _, p := range parents {
-		v, err := blueprint.Merge(bp, p, configs, c.opts.Namespace)
+		v, err := values.Merge(bp, p, configs, c.opts.Namespace)
 		if err != nil {
 			return nil, false, nil // the Gateway's status says why
 		}
@@ -260,7 +262,7 @@ func (c *Controller) appliedAt(bp *bpv1.GatewayClassBlueprint, cfg *blueprint.Co
 	if !found {
 		return nil, false, nil
 	}
-	result := blueprint.Applied{Lost: make([]blueprint.Lost, len(lost)), Leaves: leaves}.Result()
+	result := values.Applied{Lost: make([]values.Lost, len(lost)), Leaves: leaves}.Result()
 	conds := []metav1.Condition{condition(string(gwv1.PolicyConditionAccepted), true, string(gwv1.PolicyReasonAccepted), "applies to "+strings.Join(levels, ", "))}
 	msgs := map[string]string{
 		condEnforced:          fmt.Sprintf("all %d values in force", leaves),
@@ -283,7 +285,7 @@ func (c *Controller) appliedAt(bp *bpv1.GatewayClassBlueprint, cfg *blueprint.Co
 // candidateGateways are the Gateways a config may apply to: for a global
 // config (controller namespace) every Gateway; else the Gateways of its
 // namespace and those its namespace's routes name.
-func (c *Controller) candidateGateways(ctx context.Context, cfg *blueprint.Config) ([]*gwv1.Gateway, error) {
+func (c *Controller) candidateGateways(ctx context.Context, cfg *values.Config) ([]*gwv1.Gateway, error) {
 	gl := &gwv1.GatewayList{}
 	if cfg.Namespace == c.opts.Namespace {
 		if err := c.cache.List(ctx, gl); err != nil {
@@ -327,7 +329,7 @@ func (c *Controller) candidateGateways(ctx context.Context, cfg *blueprint.Confi
 }
 
 // targetExists looks a valid targetRef up in the cache.
-func (c *Controller) targetExists(ctx context.Context, ns string, t blueprint.Ref) (bool, error) {
+func (c *Controller) targetExists(ctx context.Context, ns string, t values.Ref) (bool, error) {
 	var obj client.Object
 	key := client.ObjectKey{Namespace: ns, Name: t.Name}
 	switch t.Kind {
@@ -360,7 +362,7 @@ func targetRef(ns, group, kind, name string) gwv1.ParentReference {
 	return r
 }
 
-func describeTarget(ns string, t blueprint.Ref) string {
+func describeTarget(ns string, t values.Ref) string {
 	if t.Kind == "Gateway" || t.Kind == "HTTPRoute" {
 		return t.Kind + " " + ns + "/" + t.Name
 	}
@@ -399,9 +401,9 @@ func appendOnce(list []string, s string) []string {
 	return append(list, s)
 }
 
-// Renders refused because of a config's value. When blueprint.Render
+// Renders refused because of a config's value. When render.Render
 // refuses or fails a render (a Gateway's, or an HTTPRoute's for one
-// Gateway) because of a value a config set (blueprint.Error.Source), that
+// Gateway) because of a value a config set (render.Error.Source), that
 // config's ancestor entry for the Gateway says Accepted=False Invalid,
 // naming the value path, the parent and the refusal, instead of Enforced
 // (or PartiallyEnforced, Overridden): GEP-713, a policy that cannot take
@@ -455,9 +457,9 @@ func (c *Controller) watchRefusals() error {
 
 // rendered records the outcome of the render of scope (parent, gateway):
 // err is the render's error (nil when it rendered); only a
-// *blueprint.Error whose Source is a config is recorded, as a refusal of
+// *render.Error whose Source is a config is recorded, as a refusal of
 // that config's value.
-func (c *Controller) rendered(parent key, gateway string, err *blueprint.Error) {
+func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 	var v *valueRefusal
 	if err != nil && err.Source != nil && (err.Source.Kind == kindClassConfig || err.Source.Kind == kindConfig) {
 		at := parent.Kind + " " + parent.Namespace + "/" + parent.Name
@@ -565,7 +567,7 @@ func (r *refusals) add(keys ...key) {
 //
 //	value .Values.tags["x: y"] (spec.default) refused at Gateway team-a/shop, nothing applied:
 //	GatewayClassBlueprint nginx: gatewayTemplate.resourceTemplates[nginx] line 39: ...
-func refusalMessage(e *blueprint.Error, at string) string {
+func refusalMessage(e *render.Error, at string) string {
 	what := "a value"
 	if e.Path != "" {
 		what = "value " + e.Path

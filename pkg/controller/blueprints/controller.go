@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -27,12 +28,13 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 )
 
 // Defaults of Options.
 const (
-	DefaultControllerName = "strata.dev/blueprint-controller"
-	DefaultNamespace      = "strata-system"
+	DefaultControllerName = blueprint.DefaultControllerName
+	DefaultNamespace      = blueprint.DefaultNamespace
 	DefaultFieldManager   = "strata-blueprints"
 )
 
@@ -119,7 +121,7 @@ type Controller struct {
 	applied map[childID]appliedState
 	// known is the last inventory read of each parent, to clean up after
 	// a parent whose delete event is all that is left of it.
-	known map[key]inventory
+	known map[key]blueprint.Inventory
 
 	// refusals are the renders refused because of a config's value, for
 	// the configs' status (config.go).
@@ -156,7 +158,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		log:     mgr.GetLogger().WithName("blueprints"),
 		watched: map[schema.GroupVersionKind]bool{},
 		applied: map[childID]appliedState{},
-		known:   map[key]inventory{},
+		known:   map[key]blueprint.Inventory{},
 		renders: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "strata_blueprint_renders_total",
 			Help: "Blueprint renders, by parent kind and result (applied, invalid, refused).",
@@ -177,7 +179,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	// Deployment or ConfigMap of a cluster to find a few would cost memory
 	// in proportion to the cluster, not to what Strata renders.
 	sel := labels.NewSelector()
-	req, err := labels.NewRequirement(blueprint.LabelParentKind, selection.Exists, nil)
+	req, err := labels.NewRequirement(render.LabelParentKind, selection.Exists, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -254,11 +256,13 @@ func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, er
 // to the second (what the API server stores).
 func (c *Controller) now() time.Time { return c.opts.Now().UTC().Truncate(time.Second) }
 
-// scope resolves a kind with the manager's REST mapper, which reloads
-// discovery on an unknown kind, so a CRD installed while Strata runs can
-// be rendered on the next render (blueprint.MapperScope).
-func (c *Controller) scope(gk schema.GroupKind) (namespaced, known bool) {
-	return blueprint.MapperScope(c.mapper)(gk)
+// kinds are what a render knows of the kinds it may produce: their scope
+// from the manager's REST mapper, which reloads discovery on an unknown
+// kind, so a CRD installed while Strata runs can be rendered on the next
+// render (render.MapperScope); their Go types from client-go's scheme,
+// as `strata render` checks them.
+func (c *Controller) kinds() render.Kinds {
+	return render.Kinds{Scope: render.MapperScope(c.mapper), Types: clientgoscheme.Scheme}
 }
 
 // servedKinds are the kinds the controller watches from the start; their

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/controller/blueprints"
 )
 
@@ -184,7 +185,7 @@ spec:
 	var children []object
 	for _, parent := range []object{gwObj, routeObj} {
 		p := get(t, parent.apiVersion, parent.kind, parent.ns, parent.name)
-		for _, o := range blueprints.Inventoried(p, controllerName) {
+		for _, o := range blueprint.Inventoried(p.GetAnnotations(), controllerName) {
 			children = append(children, object{o.GetAPIVersion(), o.GetKind(), o.GetNamespace(), o.GetName()})
 			made[o.GetAPIVersion()+" "+o.GetKind()] = true
 		}
@@ -403,7 +404,7 @@ func everything(t *testing.T, kinds []string) map[string]string {
 		}
 		for _, o := range l.Items {
 			k := kind + " " + o.GetNamespace() + "/" + o.GetName()
-			if parentNS := o.GetLabels()[blueprint.LabelParentNamespace]; o.GetNamespace() == "" && parentNS != "" {
+			if parentNS := o.GetLabels()[render.LabelParentNamespace]; o.GetNamespace() == "" && parentNS != "" {
 				k += " for " + parentNS
 			}
 			out[k] = o.GetResourceVersion()

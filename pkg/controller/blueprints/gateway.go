@@ -14,6 +14,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 )
 
 var gatewayGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "Gateway"}
@@ -41,7 +43,7 @@ type gatewayOutcome struct {
 //	class gone, rendered before  -> Accepted False; nothing applied or pruned
 //	class or blueprint invalid   -> Accepted False InvalidParameters; nothing applied or pruned
 //	template or tenant-safety    -> Accepted False InvalidParameters (the message says what
-//	error (blueprint.Error)         was refused, and the value path and config behind it),
+//	error (render.Error)         was refused, and the value path and config behind it),
 //	                                Programmed False Invalid; nothing applied or pruned; that
 //	                                config's ancestor entry Accepted False Invalid (config.go)
 //	dry run refused an object    -> Accepted True, Programmed False Invalid naming the object
@@ -92,7 +94,7 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 }
 
 // renderGateway does the render and sync part of reconcileGateway.
-func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1.GatewayClass, a *attachment, inv inventory) (gatewayOutcome, reconcile.Result, error) {
+func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1.GatewayClass, a *attachment, inv blueprint.Inventory) (gatewayOutcome, reconcile.Result, error) {
 	gw := a.gw
 	invalid := func(msg string) gatewayOutcome {
 		return gatewayOutcome{
@@ -114,8 +116,8 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
-	parent := blueprint.Parent{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}
-	values, err := blueprint.Merge(bp, parent, configs, c.opts.Namespace)
+	parent := values.Parent{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}
+	values, err := values.Merge(bp, parent, configs, c.opts.Namespace)
 	if err != nil {
 		c.rendered(p.key, "", nil)
 		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
@@ -125,14 +127,14 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
-	in := blueprint.Input{
+	in := render.Input{
 		ControllerName: c.opts.ControllerName,
 		Blueprint:      bp, Class: class, Gateway: gw, Routes: a.routes,
 		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
-	out, err := blueprint.Render(in, c.scope)
+	out, err := render.Render(in, c.kinds())
 	if err != nil {
-		var re *blueprint.Error
+		var re *render.Error
 		if !errors.As(err, &re) {
 			return gatewayOutcome{}, reconcile.Result{}, fmt.Errorf("render Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
 		}
@@ -169,8 +171,8 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 // renderMessage is the condition message of a render error: a
 // tenant-safety refusal says so. e.Error() names the value path and the
 // config that set the value, when a config did.
-func renderMessage(e *blueprint.Error) string {
-	if e.Reason == blueprint.ReasonNotAllowed {
+func renderMessage(e *render.Error) string {
+	if e.Reason == render.ReasonNotAllowed {
 		return "rendering refused, nothing applied: " + e.Error()
 	}
 	return "rendering failed, nothing applied: " + e.Error()

@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/controller/blueprints"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 )
 
 // TestReRender: a change of a config, of the Gateway or of the blueprint
@@ -156,7 +156,7 @@ spec:
 		return nil
 	})
 	eventually(t, "inventory", func() error {
-		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprints.InventoryAnnotation]
+		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprint.InventoryAnnotation]
 		want := runName(t, "rbac.authorization.k8s.io/v1/ClusterRole//prune_RUN_-gw\nstrata.dev/v1alpha1/EffectivePolicy/prune_RUN_/gw.blueprint-values\nv1/ConfigMap/prune_RUN_/gw-a\nv1/ConfigMap/prune_RUN_/gw-b")
 		if inv != want {
 			return fmt.Errorf("inventory %q, want %q", inv, want)
@@ -169,7 +169,7 @@ spec:
 		owners[0].BlockOwnerDeletion == nil || !*owners[0].BlockOwnerDeletion {
 		t.Errorf("ownerReferences of gw-a = %+v, want the Gateway, controller and blockOwnerDeletion", owners)
 	}
-	if l := a.GetLabels(); l[blueprint.LabelParentKind] != "Gateway" || l[blueprint.LabelParentName] != gw || l[blueprint.LabelTemplate] != "a" {
+	if l := a.GetLabels(); l[render.LabelParentKind] != "Gateway" || l[render.LabelParentName] != gw || l[render.LabelTemplate] != "a" {
 		t.Errorf("labels of gw-a = %v", l)
 	}
 	if cr := get(t, "rbac.authorization.k8s.io/v1", "ClusterRole", "", role); len(cr.GetOwnerReferences()) != 0 {
@@ -182,7 +182,7 @@ spec:
 		t.Errorf("gw-a was deleted or replaced while pruning gw-b")
 	}
 	eventually(t, "inventory trimmed", func() error {
-		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprints.InventoryAnnotation]
+		inv := get(t, gatewayAPI, "Gateway", ns, gw).GetAnnotations()[blueprint.InventoryAnnotation]
 		if strings.Contains(inv, "gw-b") {
 			return fmt.Errorf("inventory still lists gw-b: %q", inv)
 		}

@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/internal/testenv"
-	"github.com/strata-dev/strata/pkg/controller/blueprints"
+	"github.com/strata-dev/strata/pkg/blueprint"
 )
 
 // TestRestartCleansUp: what changed while Strata was down is cleaned up
@@ -162,7 +162,7 @@ spec:
 	}
 	eventually(t, "dropped template's child pruned", absent(obj{"v1", "ConfigMap", ns, "gw2-extra"}))
 	eventually(t, "gw2's inventory trimmed", func() error {
-		inv := getFrom(t, c, gatewayAPI, "Gateway", ns, "gw2").GetAnnotations()[blueprints.InventoryAnnotation]
+		inv := getFrom(t, c, gatewayAPI, "Gateway", ns, "gw2").GetAnnotations()[blueprint.InventoryAnnotation]
 		if strings.Contains(inv, "gw2-extra") {
 			return fmt.Errorf("inventory still lists gw2-extra: %q", inv)
 		}

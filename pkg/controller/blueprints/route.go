@@ -16,6 +16,8 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
+	"github.com/strata-dev/strata/pkg/blueprint/values"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -28,7 +30,7 @@ const maxParents = 32
 
 // reconcileRoute renders an HTTPRoute once for every Gateway of a served
 // class it attaches to, with the blueprint's httpRouteTemplate and values
-// merged for the route (blueprint.Parent{Kind: "HTTPRoute"}: GatewayConfigs
+// merged for the route (values.Parent{Kind: "HTTPRoute"}: GatewayConfigs
 // targeting the route are its most specific level), and writes one
 // status.parents entry per parentRef naming such a Gateway. Each Gateway
 // is a render scope of its own: a failure for one applies and prunes
@@ -57,7 +59,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 		res     reconcile.Result
 		entries []gwv1.RouteParentStatus
 		keep    = map[string]bool{}
-		configs []*blueprint.Config
+		configs []*values.Config
 		// renderedFor are the Gateways the route was rendered for now: the
 		// refusals recorded for others are dropped (config.go).
 		renderedFor = map[string]bool{}
@@ -142,7 +144,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 	c.forgetRenders(k, func(gateway string) bool { return !renderedFor[gateway] })
 
 	// Children rendered for Gateways the route no longer attaches to.
-	var stale []entry
+	var stale []blueprint.InventoryEntry
 	for _, e := range inv {
 		if !keep[e.Gateway] {
 			stale = append(stale, e)
@@ -152,7 +154,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 		if err := c.prune(ctx, k, stale); err != nil {
 			return reconcile.Result{}, err
 		}
-		if err := c.writeInventory(ctx, p, inv.without(stale)); err != nil {
+		if err := c.writeInventory(ctx, p, inv.Without(stale)); err != nil {
 			return reconcile.Result{}, err
 		}
 	}
@@ -161,7 +163,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 
 // routeRender is the outcome of rendering a route for one Gateway.
 type routeRender struct {
-	inv inventory
+	inv blueprint.Inventory
 	// failed says why nothing was applied ("" when it was); refused is
 	// set when the API server refused an object.
 	failed  string
@@ -169,10 +171,10 @@ type routeRender struct {
 }
 
 // renderRoute renders and syncs one (route, Gateway) scope.
-func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory, scope string, bp *bpv1.GatewayClassBlueprint, class *gwv1.GatewayClass, a *attachment, configs []*blueprint.Config) (routeRender, error) {
+func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv blueprint.Inventory, scope string, bp *bpv1.GatewayClassBlueprint, class *gwv1.GatewayClass, a *attachment, configs []*values.Config) (routeRender, error) {
 	r := p.obj.(*gwv1.HTTPRoute)
-	parent := blueprint.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
-	values, err := blueprint.Merge(bp, parent, configs, c.opts.Namespace)
+	parent := values.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
+	values, err := values.Merge(bp, parent, configs, c.opts.Namespace)
 	if err != nil {
 		c.rendered(p.key, scope, nil)
 		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
@@ -182,14 +184,14 @@ func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv inventory
 	if err != nil {
 		return routeRender{inv: inv}, err
 	}
-	in := blueprint.Input{
+	in := render.Input{
 		ControllerName: c.opts.ControllerName,
 		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
 		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
 	}
-	out, err := blueprint.Render(in, c.scope)
+	out, err := render.Render(in, c.kinds())
 	if err != nil {
-		var re *blueprint.Error
+		var re *render.Error
 		if !errors.As(err, &re) {
 			return routeRender{inv: inv}, fmt.Errorf("render HTTPRoute %s/%s for Gateway %s: %w", r.Namespace, r.Name, scope, err)
 		}

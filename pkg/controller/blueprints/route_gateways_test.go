@@ -6,7 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 )
 
 const effectivePolicyAPI = "strata.dev/v1alpha1"
@@ -68,7 +68,7 @@ spec:
 
 	// One scope per Gateway: its ConfigMap and its values object.
 	scope := func(gw string) (cm, values string) {
-		return route + "-via-" + gw, route + "." + blueprint.GatewayLabelValue(ns, gw) + ".blueprint-values"
+		return route + "-via-" + gw, route + "." + render.GatewayLabelValue(ns, gw) + ".blueprint-values"
 	}
 	for _, gw := range []string{"gw-a", "gw-b"} {
 		cm, values := scope(gw)
@@ -120,7 +120,7 @@ func renderedFor(o *unstructured.Unstructured, route, ns, gw string) error {
 	if o == nil {
 		return fmt.Errorf("not found")
 	}
-	if l := o.GetLabels(); l[blueprint.LabelGateway] != blueprint.GatewayLabelValue(ns, gw) || l[blueprint.LabelParentKind] != "HTTPRoute" || l[blueprint.LabelParentName] != route {
+	if l := o.GetLabels(); l[render.LabelGateway] != render.GatewayLabelValue(ns, gw) || l[render.LabelParentKind] != "HTTPRoute" || l[render.LabelParentName] != route {
 		return fmt.Errorf("%s: labels %v, want rendered for HTTPRoute %s and Gateway %s/%s", o.GetName(), l, route, ns, gw)
 	}
 	owners := o.GetOwnerReferences()

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 )
 
 // statusBlueprint renders, for a Gateway, a Service whose cluster IP the
@@ -236,7 +236,7 @@ spec:
 			if len(o) != 1 || o[0].Kind != "HTTPRoute" || o[0].Name != "r1" {
 				return fmt.Errorf("owners %+v", o)
 			}
-			if l := cm.GetLabels(); l[blueprint.LabelGateway] != blueprint.GatewayLabelValue(ns, "gw") || l[blueprint.LabelParentKind] != "HTTPRoute" {
+			if l := cm.GetLabels(); l[render.LabelGateway] != render.GatewayLabelValue(ns, "gw") || l[render.LabelParentKind] != "HTTPRoute" {
 				return fmt.Errorf("labels %v", l)
 			}
 			return nil

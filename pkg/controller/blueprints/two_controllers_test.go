@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/controller/blueprints"
 )
 
@@ -49,14 +50,14 @@ spec:
 			if cm == nil {
 				return fmt.Errorf("ConfigMap %s-cm missing", gw)
 			}
-			if l := cm.GetLabels()[blueprint.LabelController]; l != blueprint.LabelValue(ctrl) {
-				return fmt.Errorf("ConfigMap %s-cm labelled controller %q, want %q", gw, l, blueprint.LabelValue(ctrl))
+			if l := cm.GetLabels()[render.LabelController]; l != render.LabelValue(ctrl) {
+				return fmt.Errorf("ConfigMap %s-cm labelled controller %q, want %q", gw, l, render.LabelValue(ctrl))
 			}
 		}
 		return nil
 	})
 	ann := get(t, gatewayAPI, "Gateway", ns, "theirs").GetAnnotations()
-	if ann[blueprints.InventoryAnnotationFor(other)] == "" || ann[blueprints.InventoryAnnotation] != "" {
+	if ann[blueprint.InventoryAnnotationFor(other)] == "" || ann[blueprint.InventoryAnnotation] != "" {
 		t.Fatalf("the other controller's inventory is not under its own key: %v", ann)
 	}
 	theirsCM := get(t, "v1", "ConfigMap", ns, "theirs-cm").GetResourceVersion()

@@ -19,6 +19,7 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/controller/objchange"
 )
 
@@ -154,7 +155,7 @@ func (c *Controller) on(keys func(context.Context, client.Object) []key, relevan
 // server bookkeeping and without the inventory annotation, which only
 // Strata writes.
 func specChanged(o, n client.Object) bool {
-	return objchange.Changed(o, n, func(a string) bool { return strings.HasPrefix(a, InventoryAnnotation) })
+	return objchange.Changed(o, n, func(a string) bool { return strings.HasPrefix(a, blueprint.InventoryAnnotation) })
 }
 
 // changed is any change of a rendered object, status included: a status
@@ -164,7 +165,7 @@ func changed(o, n client.Object) bool { return o.GetResourceVersion() != n.GetRe
 // onChild maps a rendered object to its parent: by its controller owner
 // reference when it has one (namespaced children: exact whatever the
 // names' length), else by the parent labels (cluster-scoped children;
-// blueprint.LabelValue shortens a name longer than a label value allows
+// render.LabelValue shortens a name longer than a label value allows
 // into a hash, which cannot be mapped back, so such a parent is found
 // again only through its own events).
 func (c *Controller) onChild(_ context.Context, o client.Object) []key {
@@ -175,9 +176,9 @@ func (c *Controller) onChild(_ context.Context, o client.Object) []key {
 		}
 	}
 	l := o.GetLabels()
-	switch kind := l[blueprint.LabelParentKind]; kind {
+	switch kind := l[render.LabelParentKind]; kind {
 	case kindGateway, kindRoute:
-		return []key{{Kind: kind, Namespace: l[blueprint.LabelParentNamespace], Name: l[blueprint.LabelParentName]}}
+		return []key{{Kind: kind, Namespace: l[render.LabelParentNamespace], Name: l[render.LabelParentName]}}
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/strata-dev/strata/pkg/blueprint"
+	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
@@ -74,7 +74,7 @@ func TestEveryConsumerCoversEveryRow(t *testing.T) {
 	if err := cluster.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	scope := blueprint.StaticScope(nil)
+	scope := render.StaticScope(nil)
 	for _, row := range hierarchy.Table {
 		t.Run(row.Kind, func(t *testing.T) {
 			k, ok := typed.Kinds[row.GroupKind]
@@ -195,7 +195,7 @@ func TestEveryConsumerCoversEveryRow(t *testing.T) {
 			// The blueprint renderer's offline scope, discovered from a
 			// real API server, agrees with the row.
 			if namespaced, known := scope(row.GroupKind); !known || namespaced != row.Namespaced {
-				t.Errorf("blueprint.StaticScope(%s) = namespaced %v, known %v; the row says namespaced %v", row.GroupKind, namespaced, known, row.Namespaced)
+				t.Errorf("render.StaticScope(%s) = namespaced %v, known %v; the row says namespaced %v", row.GroupKind, namespaced, known, row.Namespaced)
 			}
 			if _, ok := hierarchy.Kinds[row.GroupKind]; ok != row.Targetable {
 				t.Errorf("hierarchy.Kinds has %s: %v; row is targetable: %v", row.GroupKind, ok, row.Targetable)

@@ -1,0 +1,456 @@
+package render
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/Masterminds/sprig/v3"
+	"sigs.k8s.io/yaml"
+)
+
+// removedFuncs are the sprig functions templates cannot call, because the
+// same input must render the same bytes wherever it renders (`strata
+// render` on a laptop, the controller in a cluster) and a template must
+// not read the machine it runs on:
+//
+//   - the environment, files and network: env, expandenv, getHostByName;
+//   - the clock: now, ago, and the date functions that format the current
+//     time for anything that is not a time or read the host's time zone
+//     database: dateInZone, date_in_zone, htmlDateInZone (date, htmlDate,
+//     toDate, mustToDate and durationRound are replaced, see
+//     replacedFuncs);
+//   - randomness: randAlpha, randAlphaNum, randAscii, randNumeric,
+//     randBytes, randInt, shuffle, uuidv4, and the functions that draw
+//     random keys, serial numbers, salts or IVs: genPrivateKey, genCA,
+//     genCAWithKey, genSelfSignedCert, genSelfSignedCertWithKey,
+//     genSignedCert, genSignedCertWithKey, bcrypt, htpasswd, encryptAES;
+//   - the host's path syntax: osBase, osClean, osDir, osExt, osIsAbs (base,
+//     clean, dir, ext and isAbs remain, with `/` everywhere);
+//   - key derivation: derivePassword, whose scrypt takes 32 MiB and most
+//     of a second per call, whatever its input: a loop of them would hold
+//     a worker for minutes, out of reach of the work budget (cost.go).
+var removedFuncs = []string{
+	"env", "expandenv", "getHostByName",
+	"now", "ago", "dateInZone", "date_in_zone", "htmlDateInZone",
+	"randAlpha", "randAlphaNum", "randAscii", "randNumeric", "randBytes", "randInt", "shuffle", "uuidv4",
+	"genPrivateKey", "genCA", "genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey",
+	"genSignedCert", "genSignedCertWithKey", "bcrypt", "htpasswd", "encryptAES",
+	"osBase", "osClean", "osDir", "osExt", "osIsAbs",
+	"derivePassword",
+}
+
+// Limits on what one template may build, so values a tenant sets (a
+// count, a width) cannot make the renderer allocate without bound. The
+// work budget of a whole render is in cost.go.
+const (
+	// maxOutput is the most bytes one template may render, and the
+	// longest string any function may return (repeat, indent, nindent,
+	// printf, ... refuse a call that would return more, see cost.go) and
+	// the largest value a template may print or encode.
+	maxOutput = 8 << 20
+	// maxList is the longest list until, untilStep and seq may return.
+	maxList = 1 << 16
+)
+
+// replacedFuncs documents the functions that differ from sprig's:
+//
+//   - date, htmlDate format a time (time.Time, seconds since the epoch, or
+//     an RFC 3339 string such as metadata.creationTimestamp) in UTC, and
+//     fail on anything else; sprig's use the host's time zone and format
+//     the current time when given something else.
+//   - toDate, mustToDate parse in UTC, not the host's time zone.
+//   - durationRound fails on a time (sprig's measures it from now).
+//   - keys and values return a dict's keys (values) sorted by key; sprig's
+//     return Go's random map order.
+//   - repeat, indent, nindent, until, untilStep and seq fail past
+//     maxOutput bytes or maxList items.
+//   - set, merge, mergeOverwrite, mustMerge and mustMergeOverwrite refuse
+//     to make a dict contain itself (printing it would never end).
+//
+// Added, as Helm users expect: toYaml, fromYaml, required and include.
+//
+// Every function, and text/template's print, printf, println, html, js
+// and urlquery (defined here with the builtins' code, so that they are
+// charged like the rest), spends from the render's work budget and
+// refuses calls whose result would exceed maxOutput (cost.go).
+var replacedFuncs = []string{
+	"date", "htmlDate", "toDate", "mustToDate", "durationRound", "keys", "values",
+	"repeat", "indent", "nindent", "until", "untilStep", "seq",
+	"set", "merge", "mergeOverwrite", "mustMerge", "mustMergeOverwrite",
+}
+
+// funcMap returns the functions of a template: sprig's, less
+// removedFuncs, with replacedFuncs replaced, plus toYaml, fromYaml and
+// required. include is added by newTemplate, which knows the template.
+// It is built per template, so no state is shared between renders.
+func funcMap() template.FuncMap {
+	m := sprig.TxtFuncMap()
+	for _, name := range removedFuncs {
+		delete(m, name)
+	}
+	m["date"] = formatDate
+	m["htmlDate"] = func(v any) (string, error) { return formatDate("2006-01-02", v) }
+	m["toDate"] = func(layout, s string) time.Time {
+		t, _ := time.Parse(layout, s)
+		return t
+	}
+	m["mustToDate"] = time.Parse
+	if round, ok := m["durationRound"].(func(any) string); ok {
+		m["durationRound"] = func(v any) (string, error) {
+			switch v.(type) {
+			case time.Time, *time.Time:
+				return "", errors.New("durationRound of a time would measure it from now; give a duration")
+			}
+			return round(v), nil
+		}
+	} else {
+		delete(m, "durationRound")
+	}
+	m["keys"] = sortedKeys
+	m["values"] = sortedValues
+	m["repeat"] = repeat
+	m["indent"] = indent
+	m["nindent"] = func(n int, s string) (string, error) {
+		s, err := indent(n, s)
+		return "\n" + s, err
+	}
+	m["until"] = func(n int) ([]int, error) {
+		step := 1
+		if n < 0 {
+			step = -1
+		}
+		return untilStep(0, n, step)
+	}
+	m["untilStep"] = untilStep
+	m["seq"] = seq
+	m["set"] = func(d map[string]any, key string, v any) (map[string]any, error) {
+		if reaches(v, d) {
+			return nil, fmt.Errorf("set %q: the value contains the dict itself", key)
+		}
+		d[key] = v
+		return d, nil
+	}
+	for _, name := range []string{"merge", "mergeOverwrite", "mustMerge", "mustMergeOverwrite"} {
+		if f := acyclicMerge(name, m[name]); f != nil {
+			m[name] = f
+		} else {
+			delete(m, name)
+		}
+	}
+	m["toYaml"] = toYaml
+	m["fromYaml"] = fromYaml
+	m["required"] = required
+	// text/template's builtins that print, as functions of the map so
+	// that the work budget wraps them (cost.go).
+	m["print"] = fmt.Sprint
+	m["printf"] = fmt.Sprintf
+	m["println"] = fmt.Sprintln
+	m["html"] = template.HTMLEscaper
+	m["js"] = template.JSEscaper
+	m["urlquery"] = template.URLQueryEscaper
+	return m
+}
+
+// toYaml is Helm's: v as YAML without the final newline. Unlike Helm's it
+// fails rather than printing nothing when v cannot be marshalled.
+func toYaml(v any) (string, error) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+// fromYaml decodes a YAML object. Unlike Helm's, a bad document is an
+// error, not a map with an "Error" key.
+func fromYaml(s string) (map[string]any, error) {
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// required is Helm's: it fails with msg when v is nil or "". Under
+// missingkey=error a missing key fails before required runs, so read an
+// optional value with index or dig: `required "set replicas" (index
+// .Values "replicas")`.
+func required(msg string, v any) (any, error) {
+	if v == nil {
+		return nil, errors.New(msg)
+	}
+	if s, ok := v.(string); ok && s == "" {
+		return nil, errors.New(msg)
+	}
+	return v, nil
+}
+
+// formatDate formats a time in UTC; see replacedFuncs.
+func formatDate(layout string, v any) (string, error) {
+	var t time.Time
+	switch v := v.(type) {
+	case time.Time:
+		t = v
+	case *time.Time:
+		if v == nil {
+			return "", errors.New("date of a nil time")
+		}
+		t = *v
+	case int:
+		t = time.Unix(int64(v), 0)
+	case int32:
+		t = time.Unix(int64(v), 0)
+	case int64:
+		t = time.Unix(v, 0)
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			return "", fmt.Errorf("date of %v: want whole seconds since the epoch", v)
+		}
+		t = time.Unix(int64(v), 0)
+	case string:
+		var err error
+		if t, err = time.Parse(time.RFC3339, v); err != nil {
+			return "", fmt.Errorf("date of %q: want an RFC 3339 time: %w", v, err)
+		}
+	default:
+		return "", fmt.Errorf("date of a %T: want a time, seconds since the epoch or an RFC 3339 string", v)
+	}
+	return t.UTC().Format(layout), nil
+}
+
+func sortedKeys(dicts ...map[string]any) []string {
+	k := []string{}
+	for _, d := range dicts {
+		for key := range d {
+			k = append(k, key)
+		}
+	}
+	sort.Strings(k)
+	return k
+}
+
+func sortedValues(d map[string]any) []any {
+	out := make([]any, 0, len(d))
+	for _, k := range sortedKeys(d) {
+		out = append(out, d[k])
+	}
+	return out
+}
+
+func repeat(n int, s string) (string, error) {
+	if n < 0 {
+		return "", fmt.Errorf("repeat %d times: want a count of zero or more", n)
+	}
+	if len(s) > 0 && n > maxOutput/len(s) {
+		return "", fmt.Errorf("repeat %d times: the result would exceed %d bytes", n, maxOutput)
+	}
+	return strings.Repeat(s, n), nil
+}
+
+func indent(n int, s string) (string, error) {
+	if n < 0 {
+		return "", fmt.Errorf("indent %d: want zero or more spaces", n)
+	}
+	lines := strings.Count(s, "\n") + 1
+	if n > 0 && (n > maxOutput || lines > (maxOutput-len(s))/n) {
+		return "", fmt.Errorf("indent %d: the result would exceed %d bytes", n, maxOutput)
+	}
+	pad := strings.Repeat(" ", n)
+	return pad + strings.ReplaceAll(s, "\n", "\n"+pad), nil
+}
+
+// untilStep is sprig's (start, start+step, ... up to stop excluded), safe
+// from overflow and bounded by maxList.
+func untilStep(start, stop, step int) ([]int, error) {
+	v := []int{}
+	if (stop < start && step >= 0) || (stop >= start && step <= 0) {
+		return v, nil
+	}
+	for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); {
+		if len(v) == maxList {
+			return nil, fmt.Errorf("untilStep %d %d %d: more than %d items", start, stop, step, maxList)
+		}
+		v = append(v, i)
+		next := i + step
+		if (step > 0) != (next > i) {
+			break // overflow
+		}
+		i = next
+	}
+	return v, nil
+}
+
+// seq is sprig's (Unix seq: 1..end, start..end, start..step..end as a
+// space-separated string), bounded by maxList.
+func seq(params ...int) (string, error) {
+	var start, step, end int
+	switch len(params) {
+	case 1:
+		start, end, step = 1, params[0], 1
+		if end < start {
+			step = -1
+		}
+	case 2:
+		start, end, step = params[0], params[1], 1
+		if end < start {
+			step = -1
+		}
+	case 3:
+		start, step, end = params[0], params[1], params[2]
+		if end < start && step > 0 {
+			return "", nil
+		}
+	default:
+		return "", nil
+	}
+	inc := 1
+	if end < start {
+		inc = -1
+	}
+	stop := end + inc
+	if (inc > 0) != (stop > end) {
+		stop = end // overflow: stop at end, which untilStep excludes
+	}
+	v, err := untilStep(start, stop, step)
+	if err != nil {
+		return "", err
+	}
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, " "), nil
+}
+
+// acyclicMerge wraps one of sprig's merge functions so that it fails
+// rather than make dst reachable from itself.
+func acyclicMerge(name string, f any) any {
+	check := func(dst map[string]any, srcs []map[string]any) error {
+		for _, s := range srcs {
+			if reaches(s, dst) {
+				return fmt.Errorf("%s: a source contains the destination dict", name)
+			}
+		}
+		return nil
+	}
+	switch f := f.(type) {
+	case func(map[string]any, ...map[string]any) any:
+		return func(dst map[string]any, srcs ...map[string]any) (any, error) {
+			if err := check(dst, srcs); err != nil {
+				return nil, err
+			}
+			return f(dst, srcs...), nil
+		}
+	case func(map[string]any, ...map[string]any) (any, error):
+		return func(dst map[string]any, srcs ...map[string]any) (any, error) {
+			if err := check(dst, srcs); err != nil {
+				return nil, err
+			}
+			return f(dst, srcs...)
+		}
+	}
+	return nil
+}
+
+// reaches reports whether target is v or can be reached from it through
+// maps, slices and pointers.
+func reaches(v any, target map[string]any) bool {
+	if target == nil {
+		return false
+	}
+	want := reflect.ValueOf(target).UnsafePointer()
+	seen := map[uintptr]bool{}
+	var walk func(r reflect.Value) bool
+	walk = func(r reflect.Value) bool {
+		switch r.Kind() {
+		case reflect.Interface, reflect.Pointer:
+			if r.IsNil() {
+				return false
+			}
+			return walk(r.Elem())
+		case reflect.Map:
+			if r.IsNil() {
+				return false
+			}
+			p := r.UnsafePointer()
+			if p == want {
+				return true
+			}
+			if seen[uintptr(p)] {
+				return false
+			}
+			seen[uintptr(p)] = true
+			it := r.MapRange()
+			for it.Next() {
+				if walk(it.Value()) {
+					return true
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			for i := 0; i < r.Len(); i++ {
+				if walk(r.Index(i)) {
+					return true
+				}
+			}
+		case reflect.Struct:
+			for i := 0; i < r.NumField(); i++ {
+				if walk(r.Field(i)) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return walk(reflect.ValueOf(v))
+}
+
+// newTemplate parses src as template name with the blueprint functions,
+// missingkey=error, include, which executes a template defined in src
+// (Helm's include: `{{ include "labels" . | nindent 4 }}`), the steps
+// and charges of b planted (instrument) and the functions it calls
+// charging b's work budget (meter, cost.go).
+func newTemplate(name, src string, b *budget) (*template.Template, error) {
+	var t *template.Template
+	fm := funcMap()
+	for k, f := range b.funcs() {
+		fm[k] = f
+	}
+	fm["include"] = func(name string, data any) (string, error) {
+		var b strings.Builder
+		if err := t.ExecuteTemplate(&limitWriter{w: &b}, name, data); err != nil {
+			return "", err
+		}
+		return b.String(), nil
+	}
+	t = template.New(name).Option("missingkey=error").Funcs(fm)
+	if _, err := t.Parse(src); err != nil {
+		return nil, err
+	}
+	instrument(t)
+	b.meter(t, fm)
+	return t, nil
+}
+
+// errTooLarge is returned by limitWriter past maxOutput bytes.
+var errTooLarge = fmt.Errorf("rendered output exceeds %d bytes", maxOutput)
+
+// limitWriter fails once more than maxOutput bytes are written.
+type limitWriter struct {
+	w interface{ Write([]byte) (int, error) }
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if l.n+len(p) > maxOutput {
+		return 0, errTooLarge
+	}
+	l.n += len(p)
+	return l.w.Write(p)
+}

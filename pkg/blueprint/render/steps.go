@@ -1,0 +1,405 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+	"reflect"
+	"strconv"
+	"strings"
+	"text/template"
+	"text/template/parse"
+)
+
+// maxSteps bounds the work of one render: every iteration of a range and
+// every entry into a template (the main one, a {{define}}d one through
+// template or include) is a step. Loops over a Gateway's listeners and
+// routes take thousands; a template looping without end, or recursing
+// into two copies of itself, fails instead of holding the controller's
+// worker forever. A step costs well under a microsecond, so the budget is
+// a second or two at most.
+const maxSteps = 1 << 21
+
+// maxDepth bounds how deep templates call templates (template or
+// include). text/template's own bound (100000) is too deep: unwinding an
+// error through that many ranges takes hours.
+const maxDepth = 1000
+
+// The functions instrument plants: weighFunc and stepFunc at the end of
+// each range's pipeline, enterFunc and exitFunc around the body of each
+// template (and cost.go's printFunc and argFunc). They print nothing; a
+// template calling them itself only spends its budget.
+const (
+	stepFunc  = "strataStep"
+	weighFunc = "strataWeigh"
+	enterFunc = "strataEnter"
+	exitFunc  = "strataExit"
+)
+
+// budget counts the steps, the template depth and the work (cost.go) of
+// one render, across its templates. max is the step budget, maxSteps
+// when 0; workMax the work budget, maxWork when 0 (tests lower them).
+// It is a plain value: a copy saves its state.
+type budget struct {
+	steps, depth, max int
+	work, workMax     int64
+}
+
+// funcs returns the planted functions.
+func (b *budget) funcs() map[string]any {
+	return map[string]any{
+		stepFunc: b.step, weighFunc: weigh, enterFunc: b.enter, exitFunc: b.exit,
+		printFunc: b.print, argFunc: b.arg,
+	}
+}
+
+// weighed is what a range ranges over, with the weight of its body (see
+// weight), from weighFunc to stepFunc.
+type weighed struct {
+	v any
+	w int64
+}
+
+func weigh(w int, v any) weighed { return weighed{v: v, w: int64(w)} }
+
+// step, at the end of a range's pipeline, counts the range's iterations
+// as steps and charges each the weight of its body, before the first
+// runs, and passes on what the range ranges over; ranging over a dict
+// also sorts its keys. Without an argument it counts one step.
+func (b *budget) step(v ...any) (any, error) {
+	n, w, extra := int64(1), int64(0), int64(0)
+	var val any = ""
+	if len(v) == 1 {
+		val = v[0]
+		if x, ok := val.(weighed); ok {
+			val, w = x.v, x.w
+		}
+		n, extra = iterations(val)
+		extra += 2 * callCost // weighFunc and stepFunc
+	}
+	if err := b.count(n); err != nil {
+		return nil, err
+	}
+	return val, b.spend("evaluating the template", mulSat(n, stepCost+w)+extra)
+}
+
+// iterations is how often a range over v runs its body, and what sorting
+// a dict's keys costs.
+func iterations(v any) (n, sort int64) {
+	r := reflect.ValueOf(v)
+	switch r.Kind() {
+	case reflect.Slice, reflect.Array:
+		return int64(r.Len()), 0
+	case reflect.Map:
+		n = int64(r.Len())
+		keys := n * entryCost
+		if m, ok := v.(map[string]any); ok {
+			for k := range m {
+				keys += int64(len(k))
+			}
+		}
+		return n, mulSat(keys, int64(bits.Len64(uint64(n))+1))
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return max(r.Int(), 0), 0
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return int64(min(r.Uint(), math.MaxInt64)), 0
+	}
+	return 0, 0
+}
+
+// count counts n steps.
+func (b *budget) count(n int64) error {
+	limit := b.max
+	if limit == 0 {
+		limit = maxSteps
+	}
+	if n > int64(limit-b.steps) {
+		b.steps = limit + 1
+		return fmt.Errorf("the render took more than %d steps (range iterations and template calls); does a loop or a recursion never end?", limit)
+	}
+	b.steps += int(n)
+	return nil
+}
+
+// enter counts a template call as a step and charges the weight of its
+// body.
+func (b *budget) enter(weight int) (string, error) {
+	b.depth++
+	if b.depth > maxDepth {
+		return "", fmt.Errorf("templates call templates more than %d deep; does a template or include call itself without end?", maxDepth)
+	}
+	if err := b.count(1); err != nil {
+		return "", err
+	}
+	// text/template sets up a state per call, and enterFunc and exitFunc
+	// are calls too.
+	return "", b.spend("evaluating the template", 4*callCost+stepCost+int64(weight))
+}
+
+func (b *budget) exit() string {
+	if b.depth > 0 {
+		b.depth--
+	}
+	return ""
+}
+
+// instrument plants, in every template of t: weighFunc and stepFunc at
+// the end of every range's pipeline (`range P` becomes `range P |
+// strataWeigh W | strataStep`), which count its iterations and charge
+// them the weight W of its body before the first runs; enterFunc and
+// exitFunc around every template, enterFunc charging its body's weight;
+// printFunc in every action that prints (plantPrint); argFunc around the
+// operands of comparisons and index (plantArgs). text/template has no
+// hook for this; its parse trees are exported for such rewriting. An
+// error unwinds the whole execution, so a template left without its exit
+// only matters to a render that has failed.
+func instrument(t *template.Template) {
+	for _, tt := range t.Templates() {
+		if tt.Tree == nil || tt.Root == nil {
+			continue
+		}
+		w := weight(tt.Root)
+		plantCharges(tt.Tree, tt.Root)
+		nodes := make([]parse.Node, 0, len(tt.Root.Nodes)+2)
+		nodes = append(nodes, weighted(tt.Tree, tt.Root.Pos, enterFunc, w))
+		nodes = append(nodes, tt.Root.Nodes...)
+		tt.Root.Nodes = append(nodes, call(tt.Tree, tt.Root.Pos, exitFunc))
+	}
+}
+
+func plantCharges(tr *parse.Tree, n parse.Node) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return
+		}
+		for _, c := range n.Nodes {
+			plantCharges(tr, c)
+		}
+	case *parse.ActionNode:
+		plantArgs(tr, n.Pipe)
+		if len(n.Pipe.Decl) == 0 {
+			plantPrint(tr, n.Pipe)
+		}
+	case *parse.IfNode:
+		plantArgs(tr, n.Pipe)
+		plantCharges(tr, n.List)
+		plantCharges(tr, n.ElseList)
+	case *parse.WithNode:
+		plantArgs(tr, n.Pipe)
+		plantCharges(tr, n.List)
+		plantCharges(tr, n.ElseList)
+	case *parse.TemplateNode:
+		plantArgs(tr, n.Pipe)
+	case *parse.RangeNode:
+		plantArgs(tr, n.Pipe)
+		w := min(weight(n.List), math.MaxInt32)
+		num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
+		n.Pipe.Cmds = append(n.Pipe.Cmds,
+			cmdNode(tr, n.Pos, identNode(tr, n.Pos, weighFunc), num),
+			cmdNode(tr, n.Pos, identNode(tr, n.Pos, stepFunc)))
+		plantCharges(tr, n.List)
+		plantCharges(tr, n.ElseList)
+	}
+}
+
+// weight is what evaluating n once costs, in work units: nodeCost per
+// node, a text's or string constant's bytes; both branches of an if or
+// with (either may run), not the body of a range (its steps charge it).
+// It is an estimate that holds whatever the values: what functions do
+// with them is charged by the functions.
+func weight(n parse.Node) int64 {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n == nil {
+			return 0
+		}
+		w := int64(0)
+		for _, c := range n.Nodes {
+			w += weight(c)
+		}
+		return w
+	case *parse.TextNode:
+		return int64(len(n.Text))
+	case *parse.StringNode:
+		return nodeCost + int64(len(n.Text))
+	case *parse.ActionNode:
+		return nodeCost + weight(n.Pipe)
+	case *parse.PipeNode:
+		if n == nil {
+			return 0
+		}
+		w := nodeCost * int64(len(n.Decl))
+		for _, c := range n.Cmds {
+			w += weight(c)
+		}
+		return w
+	case *parse.CommandNode:
+		w := int64(nodeCost)
+		for _, a := range n.Args {
+			w += weight(a)
+		}
+		return w
+	case *parse.IfNode:
+		return nodeCost + weight(n.Pipe) + weight(n.List) + weight(n.ElseList)
+	case *parse.WithNode:
+		return nodeCost + weight(n.Pipe) + weight(n.List) + weight(n.ElseList)
+	case *parse.RangeNode:
+		return nodeCost + weight(n.Pipe) + weight(n.ElseList)
+	case *parse.TemplateNode:
+		return nodeCost + weight(n.Pipe)
+	case *parse.ChainNode:
+		return nodeCost*int64(len(n.Field)) + weight(n.Node)
+	case *parse.FieldNode:
+		return nodeCost * int64(len(n.Ident))
+	case *parse.VariableNode:
+		return nodeCost * int64(len(n.Ident))
+	}
+	return nodeCost
+}
+
+// comparisons are text/template's builtins that read their operands
+// whole (a string compared, a key hashed): plantArgs charges the strings
+// they are given.
+var comparisons = map[string]bool{"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "index": true}
+
+// plantArgs wraps every operand of a comparison in p (and the pipelines
+// nested in p) that is not a constant in a call of argFunc: `eq .a "x"`
+// becomes `eq (strataArg .a) "x"`, `.a | eq "x"` becomes `.a | strataArg
+// | eq "x"`.
+func plantArgs(tr *parse.Tree, p *parse.PipeNode) {
+	if p == nil {
+		return
+	}
+	cmds := make([]*parse.CommandNode, 0, len(p.Cmds))
+	for i, c := range p.Cmds {
+		for _, a := range c.Args {
+			switch a := a.(type) {
+			case *parse.PipeNode:
+				plantArgs(tr, a)
+			case *parse.ChainNode:
+				if pn, ok := a.Node.(*parse.PipeNode); ok {
+					plantArgs(tr, pn)
+				}
+			}
+		}
+		if comparisons[funcName(c)] {
+			wrapArgs(tr, c, argFunc)
+			if i > 0 {
+				cmds = append(cmds, cmdNode(tr, c.Pos, identNode(tr, c.Pos, argFunc)))
+			}
+		}
+		cmds = append(cmds, c)
+	}
+	p.Cmds = cmds
+}
+
+// printTail are the functions that may end a printing action after the
+// value printed: layout (indent, nindent, trim) and the holes' planted
+// functions (holes.go), which take the value as it is printed.
+var printTail = map[string]bool{"indent": true, "nindent": true, "trim": true, "strataMark": true, "strataHole": true}
+
+// serializers are the functions whose argument is printed as a whole
+// YAML or JSON node when they end an action (holes.go calls them itself,
+// as strataNode<name>).
+var serializers = map[string]bool{
+	"toYaml": true, "toJson": true, "toPrettyJson": true, "toRawJson": true,
+	"mustToJson": true, "mustToPrettyJson": true, "mustToRawJson": true, "quote": true, "squote": true,
+}
+
+// plantPrint makes the printing action p charge the value it prints:
+// `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; when P ends
+// in a serializer, its arguments are wrapped instead (`toJson
+// (strataPrint .x)`, `.x | strataPrint | toJson`), so the serializer
+// stays last for holes.go, which calls it itself. An include prints text
+// its own template already paid for; a constant is paid for by its
+// weight.
+func plantPrint(tr *parse.Tree, p *parse.PipeNode) {
+	body := len(p.Cmds)
+	for body > 0 && printTail[funcName(p.Cmds[body-1])] {
+		body--
+	}
+	if body == 0 {
+		return
+	}
+	last := p.Cmds[body-1]
+	name := funcName(last)
+	at := body // where a strataPrint command goes
+	switch {
+	case name == "include":
+		return
+	case serializers[name] || strings.HasPrefix(name, "strataNode"):
+		wrapArgs(tr, last, printFunc)
+		if body == 1 {
+			return
+		}
+		at = body - 1
+	case body == 1 && len(last.Args) == 1 && isConstant(last.Args[0]):
+		return
+	}
+	cmds := make([]*parse.CommandNode, 0, len(p.Cmds)+1)
+	cmds = append(cmds, p.Cmds[:at]...)
+	cmds = append(cmds, cmdNode(tr, last.Pos, identNode(tr, last.Pos, printFunc)))
+	p.Cmds = append(cmds, p.Cmds[at:]...)
+}
+
+// wrapArgs wraps the arguments of function call c that are not constants
+// in calls of fn.
+func wrapArgs(tr *parse.Tree, c *parse.CommandNode, fn string) {
+	for i := 1; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if isConstant(a) {
+			continue
+		}
+		pos := a.Position()
+		c.Args[i] = &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos,
+			Cmds: []*parse.CommandNode{cmdNode(tr, pos, identNode(tr, pos, fn), a)}}
+	}
+}
+
+// funcName is the function command c calls, "" when it calls none.
+func funcName(c *parse.CommandNode) string {
+	if len(c.Args) == 0 {
+		return ""
+	}
+	if id, ok := c.Args[0].(*parse.IdentifierNode); ok {
+		return id.Ident
+	}
+	return ""
+}
+
+func isConstant(n parse.Node) bool {
+	switch n.(type) {
+	case *parse.StringNode, *parse.NumberNode, *parse.BoolNode, *parse.NilNode:
+		return true
+	}
+	return false
+}
+
+func identNode(tr *parse.Tree, pos parse.Pos, fn string) *parse.IdentifierNode {
+	return parse.NewIdentifier(fn).SetTree(tr).SetPos(pos)
+}
+
+func cmdNode(tr *parse.Tree, pos parse.Pos, args ...parse.Node) *parse.CommandNode {
+	return &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: args}
+}
+
+// weighted is `{{ $strataWork := W | fn }}` at pos of tree tr: fn charging
+// weight W. Declaring a variable, it prints nothing, and rewrites of the
+// actions that print (holes.go) leave it alone.
+func weighted(tr *parse.Tree, pos parse.Pos, fn string, w int64) parse.Node {
+	w = min(w, math.MaxInt32)
+	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
+	v := &parse.VariableNode{NodeType: parse.NodeVariable, Pos: pos, Ident: []string{"$strataWork"}}
+	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Decl: []*parse.VariableNode{v},
+		Cmds: []*parse.CommandNode{cmdNode(tr, pos, num), cmdNode(tr, pos, identNode(tr, pos, fn))}}
+	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: pipe}
+}
+
+// call is `{{ fn }}` at pos of tree tr (exitFunc), so an error in it is
+// reported at the template it ends.
+func call(tr *parse.Tree, pos parse.Pos, fn string) parse.Node {
+	id := parse.NewIdentifier(fn).SetTree(tr).SetPos(pos)
+	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
+	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}}
+}
