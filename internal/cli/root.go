@@ -27,10 +27,13 @@ func NewRoot(s Streams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version prints the one-line form of `strata version`.
+	root.Version = versionOf(debug.ReadBuildInfo()).String()
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newStatus(s), newEffective(s), newController(s), newDescribe(s), newExplain(s), newGet(s), newImpact(s), newGraph(s), newRender(s))
+	root.AddCommand(newStatus(s), newEffective(s), newController(s), newDescribe(s), newExplain(s), newGet(s), newImpact(s), newGraph(s), newRender(s), newVersion(s))
 	return root
 }
 

@@ -12,6 +12,7 @@ import (
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	structuralschema "k8s.io/apiextensions-apiserver/pkg/apiserver/schema"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel"
+	structuraldefaulting "k8s.io/apiextensions-apiserver/pkg/apiserver/schema/defaulting"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/listtype"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/schema/pruning"
 	"k8s.io/apiextensions-apiserver/pkg/apiserver/validation"
@@ -127,8 +128,11 @@ type Admission struct {
 // server's order: unknown fields are dropped when the object is decoded,
 // then the rest is validated (k8s.io/apiextensions-apiserver's
 // customresource strategy), CEL rules (x-kubernetes-validations) last,
-// with the server's cost limits. u is not changed. Defaults are not
-// applied: the answer is about what the file says.
+// with the server's cost limits. Between pruning and validation the
+// schema's defaults are applied, as the server applies them when it
+// decodes a request (customresource_handler's unstructuredDefaulter): a
+// field the file leaves out but the schema defaults (a strategy, say) is
+// read offline as the cluster would store it. u is not changed.
 func (s *Schema) Admit(u *unstructured.Unstructured) (a Admission) {
 	defer func() {
 		// DeepCopyJSON and the validators expect the types a JSON
@@ -140,6 +144,8 @@ func (s *Schema) Admit(u *unstructured.Unstructured) (a Admission) {
 	}()
 	obj := runtime.DeepCopyJSON(u.Object)
 	unknown := pruning.PruneWithOptions(obj, s.structural, true, structuralschema.UnknownFieldPathOptions{TrackUnknownFieldPaths: true})
+	structuraldefaulting.PruneNonNullableNullsWithoutDefaults(obj, s.structural)
+	structuraldefaulting.Default(obj, s.structural)
 	a = Admission{Object: &unstructured.Unstructured{Object: obj}, Unknown: unknown}
 	errs := validation.ValidateCustomResource(nil, obj, s.validator)
 	errs = append(errs, listtype.ValidateListSetsAndMaps(nil, s.structural, obj)...)

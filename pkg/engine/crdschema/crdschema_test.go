@@ -1,6 +1,7 @@
 package crdschema_test
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -42,6 +43,12 @@ spec:
               size: {type: integer, maximum: 3}
               tags: {type: array, maxItems: 1, items: {type: string}, x-kubernetes-list-type: set}
               free: {type: object, x-kubernetes-preserve-unknown-fields: true}
+              mode: {type: string, enum: [Patch, Atomic], default: Patch}
+              limits:
+                type: object
+                default: {}
+                properties:
+                  burst: {type: integer, default: 5}
   - name: v2
     served: true
     storage: false
@@ -97,6 +104,48 @@ func TestAdmit(t *testing.T) {
 				if _, found, _ := unstructured.NestedFieldNoCopy(a.Object.Object, strings.Split(f, ".")...); found {
 					t.Errorf("%s not pruned", f)
 				}
+			}
+		})
+	}
+}
+
+// The API server applies a schema's defaults when it decodes an object,
+// before validation (apiextensions-apiserver's unstructuredDefaulter):
+// offline, a policy that leaves out a defaulted field reads as the
+// cluster would store it, and a null in a field that is not nullable is
+// dropped first so the default fills it.
+func TestAdmitDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		obj  string
+		want string
+	}{
+		{"absent fields get their defaults, nested too", "spec: {size: 1}", `{"limits":{"burst":5},"mode":"Patch","size":1}`},
+		{"written fields are kept", "spec: {mode: Atomic, limits: {burst: 1}}", `{"limits":{"burst":1},"mode":"Atomic"}`},
+		{"a null that is not nullable is defaulted", "spec: {mode: null}", `{"limits":{"burst":5},"mode":"Patch"}`},
+		{"no spec, no defaults below it", "", `null`},
+	}
+	c, err := crdschema.FromCRD(object(t, crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in := object(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w, namespace: ns}\n"+tc.obj)
+			before := in.DeepCopy()
+			a := c.Versions["v1"].Admit(in)
+			if len(a.Errors) > 0 {
+				t.Fatalf("errors %v", a.Errors)
+			}
+			if !reflect.DeepEqual(in, before) {
+				t.Errorf("Admit changed its input")
+			}
+			got, err := json.Marshal(a.Object.Object["spec"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("spec %s, want %s", got, tc.want)
 			}
 		})
 	}

@@ -316,6 +316,9 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
 	case t.full == 0 && t.none == nonConflicted:
 		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
+		if t.total == 1 {
+			msg = fmt.Sprintf("overridden by %s in its only context", t.beatersText())
+		}
 		if t.conflicted > 0 {
 			msg = fmt.Sprintf("overridden by %s in %d of %s; conflicts with %s in %d", t.beatersText(), t.none, plural(t.total, "context"), strings.Join(sortedSet(t.winners), ", "), t.conflicted)
 		}

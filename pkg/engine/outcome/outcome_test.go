@@ -221,7 +221,7 @@ func TestPolicyConditions(t *testing.T) {
 			pol(k, "infra", "o", "02", fmt.Sprintf(toGW, "gw"), "  overrides: {a: o}\n  strategy: PatchOverrides")},
 		want: map[string][]string{
 			"Gateway edge/edge": enforced("fully enforced in 1 context"),
-			"Gateway infra/gw":  overridden("overridden by infra/o in all 1 context"),
+			"Gateway infra/gw":  overridden("overridden by infra/o in its only context"),
 		},
 	}, {
 		// GEP-713 "PartiallyEnforced": "details highlighting which parts
@@ -296,7 +296,7 @@ func TestPolicyConditions(t *testing.T) {
 			pol(k, "web", "p", "01", fmt.Sprintf(toNS, "web"), ""),
 			pol(k, "web", "q", "02", fmt.Sprintf(toRoute, "web"), "  a: q")},
 		want: map[string][]string{
-			"Gateway edge/edge": overridden("overridden by web/q in all 1 context"),
+			"Gateway edge/edge": overridden("overridden by web/q in its only context"),
 			"Gateway infra/gw":  partially("superseded by web/q in 1 of 2 contexts (its whole spec, which sets no field)"),
 		},
 	}, {

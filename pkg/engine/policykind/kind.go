@@ -16,6 +16,16 @@ import (
 // DefaultControllerName is written in PolicyAncestorStatus.controllerName.
 const DefaultControllerName = "strata.dev/policy-controller"
 
+// ControllerNamePattern is Gateway API's GatewayController form
+// (DOMAIN/PATH), which PolicyAncestorStatus.controllerName must match: the
+// PolicyKind CRD refuses other names at admission with this pattern (the
+// kubebuilder marker on PolicyKindSpec.ControllerName; a test keeps the
+// two equal), and Compile refuses them offline, where no server admits the
+// PolicyKind, so a name the status could never carry is caught in both.
+const ControllerNamePattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9\/\-._~%!$&'()*+,;=:]+$`
+
+var controllerName = regexp.MustCompile(ControllerNamePattern)
+
 // Base is the basic merge strategy (GEP-713 "Merge strategies").
 type Base string
 
@@ -145,8 +155,8 @@ func Compile(d *Declaration) (*Kind, error) {
 	}
 	if s.ControllerName == "" {
 		s.ControllerName = DefaultControllerName
-	} else if !strings.Contains(s.ControllerName, "/") {
-		bad("spec.controllerName", "%q must be DOMAIN/PATH", s.ControllerName)
+	} else if len(s.ControllerName) > 253 || !controllerName.MatchString(s.ControllerName) {
+		bad("spec.controllerName", "%q must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)", s.ControllerName)
 	}
 	def := func(p *string, v string) {
 		if *p == "" {

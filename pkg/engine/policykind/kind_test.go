@@ -1,11 +1,13 @@
 package policykind
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 )
 
 // TestCompileRefuses pins the declarations Compile must refuse: each case
@@ -71,6 +73,12 @@ func TestCompileRefuses(t *testing.T) {
 			`spec.targetFields[retryOn]: "" is not a dotted path: it is empty`},
 		{"targetFields key is a path", func(s *Spec) { s.TargetFields = map[string]string{"retry.on": "spec.retry"} },
 			`spec.targetFields: key "retry.on" must be one field name of the spec proper`},
+		{"controllerName without a path", func(s *Spec) { s.ControllerName = "example.com" },
+			`spec.controllerName: "example.com" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
+		{"controllerName whose domain is not one", func(s *Spec) { s.ControllerName = "Example_Com/gw" },
+			`spec.controllerName: "Example_Com/gw" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
+		{"controllerName with a space in its path", func(s *Spec) { s.ControllerName = "example.com/my gw" },
+			`spec.controllerName: "example.com/my gw" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
 		{"effective kind no target reaches", func(s *Spec) {
 			s.TargetKinds = []GroupKind{httpRoute}
 			s.EffectiveTargetKind = &grpcRoute
@@ -223,5 +231,40 @@ func TestCompileDefaultStrategy(t *testing.T) {
 				t.Errorf("supported %v, want %v", got, tt.wantSupport)
 			}
 		})
+	}
+}
+
+// The pattern Compile checks offline is the one the PolicyKind CRD
+// enforces in a cluster (generated from the kubebuilder marker), so a
+// PolicyKind is refused by both or by neither.
+func TestControllerNamePatternIsTheCRDs(t *testing.T) {
+	b, err := os.ReadFile("../../../config/crd/bases/strata.dev_policykinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd struct {
+		Spec struct {
+			Versions []struct {
+				Schema struct {
+					OpenAPIV3Schema struct {
+						Properties map[string]struct {
+							Properties map[string]struct {
+								Pattern   string `json:"pattern"`
+								MaxLength int    `json:"maxLength"`
+							} `json:"properties"`
+						} `json:"properties"`
+					} `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &crd); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range crd.Spec.Versions {
+		f := v.Schema.OpenAPIV3Schema.Properties["spec"].Properties["controllerName"]
+		if f.Pattern != ControllerNamePattern || f.MaxLength != 253 {
+			t.Errorf("CRD controllerName pattern %q maxLength %d, Compile checks %q and 253", f.Pattern, f.MaxLength, ControllerNamePattern)
+		}
 	}
 }
