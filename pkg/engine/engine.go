@@ -234,7 +234,7 @@ func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
 	funcs := map[string]merge.Func{}
 	for _, i := range members {
 		ps = append(ps, res.byKind[i]...)
-		fs, err := res.opts.Registry.Funcs(res.Kinds[i])
+		fs, err := effective.Funcs(res.opts.Registry, res.Kinds[i])
 		if err != nil {
 			return err
 		}

@@ -172,7 +172,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	for _, ptr := range ptrs {
 		src := ctx.Result.Prov[ptr]
 		v, _ := merge.Get(ctx.Result.Values, ptr)
-		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(src)}
+		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(effective.PolicyOf(src))}
 		hit := map[int]bool{}
 		relatedIn(leaves, ptr, func(i int) { hit[all[i].source] = true })
 		for i, s := range sources {

@@ -194,12 +194,12 @@ func diff(b, a *effective.Context) []FieldChange {
 // setBy names the source of the leaf at ptr, or of the leaf above it.
 func setBy(v merge.Value, ptr string) string {
 	if s, ok := v.Prov[ptr]; ok {
-		return sourceName(s)
+		return sourceName(effective.PolicyOf(s))
 	}
 	var names []string
 	for p, s := range v.Prov {
 		if related(p, ptr) {
-			names = append(names, sourceName(s))
+			names = append(names, sourceName(effective.PolicyOf(s)))
 		}
 	}
 	slices.Sort(names)

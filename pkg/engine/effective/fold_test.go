@@ -51,7 +51,7 @@ func TestFoldInPlace(t *testing.T) {
 				}
 			}
 			for _, k := range kinds {
-				funcs, err := merge.DefaultRegistry().Funcs(k)
+				funcs, err := Funcs(merge.DefaultRegistry(), k)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -73,7 +73,7 @@ func context(g *topology.Graph, ctx *effective.Context) Context {
 		c.Path = append(c.Path, ref(g.Node(n).Ref))
 	}
 	for ptr, src := range ctx.Result.Prov {
-		c.FieldSources[ptr] = sourceName(src)
+		c.FieldSources[ptr] = sourceName(effective.PolicyOf(src))
 	}
 	seen := map[*policykind.Policy]bool{}
 	for _, e := range ctx.Entries {
