@@ -87,7 +87,7 @@ type Controller struct {
 	limiter *rate.Limiter
 
 	mu      sync.Mutex
-	desired map[targetKey]*unstructured.Unstructured // fragment per target; nil = not affected
+	desired map[targetKey]*status.Fragment // per target; nil = not affected
 	owned   status.Owned
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
@@ -133,7 +133,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		cache:   mgr.GetCache(),
 		mapper:  mgr.GetRESTMapper(),
 		log:     mgr.GetLogger().WithName("strata"),
-		desired: map[targetKey]*unstructured.Unstructured{},
+		desired: map[targetKey]*status.Fragment{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[schema.GroupKind]bool{},
 		full:    true,
@@ -396,18 +396,17 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 	for _, k := range res.Kinds {
 		limits[k.Key()] = status.Limit(k)
 	}
-	for _, desired := range status.Policies(res, now) {
-		gvk := desired.GroupVersionKind()
-		if kinds != nil && !kinds[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}] {
+	for _, ps := range status.Ancestors(res, now) {
+		if kinds != nil && !kinds[ps.Policy.Kind.Key()] {
 			continue
 		}
-		if err := c.writePolicy(ctx, desired, owned.Controllers, limits[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}]); err != nil {
+		if err := c.writePolicy(ctx, ps, owned.Controllers, limits[ps.Policy.Kind.Key()], now); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	fragments := map[targetKey]*unstructured.Unstructured{}
-	for _, f := range status.Targets(res, now) {
-		fragments[targetKey{GVK: f.GroupVersionKind(), NamespacedName: types.NamespacedName{Namespace: f.GetNamespace(), Name: f.GetName()}}] = f
+	fragments := map[targetKey]*status.Fragment{}
+	for _, f := range status.Fragments(res, now) {
+		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()
 	for k, v := range owned.Types {
@@ -417,7 +416,7 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 		c.owned.Controllers = setOr(c.owned.Controllers, k, v)
 	}
 	if all {
-		c.desired = map[targetKey]*unstructured.Unstructured{}
+		c.desired = map[targetKey]*status.Fragment{}
 	}
 	ownedNow := c.owned
 	c.mu.Unlock()
@@ -458,48 +457,23 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 // retry, rate limited, with a full run on the fresher cache.
 //
 // limit is the most entries the policy's CRD accepts (status.Limit).
-// status.Policies fitted Strata's entries to the room other controllers'
+// status.Ancestors fitted Strata's entries to the room other controllers'
 // entries left in the snapshot; when they have since taken more, cutting
 // the list could drop exactly the entries that report problems, so the
 // write is retried on a fresher cache instead.
-func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool, limit int) error {
+func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ours map[string]bool, limit int, now metav1.Time) error {
 	current := &unstructured.Unstructured{}
-	current.SetGroupVersionKind(desired.GroupVersionKind())
-	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(desired), current); err != nil {
+	current.SetGroupVersionKind(ps.Policy.Object.GroupVersionKind())
+	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(ps.Policy.Object), current); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	// Strata's entries from the engine, everyone else's as stored now (the
 	// snapshot the engine saw may be older than another controller's
-	// latest write).
-	mine := func(e any) bool {
-		m, ok := e.(map[string]any)
-		return ok && ours[str(m["controllerName"])]
-	}
-	desiredList, _, _ := unstructured.NestedSlice(desired.Object, "status", "ancestors")
+	// latest write); the stored lastTransitionTime of unchanged conditions
+	// is kept, even if the snapshot the engine saw predates Strata's last
+	// write.
 	have, _, _ := unstructured.NestedSlice(current.Object, "status", "ancestors")
-	var want []any
-	for _, e := range have {
-		if !mine(e) {
-			want = append(want, e)
-		}
-	}
-	theirs := len(want)
-	for _, e := range desiredList {
-		if !mine(e) {
-			continue
-		}
-		// Keep the stored lastTransitionTime of unchanged conditions, even
-		// if the snapshot the engine saw predates Strata's last write.
-		m := e.(map[string]any)
-		for _, h := range have {
-			hm, ok := h.(map[string]any)
-			if ok && mine(h) && equality.Semantic.DeepEqual(hm["ancestorRef"], m["ancestorRef"]) {
-				hc, _ := hm["conditions"].([]any)
-				m["conditions"] = status.Retime(m["conditions"].([]any), hc)
-			}
-		}
-		want = append(want, m)
-	}
+	want, theirs := status.MergeAncestors(have, ps.Ancestors, func(name string) bool { return ours[name] }, now)
 	if limit <= 0 {
 		limit = status.MaxAncestors
 	}
@@ -606,8 +580,6 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
-
-func str(v any) string { s, _ := v.(string); return s }
 
 func setOr(m map[string]bool, k string, v bool) map[string]bool {
 	if m == nil {

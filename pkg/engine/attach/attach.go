@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -17,10 +18,11 @@ import (
 )
 
 // Reasons of a rejected target reference, from GEP-713's Accepted
-// condition (001, "Conditions: On Policy objects").
+// condition (001, "Conditions: On Policy objects"), as Gateway API
+// defines them.
 const (
-	ReasonTargetNotFound = "TargetNotFound"
-	ReasonInvalid        = "Invalid"
+	ReasonTargetNotFound = string(gwv1.PolicyReasonTargetNotFound)
+	ReasonInvalid        = string(gwv1.PolicyReasonInvalid)
 )
 
 // Attachment is a policy attached to a node.
