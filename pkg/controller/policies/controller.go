@@ -26,7 +26,6 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -344,9 +343,9 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 // reconcileKinds recomputes the dirty policy kinds only.
 func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, dirty map[schema.GroupKind]bool) error {
 	var policies []*unstructured.Unstructured
-	dirtyKinds := map[policykind.GroupKind]bool{}
+	dirtyKinds := map[schema.GroupKind]bool{}
 	for gk := range dirty {
-		dirtyKinds[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] = true
+		dirtyKinds[gk] = true
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(c.kinds[gk].GroupVersion().WithKind(gk.Kind + "List"))
 		if err := c.cache.List(ctx, l); err != nil {
@@ -388,11 +387,11 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 // write sends what differs: status of the policies (of the given kinds;
 // nil: all), and queues the given target objects whose Strata part
 // differs. With all, the desired state of targets not listed is dropped.
-func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[policykind.GroupKind]bool, keys []targetKey, all bool) error {
+func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[schema.GroupKind]bool, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
 	owned := status.OwnedBy(res.Kinds)
-	limits := map[policykind.GroupKind]int{}
+	limits := map[schema.GroupKind]int{}
 	for _, k := range res.Kinds {
 		limits[k.Key()] = status.Limit(k)
 	}

@@ -223,7 +223,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	reject := func(reason, field, format string, a ...any) *Rejection {
 		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
 	}
-	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
+	if !k.AllowsTarget(gk) {
 		allowed := make([]string, len(k.TargetKinds))
 		for i, tk := range k.TargetKinds {
 			allowed[i] = tk.String()
@@ -246,7 +246,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	}
 	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
 	// namespace references"). Targeting another Namespace is one too.
-	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+	policyGK := k.Key()
 	crossNS := func(r topology.Ref) bool {
 		if p.Namespace == "" {
 			return false

@@ -170,7 +170,7 @@ func (c *computer) targets() []topology.NodeID {
 	}
 	effGK := map[schema.GroupKind]bool{}
 	for _, e := range effs {
-		effGK[e.Schema()] = true
+		effGK[e] = true
 	}
 	reached := make([]bool, len(g.Nodes))
 	var queue []topology.NodeID

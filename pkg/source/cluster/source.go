@@ -120,14 +120,14 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 			return nil, nil, err
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
+	declared := map[schema.GroupKind]bool{}
 	for _, d := range s.Declarations {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
 	}
 	for _, crd := range crds {
 		_, labelled := crd.Labels[policykind.CRDLabel]
 		// A declared kind's CRD bounds its status even without the label.
-		schemaOnly := !labelled && declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+		schemaOnly := !labelled && declared[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
 		if !labelled && !schemaOnly {
 			continue
 		}
@@ -225,15 +225,15 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			out.add(l)
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
+	declared := map[schema.GroupKind]bool{}
 	for _, d := range decls {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
 	}
 	for _, crd := range crds {
 		// Labelled CRDs, and those of declared kinds (their schema bounds
 		// status), as Snapshot reads them.
 		_, labelled := crd.Labels[policykind.CRDLabel]
-		if !labelled && !declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
+		if !labelled && !declared[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
 			continue
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
