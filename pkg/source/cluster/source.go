@@ -127,7 +127,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 	for _, crd := range crds {
 		_, labelled := crd.Labels[policykind.CRDLabel]
 		// A declared kind's CRD bounds its status even without the label.
-		schemaOnly := !labelled && declared[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
+		schemaOnly := !labelled && declared[definedKind(crd)]
 		if !labelled && !schemaOnly {
 			continue
 		}
@@ -233,7 +233,7 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 		// Labelled CRDs, and those of declared kinds (their schema bounds
 		// status), as Snapshot reads them.
 		_, labelled := crd.Labels[policykind.CRDLabel]
-		if !labelled && !declared[schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
+		if !labelled && !declared[definedKind(crd)] {
 			continue
 		}
 		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
@@ -330,7 +330,7 @@ func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, decls []*poli
 	}
 	var kinds []PolicyGVK
 	for _, crd := range crds {
-		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		gk := definedKind(crd)
 		_, labelled := crd.Labels[policykind.CRDLabel]
 		if !labelled && !declared[gk] || !established(crd) {
 			continue
@@ -347,6 +347,12 @@ func (r *Reader) crds(ctx context.Context) ([]*apiextensionsv1.CustomResourceDef
 		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
 	}
 	return ptrs(l.Items), nil
+}
+
+// definedKind is the kind a CustomResourceDefinition defines (as
+// policykind.DefinedKind reads it from the snapshot's unstructured copy).
+func definedKind(crd *apiextensionsv1.CustomResourceDefinition) schema.GroupKind {
+	return schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 }
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {

@@ -732,14 +732,15 @@ func assemble(items []item, ns string) (*Result, error) {
 		if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; !labelled {
 			continue
 		}
-		if dcl, err := policykind.FromCRD(d.Object); err == nil {
-			declared[schema.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		// The kind it declares; the engine compiles the declaration.
+		if gk := policykind.DefinedKind(d.Object); gk.Group != "" && gk.Kind != "" {
+			declared[gk] = true
 		}
 	}
 	namespaced := map[schema.GroupKind]bool{}
 	for _, d := range crds {
 		_, labelled := d.Object.GetLabels()[policykind.CRDLabel]
-		gk := crdGroupKind(d.Object)
+		gk := policykind.DefinedKind(d.Object)
 		if !labelled && !declared[gk] {
 			res.Ignored[crdKind.String()]++
 			continue
@@ -782,13 +783,6 @@ func assemble(items []item, ns string) (*Result, error) {
 		res.Ignored[gk.String()]++
 	}
 	return res, nil
-}
-
-// crdGroupKind is the group and kind a CustomResourceDefinition defines.
-func crdGroupKind(crd *unstructured.Unstructured) schema.GroupKind {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	return schema.GroupKind{Group: group, Kind: kind}
 }
 
 // yamlDocuments splits a YAML stream into its documents, numbered as YAML
