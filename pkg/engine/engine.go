@@ -100,9 +100,10 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 	if len(kindErrs) > 0 && !opts.Lenient {
 		return nil, errors.Join(kindErrs...)
 	}
-	res := &Result{Graph: topology.Build(s), Kinds: kinds, kindErrors: kindErrs, opts: opts}
+	res := &Result{Kinds: kinds, kindErrors: kindErrs, opts: opts}
 	res.schemas, res.Warnings = schemas(s)
-	if err := res.run(s.Policies, nil, nil, scope); err != nil {
+	build := func(extra topology.Extra) *topology.Graph { return topology.BuildWith(s, extra) }
+	if err := res.run(s.Policies, topology.NewGrants(s.ReferenceGrants), build, nil, nil, scope); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -110,27 +111,36 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 
 // Recompute answers a change confined to the instances of some policy
 // kinds: policies holds the current instances of the kinds in dirty (all
-// of them; other kinds' instances are ignored). The topology and the
+// of them; other kinds' instances are ignored). The objects and the
 // declarations of r are kept, which the caller must know to be unchanged,
 // and the results of the other kinds are reused, so the cost is that of
 // the dirty kinds alone (docs/controller.md, "What a change recomputes").
+//
+// r is not changed, and may be read while Recompute runs: the new result
+// shares r's graph when the new policies need no node r's lacks (a
+// namespace, a virtual target), and otherwise gets an extended copy of it
+// (topology.Graph.Extend), with r's nodes at the same ids so that the
+// reused results still point at the right nodes.
 func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool) (*Result, error) {
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
-	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
-	if err := res.run(policies, dirty, r, nil); err != nil {
+	res := &Result{Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
+	if err := res.run(policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, nil); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// run reads the policies and computes every kind, or, with prev, only the
-// dirty kinds; with scope (see RunScoped), only the effective targets in
-// the nodes it names, without outcome.
-func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
+// run reads the policies, builds the graph with the nodes they need
+// (graph: Build's for Run, Extend's for Recompute; grants are the
+// ReferenceGrants it will hold), and computes every
+// kind, or, with prev, only the dirty kinds; with scope (see RunScoped),
+// only the effective targets in the nodes it names, without outcome.
+func (res *Result) run(policies []*unstructured.Unstructured, grants topology.Grants, graph func(topology.Extra) *topology.Graph, dirty map[policykind.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
 	byKind := map[policykind.GroupKind][]*policykind.Policy{}
+	var extra topology.Extra
 	for _, u := range policies {
 		gk := policykind.GroupKind{Group: u.GroupVersionKind().Group, Kind: u.GetKind()}
 		if prev != nil && !dirty[gk] {
@@ -148,7 +158,7 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 		byKind[gk] = append(byKind[gk], res.read(k, u))
 		// A policy's namespace exists even when nothing else in the input
 		// lives there, so a policy can always target its own namespace.
-		res.Graph.EnsureNamespace(u.GetNamespace())
+		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 	}
 	for i, k := range res.Kinds {
 		if prev != nil && !dirty[k.Key()] {
@@ -162,6 +172,28 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 	for _, ps := range res.byKind {
 		res.Policies = append(res.Policies, ps...)
 	}
+	// The groups to compute, with their policies; the virtual objects
+	// they target are nodes of the graph from the start, in the order
+	// attachment meets them.
+	type group struct {
+		members []int
+		ps      []*policykind.Policy
+	}
+	var todo []group
+	for _, members := range res.folds() {
+		if prev != nil && !slices.ContainsFunc(members, func(i int) bool { return dirty[res.Kinds[i].Key()] }) {
+			continue
+		}
+		var ps []*policykind.Policy
+		for _, i := range members {
+			ps = append(ps, res.byKind[i]...)
+		}
+		todo = append(todo, group{members, ps})
+	}
+	for _, g := range todo {
+		extra.Virtual = append(extra.Virtual, attach.VirtualTargets(grants, g.ps)...)
+	}
+	res.Graph = graph(extra)
 	var in func(topology.NodeID) bool
 	if scope != nil {
 		if nodes := scope(res); nodes != nil {
@@ -176,14 +208,13 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 	res.Attachments = make([]*attach.Result, len(res.Kinds))
 	res.Effective = make([]*effective.Result, len(res.Kinds))
 	res.outcomes = make([]*outcome.Outcome, len(res.Kinds))
-	for _, members := range res.folds() {
-		if prev != nil && !slices.ContainsFunc(members, func(i int) bool { return dirty[res.Kinds[i].Key()] }) {
-			for _, i := range members {
-				res.Attachments[i], res.Effective[i], res.outcomes[i] = prev.Attachments[i], prev.Effective[i], prev.outcomes[i]
-			}
-			continue
+	if prev != nil {
+		for i := range res.Kinds {
+			res.Attachments[i], res.Effective[i], res.outcomes[i] = prev.Attachments[i], prev.Effective[i], prev.outcomes[i]
 		}
-		if err := res.compute(members, in); err != nil {
+	}
+	for _, g := range todo {
+		if err := res.compute(g.members, g.ps, in); err != nil {
 			return err
 		}
 	}
@@ -228,12 +259,10 @@ func (res *Result) folds() [][]int {
 // attachments (a view of the group's), and all of them share one
 // effective result and one outcome, held at the group's first kind, so
 // each policy's standing is the one the shared value gives it.
-func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
+func (res *Result) compute(members []int, ps []*policykind.Policy, in func(topology.NodeID) bool) error {
 	first := res.Kinds[members[0]]
-	var ps []*policykind.Policy
 	funcs := map[string]merge.Func{}
 	for _, i := range members {
-		ps = append(ps, res.byKind[i]...)
 		fs, err := res.opts.Registry.Funcs(res.Kinds[i])
 		if err != nil {
 			return err

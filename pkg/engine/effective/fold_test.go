@@ -32,7 +32,7 @@ func TestFoldInPlace(t *testing.T) {
 	}
 	for name, s := range worlds {
 		t.Run(name, func(t *testing.T) {
-			g := topology.Build(s)
+			var extra topology.Extra
 			byKind := map[policykind.GroupKind][]*policykind.Policy{}
 			var kinds []*policykind.Kind
 			for _, d := range s.Declarations {
@@ -46,10 +46,11 @@ func TestFoldInPlace(t *testing.T) {
 				for _, k := range kinds {
 					if k.Kind == u.GetKind() {
 						byKind[k.Key()] = append(byKind[k.Key()], k.Read(u))
-						g.EnsureNamespace(u.GetNamespace())
+						extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 					}
 				}
 			}
+			g := topology.BuildWith(s, extra)
 			for _, k := range kinds {
 				funcs, err := merge.DefaultRegistry().Funcs(k)
 				if err != nil {
