@@ -225,8 +225,29 @@ type checked struct {
 	virtual bool
 	// sel, when set, selects the targets by label (crossNS says which
 	// of them the policy may not refer to).
-	sel     labels.Selector
-	crossNS func(topology.Ref) bool
+	sel    labels.Selector
+	p      *policykind.Policy
+	grants topology.Grants
+}
+
+// crossNS reports whether r is in another namespace than the policy and
+// no ReferenceGrant lets the policy refer to it (Memorandum "Cross
+// namespace references"). Targeting another Namespace is one too.
+func (c *checked) crossNS(r topology.Ref) bool {
+	p := c.p
+	if p.Namespace == "" {
+		return false
+	}
+	policyGK := schema.GroupKind{Group: p.Kind.Group, Kind: p.Kind.Kind}
+	if c.gk == hierarchy.NamespaceKind {
+		return r.Name != p.Namespace && !c.grants.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
+	}
+	return r.Namespace != "" && r.Namespace != p.Namespace && !c.grants.Granted(policyGK, p.Namespace, r.Object())
+}
+
+// rejection of targetRef t of p, naming the field at fault.
+func rejection(p *policykind.Policy, t policykind.TargetRef, target topology.Ref, reason, field, format string, a ...any) *Rejection {
+	return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
 }
 
 // check validates a targetRef against its policy's kind, the hierarchy
@@ -238,7 +259,7 @@ func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef)
 	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
 	target := declared(p, t)
 	reject := func(reason, field, format string, a ...any) (checked, *Rejection) {
-		return checked{}, &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
+		return checked{}, rejection(p, t, target, reason, field, format, a...)
 	}
 	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
 		allowed := make([]string, len(k.TargetKinds))
@@ -261,19 +282,7 @@ func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef)
 	if t.Section != "" && (virtual || info.Section == "") {
 		return reject(ReasonInvalid, t.Field+".sectionName", "%s has no named sections", gk)
 	}
-	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
-	// namespace references"). Targeting another Namespace is one too.
-	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
-	crossNS := func(r topology.Ref) bool {
-		if p.Namespace == "" {
-			return false
-		}
-		if gk == hierarchy.NamespaceKind {
-			return r.Name != p.Namespace && !grants.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
-		}
-		return r.Namespace != "" && r.Namespace != p.Namespace && !grants.Granted(policyGK, p.Namespace, r.Object())
-	}
-	c := checked{gk: gk, info: info, target: target, virtual: virtual, crossNS: crossNS}
+	c := checked{gk: gk, info: info, target: target, virtual: virtual, p: p, grants: grants}
 	if t.Selector != nil {
 		if virtual {
 			return reject(ReasonInvalid, t.Field+".selector", "virtual kinds cannot be selected by labels")
@@ -285,7 +294,7 @@ func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef)
 		c.sel = sel
 		return c, nil
 	}
-	if crossNS(target) {
+	if c.crossNS(target) {
 		where := target.Namespace
 		if gk == hierarchy.NamespaceKind {
 			where = target.Name
@@ -306,6 +315,9 @@ func VirtualTargets(grants topology.Grants, policies []*policykind.Policy) []top
 			continue
 		}
 		for _, t := range p.TargetRefs {
+			if hierarchy.IsKnownGroup(t.Group) {
+				continue // not virtual: no need to check it twice
+			}
 			if c, rej := check(grants, p, t); rej == nil && c.virtual {
 				out = append(out, c.target)
 			}
@@ -320,9 +332,6 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 		return nil, rej
 	}
 	target, info := c.target, c.info
-	reject := func(reason, field, format string, a ...any) *Rejection {
-		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
-	}
 	if c.sel != nil {
 		return selectNodes(g, c.gk, info, target, t.Section, c.sel, c.crossNS), nil
 	}
@@ -330,18 +339,18 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	if id == topology.None {
 		// A virtual target is missing only when the graph was built
 		// without VirtualTargets' answer for these policies.
-		return nil, reject(ReasonTargetNotFound, t.Field, "%s not found", target.Object())
+		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field, "%s not found", target.Object())
 	}
 	if c.virtual || t.Section == "" {
 		return []topology.NodeID{id}, nil
 	}
 	n := g.Node(id)
 	if n.Ambiguous[t.Section] {
-		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
+		return nil, rejection(p, t, target, ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
 	}
 	sec, ok := n.Sections[t.Section]
 	if !ok {
-		return nil, reject(ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
+		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
 	}
 	return []topology.NodeID{sec}, nil
 }
