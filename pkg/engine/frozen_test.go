@@ -110,9 +110,9 @@ func readAll(t *testing.T, res *engine.Result) string {
 		}
 	}
 	js(g.Problems)
-	for i, k := range res.Kinds {
-		fmt.Fprintf(&b, "kind %s shares %d\n", k.Key(), res.SharedWith(i))
-		for _, tg := range res.Effective[i].Targets {
+	for i, kr := range res.Kinds {
+		fmt.Fprintf(&b, "kind %s shares %d\n", kr.Kind.Key(), res.SharedWith(i))
+		for _, tg := range kr.Effective.Targets {
 			for _, ctx := range tg.Contexts {
 				fmt.Fprintf(&b, "%d %v ", tg.Node, ctx.Path)
 				js(ctx.Result.Values)

@@ -391,9 +391,9 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[policykind.GroupKind]bool, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
-	owned := status.OwnedBy(res.Kinds)
+	owned := status.OwnedBy(res.PolicyKinds())
 	limits := map[policykind.GroupKind]int{}
-	for _, k := range res.Kinds {
+	for _, k := range res.PolicyKinds() {
 		limits[k.Key()] = status.Limit(k)
 	}
 	for _, desired := range status.Policies(res, now) {
