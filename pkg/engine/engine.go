@@ -316,7 +316,7 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in fu
 		kr.outcome = &outcome.Outcome{}
 	}
 	if in == nil {
-		members[0].outcome = outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff})
+		members[0].outcome = outcome.Compute(res.Graph, ps, []outcome.Input{{Attachments: att, Effective: eff}})
 	}
 	return nil
 }

@@ -10,8 +10,6 @@ import (
 
 	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/attach"
-	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 )
 
@@ -126,13 +124,11 @@ const (
 func run(t *testing.T, docs ...string) (*engine.Result, *outcome.Outcome) {
 	t.Helper()
 	res := enginetest.RunYAML(t, docs...)
-	var atts []*attach.Result
-	var effs []*effective.Result
+	var kinds []outcome.Input
 	for _, kr := range res.Kinds {
-		atts = append(atts, kr.Attachments)
-		effs = append(effs, kr.Effective)
+		kinds = append(kinds, outcome.Input{Attachments: kr.Attachments, Effective: kr.Effective})
 	}
-	return res, outcome.Compute(res.Graph, res.Policies, atts, effs)
+	return res, outcome.Compute(res.Graph, res.Policies, kinds)
 }
 
 // conds renders conditions one a line: Type=Status Reason gen: message.
@@ -408,7 +404,7 @@ func TestMerge(t *testing.T) {
 	)
 	var parts []*outcome.Outcome
 	for _, kr := range res.Kinds {
-		parts = append(parts, outcome.Compute(res.Graph, kr.Policies, []*attach.Result{kr.Attachments}, []*effective.Result{kr.Effective}))
+		parts = append(parts, outcome.Compute(res.Graph, kr.Policies, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}}))
 	}
 	merged := outcome.Merge(res.Graph, parts...)
 	if !reflect.DeepEqual(merged, whole) {
