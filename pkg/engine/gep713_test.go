@@ -25,7 +25,8 @@ func run(t *testing.T, example string) *engine.Result {
 // svc through the given Gateway and HTTPRoute ("g1 > r1 > b1").
 func contextVia(t *testing.T, res *engine.Result, gw, route, svc string) map[string]any {
 	t.Helper()
-	for _, e := range res.Effective {
+	for _, kr := range res.Kinds {
+		e := kr.Effective
 		for _, tg := range e.Targets {
 			if res.Graph.Node(tg.Node).Ref.Name != svc {
 				continue
@@ -193,7 +194,8 @@ func TestGEP713Example3(t *testing.T) {
 // The provenance of example 3's fourth context: p3 set light, p4 dark.
 func TestGEP713Example3Provenance(t *testing.T) {
 	res := run(t, "example-3")
-	for _, e := range res.Effective {
+	for _, kr := range res.Kinds {
+		e := kr.Effective
 		for _, tg := range e.Targets {
 			if res.Graph.Node(tg.Node).Ref.Name != "b2" {
 				continue

@@ -88,7 +88,7 @@ spec:
 			t.Errorf("%s differs:\nrecompute: %v\nrun:       %v", name, g, w)
 		}
 	}
-	if got.Effective[0] != prev.Effective[0] || got.Kinds[0].Kind != "TimeoutPolicy" {
+	if got.Kinds[0].Effective != prev.Kinds[0].Effective || got.Kinds[0].Kind.Kind != "TimeoutPolicy" {
 		t.Error("TimeoutPolicy results were recomputed, not reused")
 	}
 }

@@ -60,7 +60,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	present := map[string]bool{}
 	reached := false
 	for _, sc := range q.scope(n) {
-		k := res.Kinds[sc.kind]
+		k := res.Kinds[sc.kind].Kind
 		if only != nil && k.Key() != only.Key() {
 			continue
 		}

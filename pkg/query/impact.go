@@ -66,15 +66,15 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
-	for i, k := range before.Kinds {
+	for i, kr := range before.Kinds {
 		if before.SharedWith(i) != i {
 			continue // a value space's result is compared at its first kind
 		}
-		j := slices.IndexFunc(after.Kinds, func(o *policykind.Kind) bool { return o.Key() == k.Key() })
+		k := kr.Kind
 		var b, a *effective.Result
-		b = before.Effective[i]
-		if j >= 0 {
-			a = after.Effective[j]
+		b = kr.Effective
+		if akr := after.Of(k.Key()); akr != nil {
+			a = akr.Effective
 		}
 		if a == b {
 			continue

@@ -60,11 +60,11 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // least one context).
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	out := map[*policykind.Policy]Count{}
-	for i := range res.Kinds {
+	for i, kr := range res.Kinds {
 		if res.SharedWith(i) != i {
 			continue // a value space's result is counted at its first kind
 		}
-		for _, t := range res.Effective[i].Targets {
+		for _, t := range kr.Effective.Targets {
 			hit := map[*policykind.Policy]bool{}
 			for _, ctx := range t.Contexts {
 				done := map[*policykind.Policy]bool{}
@@ -103,8 +103,8 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 	}
 	if len(p.Kind.ReferencedBy) > 0 {
 		// Its targets are the objects that name it (spec.referencedBy).
-		if ki := slices.Index(res.Kinds, p.Kind); ki >= 0 {
-			for _, a := range res.Attachments[ki].ByPolicy[p] {
+		if kr := res.Of(p.Kind.Key()); kr != nil && kr.Kind == p.Kind {
+			for _, a := range kr.Attachments.ByPolicy[p] {
 				if a.Referral {
 					s.Targets = append(s.Targets, res.Graph.Node(a.Node).Ref.String()+" (referenced)")
 				}
@@ -184,7 +184,7 @@ func rollUp(ancestors []outcome.Ancestor) StatusSummary {
 // status, and every effective target whose stack holds it.
 func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription {
 	q := newQuery(res)
-	ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool { return k.Key() == p.Kind.Key() })
+	kr := res.Of(p.Kind.Key())
 	affects := affected(res, map[schema.GroupKind]bool{p.Kind.Key(): true})
 	st := statusByPolicy(res)[p]
 	d := &PolicyDescription{
@@ -198,14 +198,14 @@ func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription
 	for _, b := range p.Blocks {
 		d.Blocks = append(d.Blocks, Block{Field: b.Field, Strategy: b.Strategy.String(), Values: b.Values})
 	}
-	if ki < 0 {
+	if kr == nil {
 		return d
 	}
-	for _, a := range res.Attachments[ki].ByPolicy[p] {
+	for _, a := range kr.Attachments.ByPolicy[p] {
 		d.AttachedTo = append(d.AttachedTo, q.ref(a.Node))
 	}
 	sortRefs(d.AttachedTo)
-	for _, r := range res.Attachments[ki].Rejections {
+	for _, r := range kr.Attachments.Rejections {
 		if r.Policy == p {
 			d.Rejected = append(d.Rejected, Rejection{Policy: PolicyRefOf(p), Field: r.Field, Reason: r.Reason, Message: r.Message})
 		}
@@ -219,7 +219,7 @@ func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription
 			d.Ancestors = append(d.Ancestors, as)
 		}
 	}
-	for _, t := range res.Effective[ki].Targets {
+	for _, t := range kr.Effective.Targets {
 		var r *Reach
 		for _, ctx := range t.Contexts {
 			if !slices.ContainsFunc(ctx.Entries, func(e *effective.Entry) bool { return e.Policy() == p }) {

@@ -40,8 +40,8 @@ func newQuery(res *engine.Result) *query {
 // targetOf finds the effective target of kind i at node n, or nil.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 	if q.targets[i] == nil {
-		m := make(map[topology.NodeID]*effective.Target, len(q.res.Effective[i].Targets))
-		for _, t := range q.res.Effective[i].Targets {
+		m := make(map[topology.NodeID]*effective.Target, len(q.res.Kinds[i].Effective.Targets))
+		for _, t := range q.res.Kinds[i].Effective.Targets {
 			m[t.Node] = t
 		}
 		q.targets[i] = m
@@ -112,7 +112,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 		if len(sc.targets) == 0 {
 			var candidates []*effective.Target
 			if isNS {
-				candidates = q.res.Effective[i].Targets
+				candidates = q.res.Kinds[i].Effective.Targets
 			} else {
 				if !belowDone {
 					below, belowDone = q.descendants(own), true

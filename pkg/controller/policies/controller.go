@@ -390,9 +390,9 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[schema.GroupKind]bool, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
-	owned := status.OwnedBy(res.Kinds)
+	owned := status.OwnedBy(res.PolicyKinds())
 	limits := map[schema.GroupKind]int{}
-	for _, k := range res.Kinds {
+	for _, k := range res.PolicyKinds() {
 		limits[k.Key()] = status.Limit(k)
 	}
 	for _, ps := range status.Ancestors(res, now) {

@@ -29,7 +29,7 @@ var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepo
 // Strata must not speak for another implementation.
 func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
 	managed := map[schema.GroupKind]bool{}
-	for _, k := range res.Kinds {
+	for _, k := range res.PolicyKinds() {
 		if k.Managed {
 			managed[k.Key()] = true
 		}

@@ -34,7 +34,7 @@ func TestFoldInPlace(t *testing.T) {
 	}
 	for name, s := range worlds {
 		t.Run(name, func(t *testing.T) {
-			g := topology.Build(s)
+			var extra topology.Extra
 			byKind := map[schema.GroupKind][]*policykind.Policy{}
 			var kinds []*policykind.Kind
 			for _, d := range s.Declarations {
@@ -48,10 +48,11 @@ func TestFoldInPlace(t *testing.T) {
 				for _, k := range kinds {
 					if k.Kind == u.GetKind() {
 						byKind[k.Key()] = append(byKind[k.Key()], k.Read(u))
-						g.EnsureNamespace(u.GetNamespace())
+						extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 					}
 				}
 			}
+			g := topology.BuildWith(s, extra)
 			for _, k := range kinds {
 				funcs, err := Funcs(merge.DefaultRegistry(), k)
 				if err != nil {

@@ -120,9 +120,16 @@ type tally struct {
 	noTargets                     bool
 }
 
+// Input is what Compute reads of one kind (or of the kinds of one value
+// space, which fold together): its attachments and effective policies.
+type Input struct {
+	Attachments *attach.Result
+	Effective   *effective.Result
+}
+
 // Compute derives the status of every policy and affected target from the
-// attachment and effective results of each kind (same order).
-func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Result, results []*effective.Result) *Outcome {
+// attachments and effective policies of each kind.
+func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
 	tallies := map[*policykind.Policy]map[topology.Ref]*tally{}
 	get := func(p *policykind.Policy, ref topology.Ref) *tally {
 		m := tallies[p]
@@ -138,9 +145,10 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		return t
 	}
 	out := &Outcome{}
-	for i, res := range results {
+	for _, in := range kinds {
+		res, att := in.Effective, in.Attachments
 		seen := map[*attach.Attachment]bool{}
-		at := attachedAt(atts[i])
+		at := attachedAt(att)
 		for _, tg := range res.Targets {
 			// Per kind: the kinds of a value space share one result.
 			affecting := map[*policykind.Kind]map[string]bool{}
@@ -217,14 +225,14 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 			scope string
 		}
 		conflicts := map[nodeScope]map[*policykind.Policy]*policykind.Policy{}
-		for p, as := range atts[i].ByPolicy {
+		for p, as := range att.ByPolicy {
 			for _, a := range as {
 				if !seen[a] {
 					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
 					key := nodeScope{a.Node, a.Scope}
 					c, ok := conflicts[key]
 					if !ok {
-						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)
+						c = effective.Conflicts(g, res.Kind, att, a.Node, a.Scope)
 						conflicts[key] = c
 					}
 					if w, lost := c[p]; lost {
@@ -238,7 +246,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 				}
 			}
 		}
-		for _, r := range atts[i].Rejections {
+		for _, r := range att.Rejections {
 			t := get(r.Policy, r.Target)
 			if t.rejectReason == "" || r.Reason == ReasonInvalid {
 				t.rejectReason = r.Reason

@@ -23,10 +23,11 @@ func Build(r *engine.Result) []*EffectivePolicy {
 	g := r.Graph
 	byNode := map[topology.NodeID]*EffectivePolicy{}
 	var order []topology.NodeID
-	for i, res := range r.Effective {
+	for i, kr := range r.Kinds {
 		if r.SharedWith(i) != i {
 			continue // the kinds of a value space share one result
 		}
+		res := kr.Effective
 		for _, t := range res.Targets {
 			ep := byNode[t.Node]
 			if ep == nil {
