@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
@@ -23,23 +24,33 @@ const ManagedByLabel = "strata.dev/managed-by"
 var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepolicy.Kind)
 
 // desiredEffectivePolicies are the EffectivePolicy objects of a run: one
-// per namespaced, non-virtual effective target of a managed kind, owned by
-// the target object so that it goes when the target goes. Kinds Strata
-// does not manage are left out: an EffectivePolicy names a controller, and
-// Strata must not speak for another implementation.
+// per namespaced, non-virtual effective target of a managed kind, in the
+// target's namespace, owned by the target object so that it goes when the
+// target goes. Kinds Strata does not manage are left out: an
+// EffectivePolicy names a controller, and Strata must not speak for
+// another implementation. Each kind is published as its visibility allows
+// (withhold), and each object is bounded in size (bound).
+//
+// They are how a reader who may read the target but not the policies
+// learns GEP-713's *that*, *which* and *what* ("The discoverability
+// problem": Ana cannot read the RetryPolicy in her namespace): the
+// objects are readable by every holder of the namespace's view role
+// (config/rbac/effectivepolicy_viewer_role.yaml aggregates to it).
 func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
 	managed := map[schema.GroupKind]bool{}
+	visibility := map[schema.GroupKind]policykind.Visibility{}
 	for _, k := range res.Kinds {
 		if k.Managed {
 			managed[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
+			visibility[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = k.Visibility
 		}
 	}
 	var out []*effectivepolicy.EffectivePolicy
 	for _, ep := range effectivepolicy.Build(res) {
 		var kept []effectivepolicy.KindPolicies
 		for _, kp := range ep.Policies {
-			if managed[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}] {
-				kept = append(kept, kp)
+			if gk := (schema.GroupKind{Group: kp.Group, Kind: kp.Kind}); managed[gk] {
+				kept = append(kept, withhold(kp, visibility[gk]))
 			}
 		}
 		if len(kept) == 0 || ep.Namespace == "" {
@@ -53,7 +64,7 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 		if !ok {
 			continue // virtual targets have no object to own the policy
 		}
-		ep.Policies = kept
+		ep.Policies = bound(kept)
 		ep.Labels[ManagedByLabel] = "strata"
 		gvk := res.Graph.Node(owner).Ref
 		ep.OwnerReferences = []metav1.OwnerReference{{

@@ -66,6 +66,22 @@ type KindPolicies struct {
 	// Contexts lists every path through which the target is reached by at
 	// least one policy of the kind, sorted by path.
 	Contexts []Context `json:"contexts"`
+	// Visibility is the kind's PolicyKind visibility the contexts were
+	// published with: empty or Settings (names, settings and the policy
+	// each field came from), Names (the policies' names and results; no
+	// settings) or Kind (no context at all: PolicyCount says how many
+	// policies of the kind affect the target).
+	// +optional
+	Visibility string `json:"visibility,omitempty"`
+	// PolicyCount is the number of policies of the kind in the target's
+	// contexts; set when their names are withheld (Visibility Kind).
+	// +optional
+	PolicyCount int32 `json:"policyCount,omitempty"`
+	// OmittedContexts is set when the object is a summary: the target has
+	// more contexts than one object may hold (docs/controller.md), and
+	// this many were left out of Contexts.
+	// +optional
+	OmittedContexts int32 `json:"omittedContexts,omitempty"`
 }
 
 // Context is the effective policy along one path of the hierarchy (the
