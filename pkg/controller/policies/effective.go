@@ -46,11 +46,12 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 		}
 	}
 	var out []*effectivepolicy.EffectivePolicy
+	at := attachmentsOf(res)
 	for _, ep := range effectivepolicy.Build(res) {
 		var kept []effectivepolicy.KindPolicies
 		for _, kp := range ep.Policies {
 			if gk := (schema.GroupKind{Group: kp.Group, Kind: kp.Kind}); managed[gk] {
-				kept = append(kept, withhold(kp, visibility[gk]))
+				kept = append(kept, kp)
 			}
 		}
 		if len(kept) == 0 || ep.Namespace == "" {
@@ -64,7 +65,12 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 		if !ok {
 			continue // virtual targets have no object to own the policy
 		}
-		ep.Policies = bound(kept)
+		ep.Policies = kept
+		at.fill(ep)
+		for i, kp := range ep.Policies {
+			ep.Policies[i] = withhold(kp, visibility[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}])
+		}
+		ep.Policies = bound(ep.Policies)
 		ep.Labels[ManagedByLabel] = "strata"
 		gvk := res.Graph.Node(owner).Ref
 		ep.OwnerReferences = []metav1.OwnerReference{{

@@ -2,10 +2,13 @@ package policies
 
 import (
 	"encoding/json"
+	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
@@ -45,10 +48,10 @@ func withhold(kp effectivepolicy.KindPolicies, v policykind.Visibility) effectiv
 		kp.Contexts = ctxs
 		kp.Visibility = string(v)
 	case policykind.VisibilityKind:
-		seen := map[effectivepolicy.Source]bool{}
+		seen := map[[2]string]bool{}
 		for _, c := range kp.Contexts {
 			for _, s := range c.Sources {
-				seen[effectivepolicy.Source{Namespace: s.Namespace, Name: s.Name}] = true
+				seen[[2]string{s.Namespace, s.Name}] = true
 			}
 		}
 		kp.Contexts = []effectivepolicy.Context{}
@@ -83,3 +86,76 @@ func bound(kinds []effectivepolicy.KindPolicies) []effectivepolicy.KindPolicies 
 // emptyObject is the merged spec of a context whose settings are
 // withheld: {} (the field is required), as for a context that sets none.
 func emptyObject() *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []byte("{}")} }
+
+// attachments says, per context of a run, where each policy of its stack
+// is attached: the Sources' AttachedTo, which Build leaves out. It walks
+// the contexts as Build does (one result per value space) and keys them
+// by target, kind and path.
+type attachments map[string]map[[2]string][]effectivepolicy.Ref
+
+func attachmentsOf(res *engine.Result) attachments {
+	g := res.Graph
+	out := attachments{}
+	for i, r := range res.Effective {
+		if res.SharedWith(i) != i {
+			continue
+		}
+		for _, t := range r.Targets {
+			for _, ctx := range t.Contexts {
+				path := make([]effectivepolicy.Ref, len(ctx.Path))
+				for j, n := range ctx.Path {
+					path[j] = refOf(g.Node(n).Ref)
+				}
+				byPolicy := map[[2]string][]effectivepolicy.Ref{}
+				for _, e := range ctx.Entries {
+					p := e.Policy()
+					k := [2]string{p.Namespace, p.Name}
+					at := refOf(g.Node(e.Attachment.Node).Ref)
+					if !containsRef(byPolicy[k], at) {
+						byPolicy[k] = append(byPolicy[k], at)
+					}
+				}
+				out[contextKey(refOf(g.Node(t.Node).Ref), r.Kind.Group, r.Kind.Kind, path)] = byPolicy
+			}
+		}
+	}
+	return out
+}
+
+// fill sets the AttachedTo of every source of an object's contexts.
+func (a attachments) fill(ep *effectivepolicy.EffectivePolicy) {
+	for _, kp := range ep.Policies {
+		for _, c := range kp.Contexts {
+			byPolicy := a[contextKey(ep.Target, kp.Group, kp.Kind, c.Path)]
+			for i := range c.Sources {
+				c.Sources[i].AttachedTo = byPolicy[[2]string{c.Sources[i].Namespace, c.Sources[i].Name}]
+			}
+		}
+	}
+}
+
+func contextKey(target effectivepolicy.Ref, group, kind string, path []effectivepolicy.Ref) string {
+	var b strings.Builder
+	b.WriteString(group + "/" + kind + "|" + refKey(target) + "|")
+	for _, r := range path {
+		b.WriteString(refKey(r) + ">")
+	}
+	return b.String()
+}
+
+func refKey(r effectivepolicy.Ref) string {
+	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
+}
+
+func refOf(r topology.Ref) effectivepolicy.Ref {
+	return effectivepolicy.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
+}
+
+func containsRef(rs []effectivepolicy.Ref, r effectivepolicy.Ref) bool {
+	for _, x := range rs {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}

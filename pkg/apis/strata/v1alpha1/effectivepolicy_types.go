@@ -115,4 +115,9 @@ type Source struct {
 	// Result is Enforced, PartiallyEnforced, Overridden or Conflicted in
 	// this context.
 	Result string `json:"result"`
+	// AttachedTo are the nodes of the context's path the policy is
+	// attached to, least specific first: where a reader who may not read
+	// the policy learns it comes from (its Namespace, a Gateway).
+	// +optional
+	AttachedTo []Ref `json:"attachedTo,omitempty"`
 }
