@@ -291,28 +291,32 @@ func (e *Env) Impersonating(user string, groups ...string) *rest.Config {
 	return cfg
 }
 
-// Aggregate emulates the clusterrole-aggregation controller, which
-// envtest does not run: the rules of every role among from whose labels
-// match role's aggregationRule are appended to role's rules, and the
-// aggregationRule is dropped so the API server stores the rules as given.
-// Tests use it to build the built-in view role from the roles Strata
-// labels rbac.authorization.k8s.io/aggregate-to-view.
+// Aggregate emulates the clusterrole-aggregation controller of
+// kube-controller-manager, which envtest does not run: role's rules
+// become those of every role among from whose labels match its
+// aggregationRule, as the controller would set them. kube-apiserver
+// itself creates the built-in roles (view, edit, admin) with their
+// aggregationRules and no rules, and the system:aggregate-to-* roles that
+// hold the rules; tests fill view from those and from the roles they
+// label rbac.authorization.k8s.io/aggregate-to-view (Strata's
+// effectivepolicy viewer role among them).
 func Aggregate(role *rbacv1.ClusterRole, from ...*rbacv1.ClusterRole) error {
 	if role.AggregationRule == nil {
 		return nil
 	}
+	var rules []rbacv1.PolicyRule
 	for _, sel := range role.AggregationRule.ClusterRoleSelectors {
 		s, err := metav1.LabelSelectorAsSelector(&sel)
 		if err != nil {
 			return fmt.Errorf("testenv: aggregate into %s: %w", role.Name, err)
 		}
 		for _, r := range from {
-			if s.Matches(labels.Set(r.Labels)) {
-				role.Rules = append(role.Rules, r.Rules...)
+			if r.Name != role.Name && s.Matches(labels.Set(r.Labels)) {
+				rules = append(rules, r.Rules...)
 			}
 		}
 	}
-	role.AggregationRule = nil
+	role.Rules = rules
 	return nil
 }
 
