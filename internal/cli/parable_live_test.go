@@ -173,9 +173,18 @@ func TestParableLive(t *testing.T) {
 	go func() { done <- mgr.Start(mctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	record := func(ns, name string) (*stratav1.EffectivePolicy, error) {
-		ep := &stratav1.EffectivePolicy{}
-		return ep, admin.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, ep)
+	// record is the published record of HTTPRoute baker/<name>.
+	record := func(name string) (*stratav1.EffectivePolicy, error) {
+		var l stratav1.EffectivePolicyList
+		if err := admin.List(ctx, &l, client.InNamespace("baker")); err != nil {
+			return nil, err
+		}
+		for i := range l.Items {
+			if tg := l.Items[i].Target; tg.Kind == "HTTPRoute" && tg.Name == name {
+				return &l.Items[i], nil
+			}
+		}
+		return nil, fmt.Errorf("no record of HTTPRoute baker/%s", name)
 	}
 	kindOf := func(ep *stratav1.EffectivePolicy, kind string) *stratav1.KindPolicies {
 		for i := range ep.Policies {
@@ -200,7 +209,10 @@ func TestParableLive(t *testing.T) {
 	// the first computation when the last one (whisk) is there.
 	until("records of baker's routes", func() error {
 		for _, name := range []string{"baker", "whisk"} {
-			ep, err := record("baker", name)
+			if ep, err := record(name); err == nil && ep.Name != name+".httproute" && name == "baker" {
+				return fmt.Errorf("HTTPRoute baker/baker's record is %s, want baker.httproute (Service baker/baker has one too)", ep.Name)
+			}
+			ep, err := record(name)
 			if err != nil {
 				return err
 			}
@@ -307,7 +319,7 @@ func TestParableLive(t *testing.T) {
 		}
 	}
 	until("records withhold", func() error {
-		ep, err := record("baker", "baker")
+		ep, err := record("baker")
 		if err != nil {
 			return err
 		}
@@ -339,7 +351,7 @@ func TestParableLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	until("RetryPolicy gone from baker's record", func() error {
-		ep, err := record("baker", "baker")
+		ep, err := record("baker")
 		if err != nil {
 			return err
 		}

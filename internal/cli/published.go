@@ -208,7 +208,11 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 			for _, s := range c.Sources {
 				rel := query.Inherited
 				for _, at := range s.AttachedTo {
-					switch i := slices.Index(c.Path, at); {
+					i := slices.Index(c.Path, at)
+					if i < 0 && at == e.target {
+						i = len(c.Path) // the target ends the path
+					}
+					switch {
 					case o.has(at):
 						rel = query.Attached
 					case first >= 0 && i > first && rel != query.Attached:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -81,7 +82,25 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 		}}
 		out = append(out, ep)
 	}
+	disambiguate(out)
 	return out
+}
+
+// disambiguate renames objects whose targets of different kinds share a
+// namespace and name (an HTTPRoute and the Service behind it, both
+// "baker"): each of them is named <name>.<kind, lower case>, so that one
+// target's record never overwrites another's (which would also write on
+// every run). Other objects keep their target's name.
+func disambiguate(eps []*effectivepolicy.EffectivePolicy) {
+	n := map[client.ObjectKey]int{}
+	for _, ep := range eps {
+		n[client.ObjectKeyFromObject(ep)]++
+	}
+	for _, ep := range eps {
+		if n[client.ObjectKeyFromObject(ep)] > 1 {
+			ep.Name += "." + strings.ToLower(ep.Target.Kind)
+		}
+	}
 }
 
 // writeEffectivePolicies creates, updates and deletes Strata's

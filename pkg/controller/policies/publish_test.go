@@ -66,7 +66,7 @@ func TestPublishVisibility(t *testing.T) {
 		t.Run(string(tc.visibility), func(t *testing.T) {
 			var got *effectivepolicy.KindPolicies
 			for _, ep := range desiredEffectivePolicies(parable(t, tc.visibility)) {
-				if ep.Namespace != "baker" || ep.Name != "baker" || ep.Target.Kind != "HTTPRoute" {
+				if ep.Namespace != "baker" || ep.Target.Name != "baker" || ep.Target.Kind != "HTTPRoute" {
 					continue
 				}
 				for i := range ep.Policies {
@@ -99,6 +99,24 @@ func TestPublishVisibility(t *testing.T) {
 }
 
 var cmpEmpty = cmp.Comparer(func(a, b map[string]string) bool { return equality.Semantic.DeepEqual(a, b) })
+
+// Targets of different kinds with one namespace and name (the parable's
+// HTTPRoute baker/baker and Service baker/baker) get one object each.
+func TestPublishNames(t *testing.T) {
+	names := map[string]string{}
+	for _, ep := range desiredEffectivePolicies(parable(t, "")) {
+		key := ep.Namespace + "/" + ep.Name
+		if prev, dup := names[key]; dup {
+			t.Errorf("%s names both %s and %s", key, prev, ep.Target.Kind)
+		}
+		names[key] = ep.Target.Kind
+	}
+	for key, kind := range map[string]string{"baker/baker.httproute": "HTTPRoute", "baker/baker.service": "Service", "baker/whisk.httproute": "HTTPRoute", "infra/storefront": ""} {
+		if got, ok := names[key]; kind != "" && got != kind || kind == "" && ok {
+			t.Errorf("%s: target kind %q, want %q", key, got, kind)
+		}
+	}
+}
 
 // A target with more contexts than an object may hold is published as a
 // summary that says how many contexts it leaves out; kinds after the
