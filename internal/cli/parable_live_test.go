@@ -32,7 +32,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-const parableDir = "../../examples/parable"
+const parableDir = discParable
 
 // cupcakeKinds are the parable's policy kinds: kinds.yaml declares them;
 // their CRDs (not part of the example) are made here, free-form.
@@ -362,35 +362,47 @@ func TestParableLive(t *testing.T) {
 	})
 }
 
-// publishedView is what the records can tell of one kind in a printed
-// Description: the policies of the kind with relation, attachment and
-// results, and per target and context the path, the spec and each field's
-// value and source. Stack details and beaten policies are not published
-// and are left out of the comparison.
+// publishedView is describeView of a printed Description.
 func publishedView(t *testing.T, doc, kind string) any {
 	t.Helper()
 	var d query.Description
 	if err := json.Unmarshal([]byte(doc), &d); err != nil {
 		t.Fatalf("%v: %s", err, doc)
 	}
-	type field struct {
-		Field string
-		Value any
-		SetBy string
+	v := describeView(&d, kind)
+	if len(v.Policies) == 0 {
+		t.Fatalf("no %s in %s", kind, doc)
 	}
-	type ctx struct {
-		Path   []query.Ref
-		Spec   map[string]any
-		Fields []field
-	}
-	var out struct {
-		Policies []query.Affecting
-		Contexts map[string][]ctx
-	}
-	out.Contexts = map[string][]ctx{}
+	return v
+}
+
+// view is what the records can tell of one kind in a Description: the
+// policies of the kind with relation, attachment and results, and per
+// target and context the path, the spec and each field's value and
+// source. Stack details and beaten policies are not published and are
+// left out.
+type view struct {
+	Policies []query.Affecting
+	Contexts map[string][]viewContext
+}
+
+type viewContext struct {
+	Path   []query.Ref
+	Spec   map[string]any
+	Fields []viewField
+}
+
+type viewField struct {
+	Field string
+	Value any
+	SetBy string
+}
+
+func describeView(d *query.Description, kind string) view {
+	v := view{Contexts: map[string][]viewContext{}}
 	for _, p := range d.Policies {
 		if p.Policy.Kind == kind {
-			out.Policies = append(out.Policies, p)
+			v.Policies = append(v.Policies, p)
 		}
 	}
 	for _, ke := range d.Effective {
@@ -399,18 +411,17 @@ func publishedView(t *testing.T, doc, kind string) any {
 		}
 		for _, te := range ke.Targets {
 			for _, c := range te.Contexts {
-				x := ctx{Path: c.Path, Spec: c.Spec}
+				x := viewContext{Path: c.Path, Spec: c.Spec}
 				for _, f := range c.Fields {
-					x.Fields = append(x.Fields, field{f.Field, f.Value, f.SetBy})
+					if f.SetBy != "" { // fields no policy's value survived are not published
+						x.Fields = append(x.Fields, viewField{f.Field, f.Value, f.SetBy})
+					}
 				}
-				out.Contexts[te.Target.Key()] = append(out.Contexts[te.Target.Key()], x)
+				v.Contexts[te.Target.Key()] = append(v.Contexts[te.Target.Key()], x)
 			}
 		}
 	}
-	if len(out.Policies) == 0 {
-		t.Fatalf("no %s in %s", kind, doc)
-	}
-	return out
+	return v
 }
 
 // cupcakeCRD is a free-form namespaced CRD for a parable kind, with a

@@ -13,6 +13,7 @@ import (
 	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
@@ -272,7 +273,7 @@ func contextEffect(c stratav1.Context) query.ContextEffect {
 	for _, s := range c.Sources {
 		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
 		if len(s.AttachedTo) > 0 {
-			se.AttachedTo = queryRef(s.AttachedTo[0])
+			se.AttachedTo, se.Level = queryRef(s.AttachedTo[0]), levelOf(s.AttachedTo[0])
 		}
 		ce.Stack = append(ce.Stack, se)
 	}
@@ -330,7 +331,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 					Note: "from the published effective policy; the candidates it beat are not published"}
 				if len(s.AttachedTo) > 0 {
 					at := queryRef(s.AttachedTo[0])
-					cd.AttachedTo = &at
+					cd.AttachedTo, cd.Level = &at, levelOf(s.AttachedTo[0])
 				}
 				ch.Candidates = append(ch.Candidates, cd)
 			}
@@ -468,6 +469,21 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 		}
 	}
 	return im, found
+}
+
+// levelOf is the hierarchy level of a node a policy is attached to, as
+// the engine derives it (docs/hierarchy.md): its kind's row, one more for
+// a section; a kind outside the hierarchy is virtual.
+func levelOf(r stratav1.Ref) int {
+	info, ok := hierarchy.Kinds[schema.GroupKind{Group: r.Group, Kind: r.Kind}]
+	switch {
+	case !ok:
+		return int(hierarchy.LevelVirtual)
+	case r.SectionName != "":
+		return int(info.Level) + 1
+	default:
+		return int(info.Level)
+	}
 }
 
 // classOf is the class of a kind the engine knows (its declaration was

@@ -175,3 +175,10 @@ func apiVersionOf(obj client.Object, group string) string {
 	}
 	return group + "/v1"
 }
+
+// Records are the EffectivePolicy objects the controller publishes for a
+// run: what a reader of each target's namespace may learn of the policies
+// affecting it (for tests and tools that answer from them offline).
+func Records(res *engine.Result) []*effectivepolicy.EffectivePolicy {
+	return desiredEffectivePolicies(res)
+}
