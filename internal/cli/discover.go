@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"

@@ -26,8 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/internal/testenv"
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/controller/policies"
 	"github.com/strata-dev/strata/pkg/query"
 )
@@ -107,7 +107,7 @@ func TestParableLive(t *testing.T) {
 	create(viewer)
 	create(&rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "gateway-api-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"gateways", "httproutes", "grpcroutes", "referencegrants"}, Verbs: []string{"get", "list", "watch"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"gateways", "httproutes", "grpcroutes", "referencegrants"}, Verbs: []string{"get", "list", "watch"}}},
 	})
 	view := &rbacv1.ClusterRole{}
 	if err := admin.Get(ctx, client.ObjectKey{Name: "view"}, view); err != nil {
