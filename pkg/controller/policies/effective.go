@@ -51,7 +51,7 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 	for _, ep := range effectivepolicy.Build(res) {
 		var kept []effectivepolicy.KindPolicies
 		for _, kp := range ep.Policies {
-			if gk := (schema.GroupKind{Group: kp.Group, Kind: kp.Kind}); managed[gk] {
+			if managed[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}] {
 				kept = append(kept, kp)
 			}
 		}
