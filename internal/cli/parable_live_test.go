@@ -343,23 +343,34 @@ func TestParableLive(t *testing.T) {
 		}
 	})
 
-	// Chihiro deletes the RetryPolicy: its entries leave the records in
-	// the recomputation that sees the deletion.
+	// Chihiro deletes the RetryPolicy: its entries leave the records of
+	// the 42 routes it reached, one write each, in the recomputation that
+	// sees the deletion.
+	nextRun()
+	nextRun()
+	before = epWrites()
 	rp.SetNamespace("baker")
 	rp.SetName("baker-retries")
 	if err := admin.Delete(ctx, rp); err != nil {
 		t.Fatal(err)
 	}
-	until("RetryPolicy gone from baker's record", func() error {
-		ep, err := record("baker")
-		if err != nil {
+	until("RetryPolicy gone from every record", func() error {
+		var l stratav1.EffectivePolicyList
+		if err := admin.List(ctx, &l, client.InNamespace("baker")); err != nil {
 			return err
 		}
-		if kindOf(ep, "RetryPolicy") != nil {
-			return fmt.Errorf("still there")
+		for i := range l.Items {
+			if kindOf(&l.Items[i], "RetryPolicy") != nil {
+				return fmt.Errorf("%s still has it", l.Items[i].Name)
+			}
 		}
 		return nil
 	})
+	nextRun()
+	nextRun()
+	if got := epWrites() - before; got != 42 {
+		t.Errorf("deleting the RetryPolicy: %v EffectivePolicy writes, want 42 (one per route it reached)", got)
+	}
 }
 
 // publishedView is describeView of a printed Description.

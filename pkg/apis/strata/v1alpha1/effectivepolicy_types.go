@@ -13,7 +13,8 @@ const EffectivePolicyKind = "EffectivePolicy"
 // every context, and which policy set each field (001 "EffectivePolicy"
 // objects; GEP-713 "The discoverability problem", the *what*). It is
 // named after its target: the target's name, plus ".<sectionName>" for a
-// section.
+// section; the policy controller adds ".<kind>" (lower case) when targets
+// of two kinds would share the name (an HTTPRoute and its Service).
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,path=effectivepolicies,singular=effectivepolicy,categories=strata
