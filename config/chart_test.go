@@ -157,15 +157,15 @@ func TestChartValues(t *testing.T) {
 	}{{
 		name:      "defaults",
 		wantArgs:  []string{"controller", "--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081", "--target-qps=20"},
-		wantRoles: []string{"strata", "strata-base"},
-		wantKinds: []string{"ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
+		wantRoles: []string{"strata", "strata-base", "strata-effectivepolicy-viewer"},
+		wantKinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
 		wantImage: "ghcr.io/strata-dev/strata:latest",
 	}, {
 		name: "everything set",
 		set: map[string]any{
 			"controllerName":    "example.com/strata",
 			"leaderElection":    false,
-			"effectivePolicies": true,
+			"effectivePolicies": false,
 			"targetQPS":         2.5,
 			"image":             map[string]any{"repository": "registry.example/strata", "tag": "v0.1.0", "pullPolicy": "Always"},
 			"policyKinds": []any{
@@ -174,9 +174,9 @@ func TestChartValues(t *testing.T) {
 			},
 		},
 		wantArgs: []string{"controller", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081",
-			"--controller-name=example.com/strata", "--effective-policies", "--target-qps=2.5"},
-		wantRoles: []string{"strata", "strata-base", "strata-colorpolicies.policies.controller.io", "strata-retrypolicies.example.com"},
-		wantKinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service", "ServiceAccount"},
+			"--controller-name=example.com/strata", "--effective-policies=false", "--target-qps=2.5"},
+		wantRoles: []string{"strata", "strata-base", "strata-colorpolicies.policies.controller.io", "strata-retrypolicies.example.com", "strata-effectivepolicy-viewer"},
+		wantKinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service", "ServiceAccount"},
 		wantImage: "registry.example/strata:v0.1.0",
 	}}
 	for _, tc := range cases {

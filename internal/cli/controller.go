@@ -98,7 +98,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	kube.AddFlags(c.Flags())
 	f := c.Flags()
 	f.StringVar(&opts.ControllerName, "controller-name", "", "controllerName for policy kinds that declare none; its domain prefixes <Kind>Affected conditions (default strata.dev/policy-controller)")
-	f.BoolVar(&opts.EffectivePolicies, "effective-policies", false, "keep an EffectivePolicy object next to every effective target (off by default: fanout)")
+	f.BoolVar(&opts.EffectivePolicies, "effective-policies", true, "keep an EffectivePolicy object next to every effective target, readable with the namespace's view role: what affects it, for readers who may not read the policies (--effective-policies=false turns it off)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
 	f.BoolVar(&runBlueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")

@@ -50,9 +50,11 @@ type Options struct {
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
 	// EffectivePolicies makes the controller keep an EffectivePolicy object
-	// next to every namespaced effective target of a managed kind. Off by
-	// default: one object per target and change is exactly the fanout
-	// GEP-713 warns about.
+	// next to every namespaced effective target of a managed kind: how a
+	// reader of the target who may not read the policies learns what
+	// affects it (docs/controller.md). `strata controller` turns it on
+	// unless --effective-policies=false; the fanout is one object per
+	// target, written only when it changes, and bounded in size.
 	EffectivePolicies bool
 }
 

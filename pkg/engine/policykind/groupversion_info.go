@@ -21,6 +21,7 @@ type (
 	ValueSpace     = strata.ValueSpace
 	ContextScope   = strata.ContextScope
 	ReferenceField = strata.ReferenceField
+	Visibility     = strata.Visibility
 )
 
 // Classes and context scopes, as the API package defines them.
@@ -29,6 +30,10 @@ const (
 	Inherited     = strata.Inherited
 	ContextPath   = strata.ContextPath
 	ContextTarget = strata.ContextTarget
+
+	VisibilitySettings = strata.VisibilitySettings
+	VisibilityNames    = strata.VisibilityNames
+	VisibilityKind     = strata.VisibilityKind
 )
 
 // Group, Version and kind of declaration objects.

@@ -238,6 +238,13 @@ func Compile(d *Declaration) (*Kind, error) {
 			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
 		}
 	}
+	// An empty visibility stays empty (Settings): compiled kinds are
+	// printed, and a default written here would show in every one.
+	switch s.Visibility {
+	case "", VisibilitySettings, VisibilityNames, VisibilityKind:
+	default:
+		bad("spec.visibility", "%q is not Settings, Names or Kind", s.Visibility)
+	}
 	switch s.Contexts {
 	case "":
 		s.Contexts = ContextPath

@@ -86,6 +86,15 @@ type Reader struct {
 	// Progress, when set, is called before each kind is listed (the CLI
 	// shows it on a terminal: a live listing can take a while).
 	Progress func(schema.GroupVersionKind)
+	// Namespace, when set, is where Objects lists a namespaced topology
+	// kind it may not list in every namespace: a person bound to a
+	// namespace's view role may read that namespace's routes and Services
+	// and nothing else. Such kinds are in Objects.NamespaceOnly. Policy
+	// kinds are never read in part (an answer built on some of a kind's
+	// policies would be wrong, not incomplete); a forbidden one is
+	// Unreadable, and its published EffectivePolicy objects answer
+	// instead (Published).
+	Namespace string
 }
 
 // Snapshot lists every object the engine needs. Policy kinds come from
@@ -164,6 +173,10 @@ type Objects struct {
 	// their objects are missing, so an answer built on Items may be
 	// incomplete.
 	Unreadable []Unreadable
+	// NamespaceOnly are the namespaced topology kinds that could not be
+	// listed in every namespace but were in Reader.Namespace: their
+	// objects elsewhere are missing.
+	NamespaceOnly []schema.GroupVersionKind
 }
 
 // Unreadable is a kind the reader was not allowed to list.
@@ -189,11 +202,25 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			continue
 		}
 		l := newList(k.GVK)
-		if ok, err := r.list(ctx, k.GVK, l, out); err != nil {
+		denied, err := r.listIn(ctx, k.GVK, l, "")
+		if err != nil {
 			return nil, err
-		} else if ok {
-			out.add(l)
 		}
+		if denied != nil && r.Namespace != "" && hierarchy.Kinds[k.GVK.GroupKind()].Namespaced {
+			inNs, err := r.listIn(ctx, k.GVK, l, r.Namespace)
+			if err != nil {
+				return nil, err
+			}
+			if inNs == nil {
+				denied = nil
+				out.NamespaceOnly = append(out.NamespaceOnly, k.GVK)
+			}
+		}
+		if denied != nil {
+			out.deny(k.GVK, denied)
+			continue
+		}
+		out.add(l)
 	}
 	crdList := &apiextensionsv1.CustomResourceDefinitionList{}
 	if _, err := r.list(ctx, CRDGVK, crdList, out); err != nil {
@@ -245,17 +272,37 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 // list lists one kind for Objects: false without error when the list was
 // forbidden, which is recorded.
 func (r *Reader) list(ctx context.Context, gvk schema.GroupVersionKind, l client.ObjectList, out *Objects) (bool, error) {
+	denied, err := r.listIn(ctx, gvk, l, "")
+	if err != nil {
+		return false, err
+	}
+	if denied != nil {
+		out.deny(gvk, denied)
+		return false, nil
+	}
+	return true, nil
+}
+
+// listIn lists one kind in a namespace ("": all of them). A forbidden
+// list is not an error: denied is the API server's answer.
+func (r *Reader) listIn(ctx context.Context, gvk schema.GroupVersionKind, l client.ObjectList, ns string, opts ...client.ListOption) (denied, err error) {
 	r.progress(gvk)
-	err := r.Client.List(ctx, l)
+	err = r.Client.List(ctx, l, append(opts, client.InNamespace(ns))...)
 	switch {
 	case err == nil:
-		return true, nil
+		return nil, nil
 	case apierrors.IsForbidden(err):
-		out.Unreadable = append(out.Unreadable, Unreadable{GVK: gvk, Reason: apierrors.ReasonForError(err), Message: err.Error()})
-		return false, nil
+		return err, nil
+	case ns != "":
+		return nil, fmt.Errorf("list %s in namespace %s: %w", gvk.GroupKind(), ns, err)
 	default:
-		return false, fmt.Errorf("list %s: %w", gvk.GroupKind(), err)
+		return nil, fmt.Errorf("list %s: %w", gvk.GroupKind(), err)
 	}
+}
+
+// deny records a kind Objects may not list.
+func (o *Objects) deny(gvk schema.GroupVersionKind, err error) {
+	o.Unreadable = append(o.Unreadable, Unreadable{GVK: gvk, Reason: apierrors.ReasonForError(err), Message: err.Error()})
 }
 
 func (r *Reader) progress(gvk schema.GroupVersionKind) {
