@@ -1,0 +1,18 @@
+{{/*
+strata.validate refuses combinations of values that render valid objects
+but a broken install; values.schema.json checks each value on its own.
+deployment.yaml includes it, so every render runs it.
+*/}}
+{{- define "strata.validate" -}}
+{{- if and (gt (int .Values.replicas) 1) (not .Values.leaderElection) -}}
+{{- fail (printf "replicas: %v needs leaderElection: true: without leader election every replica writes status and conditions, and they undo each other's writes" .Values.replicas) -}}
+{{- end -}}
+{{- with .Values.podDisruptionBudget -}}
+{{- if and .enabled (kindIs "float64" .minAvailable) (ge (int .minAvailable) (int $.Values.replicas)) -}}
+{{- fail (printf "podDisruptionBudget.minAvailable: %v with replicas: %v would block every voluntary eviction (node drains); lower it or raise replicas" .minAvailable $.Values.replicas) -}}
+{{- end -}}
+{{- if and .enabled (kindIs "invalid" .minAvailable) (kindIs "invalid" .maxUnavailable) -}}
+{{- fail "podDisruptionBudget: set minAvailable or maxUnavailable" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
