@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -126,6 +128,24 @@ blueprints: {enabled: false}`},
 			dryRun(t, objs)
 		})
 	}
+
+	// Values the schema passes through unchecked (Kubernetes types) reach
+	// the API server, which refuses them: the dry run is a real check.
+	t.Run("helm chart invalid tolerations refused", func(t *testing.T) {
+		r, err := render(t, "my-release", "strata-system", "tolerations: [{key: dedicated, operator: Sometimes}]")
+		if err != nil {
+			t.Fatal(err)
+		}
+		deploy := r.find("Deployment", "my-release-strata")
+		if deploy == nil {
+			t.Fatal("no Deployment my-release-strata")
+		}
+		err = c.Apply(ctx, client.ApplyConfigurationFromUnstructured(deploy), fieldOwner, client.ForceOwnership, client.DryRunAll)
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "tolerations[0].operator") {
+			t.Fatalf("apply %s: got %v, want the API server to refuse tolerations[0].operator", describe(deploy), err)
+		}
+		warn.take()
+	})
 }
 
 // crdsFirst orders CRDs, then Namespaces, before everything else, as

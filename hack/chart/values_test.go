@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/lint/support"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -401,6 +403,37 @@ serviceMonitor: {enabled: true}`,
 			for _, w := range tc.not {
 				if strings.Contains(notes, w) {
 					t.Errorf("NOTES.txt says %q:\n%s", w, notes)
+				}
+			}
+		})
+	}
+}
+
+// TestChartLint is `helm lint --strict` on the chart, with the default
+// values and with every optional template on: any warning fails it. (An
+// icon missing from Chart.yaml is information only.)
+func TestChartLint(t *testing.T) {
+	for name, values := range map[string]map[string]any{
+		"defaults": nil,
+		"optional templates on": {
+			"replicas":            2,
+			"podDisruptionBudget": map[string]any{"enabled": true},
+			"serviceMonitor":      map[string]any{"enabled": true},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			lint := action.NewLint()
+			lint.Strict = true
+			lint.Namespace = "strata-system"
+			res := lint.Run([]string{chartDir}, values)
+			for _, err := range res.Errors {
+				t.Errorf("helm lint: %v", err)
+			}
+			for _, m := range res.Messages {
+				if m.Severity > support.InfoSev {
+					t.Errorf("helm lint: %s", m)
+				} else {
+					t.Logf("helm lint: %s", m)
 				}
 			}
 		})
