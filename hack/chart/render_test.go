@@ -12,6 +12,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	helmchart "helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/strvals"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -46,13 +47,29 @@ type release struct {
 // a values file's YAML.
 func render(t *testing.T, name, namespace, values string) (*release, error) {
 	t.Helper()
-	ch, err := loadChart()
-	if err != nil {
-		t.Fatalf("load %s: %v", chartDir, err)
-	}
 	vals := map[string]any{}
 	if err := yaml.Unmarshal([]byte(values), &vals); err != nil {
 		t.Fatalf("values %q: %v", values, err)
+	}
+	return renderValues(t, name, namespace, vals)
+}
+
+// renderSet is render with values given as `helm template --set set`
+// would: numbers are int64 there, float64 from a values file.
+func renderSet(t *testing.T, set string) (*release, error) {
+	t.Helper()
+	vals, err := strvals.Parse(set)
+	if err != nil {
+		t.Fatalf("--set %s: %v", set, err)
+	}
+	return renderValues(t, "strata", "strata-system", vals)
+}
+
+func renderValues(t *testing.T, name, namespace string, vals map[string]any) (*release, error) {
+	t.Helper()
+	ch, err := loadChart()
+	if err != nil {
+		t.Fatalf("load %s: %v", chartDir, err)
 	}
 	install := action.NewInstall(&action.Configuration{Log: func(format string, v ...any) { t.Logf("helm: "+format, v...) }})
 	install.DryRun = true

@@ -325,43 +325,56 @@ func normalize(t *testing.T, v any) any {
 func TestChartRefuses(t *testing.T) {
 	cases := []struct {
 		name, values string
+		// set, when not empty, replaces values: --set's syntax.
+		set string
 		// want are substrings of the error.
 		want []string
 	}{
-		{"misspelt top-level key", "replica: 2", []string{"values don't meet the specifications of the schema", "'replica'"}},
-		{"misspelt image key", "image: {tagg: v0.1.0}", []string{"/image", "'tagg'"}},
-		{"misspelt serviceAccount key", "serviceAccount: {craete: false}", []string{"/serviceAccount", "'craete'"}},
-		{"misspelt policy kind key", "policyKinds: [{group: example.com, resource: retrypolicies, manged: true}]", []string{"/policyKinds/0", "'manged'"}},
-		{"misspelt podDisruptionBudget key", "podDisruptionBudget: {enable: true}", []string{"/podDisruptionBudget", "'enable'"}},
-		{"misspelt serviceMonitor key", "serviceMonitor: {enabeld: true}", []string{"/serviceMonitor", "'enabeld'"}},
-		{"replicas: abc", "replicas: abc", []string{"/replicas", "got string, want integer"}},
-		{"replicas: 1.5", "replicas: 1.5", []string{"/replicas", "want integer"}},
-		{"replicas below zero", "replicas: -1", []string{"/replicas", "minimum"}},
-		{"leaderElection as a string", "leaderElection: 'yes'", []string{"/leaderElection", "want boolean"}},
-		{"unknown logLevel", "logLevel: verbose", []string{"/logLevel"}},
-		{"logLevel 0", "logLevel: 0", []string{"/logLevel"}},
-		{"pullPolicy", "image: {pullPolicy: Sometimes}", []string{"/image/pullPolicy"}},
-		{"digest without algorithm", "image: {digest: abc}", []string{"/image/digest"}},
-		{"empty image repository", "image: {repository: ''}", []string{"/image/repository"}},
-		{"extraArgs not a list", "extraArgs: --zap-devel", []string{"/extraArgs", "want array"}},
-		{"policy kind without resource", "policyKinds: [{group: example.com}]", []string{"/policyKinds/0", "resource"}},
-		{"serviceMonitor interval", "serviceMonitor: {enabled: true, interval: 30 seconds}", []string{"/serviceMonitor/interval"}},
-		{"podLabels values are strings", "podLabels: {tier: {a: b}}", []string{"/podLabels/tier", "want string"}},
+		{"misspelt top-level key", "replica: 2", "", []string{"values don't meet the specifications of the schema", "'replica'"}},
+		{"misspelt image key", "image: {tagg: v0.1.0}", "", []string{"/image", "'tagg'"}},
+		{"misspelt serviceAccount key", "serviceAccount: {craete: false}", "", []string{"/serviceAccount", "'craete'"}},
+		{"misspelt policy kind key", "policyKinds: [{group: example.com, resource: retrypolicies, manged: true}]", "", []string{"/policyKinds/0", "'manged'"}},
+		{"misspelt podDisruptionBudget key", "podDisruptionBudget: {enable: true}", "", []string{"/podDisruptionBudget", "'enable'"}},
+		{"misspelt serviceMonitor key", "serviceMonitor: {enabeld: true}", "", []string{"/serviceMonitor", "'enabeld'"}},
+		{"replicas: abc", "replicas: abc", "", []string{"/replicas", "got string, want integer"}},
+		{"replicas: 1.5", "replicas: 1.5", "", []string{"/replicas", "want integer"}},
+		{"replicas below zero", "replicas: -1", "", []string{"/replicas", "minimum"}},
+		{"leaderElection as a string", "leaderElection: 'yes'", "", []string{"/leaderElection", "want boolean"}},
+		{"unknown logLevel", "logLevel: verbose", "", []string{"/logLevel"}},
+		{"logLevel 0", "logLevel: 0", "", []string{"/logLevel"}},
+		{"pullPolicy", "image: {pullPolicy: Sometimes}", "", []string{"/image/pullPolicy"}},
+		{"digest without algorithm", "image: {digest: abc}", "", []string{"/image/digest"}},
+		{"empty image repository", "image: {repository: ''}", "", []string{"/image/repository"}},
+		{"extraArgs not a list", "extraArgs: --zap-devel", "", []string{"/extraArgs", "want array"}},
+		{"policy kind without resource", "policyKinds: [{group: example.com}]", "", []string{"/policyKinds/0", "resource"}},
+		{"serviceMonitor interval", "serviceMonitor: {enabled: true, interval: 30 seconds}", "", []string{"/serviceMonitor/interval"}},
+		{"podLabels values are strings", "podLabels: {tier: {a: b}}", "", []string{"/podLabels/tier", "want string"}},
 
-		{"replicas > 1 without leader election (fail)", "{replicas: 2, leaderElection: false}",
+		{"--set replicas=abc", "", "replicas=abc", []string{"/replicas", "got string, want integer"}},
+
+		{"replicas > 1 without leader election (fail)", "{replicas: 2, leaderElection: false}", "",
 			[]string{"replicas: 2 needs leaderElection: true"}},
-		{"no ServiceAccount and no name (required)", "serviceAccount: {create: false}",
+		{"--set replicas > 1 without leader election (fail)", "", "replicas=3,leaderElection=false",
+			[]string{"replicas: 3 needs leaderElection: true"}},
+		{"no ServiceAccount and no name (required)", "serviceAccount: {create: false}", "",
 			[]string{"serviceAccount.name is required when serviceAccount.create is false"}},
-		{"podDisruptionBudget blocking every drain (fail)", "podDisruptionBudget: {enabled: true, minAvailable: 1}",
+		{"podDisruptionBudget blocking every drain (fail)", "podDisruptionBudget: {enabled: true, minAvailable: 1}", "",
 			[]string{"podDisruptionBudget.minAvailable: 1 with replicas: 1 would block every voluntary eviction"}},
-		{"podDisruptionBudget with neither bound (fail)", "podDisruptionBudget: {enabled: true, maxUnavailable: null}",
+		{"--set podDisruptionBudget blocking every drain (fail)", "", "replicas=2,podDisruptionBudget.enabled=true,podDisruptionBudget.minAvailable=2",
+			[]string{"podDisruptionBudget.minAvailable: 2 with replicas: 2 would block every voluntary eviction"}},
+		{"podDisruptionBudget with neither bound (fail)", "podDisruptionBudget: {enabled: true, maxUnavailable: null}", "",
 			[]string{"podDisruptionBudget: set minAvailable or maxUnavailable"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := render(t, "strata", "strata-system", tc.values)
+			var err error
+			if tc.set != "" {
+				_, err = renderSet(t, tc.set)
+			} else {
+				_, err = render(t, "strata", "strata-system", tc.values)
+			}
 			if err == nil {
-				t.Fatalf("values %q rendered, want an error", tc.values)
+				t.Fatalf("values %q (--set %q) rendered, want an error", tc.values, tc.set)
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {

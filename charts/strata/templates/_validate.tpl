@@ -8,7 +8,8 @@ deployment.yaml includes it, so every render runs it.
 {{- fail (printf "replicas: %v needs leaderElection: true: without leader election every replica writes status and conditions, and they undo each other's writes" .Values.replicas) -}}
 {{- end -}}
 {{- with .Values.podDisruptionBudget -}}
-{{- if and .enabled (kindIs "float64" .minAvailable) (ge (int .minAvailable) (int $.Values.replicas)) -}}
+{{- /* A number: float64 from a values file, int64 from --set. */ -}}
+{{- if and .enabled (not (kindIs "invalid" .minAvailable)) (not (kindIs "string" .minAvailable)) (ge (int .minAvailable) (int $.Values.replicas)) -}}
 {{- fail (printf "podDisruptionBudget.minAvailable: %v with replicas: %v would block every voluntary eviction (node drains); lower it or raise replicas" .minAvailable $.Values.replicas) -}}
 {{- end -}}
 {{- if and .enabled (kindIs "invalid" .minAvailable) (kindIs "invalid" .maxUnavailable) -}}
