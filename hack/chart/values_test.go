@@ -362,6 +362,8 @@ func TestChartRefuses(t *testing.T) {
 			[]string{"podDisruptionBudget.minAvailable: 1 with replicas: 1 would block every voluntary eviction"}},
 		{"--set podDisruptionBudget blocking every drain (fail)", "", "replicas=2,podDisruptionBudget.enabled=true,podDisruptionBudget.minAvailable=2",
 			[]string{"podDisruptionBudget.minAvailable: 2 with replicas: 2 would block every voluntary eviction"}},
+		{"podLabels overriding the selector (fail)", "podLabels: {app.kubernetes.io/instance: other}", "",
+			[]string{"podLabels: app.kubernetes.io/instance is a label of the Deployment's selector"}},
 		{"podDisruptionBudget with neither bound (fail)", "podDisruptionBudget: {enabled: true, maxUnavailable: null}", "",
 			[]string{"podDisruptionBudget: set minAvailable or maxUnavailable"}},
 	}
