@@ -1,3 +1,8 @@
+// Module chart tests charts/strata as Helm itself renders it
+// (helm.sh/helm/v3 as a library) and applies it, with config/default, to a
+// real kube-apiserver. It is a separate module so that Helm and its
+// dependencies stay out of Strata's go.mod. Keep k8s.io/*,
+// controller-runtime and kustomize at the root module's versions.
 module github.com/strata-dev/strata/hack/chart
 
 go 1.26.0
