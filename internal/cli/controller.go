@@ -1,6 +1,7 @@
 package cli
 
 import (
+	goflag "flag"
 	"fmt"
 	"os"
 
@@ -109,6 +110,12 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
+	// controller-runtime's logging flags: --zap-log-level (debug, info,
+	// error, or an integer for more verbosity), --zap-encoder,
+	// --zap-devel, --zap-stacktrace-level, --zap-time-encoding.
+	zfs := goflag.NewFlagSet("zap", goflag.ContinueOnError)
+	zapOpts.BindFlags(zfs)
+	f.AddGoFlagSet(zfs)
 	return c
 }
 
