@@ -94,7 +94,7 @@ func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject,
 	if k, kerr := query.ResolveKind(res, kind); kerr == nil {
 		gk := k.Topology
 		if k.Policy != nil {
-			gk = k.Policy.Key().Schema()
+			gk = k.Policy.Key()
 		}
 		if rerr := f.readable(gk); rerr != nil {
 			return query.Subject{}, rerr
@@ -300,7 +300,7 @@ listed.`,
 				if k.Policy == nil {
 					return fmt.Errorf("get policies %s: %s is not a policy kind", args[1], k.Topology.Kind)
 				}
-				if err := f.readable(k.Policy.Key().Schema()); err != nil {
+				if err := f.readable(k.Policy.Key()); err != nil {
 					return err
 				}
 				filter.Kind = k.Policy
@@ -382,7 +382,7 @@ namespace may be left out); - reads it from stdin.`,
 					}
 				}
 			}
-			return v.print(s, query.Compare(before, after, query.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
+			return v.print(s, query.Compare(before, after, query.PolicyRefOf(p), change))
 		},
 	}
 	f.bind(c)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/crdschema"
@@ -59,7 +60,7 @@ type Result struct {
 	kindErrors []error
 	// schemas are the compiled schemas of the policy CRDs of the input,
 	// by kind.
-	schemas  map[policykind.GroupKind]*crdschema.CRD
+	schemas  map[schema.GroupKind]*crdschema.CRD
 	byKind   [][]*policykind.Policy // per entry of Kinds
 	outcomes []*outcome.Outcome     // per entry of Kinds
 }
@@ -114,7 +115,7 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 // declarations of r are kept, which the caller must know to be unchanged,
 // and the results of the other kinds are reused, so the cost is that of
 // the dirty kinds alone (docs/controller.md, "What a change recomputes").
-func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool) (*Result, error) {
+func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool) (*Result, error) {
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
@@ -128,11 +129,11 @@ func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[poli
 // run reads the policies and computes every kind, or, with prev, only the
 // dirty kinds; with scope (see RunScoped), only the effective targets in
 // the nodes it names, without outcome.
-func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
+func (res *Result) run(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
-	byKind := map[policykind.GroupKind][]*policykind.Policy{}
+	byKind := map[schema.GroupKind][]*policykind.Policy{}
 	for _, u := range policies {
-		gk := policykind.GroupKind{Group: u.GroupVersionKind().Group, Kind: u.GetKind()}
+		gk := u.GroupVersionKind().GroupKind()
 		if prev != nil && !dirty[gk] {
 			continue
 		}
@@ -234,7 +235,7 @@ func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
 	funcs := map[string]merge.Func{}
 	for _, i := range members {
 		ps = append(ps, res.byKind[i]...)
-		fs, err := res.opts.Registry.Funcs(res.Kinds[i])
+		fs, err := effective.Funcs(res.opts.Registry, res.Kinds[i])
 		if err != nil {
 			return err
 		}
@@ -275,9 +276,9 @@ func (r *Result) SharedWith(i int) int {
 // schemas compiles the schemas of the snapshot's policy CRDs. A CRD
 // whose schema the API server would refuse is a warning, and its
 // policies are read unvalidated, as before there was a schema.
-func schemas(s *snapshot.Snapshot) (map[policykind.GroupKind]*crdschema.CRD, []error) {
+func schemas(s *snapshot.Snapshot) (map[schema.GroupKind]*crdschema.CRD, []error) {
 	var warns []error
-	out := map[policykind.GroupKind]*crdschema.CRD{}
+	out := map[schema.GroupKind]*crdschema.CRD{}
 	for _, u := range s.CRDs {
 		gk := policykind.DefinedKind(u)
 		if _, dup := out[gk]; dup {
@@ -370,7 +371,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		}
 		return policykind.Compile(d)
 	}
-	seen := map[policykind.GroupKind]string{}
+	seen := map[schema.GroupKind]string{}
 	var kinds []*policykind.Kind
 	for _, d := range s.Declarations {
 		k, err := compile(d)
@@ -392,7 +393,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
-		gk := policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
+		gk := schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
 		if _, declared := seen[gk]; declared {
 			continue
 		}
@@ -407,7 +408,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	}
 	// A kind's CRD, when known, bounds status.ancestors (status.Limit);
 	// the last CRD of a kind that declares a bound wins.
-	maxOf := map[policykind.GroupKind]int{}
+	maxOf := map[schema.GroupKind]int{}
 	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
 		if max, ok := policykind.AncestorsMaxItems(crd); ok {
 			maxOf[policykind.DefinedKind(crd)] = max

@@ -199,10 +199,10 @@ func TestGEP713Example3Provenance(t *testing.T) {
 				continue
 			}
 			prov := tg.Contexts[0].Result.Prov
-			if prov["/colors/light"].Name != "p3" || prov["/colors/dark"].Name != "p4" {
+			if prov["/colors/light"].ID() != "default/p3" || prov["/colors/dark"].ID() != "default/p4" {
 				t.Errorf("provenance = %v", prov)
 			}
-			st, others, lost := tg.Contexts[0].Standing(prov["/colors/dark"])
+			st, others, lost := tg.Contexts[0].Standing(effective.PolicyOf(prov["/colors/dark"]))
 			if st != effective.PartiallyEnforced || !slices.Equal(others, []string{"default/p3"}) || !slices.Equal(lost, []string{"/colors/light"}) {
 				t.Errorf("p4 standing = %s %v %v", st, others, lost)
 			}

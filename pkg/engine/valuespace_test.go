@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
@@ -84,7 +85,7 @@ func fieldsOf(t *testing.T, res *engine.Result, name string) map[string]string {
 				n++
 				for ptr, src := range c.Result.Prov {
 					v := fmt.Sprint(mustGet(c.Result.Values, ptr))
-					out[ptr] = v + " by " + src.Kind.Kind + " " + src.ID()
+					out[ptr] = v + " by " + effective.PolicyOf(src).Kind.Kind + " " + src.ID()
 				}
 			}
 		}

@@ -38,7 +38,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 	note := func(p *policykind.Policy, at topology.NodeID, rel string) *affecting {
 		a := byPolicy[p]
 		if a == nil {
-			a = &affecting{a: &Affecting{Policy: policyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
+			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
 			byPolicy[p] = a
 		}
 		if relRank[rel] < relRank[a.a.Relation] {
@@ -92,7 +92,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 		}
 		for _, r := range res.Attachments[i].Rejections {
 			if r.Target.Object() == node.Ref.Object() && (node.Ref.Section == "" || r.Target.Section == node.Ref.Section) {
-				d.Rejected = append(d.Rejected, Rejection{Policy: policyRefOf(r.Policy), Field: r.Field, Reason: r.Reason, Message: r.Message})
+				d.Rejected = append(d.Rejected, Rejection{Policy: PolicyRefOf(r.Policy), Field: r.Field, Reason: r.Reason, Message: r.Message})
 			}
 		}
 	}
@@ -172,7 +172,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	for _, ptr := range ptrs {
 		src := ctx.Result.Prov[ptr]
 		v, _ := merge.Get(ctx.Result.Values, ptr)
-		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(src)}
+		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(effective.PolicyOf(src))}
 		hit := map[int]bool{}
 		relatedIn(leaves, ptr, func(i int) { hit[all[i].source] = true })
 		for i, s := range sources {

@@ -109,7 +109,7 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 		c.Value = value
 	}
 	for src := range winners {
-		c.SetBy = append(c.SetBy, sourceName(src))
+		c.SetBy = append(c.SetBy, sourceName(effective.PolicyOf(src)))
 	}
 	sort.Strings(c.SetBy)
 	by := strings.Join(c.SetBy, ", ")

@@ -31,7 +31,7 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 	managed := map[schema.GroupKind]bool{}
 	for _, k := range res.Kinds {
 		if k.Managed {
-			managed[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
+			managed[k.Key()] = true
 		}
 	}
 	var out []*effectivepolicy.EffectivePolicy
@@ -126,7 +126,7 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 // targetObjectRef is the ref of the object an EffectivePolicy's target is
 // (or is a section of).
 func targetObjectRef(t effectivepolicy.Ref) topology.Ref {
-	return topology.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
+	return topology.FromAPI(t).Object()
 }
 
 // apiVersionOf is the apiVersion for an owner reference to obj.

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -17,10 +18,11 @@ import (
 )
 
 // Reasons of a rejected target reference, from GEP-713's Accepted
-// condition (001, "Conditions: On Policy objects").
+// condition (001, "Conditions: On Policy objects"), as Gateway API
+// defines them.
 const (
-	ReasonTargetNotFound = "TargetNotFound"
-	ReasonInvalid        = "Invalid"
+	ReasonTargetNotFound = string(gwv1.PolicyReasonTargetNotFound)
+	ReasonInvalid        = string(gwv1.PolicyReasonInvalid)
 )
 
 // Attachment is a policy attached to a node.
@@ -221,7 +223,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	reject := func(reason, field, format string, a ...any) *Rejection {
 		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
 	}
-	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
+	if !k.AllowsTarget(gk) {
 		allowed := make([]string, len(k.TargetKinds))
 		for i, tk := range k.TargetKinds {
 			allowed[i] = tk.String()
@@ -244,7 +246,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	}
 	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
 	// namespace references"). Targeting another Namespace is one too.
-	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
+	policyGK := k.Key()
 	crossNS := func(r topology.Ref) bool {
 		if p.Namespace == "" {
 			return false

@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -225,7 +226,7 @@ func TestResolve(t *testing.T) {
 		{
 			name: "kind not allowed by the declaration",
 			decl: func(s *policykind.Spec) {
-				s.TargetKinds = []policykind.GroupKind{{Group: gwGroup, Kind: "Gateway"}}
+				s.TargetKinds = []strata.GroupKind{{Group: gwGroup, Kind: "Gateway"}}
 			},
 			policies: []*unstructured.Unstructured{policy("app", "p", 0, targets(ref(gwGroup, "HTTPRoute", "r")))},
 			rejections: []rejection{{policy: "app/p", field: "spec.targetRefs[0]", reason: attach.ReasonInvalid,

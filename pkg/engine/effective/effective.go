@@ -29,6 +29,13 @@ type Entry struct {
 // Policy of the entry.
 func (e *Entry) Policy() *policykind.Policy { return e.Attachment.Policy }
 
+// PolicyOf is the policy that set a value (the merge.Source the engine
+// gives merge, opaque to it), or nil for the target object's own field.
+func PolicyOf(s merge.Source) *policykind.Policy {
+	p, _ := s.(*policykind.Policy)
+	return p
+}
+
 // Folded is the merged result of one stack of entries (the stack folded,
 // not to be confused with package outcome, the status). Contexts with the
 // same stack share one Folded. Its lazily filled caches make it unsafe
@@ -163,7 +170,7 @@ func (c *computer) targets() []topology.NodeID {
 	}
 	effGK := map[schema.GroupKind]bool{}
 	for _, e := range effs {
-		effGK[e.Schema()] = true
+		effGK[e] = true
 	}
 	reached := make([]bool, len(g.Nodes))
 	var queue []topology.NodeID

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/merge"
@@ -33,7 +35,7 @@ func TestFoldInPlace(t *testing.T) {
 	for name, s := range worlds {
 		t.Run(name, func(t *testing.T) {
 			g := topology.Build(s)
-			byKind := map[policykind.GroupKind][]*policykind.Policy{}
+			byKind := map[schema.GroupKind][]*policykind.Policy{}
 			var kinds []*policykind.Kind
 			for _, d := range s.Declarations {
 				k, err := policykind.Compile(d)
@@ -51,7 +53,7 @@ func TestFoldInPlace(t *testing.T) {
 				}
 			}
 			for _, k := range kinds {
-				funcs, err := merge.DefaultRegistry().Funcs(k)
+				funcs, err := Funcs(merge.DefaultRegistry(), k)
 				if err != nil {
 					t.Fatal(err)
 				}

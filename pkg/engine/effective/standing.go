@@ -80,7 +80,8 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 	// every lost one (cubic with thousands of policies on one target,
 	// issue 11 "No cliffs").
 	found := map[*policykind.Policy]bool{}
-	add := func(q *policykind.Policy) {
+	add := func(s merge.Source) {
+		q := PolicyOf(s)
 		if q != p && q != nil && !found[q] {
 			found[q] = true
 			others = append(others, q.ID())
@@ -159,7 +160,7 @@ func (o *Folded) owners() map[*policykind.Policy][]string {
 	if o.owned == nil {
 		o.owned = map[*policykind.Policy][]string{}
 		for ptr, s := range o.Result.Prov {
-			o.owned[s] = append(o.owned[s], ptr)
+			o.owned[PolicyOf(s)] = append(o.owned[PolicyOf(s)], ptr)
 		}
 	}
 	return o.owned

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -16,15 +17,17 @@ import (
 )
 
 // Condition types and reasons on policies (GEP-713 "Metaresource status";
-// 001 "Conditions: On Policy objects").
+// 001 "Conditions: On Policy objects"). Accepted and its reasons are
+// Gateway API's (PolicyConditionAccepted, PolicyReason*); the others are
+// Strata's own.
 const (
-	Accepted          = "Accepted"
+	Accepted          = string(gwv1.PolicyConditionAccepted)
 	Enforced          = "Enforced"
 	PartiallyEnforced = "PartiallyEnforced"
 	Overridden        = "Overridden"
 
-	ReasonAccepted       = "Accepted"
-	ReasonConflicted     = "Conflicted"
+	ReasonAccepted       = string(gwv1.PolicyReasonAccepted)
+	ReasonConflicted     = string(gwv1.PolicyReasonConflicted)
 	ReasonInvalid        = attach.ReasonInvalid
 	ReasonTargetNotFound = attach.ReasonTargetNotFound
 	ReasonEnforced       = "Enforced"

@@ -15,7 +15,6 @@ type (
 	// Spec describes one policy kind.
 	Spec           = strata.PolicyKindSpec
 	Class          = strata.Class
-	GroupKind      = strata.GroupKind
 	Strategies     = strata.Strategies
 	CustomStrategy = strata.CustomStrategy
 	Fields         = strata.Fields

@@ -120,28 +120,17 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 			return nil, nil, err
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
-	for _, d := range s.Declarations {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	pcrds, err := policyCRDs(crds, s.Declarations)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, crd := range crds {
-		_, labelled := crd.Labels[policykind.CRDLabel]
-		// A declared kind's CRD bounds its status even without the label.
-		schemaOnly := !labelled && declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
-		if !labelled && !schemaOnly {
-			continue
-		}
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, c := range pcrds {
 		// As the file reader does (snapshot.CRDs): every CRD of a policy
 		// kind gives its schema, labelled or not.
-		crd := &unstructured.Unstructured{Object: u}
-		if labelled {
-			s.PolicyCRDs = append(s.PolicyCRDs, crd)
+		if c.labelled {
+			s.PolicyCRDs = append(s.PolicyCRDs, c.object)
 		}
-		s.CRDs = append(s.CRDs, crd)
+		s.CRDs = append(s.CRDs, c.object)
 	}
 	kinds := policyKinds(crds, s.Declarations)
 	for _, k := range kinds {
@@ -225,24 +214,13 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			out.add(l)
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
-	for _, d := range decls {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	pcrds, err := policyCRDs(crds, decls)
+	if err != nil {
+		return nil, err
 	}
-	for _, crd := range crds {
-		// Labelled CRDs, and those of declared kinds (their schema bounds
-		// status), as Snapshot reads them.
-		_, labelled := crd.Labels[policykind.CRDLabel]
-		if !labelled && !declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
-			continue
-		}
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-		if err != nil {
-			return nil, err
-		}
-		obj := &unstructured.Unstructured{Object: u}
-		obj.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
-		out.Items = append(out.Items, clean(obj))
+	for _, c := range pcrds {
+		c.object.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
+		out.Items = append(out.Items, clean(c.object))
 	}
 	out.Kinds = policyKinds(crds, decls)
 	for _, k := range out.Kinds {
@@ -330,7 +308,7 @@ func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, decls []*poli
 	}
 	var kinds []PolicyGVK
 	for _, crd := range crds {
-		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		gk := definedKind(crd)
 		_, labelled := crd.Labels[policykind.CRDLabel]
 		if !labelled && !declared[gk] || !established(crd) {
 			continue
@@ -347,6 +325,43 @@ func (r *Reader) crds(ctx context.Context) ([]*apiextensionsv1.CustomResourceDef
 		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
 	}
 	return ptrs(l.Items), nil
+}
+
+// policyCRD is the CRD of a policy kind as a snapshot holds it.
+type policyCRD struct {
+	object   *unstructured.Unstructured
+	labelled bool // gateway.networking.k8s.io/policy: it declares its kind
+}
+
+// policyCRDs selects the CRDs Snapshot and Objects read, the same ones,
+// and converts each, once, to the unstructured form snapshots hold:
+// labelled CRDs, which declare their kind, and the CRDs of kinds a
+// PolicyKind declares, whose schema bounds their status even without the
+// label.
+func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, decls []*policykind.Declaration) ([]policyCRD, error) {
+	declared := map[schema.GroupKind]bool{}
+	for _, d := range decls {
+		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	var out []policyCRD
+	for _, crd := range crds {
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		if !labelled && !declared[definedKind(crd)] {
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", crd.Name, err)
+		}
+		out = append(out, policyCRD{object: &unstructured.Unstructured{Object: u}, labelled: labelled})
+	}
+	return out, nil
+}
+
+// definedKind is the kind a CustomResourceDefinition defines (as
+// policykind.DefinedKind reads it from the snapshot's unstructured copy).
+func definedKind(crd *apiextensionsv1.CustomResourceDefinition) schema.GroupKind {
+	return schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 }
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {

@@ -731,22 +731,23 @@ func assemble(items []item, ns string) (*Result, error) {
 	// The CRDs of policy kinds: labelled ones declare their kind; any
 	// other one of a kind a PolicyKind declares gives its scope and
 	// schema.
-	declared := map[policykind.GroupKind]bool{}
+	declared := map[schema.GroupKind]bool{}
 	for _, dcl := range s.Declarations {
-		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		declared[schema.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
 	}
 	for _, d := range crds {
 		if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; !labelled {
 			continue
 		}
-		if dcl, err := policykind.FromCRD(d.Object); err == nil {
-			declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		// The kind it declares; the engine compiles the declaration.
+		if gk := policykind.DefinedKind(d.Object); gk.Group != "" && gk.Kind != "" {
+			declared[gk] = true
 		}
 	}
-	namespaced := map[policykind.GroupKind]bool{}
+	namespaced := map[schema.GroupKind]bool{}
 	for _, d := range crds {
 		_, labelled := d.Object.GetLabels()[policykind.CRDLabel]
-		gk := crdGroupKind(d.Object)
+		gk := policykind.DefinedKind(d.Object)
 		if !labelled && !declared[gk] {
 			res.Ignored[crdKind.String()]++
 			continue
@@ -767,7 +768,7 @@ func assemble(items []item, ns string) (*Result, error) {
 	}
 	for _, d := range rest {
 		gk := d.Object.GroupVersionKind().GroupKind()
-		pgk := policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}
+		pgk := schema.GroupKind{Group: gk.Group, Kind: gk.Kind}
 		if declared[pgk] {
 			if err := checkMeta(d); err != nil {
 				return nil, err
@@ -789,13 +790,6 @@ func assemble(items []item, ns string) (*Result, error) {
 		res.Ignored[gk.String()]++
 	}
 	return res, nil
-}
-
-// crdGroupKind is the group and kind a CustomResourceDefinition defines.
-func crdGroupKind(crd *unstructured.Unstructured) policykind.GroupKind {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	return policykind.GroupKind{Group: group, Kind: kind}
 }
 
 // yamlDocuments splits a YAML stream into its documents, numbered as YAML

@@ -55,6 +55,38 @@ type Ref struct {
 	SectionName string `json:"sectionName,omitempty"`
 }
 
+// Key is the ref's locator, `Kind.group:namespace/name#section` (the
+// group left out for the core group): a targetRef and the object it names
+// give the same key. The engine's topology.Ref.Key is the same string.
+func (r Ref) Key() string {
+	s := r.Kind
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	s += ":"
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.SectionName != "" {
+		s += "#" + r.SectionName
+	}
+	return s
+}
+
+// String is the short human form: `Kind namespace/name#section`.
+func (r Ref) String() string {
+	s := r.Kind + " "
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.SectionName != "" {
+		s += "#" + r.SectionName
+	}
+	return s
+}
+
 // KindPolicies is the effective policy of one kind on the target.
 type KindPolicies struct {
 	// Group of the policy kind, e.g. policies.controller.io.
