@@ -54,6 +54,18 @@ type sourceFlags struct {
 	// others such kinds stay "could not read".
 	published          *published
 	answersFromRecords bool
+	// read is what the last load read, for commands that name where an
+	// object came from (see places).
+	read *files.Result
+}
+
+// places are where the objects of the last load were read: file,
+// document and line for files, nothing for a cluster's objects.
+func (f *sourceFlags) places() map[files.Key]files.Document {
+	if f.read == nil {
+		return nil
+	}
+	return f.read.Places
 }
 
 func (f *sourceFlags) bind(c *cobra.Command) {
@@ -120,10 +132,11 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	if err != nil {
 		return nil, err
 	}
-	src, err := f.read(s, m)
+	src, err := f.readSource(s, m)
 	if err != nil {
 		return nil, err
 	}
+	f.read = src
 	if len(src.Ignored) > 0 {
 		var kinds []string
 		for k, n := range src.Ignored {
@@ -219,7 +232,7 @@ func placed(err error, src *files.Result) error {
 // read returns the decoded objects of the chosen source. Files and the
 // cluster share one decoding (files.Decode), so the engine cannot tell
 // them apart.
-func (f *sourceFlags) read(s Streams, m sourceMode) (*files.Result, error) {
+func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
 	f.unreadable, f.namespaceOnly, f.published = nil, nil, nil
 	if m == sourceFiles {
 		// Objects of namespaced kinds without a namespace go to -n, else
