@@ -331,7 +331,7 @@ func TestParableLive(t *testing.T) {
 	t.Run("withheld", func(t *testing.T) {
 		out, _ := asks("describe", "httproute/baker", "-n", "baker")
 		t.Logf("$ strata describe httproute/baker -n baker   # as Ana, TimeoutPolicy: Names, RateLimitPolicy: Kind\n%s", out)
-		for _, want := range []string{"TimeoutPolicy      baker/baker-timeout", "RateLimitPolicy    (1 policy; name withheld)"} {
+		for _, want := range []string{"TimeoutPolicy      baker/baker-timeout", "RateLimitPolicy    (1 policy; name withheld)", "withheld by its kind"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("lacks %q:\n%s", want, out)
 			}

@@ -196,7 +196,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 			// policies: one line without names.
 			if o.has(e.target) || below[targetKey(e.target)] {
 				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
-				note(ref, "", nil)
+				note(ref, "", nil).Withheld = true
 			}
 			continue
 		}

@@ -113,6 +113,11 @@ type Affecting struct {
 	// each (Enforced, PartiallyEnforced, Overridden, Conflicted); empty
 	// when it reaches no effective target.
 	Results map[string]int `json:"results,omitempty"`
+	// Withheld says the policy kind withholds what became of its
+	// policies from readers who cannot read them (PolicyKind
+	// spec.visibility: Kind): Results is empty because it is not told,
+	// not because nothing is reached.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // Rejection is a targetRef that could not attach, with the status reason.
