@@ -174,11 +174,13 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		e.plainScalar(numberText(x))
 	case map[string]any:
 		return e.mapping(x, depth)
+	case jsonObject:
+		return e.object(x, depth)
 	case []any:
 		return e.sequence(x, depth)
 	default:
 		// Typed values print as their JSON, as they always have.
-		g, err := genericOf(v)
+		g, err := jsonTree(v)
 		if err != nil {
 			return err
 		}
@@ -198,6 +200,9 @@ func (e *yamlEmitter) sequence(items []any, depth int) error {
 		e.writeIndent()
 		e.writeIndicator("-", true, false, true)
 		if err := e.node(item, true, false, false, depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
 			return err
 		}
 	}
@@ -230,6 +235,29 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
 		if err := e.entry(validUTF8(k), m[k], depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
+
+// object is mapping for an object read by readJSON.
+func (e *yamlEmitter) object(o jsonObject, depth int) error {
+	if len(o) == 0 {
+		e.emptyFlow("{", "}")
+		return nil
+	}
+	sortMembers(o)
+	saved := e.increaseIndent(false, false)
+	for _, m := range o {
+		if err := e.entry(m.key, m.value, depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
 			return err
 		}
 	}
@@ -337,6 +365,9 @@ type analysis struct {
 func analyze(value string) analysis {
 	if len(value) == 0 {
 		return analysis{blockPlainAllowed: true, singleQuotedAllowed: true}
+	}
+	if isName(value) {
+		return analysis{blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true}
 	}
 	var blockIndicators, lineBreaks, specialCharacters,
 		leadingSpace, leadingBreak, trailingSpace, trailingBreak, breakSpace, spaceBreak,
@@ -697,6 +728,23 @@ func width(b byte) int {
 	return 0
 }
 
+// isName reports whether s is made of letters, digits and "-._/" only,
+// not starting with "-" or "." (an indicator alone, or "---" or "...").
+// Most keys and values are such names (kinds, groups, names, JSON
+// pointers), and every check of analyze passes for them.
+func isName(s string) bool {
+	if s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
 // isPlainASCII reports whether s is printable ASCII without spaces,
 // which writePlain can copy as it is.
 func isPlainASCII(s string) bool {
@@ -763,10 +811,12 @@ func numberText(n json.Number) string {
 // compare as numbers, letters before other characters.
 type keyList []string
 
-func (l keyList) Len() int      { return len(l) }
-func (l keyList) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
-func (l keyList) Less(i, j int) bool {
-	a, b := l[i], l[j]
+func (l keyList) Len() int           { return len(l) }
+func (l keyList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
+func (l keyList) Less(i, j int) bool { return keyLess(l[i], l[j]) }
+
+// keyLess is go-yaml v2's order of two string keys.
+func keyLess(a, b string) bool {
 	if isASCII(a) && isASCII(b) {
 		return naturalLess(a, b, len(a), len(b), func(s string, k int) rune { return rune(s[k]) })
 	}

@@ -81,7 +81,11 @@ func TestEmitterIsGoYAML(t *testing.T) {
 	for i := range 3000 {
 		var items []any
 		for range 1 + r.IntN(3) {
-			items = append(items, randomValue(r, 0))
+			v := randomValue(r, 0)
+			// Typed values go through their JSON (jsonTree), generic ones not.
+			items = append(items, v, struct {
+				V any `json:"v"`
+			}{v})
 		}
 		assertSameYAML(t, fmt.Sprintf("case %d", i), items)
 	}
@@ -103,6 +107,10 @@ func FuzzEmitter(f *testing.F) {
 			map[string]any{"k": s, s: "v"},
 			[]any{s, []any{s}},
 			map[string]any{"a": map[string]any{"b": []any{map[string]any{"c": s, s: []any{}}}}},
+			struct {
+				S string         `json:"s"`
+				M map[string]any `json:"m"`
+			}{s, map[string]any{s: s}},
 		}
 		assertSameYAML(t, fmt.Sprintf("%q", s), items)
 	})
