@@ -35,7 +35,9 @@ func NewRoot(s Streams) *cobra.Command {
 }
 
 // Main runs the command line and returns the process exit code: 0, or 1
-// with one line on stderr and nothing on stdout.
+// with one line on stderr and nothing on stdout (status and effective
+// stream their List, so only a failure to write or encode it midway can
+// leave part of one).
 func Main(args []string, s Streams) int {
 	root := NewRoot(s)
 	root.SetArgs(args)
