@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,6 +42,29 @@ func print(s Streams, v any, format string) error {
 	return err
 }
 
+// printEach prints a List of the items seq yields, each made, printed
+// and let go before the next, so that memory is bounded by the largest
+// item and not the whole output (issue 11, "No cliffs": `effective` of
+// 100,000 listeners is half a gigabyte of YAML). Unlike print, an error
+// while printing can leave part of the List on stdout; the engine's
+// errors all come before the first byte.
+func printEach[T any](s Streams, seq iter.Seq[T], format string) error {
+	bw := bufio.NewWriterSize(s.Out, 64<<10)
+	lw, err := printer.NewListWriter(bw, format)
+	if err != nil {
+		return err
+	}
+	for item := range seq {
+		if err := lw.Item(item); err != nil {
+			return err
+		}
+	}
+	if err := lw.Close(); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 func newStatus(s Streams) *cobra.Command {
 	var f sourceFlags
 	var o outputFlag
@@ -68,14 +94,14 @@ change keep the time they already have. Same input, same bytes.`,
 			if err != nil {
 				return err
 			}
-			var items []any
-			for _, u := range status.Policies(res, t) {
-				items = append(items, u.Object)
-			}
-			for _, u := range status.Targets(res, t) {
-				items = append(items, u.Object)
-			}
-			return print(s, printer.List(items), o.format)
+			policies, targets := status.Policies(res, t), status.Targets(res, t)
+			return printEach(s, func(yield func(map[string]any) bool) {
+				for _, u := range slices.Concat(policies, targets) {
+					if !yield(u.Object) {
+						return
+					}
+				}
+			}, o.format)
 		},
 	}
 	f.bind(c)
@@ -99,11 +125,7 @@ func newEffective(s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var items []any
-			for _, ep := range effectivepolicy.Build(res) {
-				items = append(items, ep)
-			}
-			return print(s, printer.List(items), o.format)
+			return printEach(s, effectivepolicy.All(res), o.format)
 		},
 	}
 	f.bind(c)

@@ -54,13 +54,13 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 		for _, t := range sc.targets {
 			te := TargetEffect{Target: q.ref(t.node)}
 			for _, ctx := range t.contexts {
-				first := slices.IndexFunc(ctx.Path, func(p topology.NodeID) bool { return slices.Contains(own, p) })
+				first := slices.IndexFunc(ctx.Path, func(p topology.NodeID) bool { return owns(own, p) })
 				done := map[*policykind.Policy]bool{}
 				for _, e := range ctx.Entries {
 					p := e.Policy()
 					rel := Inherited
 					switch at := slices.Index(ctx.Path, e.Attachment.Node); {
-					case slices.Contains(own, e.Attachment.Node):
+					case owns(own, e.Attachment.Node):
 						rel = Attached
 					case first >= 0 && at > first:
 						rel = Below
@@ -214,13 +214,13 @@ func (q *query) neighbours(own []topology.NodeID) (parents, children []Ref) {
 	for _, o := range own {
 		n := q.g.Node(o)
 		for _, p := range n.Parents {
-			if !slices.Contains(own, p) && !seenP[p] {
+			if !owns(own, p) && !seenP[p] {
 				seenP[p] = true
 				parents = append(parents, q.ref(p))
 			}
 		}
 		for _, c := range n.Children {
-			if !slices.Contains(own, c) && !seenC[c] {
+			if !owns(own, c) && !seenC[c] {
 				seenC[c] = true
 				children = append(children, q.ref(c))
 			}

@@ -83,6 +83,14 @@ func (q *query) own(n topology.NodeID) []topology.NodeID {
 	return out
 }
 
+// owns reports whether n is in own, which is sorted: by binary search, as
+// a Gateway with 100,000 listeners owns 100,001 nodes and describe asked
+// this for every node of every context path (issue 11, "No cliffs").
+func owns(own []topology.NodeID, n topology.NodeID) bool {
+	_, ok := slices.BinarySearch(own, n)
+	return ok
+}
+
 // scope gathers, for every kind, the targets and contexts a question about
 // node n covers (see scoped). Kinds with nothing are left out.
 func (q *query) scope(n topology.NodeID) []scoped {
@@ -92,7 +100,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 	belowDone := false
 	through := func(ctx *effective.Context) bool {
 		for _, p := range ctx.Path {
-			if slices.Contains(own, p) {
+			if owns(own, p) {
 				return true
 			}
 		}

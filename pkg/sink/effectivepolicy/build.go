@@ -3,6 +3,7 @@ package effectivepolicy
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 
@@ -20,8 +21,21 @@ const TargetSource = "(target)"
 // Build makes one EffectivePolicy per effective target of a run, over all
 // policy kinds, sorted by target.
 func Build(r *engine.Result) []*EffectivePolicy {
+	return slices.Collect(All(r))
+}
+
+// All yields what Build returns, in the same order, making each
+// EffectivePolicy only when it is asked for: a caller that prints or
+// publishes them one at a time holds one at a time (the `effective` of
+// 100,000 listeners is half a gigabyte of YAML; issue 11, "No cliffs").
+func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 	g := r.Graph
-	byNode := map[topology.NodeID]*EffectivePolicy{}
+	// Index first (which kinds' targets each node is), build later.
+	type part struct {
+		res    *effective.Result
+		target *effective.Target
+	}
+	byNode := map[topology.NodeID][]part{}
 	var order []topology.NodeID
 	for i, kr := range r.Kinds {
 		if r.SharedWith(i) != i {
@@ -29,24 +43,45 @@ func Build(r *engine.Result) []*EffectivePolicy {
 		}
 		res := kr.Effective
 		for _, t := range res.Targets {
-			ep := byNode[t.Node]
-			if ep == nil {
-				ep = newFor(g.Node(t.Node).Ref)
-				byNode[t.Node] = ep
+			if _, ok := byNode[t.Node]; !ok {
 				order = append(order, t.Node)
 			}
-			kp := KindPolicies{Group: res.Kind.Group, Kind: res.Kind.Kind, ControllerName: res.Kind.ControllerName}
-			for _, ctx := range t.Contexts {
-				kp.Contexts = append(kp.Contexts, context(g, ctx))
-			}
-			slices.SortFunc(kp.Contexts, func(a, b Context) int { return strings.Compare(pathKey(a.Path), pathKey(b.Path)) })
-			ep.Policies = append(ep.Policies, kp)
+			byNode[t.Node] = append(byNode[t.Node], part{res, t})
 		}
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
-	out := make([]*EffectivePolicy, len(order))
-	for i, n := range order {
-		out[i] = byNode[n]
+	return func(yield func(*EffectivePolicy) bool) {
+		for _, n := range order {
+			ep := newFor(g.Node(n).Ref)
+			for _, p := range byNode[n] {
+				kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
+				kp.Contexts = sortedContexts(g, p.target.Contexts)
+				ep.Policies = append(ep.Policies, kp)
+			}
+			if !yield(ep) {
+				return
+			}
+		}
+	}
+}
+
+// sortedContexts are a target's contexts sorted by path, each path's key
+// made once (not once per comparison: a Service below 100,000 listeners
+// has 100,000 contexts).
+func sortedContexts(g *topology.Graph, ctxs []*effective.Context) []Context {
+	type keyed struct {
+		key string
+		c   Context
+	}
+	ks := make([]keyed, len(ctxs))
+	for i, ctx := range ctxs {
+		c := context(g, ctx)
+		ks[i] = keyed{pathKey(c.Path), c}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	var out []Context
+	for _, k := range ks {
+		out = append(out, k.c)
 	}
 	return out
 }

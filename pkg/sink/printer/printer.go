@@ -73,67 +73,122 @@ func isList(l map[string]any) bool {
 }
 
 // printList writes a List item by item, the bytes Print would write for
-// the whole of it, without the whole document's generic tree in memory at
-// once: printing a 100 MB answer cost about 100 bytes of heap per byte of
-// output (issue 11, "No cliffs"). Each item is encoded in its place in
-// the document (YAML: as the one item of "items", so that the emitter's
-// columns, and where it wraps long strings, are those of the whole
-// document; JSON: indented at the items' depth).
+// the whole of it, without the whole document's generic tree in memory.
 func printList(w io.Writer, l map[string]any, format string) error {
-	items := l["items"].([]any)
-	switch format {
-	case JSON:
-		if len(items) == 0 {
-			_, err := io.WriteString(w, "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n  \"kind\": \"List\"\n}\n")
-			return err
-		}
-		if _, err := io.WriteString(w, "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n"); err != nil {
-			return err
-		}
-		for i, item := range items {
-			generic, err := genericOf(item)
-			if err != nil {
-				return err
-			}
-			out, err := json.MarshalIndent(generic, "    ", "  ")
-			if err != nil {
-				return err
-			}
-			sep := ",\n"
-			if i == len(items)-1 {
-				sep = "\n"
-			}
-			if _, err := fmt.Fprintf(w, "    %s%s", out, sep); err != nil {
-				return err
-			}
-		}
-		_, err := io.WriteString(w, "  ],\n  \"kind\": \"List\"\n}\n")
-		return err
-	case YAML, "":
-		if len(items) == 0 {
-			_, err := io.WriteString(w, "apiVersion: v1\nitems: []\nkind: List\n")
-			return err
-		}
-		if _, err := io.WriteString(w, "apiVersion: v1\nitems:\n"); err != nil {
-			return err
-		}
-		for _, item := range items {
-			js, err := json.Marshal(map[string]any{"items": []any{item}})
-			if err != nil {
-				return fmt.Errorf("encode output: %w", err)
-			}
-			out, err := jsonToYAML(js)
-			if err != nil {
-				return err
-			}
-			if _, err := w.Write(bytes.TrimPrefix(out, []byte("items:\n"))); err != nil {
-				return err
-			}
-		}
-		_, err := io.WriteString(w, "kind: List\n")
+	lw, err := NewListWriter(w, format)
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("output format %q: want yaml or json", format)
+	for _, item := range l["items"].([]any) {
+		if err := lw.Item(item); err != nil {
+			return err
+		}
+	}
+	return lw.Close()
+}
+
+// ListWriter writes a v1 List (what Print writes for List(items)) one
+// item at a time, so that a command can make each item, print it and let
+// it go: printing a 100 MB answer whole cost about 100 bytes of heap per
+// byte of output (issue 11, "No cliffs"), and making all items first kept
+// them all. Memory is bounded by the largest item. The bytes are those of
+// Print(w, List(items), format): each item is encoded in its place in the
+// document (YAML: at the emitter's columns there, so that long strings
+// fold where they fold in the whole document; JSON: indented at the
+// items' depth).
+type ListWriter struct {
+	w      io.Writer
+	format string
+	n      int          // items written
+	y      *yamlEmitter // YAML: the emitter, its state kept across items
+	saved  int          // YAML: the indent to restore after the items
+}
+
+// NewListWriter starts a List on w in format (yaml or json). Nothing is
+// written before the first Item or Close.
+func NewListWriter(w io.Writer, format string) (*ListWriter, error) {
+	switch format {
+	case YAML, "":
+		return &ListWriter{w: w, format: YAML, y: newYAMLEmitter(w)}, nil
+	case JSON:
+		return &ListWriter{w: w, format: JSON}, nil
+	}
+	return nil, fmt.Errorf("output format %q: want yaml or json", format)
+}
+
+// Item writes the next item.
+func (l *ListWriter) Item(item any) error {
+	first := l.n == 0
+	l.n++
+	if l.format == JSON {
+		return l.jsonItem(item, first)
+	}
+	e := l.y
+	if first {
+		// The List is a mapping of apiVersion, items and kind (go-yaml's
+		// key order), its items a block sequence under "items:".
+		e.indent = 0
+		if err := e.entry("apiVersion", "v1", 0); err != nil {
+			return err
+		}
+		e.writeIndent()
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
+		e.stringScalar("items")
+		e.writeIndicator(":", false, false, false)
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
+		l.saved = e.increaseIndent(false, e.mappingContext && !e.indention)
+	}
+	e.writeIndent()
+	e.writeIndicator("-", true, false, true)
+	if err := e.node(item, true, false, false, 1); err != nil {
+		return err
+	}
+	return e.flush(false)
+}
+
+// jsonItem writes one item of a JSON List.
+func (l *ListWriter) jsonItem(item any, first bool) error {
+	generic, err := genericOf(item)
+	if err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(generic, "    ", "  ")
+	if err != nil {
+		return err
+	}
+	head := ",\n    "
+	if first {
+		head = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    "
+	}
+	if _, err := io.WriteString(l.w, head); err != nil {
+		return err
+	}
+	_, err = l.w.Write(out)
+	return err
+}
+
+// Close ends the List.
+func (l *ListWriter) Close() error {
+	if l.format == JSON {
+		tail := "\n  ],\n  \"kind\": \"List\"\n}\n"
+		if l.n == 0 {
+			tail = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [],\n  \"kind\": \"List\"\n}\n"
+		}
+		_, err := io.WriteString(l.w, tail)
+		return err
+	}
+	e := l.y
+	if l.n == 0 {
+		_, err := io.WriteString(l.w, "apiVersion: v1\nitems: []\nkind: List\n")
+		return err
+	}
+	e.indent = l.saved
+	if err := e.entry("kind", "List", 0); err != nil {
+		return err
+	}
+	e.indent = -1
+	e.writeIndent() // the document's end
+	return e.flush(true)
 }
 
 // genericOf is v as encoding/json reads it back: maps with sorted keys

@@ -1,0 +1,37 @@
+// Command writeshape writes a shape of internal/synth as YAML on stdout,
+// so that the built strata binary can be measured on it (docs/performance.md,
+// "Issue 11: no cliffs"):
+//
+//	go run ./internal/synth/writeshape routes 100000 > routes-100000.yaml
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/strata-dev/strata/internal/synth"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "writeshape:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) != 2 {
+		return fmt.Errorf("usage: writeshape SHAPE N (shapes: %v)", synth.Shapes())
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		return fmt.Errorf("size %q: %w", args[1], err)
+	}
+	w := bufio.NewWriter(os.Stdout)
+	if err := synth.WriteShapeYAML(w, synth.Shape(args[0]), n); err != nil {
+		return err
+	}
+	return w.Flush()
+}

@@ -1,0 +1,994 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// yamlEmitter writes JSON-shaped values (what encoding/json decodes into
+// an any: maps with string keys, slices, strings, numbers, booleans, nil)
+// as YAML, byte for byte what go-yaml v2 writes for the same value, without
+// go-yaml's per-value events and reflection: go-yaml cost about 100 bytes of
+// heap per byte of output, which made a 100 MB answer cost gigabytes
+// (issue 11, "No cliffs").
+//
+// It is a port of the part of go-yaml v2's emitter (emitterc.go, itself a
+// port of libyaml) that go-yaml's encoder reaches for such values: block
+// mappings and sequences, empty ones in flow style ({} and []), simple and
+// explicit ("? ") keys, and the plain, single-quoted, double-quoted and
+// literal scalar styles with their folding at column 80. The field names
+// and the order of the checks follow emitterc.go, so that the two can be
+// read side by side; TestEmitterIsGoYAML compares both on random values.
+// Values of other types (structs, typed maps) go through encoding/json
+// first, as Print has always done.
+type yamlEmitter struct {
+	w   io.Writer
+	buf []byte
+	err error
+
+	column     int  // in characters, not bytes, as go-yaml counts
+	indent     int  // current indentation; -1 before the root node
+	whitespace bool // the last character written was whitespace
+	indention  bool // only indentation has been written on this line
+
+	// The context of the node being emitted (emitter.*_context).
+	sequenceContext, mappingContext, simpleKeyContext bool
+
+	keys [][]string // scratch key lists, one per mapping depth
+}
+
+// go-yaml's defaults: best_indent 2, best_width 80.
+const (
+	yamlIndent = 2
+	yamlWidth  = 80
+)
+
+func newYAMLEmitter(w io.Writer) *yamlEmitter {
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10)}
+}
+
+// flush writes what is buffered once the buffer holds enough to make a
+// write worth it, or always when all is set.
+func (e *yamlEmitter) flush(all bool) error {
+	if e.err != nil {
+		return e.err
+	}
+	if len(e.buf) > 0 && (all || len(e.buf) >= 32<<10) {
+		_, e.err = e.w.Write(e.buf)
+		e.buf = e.buf[:0]
+	}
+	return e.err
+}
+
+func (e *yamlEmitter) put(c byte) {
+	e.buf = append(e.buf, c)
+	e.column++
+}
+
+func (e *yamlEmitter) putBreak() {
+	e.buf = append(e.buf, '\n')
+	e.column = 0
+}
+
+// write copies the character at s[*i] and advances *i past it.
+func (e *yamlEmitter) write(s string, i *int) {
+	w := width(s[*i])
+	if w == 0 || *i+w > len(s) {
+		w = 1 // not UTF-8: the caller made it valid; never reached
+	}
+	e.buf = append(e.buf, s[*i:*i+w]...)
+	e.column++
+	*i += w
+}
+
+func (e *yamlEmitter) writeAll(s string) {
+	for i := 0; i < len(s); {
+		e.write(s, &i)
+	}
+}
+
+func (e *yamlEmitter) writeBreak(s string, i *int) {
+	if s[*i] == '\n' {
+		e.putBreak()
+		*i++
+		return
+	}
+	e.write(s, i)
+	e.column = 0
+}
+
+// writeIndent is yaml_emitter_write_indent.
+func (e *yamlEmitter) writeIndent() {
+	indent := max(e.indent, 0)
+	if !e.indention || e.column > indent || (e.column == indent && !e.whitespace) {
+		e.putBreak()
+	}
+	for e.column < indent {
+		e.put(' ')
+	}
+	e.whitespace = true
+	e.indention = true
+}
+
+// writeIndicator is yaml_emitter_write_indicator.
+func (e *yamlEmitter) writeIndicator(indicator string, needWhitespace, isWhitespace, isIndention bool) {
+	if needWhitespace && !e.whitespace {
+		e.put(' ')
+	}
+	e.writeAll(indicator)
+	e.whitespace = isWhitespace
+	e.indention = e.indention && isIndention
+}
+
+// increaseIndent is yaml_emitter_increase_indent; it returns the indent
+// to restore.
+func (e *yamlEmitter) increaseIndent(flow, indentless bool) int {
+	saved := e.indent
+	if e.indent < 0 {
+		if flow {
+			e.indent = yamlIndent
+		} else {
+			e.indent = 0
+		}
+	} else if !indentless {
+		e.indent += yamlIndent
+	}
+	return saved
+}
+
+// node is yaml_emitter_emit_node for a value of any type; depth counts
+// the mappings above it (for the scratch key lists).
+func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) error {
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = sequence, mapping, simpleKey
+	switch x := v.(type) {
+	case nil:
+		e.plainScalar("null")
+	case string:
+		e.stringScalar(validUTF8(x))
+	case bool:
+		e.plainScalar(strconv.FormatBool(x))
+	case int:
+		e.plainScalar(strconv.FormatInt(int64(x), 10))
+	case int32:
+		e.plainScalar(strconv.FormatInt(int64(x), 10))
+	case int64:
+		e.plainScalar(strconv.FormatInt(x, 10))
+	case uint64:
+		e.plainScalar(strconv.FormatUint(x, 10))
+	case float64:
+		s, err := floatText(x)
+		if err != nil {
+			return err
+		}
+		e.plainScalar(s)
+	case json.Number:
+		e.plainScalar(numberText(x))
+	case map[string]any:
+		return e.mapping(x, depth)
+	case jsonObject:
+		return e.object(x, depth)
+	case []any:
+		return e.sequence(x, depth)
+	default:
+		// Typed values print as their JSON, as they always have.
+		g, err := jsonTree(v)
+		if err != nil {
+			return err
+		}
+		return e.node(g, sequence, mapping, simpleKey, depth)
+	}
+	return nil
+}
+
+// sequence emits a block sequence, or [] when empty.
+func (e *yamlEmitter) sequence(items []any, depth int) error {
+	if len(items) == 0 {
+		e.emptyFlow("[", "]")
+		return nil
+	}
+	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
+	for _, item := range items {
+		e.writeIndent()
+		e.writeIndicator("-", true, false, true)
+		if err := e.node(item, true, false, false, depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
+
+// emptyFlow emits an empty flow collection.
+func (e *yamlEmitter) emptyFlow(open, close string) {
+	e.writeIndicator(open, true, true, false)
+	e.writeIndicator(close, false, false, false)
+}
+
+// mapping emits a block mapping with go-yaml's key order, or {} when
+// empty.
+func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
+	if len(m) == 0 {
+		e.emptyFlow("{", "}")
+		return nil
+	}
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	keys := e.keys[depth][:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Sort(keyList(keys))
+	e.keys[depth] = keys
+	saved := e.increaseIndent(false, false)
+	for _, k := range keys {
+		if err := e.entry(validUTF8(k), m[k], depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
+
+// object is mapping for an object read by readJSON.
+func (e *yamlEmitter) object(o jsonObject, depth int) error {
+	if len(o) == 0 {
+		e.emptyFlow("{", "}")
+		return nil
+	}
+	sortMembers(o)
+	saved := e.increaseIndent(false, false)
+	for _, m := range o {
+		if err := e.entry(m.key, m.value, depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
+
+// entry emits one key and its value in a block mapping
+// (yaml_emitter_emit_block_mapping_key and _value).
+func (e *yamlEmitter) entry(k string, v any, depth int) error {
+	e.writeIndent()
+	a := analyze(k)
+	if !a.multiline && len(k) <= 128 { // yaml_emitter_check_simple_key
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
+		e.stringScalarAnalyzed(k, a)
+		e.writeIndicator(":", false, false, false)
+	} else {
+		e.writeIndicator("?", true, false, true)
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
+		e.stringScalarAnalyzed(k, a)
+		e.writeIndent()
+		e.writeIndicator(":", true, false, true)
+	}
+	return e.node(v, false, true, false, depth+1)
+}
+
+// Scalar styles.
+type scalarStyle int
+
+const (
+	plainStyle scalarStyle = iota
+	singleQuotedStyle
+	doubleQuotedStyle
+	literalStyle
+)
+
+// plainScalar emits a number, boolean or null: go-yaml asks for the
+// plain style.
+func (e *yamlEmitter) plainScalar(s string) {
+	e.scalar(s, plainStyle, analyze(s))
+}
+
+// stringScalar emits a string with the style go-yaml's encoder asks for
+// (encoder.stringv): literal when it has a line feed, plain when it reads
+// back as a string, double-quoted otherwise.
+func (e *yamlEmitter) stringScalar(s string) {
+	e.stringScalarAnalyzed(s, analyze(s))
+}
+
+func (e *yamlEmitter) stringScalarAnalyzed(s string, a analysis) {
+	style := doubleQuotedStyle
+	switch {
+	case strings.Contains(s, "\n"):
+		style = literalStyle
+	case resolvesToString(s) && !isBase60Float(s):
+		style = plainStyle
+	}
+	e.scalar(s, style, a)
+}
+
+// scalar is yaml_emitter_emit_scalar: the emitter's choice of style
+// (yaml_emitter_select_scalar_style, outside flow collections, as every
+// scalar here is), then the scalar at one more level of indentation.
+func (e *yamlEmitter) scalar(s string, style scalarStyle, a analysis) {
+	if e.simpleKeyContext && a.multiline {
+		style = doubleQuotedStyle
+	}
+	if style == plainStyle {
+		if !a.blockPlainAllowed || len(s) == 0 && e.simpleKeyContext {
+			style = singleQuotedStyle
+		}
+	}
+	if style == singleQuotedStyle && !a.singleQuotedAllowed {
+		style = doubleQuotedStyle
+	}
+	if style == literalStyle && (!a.blockAllowed || e.simpleKeyContext) {
+		style = doubleQuotedStyle
+	}
+	saved := e.increaseIndent(true, false)
+	allowBreaks := !e.simpleKeyContext
+	switch style {
+	case plainStyle:
+		e.writePlain(s, allowBreaks)
+	case singleQuotedStyle:
+		e.writeSingleQuoted(s, allowBreaks)
+	case doubleQuotedStyle:
+		e.writeDoubleQuoted(s, allowBreaks)
+	case literalStyle:
+		e.writeLiteral(s)
+	}
+	e.indent = saved
+}
+
+// analysis is what yaml_emitter_analyze_scalar finds out about a scalar
+// (the flow-only answers left out: no scalar here is in a flow
+// collection).
+type analysis struct {
+	multiline           bool
+	blockPlainAllowed   bool
+	singleQuotedAllowed bool
+	blockAllowed        bool
+}
+
+// analyze is yaml_emitter_analyze_scalar.
+func analyze(value string) analysis {
+	if len(value) == 0 {
+		return analysis{blockPlainAllowed: true, singleQuotedAllowed: true}
+	}
+	if isName(value) {
+		return analysis{blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true}
+	}
+	var blockIndicators, lineBreaks, specialCharacters,
+		leadingSpace, leadingBreak, trailingSpace, trailingBreak, breakSpace, spaceBreak,
+		previousSpace, previousBreak bool
+	if len(value) >= 3 && (value[:3] == "---" || value[:3] == "...") {
+		blockIndicators = true
+	}
+	precededByWhitespace := true
+	for i, w := 0, 0; i < len(value); i += w {
+		w = max(width(value[i]), 1)
+		followedByWhitespace := i+w >= len(value) || isBlank(value, i+w)
+		if i == 0 {
+			switch value[i] {
+			case '#', ',', '[', ']', '{', '}', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
+				blockIndicators = true
+			case '?', ':':
+				if followedByWhitespace {
+					blockIndicators = true
+				}
+			case '-':
+				if followedByWhitespace {
+					blockIndicators = true
+				}
+			}
+		} else {
+			switch value[i] {
+			case ':':
+				if followedByWhitespace {
+					blockIndicators = true
+				}
+			case '#':
+				if precededByWhitespace {
+					blockIndicators = true
+				}
+			}
+		}
+		if !isPrintable(value, i) {
+			specialCharacters = true
+		}
+		if value[i] == ' ' {
+			if i == 0 {
+				leadingSpace = true
+			}
+			if i+w == len(value) {
+				trailingSpace = true
+			}
+			if previousBreak {
+				breakSpace = true
+			}
+			previousSpace, previousBreak = true, false
+		} else if isBreak(value, i) {
+			lineBreaks = true
+			if i == 0 {
+				leadingBreak = true
+			}
+			if i+w == len(value) {
+				trailingBreak = true
+			}
+			if previousSpace {
+				spaceBreak = true
+			}
+			previousSpace, previousBreak = false, true
+		} else {
+			previousSpace, previousBreak = false, false
+		}
+		precededByWhitespace = isBlankz(value, i)
+	}
+	a := analysis{multiline: lineBreaks, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: true}
+	if leadingSpace || leadingBreak || trailingSpace || trailingBreak {
+		a.blockPlainAllowed = false
+	}
+	if trailingSpace {
+		a.blockAllowed = false
+	}
+	if breakSpace {
+		a.blockPlainAllowed = false
+		a.singleQuotedAllowed = false
+	}
+	if spaceBreak || specialCharacters {
+		a.blockPlainAllowed = false
+		a.singleQuotedAllowed = false
+		a.blockAllowed = false
+	}
+	if lineBreaks || blockIndicators {
+		a.blockPlainAllowed = false
+	}
+	return a
+}
+
+// writePlain is yaml_emitter_write_plain_scalar.
+func (e *yamlEmitter) writePlain(value string, allowBreaks bool) {
+	if !e.whitespace {
+		e.put(' ')
+	}
+	// Most scalars are ASCII without spaces or breaks: nothing to fold.
+	if isPlainASCII(value) {
+		e.buf = append(e.buf, value...)
+		e.column += len(value)
+	} else {
+		spaces, breaks := false, false
+		for i := 0; i < len(value); {
+			switch {
+			case value[i] == ' ':
+				if allowBreaks && !spaces && e.column > yamlWidth && !isSpace(value, i+1) {
+					e.writeIndent()
+					i++
+				} else {
+					e.write(value, &i)
+				}
+				spaces = true
+			case isBreak(value, i):
+				if !breaks && value[i] == '\n' {
+					e.putBreak()
+				}
+				e.writeBreak(value, &i)
+				e.indention = true
+				breaks = true
+			default:
+				if breaks {
+					e.writeIndent()
+				}
+				e.write(value, &i)
+				e.indention = false
+				spaces, breaks = false, false
+			}
+		}
+	}
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeSingleQuoted is yaml_emitter_write_single_quoted_scalar.
+func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
+	e.writeIndicator("'", true, false, false)
+	spaces, breaks := false, false
+	for i := 0; i < len(value); {
+		switch {
+		case value[i] == ' ':
+			if allowBreaks && !spaces && e.column > yamlWidth && i > 0 && i < len(value)-1 && !isSpace(value, i+1) {
+				e.writeIndent()
+				i++
+			} else {
+				e.write(value, &i)
+			}
+			spaces = true
+		case isBreak(value, i):
+			if !breaks && value[i] == '\n' {
+				e.putBreak()
+			}
+			e.writeBreak(value, &i)
+			e.indention = true
+			breaks = true
+		default:
+			if breaks {
+				e.writeIndent()
+			}
+			if value[i] == '\'' {
+				e.put('\'')
+			}
+			e.write(value, &i)
+			e.indention = false
+			spaces, breaks = false, false
+		}
+	}
+	e.writeIndicator("'", false, false, false)
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeDoubleQuoted is yaml_emitter_write_double_quoted_scalar.
+func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
+	spaces := false
+	e.writeIndicator(`"`, true, false, false)
+	for i := 0; i < len(value); {
+		if !isPrintable(value, i) || isBOM(value) || isBreak(value, i) || value[i] == '"' || value[i] == '\\' {
+			v, w := utf8.DecodeRuneInString(value[i:])
+			i += w
+			e.put('\\')
+			switch v {
+			case 0x00:
+				e.put('0')
+			case 0x07:
+				e.put('a')
+			case 0x08:
+				e.put('b')
+			case 0x09:
+				e.put('t')
+			case 0x0A:
+				e.put('n')
+			case 0x0b:
+				e.put('v')
+			case 0x0c:
+				e.put('f')
+			case 0x0d:
+				e.put('r')
+			case 0x1b:
+				e.put('e')
+			case 0x22:
+				e.put('"')
+			case 0x5c:
+				e.put('\\')
+			case 0x85:
+				e.put('N')
+			case 0xA0:
+				e.put('_')
+			case 0x2028:
+				e.put('L')
+			case 0x2029:
+				e.put('P')
+			default:
+				digits := 8
+				switch {
+				case v <= 0xFF:
+					e.put('x')
+					digits = 2
+				case v <= 0xFFFF:
+					e.put('u')
+					digits = 4
+				default:
+					e.put('U')
+				}
+				for k := (digits - 1) * 4; k >= 0; k -= 4 {
+					digit := byte((v >> uint(k)) & 0x0F)
+					if digit < 10 {
+						e.put(digit + '0')
+					} else {
+						e.put(digit + 'A' - 10)
+					}
+				}
+			}
+			spaces = false
+		} else if value[i] == ' ' {
+			if allowBreaks && !spaces && e.column > yamlWidth && i > 0 && i < len(value)-1 {
+				e.writeIndent()
+				if isSpace(value, i+1) {
+					e.put('\\')
+				}
+				i++
+			} else {
+				e.write(value, &i)
+			}
+			spaces = true
+		} else {
+			e.write(value, &i)
+			spaces = false
+		}
+	}
+	e.writeIndicator(`"`, false, false, false)
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeBlockScalarHints is yaml_emitter_write_block_scalar_hints.
+func (e *yamlEmitter) writeBlockScalarHints(value string) {
+	if isSpace(value, 0) || isBreak(value, 0) {
+		e.writeIndicator(string(rune('0'+yamlIndent)), false, false, false)
+	}
+	var chomp string
+	if len(value) == 0 {
+		chomp = "-"
+	} else {
+		i := len(value) - 1
+		for i > 0 && value[i]&0xC0 == 0x80 {
+			i--
+		}
+		if !isBreak(value, i) {
+			chomp = "-"
+		} else if i == 0 {
+			chomp = "+"
+		} else {
+			i--
+			for i > 0 && value[i]&0xC0 == 0x80 {
+				i--
+			}
+			if isBreak(value, i) {
+				chomp = "+"
+			}
+		}
+	}
+	if chomp != "" {
+		e.writeIndicator(chomp, false, false, false)
+	}
+}
+
+// writeLiteral is yaml_emitter_write_literal_scalar.
+func (e *yamlEmitter) writeLiteral(value string) {
+	e.writeIndicator("|", true, false, false)
+	e.writeBlockScalarHints(value)
+	e.putBreak()
+	e.indention = true
+	e.whitespace = true
+	breaks := true
+	for i := 0; i < len(value); {
+		if isBreak(value, i) {
+			e.writeBreak(value, &i)
+			e.indention = true
+			breaks = true
+		} else {
+			if breaks {
+				e.writeIndent()
+			}
+			e.write(value, &i)
+			e.indention = false
+			breaks = false
+		}
+	}
+}
+
+// The character classes of yamlprivateh.go, on strings; a character past
+// the end is none of them.
+
+func at(s string, i int) byte {
+	if i < len(s) {
+		return s[i]
+	}
+	return 0
+}
+
+func isSpace(s string, i int) bool { return at(s, i) == ' ' }
+
+func isBlank(s string, i int) bool { c := at(s, i); return c == ' ' || c == '\t' }
+
+func isBreak(s string, i int) bool {
+	c := at(s, i)
+	return c == '\r' || c == '\n' ||
+		c == 0xC2 && at(s, i+1) == 0x85 ||
+		c == 0xE2 && at(s, i+1) == 0x80 && (at(s, i+2) == 0xA8 || at(s, i+2) == 0xA9)
+}
+
+func isBlankz(s string, i int) bool { return isBlank(s, i) || isBreak(s, i) || at(s, i) == 0 }
+
+// isBOM is go-yaml's is_bom, which looks at the start of the value
+// whatever the position it is asked about.
+func isBOM(s string) bool { return at(s, 0) == 0xEF && at(s, 1) == 0xBB && at(s, 2) == 0xBF }
+
+func isPrintable(s string, i int) bool {
+	c, c1, c2 := at(s, i), at(s, i+1), at(s, i+2)
+	return c == 0x0A ||
+		c >= 0x20 && c <= 0x7E ||
+		c == 0xC2 && c1 >= 0xA0 ||
+		c > 0xC2 && c < 0xED ||
+		c == 0xED && c1 < 0xA0 ||
+		c == 0xEE ||
+		c == 0xEF && !(c1 == 0xBB && c2 == 0xBF) && !(c1 == 0xBF && (c2 == 0xBE || c2 == 0xBF))
+}
+
+func width(b byte) int {
+	switch {
+	case b&0x80 == 0x00:
+		return 1
+	case b&0xE0 == 0xC0:
+		return 2
+	case b&0xF0 == 0xE0:
+		return 3
+	case b&0xF8 == 0xF0:
+		return 4
+	}
+	return 0
+}
+
+// isName reports whether s is made of letters, digits and "-._/" only,
+// not starting with "-" or "." (an indicator alone, or "---" or "...").
+// Most keys and values are such names (kinds, groups, names, JSON
+// pointers), and every check of analyze passes for them.
+func isName(s string) bool {
+	if s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/') {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainASCII reports whether s is printable ASCII without spaces,
+// which writePlain can copy as it is.
+func isPlainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c > 0x7E {
+			return false
+		}
+	}
+	return true
+}
+
+// validUTF8 is s as encoding/json writes it and reads it back: each byte
+// that is not UTF-8 becomes U+FFFD.
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, w := utf8.DecodeRuneInString(s[i:])
+		b.WriteRune(r)
+		i += w
+	}
+	return b.String()
+}
+
+// floatText is the text go-yaml writes for a float64 that went through
+// JSON: encoding/json's text, read back as yamlNumbers reads it.
+func floatText(f float64) (string, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return "", fmt.Errorf("encode output: json: unsupported value: %s", strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	js, err := json.Marshal(f)
+	if err != nil {
+		return "", fmt.Errorf("encode output: %w", err)
+	}
+	return numberText(json.Number(js)), nil
+}
+
+// numberText is the text go-yaml writes for the number yamlNumbers makes
+// of n.
+func numberText(n json.Number) string {
+	switch x := yamlNumbers(n).(type) {
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case uint64:
+		return strconv.FormatUint(x, 10)
+	case float64:
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		switch s {
+		case "+Inf":
+			s = ".inf"
+		case "-Inf":
+			s = "-.inf"
+		case "NaN":
+			s = ".nan"
+		}
+		return s
+	}
+	return string(n)
+}
+
+// keyList sorts map keys as go-yaml v2 does (sorter.go): runs of digits
+// compare as numbers, letters before other characters.
+type keyList []string
+
+func (l keyList) Len() int           { return len(l) }
+func (l keyList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
+func (l keyList) Less(i, j int) bool { return keyLess(l[i], l[j]) }
+
+// keyLess is go-yaml v2's order of two string keys.
+func keyLess(a, b string) bool {
+	if isASCII(a) && isASCII(b) {
+		return naturalLess(a, b, len(a), len(b), func(s string, k int) rune { return rune(s[k]) })
+	}
+	ar, br := []rune(a), []rune(b)
+	return naturalLess(ar, br, len(ar), len(br), func(s []rune, k int) rune { return s[k] })
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// naturalLess is keyList.Less of go-yaml v2's sorter.go for two strings,
+// over their characters (bytes for ASCII, runes otherwise).
+func naturalLess[S any](ar, br S, alen, blen int, r func(S, int) rune) bool {
+	for i := 0; i < alen && i < blen; i++ {
+		if r(ar, i) == r(br, i) {
+			continue
+		}
+		al := unicode.IsLetter(r(ar, i))
+		bl := unicode.IsLetter(r(br, i))
+		if al && bl {
+			return r(ar, i) < r(br, i)
+		}
+		if al || bl {
+			return bl
+		}
+		var ai, bi int
+		var an, bn int64
+		if r(ar, i) == '0' || r(br, i) == '0' {
+			for j := i - 1; j >= 0 && unicode.IsDigit(r(ar, j)); j-- {
+				if r(ar, j) != '0' {
+					an = 1
+					bn = 1
+					break
+				}
+			}
+		}
+		for ai = i; ai < alen && unicode.IsDigit(r(ar, ai)); ai++ {
+			an = an*10 + int64(r(ar, ai)-'0')
+		}
+		for bi = i; bi < blen && unicode.IsDigit(r(br, bi)); bi++ {
+			bn = bn*10 + int64(r(br, bi)-'0')
+		}
+		if an != bn {
+			return an < bn
+		}
+		if ai != bi {
+			return ai < bi
+		}
+		return r(ar, i) < r(br, i)
+	}
+	return alen < blen
+}
+
+// resolvesToString reports whether go-yaml v2 reads s, unquoted, back as
+// a string (resolve.go's resolve with no tag): if not, the encoder quotes
+// it.
+func resolvesToString(s string) bool {
+	if s == "" {
+		return false // null
+	}
+	hint := resolveHint(s[0])
+	if hint == 0 {
+		return true
+	}
+	if _, ok := resolveMap[s]; ok {
+		return false
+	}
+	switch hint {
+	case '.':
+		_, err := strconv.ParseFloat(s, 64)
+		return err != nil
+	case 'D', 'S':
+		if isTimestamp(s) {
+			return false
+		}
+		plain := strings.ReplaceAll(s, "_", "")
+		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
+			return false
+		}
+		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+			return false
+		}
+		if yamlStyleFloat.MatchString(plain) {
+			if _, err := strconv.ParseFloat(plain, 64); err == nil {
+				return false
+			}
+		}
+		if strings.HasPrefix(plain, "0b") {
+			if _, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
+				return false
+			}
+			if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
+				return false
+			}
+		} else if strings.HasPrefix(plain, "-0b") {
+			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// resolveHint is resolve.go's resolveTable.
+func resolveHint(c byte) byte {
+	switch {
+	case c == '+' || c == '-':
+		return 'S'
+	case c >= '0' && c <= '9':
+		return 'D'
+	case strings.IndexByte("yYnNtTfFoO~", c) >= 0:
+		return 'M'
+	case c == '.':
+		return '.'
+	}
+	return 0
+}
+
+// resolveMap holds the words go-yaml v2 reads as booleans, null, special
+// floats and the merge key.
+var resolveMap = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`y Y yes Yes YES true True TRUE on On ON n N no No NO false False FALSE
+		off Off OFF ~ null Null NULL .nan .NaN .NAN .inf .Inf .INF +.inf +.Inf +.INF -.inf -.Inf -.INF <<`) {
+		m[w] = true
+	}
+	return m
+}()
+
+var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+
+// isTimestamp is resolve.go's parseTimestamp succeeding.
+func isTimestamp(s string) bool {
+	i := 0
+	for ; i < len(s); i++ {
+		if c := s[i]; c < '0' || c > '9' {
+			break
+		}
+	}
+	if i != 4 || i == len(s) || s[i] != '-' {
+		return false
+	}
+	for _, format := range []string{
+		"2006-1-2T15:4:5.999999999Z07:00",
+		"2006-1-2t15:4:5.999999999Z07:00",
+		"2006-1-2 15:4:5.999999999",
+		"2006-1-2",
+	} {
+		if _, err := time.Parse(format, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isBase60Float is encode.go's isBase60Float: such strings are quoted for
+// YAML 1.1 readers.
+func isBase60Float(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	if !(c == '+' || c == '-' || c >= '0' && c <= '9') || strings.IndexByte(s, ':') < 0 {
+		return false
+	}
+	return base60float.MatchString(s)
+}
+
+var base60float = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`)
