@@ -16,6 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -79,7 +81,11 @@ var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/
 // read lists the objects Strata needs (cluster.Reader.Objects). A
 // kind the server does not serve is absent; a server that cannot be
 // reached, or discovery failing, is an error, not an empty cluster.
-func (c *clusterConn) read(ctx context.Context, p *progressLine) (*cluster.Objects, error) {
+// Namespaced kinds the user may not list everywhere are listed in ns
+// (when not ""). When a policy kind could not be read, the EffectivePolicy
+// objects published for the targets (in every namespace, or in ns) are
+// read too: they answer for the kind (published.go).
+func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string) (*cluster.Objects, []*stratav1.EffectivePolicy, error) {
 	var discoveryErr error
 	present := func(gvk schema.GroupVersionKind) bool {
 		if discoveryErr != nil {
@@ -95,18 +101,22 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine) (*cluster.Objec
 	// cannot be reached, before a dozen kinds are tried.
 	crd := cluster.CRDGVK
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
-		return nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
+		return nil, nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
 	}
-	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show}
+	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns}
 	objs, err := r.Objects(ctx)
+	var records []*stratav1.EffectivePolicy
+	if err == nil && policiesHidden(objs) {
+		records, err = r.Published(ctx)
+	}
 	p.done()
 	if discoveryErr != nil {
 		err = discoveryErr // the first cause: the list errors follow from it
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cluster %s: %w", c.host, err)
+		return nil, nil, fmt.Errorf("cluster %s: %w", c.host, err)
 	}
-	return objs, nil
+	return objs, records, nil
 }
 
 // defaultNamespace puts objects of namespaced kinds that name no

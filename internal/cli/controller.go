@@ -1,6 +1,7 @@
 package cli
 
 import (
+	goflag "flag"
 	"fmt"
 	"os"
 
@@ -98,7 +99,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	kube.AddFlags(c.Flags())
 	f := c.Flags()
 	f.StringVar(&opts.ControllerName, "controller-name", "", "controllerName for policy kinds that declare none; its domain prefixes <Kind>Affected conditions (default strata.dev/policy-controller)")
-	f.BoolVar(&opts.EffectivePolicies, "effective-policies", false, "keep an EffectivePolicy object next to every effective target (off by default: fanout)")
+	f.BoolVar(&opts.EffectivePolicies, "effective-policies", true, "keep an EffectivePolicy object next to every effective target, readable with the namespace's view role: what affects it, for readers who may not read the policies (--effective-policies=false turns it off)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
 	f.BoolVar(&runBlueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
@@ -109,6 +110,12 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
+	// controller-runtime's logging flags: --zap-log-level (debug, info,
+	// error, or an integer for more verbosity), --zap-encoder,
+	// --zap-devel, --zap-stacktrace-level, --zap-time-encoding.
+	zfs := goflag.NewFlagSet("zap", goflag.ContinueOnError)
+	zapOpts.BindFlags(zfs)
+	f.AddGoFlagSet(zfs)
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
@@ -94,7 +95,7 @@ func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject,
 	if k, kerr := query.ResolveKind(res, kind); kerr == nil {
 		gk := k.Topology
 		if k.Policy != nil {
-			gk = k.Policy.Key().Schema()
+			gk = k.Policy.Key()
 		}
 		if rerr := f.readable(gk); rerr != nil {
 			return query.Subject{}, rerr
@@ -151,6 +152,7 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if scoped {
 		scope = subjectScope(arg, ns)
 	}
+	f.answersFromRecords = true
 	res, err := f.loadScoped(s, scope)
 	if err != nil {
 		return err
@@ -162,7 +164,11 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if subj.Policy != nil {
 		return v.print(s, query.DescribePolicy(res, subj.Policy))
 	}
-	return v.print(s, query.Describe(res, subj.Node))
+	d := query.Describe(res, subj.Node)
+	if f.published != nil {
+		f.published.describe(d, res, subj.Node)
+	}
+	return v.print(s, d)
 }
 
 // subjectScope is the engine.RunScoped scope of a question about the
@@ -222,6 +228,7 @@ strata render --values --field prints it.`,
 			if scoped {
 				scope = subjectScope(args[0], ns)
 			}
+			f.answersFromRecords = true
 			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
@@ -234,19 +241,41 @@ strata render --values --field prints it.`,
 				return fmt.Errorf("explain takes an object (gateway, httproute, service...), not a policy: try strata describe %s", args[0])
 			}
 			var only *policykind.Kind
+			onlyName := ""
 			if kind != "" {
 				k, err := query.ResolveKind(res, kind)
-				if err != nil {
+				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
+					onlyName = gk.Kind // known from the records only
+				} else if err != nil {
 					return fmt.Errorf("--kind: %w", err)
-				}
-				if k.Policy == nil {
+				} else if k.Policy == nil {
 					return fmt.Errorf("--kind %q: want a policy kind", kind)
+				} else {
+					only, onlyName = k.Policy, k.Policy.Kind
 				}
-				only = k.Policy
 			}
-			x, err := query.Explain(res, subj.Node, ptr, only)
+			var x *query.Explanation
+			if only != nil || onlyName == "" {
+				x, err = query.Explain(res, subj.Node, ptr, only)
+			}
+			if f.published != nil {
+				// The covered kinds' chains, from the records; the
+				// engine's "not set" stands only if they have none.
+				if chains := f.published.explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
+					if x == nil || err != nil {
+						n := res.Graph.Node(subj.Node).Ref
+						x = &query.Explanation{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindExplanation},
+							Object: query.Ref{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name, SectionName: n.Section}, Field: ptr}
+						err = nil
+					}
+					x.Chains = append(x.Chains, chains...)
+				}
+			}
 			if err != nil {
 				return err
+			}
+			if x == nil {
+				return fmt.Errorf("field %s is not set on %s by any %s", ptr, args[0], onlyName)
 			}
 			return v.print(s, x)
 		},
@@ -286,26 +315,38 @@ listed.`,
 			if err := v.check(); err != nil {
 				return err
 			}
+			f.answersFromRecords = true
 			res, err := f.load(s)
 			if err != nil {
 				return err
 			}
 			ns, all := f.namespaceScope()
 			filter := query.Filter{Namespace: ns, AllNamespaces: all}
+			var only *schema.GroupKind // a kind known from the records only
 			if len(args) == 2 {
 				k, err := query.ResolveKind(res, args[1])
-				if err != nil {
+				if gk, ok := f.published.kindNamed(args[1]); err != nil && ok {
+					only = &gk
+				} else if err != nil {
 					return err
-				}
-				if k.Policy == nil {
+				} else if k.Policy == nil {
 					return fmt.Errorf("get policies %s: %s is not a policy kind", args[1], k.Topology.Kind)
-				}
-				if err := f.readable(k.Policy.Key().Schema()); err != nil {
+				} else if err := f.readable(k.Policy.Key()); err != nil {
 					return err
+				} else {
+					filter.Kind = k.Policy
+					gk := k.Policy.Key()
+					only = &gk
 				}
-				filter.Kind = k.Policy
 			}
-			return v.print(s, query.Policies(res, filter))
+			l := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindPolicyList}, Items: []query.PolicySummary{}}
+			if only == nil || filter.Kind != nil {
+				l = query.Policies(res, filter)
+			}
+			if f.published != nil {
+				f.published.policies(l, res, ns, all, only)
+			}
+			return v.print(s, l)
 		},
 	}
 	f.bind(c)
@@ -348,11 +389,26 @@ namespace may be left out); - reads it from stdin.`,
 					return err
 				}
 			}
+			f.answersFromRecords = true
 			before, err := f.load(s)
 			if err != nil {
 				return err
 			}
 			subj, err := resolve(&f, before, args[0], namespaceOf(c, &f))
+			if kind, name, _ := strings.Cut(args[0], "/"); err != nil && name != "" {
+				// A policy of a kind the user cannot read: what its
+				// deletion changes, from the records.
+				if gk, ok := f.published.kindNamed(kind); ok {
+					if !del {
+						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", args[0], gk.Kind)
+					}
+					im, found := f.published.impactOfDelete(gk, namespaceOf(c, &f), name)
+					if !found {
+						return fmt.Errorf("%s %s/%s affects none of the targets whose effective policies you can read", gk.Kind, namespaceOf(c, &f), name)
+					}
+					return v.print(s, im)
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -382,7 +438,7 @@ namespace may be left out); - reads it from stdin.`,
 					}
 				}
 			}
-			return v.print(s, query.Compare(before, after, query.PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}, change))
+			return v.print(s, query.Compare(before, after, query.PolicyRefOf(p), change))
 		},
 	}
 	f.bind(c)

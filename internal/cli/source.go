@@ -44,6 +44,28 @@ type sourceFlags struct {
 	// unreadable are the kinds the last load was not allowed to read, for
 	// commands asked about one of them (see readable).
 	unreadable []cluster.Unreadable
+	// namespaceOnly are the kinds the last load read in one namespace
+	// only.
+	namespaceOnly []schema.GroupVersionKind
+	// published, when not nil, answers for the policy kinds the last load
+	// could not read, from the EffectivePolicy objects (published.go).
+	// Only the commands that merge it into their answer (describe,
+	// explain, get policies, impact) set answersFromRecords; for the
+	// others such kinds stay "could not read".
+	published          *published
+	answersFromRecords bool
+	// read is what the last load read, for commands that name where an
+	// object came from (see places).
+	read *files.Result
+}
+
+// places are where the objects of the last load were read: file,
+// document and line for files, nothing for a cluster's objects.
+func (f *sourceFlags) places() map[files.Key]files.Document {
+	if f.read == nil {
+		return nil
+	}
+	return f.read.Places
 }
 
 func (f *sourceFlags) bind(c *cobra.Command) {
@@ -110,10 +132,11 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	if err != nil {
 		return nil, err
 	}
-	src, err := f.read(s, m)
+	src, err := f.readSource(s, m)
 	if err != nil {
 		return nil, err
 	}
+	f.read = src
 	if len(src.Ignored) > 0 {
 		var kinds []string
 		for k, n := range src.Ignored {
@@ -122,12 +145,25 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 		sort.Strings(kinds)
 		fmt.Fprintf(s.Err, "note: ignored objects of kinds outside Strata's hierarchy: %s\n", strings.Join(kinds, ", "))
 	}
-	if len(f.unreadable) > 0 {
+	if len(f.namespaceOnly) > 0 {
 		var kinds []string
-		for _, u := range f.unreadable {
+		for _, k := range f.namespaceOnly {
+			kinds = append(kinds, k.GroupKind().String())
+		}
+		ns, _ := f.namespaceScope()
+		fmt.Fprintf(s.Err, "note: read %s in namespace %s only: you cannot list them in every namespace\n", strings.Join(kinds, ", "), ns)
+	}
+	var kinds []string
+	for _, u := range f.unreadable {
+		if !f.published.covers(u.GVK.GroupKind()) {
 			kinds = append(kinds, fmt.Sprintf("%s (%s)", u.GVK.GroupKind(), strings.ToLower(string(u.Reason))))
 		}
+	}
+	if len(kinds) > 0 {
 		fmt.Fprintf(s.Err, "warning: could not read %s; the answer may be incomplete\n", strings.Join(kinds, ", "))
+	}
+	if f.published != nil {
+		fmt.Fprintln(s.Err, f.published.notice())
 	}
 	// Files are strict: a bad declaration is the user's to fix. A cluster
 	// is what it is: as the controller does, bad declarations are skipped
@@ -196,8 +232,8 @@ func placed(err error, src *files.Result) error {
 // read returns the decoded objects of the chosen source. Files and the
 // cluster share one decoding (files.Decode), so the engine cannot tell
 // them apart.
-func (f *sourceFlags) read(s Streams, m sourceMode) (*files.Result, error) {
-	f.unreadable = nil
+func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
+	f.unreadable, f.namespaceOnly, f.published = nil, nil, nil
 	if m == sourceFiles {
 		// Objects of namespaced kinds without a namespace go to -n, else
 		// default, as kubectl apply -f puts them (the kubeconfig is not
@@ -224,11 +260,20 @@ func (f *sourceFlags) read(s Streams, m sourceMode) (*files.Result, error) {
 		}
 		return nil, err
 	}
-	objs, err := cl.read(context.Background(), newProgressLine(s.Err))
+	// Kinds the user may not list in every namespace are read in the
+	// namespace the command is about (-n, or the kubeconfig's).
+	within, all := f.namespaceScope()
+	if all {
+		within = ""
+	}
+	objs, records, err := cl.read(context.Background(), newProgressLine(s.Err), within)
 	if err != nil {
 		return nil, err
 	}
-	f.unreadable = objs.Unreadable
+	f.unreadable, f.namespaceOnly = objs.Unreadable, objs.NamespaceOnly
+	if f.answersFromRecords {
+		f.published = newPublished(objs, records)
+	}
 	docs := make([]files.Document, len(objs.Items))
 	for i, u := range objs.Items {
 		docs[i] = files.Document{File: "cluster", Object: u}
@@ -272,6 +317,9 @@ func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 // asked about that very kind (get policies of it, describe one of its
 // objects) returns this error instead of an empty answer.
 func (f *sourceFlags) readable(gk schema.GroupKind) error {
+	if f.published.covers(gk) {
+		return nil // answered from the published records
+	}
 	for _, u := range f.unreadable {
 		if u.GVK.GroupKind() == gk {
 			return fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)

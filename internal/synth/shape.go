@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -150,8 +151,8 @@ func WriteShapeYAML(w io.Writer, sh Shape, n int) error {
 }
 
 func (g *generator) routeDeclaration() {
-	gw := func(kind string) policykind.GroupKind {
-		return policykind.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
+	gw := func(kind string) strata.GroupKind {
+		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
 	}
 	route := gw("HTTPRoute")
 	g.s.Declarations = append(g.s.Declarations, &policykind.Declaration{
@@ -162,7 +163,7 @@ func (g *generator) routeDeclaration() {
 			Kind:                RouteKind,
 			Class:               policykind.Inherited,
 			Managed:             true,
-			TargetKinds:         []policykind.GroupKind{gw("Gateway"), route},
+			TargetKinds:         []strata.GroupKind{gw("Gateway"), route},
 			EffectiveTargetKind: &route,
 		},
 	})

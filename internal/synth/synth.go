@@ -12,6 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -177,10 +178,10 @@ func domain(gw int) string { return gwName(gw) + ".example.com" }
 func isProd(ns int) bool   { return ns%2 == 0 }
 
 func (g *generator) declarations() {
-	gw := func(kind string) policykind.GroupKind {
-		return policykind.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
+	gw := func(kind string) strata.GroupKind {
+		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
 	}
-	svc := policykind.GroupKind{Group: hierarchy.CoreGroup, Kind: "Service"}
+	svc := strata.GroupKind{Group: hierarchy.CoreGroup, Kind: "Service"}
 	decl := func(name string, spec policykind.Spec) *policykind.Declaration {
 		return &policykind.Declaration{
 			TypeMeta:   typeMeta(policykind.Group+"/"+policykind.Version, policykind.KindName),
@@ -194,7 +195,7 @@ func (g *generator) declarations() {
 			Kind:    InheritedKind,
 			Class:   policykind.Inherited,
 			Managed: true,
-			TargetKinds: []policykind.GroupKind{
+			TargetKinds: []strata.GroupKind{
 				{Group: hierarchy.CoreGroup, Kind: "Namespace"},
 				gw("GatewayClass"), gw("Gateway"), gw("HTTPRoute"), svc,
 			},
@@ -210,7 +211,7 @@ func (g *generator) declarations() {
 			Kind:        DirectKind,
 			Class:       policykind.Direct,
 			Managed:     true,
-			TargetKinds: []policykind.GroupKind{svc},
+			TargetKinds: []strata.GroupKind{svc},
 		}),
 	}
 }

@@ -79,8 +79,8 @@ func summary(t *testing.T, s *snapshot.Snapshot) runSummary {
 		t.Fatal(err)
 	}
 	out := runSummary{nodes: len(res.Graph.Nodes), problems: len(res.Graph.Problems), policyStatuses: len(res.Outcome.Policies), targets: len(res.Outcome.Targets)}
-	for _, e := range res.Effective {
-		for _, tg := range e.Targets {
+	for _, kr := range res.Kinds {
+		for _, tg := range kr.Effective.Targets {
 			out.contexts += len(tg.Contexts)
 		}
 	}

@@ -177,11 +177,11 @@ func TestSyntheticWorld(t *testing.T) {
 			// Both kinds have effective targets with contexts.
 			for i, k := range res.Kinds {
 				contexts := 0
-				for _, tg := range res.Effective[i].Targets {
+				for _, tg := range res.Kinds[i].Effective.Targets {
 					contexts += len(tg.Contexts)
 				}
-				if len(res.Effective[i].Targets) == 0 || contexts == 0 {
-					t.Errorf("%s: %d effective targets, %d contexts; want some", k.Kind, len(res.Effective[i].Targets), contexts)
+				if len(res.Kinds[i].Effective.Targets) == 0 || contexts == 0 {
+					t.Errorf("%s: %d effective targets, %d contexts; want some", k.Kind.Kind, len(res.Kinds[i].Effective.Targets), contexts)
 				}
 			}
 			if len(res.Outcome.Targets) == 0 {

@@ -34,6 +34,21 @@
 // Sinks turn a Result into status, EffectivePolicy objects or printed
 // answers; package query answers the discoverability questions.
 //
+// # Concurrency
+//
+// A Result is frozen once Run returns it (docs/layout.md, "Frozen once
+// built"): the topology is complete when it is built, the policies'
+// namespaces and the virtual objects they target included
+// (topology.Extra), and no later stage adds a node; every standing
+// (effective.Folded.Standing) is computed with the fold, not on first
+// read. So any number of goroutines may read one Result without locks,
+// sinks and package query included. Recompute does not change the result
+// it derives from: the new one shares its graph when the changed policies
+// need no new node, and otherwise gets an extended copy with the old
+// nodes at the same ids (topology.Graph.Extend). A caller may therefore
+// serve reads of the current result while the next one is computed
+// (TestResultConcurrentReads runs it under the race detector).
+//
 // # Embedding
 //
 // Another Gateway API implementation can compute effective policies and

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/crdschema"
@@ -32,18 +33,17 @@ type Options struct {
 	Lenient bool
 }
 
-// Result is everything the engine derives from a snapshot. Kinds, Policies,
-// Attachments and Effective are index-aligned per kind where noted.
+// Result is everything the engine derives from a snapshot. It is frozen
+// once returned: any number of goroutines may read it at once (doc.go,
+// "Concurrency").
 type Result struct {
 	Graph *topology.Graph
-	// Kinds sorted by group then kind.
-	Kinds []*policykind.Kind
-	// Policies sorted by kind, then namespace/name.
+	// Kinds holds what the engine derives for each policy kind, sorted
+	// by group then kind.
+	Kinds []*KindResult
+	// Policies of every kind, sorted by kind, then namespace/name.
 	Policies []*policykind.Policy
-	// Attachments and Effective, one per entry of Kinds.
-	Attachments []*attach.Result
-	Effective   []*effective.Result
-	Outcome     *outcome.Outcome
+	Outcome  *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
 	// Warnings are about the input as a whole and do not change the
@@ -51,27 +51,61 @@ type Result struct {
 	// policies are then not validated).
 	Warnings []error
 	// Scope is nil for a complete result. A result of RunScoped holds the
-	// nodes its question is about: Effective then has only the effective
-	// targets among them, and Outcome is nil.
+	// nodes its question is about: each kind's Effective then has only the
+	// effective targets among them, and Outcome is nil.
 	Scope []topology.NodeID
 
 	opts       Options
 	kindErrors []error
 	// schemas are the compiled schemas of the policy CRDs of the input,
 	// by kind.
-	schemas  map[policykind.GroupKind]*crdschema.CRD
-	byKind   [][]*policykind.Policy // per entry of Kinds
-	outcomes []*outcome.Outcome     // per entry of Kinds
+	schemas map[schema.GroupKind]*crdschema.CRD
+}
+
+// KindResult is what the engine derives for one policy kind: one struct
+// per kind, rather than lists that must stay aligned by index.
+type KindResult struct {
+	Kind *policykind.Kind
+	// Policies of the kind, sorted by namespace/name.
+	Policies []*policykind.Policy
+	// Attachments of the kind's policies. A kind of a value space
+	// (policykind.ValueSpace) holds its view of the space's attachments.
+	Attachments *attach.Result
+	// Effective policies of the kind. The kinds of a value space share
+	// one, which folds them all (Result.SharedWith).
+	Effective *effective.Result
+
+	// outcome is the status of the kind's policies and targets, joined
+	// into Result.Outcome; for a value space, held by its first kind
+	// (the others hold an empty one).
+	outcome *outcome.Outcome
 }
 
 // KindOf finds a kind by group and kind name, or nil.
 func (r *Result) KindOf(group, kind string) *policykind.Kind {
-	for _, k := range r.Kinds {
-		if k.Group == group && k.Kind == kind {
-			return k
+	if kr := r.Of(schema.GroupKind{Group: group, Kind: kind}); kr != nil {
+		return kr.Kind
+	}
+	return nil
+}
+
+// Of finds the result of a kind by its group and kind, or nil.
+func (r *Result) Of(gk schema.GroupKind) *KindResult {
+	for _, kr := range r.Kinds {
+		if kr.Kind.Key() == gk {
+			return kr
 		}
 	}
 	return nil
+}
+
+// PolicyKinds lists the kinds of Kinds, in order.
+func (r *Result) PolicyKinds() []*policykind.Kind {
+	out := make([]*policykind.Kind, len(r.Kinds))
+	for i, kr := range r.Kinds {
+		out[i] = kr.Kind
+	}
+	return out
 }
 
 // Run is the functional core: topology, attachment, effective policies and
@@ -100,9 +134,10 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 	if len(kindErrs) > 0 && !opts.Lenient {
 		return nil, errors.Join(kindErrs...)
 	}
-	res := &Result{Graph: topology.Build(s), Kinds: kinds, kindErrors: kindErrs, opts: opts}
+	res := &Result{kindErrors: kindErrs, opts: opts}
 	res.schemas, res.Warnings = schemas(s)
-	if err := res.run(s.Policies, nil, nil, scope); err != nil {
+	build := func(extra topology.Extra) *topology.Graph { return topology.BuildWith(s, extra) }
+	if err := res.run(kinds, s.Policies, topology.NewGrants(s.ReferenceGrants), build, nil, nil, scope); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -110,33 +145,46 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 
 // Recompute answers a change confined to the instances of some policy
 // kinds: policies holds the current instances of the kinds in dirty (all
-// of them; other kinds' instances are ignored). The topology and the
+// of them; other kinds' instances are ignored). The objects and the
 // declarations of r are kept, which the caller must know to be unchanged,
 // and the results of the other kinds are reused, so the cost is that of
 // the dirty kinds alone (docs/controller.md, "What a change recomputes").
-func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool) (*Result, error) {
+//
+// r is not changed, and may be read while Recompute runs: the new result
+// shares r's graph when the new policies need no node r's lacks (a
+// namespace, a virtual target), and otherwise gets an extended copy of it
+// (topology.Graph.Extend), with r's nodes at the same ids so that the
+// reused results still point at the right nodes.
+func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool) (*Result, error) {
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
-	res := &Result{Graph: r.Graph, Kinds: r.Kinds, kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
-	if err := res.run(policies, dirty, r, nil); err != nil {
+	res := &Result{kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
+	if err := res.run(r.PolicyKinds(), policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, nil); err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// run reads the policies and computes every kind, or, with prev, only the
-// dirty kinds; with scope (see RunScoped), only the effective targets in
-// the nodes it names, without outcome.
-func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policykind.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
+// run reads the policies of kinds, builds the graph with the nodes they
+// need (graph: Build's for Run, Extend's for Recompute; grants are the
+// ReferenceGrants it will hold), and computes every kind, or, with prev,
+// only the dirty kinds; with scope (see RunScoped), only the effective
+// targets in the nodes it names, without outcome.
+func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstructured, grants topology.Grants, graph func(topology.Extra) *topology.Graph, dirty map[schema.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
-	byKind := map[policykind.GroupKind][]*policykind.Policy{}
+	declared := make(map[schema.GroupKind]*policykind.Kind, len(kinds))
+	for _, k := range kinds {
+		declared[k.Key()] = k
+	}
+	byKind := map[schema.GroupKind][]*policykind.Policy{}
+	var extra topology.Extra
 	for _, u := range policies {
-		gk := policykind.GroupKind{Group: u.GroupVersionKind().Group, Kind: u.GetKind()}
+		gk := u.GroupVersionKind().GroupKind()
 		if prev != nil && !dirty[gk] {
 			continue
 		}
-		k := res.KindOf(gk.Group, gk.Kind)
+		k := declared[gk]
 		if k == nil {
 			err := fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
 			if !res.opts.Lenient {
@@ -148,20 +196,44 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 		byKind[gk] = append(byKind[gk], res.read(k, u))
 		// A policy's namespace exists even when nothing else in the input
 		// lives there, so a policy can always target its own namespace.
-		res.Graph.EnsureNamespace(u.GetNamespace())
+		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 	}
-	for i, k := range res.Kinds {
+	res.Kinds = make([]*KindResult, len(kinds))
+	for i, k := range kinds {
 		if prev != nil && !dirty[k.Key()] {
-			res.byKind = append(res.byKind, prev.byKind[i])
+			kr := *prev.Kinds[i] // reused, unless its value space is dirty
+			res.Kinds[i] = &kr
 			continue
 		}
 		ps := byKind[k.Key()]
 		sort.Slice(ps, func(i, j int) bool { return ps[i].ID() < ps[j].ID() })
-		res.byKind = append(res.byKind, ps)
+		res.Kinds[i] = &KindResult{Kind: k, Policies: ps}
 	}
-	for _, ps := range res.byKind {
-		res.Policies = append(res.Policies, ps...)
+	for _, kr := range res.Kinds {
+		res.Policies = append(res.Policies, kr.Policies...)
 	}
+	// The groups to compute, with their policies; the virtual objects
+	// they target are nodes of the graph from the start, in the order
+	// attachment meets them.
+	type group struct {
+		members []*KindResult
+		ps      []*policykind.Policy
+	}
+	var todo []group
+	for _, members := range res.folds() {
+		if prev != nil && !slices.ContainsFunc(members, func(kr *KindResult) bool { return dirty[kr.Kind.Key()] }) {
+			continue
+		}
+		var ps []*policykind.Policy
+		for _, kr := range members {
+			ps = append(ps, kr.Policies...)
+		}
+		todo = append(todo, group{members, ps})
+	}
+	for _, g := range todo {
+		extra.Virtual = append(extra.Virtual, attach.VirtualTargets(grants, g.ps)...)
+	}
+	res.Graph = graph(extra)
 	var in func(topology.NodeID) bool
 	if scope != nil {
 		if nodes := scope(res); nodes != nil {
@@ -173,39 +245,31 @@ func (res *Result) run(policies []*unstructured.Unstructured, dirty map[policyki
 			res.Scope = nodes
 		}
 	}
-	res.Attachments = make([]*attach.Result, len(res.Kinds))
-	res.Effective = make([]*effective.Result, len(res.Kinds))
-	res.outcomes = make([]*outcome.Outcome, len(res.Kinds))
-	for _, members := range res.folds() {
-		if prev != nil && !slices.ContainsFunc(members, func(i int) bool { return dirty[res.Kinds[i].Key()] }) {
-			for _, i := range members {
-				res.Attachments[i], res.Effective[i], res.outcomes[i] = prev.Attachments[i], prev.Effective[i], prev.outcomes[i]
-			}
-			continue
-		}
-		if err := res.compute(members, in); err != nil {
+	for _, g := range todo {
+		if err := res.compute(g.members, g.ps, in); err != nil {
 			return err
 		}
 	}
-	if in != nil {
-		res.outcomes = nil
-	}
 	if in == nil {
-		res.Outcome = outcome.Merge(res.Graph, res.outcomes...)
+		parts := make([]*outcome.Outcome, len(res.Kinds))
+		for i, kr := range res.Kinds {
+			parts[i] = kr.outcome
+		}
+		res.Outcome = outcome.Merge(res.Graph, parts...)
 	}
 	return nil
 }
 
-// folds groups the indexes of Kinds that fold together: each kind alone,
-// except the kinds of one value space (policykind.ValueSpace), which form
-// one group in rank order, at the place of its first kind.
-func (res *Result) folds() [][]int {
-	var out [][]int
+// folds groups the kinds that fold together: each kind alone, except
+// the kinds of one value space (policykind.ValueSpace), which form one
+// group in rank order, at the place of its first kind.
+func (res *Result) folds() [][]*KindResult {
+	var out [][]*KindResult
 	at := map[string]int{}
-	for i, k := range res.Kinds {
-		space := k.Space()
+	for _, kr := range res.Kinds {
+		space := kr.Kind.Space()
 		if space == "" {
-			out = append(out, []int{i})
+			out = append(out, []*KindResult{kr})
 			continue
 		}
 		j, ok := at[space]
@@ -214,27 +278,25 @@ func (res *Result) folds() [][]int {
 			at[space] = j
 			out = append(out, nil)
 		}
-		out[j] = append(out[j], i)
+		out[j] = append(out[j], kr)
 	}
 	for _, g := range out {
-		slices.SortStableFunc(g, func(a, b int) int { return res.Kinds[a].Rank() - res.Kinds[b].Rank() })
+		slices.SortStableFunc(g, func(a, b *KindResult) int { return a.Kind.Rank() - b.Kind.Rank() })
 	}
 	return out
 }
 
-// compute attaches the policies of a group of kinds that fold together
-// and computes their effective policies and outcome. A group of one kind
-// is the common case. For a value space every kind keeps its own
-// attachments (a view of the group's), and all of them share one
+// compute attaches the policies ps of a group of kinds that fold
+// together and computes their effective policies and outcome. A group of
+// one kind is the common case. For a value space every kind keeps its
+// own attachments (a view of the group's), and all of them share one
 // effective result and one outcome, held at the group's first kind, so
 // each policy's standing is the one the shared value gives it.
-func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
-	first := res.Kinds[members[0]]
-	var ps []*policykind.Policy
+func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in func(topology.NodeID) bool) error {
+	first := members[0].Kind
 	funcs := map[string]merge.Func{}
-	for _, i := range members {
-		ps = append(ps, res.byKind[i]...)
-		fs, err := res.opts.Registry.Funcs(res.Kinds[i])
+	for _, kr := range members {
+		fs, err := effective.Funcs(res.opts.Registry, kr.Kind)
 		if err != nil {
 			return err
 		}
@@ -246,16 +308,16 @@ func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
 	}
 	att := attach.Resolve(res.Graph, ps)
 	eff := effective.ComputeOnly(res.Graph, first, att, funcs, in)
-	for _, i := range members {
-		res.Attachments[i] = att
+	for _, kr := range members {
+		kr.Attachments = att
 		if len(members) > 1 {
-			res.Attachments[i] = att.Of(res.Kinds[i])
+			kr.Attachments = att.Of(kr.Kind)
 		}
-		res.Effective[i] = eff
-		res.outcomes[i] = &outcome.Outcome{}
+		kr.Effective = eff
+		kr.outcome = &outcome.Outcome{}
 	}
 	if in == nil {
-		res.outcomes[members[0]] = outcome.Compute(res.Graph, ps, []*attach.Result{att}, []*effective.Result{eff})
+		members[0].outcome = outcome.Compute(res.Graph, ps, []outcome.Input{{Attachments: att, Effective: eff}})
 	}
 	return nil
 }
@@ -265,7 +327,7 @@ func (res *Result) compute(members []int, in func(topology.NodeID) bool) error {
 // space), so that a listing shows a shared result once.
 func (r *Result) SharedWith(i int) int {
 	for j := range i {
-		if r.Effective[j] == r.Effective[i] {
+		if r.Kinds[j].Effective == r.Kinds[i].Effective {
 			return j
 		}
 	}
@@ -275,9 +337,9 @@ func (r *Result) SharedWith(i int) int {
 // schemas compiles the schemas of the snapshot's policy CRDs. A CRD
 // whose schema the API server would refuse is a warning, and its
 // policies are read unvalidated, as before there was a schema.
-func schemas(s *snapshot.Snapshot) (map[policykind.GroupKind]*crdschema.CRD, []error) {
+func schemas(s *snapshot.Snapshot) (map[schema.GroupKind]*crdschema.CRD, []error) {
 	var warns []error
-	out := map[policykind.GroupKind]*crdschema.CRD{}
+	out := map[schema.GroupKind]*crdschema.CRD{}
 	for _, u := range s.CRDs {
 		gk := policykind.DefinedKind(u)
 		if _, dup := out[gk]; dup {
@@ -370,7 +432,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		}
 		return policykind.Compile(d)
 	}
-	seen := map[policykind.GroupKind]string{}
+	seen := map[schema.GroupKind]string{}
 	var kinds []*policykind.Kind
 	for _, d := range s.Declarations {
 		k, err := compile(d)
@@ -392,7 +454,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
-		gk := policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
+		gk := schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}
 		if _, declared := seen[gk]; declared {
 			continue
 		}
@@ -407,7 +469,7 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 	}
 	// A kind's CRD, when known, bounds status.ancestors (status.Limit);
 	// the last CRD of a kind that declares a bound wins.
-	maxOf := map[policykind.GroupKind]int{}
+	maxOf := map[schema.GroupKind]int{}
 	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
 		if max, ok := policykind.AncestorsMaxItems(crd); ok {
 			maxOf[policykind.DefinedKind(crd)] = max

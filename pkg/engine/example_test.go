@@ -20,7 +20,7 @@ func ExampleRun() {
 	if err != nil {
 		panic(err)
 	}
-	for _, tg := range res.Effective[0].Targets {
+	for _, tg := range res.Kinds[0].Effective.Targets {
 		for _, ctx := range tg.Contexts {
 			var route string
 			for _, n := range ctx.Path {

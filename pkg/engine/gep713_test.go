@@ -25,7 +25,8 @@ func run(t *testing.T, example string) *engine.Result {
 // svc through the given Gateway and HTTPRoute ("g1 > r1 > b1").
 func contextVia(t *testing.T, res *engine.Result, gw, route, svc string) map[string]any {
 	t.Helper()
-	for _, e := range res.Effective {
+	for _, kr := range res.Kinds {
+		e := kr.Effective
 		for _, tg := range e.Targets {
 			if res.Graph.Node(tg.Node).Ref.Name != svc {
 				continue
@@ -193,16 +194,17 @@ func TestGEP713Example3(t *testing.T) {
 // The provenance of example 3's fourth context: p3 set light, p4 dark.
 func TestGEP713Example3Provenance(t *testing.T) {
 	res := run(t, "example-3")
-	for _, e := range res.Effective {
+	for _, kr := range res.Kinds {
+		e := kr.Effective
 		for _, tg := range e.Targets {
 			if res.Graph.Node(tg.Node).Ref.Name != "b2" {
 				continue
 			}
 			prov := tg.Contexts[0].Result.Prov
-			if prov["/colors/light"].Name != "p3" || prov["/colors/dark"].Name != "p4" {
+			if prov["/colors/light"].ID() != "default/p3" || prov["/colors/dark"].ID() != "default/p4" {
 				t.Errorf("provenance = %v", prov)
 			}
-			st, others, lost := tg.Contexts[0].Standing(prov["/colors/dark"])
+			st, others, lost := tg.Contexts[0].Standing(effective.PolicyOf(prov["/colors/dark"]))
 			if st != effective.PartiallyEnforced || !slices.Equal(others, []string{"default/p3"}) || !slices.Equal(lost, []string{"/colors/light"}) {
 				t.Errorf("p4 standing = %s %v %v", st, others, lost)
 			}

@@ -45,7 +45,7 @@ func ExampleRun_inMemory() {
 	if err != nil {
 		panic(err)
 	}
-	for _, tg := range res.Effective[0].Targets {
+	for _, tg := range res.Kinds[0].Effective.Targets {
 		for _, ctx := range tg.Contexts {
 			fmt.Printf("%s: request %v (%s), idle %v (%s)\n", res.Graph.Node(tg.Node).Ref,
 				ctx.Result.Values["request"], ctx.Result.Prov["/request"].ID(),

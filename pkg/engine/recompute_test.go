@@ -8,9 +8,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -65,7 +65,7 @@ spec:
 		}
 		colors = append(colors, p)
 	}
-	dirty := map[policykind.GroupKind]bool{{Group: "policies.controller.io", Kind: "ColorPolicy"}: true}
+	dirty := map[schema.GroupKind]bool{{Group: "policies.controller.io", Kind: "ColorPolicy"}: true}
 	// Recompute only sees ColorPolicies; TimeoutPolicies are reused.
 	got, err := prev.Recompute(colors, dirty)
 	if err != nil {
@@ -88,7 +88,7 @@ spec:
 			t.Errorf("%s differs:\nrecompute: %v\nrun:       %v", name, g, w)
 		}
 	}
-	if got.Effective[0] != prev.Effective[0] || got.Kinds[0].Kind != "TimeoutPolicy" {
+	if got.Kinds[0].Effective != prev.Kinds[0].Effective || got.Kinds[0].Kind.Kind != "TimeoutPolicy" {
 		t.Error("TimeoutPolicy results were recomputed, not reused")
 	}
 }

@@ -10,10 +10,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -339,22 +339,20 @@ func retryOnCheck(t *testing.T, route, cell string, placed []retryOnPlaced) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool {
-		return k.Group == "networking.example.io" && k.Kind == "RetryOnPolicy"
-	})
-	if ki < 0 {
+	kr := res.Of(schema.GroupKind{Group: "networking.example.io", Kind: "RetryOnPolicy"})
+	if kr == nil {
 		t.Fatal("RetryOnPolicy is not among the compiled kinds")
 	}
 	// A policy that failed to attach would make "the route's own value"
 	// cells pass for the wrong reason.
-	att := res.Attachments[ki]
+	att := kr.Attachments
 	for _, r := range att.Rejections {
 		t.Fatalf("policy %s not attached: %s: %s", r.Policy.ID(), r.Reason, r.Message)
 	}
 	if len(att.ByPolicy) != len(placed) {
 		t.Fatalf("%d policies attached, want %d", len(att.ByPolicy), len(placed))
 	}
-	tg := retryOnTarget(t, res, res.Effective[ki])
+	tg := retryOnTarget(t, res, kr.Effective)
 	wantCodes, wantBy := retryOnRouteCodes[route], "the HTTPRoute's own value"
 	if want != nil {
 		wantCodes, wantBy = want.codes(), "appns/"+want.name()

@@ -34,7 +34,7 @@ func TestRunScoped(t *testing.T) {
 		}
 		for i := range full.Kinds {
 			if got, want := dumpTargets(res, i, nil), dumpTargets(full, i, nil); got != want {
-				t.Errorf("%s differs:\n%s", full.Kinds[i].Kind, cmp.Diff(want, got))
+				t.Errorf("%s differs:\n%s", full.Kinds[i].Kind.Kind, cmp.Diff(want, got))
 			}
 		}
 	})
@@ -68,10 +68,10 @@ func TestRunScoped(t *testing.T) {
 	for i := range full.Kinds {
 		got, want := dumpTargets(res, i, nil), dumpTargets(full, i, in)
 		if got != want {
-			t.Errorf("%s differs (-Run +RunScoped):\n%s", full.Kinds[i].Kind, cmp.Diff(want, got))
+			t.Errorf("%s differs (-Run +RunScoped):\n%s", full.Kinds[i].Kind.Kind, cmp.Diff(want, got))
 		}
-		reached += len(res.Effective[i].Targets)
-		if d := cmp.Diff(len(full.Attachments[i].ByNode), len(res.Attachments[i].ByNode)); d != "" {
+		reached += len(res.Kinds[i].Effective.Targets)
+		if d := cmp.Diff(len(full.Kinds[i].Attachments.ByNode), len(res.Kinds[i].Attachments.ByNode)); d != "" {
 			t.Errorf("attachments differ: %s", d)
 		}
 	}
@@ -88,7 +88,7 @@ func TestRunScoped(t *testing.T) {
 func dumpTargets(res *engine.Result, i int, in func(topology.NodeID) bool) string {
 	g := res.Graph
 	var b strings.Builder
-	for _, tg := range res.Effective[i].Targets {
+	for _, tg := range res.Kinds[i].Effective.Targets {
 		if in != nil && !in(tg.Node) {
 			continue
 		}

@@ -126,7 +126,8 @@ spec:
 // per context.
 func effectiveOf(res *engine.Result, name string) []map[string]any {
 	var out []map[string]any
-	for _, e := range res.Effective {
+	for _, kr := range res.Kinds {
+		e := kr.Effective
 		for _, tg := range e.Targets {
 			if r := res.Graph.Node(tg.Node).Ref; r.Name+"#"+r.Section == name || r.Name == name && r.Section == "" {
 				for _, c := range tg.Contexts {
@@ -274,7 +275,8 @@ func TestMergeSemantics(t *testing.T) {
 			}
 			for ptr, want := range c.wantProv {
 				found := false
-				for _, e := range res.Effective {
+				for _, kr := range res.Kinds {
+					e := kr.Effective
 					for _, tg := range e.Targets {
 						for _, ctx := range tg.Contexts {
 							if p, ok := ctx.Result.Prov[ptr]; ok {

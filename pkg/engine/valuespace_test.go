@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
@@ -72,7 +73,8 @@ func fieldsOf(t *testing.T, res *engine.Result, name string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	n := 0
-	for i, e := range res.Effective {
+	for i, kr := range res.Kinds {
+		e := kr.Effective
 		if res.SharedWith(i) != i {
 			continue
 		}
@@ -84,7 +86,7 @@ func fieldsOf(t *testing.T, res *engine.Result, name string) map[string]string {
 				n++
 				for ptr, src := range c.Result.Prov {
 					v := fmt.Sprint(mustGet(c.Result.Values, ptr))
-					out[ptr] = v + " by " + src.Kind.Kind + " " + src.ID()
+					out[ptr] = v + " by " + effective.PolicyOf(src).Kind.Kind + " " + src.ID()
 				}
 			}
 		}
@@ -139,7 +141,7 @@ func TestValueSpace(t *testing.T) {
 	for _, c := range []struct{ policy, want string }{
 		{"infra/on-gw", "Overridden"}, {"infra/on-ns", "Enforced"}, {"infra/gw-only", "Enforced"},
 	} {
-		for _, tg := range res.Effective[0].Targets {
+		for _, tg := range res.Kinds[0].Effective.Targets {
 			if res.Graph.Node(tg.Node).Ref.Name != "gw" {
 				continue
 			}
@@ -156,8 +158,9 @@ func TestValueSpace(t *testing.T) {
 	if res.SharedWith(1) != 0 || res.SharedWith(2) != 0 {
 		t.Errorf("kinds of one value space share the first kind's result: %d, %d", res.SharedWith(1), res.SharedWith(2))
 	}
-	for i, k := range res.Kinds {
-		for p := range res.Attachments[i].ByPolicy {
+	for _, kr := range res.Kinds {
+		k := kr.Kind
+		for p := range kr.Attachments.ByPolicy {
 			if p.Kind != k {
 				t.Errorf("attachments of %s hold a %s", k.Kind, p.Kind.Kind)
 			}

@@ -38,7 +38,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 	note := func(p *policykind.Policy, at topology.NodeID, rel string) *affecting {
 		a := byPolicy[p]
 		if a == nil {
-			a = &affecting{a: &Affecting{Policy: policyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
+			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
 			byPolicy[p] = a
 		}
 		if relRank[rel] < relRank[a.a.Relation] {
@@ -49,7 +49,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 	}
 
 	for _, sc := range q.scope(n) {
-		k := res.Kinds[sc.kind]
+		k := res.Kinds[sc.kind].Kind
 		ke := KindEffect{GroupKind: groupKindOf(k), Class: string(k.Class), ValueSpace: q.valueSpace(sc.kind)}
 		for _, t := range sc.targets {
 			te := TargetEffect{Target: q.ref(t.node)}
@@ -84,15 +84,15 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 
 	// Policies attached here that reach no effective target yet, and
 	// targetRefs naming the object that did not attach.
-	for i := range res.Kinds {
+	for _, kr := range res.Kinds {
 		for _, o := range own {
-			for _, at := range res.Attachments[i].ByNode[o] {
+			for _, at := range kr.Attachments.ByNode[o] {
 				note(at.Policy, o, Attached)
 			}
 		}
-		for _, r := range res.Attachments[i].Rejections {
+		for _, r := range kr.Attachments.Rejections {
 			if r.Target.Object() == node.Ref.Object() && (node.Ref.Section == "" || r.Target.Section == node.Ref.Section) {
-				d.Rejected = append(d.Rejected, Rejection{Policy: policyRefOf(r.Policy), Field: r.Field, Reason: r.Reason, Message: r.Message})
+				d.Rejected = append(d.Rejected, Rejection{Policy: PolicyRefOf(r.Policy), Field: r.Field, Reason: r.Reason, Message: r.Message})
 			}
 		}
 	}
@@ -172,7 +172,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	for _, ptr := range ptrs {
 		src := ctx.Result.Prov[ptr]
 		v, _ := merge.Get(ctx.Result.Values, ptr)
-		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(src)}
+		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(effective.PolicyOf(src))}
 		hit := map[int]bool{}
 		relatedIn(leaves, ptr, func(i int) { hit[all[i].source] = true })
 		for i, s := range sources {
@@ -246,14 +246,14 @@ func comparePolicies(a, b *policykind.Policy) int {
 
 // valueSpace describes the value space kind i folds in, or nil.
 func (q *query) valueSpace(i int) *ValueSpace {
-	k := q.res.Kinds[i]
+	k := q.res.Kinds[i].Kind
 	if k.Space() == "" {
 		return nil
 	}
 	vs := &ValueSpace{Name: k.Space()}
 	for j, o := range q.res.Kinds {
 		if q.res.SharedWith(j) == i {
-			vs.Kinds = append(vs.Kinds, groupKindOf(o))
+			vs.Kinds = append(vs.Kinds, groupKindOf(o.Kind))
 		}
 	}
 	return vs

@@ -8,7 +8,6 @@ import (
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
@@ -74,8 +73,7 @@ func Map(res *engine.Result) *Diagram {
 			c := cluster(p.Namespace)
 			c.Nodes = append(c.Nodes, dn)
 		}
-		ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool { return k.Key() == p.Kind.Key() })
-		for _, a := range res.Attachments[ki].ByPolicy[p] {
+		for _, a := range res.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
 			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[a.Node]})
 		}
 	}

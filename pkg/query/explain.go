@@ -60,7 +60,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	present := map[string]bool{}
 	reached := false
 	for _, sc := range q.scope(n) {
-		k := res.Kinds[sc.kind]
+		k := res.Kinds[sc.kind].Kind
 		if only != nil && k.Key() != only.Key() {
 			continue
 		}
@@ -109,7 +109,7 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 		c.Value = value
 	}
 	for src := range winners {
-		c.SetBy = append(c.SetBy, sourceName(src))
+		c.SetBy = append(c.SetBy, sourceName(effective.PolicyOf(src)))
 	}
 	sort.Strings(c.SetBy)
 	by := strings.Join(c.SetBy, ", ")

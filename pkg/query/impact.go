@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -20,7 +21,7 @@ import (
 // are shared with res, so the cost is that of one kind. It needs nothing
 // but the run, so it answers alike for files and a live cluster.
 func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
-	return res.Recompute(instances(res, p, nil), map[policykind.GroupKind]bool{p.Kind.Key(): true})
+	return res.Recompute(instances(res, p, nil), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
 // Replacing recomputes a run as if policy p were replaced by the object u,
@@ -39,7 +40,7 @@ func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 	if u.GetName() != p.Name || u.GetNamespace() != p.Namespace {
 		return nil, fmt.Errorf("replacement %s: want the new version of %s %s (same namespace and name)", what, p.Kind.Kind, p.ID())
 	}
-	return res.Recompute(instances(res, p, u), map[policykind.GroupKind]bool{p.Kind.Key(): true})
+	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
 // instances lists the objects of p's kind with p left out, or replaced by
@@ -65,15 +66,15 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
-	for i, k := range before.Kinds {
+	for i, kr := range before.Kinds {
 		if before.SharedWith(i) != i {
 			continue // a value space's result is compared at its first kind
 		}
-		j := slices.IndexFunc(after.Kinds, func(o *policykind.Kind) bool { return o.Key() == k.Key() })
+		k := kr.Kind
 		var b, a *effective.Result
-		b = before.Effective[i]
-		if j >= 0 {
-			a = after.Effective[j]
+		b = kr.Effective
+		if akr := after.Of(k.Key()); akr != nil {
+			a = akr.Effective
 		}
 		if a == b {
 			continue
@@ -194,12 +195,12 @@ func diff(b, a *effective.Context) []FieldChange {
 // setBy names the source of the leaf at ptr, or of the leaf above it.
 func setBy(v merge.Value, ptr string) string {
 	if s, ok := v.Prov[ptr]; ok {
-		return sourceName(s)
+		return sourceName(effective.PolicyOf(s))
 	}
 	var names []string
 	for p, s := range v.Prov {
 		if related(p, ptr) {
-			names = append(names, sourceName(s))
+			names = append(names, sourceName(effective.PolicyOf(s)))
 		}
 	}
 	slices.Sort(names)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -38,7 +39,7 @@ func (f Filter) keeps(p *policykind.Policy) bool {
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	var kept []*policykind.Policy
-	kinds := map[policykind.GroupKind]bool{}
+	kinds := map[schema.GroupKind]bool{}
 	for _, p := range res.Policies {
 		if f.keeps(p) {
 			kept = append(kept, p)
@@ -57,13 +58,13 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // targets and contexts where they set a field in force (docs/merging.md:
 // a target is affected by a policy that set at least one field in at
 // least one context).
-func affected(res *engine.Result, kinds map[policykind.GroupKind]bool) map[*policykind.Policy]Count {
+func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	out := map[*policykind.Policy]Count{}
-	for i := range res.Kinds {
+	for i, kr := range res.Kinds {
 		if res.SharedWith(i) != i {
 			continue // a value space's result is counted at its first kind
 		}
-		for _, t := range res.Effective[i].Targets {
+		for _, t := range kr.Effective.Targets {
 			hit := map[*policykind.Policy]bool{}
 			for _, ctx := range t.Contexts {
 				done := map[*policykind.Policy]bool{}
@@ -96,14 +97,14 @@ func statusByPolicy(res *engine.Result) map[*policykind.Policy]*outcome.PolicySt
 }
 
 func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatus, c Count) PolicySummary {
-	s := PolicySummary{PolicyRef: policyRefOf(p), Class: string(p.Kind.Class), Managed: p.Kind.Managed, Targets: []string{}, Affects: c}
+	s := PolicySummary{PolicyRef: PolicyRefOf(p), Class: string(p.Kind.Class), Managed: p.Kind.Managed, Targets: []string{}, Affects: c}
 	if !p.Created.IsZero() {
 		s.Created = p.Created.UTC().Format(time.RFC3339)
 	}
 	if len(p.Kind.ReferencedBy) > 0 {
 		// Its targets are the objects that name it (spec.referencedBy).
-		if ki := slices.Index(res.Kinds, p.Kind); ki >= 0 {
-			for _, a := range res.Attachments[ki].ByPolicy[p] {
+		if kr := res.Of(p.Kind.Key()); kr != nil && kr.Kind == p.Kind {
+			for _, a := range kr.Attachments.ByPolicy[p] {
 				if a.Referral {
 					s.Targets = append(s.Targets, res.Graph.Node(a.Node).Ref.String()+" (referenced)")
 				}
@@ -183,8 +184,8 @@ func rollUp(ancestors []outcome.Ancestor) StatusSummary {
 // status, and every effective target whose stack holds it.
 func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription {
 	q := newQuery(res)
-	ki := slices.IndexFunc(res.Kinds, func(k *policykind.Kind) bool { return k.Key() == p.Kind.Key() })
-	affects := affected(res, map[policykind.GroupKind]bool{p.Kind.Key(): true})
+	kr := res.Of(p.Kind.Key())
+	affects := affected(res, map[schema.GroupKind]bool{p.Kind.Key(): true})
 	st := statusByPolicy(res)[p]
 	d := &PolicyDescription{
 		TypeMeta:   TypeMeta{APIVersion: APIVersion, Kind: KindPolicyDescription},
@@ -197,28 +198,28 @@ func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription
 	for _, b := range p.Blocks {
 		d.Blocks = append(d.Blocks, Block{Field: b.Field, Strategy: b.Strategy.String(), Values: b.Values})
 	}
-	if ki < 0 {
+	if kr == nil {
 		return d
 	}
-	for _, a := range res.Attachments[ki].ByPolicy[p] {
+	for _, a := range kr.Attachments.ByPolicy[p] {
 		d.AttachedTo = append(d.AttachedTo, q.ref(a.Node))
 	}
 	sortRefs(d.AttachedTo)
-	for _, r := range res.Attachments[ki].Rejections {
+	for _, r := range kr.Attachments.Rejections {
 		if r.Policy == p {
-			d.Rejected = append(d.Rejected, Rejection{Policy: policyRefOf(p), Field: r.Field, Reason: r.Reason, Message: r.Message})
+			d.Rejected = append(d.Rejected, Rejection{Policy: PolicyRefOf(p), Field: r.Field, Reason: r.Reason, Message: r.Message})
 		}
 	}
 	if st != nil {
 		for _, a := range st.Ancestors {
-			as := AncestorStatus{Ancestor: refOf(a.Ref)}
+			as := AncestorStatus{Ancestor: a.Ref.API()}
 			for _, c := range a.Conditions {
 				as.Conditions = append(as.Conditions, Condition{Type: c.Type, Status: string(c.Status), Reason: c.Reason, Message: c.Message})
 			}
 			d.Ancestors = append(d.Ancestors, as)
 		}
 	}
-	for _, t := range res.Effective[ki].Targets {
+	for _, t := range kr.Effective.Targets {
 		var r *Reach
 		for _, ctx := range t.Contexts {
 			if !slices.ContainsFunc(ctx.Entries, func(e *effective.Entry) bool { return e.Policy() == p }) {

@@ -40,8 +40,8 @@ func newQuery(res *engine.Result) *query {
 // targetOf finds the effective target of kind i at node n, or nil.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 	if q.targets[i] == nil {
-		m := make(map[topology.NodeID]*effective.Target, len(q.res.Effective[i].Targets))
-		for _, t := range q.res.Effective[i].Targets {
+		m := make(map[topology.NodeID]*effective.Target, len(q.res.Kinds[i].Effective.Targets))
+		for _, t := range q.res.Kinds[i].Effective.Targets {
 			m[t.Node] = t
 		}
 		q.targets[i] = m
@@ -112,7 +112,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 		if len(sc.targets) == 0 {
 			var candidates []*effective.Target
 			if isNS {
-				candidates = q.res.Effective[i].Targets
+				candidates = q.res.Kinds[i].Effective.Targets
 			} else {
 				if !belowDone {
 					below, belowDone = q.descendants(own), true
@@ -207,7 +207,7 @@ func (q *query) pathKey(path []topology.NodeID) string {
 	return b.String()
 }
 
-func (q *query) ref(n topology.NodeID) Ref { return refOf(q.g.Node(n).Ref) }
+func (q *query) ref(n topology.NodeID) Ref { return q.g.Node(n).Ref.API() }
 
 func (q *query) path(path []topology.NodeID) []Ref {
 	out := make([]Ref, len(path))
@@ -233,11 +233,8 @@ func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]a
 	return v
 }
 
-func refOf(r topology.Ref) Ref {
-	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
-}
-
-func policyRefOf(p *policykind.Policy) PolicyRef {
+// PolicyRefOf names a policy as the documents do.
+func PolicyRefOf(p *policykind.Policy) PolicyRef {
 	return PolicyRef{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
 }
 
@@ -264,16 +261,6 @@ func related(a, b string) bool { return a == b || under(a, b) || under(b, a) }
 // under reports whether pointer q lies strictly below p (merge.Below: a
 // key containing "[" is a sibling, not a list item).
 func under(q, p string) bool { return merge.Below(q, p) }
-
-// Key is the locator of a ref, as topology.Ref.Key.
-func (r Ref) Key() string {
-	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
-}
-
-// String is the short human form: Kind ns/name#section.
-func (r Ref) String() string {
-	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.String()
-}
 
 // ID is the policy's namespace/name.
 func (p PolicyRef) ID() string { return id(p.Namespace, p.Name) }

@@ -48,7 +48,7 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 		return KindName{Topology: gk}, nil
 	}
 	var found []*policykind.Kind
-	for _, k := range res.Kinds {
+	for _, k := range res.PolicyKinds() {
 		for _, n := range policyKindNames(k) {
 			if n == lower {
 				found = append(found, k)
@@ -84,7 +84,7 @@ func policyKindNames(k *policykind.Kind) []string {
 func knownKinds(res *engine.Result) []string {
 	out := []string{"gatewayclass (gc)", "gateway (gw)", "httproute (route)", "grpcroute", "tcproute", "tlsroute", "udproute", "service (svc)", "namespace (ns)"}
 	var policies []string
-	for _, k := range res.Kinds {
+	for _, k := range res.PolicyKinds() {
 		policies = append(policies, strings.ToLower(k.Kind))
 	}
 	sort.Strings(policies)

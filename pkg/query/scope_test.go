@@ -49,9 +49,6 @@ func TestScopedMatchesComplete(t *testing.T) {
 			scoped, narrowed := 0, 0
 			for id := range full.Graph.Nodes {
 				n := full.Graph.Node(topology.NodeID(id))
-				if n.Virtual {
-					continue
-				}
 				ref := n.Ref
 				var nodes []topology.NodeID
 				res, err := engine.RunScoped(w.s, engine.Options{}, func(r *engine.Result) []topology.NodeID {

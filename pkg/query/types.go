@@ -1,6 +1,7 @@
 package query
 
 import (
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -49,15 +50,10 @@ type TypeMeta struct {
 	Kind       string `json:"kind"`
 }
 
-// Ref names an object or one of its sections; the same fields as an
-// EffectivePolicy's refs.
-type Ref struct {
-	Group       string `json:"group"`
-	Kind        string `json:"kind"`
-	Namespace   string `json:"namespace,omitempty"`
-	Name        string `json:"name"`
-	SectionName string `json:"sectionName,omitempty"`
-}
+// Ref names an object or one of its sections: EffectivePolicy's Ref, so
+// a ref reads the same in every document Strata prints or writes
+// (topology.Ref.API converts a node's).
+type Ref = strata.Ref
 
 // PolicyRef names a policy object.
 type PolicyRef struct {
@@ -67,11 +63,8 @@ type PolicyRef struct {
 	Name      string `json:"name"`
 }
 
-// GroupKind names a policy kind.
-type GroupKind struct {
-	Group string `json:"group"`
-	Kind  string `json:"kind"`
-}
+// GroupKind names a policy kind: PolicyKind's GroupKind.
+type GroupKind = strata.GroupKind
 
 // Subject is what a KIND/NAME argument names: a node of the topology (an
 // object or a section), or a policy.
@@ -120,6 +113,11 @@ type Affecting struct {
 	// each (Enforced, PartiallyEnforced, Overridden, Conflicted); empty
 	// when it reaches no effective target.
 	Results map[string]int `json:"results,omitempty"`
+	// Withheld says the policy kind withholds what became of its
+	// policies from readers who cannot read them (PolicyKind
+	// spec.visibility: Kind): Results is empty because it is not told,
+	// not because nothing is reached.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // Rejection is a targetRef that could not attach, with the status reason.

@@ -1,7 +1,6 @@
 {{/*
-Templates use only text/template and the functions include, printf, trunc,
-trimSuffix, contains, toYaml, nindent and quote, so that config/chart_test.go
-can render the chart without Helm.
+Helm renders the chart in tests too (hack/chart, helm.sh/helm/v3 as a
+library), so templates may use any of Helm's functions.
 */}}
 
 {{/* The name of every object of the release. */}}
@@ -24,4 +23,23 @@ app.kubernetes.io/component: controller
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* The controller's ServiceAccount: the chart's, or an existing one. */}}
+{{- define "strata.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}
+{{- default (include "strata.fullname" .) .Values.serviceAccount.name -}}
+{{- else -}}
+{{- required "serviceAccount.name is required when serviceAccount.create is false: the chart binds the controller's ClusterRole and leader election Role to it" .Values.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/* repository@digest when a digest pins the image, else repository:tag. */}}
+{{- define "strata.image" -}}
+{{- $repo := required "image.repository is required" .Values.image.repository -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" $repo .Values.image.digest -}}
+{{- else -}}
+{{- printf "%s:%s" $repo (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
 {{- end -}}

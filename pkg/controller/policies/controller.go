@@ -26,7 +26,6 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -51,9 +50,11 @@ type Options struct {
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
 	// EffectivePolicies makes the controller keep an EffectivePolicy object
-	// next to every namespaced effective target of a managed kind. Off by
-	// default: one object per target and change is exactly the fanout
-	// GEP-713 warns about.
+	// next to every namespaced effective target of a managed kind: how a
+	// reader of the target who may not read the policies learns what
+	// affects it (docs/controller.md). `strata controller` turns it on
+	// unless --effective-policies=false; the fanout is one object per
+	// target, written only when it changes, and bounded in size.
 	EffectivePolicies bool
 }
 
@@ -87,7 +88,7 @@ type Controller struct {
 	limiter *rate.Limiter
 
 	mu      sync.Mutex
-	desired map[targetKey]*unstructured.Unstructured // fragment per target; nil = not affected
+	desired map[targetKey]*status.Fragment // per target; nil = not affected
 	owned   status.Owned
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
@@ -133,7 +134,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		cache:   mgr.GetCache(),
 		mapper:  mgr.GetRESTMapper(),
 		log:     mgr.GetLogger().WithName("strata"),
-		desired: map[targetKey]*unstructured.Unstructured{},
+		desired: map[targetKey]*status.Fragment{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[schema.GroupKind]bool{},
 		full:    true,
@@ -344,9 +345,9 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 // reconcileKinds recomputes the dirty policy kinds only.
 func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, dirty map[schema.GroupKind]bool) error {
 	var policies []*unstructured.Unstructured
-	dirtyKinds := map[policykind.GroupKind]bool{}
+	dirtyKinds := map[schema.GroupKind]bool{}
 	for gk := range dirty {
-		dirtyKinds[policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}] = true
+		dirtyKinds[gk] = true
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(c.kinds[gk].GroupVersion().WithKind(gk.Kind + "List"))
 		if err := c.cache.List(ctx, l); err != nil {
@@ -388,26 +389,25 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 // write sends what differs: status of the policies (of the given kinds;
 // nil: all), and queues the given target objects whose Strata part
 // differs. With all, the desired state of targets not listed is dropped.
-func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[policykind.GroupKind]bool, keys []targetKey, all bool) error {
+func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[schema.GroupKind]bool, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
-	owned := status.OwnedBy(res.Kinds)
-	limits := map[policykind.GroupKind]int{}
-	for _, k := range res.Kinds {
+	owned := status.OwnedBy(res.PolicyKinds())
+	limits := map[schema.GroupKind]int{}
+	for _, k := range res.PolicyKinds() {
 		limits[k.Key()] = status.Limit(k)
 	}
-	for _, desired := range status.Policies(res, now) {
-		gvk := desired.GroupVersionKind()
-		if kinds != nil && !kinds[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}] {
+	for _, ps := range status.Ancestors(res, now) {
+		if kinds != nil && !kinds[ps.Policy.Kind.Key()] {
 			continue
 		}
-		if err := c.writePolicy(ctx, desired, owned.Controllers, limits[policykind.GroupKind{Group: gvk.Group, Kind: gvk.Kind}]); err != nil {
+		if err := c.writePolicy(ctx, ps, owned.Controllers, limits[ps.Policy.Kind.Key()], now); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	fragments := map[targetKey]*unstructured.Unstructured{}
-	for _, f := range status.Targets(res, now) {
-		fragments[targetKey{GVK: f.GroupVersionKind(), NamespacedName: types.NamespacedName{Namespace: f.GetNamespace(), Name: f.GetName()}}] = f
+	fragments := map[targetKey]*status.Fragment{}
+	for _, f := range status.Fragments(res, now) {
+		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()
 	for k, v := range owned.Types {
@@ -417,7 +417,7 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 		c.owned.Controllers = setOr(c.owned.Controllers, k, v)
 	}
 	if all {
-		c.desired = map[targetKey]*unstructured.Unstructured{}
+		c.desired = map[targetKey]*status.Fragment{}
 	}
 	ownedNow := c.owned
 	c.mu.Unlock()
@@ -458,48 +458,23 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[po
 // retry, rate limited, with a full run on the fresher cache.
 //
 // limit is the most entries the policy's CRD accepts (status.Limit).
-// status.Policies fitted Strata's entries to the room other controllers'
+// status.Ancestors fitted Strata's entries to the room other controllers'
 // entries left in the snapshot; when they have since taken more, cutting
 // the list could drop exactly the entries that report problems, so the
 // write is retried on a fresher cache instead.
-func (c *Controller) writePolicy(ctx context.Context, desired *unstructured.Unstructured, ours map[string]bool, limit int) error {
+func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ours map[string]bool, limit int, now metav1.Time) error {
 	current := &unstructured.Unstructured{}
-	current.SetGroupVersionKind(desired.GroupVersionKind())
-	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(desired), current); err != nil {
+	current.SetGroupVersionKind(ps.Policy.Object.GroupVersionKind())
+	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(ps.Policy.Object), current); err != nil {
 		return client.IgnoreNotFound(err)
 	}
 	// Strata's entries from the engine, everyone else's as stored now (the
 	// snapshot the engine saw may be older than another controller's
-	// latest write).
-	mine := func(e any) bool {
-		m, ok := e.(map[string]any)
-		return ok && ours[str(m["controllerName"])]
-	}
-	desiredList, _, _ := unstructured.NestedSlice(desired.Object, "status", "ancestors")
+	// latest write); the stored lastTransitionTime of unchanged conditions
+	// is kept, even if the snapshot the engine saw predates Strata's last
+	// write.
 	have, _, _ := unstructured.NestedSlice(current.Object, "status", "ancestors")
-	var want []any
-	for _, e := range have {
-		if !mine(e) {
-			want = append(want, e)
-		}
-	}
-	theirs := len(want)
-	for _, e := range desiredList {
-		if !mine(e) {
-			continue
-		}
-		// Keep the stored lastTransitionTime of unchanged conditions, even
-		// if the snapshot the engine saw predates Strata's last write.
-		m := e.(map[string]any)
-		for _, h := range have {
-			hm, ok := h.(map[string]any)
-			if ok && mine(h) && equality.Semantic.DeepEqual(hm["ancestorRef"], m["ancestorRef"]) {
-				hc, _ := hm["conditions"].([]any)
-				m["conditions"] = status.Retime(m["conditions"].([]any), hc)
-			}
-		}
-		want = append(want, m)
-	}
+	want, theirs := status.MergeAncestors(have, ps.Ancestors, func(name string) bool { return ours[name] }, now)
 	if limit <= 0 {
 		limit = status.MaxAncestors
 	}
@@ -606,8 +581,6 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }
-
-func str(v any) string { s, _ := v.(string); return s }
 
 func setOr(m map[string]bool, k string, v bool) map[string]bool {
 	if m == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -12,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
@@ -23,18 +25,29 @@ const ManagedByLabel = "strata.dev/managed-by"
 var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepolicy.Kind)
 
 // desiredEffectivePolicies are the EffectivePolicy objects of a run: one
-// per namespaced, non-virtual effective target of a managed kind, owned by
-// the target object so that it goes when the target goes. Kinds Strata
-// does not manage are left out: an EffectivePolicy names a controller, and
-// Strata must not speak for another implementation.
+// per namespaced, non-virtual effective target of a managed kind, in the
+// target's namespace, owned by the target object so that it goes when the
+// target goes. Kinds Strata does not manage are left out: an
+// EffectivePolicy names a controller, and Strata must not speak for
+// another implementation. Each kind is published as its visibility allows
+// (withhold), and each object is bounded in size (bound).
+//
+// They are how a reader who may read the target but not the policies
+// learns GEP-713's *that*, *which* and *what* ("The discoverability
+// problem": Ana cannot read the RetryPolicy in her namespace): the
+// objects are readable by every holder of the namespace's view role
+// (config/rbac/effectivepolicy_viewer_role.yaml aggregates to it).
 func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
 	managed := map[schema.GroupKind]bool{}
-	for _, k := range res.Kinds {
+	visibility := map[schema.GroupKind]policykind.Visibility{}
+	for _, k := range res.PolicyKinds() {
 		if k.Managed {
-			managed[schema.GroupKind{Group: k.Group, Kind: k.Kind}] = true
+			managed[k.Key()] = true
+			visibility[k.Key()] = k.Visibility
 		}
 	}
 	var out []*effectivepolicy.EffectivePolicy
+	at := attachmentsOf(res)
 	for _, ep := range effectivepolicy.Build(res) {
 		var kept []effectivepolicy.KindPolicies
 		for _, kp := range ep.Policies {
@@ -54,6 +67,11 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 			continue // virtual targets have no object to own the policy
 		}
 		ep.Policies = kept
+		at.fill(ep)
+		for i, kp := range ep.Policies {
+			ep.Policies[i] = withhold(kp, visibility[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}])
+		}
+		ep.Policies = bound(ep.Policies)
 		ep.Labels[ManagedByLabel] = "strata"
 		gvk := res.Graph.Node(owner).Ref
 		ep.OwnerReferences = []metav1.OwnerReference{{
@@ -64,7 +82,25 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 		}}
 		out = append(out, ep)
 	}
+	disambiguate(out)
 	return out
+}
+
+// disambiguate renames objects whose targets of different kinds share a
+// namespace and name (an HTTPRoute and the Service behind it, both
+// "baker"): each of them is named <name>.<kind, lower case>, so that one
+// target's record never overwrites another's (which would also write on
+// every run). Other objects keep their target's name.
+func disambiguate(eps []*effectivepolicy.EffectivePolicy) {
+	n := map[client.ObjectKey]int{}
+	for _, ep := range eps {
+		n[client.ObjectKeyFromObject(ep)]++
+	}
+	for _, ep := range eps {
+		if n[client.ObjectKeyFromObject(ep)] > 1 {
+			ep.Name += "." + strings.ToLower(ep.Target.Kind)
+		}
+	}
 }
 
 // writeEffectivePolicies creates, updates and deletes Strata's
@@ -126,7 +162,7 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 // targetObjectRef is the ref of the object an EffectivePolicy's target is
 // (or is a section of).
 func targetObjectRef(t effectivepolicy.Ref) topology.Ref {
-	return topology.Ref{Group: t.Group, Kind: t.Kind, Namespace: t.Namespace, Name: t.Name}
+	return topology.FromAPI(t).Object()
 }
 
 // apiVersionOf is the apiVersion for an owner reference to obj.
@@ -138,4 +174,11 @@ func apiVersionOf(obj client.Object, group string) string {
 		return "v1"
 	}
 	return group + "/v1"
+}
+
+// Records are the EffectivePolicy objects the controller publishes for a
+// run: what a reader of each target's namespace may learn of the policies
+// affecting it (for tests and tools that answer from them offline).
+func Records(res *engine.Result) []*effectivepolicy.EffectivePolicy {
+	return desiredEffectivePolicies(res)
 }

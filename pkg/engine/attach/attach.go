@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -17,10 +18,11 @@ import (
 )
 
 // Reasons of a rejected target reference, from GEP-713's Accepted
-// condition (001, "Conditions: On Policy objects").
+// condition (001, "Conditions: On Policy objects"), as Gateway API
+// defines them.
 const (
-	ReasonTargetNotFound = "TargetNotFound"
-	ReasonInvalid        = "Invalid"
+	ReasonTargetNotFound = string(gwv1.PolicyReasonTargetNotFound)
+	ReasonInvalid        = string(gwv1.PolicyReasonInvalid)
 )
 
 // Attachment is a policy attached to a node.
@@ -65,7 +67,9 @@ type Result struct {
 
 // Resolve attaches the valid policies of one kind to the graph. Policies
 // with Invalid set are not attached; their targets are reported as
-// rejections so they still get a status.
+// rejections so they still get a status. The graph is only read: it must
+// hold the virtual objects the policies target (VirtualTargets), as
+// engine.Run builds it.
 func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
 	refs := referrals(g, policies)
@@ -214,80 +218,141 @@ func declared(p *policykind.Policy, t policykind.TargetRef) topology.Ref {
 	return r
 }
 
-func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
+// checked is a targetRef that passed the checks that need no graph:
+// the ref it names, and how to find its nodes.
+type checked struct {
+	gk      schema.GroupKind
+	info    hierarchy.KindInfo
+	target  topology.Ref
+	virtual bool
+	// sel, when set, selects the targets by label (crossNS says which
+	// of them the policy may not refer to).
+	sel    labels.Selector
+	p      *policykind.Policy
+	grants topology.Grants
+}
+
+// crossNS reports whether r is in another namespace than the policy and
+// no ReferenceGrant lets the policy refer to it (Memorandum "Cross
+// namespace references"). Targeting another Namespace is one too.
+func (c *checked) crossNS(r topology.Ref) bool {
+	p := c.p
+	if p.Namespace == "" {
+		return false
+	}
+	policyGK := p.Kind.Key()
+	if c.gk == hierarchy.NamespaceKind {
+		return r.Name != p.Namespace && !c.grants.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
+	}
+	return r.Namespace != "" && r.Namespace != p.Namespace && !c.grants.Granted(policyGK, p.Namespace, r.Object())
+}
+
+// rejection of targetRef t of p, naming the field at fault.
+func rejection(p *policykind.Policy, t policykind.TargetRef, target topology.Ref, reason, field, format string, a ...any) *Rejection {
+	return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
+}
+
+// check validates a targetRef against its policy's kind, the hierarchy
+// and the ReferenceGrants, none of which needs the graph: so the virtual
+// objects a policy names are known before the graph is built
+// (VirtualTargets), and resolveRef then only looks nodes up.
+func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef) (checked, *Rejection) {
 	k := p.Kind
 	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
 	target := declared(p, t)
-	reject := func(reason, field, format string, a ...any) *Rejection {
-		return &Rejection{Policy: p, Field: t.Field, Target: target, Reason: reason, Message: fmt.Sprintf("%s: %s", field, fmt.Sprintf(format, a...))}
+	reject := func(reason, field, format string, a ...any) (checked, *Rejection) {
+		return checked{}, rejection(p, t, target, reason, field, format, a...)
 	}
-	if !k.AllowsTarget(policykind.GroupKind{Group: t.Group, Kind: t.Kind}) {
+	if !k.AllowsTarget(gk) {
 		allowed := make([]string, len(k.TargetKinds))
 		for i, tk := range k.TargetKinds {
 			allowed[i] = tk.String()
 		}
-		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not a target kind of %s (allowed: %s)", gk, k.Kind, strings.Join(allowed, ", "))
+		return reject(ReasonInvalid, t.Field+".kind", "%s is not a target kind of %s (allowed: %s)", gk, k.Kind, strings.Join(allowed, ", "))
 	}
 	info, modelled := hierarchy.Kinds[gk]
 	virtual := !hierarchy.IsKnownGroup(gk.Group)
 	if !modelled && !virtual {
-		return nil, reject(ReasonInvalid, t.Field+".kind", "%s is not part of Strata's hierarchy", gk)
+		return reject(ReasonInvalid, t.Field+".kind", "%s is not part of Strata's hierarchy", gk)
 	}
 	if modelled && !info.Namespaced && t.Namespace != "" {
-		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is cluster-scoped", gk)
+		return reject(ReasonInvalid, t.Field+".namespace", "%s is cluster-scoped", gk)
 	}
 	if (virtual || info.Namespaced) && p.Namespace == "" && t.Namespace == "" {
-		return nil, reject(ReasonInvalid, t.Field+".namespace", "required: the policy is cluster-scoped and %s is namespaced", gk)
+		return reject(ReasonInvalid, t.Field+".namespace", "required: the policy is cluster-scoped and %s is namespaced", gk)
 	}
 	if t.Section != "" && (virtual || info.Section == "") {
-		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s has no named sections", gk)
+		return reject(ReasonInvalid, t.Field+".sectionName", "%s has no named sections", gk)
 	}
-	// Cross-namespace targets need a ReferenceGrant (Memorandum "Cross
-	// namespace references"). Targeting another Namespace is one too.
-	policyGK := schema.GroupKind{Group: k.Group, Kind: k.Kind}
-	crossNS := func(r topology.Ref) bool {
-		if p.Namespace == "" {
-			return false
-		}
-		if gk == hierarchy.NamespaceKind {
-			return r.Name != p.Namespace && !g.Granted(policyGK, p.Namespace, topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Name, Name: r.Name})
-		}
-		return r.Namespace != "" && r.Namespace != p.Namespace && !g.Granted(policyGK, p.Namespace, r.Object())
-	}
+	c := checked{gk: gk, info: info, target: target, virtual: virtual, p: p, grants: grants}
 	if t.Selector != nil {
 		if virtual {
-			return nil, reject(ReasonInvalid, t.Field+".selector", "virtual kinds cannot be selected by labels")
+			return reject(ReasonInvalid, t.Field+".selector", "virtual kinds cannot be selected by labels")
 		}
 		sel, err := metav1.LabelSelectorAsSelector(t.Selector)
 		if err != nil {
-			return nil, reject(ReasonInvalid, t.Field+".selector", "%v", err)
+			return reject(ReasonInvalid, t.Field+".selector", "%v", err)
 		}
-		return selectNodes(g, gk, info, target, t.Section, sel, crossNS), nil
+		c.sel = sel
+		return c, nil
 	}
-	if crossNS(target) {
+	if c.crossNS(target) {
 		where := target.Namespace
 		if gk == hierarchy.NamespaceKind {
 			where = target.Name
 		}
-		return nil, reject(ReasonInvalid, t.Field+".namespace", "%s is in another namespace and no ReferenceGrant in namespace %s allows %s from namespace %s to refer to it", target.Object(), where, k.Kind, p.Namespace)
+		return reject(ReasonInvalid, t.Field+".namespace", "%s is in another namespace and no ReferenceGrant in namespace %s allows %s from namespace %s to refer to it", target.Object(), where, k.Kind, p.Namespace)
 	}
-	if virtual {
-		return []topology.NodeID{g.AddVirtual(target)}, nil
+	return c, nil
+}
+
+// VirtualTargets lists the virtual objects (GEP-713 "Targeting virtual
+// types") the valid policies' targetRefs would attach to, in the order
+// Resolve meets them, for the graph to hold them from the start
+// (topology.Extra): Resolve only finds nodes, it adds none.
+func VirtualTargets(grants topology.Grants, policies []*policykind.Policy) []topology.Ref {
+	var out []topology.Ref
+	for _, p := range policies {
+		if len(p.Invalid) > 0 {
+			continue
+		}
+		for _, t := range p.TargetRefs {
+			if hierarchy.IsKnownGroup(t.Group) {
+				continue // not virtual: no need to check it twice
+			}
+			if c, rej := check(grants, p, t); rej == nil && c.virtual {
+				out = append(out, c.target)
+			}
+		}
+	}
+	return out
+}
+
+func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
+	c, rej := check(g.Grants(), p, t)
+	if rej != nil {
+		return nil, rej
+	}
+	target, info := c.target, c.info
+	if c.sel != nil {
+		return selectNodes(g, c.gk, info, target, t.Section, c.sel, c.crossNS), nil
 	}
 	id := g.Lookup(target.Object())
 	if id == topology.None {
-		return nil, reject(ReasonTargetNotFound, t.Field, "%s not found", target.Object())
+		// A virtual target is missing only when the graph was built
+		// without VirtualTargets' answer for these policies.
+		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field, "%s not found", target.Object())
 	}
-	if t.Section == "" {
+	if c.virtual || t.Section == "" {
 		return []topology.NodeID{id}, nil
 	}
 	n := g.Node(id)
 	if n.Ambiguous[t.Section] {
-		return nil, reject(ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
+		return nil, rejection(p, t, target, ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
 	}
 	sec, ok := n.Sections[t.Section]
 	if !ok {
-		return nil, reject(ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
+		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
 	}
 	return []topology.NodeID{sec}, nil
 }

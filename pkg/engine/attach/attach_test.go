@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -225,7 +226,7 @@ func TestResolve(t *testing.T) {
 		{
 			name: "kind not allowed by the declaration",
 			decl: func(s *policykind.Spec) {
-				s.TargetKinds = []policykind.GroupKind{{Group: gwGroup, Kind: "Gateway"}}
+				s.TargetKinds = []strata.GroupKind{{Group: gwGroup, Kind: "Gateway"}}
 			},
 			policies: []*unstructured.Unstructured{policy("app", "p", 0, targets(ref(gwGroup, "HTTPRoute", "r")))},
 			rejections: []rejection{{policy: "app/p", field: "spec.targetRefs[0]", reason: attach.ReasonInvalid,
@@ -426,6 +427,7 @@ func TestResolve(t *testing.T) {
 			for _, u := range tc.policies {
 				ps = append(ps, k.Read(u))
 			}
+			g = g.Extend(topology.Extra{Virtual: attach.VirtualTargets(g.Grants(), ps)})
 			res := attach.Resolve(g, ps)
 
 			got := map[string][]string{}
@@ -481,14 +483,28 @@ func fmtRejections(rs []attach.Rejection) string {
 	return b.String()
 }
 
+// TestResolveVirtualNode: the virtual objects policies target are known
+// before the graph is built (VirtualTargets), become leaf roots of it, and
+// Resolve attaches to them without adding nodes.
 func TestResolveVirtualNode(t *testing.T) {
-	g := world()
+	base := world()
 	k := compile(t, declaration(nil))
 	p := k.Read(policy("app", "p", 0, targets(ref("dns.example.com", "FQDN", "api"))))
+	q := k.Read(policy("app", "q", 0, targets(ref("dns.example.com", "FQDN", "api"))))
+	ps := []*policykind.Policy{p, q}
+	virtual := attach.VirtualTargets(base.Grants(), ps)
+	api := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "app", Name: "api"}
+	if !slices.Equal(virtual, []topology.Ref{api, api}) {
+		t.Fatalf("VirtualTargets = %v", virtual)
+	}
+	g := base.Extend(topology.Extra{Virtual: virtual})
+	if len(g.Nodes) != len(base.Nodes)+1 {
+		t.Fatalf("nodes %d -> %d, want one virtual node", len(base.Nodes), len(g.Nodes))
+	}
 	before := len(g.Nodes)
-	res := attach.Resolve(g, []*policykind.Policy{p})
-	if len(g.Nodes) != before+1 {
-		t.Fatalf("nodes %d -> %d, want one virtual node added", before, len(g.Nodes))
+	res := attach.Resolve(g, ps)
+	if len(g.Nodes) != before {
+		t.Fatalf("Resolve added nodes: %d -> %d", before, len(g.Nodes))
 	}
 	as := res.ByPolicy[p]
 	if len(as) != 1 {
@@ -502,10 +518,13 @@ func TestResolveVirtualNode(t *testing.T) {
 		t.Errorf("ByKind(FQDN) = %v", got)
 	}
 	// A second policy on the same virtual target shares the node.
-	q := k.Read(policy("app", "q", 0, targets(ref("dns.example.com", "FQDN", "api"))))
-	res = attach.Resolve(g, []*policykind.Policy{p, q})
-	if len(g.Nodes) != before+1 || res.ByPolicy[q][0].Node != as[0].Node {
+	if res.ByPolicy[q][0].Node != as[0].Node {
 		t.Errorf("second policy did not reuse the virtual node")
+	}
+	// Without the virtual node, the target is not found (and none is made).
+	res = attach.Resolve(base, ps)
+	if len(res.ByPolicy[p]) != 0 || len(res.Rejections) != 2 || res.Rejections[0].Reason != attach.ReasonTargetNotFound {
+		t.Errorf("on a graph without the virtual node: %+v, %+v", res.ByPolicy, res.Rejections)
 	}
 }
 

@@ -116,12 +116,12 @@ func compute(t *testing.T, in func(topology.NodeID) bool, docs ...string) (*engi
 	if len(res.Kinds) != 1 {
 		t.Fatalf("kinds = %d, want 1", len(res.Kinds))
 	}
-	k := res.Kinds[0]
-	funcs, err := merge.DefaultRegistry().Funcs(k)
+	k := res.Kinds[0].Kind
+	funcs, err := effective.Funcs(merge.DefaultRegistry(), k)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res, effective.ComputeOnly(res.Graph, k, res.Attachments[0], funcs, in)
+	return res, effective.ComputeOnly(res.Graph, k, res.Kinds[0].Attachments, funcs, in)
 }
 
 // contextView is a context as the tests compare it: its path and stack by
@@ -333,7 +333,7 @@ func TestTargetFields(t *testing.T) {
 					t.Errorf("/timeout set by %q, want %q", got, c.prov)
 				}
 			}
-			if v := effective.TargetValues(res.Graph, res.Kinds[0], tg.Node); !reflect.DeepEqual(v, map[string]any{"timeout": "7s"}) {
+			if v := effective.TargetValues(res.Graph, res.Kinds[0].Kind, tg.Node); !reflect.DeepEqual(v, map[string]any{"timeout": "7s"}) {
 				t.Errorf("TargetValues = %v, want the route's timeout", v)
 			}
 		})

@@ -29,10 +29,19 @@ type Entry struct {
 // Policy of the entry.
 func (e *Entry) Policy() *policykind.Policy { return e.Attachment.Policy }
 
+// PolicyOf is the policy that set a value (the merge.Source the engine
+// gives merge, opaque to it), or nil for the target object's own field.
+func PolicyOf(s merge.Source) *policykind.Policy {
+	p, _ := s.(*policykind.Policy)
+	return p
+}
+
 // Folded is the merged result of one stack of entries (the stack folded,
 // not to be confused with package outcome, the status). Contexts with the
-// same stack share one Folded. Its lazily filled caches make it unsafe
-// for concurrent use; a Result belongs to one goroutine at a time.
+// same stack share one Folded. It is complete when the computation
+// returns it: the standing of every policy of its stack is computed then,
+// not on first read, so that any number of goroutines may read a Result
+// at once without locks (docs/layout.md, "Frozen once built").
 type Folded struct {
 	// Result is the effective spec proper and who set each leaf.
 	Result merge.Value
@@ -46,10 +55,9 @@ type Folded struct {
 	// so that a policy setting no field is still known to be superseded.
 	replaced map[*policykind.Policy]*policykind.Policy
 
-	owned     map[*policykind.Policy][]string // lazily, by Standing
-	keys      []string                        // Result.Prov's pointers sorted, lazily, by Standing
+	owned     map[*policykind.Policy][]string // Result.Prov's pointers by source
+	keys      []string                        // Result.Prov's pointers, sorted
 	standings map[*policykind.Policy]standingResult
-	leaves    map[*policykind.Policy][]string // shared by a computation's outcomes
 }
 
 // Context is one path from a root of the DAG to an effective target, with
@@ -163,7 +171,7 @@ func (c *computer) targets() []topology.NodeID {
 	}
 	effGK := map[schema.GroupKind]bool{}
 	for _, e := range effs {
-		effGK[e.Schema()] = true
+		effGK[e] = true
 	}
 	reached := make([]bool, len(g.Nodes))
 	var queue []topology.NodeID
@@ -267,11 +275,11 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 			ctx.Folded = o
 			return ctx
 		}
-		ctx.Folded = c.fold(entries, nil)
+		ctx.Folded = c.freeze(c.fold(entries, nil), entries)
 		c.memo[key] = ctx.Folded
 		return ctx
 	}
-	ctx.Folded = c.fold(entries, obj)
+	ctx.Folded = c.freeze(c.fold(entries, obj), entries)
 	return ctx
 }
 
@@ -370,7 +378,8 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Folded {
 		return &Folded{}
 	}
 	Order(entries)
-	return newComputer(nil, nil, nil, funcs).fold(entries, nil)
+	c := newComputer(nil, nil, nil, funcs)
+	return c.freeze(c.fold(entries, nil), entries)
 }
 
 // fold reduces a stack to one value, walking from the least specific entry
@@ -392,7 +401,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 	} else {
 		acc = &immutable{c: c, acc: entries[0].Value, lockedSet: map[string]bool{}}
 	}
-	out := &Folded{leaves: c.leaves}
+	out := &Folded{}
 	first := entries[0]
 	acc.lock(first)
 	// live are the policies whose value is still in acc as a whole or in

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/merge"
@@ -32,8 +34,8 @@ func TestFoldInPlace(t *testing.T) {
 	}
 	for name, s := range worlds {
 		t.Run(name, func(t *testing.T) {
-			g := topology.Build(s)
-			byKind := map[policykind.GroupKind][]*policykind.Policy{}
+			var extra topology.Extra
+			byKind := map[schema.GroupKind][]*policykind.Policy{}
 			var kinds []*policykind.Kind
 			for _, d := range s.Declarations {
 				k, err := policykind.Compile(d)
@@ -46,12 +48,13 @@ func TestFoldInPlace(t *testing.T) {
 				for _, k := range kinds {
 					if k.Kind == u.GetKind() {
 						byKind[k.Key()] = append(byKind[k.Key()], k.Read(u))
-						g.EnsureNamespace(u.GetNamespace())
+						extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 					}
 				}
 			}
+			g := topology.BuildWith(s, extra)
 			for _, k := range kinds {
-				funcs, err := merge.DefaultRegistry().Funcs(k)
+				funcs, err := Funcs(merge.DefaultRegistry(), k)
 				if err != nil {
 					t.Fatal(err)
 				}

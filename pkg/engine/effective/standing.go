@@ -29,18 +29,16 @@ const (
 // pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
 // ... have been superseded, with the references to all other related
 // metaresources").
+//
+// The standings of the stack's policies were computed with the fold
+// (freeze); Standing only reads, so a Folded may be read by many
+// goroutines at once. A policy not in the stack is classified on the
+// spot, without keeping the answer.
 func (o *Folded) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
-	// Folded values are shared by every context with the same stack, so the
-	// answer is computed once per outcome and policy.
 	if r, ok := o.standings[p]; ok {
 		return r.st, r.others, r.lost
 	}
-	st, others, lost = o.standing(p)
-	if o.standings == nil {
-		o.standings = map[*policykind.Policy]standingResult{}
-	}
-	o.standings[p] = standingResult{st, others, lost}
-	return st, others, lost
+	return o.standing(p, nil)
 }
 
 type standingResult struct {
@@ -48,13 +46,43 @@ type standingResult struct {
 	others, lost []string
 }
 
-func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []string) {
+// freeze completes a Folded before anyone else reads it: the standing of
+// every policy of its stack, in stack order (the order outcome asks for
+// them), once per Folded however many contexts share it, with the indexes
+// they need (the pointers by source, sorted; the chains of replacements
+// followed to their end). The leaves of each policy are computed once per
+// computation (c.leaves).
+func (c *computer) freeze(o *Folded, entries []*Entry) *Folded {
+	o.standings = make(map[*policykind.Policy]standingResult, len(entries))
+	for _, e := range entries {
+		p := e.Policy()
+		if _, done := o.standings[p]; done {
+			continue
+		}
+		st, others, lost := o.standing(p, c.leaves)
+		o.standings[p] = standingResult{st, others, lost}
+	}
+	return o
+}
+
+// standing classifies p (see Standing). With leaves (freeze, while the
+// Folded is being built) it caches each policy's leaves there, keeps the
+// indexes it builds in o and compresses replacement chains; without, it
+// writes nothing.
+func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]string) (st Standing, others, lost []string) {
 	if w, conflicted := o.Conflicted[p]; conflicted {
 		return Conflicted, []string{w.ID()}, nil
 	}
-	owners := o.owners()
-	leaves := o.leavesOf(p)
-	if len(leaves) == 0 {
+	building := leaves != nil
+	owners := o.owned
+	if owners == nil {
+		owners = bySource(o.Result.Prov)
+		if building {
+			o.owned = owners
+		}
+	}
+	pl := leavesOf(p, leaves)
+	if len(pl) == 0 {
 		// A policy that sets no field loses none, yet it is superseded as
 		// a whole when a more specific spec replaces it (an atomic merge,
 		// None on a more specific target): Overridden, as Envoy Gateway
@@ -64,9 +92,15 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 		}
 		return Enforced, nil, nil
 	}
-	keys := o.sortedKeys()
+	keys := o.keys
+	if keys == nil {
+		keys = sortedKeys(o.Result.Prov)
+		if building {
+			o.keys = keys
+		}
+	}
 	prov := o.Result.Prov
-	for _, ptr := range leaves {
+	for _, ptr := range pl {
 		if !o.covers(keys, p, ptr) {
 			lost = append(lost, ptr)
 		}
@@ -80,7 +114,8 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 	// every lost one (cubic with thousands of policies on one target,
 	// issue 11 "No cliffs").
 	found := map[*policykind.Policy]bool{}
-	add := func(q *policykind.Policy) {
+	add := func(s merge.Source) {
+		q := PolicyOf(s)
 		if q != p && q != nil && !found[q] {
 			found[q] = true
 			others = append(others, q.ID())
@@ -104,8 +139,8 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 		// replaced p's, or whoever replaced that one in turn (one name,
 		// not every policy in force: naming them all made thousands of
 		// atomic policies on one target quadratic, issue 11 "No cliffs").
-		if by, ok := o.replacer(p); ok {
-			return standingOf(len(lost), len(leaves)), []string{by.ID()}, lost
+		if by, ok := o.replacer(p, building); ok {
+			return standingOf(len(lost), len(pl)), []string{by.ID()}, lost
 		}
 		for q := range owners {
 			if q != p && q != nil {
@@ -114,7 +149,7 @@ func (o *Folded) standing(p *policykind.Policy) (st Standing, others, lost []str
 		}
 	}
 	sort.Strings(others)
-	return standingOf(len(lost), len(leaves)), others, lost
+	return standingOf(len(lost), len(pl)), others, lost
 }
 
 // standingOf is Overridden when every field is lost, else
@@ -127,9 +162,10 @@ func standingOf(lost, leaves int) Standing {
 }
 
 // replacer follows replaced from p to the policy whose spec took the
-// place of p's and was not replaced in turn, compressing the chain so that
-// a stack of n atomic replacements costs O(n) over all its policies.
-func (o *Folded) replacer(p *policykind.Policy) (*policykind.Policy, bool) {
+// place of p's and was not replaced in turn. While the Folded is built
+// (compress) it compresses the chain, so that a stack of n atomic
+// replacements costs O(n) over all its policies; after, it only reads.
+func (o *Folded) replacer(p *policykind.Policy, compress bool) (*policykind.Policy, bool) {
 	by, ok := o.replaced[p]
 	if !ok {
 		return nil, false
@@ -143,9 +179,11 @@ func (o *Folded) replacer(p *policykind.Policy) (*policykind.Policy, bool) {
 		chain = append(chain, by)
 		by = next
 	}
-	o.replaced[p] = by
-	for _, q := range chain {
-		o.replaced[q] = by
+	if compress {
+		o.replaced[p] = by
+		for _, q := range chain {
+			o.replaced[q] = by
+		}
 	}
 	return by, true
 }
@@ -153,28 +191,37 @@ func (o *Folded) replacer(p *policykind.Policy) (*policykind.Policy, bool) {
 // Contributes reports whether p set at least one field of the result: the
 // test for "affected by" (GEP-713 Examples 2 and 3: a target is affected
 // by the policies whose settings reach it in some context).
-func (o *Folded) Contributes(p *policykind.Policy) bool { return len(o.owners()[p]) > 0 }
-
-func (o *Folded) owners() map[*policykind.Policy][]string {
+func (o *Folded) Contributes(p *policykind.Policy) bool {
 	if o.owned == nil {
-		o.owned = map[*policykind.Policy][]string{}
-		for ptr, s := range o.Result.Prov {
-			o.owned[s] = append(o.owned[s], ptr)
+		for _, s := range o.Result.Prov {
+			if s == p {
+				return true
+			}
 		}
+		return false
 	}
-	return o.owned
+	return len(o.owned[p]) > 0
+}
+
+// bySource indexes a result's pointers by the policy that set them.
+func bySource(prov map[string]merge.Source) map[*policykind.Policy][]string {
+	out := map[*policykind.Policy][]string{}
+	for ptr, s := range prov {
+		out[PolicyOf(s)] = append(out[PolicyOf(s)], ptr)
+	}
+	return out
 }
 
 // leavesOf is Leaves, computed once per policy for all the outcomes of one
-// computation.
-func (o *Folded) leavesOf(p *policykind.Policy) []string {
-	if o.leaves == nil {
+// computation when given its cache.
+func leavesOf(p *policykind.Policy, cache map[*policykind.Policy][]string) []string {
+	if cache == nil {
 		return Leaves(p)
 	}
-	l, ok := o.leaves[p]
+	l, ok := cache[p]
 	if !ok {
 		l = Leaves(p)
-		o.leaves[p] = l
+		cache[p] = l
 	}
 	return l
 }
@@ -218,14 +265,12 @@ func below(keys []string, ptr string, fn func(string)) {
 	}
 }
 
-// sortedKeys is the result's pointers, sorted, computed once per outcome.
-func (o *Folded) sortedKeys() []string {
-	if o.keys == nil {
-		o.keys = make([]string, 0, len(o.Result.Prov))
-		for k := range o.Result.Prov {
-			o.keys = append(o.keys, k)
-		}
-		slices.Sort(o.keys)
+// sortedKeys is a result's pointers, sorted.
+func sortedKeys(prov map[string]merge.Source) []string {
+	keys := make([]string, 0, len(prov))
+	for k := range prov {
+		keys = append(keys, k)
 	}
-	return o.keys
+	slices.Sort(keys)
+	return keys
 }

@@ -6,8 +6,6 @@ import (
 	"reflect"
 	"sort"
 	"testing"
-
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
 // TestAccMatchesImmutable folds random stacks both ways, in place (Acc)
@@ -17,9 +15,9 @@ import (
 // replaced by objects and back, pointers locked and later replaced.
 func TestAccMatchesImmutable(t *testing.T) {
 	keys := []string{"a", "b", "c", "x/y", "t~"}
-	srcs := make([]*policykind.Policy, 6)
+	srcs := make([]*testSource, 6)
 	for i := range srcs {
-		srcs[i] = &policykind.Policy{Name: fmt.Sprintf("p%d", i)}
+		srcs[i] = &testSource{Name: fmt.Sprintf("p%d", i)}
 	}
 	// Half the seeds have no nulls, so that values stay in normal form
 	// and AtomicDefaults grafts in place.
@@ -88,3 +86,8 @@ func TestAccMatchesImmutable(t *testing.T) {
 		}
 	}
 }
+
+// testSource is an opaque Source for the tests of this package.
+type testSource struct{ Name string }
+
+func (s *testSource) ID() string { return s.Name }

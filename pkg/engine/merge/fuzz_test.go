@@ -133,7 +133,7 @@ func nameOf(s merge.Source) string {
 	if s == nil {
 		return "<object>"
 	}
-	return s.Name
+	return s.ID()
 }
 
 // duplicateKeys reports whether some object in a JSON document names a

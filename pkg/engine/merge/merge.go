@@ -6,14 +6,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
-// Source is who set a value: a policy, or nil for the target object's own
+// Source is who set a value, opaque to merge: it is stored in provenance
+// and compared, never looked into, so merge knows nothing of policy kinds
+// (the engine's sources are its policies). nil is the target object's own
 // field (the most specific default, 001 "Interactions between defaults,
-// overrides, and field values").
-type Source = *policykind.Policy
+// overrides, and field values"). ID names a source for people: in
+// messages, examples and tests.
+type Source interface{ ID() string }
 
 // Value is a spec proper with the source of every leaf. Leaves are scalars,
 // lists and empty objects (001 "Merging into existing spec fields": lists
@@ -70,23 +71,32 @@ func DefaultRegistry() Registry {
 	return Registry{"mergeByKey": MergeByKey}
 }
 
-// Funcs resolves the merge function of every atomicity a kind supports.
-func (r Registry) Funcs(k *policykind.Kind) (map[string]Func, error) {
-	out := map[string]Func{policykind.Atomic: Atomic, policykind.Patch: Patch}
-	names := make([]string, 0, len(k.Custom))
-	for n := range k.Custom {
+// Custom is a custom atomicity: the name of a registered merge function
+// and its parameters (a PolicyKind's spec.strategies.custom entry, given
+// by the caller: merge knows nothing of policy kinds).
+type Custom struct {
+	Function   string
+	Parameters map[string]string
+}
+
+// Funcs resolves custom atomicities, by name, to their merge functions.
+// Atomic and Patch are built in and not among them.
+func (r Registry) Funcs(custom map[string]Custom) (map[string]Func, error) {
+	out := make(map[string]Func, len(custom))
+	names := make([]string, 0, len(custom))
+	for n := range custom {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		c := k.Custom[n]
+		c := custom[n]
 		f, ok := r[c.Function]
 		if !ok {
-			return nil, fmt.Errorf("kind %s: custom strategy %s: merge function %q is not registered", k.Kind, n, c.Function)
+			return nil, fmt.Errorf("custom strategy %s: merge function %q is not registered", n, c.Function)
 		}
 		fn, err := f(c.Parameters)
 		if err != nil {
-			return nil, fmt.Errorf("kind %s: custom strategy %s: %w", k.Kind, n, err)
+			return nil, fmt.Errorf("custom strategy %s: %w", n, err)
 		}
 		out[n] = fn
 	}

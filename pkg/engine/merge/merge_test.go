@@ -8,14 +8,19 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/pkg/engine/merge"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
+
+// source is a test's opaque merge.Source: merge only stores and compares
+// sources, so any comparable value with an ID will do.
+type source struct{ Name string }
+
+func (s *source) ID() string { return s.Name }
 
 // Sources, named for messages.
 var (
-	p1 = &policykind.Policy{Name: "p1"}
-	p2 = &policykind.Policy{Name: "p2"}
-	p3 = &policykind.Policy{Name: "p3"}
+	p1 = &source{Name: "p1"}
+	p2 = &source{Name: "p2"}
+	p3 = &source{Name: "p3"}
 )
 
 // obj parses a JSON object literal; tests write values as JSON.
@@ -36,7 +41,7 @@ func provNames(prov map[string]merge.Source) map[string]string {
 		if s == nil {
 			out[p] = "<object>"
 		} else {
-			out[p] = s.Name
+			out[p] = s.ID()
 		}
 	}
 	return out
@@ -516,29 +521,18 @@ func TestRestoreItems(t *testing.T) {
 }
 
 func TestRegistryFuncs(t *testing.T) {
-	compile := func(custom ...policykind.CustomStrategy) *policykind.Kind {
-		t.Helper()
-		d := &policykind.Declaration{Spec: policykind.Spec{Group: "example.com", Kind: "K", Strategies: policykind.Strategies{Custom: custom}}}
-		k, err := policykind.Compile(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
 	r := merge.DefaultRegistry()
-	funcs, err := r.Funcs(compile(policykind.CustomStrategy{Name: "RuleMerge", Function: "mergeByKey", Parameters: map[string]string{"key": "name"}}))
+	funcs, err := r.Funcs(map[string]merge.Custom{"RuleMerge": {Function: "mergeByKey", Parameters: map[string]string{"key": "name"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{policykind.Atomic, policykind.Patch, "RuleMerge"} {
-		if funcs[name] == nil {
-			t.Errorf("no func for %s", name)
-		}
+	if funcs["RuleMerge"] == nil {
+		t.Errorf("no func for RuleMerge")
 	}
-	if _, err := r.Funcs(compile(policykind.CustomStrategy{Name: "RuleMerge", Function: "nope"})); err == nil || !strings.Contains(err.Error(), `"nope" is not registered`) {
+	if _, err := r.Funcs(map[string]merge.Custom{"RuleMerge": {Function: "nope"}}); err == nil || !strings.Contains(err.Error(), `"nope" is not registered`) {
 		t.Errorf("unregistered function: err = %v", err)
 	}
-	if _, err := r.Funcs(compile(policykind.CustomStrategy{Name: "RuleMerge", Function: "mergeByKey"})); err == nil || !strings.Contains(err.Error(), "key is required") {
+	if _, err := r.Funcs(map[string]merge.Custom{"RuleMerge": {Function: "mergeByKey"}}); err == nil || !strings.Contains(err.Error(), "key is required") {
 		t.Errorf("missing parameter: err = %v", err)
 	}
 }
@@ -574,7 +568,7 @@ func TestBelow(t *testing.T) {
 // TestPatchKeepsKeysWithBrackets: replacing list /l leaves the source of
 // sibling key "l[0]" alone.
 func TestPatchKeepsKeysWithBrackets(t *testing.T) {
-	gw, route := &policykind.Policy{Name: "gw"}, &policykind.Policy{Name: "route"}
+	gw, route := &source{Name: "gw"}, &source{Name: "route"}
 	got := merge.Patch(merge.Of(map[string]any{"l": "gw", "l[0]": "gw", "x.y": "gw"}, gw), merge.Of(map[string]any{"l": "route"}, route))
 	want := map[string]merge.Source{"/l": route, "/l[0]": gw, "/x.y": gw}
 	if len(got.Prov) != len(want) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -16,15 +17,17 @@ import (
 )
 
 // Condition types and reasons on policies (GEP-713 "Metaresource status";
-// 001 "Conditions: On Policy objects").
+// 001 "Conditions: On Policy objects"). Accepted and its reasons are
+// Gateway API's (PolicyConditionAccepted, PolicyReason*); the others are
+// Strata's own.
 const (
-	Accepted          = "Accepted"
+	Accepted          = string(gwv1.PolicyConditionAccepted)
 	Enforced          = "Enforced"
 	PartiallyEnforced = "PartiallyEnforced"
 	Overridden        = "Overridden"
 
-	ReasonAccepted       = "Accepted"
-	ReasonConflicted     = "Conflicted"
+	ReasonAccepted       = string(gwv1.PolicyReasonAccepted)
+	ReasonConflicted     = string(gwv1.PolicyReasonConflicted)
 	ReasonInvalid        = attach.ReasonInvalid
 	ReasonTargetNotFound = attach.ReasonTargetNotFound
 	ReasonEnforced       = "Enforced"
@@ -117,9 +120,16 @@ type tally struct {
 	noTargets                     bool
 }
 
+// Input is what Compute reads of one kind (or of the kinds of one value
+// space, which fold together): its attachments and effective policies.
+type Input struct {
+	Attachments *attach.Result
+	Effective   *effective.Result
+}
+
 // Compute derives the status of every policy and affected target from the
-// attachment and effective results of each kind (same order).
-func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Result, results []*effective.Result) *Outcome {
+// attachments and effective policies of each kind.
+func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
 	tallies := map[*policykind.Policy]map[topology.Ref]*tally{}
 	get := func(p *policykind.Policy, ref topology.Ref) *tally {
 		m := tallies[p]
@@ -135,9 +145,10 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 		return t
 	}
 	out := &Outcome{}
-	for i, res := range results {
+	for _, in := range kinds {
+		res, att := in.Effective, in.Attachments
 		seen := map[*attach.Attachment]bool{}
-		at := attachedAt(atts[i])
+		at := attachedAt(att)
 		for _, tg := range res.Targets {
 			// Per kind: the kinds of a value space share one result.
 			affecting := map[*policykind.Kind]map[string]bool{}
@@ -214,14 +225,14 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 			scope string
 		}
 		conflicts := map[nodeScope]map[*policykind.Policy]*policykind.Policy{}
-		for p, as := range atts[i].ByPolicy {
+		for p, as := range att.ByPolicy {
 			for _, a := range as {
 				if !seen[a] {
 					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
 					key := nodeScope{a.Node, a.Scope}
 					c, ok := conflicts[key]
 					if !ok {
-						c = effective.Conflicts(g, res.Kind, atts[i], a.Node, a.Scope)
+						c = effective.Conflicts(g, res.Kind, att, a.Node, a.Scope)
 						conflicts[key] = c
 					}
 					if w, lost := c[p]; lost {
@@ -235,7 +246,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, atts []*attach.Re
 				}
 			}
 		}
-		for _, r := range atts[i].Rejections {
+		for _, r := range att.Rejections {
 			t := get(r.Policy, r.Target)
 			if t.rejectReason == "" || r.Reason == ReasonInvalid {
 				t.rejectReason = r.Reason

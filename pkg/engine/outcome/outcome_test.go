@@ -10,10 +10,7 @@ import (
 
 	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/attach"
-	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
 // world: Gateway gw (listeners http and admin) and Gateway edge; routes
@@ -127,11 +124,11 @@ const (
 func run(t *testing.T, docs ...string) (*engine.Result, *outcome.Outcome) {
 	t.Helper()
 	res := enginetest.RunYAML(t, docs...)
-	var effs []*effective.Result
-	for i := range res.Kinds {
-		effs = append(effs, res.Effective[i])
+	var kinds []outcome.Input
+	for _, kr := range res.Kinds {
+		kinds = append(kinds, outcome.Input{Attachments: kr.Attachments, Effective: kr.Effective})
 	}
-	return res, outcome.Compute(res.Graph, res.Policies, res.Attachments, effs)
+	return res, outcome.Compute(res.Graph, res.Policies, kinds)
 }
 
 // conds renders conditions one a line: Type=Status Reason gen: message.
@@ -406,14 +403,8 @@ func TestMerge(t *testing.T) {
 		pol("Beta", "web", "b2", "01", fmt.Sprintf(toRoute, "other"), "  defaults: {a: b2}"),
 	)
 	var parts []*outcome.Outcome
-	for i, k := range res.Kinds {
-		var ps []*policykind.Policy
-		for _, p := range res.Policies {
-			if p.Kind == k {
-				ps = append(ps, p)
-			}
-		}
-		parts = append(parts, outcome.Compute(res.Graph, ps, []*attach.Result{res.Attachments[i]}, []*effective.Result{res.Effective[i]}))
+	for _, kr := range res.Kinds {
+		parts = append(parts, outcome.Compute(res.Graph, kr.Policies, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}}))
 	}
 	merged := outcome.Merge(res.Graph, parts...)
 	if !reflect.DeepEqual(merged, whole) {

@@ -15,13 +15,13 @@ type (
 	// Spec describes one policy kind.
 	Spec           = strata.PolicyKindSpec
 	Class          = strata.Class
-	GroupKind      = strata.GroupKind
 	Strategies     = strata.Strategies
 	CustomStrategy = strata.CustomStrategy
 	Fields         = strata.Fields
 	ValueSpace     = strata.ValueSpace
 	ContextScope   = strata.ContextScope
 	ReferenceField = strata.ReferenceField
+	Visibility     = strata.Visibility
 )
 
 // Classes and context scopes, as the API package defines them.
@@ -30,6 +30,10 @@ const (
 	Inherited     = strata.Inherited
 	ContextPath   = strata.ContextPath
 	ContextTarget = strata.ContextTarget
+
+	VisibilitySettings = strata.VisibilitySettings
+	VisibilityNames    = strata.VisibilityNames
+	VisibilityKind     = strata.VisibilityKind
 )
 
 // Group, Version and kind of declaration objects.

@@ -9,6 +9,9 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
@@ -85,20 +88,24 @@ type Kind struct {
 	// PolicyAncestorStatus entries the API server accepts.
 	MaxAncestors int
 
-	specPath  []string
-	effective []GroupKind
+	specPath []string
+	// The declaration's kinds as the engine keys kinds (schema.GroupKind),
+	// converted once, here: targets (spec.targetKinds) and effective
+	// (EffectiveTargetKind or EffectiveTargetKinds).
+	targets   []schema.GroupKind
+	effective []schema.GroupKind
 }
 
 // Key is the kind's group/kind, the key of a kind in maps.
-func (k *Kind) Key() GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
+func (k *Kind) Key() schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
 
 // EffectiveKinds returns the effective target kinds (EffectiveTargetKind
 // or EffectiveTargetKinds), or nil when the declared targets are the
 // effective ones.
-func (k *Kind) EffectiveKinds() []GroupKind { return k.effective }
+func (k *Kind) EffectiveKinds() []schema.GroupKind { return k.effective }
 
 // IsEffective reports whether gk is one of the effective target kinds.
-func (k *Kind) IsEffective(gk GroupKind) bool { return slices.Contains(k.effective, gk) }
+func (k *Kind) IsEffective(gk schema.GroupKind) bool { return slices.Contains(k.effective, gk) }
 
 // MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
 // combine into one ordering key.
@@ -121,8 +128,8 @@ func (k *Kind) Rank() int {
 }
 
 // AllowsTarget reports whether a policy of this kind may target gk.
-func (k *Kind) AllowsTarget(gk GroupKind) bool {
-	return len(k.TargetKinds) == 0 || slices.Contains(k.TargetKinds, gk)
+func (k *Kind) AllowsTarget(gk schema.GroupKind) bool {
+	return len(k.targets) == 0 || slices.Contains(k.targets, gk)
 }
 
 // SpecPath is the path of the spec from the object root, as fields
@@ -178,7 +185,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		if len(effs) > 0 {
 			bad("spec.effectiveTargetKinds", "set this or spec.effectiveTargetKind, not both")
 		}
-		effs = []GroupKind{*e}
+		effs = []strata.GroupKind{*e}
 		effField = func(int) string { return "spec.effectiveTargetKind" }
 	}
 	effsOK := true
@@ -221,7 +228,7 @@ func Compile(d *Declaration) (*Kind, error) {
 	}
 	for i, r := range s.ReferencedBy {
 		field := fmt.Sprintf("spec.referencedBy[%d]", i)
-		gk := GroupKind{Group: r.Group, Kind: r.Kind}
+		gk := strata.GroupKind{Group: r.Group, Kind: r.Kind}
 		if _, modelled := hierarchy.Kinds[gk.Schema()]; !modelled {
 			bad(field, "%s is not a kind of Strata's hierarchy; only its objects are read for references", gk)
 		} else if !(len(s.TargetKinds) == 0 || slices.Contains(s.TargetKinds, gk)) {
@@ -230,6 +237,13 @@ func Compile(d *Declaration) (*Kind, error) {
 		if err := checkPath(r.Field, false); err != nil {
 			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
 		}
+	}
+	// An empty visibility stays empty (Settings): compiled kinds are
+	// printed, and a default written here would show in every one.
+	switch s.Visibility {
+	case "", VisibilitySettings, VisibilityNames, VisibilityKind:
+	default:
+		bad("spec.visibility", "%q is not Settings, Names or Kind", s.Visibility)
 	}
 	switch s.Contexts {
 	case "":
@@ -280,7 +294,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		if len(s.TargetKinds) == 1 {
 			tk := s.TargetKinds[0]
 			s.EffectiveTargetKind = &tk
-			effs = []GroupKind{tk}
+			effs = []strata.GroupKind{tk}
 		}
 	} else if len(s.Strategies.Supported) == 0 && s.Strategies.Default == "" && len(s.Strategies.Custom) == 0 && declaredIsEffective(&s) {
 		// GEP-713 "Merge strategies": "Metaresource kinds that do not
@@ -334,7 +348,8 @@ func Compile(d *Declaration) (*Kind, error) {
 		return nil, fmt.Errorf("PolicyKind %s: %w", d.Name, err)
 	}
 	k.Spec = s
-	k.effective = slices.Clone(effs)
+	k.targets = schemaKinds(k.TargetKinds)
+	k.effective = schemaKinds(effs)
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
 }
@@ -350,11 +365,23 @@ func declaredIsEffective(s *Spec) bool {
 // the effective kind e: e is t, or t is above e in the hierarchy (a
 // Namespace holds only namespaced kinds). Kinds outside the hierarchy
 // (virtual kinds, or ones checkKind refuses) are not judged.
-func reachesAny(t GroupKind, effs []GroupKind) bool {
-	return slices.ContainsFunc(effs, func(e GroupKind) bool { return reaches(t, e) })
+func reachesAny(t strata.GroupKind, effs []strata.GroupKind) bool {
+	return slices.ContainsFunc(effs, func(e strata.GroupKind) bool { return reaches(t, e) })
 }
 
-func kindList(gks []GroupKind) string {
+// schemaKinds converts declared kinds to the engine's keys; nil stays nil.
+func schemaKinds(gks []strata.GroupKind) []schema.GroupKind {
+	if gks == nil {
+		return nil
+	}
+	out := make([]schema.GroupKind, len(gks))
+	for i, gk := range gks {
+		out[i] = gk.Schema()
+	}
+	return out
+}
+
+func kindList(gks []strata.GroupKind) string {
 	s := make([]string, len(gks))
 	for i, gk := range gks {
 		s[i] = gk.String()
@@ -362,7 +389,7 @@ func kindList(gks []GroupKind) string {
 	return strings.Join(s, ", ")
 }
 
-func reaches(t, e GroupKind) bool {
+func reaches(t, e strata.GroupKind) bool {
 	tInfo, tOK := hierarchy.Kinds[t.Schema()]
 	eInfo, eOK := hierarchy.Kinds[e.Schema()]
 	switch {
@@ -453,7 +480,7 @@ func checkPath(p string, items bool) error {
 // checkKind rejects kinds in groups Strata models that are not part of its
 // hierarchy (a Secret, say): they would silently never match anything.
 // Kinds of other groups are virtual and always allowed.
-func checkKind(gk GroupKind) error {
+func checkKind(gk strata.GroupKind) error {
 	if gk.Kind == "" {
 		return errors.New("kind is required")
 	}
@@ -495,10 +522,10 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 // and spec.names.kind, "" where missing or not a string. CRDs stay
 // unstructured from the readers to the engine (the file reader gives them
 // so); this is how every stage reads their kind.
-func DefinedKind(crd *unstructured.Unstructured) GroupKind {
+func DefinedKind(crd *unstructured.Unstructured) schema.GroupKind {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	return GroupKind{Group: group, Kind: kind}
+	return schema.GroupKind{Group: group, Kind: kind}
 }
 
 // AncestorsMaxItems reads the maxItems of status.ancestors from a

@@ -8,22 +8,27 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
 // TestCompileRefuses pins the declarations Compile must refuse: each case
 // is one error naming the PolicyKind, the field and what is wrong.
 func TestCompileRefuses(t *testing.T) {
-	gateway := GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
-	httpRoute := GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
-	grpcRoute := GroupKind{Group: "gateway.networking.k8s.io", Kind: "GRPCRoute"}
+	gateway := strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	httpRoute := strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	grpcRoute := strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GRPCRoute"}
 	tests := []struct {
 		name string
 		edit func(*Spec)
 		want string
 	}{
-		{"both effective target fields", func(s *Spec) { s.EffectiveTargetKind, s.EffectiveTargetKinds = &gateway, []GroupKind{gateway} },
+		{"both effective target fields", func(s *Spec) { s.EffectiveTargetKind, s.EffectiveTargetKinds = &gateway, []strata.GroupKind{gateway} },
 			`spec.effectiveTargetKinds: set this or spec.effectiveTargetKind, not both`},
-		{"an effective target kind twice", func(s *Spec) { s.EffectiveTargetKind = nil; s.EffectiveTargetKinds = []GroupKind{httpRoute, httpRoute} },
+		{"an effective target kind twice", func(s *Spec) {
+			s.EffectiveTargetKind = nil
+			s.EffectiveTargetKinds = []strata.GroupKind{httpRoute, httpRoute}
+		},
 			`spec.effectiveTargetKinds[1]: HTTPRoute.gateway.networking.k8s.io is listed twice`},
 		{"contexts neither Path nor Target", func(s *Spec) { s.Contexts = "Sometimes" },
 			`spec.contexts: "Sometimes" is not Path or Target`},
@@ -31,7 +36,7 @@ func TestCompileRefuses(t *testing.T) {
 			s.ReferencedBy = []ReferenceField{{Group: "example.io", Kind: "Thing", Field: "spec.ref"}}
 		}, `spec.referencedBy[0]: Thing.example.io is not a kind of Strata's hierarchy; only its objects are read for references`},
 		{"referenced by a kind it may not target", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gateway}
+			s.TargetKinds = []strata.GroupKind{gateway}
 			s.ReferencedBy = []ReferenceField{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass", Field: "spec.parametersRef"}}
 		}, `spec.referencedBy[0]: GatewayClass.gateway.networking.k8s.io is not in spec.targetKinds`},
 		{"referenced through a bad path", func(s *Spec) {
@@ -80,20 +85,20 @@ func TestCompileRefuses(t *testing.T) {
 		{"controllerName with a space in its path", func(s *Spec) { s.ControllerName = "example.com/my gw" },
 			`spec.controllerName: "example.com/my gw" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
 		{"effective kind no target reaches", func(s *Spec) {
-			s.TargetKinds = []GroupKind{httpRoute}
+			s.TargetKinds = []strata.GroupKind{httpRoute}
 			s.EffectiveTargetKind = &grpcRoute
 		}, `spec.effectiveTargetKind: no declared target kind can reach GRPCRoute.gateway.networking.k8s.io (HTTPRoute.gateway.networking.k8s.io is neither it nor above it in the hierarchy)`},
 		{"effective kind above every target", func(s *Spec) {
-			s.TargetKinds = []GroupKind{httpRoute, grpcRoute}
+			s.TargetKinds = []strata.GroupKind{httpRoute, grpcRoute}
 			s.EffectiveTargetKind = &gateway
 		}, `spec.effectiveTargetKind: no declared target kind can reach Gateway.gateway.networking.k8s.io (HTTPRoute.gateway.networking.k8s.io, GRPCRoute.gateway.networking.k8s.io are neither it nor above it in the hierarchy)`},
 		{"effective kind one target cannot reach", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gateway, grpcRoute}
+			s.TargetKinds = []strata.GroupKind{gateway, grpcRoute}
 			s.EffectiveTargetKind = &httpRoute
 		}, `spec.targetKinds[1]: GRPCRoute.gateway.networking.k8s.io is neither the effective target kind HTTPRoute.gateway.networking.k8s.io nor above it in the hierarchy: it could never reach it`},
 		{"effective kind cluster-scoped below a Namespace", func(s *Spec) {
-			s.TargetKinds = []GroupKind{{Kind: "Namespace"}}
-			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}
+			s.TargetKinds = []strata.GroupKind{{Kind: "Namespace"}}
+			s.EffectiveTargetKind = &strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}
 		}, `spec.effectiveTargetKind: no declared target kind can reach GatewayClass.gateway.networking.k8s.io (Namespace is neither it nor above it in the hierarchy)`},
 	}
 	for _, tt := range tests {
@@ -130,16 +135,16 @@ func TestCompileAccepts(t *testing.T) {
 			s.TargetFields = map[string]string{"retryOn": "spec.rules.0.retry.codes", "timeout": "spec.rules[name=login].timeouts.request"}
 		}},
 		{"effective kind below a target", func(s *Spec) {
-			s.TargetKinds = []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, {Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}
-			s.EffectiveTargetKind = &GroupKind{Kind: "Service"}
+			s.TargetKinds = []strata.GroupKind{{Group: "gateway.networking.k8s.io", Kind: "Gateway"}, {Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}}
+			s.EffectiveTargetKind = &strata.GroupKind{Kind: "Service"}
 		}},
 		{"Namespace and GatewayClass reach a Gateway", func(s *Spec) {
-			s.TargetKinds = []GroupKind{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}, {Kind: "Namespace"}}
-			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+			s.TargetKinds = []strata.GroupKind{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}, {Kind: "Namespace"}}
+			s.EffectiveTargetKind = &strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
 		}},
 		{"virtual targets", func(s *Spec) {
-			s.TargetKinds = []GroupKind{{Group: "example.io", Kind: "Fleet"}}
-			s.EffectiveTargetKind = &GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+			s.TargetKinds = []strata.GroupKind{{Group: "example.io", Kind: "Fleet"}}
+			s.EffectiveTargetKind = &strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
 		}},
 	}
 	for _, tt := range tests {
@@ -186,8 +191,8 @@ func FuzzCompileFields(f *testing.F) {
 // one below its target, defaults to Atomic Defaults; a declared strategy
 // is kept.
 func TestCompileDefaultStrategy(t *testing.T) {
-	gw := GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
-	route := GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	gw := strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+	route := strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
 	tests := []struct {
 		name        string
 		edit        func(*Spec)
@@ -195,23 +200,23 @@ func TestCompileDefaultStrategy(t *testing.T) {
 		wantSupport []string
 	}{
 		{"004 \"Merge strategies\": one target, no effective kind: None", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gw}
+			s.TargetKinds = []strata.GroupKind{gw}
 		}, "None", []string{"None"}},
 		{"004 \"Merge strategies\": one target that is the effective kind: None", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gw}
+			s.TargetKinds = []strata.GroupKind{gw}
 			s.EffectiveTargetKind = &gw
 		}, "None", []string{"None"}},
 		{"one target above the effective kind: AtomicDefaults", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gw}
+			s.TargetKinds = []strata.GroupKind{gw}
 			s.EffectiveTargetKind = &route
 		}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
 		{"two targets: AtomicDefaults", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gw, route}
+			s.TargetKinds = []strata.GroupKind{gw, route}
 			s.EffectiveTargetKind = &route
 		}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
 		{"any target: AtomicDefaults", func(*Spec) {}, "AtomicDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
 		{"one target, declared strategy kept", func(s *Spec) {
-			s.TargetKinds = []GroupKind{gw}
+			s.TargetKinds = []strata.GroupKind{gw}
 			s.Strategies.Default = "PatchDefaults"
 		}, "PatchDefaults", []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}},
 	}

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -36,7 +35,15 @@ type route = typed.Route
 // sectionName and port, allowedRoutes namespaces and kinds, hostname
 // intersection); backends attach to rules, across namespaces only with a
 // ReferenceGrant.
-func Build(s *snapshot.Snapshot) *Graph {
+//
+// Build is BuildWith without extra nodes, for callers that attach no
+// policies (the blueprint renderer's own graphs).
+func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
+
+// BuildWith is Build with the nodes the policies of s need beyond its
+// objects (Extra), appended after them: the graph is complete when it is
+// returned, and never changes after.
+func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
 	rs := routes(s)
 	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
 	g := &Graph{
@@ -44,10 +51,7 @@ func Build(s *snapshot.Snapshot) *Graph {
 		index:    make(map[Ref]NodeID, 2*n),
 		byKind:   map[schema.GroupKind][]NodeID{},
 		byKindIn: map[kindIn][]NodeID{},
-		grants:   map[string][]*gwv1b1.ReferenceGrant{},
-	}
-	for _, rg := range s.ReferenceGrants {
-		g.grants[rg.Namespace] = append(g.grants[rg.Namespace], rg)
+		grants:   NewGrants(s.ReferenceGrants),
 	}
 	for _, ns := range s.Namespaces {
 		id := g.namespaceNode(ns.Name)
@@ -80,6 +84,7 @@ func Build(s *snapshot.Snapshot) *Graph {
 	slices.SortFunc(g.Problems, func(a, b Problem) int {
 		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
 	})
+	g.addExtra(extra)
 	return g
 }
 

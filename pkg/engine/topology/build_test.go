@@ -2,6 +2,7 @@ package topology_test
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -1081,12 +1082,12 @@ func TestGranted(t *testing.T) {
 	}
 }
 
-func TestAddVirtual(t *testing.T) {
-	g := topology.Build(&snapshot.Snapshot{})
+func TestBuildWithExtra(t *testing.T) {
 	r := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "app", Name: "api"}
-	id := g.AddVirtual(r)
-	if again := g.AddVirtual(r); again != id {
-		t.Errorf("AddVirtual twice gave %d then %d", id, again)
+	g := topology.BuildWith(&snapshot.Snapshot{}, topology.Extra{Namespaces: []string{"own"}, Virtual: []topology.Ref{r, r}})
+	id := g.Lookup(r)
+	if id == topology.None || len(g.Nodes) != 3 {
+		t.Fatalf("nodes %+v, want namespaces own and app and one virtual node", g.Nodes)
 	}
 	n := g.Node(id)
 	if !n.Virtual || n.Level != hierarchy.LevelVirtual || n.Namespace != g.Lookup(topology.Ref{Kind: "Namespace", Name: "app"}) {
@@ -1094,6 +1095,41 @@ func TestAddVirtual(t *testing.T) {
 	}
 	if got := g.ByKind(r.GroupKind()); !slices.Equal(got, []topology.NodeID{id}) {
 		t.Errorf("ByKind = %v", got)
+	}
+	if g.Lookup(topology.Ref{Kind: "Namespace", Name: "own"}) != 0 {
+		t.Errorf("the policies' namespaces come first, in order: %+v", g.Nodes)
+	}
+}
+
+// TestExtend: a graph extended with new nodes is a new graph; the one it
+// came from is unchanged, and is returned as is when it has them all.
+func TestExtend(t *testing.T) {
+	s := &snapshot.Snapshot{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "app"}}}}
+	a := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "app", Name: "a"}
+	b := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "new", Name: "b"}
+	g := topology.BuildWith(s, topology.Extra{Virtual: []topology.Ref{a}})
+	before := slices.Clone(g.Nodes)
+	if same := g.Extend(topology.Extra{Namespaces: []string{"app"}, Virtual: []topology.Ref{a}}); same != g {
+		t.Errorf("Extend with nodes g has made a new graph")
+	}
+	ext := g.Extend(topology.Extra{Virtual: []topology.Ref{b}})
+	ext2 := g.Extend(topology.Extra{Namespaces: []string{"other"}})
+	if ext == g || len(g.Nodes) != len(before) || !reflect.DeepEqual(g.Nodes, before) || g.Lookup(b) != topology.None {
+		t.Fatalf("Extend changed the graph it came from: %+v", g.Nodes)
+	}
+	for i := range before {
+		if ext.Node(topology.NodeID(i)).Ref != before[i].Ref {
+			t.Errorf("node %d moved: %v", i, ext.Node(topology.NodeID(i)).Ref)
+		}
+	}
+	if id := ext.Lookup(b); id == topology.None || !slices.Equal(ext.ByKind(b.GroupKind()), []topology.NodeID{g.Lookup(a), id}) {
+		t.Errorf("ByKind = %v", ext.ByKind(b.GroupKind()))
+	}
+	if got := g.ByKind(a.GroupKind()); len(got) != 1 {
+		t.Errorf("the original's ByKind grew: %v", got)
+	}
+	if ext2.Lookup(b) != topology.None || ext2.Lookup(topology.Ref{Kind: "Namespace", Name: "other"}) == topology.None {
+		t.Errorf("two extensions of one graph share nodes")
 	}
 }
 

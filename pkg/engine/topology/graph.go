@@ -1,8 +1,10 @@
 package topology
 
 import (
-	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"maps"
 	"slices"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
@@ -11,6 +13,10 @@ import (
 // Graph is the DAG of targetables. Nodes are stored in a slice and found
 // through hash indexes, so building and querying it is linear in the number
 // of objects and edges (no scans over all edges).
+//
+// A Graph is complete when Build returns it (Extra) and never changes
+// after: it has no method that writes, so any number of goroutines may
+// read it at once. Nodes is exported for reading; writing to it is a bug.
 type Graph struct {
 	Nodes []Node
 	// Problems found while building, sorted by object then field.
@@ -23,7 +29,7 @@ type Graph struct {
 	// scanning every object of the kind (which made attachment
 	// quadratic: selector policies times objects).
 	byKindIn map[kindIn][]NodeID
-	grants   map[string][]*gwv1b1.ReferenceGrant // by namespace
+	grants   Grants
 }
 
 // kindIn keys byKindIn.
@@ -61,22 +67,106 @@ func (g *Graph) indexKind(r Ref, id NodeID) {
 	g.byKindIn[k] = append(g.byKindIn[k], id)
 }
 
-// AddVirtual returns the node of a virtual object (GEP-713 "Targeting
-// virtual types"), creating it as a leaf root on first use.
-func (g *Graph) AddVirtual(r Ref) NodeID {
-	if id, ok := g.index[r]; ok {
-		return id
+// Extra lists the nodes a graph holds beyond its snapshot's objects,
+// known only once the policies are read: the namespaces of policies
+// (a policy can always target its own namespace, even when nothing else
+// in the input lives there) and the virtual objects targetRefs name
+// (GEP-713 "Targeting virtual types"). Build adds them in order, so that
+// node ids do not depend on who asks for them later: the graph is
+// complete, and frozen, once built.
+type Extra struct {
+	Namespaces []string
+	Virtual    []Ref
+}
+
+// addExtra adds the nodes of extra that g lacks, in order: the
+// namespaces, then each virtual object (after its namespace) as a leaf
+// root. Only Build and Extend call it, on a graph no one else holds yet.
+func (g *Graph) addExtra(extra Extra) {
+	for _, ns := range extra.Namespaces {
+		g.namespaceNode(ns)
 	}
-	id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.namespaceNode(r.Namespace)})
-	g.indexKind(r, id)
-	return id
+	for _, r := range extra.Virtual {
+		if _, ok := g.index[r]; ok {
+			continue
+		}
+		id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.namespaceNode(r.Namespace)})
+		g.indexKind(r, id)
+	}
+}
+
+// has reports whether g holds every node of extra already.
+func (g *Graph) has(extra Extra) bool {
+	for _, ns := range extra.Namespaces {
+		if ns != "" && g.Lookup(Ref{Group: hierarchy.CoreGroup, Kind: "Namespace", Name: ns}) == None {
+			return false
+		}
+	}
+	for _, r := range extra.Virtual {
+		if g.Lookup(r) == None {
+			return false
+		}
+	}
+	return true
+}
+
+// Extend returns a graph with g's nodes, at the same ids, and those of
+// extra that g lacks, appended as Build appends them; g itself when it
+// has them all. g is never changed: a Result's graph stays what it was
+// while a Recompute derived from it reads new policies
+// (engine.Result.Recompute), and both may be read at once. The copy is
+// shallow: nodes of g are shared, as they are never written after Build.
+func (g *Graph) Extend(extra Extra) *Graph {
+	if g.has(extra) {
+		return g
+	}
+	n := &Graph{
+		Nodes:    slices.Clip(g.Nodes),
+		Problems: g.Problems,
+		index:    maps.Clone(g.index),
+		byKind:   maps.Clone(g.byKind),
+		byKindIn: maps.Clone(g.byKindIn),
+		grants:   g.grants,
+	}
+	// Appending to a shared list must copy it, not write past its end
+	// into an array g (or another Extend of g) also uses.
+	for k, ids := range n.byKind {
+		n.byKind[k] = slices.Clip(ids)
+	}
+	for k, ids := range n.byKindIn {
+		n.byKindIn[k] = slices.Clip(ids)
+	}
+	n.addExtra(extra)
+	return n
+}
+
+// Grants are the ReferenceGrants of a snapshot by namespace: what
+// attachment needs of the graph to decide a cross-namespace targetRef,
+// available before the graph is built (attach.VirtualTargets).
+type Grants map[string][]*gwv1b1.ReferenceGrant
+
+// NewGrants indexes ReferenceGrants by namespace.
+func NewGrants(rgs []*gwv1b1.ReferenceGrant) Grants {
+	out := Grants{}
+	for _, rg := range rgs {
+		out[rg.Namespace] = append(out[rg.Namespace], rg)
+	}
+	return out
+}
+
+// Grants of the graph's snapshot.
+func (g *Graph) Grants() Grants { return g.grants }
+
+// Granted is Grants.Granted for the graph's snapshot.
+func (g *Graph) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
+	return g.grants.Granted(from, fromNS, to)
 }
 
 // Granted reports whether a ReferenceGrant in to.Namespace lets objects of
 // kind from in namespace fromNS refer to the object `to` (Gateway API
 // ReferenceGrant semantics: group and kind must match, name if set).
-func (g *Graph) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
-	for _, rg := range g.grants[to.Namespace] {
+func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
+	for _, rg := range gs[to.Namespace] {
 		fromOK := false
 		for _, f := range rg.Spec.From {
 			if string(f.Group) == from.Group && string(f.Kind) == from.Kind && string(f.Namespace) == fromNS {
@@ -128,12 +218,8 @@ func (g *Graph) add(n Node) NodeID {
 	return id
 }
 
-// EnsureNamespace returns the node of a namespace known to exist (a
-// policy's own namespace, say), creating it if no object named it yet.
-func (g *Graph) EnsureNamespace(ns string) NodeID { return g.namespaceNode(ns) }
-
 // namespaceNode returns the node of a namespace, creating an implicit one
-// when no Namespace object was given, so that policies can target a
+// (while building) when no Namespace object was given, so that policies can target a
 // namespace offline without its object. "" gives None.
 func (g *Graph) namespaceNode(ns string) NodeID {
 	if ns == "" {

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
@@ -17,6 +18,18 @@ type Ref struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Section   string `json:"sectionName,omitempty"`
+}
+
+// API is the ref as Strata's API and documents name objects (v1alpha1.Ref:
+// EffectivePolicy's target and path, the CLI's documents); with FromAPI,
+// the one conversion between the two. Both give the same Key and String.
+func (r Ref) API() strata.Ref {
+	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
+}
+
+// FromAPI is the node ref an API ref names.
+func FromAPI(r strata.Ref) Ref {
+	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
 }
 
 // GroupKind of the referenced object.

@@ -23,10 +23,11 @@ func Build(r *engine.Result) []*EffectivePolicy {
 	g := r.Graph
 	byNode := map[topology.NodeID]*EffectivePolicy{}
 	var order []topology.NodeID
-	for i, res := range r.Effective {
+	for i, kr := range r.Kinds {
 		if r.SharedWith(i) != i {
 			continue // the kinds of a value space share one result
 		}
+		res := kr.Effective
 		for _, t := range res.Targets {
 			ep := byNode[t.Node]
 			if ep == nil {
@@ -51,7 +52,7 @@ func Build(r *engine.Result) []*EffectivePolicy {
 }
 
 func newFor(r topology.Ref) *EffectivePolicy {
-	ep := &EffectivePolicy{Target: ref(r)}
+	ep := &EffectivePolicy{Target: r.API()}
 	ep.APIVersion = Group + "/" + Version
 	ep.Kind = Kind
 	ep.Name = r.Name
@@ -63,17 +64,13 @@ func newFor(r topology.Ref) *EffectivePolicy {
 	return ep
 }
 
-func ref(r topology.Ref) Ref {
-	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
-}
-
 func context(g *topology.Graph, ctx *effective.Context) Context {
 	c := Context{ResultantPolicy: object(ctx.Result.Values), FieldSources: map[string]string{}}
 	for _, n := range ctx.Path {
-		c.Path = append(c.Path, ref(g.Node(n).Ref))
+		c.Path = append(c.Path, g.Node(n).Ref.API())
 	}
 	for ptr, src := range ctx.Result.Prov {
-		c.FieldSources[ptr] = sourceName(src)
+		c.FieldSources[ptr] = sourceName(effective.PolicyOf(src))
 	}
 	seen := map[*policykind.Policy]bool{}
 	for _, e := range ctx.Entries {
@@ -117,7 +114,7 @@ func sourceName(p *policykind.Policy) string {
 func pathKey(path []Ref) string {
 	var b strings.Builder
 	for _, r := range path {
-		b.WriteString(topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key())
+		b.WriteString(r.Key())
 		b.WriteByte('>')
 	}
 	return b.String()

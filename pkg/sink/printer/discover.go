@@ -29,7 +29,10 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		t.add(c("KIND"), c("POLICY"), c("RELATION"), c("ATTACHED TO"), c("RESULT"))
 		for _, p := range d.Policies {
 			res := results(p.Results)
-			if res == "" {
+			switch {
+			case p.Withheld:
+				res = "withheld by its kind"
+			case res == "":
 				res = "reaches no effective target"
 			}
 			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(refList(p.AttachedTo)), colored(res, resultColor(p.Results)))

@@ -5,10 +5,11 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -34,60 +35,78 @@ func Limit(k *policykind.Kind) int {
 	return MaxAncestors
 }
 
-// Policies returns, for every policy of a managed kind, a copy of the
-// policy object with the status.ancestors Strata would write: entries of
-// other controllers preserved, Strata's replaced. now stamps conditions
-// whose status changed; unchanged ones keep their lastTransitionTime, so
-// an unchanged outcome writes the same bytes.
-func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, ps := range r.Outcome.Policies {
-		p := ps.Policy
-		if !p.Kind.Managed {
-			continue
+// Fragment is Strata's part of one target object (GEP-713 "Target object
+// status"): <Kind>Affected conditions for status.conditions, for
+// status.listeners[] entries, or in Strata's status.parents[] entries of a
+// route (one per Gateway), or annotations for objects without conditions.
+// Merge puts it into the object as it is when written.
+type Fragment struct {
+	GVK       schema.GroupVersionKind
+	Namespace string
+	Name      string
+	// Conditions of status.conditions.
+	Conditions []metav1.Condition
+	// Listeners are the conditions of listener sections, by name, sorted.
+	Listeners []Listener
+	// Parents are Strata's status.parents entries, for routes.
+	Parents []gwv1.RouteParentStatus
+	// Annotations stand in for conditions on objects that have none.
+	Annotations map[string]string
+}
+
+// Listener is the conditions of one listener section of a Gateway.
+type Listener struct {
+	Name       string
+	Conditions []metav1.Condition
+}
+
+// Object renders the fragment as a partial object (what the CLI prints).
+func (f *Fragment) Object() *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetGroupVersionKind(f.GVK)
+	u.SetName(f.Name)
+	u.SetNamespace(f.Namespace)
+	if len(f.Conditions) > 0 {
+		_ = unstructured.SetNestedSlice(u.Object, toMaps(f.Conditions), "status", "conditions")
+	}
+	if len(f.Parents) > 0 {
+		parents := make([]any, 0, len(f.Parents))
+		for i := range f.Parents {
+			parents = append(parents, toMap(&f.Parents[i]))
 		}
-		obj := p.Object.DeepCopy()
-		existing, _, _ := unstructured.NestedSlice(obj.Object, "status", "ancestors")
-		var others []any
-		ours := map[string][]metav1.Condition{}
-		for _, e := range existing {
-			m, ok := e.(map[string]any)
-			if !ok {
-				continue
-			}
-			if m["controllerName"] != p.Kind.ControllerName {
-				others = append(others, m)
-				continue
-			}
-			ref, _ := m["ancestorRef"].(map[string]any)
-			ours[refKey(ref)] = conditionsOf(m["conditions"])
+		_ = unstructured.SetNestedSlice(u.Object, parents, "status", "parents")
+	}
+	if len(f.Listeners) > 0 {
+		listeners := make([]any, 0, len(f.Listeners))
+		for _, l := range f.Listeners {
+			listeners = append(listeners, map[string]any{"name": l.Name, "conditions": toMaps(l.Conditions)})
 		}
-		list := others
-		for _, a := range Fit(ps.Ancestors, Limit(p.Kind)-len(others)) {
-			ref := parentRef(a.Ref)
-			conds := stamp(ours[refKey(ref)], a.Conditions, now)
-			list = append(list, map[string]any{
-				"ancestorRef":    ref,
-				"controllerName": p.Kind.ControllerName,
-				"conditions":     toMaps(conds),
-			})
-		}
-		if list == nil {
-			list = []any{}
-		}
-		_ = unstructured.SetNestedSlice(obj.Object, list, "status", "ancestors")
-		out = append(out, obj)
+		_ = unstructured.SetNestedSlice(u.Object, listeners, "status", "listeners")
+	}
+	if len(f.Annotations) > 0 {
+		u.SetAnnotations(f.Annotations)
+	}
+	return u
+}
+
+// Targets returns the Fragments as partial objects, in the same order.
+func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
+	fs := Fragments(r, now)
+	out := make([]*unstructured.Unstructured, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, f.Object())
 	}
 	return out
 }
 
-// Targets returns, for every object affected by a managed kind, the part of
-// it Strata would write: a <Kind>Affected condition in status.conditions,
+// Fragments returns Strata's part of every object affected by a managed
+// kind, sorted by ref: a <Kind>Affected condition in status.conditions,
 // in status.listeners[] for listener sections, in status.parents[] (one
 // entry per Gateway, with Strata's controllerName) for routes, or an
 // annotation for objects without conditions (GEP-713 "Target object
-// status"). Virtual targets have no object and are skipped.
-func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
+// status"). Virtual targets have no object and are skipped. now stamps
+// conditions whose status changed from the snapshot object's (Retime).
+func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	g := r.Graph
 	type acc struct {
 		node     topology.NodeID
@@ -136,16 +155,12 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 		}
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].Key() < order[j].Key() })
-	var out []*unstructured.Unstructured
+	var out []*Fragment
 	for _, ref := range order {
 		a := objs[ref]
 		n := g.Node(a.node)
 		current := toUnstructured(n.Object)
-		u := &unstructured.Unstructured{Object: map[string]any{}}
-		u.SetAPIVersion(apiVersion(n.Object, ref))
-		u.SetKind(ref.Kind)
-		u.SetName(ref.Name)
-		u.SetNamespace(ref.Namespace)
+		f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
 		place := hierarchy.Kinds[ref.GroupKind()].Conditions
 		for _, k := range sortedKinds(a.kinds) {
 			ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.kinds[k])}
@@ -154,82 +169,55 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 			switch {
 			case place == hierarchy.InStatusConditions:
 				old, _, _ := unstructured.NestedSlice(current, "status", "conditions")
-				appendCondition(u.Object, []string{"status", "conditions"}, stamp(conditionsOf(old), []metav1.Condition{cond}, now))
+				f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
 			case place == hierarchy.InRouteParents && len(vias) > 0:
-				parents, _, _ := unstructured.NestedSlice(u.Object, "status", "parents")
 				for _, v := range vias {
 					pref := parentRef(g.Node(v).Ref)
 					old := oldParentConditions(current, pref, k.ControllerName)
-					parents = upsertParent(parents, pref, k.ControllerName, stamp(old, []metav1.Condition{cond}, now))
+					f.Parents = upsertParent(f.Parents, pref, k.ControllerName, Retime(old, []metav1.Condition{cond}, now))
 				}
-				_ = unstructured.SetNestedSlice(u.Object, parents, "status", "parents")
 			default:
-				ann := u.GetAnnotations()
-				if ann == nil {
-					ann = map[string]string{}
+				if f.Annotations == nil {
+					f.Annotations = map[string]string{}
 				}
-				ann[outcome.ConditionType(k)] = "true"
-				u.SetAnnotations(ann)
+				f.Annotations[outcome.ConditionType(k)] = "true"
 			}
 		}
-		if len(a.sections) > 0 {
-			var listeners []any
-			for _, sec := range sortedKeys(a.sections) {
-				var conds []metav1.Condition
-				for _, k := range sortedKinds(a.sections[sec]) {
-					ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.sections[sec][k])}
-					conds = append(conds, ts.AffectedCondition(n.Generation))
-				}
-				conds = stamp(oldListenerConditions(current, sec), conds, now)
-				listeners = append(listeners, map[string]any{"name": sec, "conditions": toMaps(conds)})
+		for _, sec := range sortedKeys(a.sections) {
+			var conds []metav1.Condition
+			for _, k := range sortedKinds(a.sections[sec]) {
+				ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.sections[sec][k])}
+				conds = append(conds, ts.AffectedCondition(n.Generation))
 			}
-			_ = unstructured.SetNestedSlice(u.Object, listeners, "status", "listeners")
+			f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current, sec), conds, now)})
 		}
-		out = append(out, u)
+		out = append(out, f)
 	}
 	return out
 }
 
-// stamp gives new conditions their lastTransitionTime: the old one when a
-// condition of that type had the same status, now otherwise
-// (apimachinery's meta.SetStatusCondition rule).
-func stamp(old, conds []metav1.Condition, now metav1.Time) []metav1.Condition {
-	out := make([]metav1.Condition, 0, len(conds))
-	for _, c := range conds {
-		c.LastTransitionTime = now
-		if prev := meta.FindStatusCondition(old, c.Type); prev != nil && prev.Status == c.Status {
-			c.LastTransitionTime = prev.LastTransitionTime
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
-func appendCondition(obj map[string]any, path []string, conds []metav1.Condition) {
-	list, _, _ := unstructured.NestedSlice(obj, path...)
-	list = append(list, toMaps(conds)...)
-	_ = unstructured.SetNestedSlice(obj, list, path...)
-}
-
-func upsertParent(parents []any, ref map[string]any, controller string, conds []metav1.Condition) []any {
-	for _, p := range parents {
-		m := p.(map[string]any)
-		if refKey(m["parentRef"].(map[string]any)) == refKey(ref) {
-			m["conditions"] = append(m["conditions"].([]any), toMaps(conds)...)
+// upsertParent adds conditions to the entry for ref, or a new entry of
+// controller for it.
+func upsertParent(parents []gwv1.RouteParentStatus, ref gwv1.ParentReference, controller string, conds []metav1.Condition) []gwv1.RouteParentStatus {
+	for i := range parents {
+		if parentKey(parents[i].ParentRef) == parentKey(ref) {
+			parents[i].Conditions = append(parents[i].Conditions, conds...)
 			return parents
 		}
 	}
-	return append(parents, map[string]any{"parentRef": ref, "controllerName": controller, "conditions": toMaps(conds)})
+	return append(parents, gwv1.RouteParentStatus{ParentRef: ref, ControllerName: gwv1.GatewayController(controller), Conditions: conds})
 }
 
-func oldParentConditions(obj map[string]any, ref map[string]any, controller string) []metav1.Condition {
+// oldParentConditions are the conditions of controller's entry for ref in
+// a stored status.parents (a stored parentRef defaults to a Gateway).
+func oldParentConditions(obj map[string]any, ref gwv1.ParentReference, controller string) []metav1.Condition {
 	parents, _, _ := unstructured.NestedSlice(obj, "status", "parents")
 	for _, p := range parents {
 		m, ok := p.(map[string]any)
 		if !ok || m["controllerName"] != controller {
 			continue
 		}
-		if pr, ok := m["parentRef"].(map[string]any); ok && refKey(withDefaults(pr)) == refKey(ref) {
+		if pr, ok := m["parentRef"].(map[string]any); ok && refKey(withDefaults(pr)) == parentKey(ref) {
 			return conditionsOf(m["conditions"])
 		}
 	}
@@ -246,57 +234,10 @@ func oldListenerConditions(obj map[string]any, name string) []metav1.Condition {
 	return nil
 }
 
-// parentRef renders a ref as a Gateway API ParentReference.
-func parentRef(r topology.Ref) map[string]any {
-	m := map[string]any{"group": r.Group, "kind": r.Kind, "name": r.Name}
-	if r.Namespace != "" {
-		m["namespace"] = r.Namespace
-	}
-	if r.Section != "" {
-		m["sectionName"] = r.Section
-	}
-	return m
-}
-
 func withDefaults(m map[string]any) map[string]any {
 	out := map[string]any{"group": hierarchy.GatewayGroup, "kind": "Gateway"}
 	for k, v := range m {
 		out[k] = v
-	}
-	return out
-}
-
-func refKey(m map[string]any) string {
-	s := func(k string) string { v, _ := m[k].(string); return v }
-	return strings.Join([]string{s("group"), s("kind"), s("namespace"), s("name"), s("sectionName")}, "\x00")
-}
-
-func conditionsOf(v any) []metav1.Condition {
-	list, ok := v.([]any)
-	if !ok {
-		return nil
-	}
-	var out []metav1.Condition
-	for _, e := range list {
-		m, ok := e.(map[string]any)
-		if !ok {
-			continue
-		}
-		var c metav1.Condition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &c); err == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func toMaps(conds []metav1.Condition) []any {
-	out := make([]any, 0, len(conds))
-	for i := range conds {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
-		if err == nil {
-			out = append(out, m)
-		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package status
 
 import (
 	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -30,29 +31,30 @@ func OwnedBy(kinds []*policykind.Kind) Owned {
 }
 
 // Merge returns a copy of current in which Strata's part is replaced by
-// fragment (an object of Targets; nil when the target is no longer
-// affected), and whether that changes anything. Conditions go into
-// existing status.listeners entries only: listener entries belong to the
-// Gateway's own controller, which must create them (they carry
-// supportedKinds and attachedRoutes Strata cannot vouch for).
-func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstructured.Unstructured, bool) {
+// fragment (one of Fragments; nil when the target is no longer affected),
+// and whether that changes anything. Strata's conditions keep the
+// lastTransitionTime current has for them when their status is the same
+// (Retime). Conditions go into existing status.listeners entries only:
+// listener entries belong to the Gateway's own controller, which must
+// create them (they carry supportedKinds and attachedRoutes Strata cannot
+// vouch for).
+func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) (*unstructured.Unstructured, bool) {
 	desired := current.DeepCopy()
-	var frag map[string]any
-	if fragment != nil {
-		frag = fragment.Object
+	frag := fragment
+	if frag == nil {
+		frag = &Fragment{}
 	}
 	// status.conditions
 	isOurs := func(c map[string]any) bool { return owned.Types[str(c, "type")] }
 	all := slice(desired.Object, "status", "conditions")
 	conds := keep(all, not(isOurs))
-	conds = append(conds, Retime(slice(frag, "status", "conditions"), keep(all, isOurs))...)
+	conds = append(conds, toMaps(Retime(conditionsOf(keep(all, isOurs)), frag.Conditions, metav1.Time{}))...)
 	setSlice(desired.Object, conds, "status", "conditions")
 	// status.listeners[].conditions
 	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
-		ours := map[string][]any{}
-		for _, l := range slice(frag, "status", "listeners") {
-			m := l.(map[string]any)
-			ours[str(m, "name")] = m["conditions"].([]any)
+		ours := map[string][]metav1.Condition{}
+		for _, l := range frag.Listeners {
+			ours[l.Name] = l.Conditions
 		}
 		for _, l := range ls {
 			m, ok := l.(map[string]any)
@@ -60,7 +62,7 @@ func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstruct
 				continue
 			}
 			lc, _ := m["conditions"].([]any)
-			m["conditions"] = append(keep(lc, not(isOurs)), Retime(ours[str(m, "name")], keep(lc, isOurs))...)
+			m["conditions"] = append(keep(lc, not(isOurs)), toMaps(Retime(conditionsOf(keep(lc, isOurs)), ours[str(m, "name")], metav1.Time{}))...)
 		}
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
@@ -68,16 +70,17 @@ func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstruct
 	isOurParent := func(p map[string]any) bool { return owned.Controllers[str(p, "controllerName")] }
 	allParents := slice(desired.Object, "status", "parents")
 	parents := keep(allParents, not(isOurParent))
-	for _, p := range slice(frag, "status", "parents") {
-		m := p.(map[string]any)
+	for _, p := range frag.Parents {
 		for _, old := range keep(allParents, isOurParent) {
-			om := old.(map[string]any)
-			if ref, _ := om["parentRef"].(map[string]any); refKey(withDefaults(ref)) == refKey(m["parentRef"].(map[string]any)) {
-				oc, _ := om["conditions"].([]any)
-				m["conditions"] = Retime(m["conditions"].([]any), oc)
+			om, ok := old.(map[string]any)
+			if !ok {
+				continue
+			}
+			if ref, _ := om["parentRef"].(map[string]any); refKey(withDefaults(ref)) == parentKey(p.ParentRef) {
+				p.Conditions = Retime(conditionsOf(om["conditions"]), p.Conditions, metav1.Time{})
 			}
 		}
-		parents = append(parents, m)
+		parents = append(parents, toMap(&p))
 	}
 	setSlice(desired.Object, parents, "status", "parents")
 	// annotations
@@ -87,13 +90,11 @@ func Merge(current, fragment *unstructured.Unstructured, owned Owned) (*unstruct
 			delete(ann, k)
 		}
 	}
-	if fragment != nil {
-		for k, v := range fragment.GetAnnotations() {
-			if ann == nil {
-				ann = map[string]string{}
-			}
-			ann[k] = v
+	for k, v := range frag.Annotations {
+		if ann == nil {
+			ann = map[string]string{}
 		}
+		ann[k] = v
 	}
 	if len(ann) == 0 {
 		ann = nil
@@ -134,35 +135,6 @@ func setSlice(obj map[string]any, list []any, path ...string) {
 		list = []any{}
 	}
 	_ = unstructured.SetNestedSlice(obj, list, path...)
-}
-
-// Retime gives each condition of conds the lastTransitionTime of the
-// condition of the same type in old when their status is the same: the
-// transition did not happen now, whatever snapshot conds were computed
-// from. It keeps writes from differing by a timestamp alone.
-func Retime(conds, old []any) []any {
-	out := make([]any, 0, len(conds))
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok {
-			out = append(out, c)
-			continue
-		}
-		for _, o := range old {
-			om, ok := o.(map[string]any)
-			if ok && om["type"] == m["type"] && om["status"] == m["status"] && om["lastTransitionTime"] != nil {
-				cp := make(map[string]any, len(m))
-				for k, v := range m {
-					cp[k] = v
-				}
-				cp["lastTransitionTime"] = om["lastTransitionTime"]
-				m = cp
-				break
-			}
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 func not(f func(map[string]any) bool) func(map[string]any) bool {

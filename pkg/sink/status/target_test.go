@@ -3,9 +3,12 @@ package status_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/sink/status"
@@ -40,41 +43,44 @@ status:
     conditions:
     - {type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
 `)
+	// affected is a condition as Fragments makes it, stamped at a later
+	// snapshot's time.
+	affected := func(msg string) []metav1.Condition {
+		return []metav1.Condition{{Type: "strata.dev/ColorPolicyAffected", Status: metav1.ConditionTrue, Reason: "Affected", Message: msg,
+			LastTransitionTime: metav1.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}}
+	}
 	for _, c := range []struct {
 		name     string
-		fragment string
+		fragment *status.Fragment
 		want     string
 		changed  bool
 	}{{
 		name: "same condition, other snapshot time: no change",
-		fragment: `
-status:
-  conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]
-  listeners: [{name: http, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]}]`,
+		fragment: &status.Fragment{
+			Conditions: affected("old"),
+			Listeners:  []status.Listener{{Name: "http", Conditions: affected("old")}},
+		},
 		want:    "",
 		changed: false,
 	}, {
 		name: "new message keeps the transition time",
-		fragment: `
-status:
-  conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: new, lastTransitionTime: "2026-01-01T00:00:00Z"}]
-  listeners:
-  - {name: http, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: old, lastTransitionTime: "2026-01-01T00:00:00Z"}]}
-  - {name: https, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: never written, lastTransitionTime: "2026-01-01T00:00:00Z"}]}`,
+		fragment: &status.Fragment{
+			Conditions: affected("new"),
+			Listeners: []status.Listener{
+				{Name: "http", Conditions: affected("old")},
+				{Name: "https", Conditions: affected("never written")},
+			},
+		},
 		want:    "message: new",
 		changed: true,
 	}, {
 		name:     "no longer affected: Strata's conditions go, others stay",
-		fragment: "",
+		fragment: nil,
 		want:     "message: theirs",
 		changed:  true,
 	}} {
 		t.Run(c.name, func(t *testing.T) {
-			var frag *unstructured.Unstructured
-			if c.fragment != "" {
-				frag = obj(t, c.fragment)
-			}
-			desired, changed := status.Merge(current, frag, owned)
+			desired, changed := status.Merge(current, c.fragment, owned)
 			if changed != c.changed {
 				t.Errorf("changed = %v", changed)
 			}
@@ -83,10 +89,10 @@ status:
 			if !strings.Contains(s, c.want) || strings.Contains(s, "never written") || !strings.Contains(s, "keep: me") || !strings.Contains(s, "theirs") {
 				t.Errorf("desired:\n%s", s)
 			}
-			if c.changed && c.fragment != "" && !strings.Contains(s, `lastTransitionTime: "2021-01-01T00:00:00Z"`) {
+			if c.changed && c.fragment != nil && !strings.Contains(s, `lastTransitionTime: "2021-01-01T00:00:00Z"`) {
 				t.Errorf("transition time not kept:\n%s", s)
 			}
-			if c.fragment == "" && strings.Contains(s, "ColorPolicyAffected") {
+			if c.fragment == nil && strings.Contains(s, "ColorPolicyAffected") {
 				t.Errorf("Strata's conditions left behind:\n%s", s)
 			}
 			if !changed {
@@ -107,11 +113,12 @@ status:
   - {parentRef: {name: g}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
   - {parentRef: {name: old}, controllerName: strata.dev/policy-controller, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True"}]}
 `)
-	frag := obj(t, `
-status:
-  parents:
-  - {parentRef: {group: gateway.networking.k8s.io, kind: Gateway, namespace: ns, name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True"}]}
-`)
+	group, kind, ns := gwv1.Group("gateway.networking.k8s.io"), gwv1.Kind("Gateway"), gwv1.Namespace("ns")
+	frag := &status.Fragment{Parents: []gwv1.RouteParentStatus{{
+		ParentRef:      gwv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: "g"},
+		ControllerName: "strata.dev/policy-controller",
+		Conditions:     []metav1.Condition{{Type: "strata.dev/ColorPolicyAffected", Status: metav1.ConditionTrue}},
+	}}}
 	desired, changed := status.Merge(current, frag, owned)
 	parents, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
 	if !changed || len(parents) != 2 || parents[0].(map[string]any)["controllerName"] != "example.com/gateway" ||

@@ -86,6 +86,15 @@ type Reader struct {
 	// Progress, when set, is called before each kind is listed (the CLI
 	// shows it on a terminal: a live listing can take a while).
 	Progress func(schema.GroupVersionKind)
+	// Namespace, when set, is where Objects lists a namespaced topology
+	// kind it may not list in every namespace: a person bound to a
+	// namespace's view role may read that namespace's routes and Services
+	// and nothing else. Such kinds are in Objects.NamespaceOnly. Policy
+	// kinds are never read in part (an answer built on some of a kind's
+	// policies would be wrong, not incomplete); a forbidden one is
+	// Unreadable, and its published EffectivePolicy objects answer
+	// instead (Published).
+	Namespace string
 }
 
 // Snapshot lists every object the engine needs. Policy kinds come from
@@ -120,28 +129,17 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 			return nil, nil, err
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
-	for _, d := range s.Declarations {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	pcrds, err := policyCRDs(crds, s.Declarations)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, crd := range crds {
-		_, labelled := crd.Labels[policykind.CRDLabel]
-		// A declared kind's CRD bounds its status even without the label.
-		schemaOnly := !labelled && declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}]
-		if !labelled && !schemaOnly {
-			continue
-		}
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, c := range pcrds {
 		// As the file reader does (snapshot.CRDs): every CRD of a policy
 		// kind gives its schema, labelled or not.
-		crd := &unstructured.Unstructured{Object: u}
-		if labelled {
-			s.PolicyCRDs = append(s.PolicyCRDs, crd)
+		if c.labelled {
+			s.PolicyCRDs = append(s.PolicyCRDs, c.object)
 		}
-		s.CRDs = append(s.CRDs, crd)
+		s.CRDs = append(s.CRDs, c.object)
 	}
 	kinds := policyKinds(crds, s.Declarations)
 	for _, k := range kinds {
@@ -175,6 +173,10 @@ type Objects struct {
 	// their objects are missing, so an answer built on Items may be
 	// incomplete.
 	Unreadable []Unreadable
+	// NamespaceOnly are the namespaced topology kinds that could not be
+	// listed in every namespace but were in Reader.Namespace: their
+	// objects elsewhere are missing.
+	NamespaceOnly []schema.GroupVersionKind
 }
 
 // Unreadable is a kind the reader was not allowed to list.
@@ -200,11 +202,25 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			continue
 		}
 		l := newList(k.GVK)
-		if ok, err := r.list(ctx, k.GVK, l, out); err != nil {
+		denied, err := r.listIn(ctx, k.GVK, l, "")
+		if err != nil {
 			return nil, err
-		} else if ok {
-			out.add(l)
 		}
+		if denied != nil && r.Namespace != "" && hierarchy.Kinds[k.GVK.GroupKind()].Namespaced {
+			inNs, err := r.listIn(ctx, k.GVK, l, r.Namespace)
+			if err != nil {
+				return nil, err
+			}
+			if inNs == nil {
+				denied = nil
+				out.NamespaceOnly = append(out.NamespaceOnly, k.GVK)
+			}
+		}
+		if denied != nil {
+			out.deny(k.GVK, denied)
+			continue
+		}
+		out.add(l)
 	}
 	crdList := &apiextensionsv1.CustomResourceDefinitionList{}
 	if _, err := r.list(ctx, CRDGVK, crdList, out); err != nil {
@@ -225,24 +241,13 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			out.add(l)
 		}
 	}
-	declared := map[policykind.GroupKind]bool{}
-	for _, d := range decls {
-		declared[policykind.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	pcrds, err := policyCRDs(crds, decls)
+	if err != nil {
+		return nil, err
 	}
-	for _, crd := range crds {
-		// Labelled CRDs, and those of declared kinds (their schema bounds
-		// status), as Snapshot reads them.
-		_, labelled := crd.Labels[policykind.CRDLabel]
-		if !labelled && !declared[policykind.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}] {
-			continue
-		}
-		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
-		if err != nil {
-			return nil, err
-		}
-		obj := &unstructured.Unstructured{Object: u}
-		obj.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
-		out.Items = append(out.Items, clean(obj))
+	for _, c := range pcrds {
+		c.object.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
+		out.Items = append(out.Items, clean(c.object))
 	}
 	out.Kinds = policyKinds(crds, decls)
 	for _, k := range out.Kinds {
@@ -267,17 +272,37 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 // list lists one kind for Objects: false without error when the list was
 // forbidden, which is recorded.
 func (r *Reader) list(ctx context.Context, gvk schema.GroupVersionKind, l client.ObjectList, out *Objects) (bool, error) {
+	denied, err := r.listIn(ctx, gvk, l, "")
+	if err != nil {
+		return false, err
+	}
+	if denied != nil {
+		out.deny(gvk, denied)
+		return false, nil
+	}
+	return true, nil
+}
+
+// listIn lists one kind in a namespace ("": all of them). A forbidden
+// list is not an error: denied is the API server's answer.
+func (r *Reader) listIn(ctx context.Context, gvk schema.GroupVersionKind, l client.ObjectList, ns string, opts ...client.ListOption) (denied, err error) {
 	r.progress(gvk)
-	err := r.Client.List(ctx, l)
+	err = r.Client.List(ctx, l, append(opts, client.InNamespace(ns))...)
 	switch {
 	case err == nil:
-		return true, nil
+		return nil, nil
 	case apierrors.IsForbidden(err):
-		out.Unreadable = append(out.Unreadable, Unreadable{GVK: gvk, Reason: apierrors.ReasonForError(err), Message: err.Error()})
-		return false, nil
+		return err, nil
+	case ns != "":
+		return nil, fmt.Errorf("list %s in namespace %s: %w", gvk.GroupKind(), ns, err)
 	default:
-		return false, fmt.Errorf("list %s: %w", gvk.GroupKind(), err)
+		return nil, fmt.Errorf("list %s: %w", gvk.GroupKind(), err)
 	}
+}
+
+// deny records a kind Objects may not list.
+func (o *Objects) deny(gvk schema.GroupVersionKind, err error) {
+	o.Unreadable = append(o.Unreadable, Unreadable{GVK: gvk, Reason: apierrors.ReasonForError(err), Message: err.Error()})
 }
 
 func (r *Reader) progress(gvk schema.GroupVersionKind) {
@@ -330,7 +355,7 @@ func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, decls []*poli
 	}
 	var kinds []PolicyGVK
 	for _, crd := range crds {
-		gk := schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
+		gk := definedKind(crd)
 		_, labelled := crd.Labels[policykind.CRDLabel]
 		if !labelled && !declared[gk] || !established(crd) {
 			continue
@@ -347,6 +372,43 @@ func (r *Reader) crds(ctx context.Context) ([]*apiextensionsv1.CustomResourceDef
 		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
 	}
 	return ptrs(l.Items), nil
+}
+
+// policyCRD is the CRD of a policy kind as a snapshot holds it.
+type policyCRD struct {
+	object   *unstructured.Unstructured
+	labelled bool // gateway.networking.k8s.io/policy: it declares its kind
+}
+
+// policyCRDs selects the CRDs Snapshot and Objects read, the same ones,
+// and converts each, once, to the unstructured form snapshots hold:
+// labelled CRDs, which declare their kind, and the CRDs of kinds a
+// PolicyKind declares, whose schema bounds their status even without the
+// label.
+func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, decls []*policykind.Declaration) ([]policyCRD, error) {
+	declared := map[schema.GroupKind]bool{}
+	for _, d := range decls {
+		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	var out []policyCRD
+	for _, crd := range crds {
+		_, labelled := crd.Labels[policykind.CRDLabel]
+		if !labelled && !declared[definedKind(crd)] {
+			continue
+		}
+		u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(crd)
+		if err != nil {
+			return nil, fmt.Errorf("CustomResourceDefinition %s: %w", crd.Name, err)
+		}
+		out = append(out, policyCRD{object: &unstructured.Unstructured{Object: u}, labelled: labelled})
+	}
+	return out, nil
+}
+
+// definedKind is the kind a CustomResourceDefinition defines (as
+// policykind.DefinedKind reads it from the snapshot's unstructured copy).
+func definedKind(crd *apiextensionsv1.CustomResourceDefinition) schema.GroupKind {
+	return schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 }
 
 func established(crd *apiextensionsv1.CustomResourceDefinition) bool {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -33,8 +34,13 @@ import (
 // errors can name it. Objects read from a cluster are documents too, with
 // File naming the cluster and no Index.
 type Document struct {
-	File   string
-	Index  int // 1-based document number in the file; 0 for a cluster's object
+	File  string
+	Index int // 1-based document number in the file; 0 for a cluster's object
+	// Line is the 1-based line of the file where the document starts (its
+	// first line after the "---" marker), for findings that point into
+	// the file (`strata check`); 0 when unknown. Objects of one List,
+	// or of one stream of JSON values, share their document's line.
+	Line   int
 	Object *unstructured.Unstructured
 }
 
@@ -207,6 +213,7 @@ func Documents(paths []string, stdin io.Reader) ([]Document, error) {
 type rawDocument struct {
 	file  string
 	index int // 1-based
+	line  int // 1-based line where the YAML document starts
 	raw   []byte
 	err   error // a document that could not be split off: the read's error
 }
@@ -228,19 +235,19 @@ func rawDocuments(paths []string, stdin io.Reader) ([]rawDocument, error) {
 				return docs, err
 			}
 			n := 0 // documents so far
-			for _, raw := range yamlDocuments(b) {
+			for raw, line := range yamlDocumentLines(b) {
 				vals, err := jsonStream(raw)
 				if vals == nil {
 					vals = [][]byte{raw}
 				}
 				for _, v := range vals {
 					n++
-					docs = append(docs, rawDocument{file: f, index: n, raw: v})
+					docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v})
 				}
 				if err != nil {
 					n++
 					err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
-					docs = append(docs, rawDocument{file: f, index: n, err: err})
+					docs = append(docs, rawDocument{file: f, index: n, line: line, err: err})
 				}
 			}
 		}
@@ -438,12 +445,12 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 		if dec, ok := decoders[gk]; ok && typed {
 			// Without a name, the slow path says what is wrong.
 			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
-				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index}, gk: gk, obj: obj}}}
+				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {
 			var obj map[string]any
 			if err := utiljson.Unmarshal(t.out, &obj); err == nil {
-				d := Document{File: r.file, Index: r.index, Object: &unstructured.Unstructured{Object: obj}}
+				d := Document{File: r.file, Index: r.index, Line: r.line, Object: &unstructured.Unstructured{Object: obj}}
 				return parsed{items: []item{{doc: d, gk: gk}}}
 			}
 		}
@@ -499,7 +506,7 @@ func split(r rawDocument) ([]Document, error) {
 		return nil, fmt.Errorf("%s: document %d: not an object: %w", file, i, err)
 	}
 	u := &unstructured.Unstructured{Object: obj}
-	d := Document{File: file, Index: i, Object: u}
+	d := Document{File: file, Index: i, Line: r.line, Object: u}
 	if u.GetAPIVersion() == "" || u.GetKind() == "" {
 		return nil, fmt.Errorf("%s: apiVersion and kind are required", d.Where())
 	}
@@ -558,7 +565,7 @@ func listItems(d Document, items any, path string, out []Document) ([]Document, 
 			}
 			continue
 		}
-		out = append(out, Document{File: d.File, Index: d.Index, Object: iu})
+		out = append(out, Document{File: d.File, Index: d.Index, Line: d.Line, Object: iu})
 	}
 	return out, nil
 }
@@ -687,7 +694,7 @@ func assemble(items []item, ns string) (*Result, error) {
 	place := func(k Key, d Document) error {
 		if d.Object != nil {
 			// Where names the kind and name; the key says them already.
-			d = Document{File: d.File, Index: d.Index}
+			d = Document{File: d.File, Index: d.Index, Line: d.Line}
 		}
 		if first, dup := res.Places[k]; dup {
 			return fmt.Errorf("%s is given twice, in %s and in %s: keep one (kubectl apply would keep the last one silently)", k, first.Where(), d.Where())
@@ -724,22 +731,23 @@ func assemble(items []item, ns string) (*Result, error) {
 	// The CRDs of policy kinds: labelled ones declare their kind; any
 	// other one of a kind a PolicyKind declares gives its scope and
 	// schema.
-	declared := map[policykind.GroupKind]bool{}
+	declared := map[schema.GroupKind]bool{}
 	for _, dcl := range s.Declarations {
-		declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		declared[schema.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
 	}
 	for _, d := range crds {
 		if _, labelled := d.Object.GetLabels()[policykind.CRDLabel]; !labelled {
 			continue
 		}
-		if dcl, err := policykind.FromCRD(d.Object); err == nil {
-			declared[policykind.GroupKind{Group: dcl.Spec.Group, Kind: dcl.Spec.Kind}] = true
+		// The kind it declares; the engine compiles the declaration.
+		if gk := policykind.DefinedKind(d.Object); gk.Group != "" && gk.Kind != "" {
+			declared[gk] = true
 		}
 	}
-	namespaced := map[policykind.GroupKind]bool{}
+	namespaced := map[schema.GroupKind]bool{}
 	for _, d := range crds {
 		_, labelled := d.Object.GetLabels()[policykind.CRDLabel]
-		gk := crdGroupKind(d.Object)
+		gk := policykind.DefinedKind(d.Object)
 		if !labelled && !declared[gk] {
 			res.Ignored[crdKind.String()]++
 			continue
@@ -760,7 +768,7 @@ func assemble(items []item, ns string) (*Result, error) {
 	}
 	for _, d := range rest {
 		gk := d.Object.GroupVersionKind().GroupKind()
-		pgk := policykind.GroupKind{Group: gk.Group, Kind: gk.Kind}
+		pgk := schema.GroupKind{Group: gk.Group, Kind: gk.Kind}
 		if declared[pgk] {
 			if err := checkMeta(d); err != nil {
 				return nil, err
@@ -784,13 +792,6 @@ func assemble(items []item, ns string) (*Result, error) {
 	return res, nil
 }
 
-// crdGroupKind is the group and kind a CustomResourceDefinition defines.
-func crdGroupKind(crd *unstructured.Unstructured) policykind.GroupKind {
-	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
-	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
-	return policykind.GroupKind{Group: group, Kind: kind}
-}
-
 // yamlDocuments splits a YAML stream into its documents, numbered as YAML
 // 1.2 ("Document Markers") and a reader count them: a "---" line (alone,
 // or followed by a space and a comment or content) starts a document;
@@ -800,9 +801,26 @@ func crdGroupKind(crd *unstructured.Unstructured) policykind.GroupKind {
 // that document i is at index i-1; they share b's memory.
 func yamlDocuments(b []byte) [][]byte {
 	var docs [][]byte
-	start := 0                      // of the current document
+	for d := range yamlDocumentLines(b) {
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// yamlDocumentLines yields yamlDocuments' documents with the 1-based line
+// of the file where each starts: the line after its marker, or the
+// marker's own line for content written on it ("--- {a: 1}").
+func yamlDocumentLines(b []byte) iter.Seq2[[]byte, int] {
+	return func(yield func([]byte, int) bool) {
+		splitYAML(b, yield)
+	}
+}
+
+func splitYAML(b []byte, yield func([]byte, int) bool) {
+	start, startLine := 0, 1        // of the current document
+	lineNo := 1                     // of the line at pos
 	first, prefixOnly := true, true // before the first marker, only a prefix so far
-	for pos := 0; pos < len(b); {
+	for pos := 0; pos < len(b); lineNo++ {
 		end := bytes.IndexByte(b[pos:], '\n') + 1
 		if end == 0 {
 			end = len(b) - pos
@@ -810,12 +828,14 @@ func yamlDocuments(b []byte) [][]byte {
 		line := b[pos : pos+end]
 		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n') {
 			if !first || !prefixOnly {
-				docs = append(docs, b[start:pos])
+				if !yield(b[start:pos], startLine) {
+					return
+				}
 			}
 			first = false
-			start = pos + end
+			start, startLine = pos+end, lineNo+1
 			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
-				start = pos + 3 // "--- {a: 1}": content on the marker line
+				start, startLine = pos+3, lineNo // "--- {a: 1}": content on the marker line
 			}
 		} else if first && prefixOnly {
 			t := bytes.TrimSpace(line)
@@ -824,7 +844,6 @@ func yamlDocuments(b []byte) [][]byte {
 		pos += end
 	}
 	if !first || !prefixOnly || len(bytes.TrimSpace(b[start:])) > 0 {
-		docs = append(docs, b[start:])
+		yield(b[start:], startLine)
 	}
-	return docs
 }

@@ -13,7 +13,8 @@ const EffectivePolicyKind = "EffectivePolicy"
 // every context, and which policy set each field (001 "EffectivePolicy"
 // objects; GEP-713 "The discoverability problem", the *what*). It is
 // named after its target: the target's name, plus ".<sectionName>" for a
-// section.
+// section; the policy controller adds ".<kind>" (lower case) when targets
+// of two kinds would share the name (an HTTPRoute and its Service).
 //
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Namespaced,path=effectivepolicies,singular=effectivepolicy,categories=strata
@@ -55,6 +56,38 @@ type Ref struct {
 	SectionName string `json:"sectionName,omitempty"`
 }
 
+// Key is the ref's locator, `Kind.group:namespace/name#section` (the
+// group left out for the core group): a targetRef and the object it names
+// give the same key. The engine's topology.Ref.Key is the same string.
+func (r Ref) Key() string {
+	s := r.Kind
+	if r.Group != "" {
+		s += "." + r.Group
+	}
+	s += ":"
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.SectionName != "" {
+		s += "#" + r.SectionName
+	}
+	return s
+}
+
+// String is the short human form: `Kind namespace/name#section`.
+func (r Ref) String() string {
+	s := r.Kind + " "
+	if r.Namespace != "" {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.SectionName != "" {
+		s += "#" + r.SectionName
+	}
+	return s
+}
+
 // KindPolicies is the effective policy of one kind on the target.
 type KindPolicies struct {
 	// Group of the policy kind, e.g. policies.controller.io.
@@ -66,6 +99,22 @@ type KindPolicies struct {
 	// Contexts lists every path through which the target is reached by at
 	// least one policy of the kind, sorted by path.
 	Contexts []Context `json:"contexts"`
+	// Visibility is the kind's PolicyKind visibility the contexts were
+	// published with: empty or Settings (names, settings and the policy
+	// each field came from), Names (the policies' names and results; no
+	// settings) or Kind (no context at all: PolicyCount says how many
+	// policies of the kind affect the target).
+	// +optional
+	Visibility string `json:"visibility,omitempty"`
+	// PolicyCount is the number of policies of the kind in the target's
+	// contexts; set when their names are withheld (Visibility Kind).
+	// +optional
+	PolicyCount int32 `json:"policyCount,omitempty"`
+	// OmittedContexts is set when the object is a summary: the target has
+	// more contexts than one object may hold (docs/controller.md), and
+	// this many were left out of Contexts.
+	// +optional
+	OmittedContexts int32 `json:"omittedContexts,omitempty"`
 }
 
 // Context is the effective policy along one path of the hierarchy (the
@@ -99,4 +148,9 @@ type Source struct {
 	// Result is Enforced, PartiallyEnforced, Overridden or Conflicted in
 	// this context.
 	Result string `json:"result"`
+	// AttachedTo are the nodes of the context's path the policy is
+	// attached to, least specific first: where a reader who may not read
+	// the policy learns it comes from (its Namespace, a Gateway).
+	// +optional
+	AttachedTo []Ref `json:"attachedTo,omitempty"`
 }

@@ -136,6 +136,19 @@ type PolicyKindSpec struct {
 	// space declare the same effective target kinds.
 	// +optional
 	ValueSpace *ValueSpace `json:"valueSpace,omitempty"`
+	// Visibility is how much a reader of an affected target may learn of
+	// this kind's policies from the EffectivePolicy objects Strata
+	// publishes in the target's namespace, where anyone with the
+	// namespace's view role reads them: Settings (the default) publishes
+	// the policies' names and the effective settings with the policy
+	// each field came from; Names only the names of the policies and
+	// what became of each; Kind only that policies of this kind affect
+	// the target, and how many. Some policies are not for every reader
+	// of the objects they affect (WAF rules, authentication settings):
+	// their admin chooses Names or Kind (docs/policy-kinds.md).
+	// +optional
+	// +kubebuilder:validation:Enum=Settings;Names;Kind
+	Visibility Visibility `json:"visibility,omitempty"`
 	// Strategies says which merge strategies instances may choose.
 	Strategies Strategies `json:"strategies,omitempty"`
 	// Fields says where in a policy object its parts live.
@@ -167,6 +180,17 @@ type ReferenceField struct {
 	// +kubebuilder:validation:MinLength=1
 	Field string `json:"field"`
 }
+
+// Visibility is how much of a kind's policies the EffectivePolicy
+// objects publish to readers of their targets.
+type Visibility string
+
+// Visibilities (Spec.Visibility).
+const (
+	VisibilitySettings Visibility = "Settings"
+	VisibilityNames    Visibility = "Names"
+	VisibilityKind     Visibility = "Kind"
+)
 
 // ContextScope is what a context of an effective target holds.
 type ContextScope string

@@ -1,0 +1,541 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+)
+
+// published answers for the policy kinds a user may not read, from the
+// EffectivePolicy objects the policy controller publishes next to every
+// affected target (docs/cli.md, "When you cannot read a policy kind").
+// GEP-713's parable: Ana may read her routes but not the RetryPolicy in
+// her namespace; the records, readable with the namespace's view role,
+// still tell her *that* it affects her route, *which* one it is and *what*
+// it sets, as far as the kind's PolicyKind visibility lets them.
+//
+// It is an adapter around the query layer: the engine answers for the
+// kinds the user can read, and the records' entries for the other kinds
+// are merged into the same documents (Description, Explanation,
+// PolicyList, Impact), so the printers cannot tell them apart. What the
+// records do not hold is left out, not guessed: the block, strategy and
+// level of each stack entry, the policies a field's winner beat, and
+// policies whose targets the user cannot read.
+type published struct {
+	records []*stratav1.EffectivePolicy
+	// kinds are the policy kinds answered from the records, by group and
+	// kind; names their Kind, sorted, for messages.
+	kinds map[schema.GroupKind]bool
+	names []string
+}
+
+// policiesHidden says whether some policy kind could not be read: its
+// list was forbidden, or the kinds themselves could not be learnt (the
+// CRDs or the PolicyKind declarations were forbidden).
+func policiesHidden(objs *cluster.Objects) bool {
+	policy := map[schema.GroupKind]bool{cluster.CRDGVK.GroupKind(): true, cluster.PolicyKindGVK.GroupKind(): true}
+	for _, k := range objs.Kinds {
+		policy[k.GroupKind()] = true
+	}
+	for _, u := range objs.Unreadable {
+		if policy[u.GVK.GroupKind()] {
+			return true
+		}
+	}
+	return false
+}
+
+// newPublished keeps, of the records' kinds, those the user could not
+// read: nil when there is none (every kind was read, or nothing was
+// published for the others).
+func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *published {
+	denied := map[schema.GroupKind]bool{}
+	for _, u := range objs.Unreadable {
+		denied[u.GVK.GroupKind()] = true
+	}
+	// Kinds unknown to the reader because their CRDs or declarations
+	// were forbidden are as unreadable as a forbidden list.
+	unknownHidden := denied[cluster.CRDGVK.GroupKind()] || denied[cluster.PolicyKindGVK.GroupKind()]
+	known := map[schema.GroupKind]bool{}
+	for _, k := range objs.Kinds {
+		known[k.GroupKind()] = true
+	}
+	p := &published{records: records, kinds: map[schema.GroupKind]bool{}}
+	for _, r := range records {
+		for _, kp := range r.Policies {
+			gk := schema.GroupKind{Group: kp.Group, Kind: kp.Kind}
+			if denied[gk] || unknownHidden && !known[gk] {
+				p.kinds[gk] = true
+			}
+		}
+	}
+	if len(p.kinds) == 0 {
+		return nil
+	}
+	for gk := range p.kinds {
+		p.names = append(p.names, gk.Kind)
+	}
+	sort.Strings(p.names)
+	return p
+}
+
+// notice is the one line said on stderr whenever the records answer.
+func (p *published) notice() string {
+	k := strings.Join(p.names, ", ")
+	return fmt.Sprintf("%s read from the published effective policies: you cannot read %s objects", k, k)
+}
+
+// covers says whether the records answer for kind gk.
+func (p *published) covers(gk schema.GroupKind) bool { return p != nil && p.kinds[gk] }
+
+// kindNamed finds a covered kind from a command-line name: the kind, its
+// plural or singular resource, in any case (retrypolicy, RetryPolicies).
+func (p *published) kindNamed(name string) (schema.GroupKind, bool) {
+	if p == nil {
+		return schema.GroupKind{}, false
+	}
+	name = strings.ToLower(name)
+	for gk := range p.kinds {
+		k := strings.ToLower(gk.Kind)
+		plural := k + "s"
+		if strings.HasSuffix(k, "y") {
+			plural = strings.TrimSuffix(k, "y") + "ies"
+		}
+		if name == k || name == plural || name == plural+"."+gk.Group || name == k+"."+gk.Group {
+			return gk, true
+		}
+	}
+	return schema.GroupKind{}, false
+}
+
+// entry is one covered kind's record of one target.
+type entry struct {
+	target stratav1.Ref
+	kp     *stratav1.KindPolicies
+}
+
+// entries lists the covered kinds' records, in record order.
+func (p *published) entries() []entry {
+	var out []entry
+	for _, r := range p.records {
+		for i := range r.Policies {
+			kp := &r.Policies[i]
+			if p.kinds[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}] {
+				out = append(out, entry{target: r.Target, kp: kp})
+			}
+		}
+	}
+	return out
+}
+
+// own matches the described node: the object itself and its sections, or
+// the one section described.
+type own topology.Ref
+
+func (o own) has(r stratav1.Ref) bool {
+	return r.Group == o.Group && r.Kind == o.Kind && r.Namespace == o.Namespace && r.Name == o.Name &&
+		(o.Section == "" || r.SectionName == o.Section)
+}
+
+// first is the index of the first node of path that is o, or -1.
+func (o own) first(path []stratav1.Ref) int { return slices.IndexFunc(path, o.has) }
+
+// reaches says whether a context of target concerns o: o is the target,
+// or the context's path passes through o (o is above the target, as a
+// route above its Service).
+func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
+	return o.has(target) || o.first(path) >= 0
+}
+
+// describe adds to d what the records say about node n for the covered
+// kinds: the policies (relation, where attached, results) and the
+// effective policy per context, as query.Describe gives them.
+func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
+	o := own(res.Graph.Node(n).Ref)
+	below := map[string]bool{}
+	for _, m := range query.Scope(res, n) {
+		below[res.Graph.Node(m).Ref.Key()] = true
+	}
+	affecting := map[query.PolicyRef]*query.Affecting{}
+	rank := map[string]int{query.Attached: 0, query.Inherited: 1, query.Below: 2}
+	note := func(ref query.PolicyRef, rel string, at []stratav1.Ref) *query.Affecting {
+		a := affecting[ref]
+		if a == nil {
+			a = &query.Affecting{Policy: ref, Relation: rel}
+			affecting[ref] = a
+		}
+		if r, ok := rank[rel]; ok && r < rank[a.Relation] {
+			a.Relation = rel
+		}
+		for _, r := range at {
+			if qr := queryRef(r); !slices.Contains(a.AttachedTo, qr) {
+				a.AttachedTo = append(a.AttachedTo, qr)
+			}
+		}
+		return a
+	}
+	effects := map[query.GroupKind]*query.KindEffect{}
+	for _, e := range p.entries() {
+		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
+		if e.kp.Visibility == string(stratav1.VisibilityKind) {
+			// Only that the kind affects the target, and how many
+			// policies: one line without names.
+			if o.has(e.target) || below[targetKey(e.target)] {
+				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
+				note(ref, "", nil).Withheld = true
+			}
+			continue
+		}
+		te := query.TargetEffect{Target: queryRef(e.target)}
+		for _, c := range e.kp.Contexts {
+			if !o.reaches(e.target, c.Path) {
+				continue
+			}
+			first := o.first(c.Path)
+			for _, s := range c.Sources {
+				rel := query.Inherited
+				for _, at := range s.AttachedTo {
+					i := slices.Index(c.Path, at)
+					if i < 0 && at == e.target {
+						i = len(c.Path) // the target ends the path
+					}
+					switch {
+					case o.has(at):
+						rel = query.Attached
+					case first >= 0 && i > first && rel != query.Attached:
+						rel = query.Below
+					}
+				}
+				a := note(query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}, rel, s.AttachedTo)
+				if a.Results == nil {
+					a.Results = map[string]int{}
+				}
+				a.Results[s.Result]++
+			}
+			te.Contexts = append(te.Contexts, contextEffect(c))
+		}
+		if len(te.Contexts) == 0 {
+			continue
+		}
+		ke := effects[gk]
+		if ke == nil {
+			ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
+			effects[gk] = ke
+		}
+		ke.Targets = append(ke.Targets, te)
+	}
+	for _, a := range affecting {
+		sortQueryRefs(a.AttachedTo)
+		if a.AttachedTo == nil {
+			a.AttachedTo = []query.Ref{}
+		}
+		d.Policies = append(d.Policies, *a)
+	}
+	slices.SortStableFunc(d.Policies, func(a, b query.Affecting) int {
+		return strings.Compare(policyOrder(a.Policy), policyOrder(b.Policy))
+	})
+	for _, ke := range effects {
+		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
+		d.Effective = append(d.Effective, *ke)
+	}
+	slices.SortStableFunc(d.Effective, func(a, b query.KindEffect) int {
+		return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind)
+	})
+}
+
+// withheld is the name shown for policies whose names a kind withholds.
+func withheld(n int32) string {
+	if n == 1 {
+		return "(1 policy; name withheld)"
+	}
+	return fmt.Sprintf("(%d policies; names withheld)", n)
+}
+
+// contextEffect is a published context as query.Describe renders one: the
+// stack without blocks, strategies and levels (not published), and each
+// field with the policy that set it (the ones it beat are not published).
+func contextEffect(c stratav1.Context) query.ContextEffect {
+	ce := query.ContextEffect{Path: queryRefs(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
+	for _, s := range c.Sources {
+		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
+		if len(s.AttachedTo) > 0 {
+			se.AttachedTo, se.Level = queryRef(s.AttachedTo[0]), levelOf(s.AttachedTo[0])
+		}
+		ce.Stack = append(ce.Stack, se)
+	}
+	for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
+		v, _ := merge.Get(ce.Spec, ptr)
+		ce.Fields = append(ce.Fields, query.FieldEffect{Field: ptr, Value: v, SetBy: c.FieldSources[ptr]})
+	}
+	return ce
+}
+
+// specOf decodes a context's merged spec as the engine holds values:
+// integers as int64 (apimachinery's JSON), so that they print alike.
+func specOf(c stratav1.Context) map[string]any {
+	spec := map[string]any{}
+	if c.ResultantPolicy != nil {
+		_ = utiljson.Unmarshal(c.ResultantPolicy.Raw, &spec) // written by the controller from valid JSON
+	}
+	return spec
+}
+
+// explain gives the precedence chains of field ptr that the records hold
+// for node n: the value in force and the policies that set it. The
+// candidates that lost are not published; the chain says so.
+func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
+	o := own(res.Graph.Node(n).Ref)
+	var out []query.Chain
+	for _, e := range p.entries() {
+		if only != "" && !strings.EqualFold(only, e.kp.Kind) {
+			continue
+		}
+		for _, c := range e.kp.Contexts {
+			if !o.reaches(e.target, c.Path) {
+				continue
+			}
+			winners := map[string]bool{}
+			for f, src := range c.FieldSources {
+				if f == ptr || merge.Below(f, ptr) || merge.Below(ptr, f) {
+					winners[src] = true
+				}
+			}
+			if len(winners) == 0 {
+				continue
+			}
+			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: queryRef(e.target), Path: queryRefs(c.Path)}
+			if v, ok := merge.Get(specOf(c), ptr); ok {
+				ch.Value = v
+			}
+			ch.SetBy = slices.Sorted(maps.Keys(winners))
+			for _, s := range c.Sources {
+				id := policyID(s.Namespace, s.Name)
+				if !winners[id] {
+					continue
+				}
+				cd := query.Candidate{Source: id, Sets: true, Value: ch.Value, Outcome: query.Wins,
+					Note: "from the published effective policy; the candidates it beat are not published"}
+				if len(s.AttachedTo) > 0 {
+					at := queryRef(s.AttachedTo[0])
+					cd.AttachedTo, cd.Level = &at, levelOf(s.AttachedTo[0])
+				}
+				ch.Candidates = append(ch.Candidates, cd)
+			}
+			if winners[query.TargetSource] {
+				ch.Candidates = append(ch.Candidates, query.Candidate{Source: query.TargetSource, Sets: true, Value: ch.Value, Outcome: query.Wins})
+			}
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// policies lists the covered kinds' policies the records name, as `get
+// policies` lists policies: where they are attached stands for their
+// targets, their results for their status, and AFFECTS counts the
+// targets and contexts of the records the user can read.
+func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string, all bool, kind *schema.GroupKind) {
+	type acc struct {
+		s       query.PolicySummary
+		results map[string]int
+		hit     map[string]bool
+	}
+	byRef := map[query.PolicyRef]*acc{}
+	for _, e := range p.entries() {
+		gk := schema.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
+		if kind != nil && *kind != gk {
+			continue
+		}
+		for _, c := range e.kp.Contexts {
+			setters := map[string]bool{}
+			for _, src := range c.FieldSources {
+				setters[src] = true
+			}
+			for _, s := range c.Sources {
+				if !all && s.Namespace != "" && s.Namespace != ns {
+					continue
+				}
+				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}
+				a := byRef[ref]
+				if a == nil {
+					a = &acc{s: query.PolicySummary{PolicyRef: ref, Class: classOf(res, query.GroupKind{Group: gk.Group, Kind: gk.Kind}), Managed: true, Targets: []string{}}, results: map[string]int{}, hit: map[string]bool{}}
+					byRef[ref] = a
+				}
+				for _, at := range s.AttachedTo {
+					if t := targetString(s.Namespace, at); !slices.Contains(a.s.Targets, t) {
+						a.s.Targets = append(a.s.Targets, t)
+					}
+				}
+				a.results[s.Result]++
+				// In force: it set a field, or (settings withheld) it was
+				// enforced at least in part.
+				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (s.Result == string(effective.Enforced) || s.Result == string(effective.PartiallyEnforced)) {
+					a.s.Affects.Contexts++
+					if k := targetKey(e.target); !a.hit[k] {
+						a.hit[k] = true
+						a.s.Affects.Targets++
+					}
+				}
+			}
+		}
+	}
+	for _, a := range byRef {
+		sort.Strings(a.s.Targets)
+		a.s.Status = query.StatusSummary{Accepted: "True", Enforcement: enforcement(a.results)}
+		l.Items = append(l.Items, a.s)
+	}
+	slices.SortStableFunc(l.Items, func(a, b query.PolicySummary) int {
+		return strings.Compare(policyOrder(a.PolicyRef), policyOrder(b.PolicyRef))
+	})
+}
+
+// enforcement rolls a policy's results over its contexts up as `get
+// policies` rolls its ancestors up.
+func enforcement(results map[string]int) string {
+	total, enforced := 0, results[string(effective.Enforced)]
+	for _, n := range results {
+		total += n
+	}
+	switch {
+	case enforced == total:
+		return string(effective.Enforced)
+	case enforced == 0 && results[string(effective.PartiallyEnforced)] == 0:
+		return string(effective.Overridden)
+	default:
+		return string(effective.PartiallyEnforced)
+	}
+}
+
+// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:
+// every published context whose fields the policy sets in force. Where it
+// is the only policy of the context, the fields become unset (or the
+// target's own value, which the record does not hold: then the change is
+// shown as unset, the record's best answer); where other policies are in
+// the stack, what takes over is not published, and AfterSetBy says so.
+func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
+	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+	id := policyID(ns, name)
+	im := &query.Impact{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindImpact}, Policy: ref, Change: query.ChangeDelete, Targets: []query.TargetChange{}}
+	found := false
+	for _, e := range p.entries() {
+		if e.kp.Group != gk.Group || e.kp.Kind != gk.Kind {
+			continue
+		}
+		tc := query.TargetChange{PolicyKind: query.GroupKind{Group: gk.Group, Kind: gk.Kind}, Target: queryRef(e.target)}
+		for _, c := range e.kp.Contexts {
+			alone := true
+			for _, s := range c.Sources {
+				if s.Namespace == ns && s.Name == name {
+					found = true
+				} else {
+					alone = false
+				}
+			}
+			spec := specOf(c)
+			cc := query.ContextChange{Path: queryRefs(c.Path)}
+			for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
+				if c.FieldSources[ptr] != id {
+					continue
+				}
+				v, _ := merge.Get(spec, ptr)
+				fc := query.FieldChange{Field: ptr, Before: v, BeforeSetBy: id}
+				if !alone {
+					fc.AfterSetBy = "(not published: the other policies' settings)"
+				}
+				cc.Fields = append(cc.Fields, fc)
+			}
+			if len(cc.Fields) > 0 {
+				tc.Contexts = append(tc.Contexts, cc)
+			}
+		}
+		if len(tc.Contexts) > 0 {
+			im.Targets = append(im.Targets, tc)
+			im.Changed.Targets++
+			im.Changed.Contexts += len(tc.Contexts)
+		}
+	}
+	return im, found
+}
+
+// levelOf is the hierarchy level of a node a policy is attached to, as
+// the engine derives it (docs/hierarchy.md): its kind's row, one more for
+// a section; a kind outside the hierarchy is virtual.
+func levelOf(r stratav1.Ref) int {
+	info, ok := hierarchy.Kinds[schema.GroupKind{Group: r.Group, Kind: r.Kind}]
+	switch {
+	case !ok:
+		return int(hierarchy.LevelVirtual)
+	case r.SectionName != "":
+		return int(info.Level) + 1
+	default:
+		return int(info.Level)
+	}
+}
+
+// classOf is the class of a kind the engine knows (its declaration was
+// readable), else empty: the records do not hold it.
+func classOf(res *engine.Result, gk query.GroupKind) string {
+	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
+		return string(k.Class)
+	}
+	return ""
+}
+
+// targetString writes where a policy is attached as `get policies` writes
+// a targetRef: Kind name, Kind ns/name when in another namespace.
+func targetString(policyNamespace string, r stratav1.Ref) string {
+	s := r.Kind + " "
+	if r.Namespace != "" && r.Namespace != policyNamespace {
+		s += r.Namespace + "/"
+	}
+	s += r.Name
+	if r.SectionName != "" {
+		s += "#" + r.SectionName
+	}
+	return s
+}
+
+func policyOrder(r query.PolicyRef) string {
+	return r.Group + "/" + r.Kind + " " + policyID(r.Namespace, r.Name)
+}
+
+func policyID(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func queryRef(r stratav1.Ref) query.Ref {
+	return query.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.SectionName}
+}
+
+func queryRefs(rs []stratav1.Ref) []query.Ref {
+	out := make([]query.Ref, len(rs))
+	for i, r := range rs {
+		out[i] = queryRef(r)
+	}
+	return out
+}
+
+func targetKey(r stratav1.Ref) string {
+	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
+}
+
+func sortQueryRefs(rs []query.Ref) {
+	slices.SortFunc(rs, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+}

@@ -1,0 +1,144 @@
+package query
+
+import (
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// Classes of findings, in the order a policy's findings are listed. They
+// are what a reviewer of a GitOps change wants to hear before the change
+// is applied: the policy would not be accepted (Invalid, Conflicted,
+// TargetNotFound: GEP-713's Accepted=False reasons), would be in force
+// nowhere (Overridden everywhere), or would reach nothing.
+const (
+	FindingInvalid        = "invalid"
+	FindingConflicted     = "conflicted"
+	FindingTargetNotFound = "targetnotfound"
+	FindingOverridden     = "overridden"
+	FindingUnused         = "unused"
+)
+
+// FindingClasses lists every class, in order.
+var FindingClasses = []string{FindingInvalid, FindingConflicted, FindingTargetNotFound, FindingOverridden, FindingUnused}
+
+// Finding is one problem of one policy: its class and what the status
+// Strata would write says about it.
+type Finding struct {
+	Policy PolicyRef `json:"policy"`
+	Class  string    `json:"class"`
+	// Message is the status condition's message, prefixed by the
+	// ancestor it is about when the policy has several; distinct
+	// messages are joined with "; ".
+	Message string `json:"message"`
+}
+
+// Check lists the findings of every policy of the result, in engine order
+// (kind, then namespace/name), each policy's in FindingClasses order. It
+// reads the same status `strata status` prints, so a finding here is what
+// the cluster would report once the input is applied.
+func Check(res *engine.Result) []Finding {
+	statuses := statusByPolicy(res)
+	reached := reachedContexts(res)
+	var out []Finding
+	for _, p := range res.Policies {
+		out = append(out, findings(p, statuses[p], reached[p])...)
+	}
+	return out
+}
+
+// reachedContexts counts, per policy, the contexts whose stack holds it,
+// whether or not it sets a field there: a policy reached nowhere is
+// unused even when its spec is empty.
+func reachedContexts(res *engine.Result) map[*policykind.Policy]int {
+	out := map[*policykind.Policy]int{}
+	for i, kr := range res.Kinds {
+		if res.SharedWith(i) != i {
+			continue // a value space's contexts are counted at its first kind
+		}
+		for _, t := range kr.Effective.Targets {
+			for _, ctx := range t.Contexts {
+				var seen []*policykind.Policy
+				for _, e := range ctx.Entries {
+					if p := e.Policy(); !slices.Contains(seen, p) {
+						seen = append(seen, p)
+						out[p]++
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached int) []Finding {
+	ref := PolicyRefOf(p)
+	if st == nil || len(st.Ancestors) == 0 {
+		return []Finding{{Policy: ref, Class: FindingUnused, Message: "has no ancestor: no targetRef names an object it can attach to"}}
+	}
+	several := len(st.Ancestors) > 1
+	msgs := map[string][]string{}
+	add := func(class string, a outcome.Ancestor, msg string) {
+		if several {
+			msg = a.Ref.String() + ": " + msg
+		}
+		if !slices.Contains(msgs[class], msg) {
+			msgs[class] = append(msgs[class], msg)
+		}
+	}
+	accepted, overridden := 0, 0
+	for _, a := range st.Ancestors {
+		for _, c := range a.Conditions {
+			switch {
+			case c.Type == outcome.Accepted && c.Status == metav1.ConditionTrue:
+				accepted++
+			case c.Type == outcome.Accepted:
+				add(rejectClass(c.Reason), a, c.Message)
+			case c.Type == outcome.Overridden && c.Status == metav1.ConditionTrue:
+				overridden++
+				add(FindingOverridden, a, c.Message)
+			}
+		}
+	}
+	if accepted == 0 || overridden < accepted {
+		delete(msgs, FindingOverridden) // in force through some ancestor
+	}
+	if accepted > 0 && reached == 0 {
+		msgs[FindingUnused] = []string{"accepted, but no " + effectiveKinds(p.Kind) + " is reached through its targets yet: it affects nothing"}
+	}
+	var out []Finding
+	for _, class := range FindingClasses {
+		if m := msgs[class]; len(m) > 0 {
+			out = append(out, Finding{Policy: ref, Class: class, Message: strings.Join(m, "; ")})
+		}
+	}
+	return out
+}
+
+// rejectClass is the finding class of an Accepted=False reason; reasons
+// other than Conflicted and TargetNotFound say the policy is not valid.
+func rejectClass(reason string) string {
+	switch reason {
+	case outcome.ReasonConflicted:
+		return FindingConflicted
+	case outcome.ReasonTargetNotFound:
+		return FindingTargetNotFound
+	}
+	return FindingInvalid
+}
+
+func effectiveKinds(k *policykind.Kind) string {
+	var names []string
+	for _, gk := range k.EffectiveKinds() {
+		names = append(names, gk.Kind)
+	}
+	if len(names) == 0 {
+		return "target"
+	}
+	return strings.Join(names, " or ")
+}

@@ -1,0 +1,159 @@
+package status
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// PolicyStatus is Strata's part of one policy's status.ancestors: its
+// entries as Gateway API's PolicyAncestorStatus (GEP-713 "Standard status
+// struct"), fitted to the room the snapshot's entries of other
+// controllers leave (Fit) and timed against the snapshot's entries of
+// Strata (Retime).
+type PolicyStatus struct {
+	Policy    *policykind.Policy
+	Ancestors []gwv1.PolicyAncestorStatus
+}
+
+// Ancestors returns Strata's status.ancestors entries of every policy of
+// a managed kind. now stamps conditions whose status changed; unchanged
+// ones keep their lastTransitionTime, so an unchanged outcome writes the
+// same bytes.
+func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
+	var out []PolicyStatus
+	for _, ps := range r.Outcome.Policies {
+		p := ps.Policy
+		if !p.Kind.Managed {
+			continue
+		}
+		stored := storedAncestors(p.Object.Object)
+		mine := controlledBy(p.Kind.ControllerName)
+		others, old := splitAncestors(stored, mine)
+		fitted := Fit(ps.Ancestors, Limit(p.Kind)-others)
+		entries := make([]gwv1.PolicyAncestorStatus, 0, len(fitted))
+		for _, a := range fitted {
+			ref := parentRef(a.Ref)
+			entries = append(entries, gwv1.PolicyAncestorStatus{
+				AncestorRef:    ref,
+				ControllerName: gwv1.GatewayController(p.Kind.ControllerName),
+				Conditions:     Retime(old[parentKey(ref)], a.Conditions, now),
+			})
+		}
+		out = append(out, PolicyStatus{Policy: p, Ancestors: entries})
+	}
+	return out
+}
+
+// Policies returns, for every policy of a managed kind, a copy of the
+// policy object with the status.ancestors Strata would write: entries of
+// other controllers preserved, Strata's replaced (Ancestors,
+// MergeAncestors).
+func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, ps := range Ancestors(r, now) {
+		obj := ps.Policy.Object.DeepCopy()
+		list, _ := MergeAncestors(storedAncestors(obj.Object), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
+		if list == nil {
+			list = []any{}
+		}
+		_ = unstructured.SetNestedSlice(obj.Object, list, "status", "ancestors")
+		out = append(out, obj)
+	}
+	return out
+}
+
+// MergeAncestors returns status.ancestors with Strata's entries replaced
+// by ours: the stored entries of other controllers (those mine says are
+// not Strata's) first, as they are, then ours in order, each condition
+// keeping the lastTransitionTime of the stored entry of Strata for the
+// same ancestorRef when its status is the same (Retime). theirs is how
+// many entries belong to other controllers. Stored items that are not
+// objects are dropped. The CLI's Policies and the controller's write both
+// merge here.
+func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (merged []any, theirs int) {
+	theirs, old := splitAncestors(stored, mine)
+	for _, e := range stored {
+		if m, ok := e.(map[string]any); ok && !mine(str(m, "controllerName")) {
+			merged = append(merged, m)
+		}
+	}
+	for _, a := range ours {
+		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
+		if err != nil {
+			continue // a PolicyAncestorStatus always converts
+		}
+		merged = append(merged, m)
+	}
+	return merged, theirs
+}
+
+// splitAncestors counts the stored entries of other controllers and reads
+// the conditions of Strata's, by ancestorRef.
+func splitAncestors(stored []any, mine func(string) bool) (others int, ours map[string][]metav1.Condition) {
+	ours = map[string][]metav1.Condition{}
+	for _, e := range stored {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue // not an entry: dropped
+		}
+		if !mine(str(m, "controllerName")) {
+			others++
+			continue
+		}
+		ref, _ := m["ancestorRef"].(map[string]any)
+		ours[refKey(ref)] = conditionsOf(m["conditions"])
+	}
+	return others, ours
+}
+
+func storedAncestors(obj map[string]any) []any {
+	list, _, _ := unstructured.NestedSlice(obj, "status", "ancestors")
+	return list
+}
+
+func controlledBy(name string) func(string) bool {
+	return func(c string) bool { return c == name }
+}
+
+// parentRef renders a ref as a Gateway API ParentReference, group and
+// kind always set (the ancestorRef of GEP-713 "Standard status struct",
+// a route's parentRef).
+func parentRef(r topology.Ref) gwv1.ParentReference {
+	group, kind := gwv1.Group(r.Group), gwv1.Kind(r.Kind)
+	ref := gwv1.ParentReference{Group: &group, Kind: &kind, Name: gwv1.ObjectName(r.Name)}
+	if r.Namespace != "" {
+		ns := gwv1.Namespace(r.Namespace)
+		ref.Namespace = &ns
+	}
+	if r.Section != "" {
+		sec := gwv1.SectionName(r.Section)
+		ref.SectionName = &sec
+	}
+	return ref
+}
+
+// parentKey is the key of a ParentReference; refKey the same for a stored
+// one.
+func parentKey(r gwv1.ParentReference) string {
+	return strings.Join([]string{deref(r.Group), deref(r.Kind), deref(r.Namespace), string(r.Name), deref(r.SectionName)}, "\x00")
+}
+
+func refKey(m map[string]any) string {
+	return strings.Join([]string{str(m, "group"), str(m, "kind"), str(m, "namespace"), str(m, "name"), str(m, "sectionName")}, "\x00")
+}
+
+func deref[T ~string](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
+}

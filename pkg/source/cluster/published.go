@@ -1,0 +1,69 @@
+package cluster
+
+import (
+	"context"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+)
+
+// EffectivePolicyGVK is the kind of the records the policy controller
+// publishes next to every affected target.
+var EffectivePolicyGVK = strata.SchemeGroupVersion.WithKind(strata.EffectivePolicyKind)
+
+// PublishedByLabel and PublishedByValue mark the EffectivePolicy objects
+// the policy controller publishes (policies.ManagedByLabel): only those
+// are read, not the blueprint controller's values objects.
+const (
+	PublishedByLabel = "strata.dev/managed-by"
+	PublishedByValue = "strata"
+)
+
+// Published reads the EffectivePolicy objects the policy controller
+// publishes, for a reader who may not read some policy kinds: in every
+// namespace when allowed, else in each of namespaces (else in
+// r.Namespace) that the reader may read (a namespace's view role grants
+// it: config/rbac/effectivepolicy_viewer_role.yaml). Forbidden namespaces
+// are skipped; a cluster without the kind has none.
+func (r *Reader) Published(ctx context.Context, namespaces ...string) ([]*strata.EffectivePolicy, error) {
+	if !r.Present(EffectivePolicyGVK) {
+		return nil, nil
+	}
+	sel := client.MatchingLabels{PublishedByLabel: PublishedByValue}
+	var out []*strata.EffectivePolicy
+	read := func(ns string) (denied bool, err error) {
+		l := newList(EffectivePolicyGVK)
+		d, err := r.listIn(ctx, EffectivePolicyGVK, l, ns, sel)
+		if err != nil || d != nil {
+			return d != nil, err
+		}
+		for i := range l.Items {
+			ep := &strata.EffectivePolicy{}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(l.Items[i].Object, ep); err != nil {
+				return false, fmt.Errorf("EffectivePolicy %s/%s: %w", l.Items[i].GetNamespace(), l.Items[i].GetName(), err)
+			}
+			out = append(out, ep)
+		}
+		return false, nil
+	}
+	denied, err := read("")
+	if meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil || !denied {
+		return out, err
+	}
+	if len(namespaces) == 0 && r.Namespace != "" {
+		namespaces = []string{r.Namespace}
+	}
+	for _, ns := range namespaces {
+		if _, err := read(ns); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
