@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"sort"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
@@ -81,4 +82,14 @@ func decode(b []byte) (*policykind.Declaration, error) {
 		return nil, fmt.Errorf("apiVersion %q kind %q, want %s/%s %s", d.APIVersion, d.Kind, policykind.Group, policykind.Version, policykind.KindName)
 	}
 	return d, nil
+}
+
+// Kinds are the kinds the entries declare, for a reader that must know
+// which kinds to list (cluster.Reader.Builtin).
+func Kinds(entries []Entry) []schema.GroupKind {
+	out := make([]schema.GroupKind, len(entries))
+	for i, e := range entries {
+		out[i] = schema.GroupKind{Group: e.Declaration.Spec.Group, Kind: e.Declaration.Spec.Kind}
+	}
+	return out
 }
