@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
@@ -18,7 +20,7 @@ func TestCatalogue(t *testing.T) {
 	if len(entries) != 14 {
 		t.Errorf("%d entries, want the 14 of issue 16", len(entries))
 	}
-	seen := map[policykind.GroupKind]string{}
+	seen := map[schema.GroupKind]string{}
 	for _, e := range entries {
 		k, err := policykind.Compile(e.Declaration)
 		if err != nil {
