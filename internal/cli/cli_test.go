@@ -90,7 +90,7 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"malformed YAML", "apiVersion: v1\nkind: Service\nmetadata: {name: [\n", []string{"status", "-f", "-"}, []string{"-: document 1", "invalid YAML"}},
 		{"no kind", "apiVersion: v1\nmetadata: {name: x}\n", []string{"effective", "-f", "-"}, []string{"-: document 1", "apiVersion and kind are required"}},
-		{"undeclared policy kind", "apiVersion: example.io/v1\nkind: RetryPolicy\nmetadata: {name: r, namespace: baker}\nspec:\n  targetRefs: [{group: '', kind: Namespace, name: baker}]\n", []string{"status", "-f", "-"}, []string{"-: document 1 (RetryPolicy baker/r)", "RetryPolicy.example.io is not a declared policy kind"}},
+		{"undeclared policy kind, --strict", "apiVersion: example.io/v1\nkind: RetryPolicy\nmetadata: {name: r, namespace: baker}\nspec:\n  targetRefs: [{group: '', kind: Namespace, name: baker}]\n", []string{"status", "-f", "-", "--strict"}, []string{"-: document 1 (RetryPolicy.example.io baker/r): ", "RetryPolicy.example.io is not a declared policy kind", "declare it with a PolicyKind"}},
 		{"unknown field in declaration", "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: x}\nspec: {group: a.io, kind: A, effectivTargetKind: {kind: Service}}\n", []string{"status", "-f", "-"}, []string{"-: document 1 (PolicyKind x)", "unknown field", "effectivTargetKind"}},
 		{"invalid declaration", "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata: {name: x}\nspec: {group: a.io, kind: A, class: Sometimes}\n", []string{"status", "-f", "-"}, []string{"PolicyKind x", "spec.class", "Sometimes"}},
 		{"second document bad", "apiVersion: v1\nkind: Service\nmetadata: {name: a, namespace: ns}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: b, namespace: ns}\nspec: {ports: 80}\n", []string{"status", "-f", "-"}, []string{"-: document 2 (Service ns/b)", "cannot unmarshal"}},
@@ -156,5 +156,26 @@ spec:
 	}
 	if !strings.Contains(out, `"reason": "Invalid"`) || !strings.Contains(out, `spec.targetRefs[0].sectionName: listener \"http\" is declared more than once in Gateway default/g1`) {
 		t.Errorf("stdout %s", out)
+	}
+}
+
+// Issue 16 item 5: a policy of a kind nothing declares does not fail the
+// run offline, as it does not on a cluster (where such a kind is never
+// read): one warning per kind names it, says how many objects were skipped
+// and how to declare it, and the rest is answered. --strict refuses it
+// (TestBadInput).
+func TestUndeclaredKindWarns(t *testing.T) {
+	in := "apiVersion: example.io/v1\nkind: RetryPolicy\nmetadata: {name: r, namespace: baker}\nspec:\n  targetRefs: [{group: '', kind: Namespace, name: baker}]\n" +
+		"---\napiVersion: example.io/v1\nkind: RetryPolicy\nmetadata: {name: s, namespace: baker}\nspec:\n  targetRefs: [{group: '', kind: Namespace, name: baker}]\n"
+	out, errOut, code := strata(t, in, "status", "-f", "../../examples/gep-713/example-2/kind.yaml", "-f", "-")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "warning: RetryPolicy.example.io is not a declared policy kind: 2 of its objects skipped; declare it with a PolicyKind (strata.dev/v1alpha1) or install its CRD labelled gateway.networking.k8s.io/policy (docs/policy-kinds.md)\n"
+	if errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
+	}
+	if !strings.HasPrefix(out, "apiVersion: v1\nitems:") {
+		t.Errorf("stdout %q", out)
 	}
 }

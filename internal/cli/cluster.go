@@ -16,9 +16,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
-
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -103,7 +103,11 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string) (*cl
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
 		return nil, nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
 	}
-	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns}
+	catalogue, err := builtin.Catalogue()
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns, Builtin: builtin.Kinds(catalogue)}
 	objs, err := r.Objects(ctx)
 	var records []*stratav1.EffectivePolicy
 	if err == nil && policiesHidden(objs) {

@@ -24,6 +24,9 @@ const (
 	discEx2     = "../../examples/gep-713/example-2"
 	discEx3     = "../../examples/gep-713/example-3"
 	discParable = "../../examples/parable"
+	// discCatalogue holds one or two policies of each built-in kind, read
+	// without any declaration in the input.
+	discCatalogue = "../../examples/catalogue"
 )
 
 // discoverGolden compares got with a golden file, rewriting it with -update.
@@ -79,6 +82,10 @@ func TestDiscoverGolden(t *testing.T) {
 		{discParable + "/get-policies.json.golden", []string{"get", "policies", "-A", "-f", discParable, "-o", "json"}},
 		{discParable + "/impact-delete.golden", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "--delete", "-f", discParable}},
 		{discParable + "/impact-delete.json.golden", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "--delete", "-f", discParable, "-o", "json"}},
+		{discCatalogue + "/get-policies.golden", []string{"get", "policies", "-A", "-f", discCatalogue}},
+		{discCatalogue + "/kinds.golden", []string{"kinds", "-f", discCatalogue}},
+		{discParable + "/kinds.golden", []string{"kinds", "-f", discParable}},
+		{"testdata/kinds/builtin.golden", []string{"kinds", "--builtin"}},
 	} {
 		t.Run(filepath.Base(filepath.Dir(c.golden))+"/"+filepath.Base(c.golden), func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)

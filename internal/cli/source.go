@@ -14,6 +14,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -35,7 +36,9 @@ type sourceFlags struct {
 	withFiles []string
 	// allNamespaces is -A: commands that list objects list them all.
 	allNamespaces bool
-	kube          *genericclioptions.ConfigFlags
+	// strict is --strict: engine.Options.Strict.
+	strict bool
+	kube   *genericclioptions.ConfigFlags
 	// connection are the names of the flags kube added; flags are the
 	// command's, to tell which were given.
 	connection map[string]bool
@@ -72,6 +75,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	fl := c.Flags()
 	fl.StringSliceVarP(&f.files, "filename", "f", nil, "files, directories (recursive) or - for stdin; multi-document YAML, JSON and List objects. Without -f, the live cluster of the kubeconfig is read")
 	fl.StringSliceVar(&f.withFiles, "with-file", nil, "read the live cluster with the objects of these files laid over it (same group, kind, namespace and name replaces; new objects are added): the answer after applying them. Not with -f")
+	fl.BoolVar(&f.strict, "strict", false, "a policy of a kind nothing declares (no PolicyKind, labelled CRD or built-in declaration; see strata kinds) is an error, not a warning that skips it")
 	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "commands that list objects list those of every namespace (default: the -n namespace, or the kubeconfig context's)")
 	f.kube = genericclioptions.NewConfigFlags(true)
 	// Discovery is not cached on disk (the reader resolves the few kinds
@@ -168,7 +172,11 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	// Files are strict: a bad declaration is the user's to fix. A cluster
 	// is what it is: as the controller does, bad declarations are skipped
 	// (and named) and every other kind answered.
-	opts := engine.Options{Lenient: m != sourceFiles}
+	catalogue, err := builtin.Catalogue()
+	if err != nil {
+		return nil, err
+	}
+	opts := engine.Options{Lenient: m != sourceFiles, Catalogue: catalogue, Strict: f.strict}
 	var res *engine.Result
 	if scope == nil {
 		res, err = engine.Run(src.Snapshot, opts)
@@ -217,6 +225,14 @@ func placed(err error, src *files.Result) error {
 			out[i] = placed(e, src)
 		}
 		return errors.Join(out...)
+	}
+	var u *engine.UndeclaredError
+	if errors.As(err, &u) {
+		k := files.Key{Group: u.Kind.Group, Kind: u.Kind.Kind, Namespace: u.Namespace, Name: u.Name}
+		if _, ok := src.Places[k]; ok {
+			return fmt.Errorf("%s: %s", src.Where(k), u.Reason())
+		}
+		return err
 	}
 	var d *engine.DeclarationError
 	if !errors.As(err, &d) {

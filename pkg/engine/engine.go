@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -27,11 +29,39 @@ type Options struct {
 	// ControllerName is given to kinds whose declaration names none;
 	// empty means policykind.DefaultControllerName.
 	ControllerName string
-	// Lenient skips bad declarations and policies of undeclared kinds and
-	// reports them in Result.Errors instead of failing the run: a
-	// controller must keep serving every other kind.
+	// Lenient skips bad declarations and reports them in Result.Errors
+	// instead of failing the run: a controller must keep serving every
+	// other kind.
 	Lenient bool
+	// Catalogue declares the kinds neither a PolicyKind nor a labelled
+	// CRD of the input declares: builtin.Catalogue() for Strata's own
+	// commands, nil for none. A PolicyKind of the input overrides an
+	// entry; an entry overrides what a CRD's label alone would say
+	// (docs/policy-kinds.md, "3. The built-in catalogue").
+	Catalogue []builtin.Entry
+	// Strict makes a policy of a kind nothing declares an error
+	// (UndeclaredError) instead of a warning that skips it.
+	Strict bool
 }
+
+// UndeclaredError is a policy whose kind nothing declares, in Strict mode.
+type UndeclaredError struct {
+	Kind            schema.GroupKind
+	Namespace, Name string
+}
+
+func (e *UndeclaredError) Error() string {
+	return fmt.Sprintf("%s %s: %s", e.Kind.Kind, id(e.Namespace, e.Name), e.Reason())
+}
+
+// Reason is the error without the object's name, for a caller that
+// names the object its own way (by file and document).
+func (e *UndeclaredError) Reason() string {
+	return fmt.Sprintf("%s is not a declared policy kind: %s", e.Kind, howToDeclare)
+}
+
+// howToDeclare ends every message about an undeclared kind.
+const howToDeclare = "declare it with a PolicyKind (strata.dev/v1alpha1) or install its CRD labelled " + policykind.CRDLabel + " (docs/policy-kinds.md)"
 
 // Result is everything the engine derives from a snapshot. It is frozen
 // once returned: any number of goroutines may read it at once (doc.go,
@@ -48,7 +78,8 @@ type Result struct {
 	Errors []error
 	// Warnings are about the input as a whole and do not change the
 	// answer's shape: a policy CRD whose schema could not be read (its
-	// policies are then not validated).
+	// policies are then not validated), policies of kinds nothing
+	// declares (skipped, one warning per kind).
 	Warnings []error
 	// Scope is nil for a complete result. A result of RunScoped holds the
 	// nodes its question is about: each kind's Effective then has only the
@@ -57,6 +88,11 @@ type Result struct {
 
 	opts       Options
 	kindErrors []error
+	// schemaWarnings are the Warnings about schemas, kept by Recompute;
+	// undeclared are those about undeclared kinds, by kind, which a
+	// Recompute (of declared kinds only) keeps too.
+	schemaWarnings []error
+	undeclared     map[schema.GroupKind]int
 	// schemas are the compiled schemas of the policy CRDs of the input,
 	// by kind.
 	schemas map[schema.GroupKind]*crdschema.CRD
@@ -130,12 +166,12 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 	if opts.Registry == nil {
 		opts.Registry = merge.DefaultRegistry()
 	}
-	kinds, kindErrs := Kinds(s, opts.ControllerName)
+	kinds, kindErrs := KindsWith(s, opts.ControllerName, opts.Catalogue)
 	if len(kindErrs) > 0 && !opts.Lenient {
 		return nil, errors.Join(kindErrs...)
 	}
 	res := &Result{kindErrors: kindErrs, opts: opts}
-	res.schemas, res.Warnings = schemas(s)
+	res.schemas, res.schemaWarnings = schemas(s)
 	build := func(extra topology.Extra) *topology.Graph { return topology.BuildWith(s, extra) }
 	if err := res.run(kinds, s.Policies, topology.NewGrants(s.ReferenceGrants), build, nil, nil, scope); err != nil {
 		return nil, err
@@ -159,7 +195,7 @@ func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[sche
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
-	res := &Result{kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, Warnings: r.Warnings}
+	res := &Result{kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, schemaWarnings: r.schemaWarnings}
 	if err := res.run(r.PolicyKinds(), policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, nil); err != nil {
 		return nil, err
 	}
@@ -173,6 +209,10 @@ func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[sche
 // targets in the nodes it names, without outcome.
 func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstructured, grants topology.Grants, graph func(topology.Extra) *topology.Graph, dirty map[schema.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
+	if prev != nil {
+		res.undeclared = prev.undeclared
+	}
+	defer res.warn()
 	declared := make(map[schema.GroupKind]*policykind.Kind, len(kinds))
 	for _, k := range kinds {
 		declared[k.Key()] = k
@@ -186,11 +226,15 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 		}
 		k := declared[gk]
 		if k == nil {
-			err := fmt.Errorf("%s %s: %s is not a declared policy kind", u.GetKind(), id(u.GetNamespace(), u.GetName()), gk)
-			if !res.opts.Lenient {
-				return err
+			// As on a cluster, where an undeclared kind is never read,
+			// the rest of the run goes on; Strict refuses the input.
+			if res.opts.Strict {
+				return &UndeclaredError{Kind: gk, Namespace: u.GetNamespace(), Name: u.GetName()}
 			}
-			res.Errors = append(res.Errors, err)
+			if res.undeclared == nil {
+				res.undeclared = map[schema.GroupKind]int{}
+			}
+			res.undeclared[gk]++
 			continue
 		}
 		byKind[gk] = append(byKind[gk], res.read(k, u))
@@ -423,6 +467,16 @@ func (e *DeclarationError) Unwrap() error { return e.Err }
 const crdGroup, crdKind = "apiextensions.k8s.io", "CustomResourceDefinition"
 
 func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
+	return KindsWith(s, controllerName, nil)
+}
+
+// KindsWith is Kinds with a catalogue of built-in declarations for the
+// kinds the input uses, between the input's PolicyKinds and its labelled
+// CRDs: a PolicyKind overrides a
+// built-in entry (the user knows their cluster best), and a built-in
+// entry, which says the kind's targets, effective targets and merge rules,
+// overrides the bare defaults a CRD's label gives (policykind.FromCRD).
+func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.Entry) ([]*policykind.Kind, []error) {
 	var errs []error
 	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {
 		if d.Spec.ControllerName == "" && controllerName != "" {
@@ -446,6 +500,29 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		}
 		k.Source = "PolicyKind " + d.Name
 		seen[k.Key()] = d.Name
+		kinds = append(kinds, k)
+	}
+	// Built-in entries serve the kinds the input uses: a policy or a CRD
+	// of the kind. The others would only lengthen every list of kinds.
+	used := map[schema.GroupKind]bool{}
+	for _, u := range s.Policies {
+		used[u.GroupVersionKind().GroupKind()] = true
+	}
+	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
+		used[policykind.DefinedKind(crd)] = true
+	}
+	for _, e := range catalogue {
+		gk := schema.GroupKind{Group: e.Declaration.Spec.Group, Kind: e.Declaration.Spec.Kind}
+		if _, declared := seen[gk]; declared || !used[gk] {
+			continue
+		}
+		k, err := compile(e.Declaration)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", e.Source(), err))
+			continue
+		}
+		k.Source = e.Source()
+		seen[gk] = e.Source()
 		kinds = append(kinds, k)
 	}
 	for _, crd := range s.PolicyCRDs {
@@ -484,6 +561,16 @@ func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []e
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
 	})
 	return spacesAgree(kinds, errs)
+}
+
+// warn sets Warnings: the schemas', then one per undeclared kind, sorted.
+func (res *Result) warn() {
+	res.Warnings = slices.Clone(res.schemaWarnings)
+	for _, gk := range slices.SortedFunc(maps.Keys(res.undeclared), func(a, b schema.GroupKind) int {
+		return strings.Compare(a.String(), b.String())
+	}) {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%s is not a declared policy kind: %d of its objects skipped; %s", gk, res.undeclared[gk], howToDeclare))
+	}
 }
 
 // spacesAgree keeps the kinds of a value space only when they can fold

@@ -95,6 +95,10 @@ type Reader struct {
 	// Unreadable, and its published EffectivePolicy objects answer
 	// instead (Published).
 	Namespace string
+	// Builtin are the kinds of the engine's catalogue
+	// (engine.Options.Catalogue): their instances are read when their
+	// CRD is established, as for a declared kind, labelled or not.
+	Builtin []schema.GroupKind
 }
 
 // Snapshot lists every object the engine needs. Policy kinds come from
@@ -129,7 +133,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 			return nil, nil, err
 		}
 	}
-	pcrds, err := policyCRDs(crds, s.Declarations)
+	pcrds, err := policyCRDs(crds, r.declared(s.Declarations))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -141,7 +145,7 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		}
 		s.CRDs = append(s.CRDs, c.object)
 	}
-	kinds := policyKinds(crds, s.Declarations)
+	kinds := policyKinds(crds, r.declared(s.Declarations))
 	for _, k := range kinds {
 		l := newList(k.GroupVersionKind)
 		r.progress(k.GroupVersionKind)
@@ -241,7 +245,7 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 			out.add(l)
 		}
 	}
-	pcrds, err := policyCRDs(crds, decls)
+	pcrds, err := policyCRDs(crds, r.declared(decls))
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +253,7 @@ func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 		c.object.SetGroupVersionKind(CRDGVK) // typed list items carry no kind
 		out.Items = append(out.Items, clean(c.object))
 	}
-	out.Kinds = policyKinds(crds, decls)
+	out.Kinds = policyKinds(crds, r.declared(decls))
 	for _, k := range out.Kinds {
 		l := newList(k.GroupVersionKind)
 		ok, err := r.list(ctx, k.GroupVersionKind, l, out)
@@ -345,14 +349,23 @@ func declarations(l *unstructured.UnstructuredList) ([]*policykind.Declaration, 
 	return out, nil
 }
 
+// declared are the kinds PolicyKinds declare and the reader's built-in
+// ones: their CRDs are read, labelled or not.
+func (r *Reader) declared(decls []*policykind.Declaration) map[schema.GroupKind]bool {
+	out := map[schema.GroupKind]bool{}
+	for _, d := range decls {
+		out[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
+	}
+	for _, gk := range r.Builtin {
+		out[gk] = true
+	}
+	return out
+}
+
 // policyKinds are the kinds to read policies of: those of CRDs labelled
 // gateway.networking.k8s.io/policy or declared by a PolicyKind, whose CRD
 // is established, at its storage version; sorted.
-func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, decls []*policykind.Declaration) []PolicyGVK {
-	declared := map[schema.GroupKind]bool{}
-	for _, d := range decls {
-		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
-	}
+func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, declared map[schema.GroupKind]bool) []PolicyGVK {
 	var kinds []PolicyGVK
 	for _, crd := range crds {
 		gk := definedKind(crd)
@@ -385,11 +398,7 @@ type policyCRD struct {
 // labelled CRDs, which declare their kind, and the CRDs of kinds a
 // PolicyKind declares, whose schema bounds their status even without the
 // label.
-func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, decls []*policykind.Declaration) ([]policyCRD, error) {
-	declared := map[schema.GroupKind]bool{}
-	for _, d := range decls {
-		declared[schema.GroupKind{Group: d.Spec.Group, Kind: d.Spec.Kind}] = true
-	}
+func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, declared map[schema.GroupKind]bool) ([]policyCRD, error) {
 	var out []policyCRD
 	for _, crd := range crds {
 		_, labelled := crd.Labels[policykind.CRDLabel]

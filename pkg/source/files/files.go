@@ -769,7 +769,12 @@ func assemble(items []item, ns string) (*Result, error) {
 	for _, d := range rest {
 		gk := d.Object.GroupVersionKind().GroupKind()
 		pgk := schema.GroupKind{Group: gk.Group, Kind: gk.Kind}
-		if declared[pgk] {
+		// A document with targetRefs is a policy even when the input does
+		// not declare its kind: the engine declares it from its catalogue,
+		// or skips it with a warning naming the kind (--strict: an error).
+		_, one, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRef")
+		_, many, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRefs")
+		if declared[pgk] || one || many {
 			if err := checkMeta(d); err != nil {
 				return nil, err
 			}
@@ -781,11 +786,6 @@ func assemble(items []item, ns string) (*Result, error) {
 			}
 			s.Policies = append(s.Policies, d.Object)
 			continue
-		}
-		_, one, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRef")
-		_, many, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRefs")
-		if one || many {
-			return nil, fmt.Errorf("%s: %s is not a declared policy kind: add a PolicyKind (strata.dev/v1alpha1) or its CRD labelled %s", d.Where(), gk, policykind.CRDLabel)
 		}
 		res.Ignored[gk.String()]++
 	}

@@ -294,17 +294,6 @@ func TestReadErrors(t *testing.T) {
 			want:  []string{"-: document 1 (Service a): apiVersion and kind are required"},
 		},
 		{
-			name:  "undeclared policy kind names file, document and kind",
-			paths: []string{"testdata/bad/undeclared.yaml"},
-			want:  []string{"testdata/bad/undeclared.yaml: document 2 (RetryPolicy app/retry): RetryPolicy.policies.example.com is not a declared policy kind"},
-		},
-		{
-			name:  "undeclared policy kind with a single targetRef",
-			paths: []string{"-"},
-			stdin: "apiVersion: policies.example.com/v1\nkind: RetryPolicy\nmetadata: {name: retry, namespace: app}\nspec:\n  targetRef: {kind: Namespace, name: app}\n",
-			want:  []string{"-: document 1 (RetryPolicy app/retry): RetryPolicy.policies.example.com is not a declared policy kind"},
-		},
-		{
 			name:  "PolicyKind with an unknown field",
 			paths: []string{"testdata/bad/strict.yaml"},
 			want:  []string{"testdata/bad/strict.yaml: document 1 (PolicyKind colorpolicies.policies.example.com)", "unknown field", "targetKind"},
@@ -345,8 +334,8 @@ func TestReadErrors(t *testing.T) {
 		},
 		{
 			name:  "good files before a bad one return nothing",
-			paths: []string{"testdata/multi.yaml", "testdata/bad/undeclared.yaml"},
-			want:  []string{"testdata/bad/undeclared.yaml: document 2"},
+			paths: []string{"testdata/multi.yaml", "testdata/bad/strict.yaml"},
+			want:  []string{"testdata/bad/strict.yaml: document 1"},
 		},
 	}
 	for _, tc := range tests {
@@ -439,7 +428,7 @@ func TestReadMatchesDecode(t *testing.T) {
 		{"errors: PolicyKind with unknown fields", []string{"testdata/bad/strict.yaml"}, ""},
 		{"errors: block style PolicyKind with unknown fields", []string{"-"}, "apiVersion: strata.dev/v1alpha1\nkind: PolicyKind\nmetadata:\n  name: x\nspec:\n  group: g\n  kind: K\n  targetKind: 1\n  Class: Direct\n"},
 		{"errors: malformed after good documents", []string{"testdata/bad"}, ""},
-		{"errors: undeclared", []string{"testdata/multi.yaml", "testdata/bad/undeclared.yaml"}, ""},
+		{"undeclared kinds", []string{"testdata/multi.yaml", "testdata/undeclared.yaml"}, ""},
 		{"errors: malformed before a missing file", []string{"testdata/bad/malformed.yaml", "testdata/nope.yaml"}, ""},
 		{"errors: missing file before a malformed one", []string{"testdata/nope.yaml", "testdata/bad/malformed.yaml"}, ""},
 		{"errors: typed object that does not decode before a missing file", []string{"-", "testdata/nope.yaml"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
@@ -461,5 +450,26 @@ func TestReadMatchesDecode(t *testing.T) {
 				t.Errorf("Read differs from Decode(Documents()) (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// A document with targetRefs is read as a policy whatever its kind: the
+// engine, not the reader, decides whether something declares it (a
+// PolicyKind, a labelled CRD, the built-in catalogue) and warns about the
+// rest. A document of another kind without targetRefs is ignored.
+func TestReadUndeclaredPolicies(t *testing.T) {
+	res, err := files.Read([]string{"testdata/undeclared.yaml", "-"}, strings.NewReader("apiVersion: policies.example.com/v1\nkind: RetryPolicy\nmetadata: {name: one, namespace: app}\nspec:\n  targetRef: {kind: Namespace, name: app}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d, namespace: app}\nspec: {}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range res.Snapshot.Policies {
+		got = append(got, p.GetKind()+" "+p.GetNamespace()+"/"+p.GetName())
+	}
+	if want := []string{"RetryPolicy app/retry", "RetryPolicy app/one"}; !slices.Equal(got, want) {
+		t.Errorf("policies %v, want %v", got, want)
+	}
+	if res.Ignored["Deployment.apps"] != 1 {
+		t.Errorf("ignored %v", res.Ignored)
 	}
 }
