@@ -182,7 +182,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 			a.Relation = rel
 		}
 		for _, r := range at {
-			if qr := queryRef(r); !slices.Contains(a.AttachedTo, qr) {
+			if qr := r; !slices.Contains(a.AttachedTo, qr) {
 				a.AttachedTo = append(a.AttachedTo, qr)
 			}
 		}
@@ -200,7 +200,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 			}
 			continue
 		}
-		te := query.TargetEffect{Target: queryRef(e.target)}
+		te := query.TargetEffect{Target: e.target}
 		for _, c := range e.kp.Contexts {
 			if !o.reaches(e.target, c.Path) {
 				continue
@@ -273,7 +273,7 @@ func contextEffect(c stratav1.Context) query.ContextEffect {
 	for _, s := range c.Sources {
 		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
 		if len(s.AttachedTo) > 0 {
-			se.AttachedTo, se.Level = queryRef(s.AttachedTo[0]), levelOf(s.AttachedTo[0])
+			se.AttachedTo, se.Level = s.AttachedTo[0], levelOf(s.AttachedTo[0])
 		}
 		ce.Stack = append(ce.Stack, se)
 	}
@@ -317,7 +317,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 			if len(winners) == 0 {
 				continue
 			}
-			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: queryRef(e.target), Path: queryRefs(c.Path)}
+			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: queryRefs(c.Path)}
 			if v, ok := merge.Get(specOf(c), ptr); ok {
 				ch.Value = v
 			}
@@ -330,7 +330,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 				cd := query.Candidate{Source: id, Sets: true, Value: ch.Value, Outcome: query.Wins,
 					Note: "from the published effective policy; the candidates it beat are not published"}
 				if len(s.AttachedTo) > 0 {
-					at := queryRef(s.AttachedTo[0])
+					at := s.AttachedTo[0]
 					cd.AttachedTo, cd.Level = &at, levelOf(s.AttachedTo[0])
 				}
 				ch.Candidates = append(ch.Candidates, cd)
@@ -435,7 +435,7 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 		if e.kp.Group != gk.Group || e.kp.Kind != gk.Kind {
 			continue
 		}
-		tc := query.TargetChange{PolicyKind: query.GroupKind{Group: gk.Group, Kind: gk.Kind}, Target: queryRef(e.target)}
+		tc := query.TargetChange{PolicyKind: query.GroupKind{Group: gk.Group, Kind: gk.Kind}, Target: e.target}
 		for _, c := range e.kp.Contexts {
 			alone := true
 			for _, s := range c.Sources {
@@ -520,17 +520,9 @@ func policyID(ns, name string) string {
 	return ns + "/" + name
 }
 
-func queryRef(r stratav1.Ref) query.Ref {
-	return query.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.SectionName}
-}
-
-func queryRefs(rs []stratav1.Ref) []query.Ref {
-	out := make([]query.Ref, len(rs))
-	for i, r := range rs {
-		out[i] = queryRef(r)
-	}
-	return out
-}
+// queryRefs copies refs of the records into a query document (query.Ref
+// is the API's Ref), so that sorting the copy leaves the record alone.
+func queryRefs(rs []stratav1.Ref) []query.Ref { return slices.Clone(rs) }
 
 func targetKey(r stratav1.Ref) string {
 	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()

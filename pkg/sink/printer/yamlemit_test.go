@@ -3,6 +3,7 @@ package printer
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -48,7 +49,7 @@ func randomValue(r *rand.Rand, depth int) any {
 	case 1:
 		return r.IntN(2) == 0
 	case 2:
-		return []any{-7, 0, int64(1) << 62, uint64(1<<64 - 1), 1.5, 1e21, 1e18, 1e-7, -0.0, 123456789.125}[r.IntN(10)]
+		return []any{-7, 0, int64(1) << 62, uint64(1<<64 - 1), 1.5, 1e21, 1e18, 1e-7, math.Copysign(0, -1), 123456789.125}[r.IntN(10)]
 	case 3, 4, 5:
 		return randomString(r, 6)
 	case 6, 7:
