@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,23 @@ func TestDiffBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, c.want)
 			}
 		})
+	}
+}
+
+// docs/cli.md quotes the heads of the human and markdown goldens.
+func TestDiffDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for golden, lines := range map[string]int{"testdata/diff/parable.golden": 13, "testdata/diff/parable.md.golden": 18} {
+		b, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.Join(strings.SplitAfter(string(b), "\n")[:lines], "")
+		if !strings.Contains(string(doc), head) {
+			t.Errorf("docs/cli.md does not quote the head of %s:\n%s", golden, head)
+		}
 	}
 }
