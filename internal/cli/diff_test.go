@@ -77,7 +77,7 @@ func TestDiffDocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for golden, lines := range map[string]int{"testdata/diff/parable.golden": 13, "testdata/diff/parable.md.golden": 18} {
+	for golden, lines := range map[string]int{"testdata/diff/parable.golden": 14, "testdata/diff/parable.md.golden": 18} {
 		b, err := os.ReadFile(golden)
 		if err != nil {
 			t.Fatal(err)

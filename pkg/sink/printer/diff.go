@@ -71,6 +71,21 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		return
 	}
 	w.printf("%s\n", h.heading(diffSummary(d)))
+	if groups := groupFields(d); len(groups) > 0 {
+		// The same change on many targets reads as one row (issue 18:
+		// "42 Services in baker: /attempts 3 -> 0"); the targets follow.
+		w.printf("\n")
+		t := &table{h: h, indent: "  "}
+		t.add(c("KIND"), c("FIELD"), c("BEFORE"), c("AFTER"), c("ON"), c("SET BY"))
+		for _, g := range groups {
+			by := g.by
+			if g.after == unset {
+				by = "(was) " + by
+			}
+			t.add(c(g.policyKind), c(g.field), colored(g.before, red), colored(g.after, green), c(g.where()), c(by))
+		}
+		w.table(t)
+	}
 	for _, tc := range d.Targets {
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s%s:", tc.PolicyKind.Kind, tc.Target, changeNote(tc.Change))))
 		for _, ctx := range tc.Contexts {
@@ -156,6 +171,15 @@ func groupFields(d *query.DiffResult) []*fieldGroup {
 // unset stands for a field one side does not set.
 const unset = "unset"
 
+// where says which targets: "42 HTTPRoutes in baker".
+func (g *fieldGroup) where() string {
+	s := plural(len(g.targets), g.targetKind)
+	if g.namespace != "" {
+		s += " in " + g.namespace
+	}
+	return s
+}
+
 func unsetOr(v any, by string) string {
 	if by == "" {
 		return unset
@@ -189,15 +213,11 @@ func markdownDiff(w *errWriter, d *query.DiffResult) {
 			w.printf("- ... and %d more (see the details below)\n", len(groups)-i)
 			break
 		}
-		where := plural(len(g.targets), g.targetKind)
-		if g.namespace != "" {
-			where += " in " + g.namespace
-		}
 		set := "set by"
 		if g.after == unset {
 			set = "was set by"
 		}
-		w.printf("- %s %s %s -> %s on **%s** (%s %s)\n", g.policyKind, code(g.field), mdValue(g.before), mdValue(g.after), where, set, g.by)
+		w.printf("- %s %s %s -> %s on **%s** (%s %s)\n", g.policyKind, code(g.field), mdValue(g.before), mdValue(g.after), g.where(), set, g.by)
 	}
 	if len(d.Policies) > 0 {
 		if len(groups) > 0 {
