@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -55,7 +56,9 @@ git diff --exit-code.`,
 			if slices.Contains(f.files, "-") && slices.Contains(against, "-") {
 				return errors.New("-f and --against cannot both read stdin (-)")
 			}
-			base, err := f.load(s)
+			// Notes and warnings name the side they come from: the same
+			// object is often in both.
+			base, err := f.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: s.Err, prefix: "base: "}})
 			if err != nil {
 				return fmt.Errorf("base (-f): %w", err)
 			}
@@ -63,7 +66,7 @@ git diff --exit-code.`,
 			// --strict), from the other files.
 			hf := f
 			hf.files = against
-			head, err := hf.load(s)
+			head, err := hf.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: s.Err, prefix: "head: "}})
 			if err != nil {
 				return fmt.Errorf("head (--against): %w", err)
 			}
@@ -86,4 +89,29 @@ git diff --exit-code.`,
 	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml, json or markdown (default: human-readable)")
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit with 1 when anything changes, 0 otherwise")
 	return c
+}
+
+// linePrefix writes prefix at the start of every line written to w.
+type linePrefix struct {
+	w      io.Writer
+	prefix string
+	mid    bool // the last write ended inside a line
+}
+
+func (l *linePrefix) Write(p []byte) (int, error) {
+	var buf bytes.Buffer
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		if !l.mid {
+			buf.WriteString(l.prefix)
+		}
+		buf.Write(line)
+		l.mid = line[len(line)-1] != '\n'
+	}
+	if _, err := l.w.Write(buf.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -88,3 +88,12 @@ func TestDiffDocs(t *testing.T) {
 		}
 	}
 }
+
+// Notes and warnings of each side's load name the side.
+func TestDiffStderrNamesSide(t *testing.T) {
+	dep := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, namespace: baker}\n"
+	out, errOut, code := strata(t, dep, "diff", "-f", discParable, "--against", discParable+",-")
+	if code != 0 || out != "No change.\n" || errOut != "head: note: ignored objects of kinds outside Strata's hierarchy: Deployment.apps(1)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -85,17 +85,23 @@ func Diff(base, head *engine.Result) *DiffResult {
 		b, h *effective.Result
 	}
 	var pairs []*kindPair
-	byKey := map[GroupKind]*kindPair{}
+	// Kinds sharing a value space share one result, compared at the
+	// space's first kind, which a kind added on one side may change: the
+	// space's name, not that kind, pairs the two sides' results.
+	byKey := map[string]*kindPair{}
 	add := func(res *engine.Result, isBase bool) {
 		for i, kr := range res.Kinds {
 			if res.SharedWith(i) != i {
 				continue // a value space's result is compared at its first kind
 			}
-			gk := groupKindOf(kr.Kind)
-			p := byKey[gk]
+			key := "kind:" + kr.Kind.Key().String()
+			if sp := kr.Kind.Space(); sp != "" {
+				key = "space:" + sp
+			}
+			p := byKey[key]
 			if p == nil {
 				p = &kindPair{k: kr.Kind}
-				byKey[gk] = p
+				byKey[key] = p
 				pairs = append(pairs, p)
 			}
 			if isBase {

@@ -1,10 +1,12 @@
 package query_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -90,5 +92,78 @@ func TestDiff(t *testing.T) {
 		if f := d.Policies[i]; p.Change != swap[f.Change] || p.ID() != f.ID() {
 			t.Errorf("reverse policy %s %s, forward %s %s", p.ID(), p.Change, f.ID(), f.Change)
 		}
+	}
+}
+
+// Kinds of a value space share one result, compared at the space's first
+// kind. A kind added on one side, sorting first, changes that kind: the
+// two sides are still paired by the space, so only what changes is
+// listed, not every target as removed and added.
+func TestDiffValueSpace(t *testing.T) {
+	kind := func(name string, rank int) string {
+		return fmt.Sprintf(`apiVersion: strata.dev/v1alpha1
+kind: PolicyKind
+metadata: {name: %[1]s}
+spec:
+  group: example.io
+  kind: %[1]s
+  targetKinds:
+  - {group: gateway.networking.k8s.io, kind: Gateway}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute}
+  effectiveTargetKinds:
+  - {group: gateway.networking.k8s.io, kind: Gateway}
+  - {group: gateway.networking.k8s.io, kind: HTTPRoute}
+  contexts: Target
+  valueSpace: {name: example.io/values, rank: %[2]d}
+  strategies: {supported: [PatchDefaults, PatchOverrides], default: PatchDefaults}
+`, name, rank)
+	}
+	world := `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: shared}
+spec: {controllerName: example.com/gw}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: shared
+  listeners: [{name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: web}
+spec:
+  parentRefs: [{name: gw, namespace: infra}]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+---
+apiVersion: example.io/v1
+kind: Infra
+metadata: {name: infra, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]
+  defaults: {a: infra}
+`
+	base := enginetest.RunYAML(t, kind("Infra", 1), kind("Tenant", 2), world)
+	head := enginetest.RunYAML(t, kind("Infra", 1), kind("Tenant", 2), kind("Base", 0), world, `apiVersion: example.io/v1
+kind: Base
+metadata: {name: base, namespace: web, creationTimestamp: "2026-01-01T00:00:00Z"}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]
+  defaults: {b: base}
+`)
+	d := query.Diff(base, head)
+	var got []string
+	for _, tc := range d.Targets {
+		for _, c := range tc.Contexts {
+			for _, f := range c.Fields {
+				got = append(got, fmt.Sprintf("%s %s %s %s: %v -> %v (%s)", tc.PolicyKind.Kind, tc.Target, tc.Change, f.Field, f.Before, f.After, f.AfterSetBy))
+			}
+		}
+	}
+	// The target is labelled with the kind the base compares the space at.
+	want := []string{"Infra HTTPRoute web/web Added /b: <nil> -> base (Base web/base)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
