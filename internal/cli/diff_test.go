@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+const diffHead = "testdata/diff/head"
+
+// strata diff on the parable and its edited copy (testdata/diff/head:
+// baker-retries' attempts 3 -> 0, oven-health deleted, butter-health and
+// baker-probe added), every format. The exit code is 0 unless
+// --exit-code, and then 1 with the same output.
+func TestDiffGolden(t *testing.T) {
+	for _, c := range []struct{ golden, format string }{
+		{"testdata/diff/parable.golden", ""},
+		{"testdata/diff/parable.yaml.golden", "yaml"},
+		{"testdata/diff/parable.json.golden", "json"},
+		{"testdata/diff/parable.md.golden", "markdown"},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			args := []string{"diff", "-f", discParable, "--against", diffHead}
+			if c.format != "" {
+				args = append(args, "-o", c.format)
+			}
+			out, errOut, code := strata(t, "", args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			discoverGolden(t, c.golden, out)
+			again, errOut, code := strata(t, "", append(args, "--exit-code")...)
+			if code != 1 || again != out || !strings.Contains(errOut, "changes found (--exit-code): 45 effective target(s), 4 policy status(es)") {
+				t.Errorf("--exit-code: exit %d, stderr %q, same stdout %v", code, errOut, again == out)
+			}
+		})
+	}
+}
+
+// Identical inputs: "No change." and exit 0, even with --exit-code.
+func TestDiffNoChange(t *testing.T) {
+	for format, want := range map[string]string{
+		"":         "No change.\n",
+		"markdown": "### Strata: effective policy changes\n\nNo change.\n",
+	} {
+		out, errOut, code := strata(t, "", "diff", "-f", discParable, "--against", discParable, "--exit-code", "-o", format)
+		if code != 0 || out != want {
+			t.Errorf("-o %q: exit %d, stdout %q, stderr %q; want %q", format, code, out, errOut, want)
+		}
+	}
+}
+
+func TestDiffBadInput(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no head", []string{"diff", "-f", discParable}, "--against HEAD"},
+		{"no base", []string{"diff", "--against", discParable}, "-f BASE"},
+		{"both stdin", []string{"diff", "-f", "-", "--against", "-"}, "cannot both read stdin"},
+		{"bad format", []string{"diff", "-f", discParable, "--against", discParable, "-o", "html"}, `--output "html"`},
+		{"bad head", []string{"diff", "-f", discParable, "--against", "does-not-exist"}, "head (--against): "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 1 || out != "" || !strings.Contains(errOut, c.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, c.want)
+			}
+		})
+	}
+}
+
+// docs/cli.md quotes the heads of the human and markdown goldens.
+func TestDiffDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for golden, lines := range map[string]int{"testdata/diff/parable.golden": 14, "testdata/diff/parable.md.golden": 18} {
+		b, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := strings.Join(strings.SplitAfter(string(b), "\n")[:lines], "")
+		if !strings.Contains(string(doc), head) {
+			t.Errorf("docs/cli.md does not quote the head of %s:\n%s", golden, head)
+		}
+	}
+}
+
+// Notes and warnings of each side's load name the side.
+func TestDiffStderrNamesSide(t *testing.T) {
+	dep := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x, namespace: baker}\n"
+	out, errOut, code := strata(t, dep, "diff", "-f", discParable, "--against", discParable+",-")
+	if code != 0 || out != "No change.\n" || errOut != "head: note: ignored objects of kinds outside Strata's hierarchy: Deployment.apps(1)\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

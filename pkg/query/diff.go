@@ -1,0 +1,244 @@
+package query
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+)
+
+// KindDiff is the kind of the document Diff returns.
+const KindDiff = "Diff"
+
+// How a target, context or policy differs between the two runs of a Diff.
+const (
+	// DiffAdded: only the head run has it.
+	DiffAdded = "Added"
+	// DiffRemoved: only the base run has it.
+	DiffRemoved = "Removed"
+	// DiffChanged: both runs have it, and it differs.
+	DiffChanged = "Changed"
+)
+
+// DiffResult is what changes between two runs of two inputs (a pull
+// request's base and head checkouts, issue 18): every effective target
+// and context whose resultant spec differs, field by field, as Impact
+// says it for one policy, and every policy whose status differs.
+type DiffResult struct {
+	TypeMeta `json:",inline"`
+	// Changed counts the targets and contexts that change.
+	Changed Count `json:"changed"`
+	// Targets, sorted by policy kind (base's order, then head's new
+	// kinds) then locator.
+	Targets []TargetDiff `json:"targets"`
+	// Policies whose rolled-up status changes, or that appear or
+	// disappear, sorted by group, kind, namespace and name.
+	Policies []PolicyDiff `json:"policies"`
+}
+
+// Empty reports whether the two runs give the same effective policies and
+// statuses.
+func (d *DiffResult) Empty() bool { return len(d.Targets) == 0 && len(d.Policies) == 0 }
+
+// TargetDiff is an effective target whose effective policy changes.
+type TargetDiff struct {
+	PolicyKind GroupKind `json:"policyKind"`
+	Target     Ref       `json:"target"`
+	// Change is Added when no policy of the kind reached the target in
+	// the base, Removed when none does in the head, else Changed.
+	Change   string        `json:"change"`
+	Contexts []ContextDiff `json:"contexts"`
+}
+
+// ContextDiff is one context whose resultant spec changes.
+type ContextDiff struct {
+	Path []Ref `json:"path"`
+	// Change is Added or Removed when the context exists on one side
+	// only, else Changed.
+	Change string `json:"change"`
+	// Fields that change, sorted; each names its source on both sides.
+	Fields []FieldChange `json:"fields"`
+}
+
+// PolicyDiff is a policy whose status changes (a policy that becomes
+// Conflicted, Overridden or Invalid), or that only one side has.
+type PolicyDiff struct {
+	PolicyRef `json:",inline"`
+	Change    string `json:"change"`
+	// Before and After are the rolled-up statuses; absent on the side
+	// without the policy.
+	Before *StatusSummary `json:"before,omitempty"`
+	After  *StatusSummary `json:"after,omitempty"`
+}
+
+// Diff compares two runs of two inputs. Unlike Compare, the runs share
+// nothing (two topologies), so targets and contexts are matched by their
+// locators, and kinds by group and kind.
+func Diff(base, head *engine.Result) *DiffResult {
+	d := &DiffResult{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDiff}, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
+	qb, qh := newQuery(base), newQuery(head)
+	type kindPair struct {
+		k    *policykind.Kind
+		b, h *effective.Result
+	}
+	var pairs []*kindPair
+	// Kinds sharing a value space share one result, compared at the
+	// space's first kind, which a kind added on one side may change: the
+	// space's name, not that kind, pairs the two sides' results.
+	byKey := map[string]*kindPair{}
+	add := func(res *engine.Result, isBase bool) {
+		for i, kr := range res.Kinds {
+			if res.SharedWith(i) != i {
+				continue // a value space's result is compared at its first kind
+			}
+			key := "kind:" + kr.Kind.Key().String()
+			if sp := kr.Kind.Space(); sp != "" {
+				key = "space:" + sp
+			}
+			p := byKey[key]
+			if p == nil {
+				p = &kindPair{k: kr.Kind}
+				byKey[key] = p
+				pairs = append(pairs, p)
+			}
+			if isBase {
+				p.b = kr.Effective
+			} else {
+				p.h = kr.Effective
+			}
+		}
+	}
+	add(base, true)
+	add(head, false)
+	for _, p := range pairs {
+		d.Targets = append(d.Targets, diffKind(qb, qh, p.k, p.b, p.h)...)
+	}
+	for _, t := range d.Targets {
+		d.Changed.Contexts += len(t.Contexts)
+	}
+	d.Changed.Targets = len(d.Targets)
+	d.Policies = diffPolicies(base, head)
+	return d
+}
+
+// diffKind diffs the effective results of one kind; either may be nil
+// (the kind exists on one side only).
+func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []TargetDiff {
+	type side struct {
+		target *effective.Target
+		ctx    *effective.Context
+	}
+	type pair struct {
+		tk   string
+		b, h side
+	}
+	pairs := map[string]*pair{}
+	// targets[tk] says which sides reach the target: 1 base, 2 head.
+	targets := map[string]int{}
+	add := func(q *query, res *effective.Result, isBase bool) {
+		if res == nil {
+			return
+		}
+		bit := 2
+		if isBase {
+			bit = 1
+		}
+		for _, t := range res.Targets {
+			tk := q.g.Node(t.Node).Ref.Key()
+			targets[tk] |= bit
+			for _, ctx := range t.Contexts {
+				key := tk + "\x00" + q.pathKey(ctx.Path)
+				p := pairs[key]
+				if p == nil {
+					p = &pair{tk: tk}
+					pairs[key] = p
+				}
+				if isBase {
+					p.b = side{t, ctx}
+				} else {
+					p.h = side{t, ctx}
+				}
+			}
+		}
+	}
+	add(qb, b, true)
+	add(qh, h, false)
+	var out []TargetDiff
+	for _, key := range slices.Sorted(maps.Keys(pairs)) {
+		p := pairs[key]
+		fields := diff(p.b.ctx, p.h.ctx)
+		if len(fields) == 0 {
+			continue
+		}
+		q, s, change := qb, p.b, DiffChanged
+		switch {
+		case p.b.ctx == nil:
+			q, s, change = qh, p.h, DiffAdded
+		case p.h.ctx == nil:
+			change = DiffRemoved
+		}
+		if len(out) == 0 || out[len(out)-1].Target.Key() != p.tk {
+			tc := DiffChanged
+			switch targets[p.tk] {
+			case 1:
+				tc = DiffRemoved
+			case 2:
+				tc = DiffAdded
+			}
+			out = append(out, TargetDiff{PolicyKind: groupKindOf(k), Target: q.ref(s.target.Node), Change: tc})
+		}
+		last := &out[len(out)-1]
+		last.Contexts = append(last.Contexts, ContextDiff{Path: q.path(s.ctx.Path), Change: change, Fields: fields})
+	}
+	return out
+}
+
+// diffPolicies lists the policies whose rolled-up status (Accepted,
+// reasons, enforcement) differs, and those on one side only. A policy's
+// spec changing is not itself reported: what it changes is, in Targets.
+func diffPolicies(base, head *engine.Result) []PolicyDiff {
+	all := Filter{AllNamespaces: true}
+	bl, hl := Policies(base, all), Policies(head, all)
+	before := make(map[PolicyRef]StatusSummary, len(bl.Items))
+	for _, p := range bl.Items {
+		before[p.PolicyRef] = p.Status
+	}
+	out := []PolicyDiff{}
+	seen := map[PolicyRef]bool{}
+	for _, p := range hl.Items {
+		seen[p.PolicyRef] = true
+		after := p.Status
+		b, ok := before[p.PolicyRef]
+		switch {
+		case !ok:
+			out = append(out, PolicyDiff{PolicyRef: p.PolicyRef, Change: DiffAdded, After: &after})
+		case !reflect.DeepEqual(b, after):
+			out = append(out, PolicyDiff{PolicyRef: p.PolicyRef, Change: DiffChanged, Before: &b, After: &after})
+		}
+	}
+	for _, p := range bl.Items {
+		if !seen[p.PolicyRef] {
+			b := p.Status
+			out = append(out, PolicyDiff{PolicyRef: p.PolicyRef, Change: DiffRemoved, Before: &b})
+		}
+	}
+	slices.SortStableFunc(out, comparePolicyRefs)
+	return out
+}
+
+// comparePolicyRefs orders policies by group, kind, namespace and name,
+// the same on both sides whatever each run's kind order.
+func comparePolicyRefs(a, b PolicyDiff) int {
+	for _, c := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
+		if c[0] != c[1] {
+			if c[0] < c[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,268 @@
+package printer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// Markdown is the -o of strata diff for a pull request's review comment.
+const Markdown = "markdown"
+
+// Bounds of the markdown summary: a review comment holds at most 65,536
+// characters (GitHub), and a reviewer reads the first lines. The grouped
+// summary keeps markdownGroups lines; the details block stops before
+// markdownDetails bytes and says how many targets it left out.
+const (
+	markdownGroups  = 40
+	markdownDetails = 40000
+)
+
+// PrintDiff writes a diff for people (format ""), for a review comment
+// (Markdown) or for programs (YAML, JSON), buffered by the caller.
+func PrintDiff(w io.Writer, d *query.DiffResult, format string, h Human) error {
+	switch format {
+	case "":
+		ew := &errWriter{w: w}
+		h.diff(ew, d)
+		return ew.err
+	case Markdown:
+		ew := &errWriter{w: w}
+		markdownDiff(ew, d)
+		return ew.err
+	}
+	return Print(w, d, format)
+}
+
+// diffSummary is the first line of every format: how much changes.
+func diffSummary(d *query.DiffResult) string {
+	var parts []string
+	if d.Changed.Targets > 0 {
+		parts = append(parts, fmt.Sprintf("the effective policy of %s in %s", plural(d.Changed.Targets, "target"), plural(d.Changed.Contexts, "context")))
+	}
+	if n := len(d.Policies); n > 0 {
+		parts = append(parts, fmt.Sprintf("the status of %s", pluralPolicies(n)))
+	}
+	return "This change sets " + strings.Join(parts, " and ") + "."
+}
+
+func pluralPolicies(n int) string {
+	if n == 1 {
+		return "1 policy"
+	}
+	return fmt.Sprintf("%d policies", n)
+}
+
+// changeNote marks a target or context that exists on one side only.
+func changeNote(change string) string {
+	if change == query.DiffChanged {
+		return ""
+	}
+	return " (" + strings.ToLower(change) + ")"
+}
+
+// diff: the summary line, then impact's blocks per target and context,
+// then a table of the policies whose status changes.
+func (h Human) diff(w *errWriter, d *query.DiffResult) {
+	if d.Empty() {
+		w.printf("No change.\n")
+		return
+	}
+	w.printf("%s\n", h.heading(diffSummary(d)))
+	if groups := groupFields(d); len(groups) > 0 {
+		// The same change on many targets reads as one row (issue 18:
+		// "42 Services in baker: /attempts 3 -> 0"); the targets follow.
+		w.printf("\n")
+		t := &table{h: h, indent: "  "}
+		t.add(c("KIND"), c("FIELD"), c("BEFORE"), c("AFTER"), c("ON"), c("SET BY"))
+		for _, g := range groups {
+			by := g.by
+			if g.after == unset {
+				by = "(was) " + by
+			}
+			t.add(c(g.policyKind), c(g.field), colored(g.before, red), colored(g.after, green), c(g.where()), c(by))
+		}
+		w.table(t)
+	}
+	for _, tc := range d.Targets {
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s%s:", tc.PolicyKind.Kind, tc.Target, changeNote(tc.Change))))
+		for _, ctx := range tc.Contexts {
+			w.printf("  via %s%s\n", via(ctx.Path), changeNote(ctx.Change))
+			t := &table{h: h, indent: "    "}
+			t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+			for _, f := range ctx.Fields {
+				t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
+			}
+			w.table(t)
+		}
+	}
+	if len(d.Policies) == 0 {
+		return
+	}
+	w.printf("\n%s\n", h.heading("Policies whose status changes:"))
+	t := &table{h: h, indent: "  "}
+	t.add(c("KIND"), c("POLICY"), c("CHANGE"), c("BEFORE"), c("AFTER"))
+	for _, p := range d.Policies {
+		t.add(c(p.Kind), c(p.ID()), c(p.Change), c(statusOf(p.Before)), colored(statusOf(p.After), statusColor(p.After)))
+	}
+	w.table(t)
+}
+
+func statusOf(s *query.StatusSummary) string {
+	if s == nil {
+		return ""
+	}
+	return statusLine(*s)
+}
+
+func statusColor(s *query.StatusSummary) string {
+	switch {
+	case s == nil:
+		return grey
+	case s.Accepted != "True":
+		return red
+	}
+	return outcomeColors[s.Enforcement]
+}
+
+// fieldGroup is one line of the markdown summary: one field changing
+// the same way, by the same policy, on targets of one kind in one
+// namespace.
+type fieldGroup struct {
+	policyKind, targetKind, namespace string
+	field, before, after, by          string
+	targets                           map[string]bool
+}
+
+// groupFields folds the diff's fields into summary lines, in the order
+// they first appear (the diff's: policy kind, then target). A field is
+// attributed to the policy that sets it in the head, or, for a field
+// the head no longer sets, to the one that set it in the base.
+func groupFields(d *query.DiffResult) []*fieldGroup {
+	var out []*fieldGroup
+	index := map[string]*fieldGroup{}
+	for _, tc := range d.Targets {
+		for _, ctx := range tc.Contexts {
+			for _, f := range ctx.Fields {
+				g := &fieldGroup{
+					policyKind: tc.PolicyKind.Kind, targetKind: tc.Target.Kind, namespace: tc.Target.Namespace,
+					field: f.Field, before: unsetOr(f.Before, f.BeforeSetBy), after: unsetOr(f.After, f.AfterSetBy), by: f.AfterSetBy,
+				}
+				if g.by == "" {
+					g.by = f.BeforeSetBy
+				}
+				key := strings.Join([]string{g.policyKind, g.targetKind, g.namespace, g.field, g.before, g.after, g.by}, "\x00")
+				if have := index[key]; have != nil {
+					g = have
+				} else {
+					g.targets = map[string]bool{}
+					index[key] = g
+					out = append(out, g)
+				}
+				g.targets[tc.Target.Key()] = true
+			}
+		}
+	}
+	return out
+}
+
+// unset stands for a field one side does not set.
+const unset = "unset"
+
+// where says which targets: "42 HTTPRoutes in baker".
+func (g *fieldGroup) where() string {
+	s := plural(len(g.targets), g.targetKind)
+	if g.namespace != "" {
+		s += " in " + g.namespace
+	}
+	return s
+}
+
+func unsetOr(v any, by string) string {
+	if by == "" {
+		return unset
+	}
+	return value(v)
+}
+
+// mdValue writes a value as inline code, and unset in italics.
+func mdValue(s string) string {
+	if s == unset {
+		return "_" + unset + "_"
+	}
+	return code(s)
+}
+
+// markdownDiff writes a review comment: the summary line, one line per
+// field group ("RetryPolicy `/attempts` 3 -> 0 on 42 HTTPRoutes in
+// baker (set by baker/baker-retries)"), the policies whose status
+// changes, and every target's fields in a collapsed <details> block.
+// Both lists are bounded (markdownGroups, markdownDetails).
+func markdownDiff(w *errWriter, d *query.DiffResult) {
+	w.printf("### Strata: effective policy changes\n\n")
+	if d.Empty() {
+		w.printf("No change.\n")
+		return
+	}
+	w.printf("%s\n\n", diffSummary(d))
+	groups := groupFields(d)
+	for i, g := range groups {
+		if i == markdownGroups {
+			w.printf("- ... and %d more (see the details below)\n", len(groups)-i)
+			break
+		}
+		set := "set by"
+		if g.after == unset {
+			set = "was set by"
+		}
+		w.printf("- %s %s %s -> %s on **%s** (%s %s)\n", g.policyKind, code(g.field), mdValue(g.before), mdValue(g.after), g.where(), set, g.by)
+	}
+	if len(d.Policies) > 0 {
+		if len(groups) > 0 {
+			w.printf("\n")
+		}
+		w.printf("| Policy | Change | Before | After |\n| --- | --- | --- | --- |\n")
+		for _, p := range d.Policies {
+			w.printf("| %s %s | %s | %s | %s |\n", cellText(p.Kind), cellText(p.ID()), p.Change, cellText(orDash(statusOf(p.Before))), cellText(orDash(statusOf(p.After))))
+		}
+	}
+	if len(d.Targets) == 0 {
+		return
+	}
+	w.printf("\n<details><summary>Changes per target and context (%s)</summary>\n", plural(d.Changed.Targets, "target"))
+	var b strings.Builder
+	for i, tc := range d.Targets {
+		var t strings.Builder
+		fmt.Fprintf(&t, "\n**%s on %s**%s\n", tc.PolicyKind.Kind, cellText(tc.Target.String()), changeNote(tc.Change))
+		for _, ctx := range tc.Contexts {
+			fmt.Fprintf(&t, "\nvia %s%s\n\n| Field | Before | After |\n| --- | --- | --- |\n", cellText(via(ctx.Path)), changeNote(ctx.Change))
+			for _, f := range ctx.Fields {
+				fmt.Fprintf(&t, "| %s | %s | %s |\n", code(f.Field), cellText(setValue(f.Before, f.BeforeSetBy)), cellText(setValue(f.After, f.AfterSetBy)))
+			}
+		}
+		if b.Len()+t.Len() > markdownDetails {
+			fmt.Fprintf(&b, "\n_... and %s more; run `strata diff` for all of them._\n", plural(len(d.Targets)-i, "target"))
+			break
+		}
+		b.WriteString(t.String())
+	}
+	w.printf("%s\n</details>\n", b.String())
+}
+
+// code writes a value as inline code; a backtick inside would end it.
+func code(s string) string { return "`" + cellText(strings.ReplaceAll(s, "`", "'")) + "`" }
+
+// cellText keeps a value inside its table cell: a pipe would end it and
+// a newline the row.
+func cellText(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
