@@ -17,6 +17,7 @@ var (
 	ServiceKind        = schema.GroupKind{Group: CoreGroup, Kind: "Service"}
 	GatewayClassKind   = schema.GroupKind{Group: GatewayGroup, Kind: "GatewayClass"}
 	GatewayKind        = schema.GroupKind{Group: GatewayGroup, Kind: "Gateway"}
+	ListenerSetKind    = schema.GroupKind{Group: GatewayGroup, Kind: "ListenerSet"}
 	HTTPRouteKind      = schema.GroupKind{Group: GatewayGroup, Kind: "HTTPRoute"}
 	GRPCRouteKind      = schema.GroupKind{Group: GatewayGroup, Kind: "GRPCRoute"}
 	TCPRouteKind       = schema.GroupKind{Group: GatewayGroup, Kind: "TCPRoute"}
@@ -138,6 +139,12 @@ var Table = []Row{
 	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
 		Names:    []string{"gateway", "gateways", "gw"}},
+	// ListenerSet (GEP-1713) holds listeners for a parent Gateway. It sits
+	// at the Gateway's level so that its listeners are listeners: a level
+	// between Gateway and listener would renumber every level below.
+	{GroupKind: ListenerSetKind, Version: "v1", Resource: "listenersets", Targetable: true,
+		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		Names:    []string{"listenerset", "listenersets", "lset"}},
 	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"httproute", "httproutes", "route", "routes"},
