@@ -139,7 +139,7 @@ func (g *Graph) section(obj NodeID, name, field string) NodeID {
 	}
 	r := o.Ref
 	r.Section = name
-	sec := Node{Ref: r, Level: o.Level + 1, Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
+	sec := Node{Ref: r, Level: hierarchy.Kinds[r.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
 	id := g.add(sec)
 	o = &g.Nodes[obj] // g.add may have moved the slice
 	if o.Sections == nil {
