@@ -61,8 +61,8 @@ type TargetStatus struct {
 	Kind *policykind.Kind
 	// Policies affecting the target, as namespace/name, sorted.
 	Policies []string
-	// Via are the Gateways of the contexts in which it is affected, for
-	// route parent status. Sorted by NodeID.
+	// Via are the Gateways (or ListenerSets) of the contexts in which it
+	// is affected, for route parent status. Sorted by NodeID.
 	Via []topology.NodeID
 }
 
@@ -194,7 +194,12 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 							affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
 						}
 						affecting[p.Kind][p.ID()] = true
-						if gw != topology.None {
+						// The route's parent: the ListenerSet when the
+						// path goes through one (GEP-1713 "Route
+						// Attachment": its direct parent), else the Gateway.
+						if ls != topology.None {
+							via[p.Kind][ls] = true
+						} else if gw != topology.None {
 							via[p.Kind][gw] = true
 						}
 					}
