@@ -480,7 +480,7 @@ func levelOf(r stratav1.Ref) int {
 	case !ok:
 		return int(hierarchy.LevelVirtual)
 	case r.SectionName != "":
-		return int(info.Level) + 1
+		return int(info.SectionsAt())
 	default:
 		return int(info.Level)
 	}

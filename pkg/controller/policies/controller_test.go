@@ -102,7 +102,7 @@ func (c *cluster) converged() error {
 	ctx := context.Background()
 	var docs []files.Document
 	for _, gvk := range []struct{ apiVersion, kind string }{
-		{"gateway.networking.k8s.io/v1", "GatewayClass"}, {"gateway.networking.k8s.io/v1", "Gateway"},
+		{"gateway.networking.k8s.io/v1", "GatewayClass"}, {"gateway.networking.k8s.io/v1", "Gateway"}, {"gateway.networking.k8s.io/v1", "ListenerSet"},
 		{"gateway.networking.k8s.io/v1", "HTTPRoute"}, {"v1", "Service"}, {"v1", "Namespace"},
 		{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}, {"strata.dev/v1alpha1", "PolicyKind"}, {colorAPI, "ColorPolicy"},
 	} {

@@ -17,6 +17,7 @@ var (
 	ServiceKind        = schema.GroupKind{Group: CoreGroup, Kind: "Service"}
 	GatewayClassKind   = schema.GroupKind{Group: GatewayGroup, Kind: "GatewayClass"}
 	GatewayKind        = schema.GroupKind{Group: GatewayGroup, Kind: "Gateway"}
+	ListenerSetKind    = schema.GroupKind{Group: GatewayGroup, Kind: "ListenerSet"}
 	HTTPRouteKind      = schema.GroupKind{Group: GatewayGroup, Kind: "HTTPRoute"}
 	GRPCRouteKind      = schema.GroupKind{Group: GatewayGroup, Kind: "GRPCRoute"}
 	TCPRouteKind       = schema.GroupKind{Group: GatewayGroup, Kind: "TCPRoute"}
@@ -29,11 +30,12 @@ var (
 // specific. GEP-713 "Conflict resolution rules": between two policies at
 // different levels, the one attached higher (lower Level) wins.
 //
-//	Namespace(0) > GatewayClass(1) > Gateway(2) > listener(3) > xRoute(4)
+//	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet, listener(3) > xRoute(4)
 //	  > rule(5) > Service(6) > port(7) > virtual kinds(8)
 //
-// Every edge of the DAG goes from a lower to a strictly higher level, so
-// the graph cannot have cycles.
+// Every edge of the DAG goes from a lower to a strictly higher level, but
+// for ListenerSet > its listeners (both 3, and listeners have no children
+// but routes), so the graph cannot have cycles.
 type Level int8
 
 // Levels of the hierarchy.
@@ -57,8 +59,23 @@ type KindInfo struct {
 	Namespaced bool
 	// Section names what a sectionName refers to ("" if the kind has none).
 	Section string
+	// SectionLevel is the level of the kind's sections when it is not
+	// Level+1 (0): a ListenerSet's listeners are at LevelListener, as a
+	// Gateway's, and so is the ListenerSet itself, so that a level between
+	// Gateway and listener does not renumber every level below. A policy
+	// on a ListenerSet and one on a listener of it are therefore at one
+	// level, where the conflict order decides (docs/hierarchy.md).
+	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
+}
+
+// SectionsAt is the level of the kind's sections (see SectionLevel).
+func (k KindInfo) SectionsAt() Level {
+	if k.SectionLevel != 0 {
+		return k.SectionLevel
+	}
+	return k.Level + 1
 }
 
 // ConditionPlace says where a target's <Kind>Affected condition is written
@@ -138,6 +155,12 @@ var Table = []Row{
 	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
 		Names:    []string{"gateway", "gateways", "gw"}},
+	// ListenerSet (GEP-1713) holds listeners for a parent Gateway, which
+	// it inherits policy from ("Policy Attachment"): it sits below the
+	// Gateway, at its listeners' level, and so do its own listeners.
+	{GroupKind: ListenerSetKind, Version: "v1", Resource: "listenersets", Targetable: true,
+		KindInfo: KindInfo{Level: LevelListener, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		Names:    []string{"listenerset", "listenersets", "lset"}},
 	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"httproute", "httproutes", "route", "routes"},

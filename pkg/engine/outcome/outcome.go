@@ -61,8 +61,8 @@ type TargetStatus struct {
 	Kind *policykind.Kind
 	// Policies affecting the target, as namespace/name, sorted.
 	Policies []string
-	// Via are the Gateways of the contexts in which it is affected, for
-	// route parent status. Sorted by NodeID.
+	// Via are the Gateways (or ListenerSets) of the contexts in which it
+	// is affected, for route parent status. Sorted by NodeID.
 	Via []topology.NodeID
 }
 
@@ -154,7 +154,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			affecting := map[*policykind.Kind]map[string]bool{}
 			via := map[*policykind.Kind]map[topology.NodeID]bool{}
 			for _, ctx := range tg.Contexts {
-				gw := gatewayOf(g, ctx.Path)
+				gw, ls := gatewayOf(g, ctx.Path)
 				done := map[*policykind.Policy]bool{}
 				for _, e := range ctx.Entries {
 					p := e.Policy()
@@ -174,7 +174,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 							seen[a] = true
 						}
 					}
-					t := get(p, ancestorRef(g, gw, e.Attachment.Node))
+					t := get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))
 					t.total++
 					st, others, lost := ctx.Standing(p)
 					switch st {
@@ -194,7 +194,12 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 							affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
 						}
 						affecting[p.Kind][p.ID()] = true
-						if gw != topology.None {
+						// The route's parent: the ListenerSet when the
+						// path goes through one (GEP-1713 "Route
+						// Attachment": its direct parent), else the Gateway.
+						if ls != topology.None {
+							via[p.Kind][ls] = true
+						} else if gw != topology.None {
 							via[p.Kind][gw] = true
 						}
 					}
@@ -377,11 +382,11 @@ func (t *tally) lostText() string {
 }
 
 // ancestorRef is the ref a policy's status is reported against for one
-// context: the Gateway of the path (with the listener when the policy
-// targets a listener), else the node the policy is attached to (GEP-1897:
-// a target is also a valid ancestor).
+// context: the Gateway or ListenerSet of the path (with the listener when
+// the policy targets a listener), else the node the policy is attached to
+// (GEP-1897: a target is also a valid ancestor).
 func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
-	if gw == topology.None || g.Node(gw).Ref.GroupKind() != hierarchy.GatewayKind {
+	if gw == topology.None || hierarchy.Kinds[g.Node(gw).Ref.GroupKind()].Section != "listener" {
 		return g.Node(attached).Ref
 	}
 	r := g.Node(gw).Ref
@@ -391,14 +396,41 @@ func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
 	return r
 }
 
-// gatewayOf finds the Gateway object node on a path.
-func gatewayOf(g *topology.Graph, path []topology.NodeID) topology.NodeID {
+// ancestorOf is the parent a policy attached at node attached reports
+// against on a path through Gateway gw and ListenerSet ls (None when the
+// path has none): the ListenerSet for a policy attached to it or below it
+// (GEP-1713 "Route Attachment": it is the direct parent of its routes),
+// else the Gateway.
+func ancestorOf(g *topology.Graph, gw, ls, attached topology.NodeID) topology.NodeID {
+	if ls == topology.None {
+		return gw
+	}
+	a := g.Node(attached)
+	if a.Ref.Object() == g.Node(ls).Ref || a.Level > hierarchy.LevelGateway {
+		return ls
+	}
+	return gw
+}
+
+// gatewayOf finds the Gateway and the ListenerSet object nodes on a path.
+func gatewayOf(g *topology.Graph, path []topology.NodeID) (gw, ls topology.NodeID) {
+	gw, ls = topology.None, topology.None
 	for _, n := range path {
-		if n != topology.None && g.Node(n).Ref.GroupKind() == hierarchy.GatewayKind && g.Node(n).Ref.Section == "" {
-			return n
+		if n == topology.None || g.Node(n).Ref.Section != "" {
+			continue
+		}
+		switch g.Node(n).Ref.GroupKind() {
+		case hierarchy.GatewayKind:
+			if gw == topology.None {
+				gw = n
+			}
+		case hierarchy.ListenerSetKind:
+			if ls == topology.None {
+				ls = n
+			}
 		}
 	}
-	return topology.None
+	return gw, ls
 }
 
 func addAll(set map[string]bool, items []string) {

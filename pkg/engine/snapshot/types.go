@@ -14,6 +14,7 @@ import (
 type Snapshot struct {
 	GatewayClasses  []*gwv1.GatewayClass
 	Gateways        []*gwv1.Gateway
+	ListenerSets    []*gwv1.ListenerSet
 	HTTPRoutes      []*gwv1.HTTPRoute
 	GRPCRoutes      []*gwv1.GRPCRoute
 	TCPRoutes       []*gwv1.TCPRoute

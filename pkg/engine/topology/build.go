@@ -45,7 +45,7 @@ func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 // returned, and never changes after.
 func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
 	rs := routes(s)
-	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
+	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
 	g := &Graph{
 		Nodes:    make([]Node, 0, 2*n),
 		index:    make(map[Ref]NodeID, 2*n),
@@ -62,15 +62,18 @@ func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
 	for _, gc := range s.GatewayClasses {
 		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
 	}
-	for _, gw := range s.Gateways {
-		g.addGateway(gw)
-	}
-	for _, svc := range s.Services {
-		g.addService(svc)
-	}
 	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
 	for _, ns := range s.Namespaces {
 		b.nsLabels[ns.Name] = ns.Labels
+	}
+	for _, gw := range s.Gateways {
+		g.addGateway(gw)
+	}
+	for _, ls := range s.ListenerSets {
+		b.addListenerSet(ls)
+	}
+	for _, svc := range s.Services {
+		g.addService(svc)
 	}
 	for _, r := range rs {
 		b.addRoute(r)
@@ -136,7 +139,7 @@ func (g *Graph) section(obj NodeID, name, field string) NodeID {
 	}
 	r := o.Ref
 	r.Section = name
-	sec := Node{Ref: r, Level: o.Level + 1, Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
+	sec := Node{Ref: r, Level: hierarchy.Kinds[r.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
 	id := g.add(sec)
 	o = &g.Nodes[obj] // g.add may have moved the slice
 	if o.Sections == nil {
@@ -176,7 +179,83 @@ func (g *Graph) addService(svc *corev1.Service) {
 type attacher struct {
 	g         *Graph
 	nsLabels  map[string]labels.Set
-	selectors map[*gwv1.RouteNamespaces]labels.Selector
+	selectors map[*metav1.LabelSelector]labels.Selector
+	// listenerSets are the listeners of each ListenerSet its Gateway
+	// accepts, as Gateway listeners, so routes attach to both alike.
+	listenerSets map[NodeID][]gwv1.Listener
+}
+
+// listeners are what routes attach to in a parent node: a Gateway's
+// spec.listeners, or an accepted ListenerSet's; ok is false for a
+// ListenerSet its Gateway does not accept.
+func (b *attacher) listeners(parent NodeID) (ls []gwv1.Listener, ok bool) {
+	if gw, isGW := b.g.Nodes[parent].Object.(*gwv1.Gateway); isGW {
+		return gw.Spec.Listeners, true
+	}
+	ls, ok = b.listenerSets[parent]
+	return ls, ok
+}
+
+// addListenerSet adds a ListenerSet, its listeners as sections, and its
+// edge from its parent Gateway when that Gateway accepts it (GEP-1713
+// "Gateway & ListenerSet Handshake": spec.allowedListeners, None by
+// default). One it does not accept is a root whose listeners admit no
+// route, and a Problem.
+func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
+	g := b.g
+	id := g.object(hierarchy.ListenerSetKind, &ls.ObjectMeta, ls)
+	if g.Nodes[id].Object != ls {
+		return
+	}
+	for i, l := range ls.Spec.Listeners {
+		g.section(id, string(l.Name), fmt.Sprintf("spec.listeners[%d].name", i))
+	}
+	p := ls.Spec.ParentRef
+	gwNS := ls.Namespace
+	if p.Namespace != nil {
+		gwNS = string(*p.Namespace)
+	}
+	gw := None
+	if (p.Group == nil || string(*p.Group) == hierarchy.GatewayGroup) && (p.Kind == nil || string(*p.Kind) == "Gateway") {
+		gw = g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gwNS, Name: string(p.Name)})
+	}
+	if gw == None {
+		g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: "spec.parentRef", Message: fmt.Sprintf("Gateway %s/%s not found; its listeners admit no route", gwNS, p.Name)})
+		return
+	}
+	if !b.listenersAllowed(g.Nodes[gw].Object.(*gwv1.Gateway), ls.Namespace) {
+		g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: "spec.parentRef", Message: fmt.Sprintf("Gateway %s/%s does not allow ListenerSets from namespace %q (spec.allowedListeners); its listeners admit no route", gwNS, p.Name, ls.Namespace)})
+		return
+	}
+	g.link(gw, id)
+	if b.listenerSets == nil {
+		b.listenerSets = map[NodeID][]gwv1.Listener{}
+	}
+	out := make([]gwv1.Listener, len(ls.Spec.Listeners))
+	for i, l := range ls.Spec.Listeners {
+		out[i] = gwv1.Listener{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes}
+	}
+	b.listenerSets[id] = out
+}
+
+// listenersAllowed reports whether gw's spec.allowedListeners admits
+// ListenerSets of namespace ns: None (the default) admits none, Same its
+// own namespace, All every namespace, Selector those whose labels match.
+func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
+	al := gw.Spec.AllowedListeners
+	if al == nil || al.Namespaces == nil || al.Namespaces.From == nil {
+		return false
+	}
+	switch *al.Namespaces.From {
+	case gwv1.NamespacesFromAll:
+		return true
+	case gwv1.NamespacesFromSame:
+		return ns == gw.Namespace
+	case gwv1.NamespacesFromSelector:
+		sel := b.selector(al.Namespaces.Selector)
+		return sel != nil && sel.Matches(b.nsLabels[ns])
+	}
+	return false
 }
 
 func (b *attacher) addRoute(r route) {
@@ -195,29 +274,39 @@ func (b *attacher) addRoute(r route) {
 		rules[i] = g.section(id, name, fmt.Sprintf("spec.rules[%d].name", i))
 	}
 	for i, p := range r.ParentRefs {
-		if p.Group != nil && string(*p.Group) != hierarchy.GatewayGroup || p.Kind != nil && string(*p.Kind) != "Gateway" {
+		kind := hierarchy.GatewayKind
+		if p.Kind != nil {
+			kind.Kind = string(*p.Kind)
+		}
+		if p.Group != nil && string(*p.Group) != hierarchy.GatewayGroup || kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
 			// Mesh parents (e.g. a Service) would put a Service above a
 			// route; the hierarchy only goes Gateway > route > Service.
-			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway are not part of Strata's hierarchy; ignored"})
+			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway and ListenerSet are not part of Strata's hierarchy; ignored"})
 			continue
 		}
-		gwNS := ns
+		parentNS := ns
 		if p.Namespace != nil {
-			gwNS = string(*p.Namespace)
+			parentNS = string(*p.Namespace)
 		}
-		gw := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gwNS, Name: string(p.Name)})
-		if gw == None {
+		parent := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)})
+		if parent == None {
 			continue
 		}
-		gateway := g.Nodes[gw].Object.(*gwv1.Gateway)
-		for _, l := range gateway.Spec.Listeners {
+		// GEP-1713 "Route Attachment": a route attaches to the listeners
+		// of its direct parent only, a Gateway's own or a ListenerSet's;
+		// a ListenerSet its Gateway does not accept has none.
+		listeners, ok := b.listeners(parent)
+		if !ok {
+			continue
+		}
+		for _, l := range listeners {
 			if p.SectionName != nil && *p.SectionName != l.Name || p.Port != nil && *p.Port != l.Port {
 				continue
 			}
-			if !b.allowed(gateway, &l, r, ns) {
+			if !b.allowed(parentNS, &l, r, ns) {
 				continue
 			}
-			if lid, ok := g.Nodes[gw].Sections[string(l.Name)]; ok {
+			if lid, ok := g.Nodes[parent].Sections[string(l.Name)]; ok {
 				g.link(lid, id)
 			}
 		}
@@ -270,7 +359,11 @@ var hostnameKinds = func() map[schema.GroupKind]bool {
 	return m
 }()
 
-func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS string) bool {
+// allowed reports whether listener l of a parent (Gateway or ListenerSet)
+// in namespace parentNS admits route r of namespace routeNS: its
+// allowedRoutes kinds and namespaces ("Same" is the parent's namespace)
+// and, for kinds with hostnames, their intersection.
+func (b *attacher) allowed(parentNS string, l *gwv1.Listener, r route, routeNS string) bool {
 	kinds := defaultKinds[l.Protocol]
 	var from gwv1.FromNamespaces = gwv1.NamespacesFromSame
 	var ar *gwv1.AllowedRoutes = l.AllowedRoutes
@@ -295,12 +388,12 @@ func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS 
 	switch from {
 	case gwv1.NamespacesFromAll:
 	case gwv1.NamespacesFromSelector:
-		sel := b.selector(ar.Namespaces)
+		sel := b.selector(ar.Namespaces.Selector)
 		if sel == nil || !sel.Matches(b.nsLabels[routeNS]) {
 			return false
 		}
 	default: // Same, and unknown values (Gateway API treats them as invalid).
-		if routeNS != gw.Namespace {
+		if routeNS != parentNS {
 			return false
 		}
 	}
@@ -315,20 +408,20 @@ func (b *attacher) allowed(gw *gwv1.Gateway, l *gwv1.Listener, r route, routeNS 
 	return true
 }
 
-func (b *attacher) selector(rn *gwv1.RouteNamespaces) labels.Selector {
+func (b *attacher) selector(ls *metav1.LabelSelector) labels.Selector {
 	if b.selectors == nil {
-		b.selectors = map[*gwv1.RouteNamespaces]labels.Selector{}
+		b.selectors = map[*metav1.LabelSelector]labels.Selector{}
 	}
-	if s, ok := b.selectors[rn]; ok {
+	if s, ok := b.selectors[ls]; ok {
 		return s
 	}
 	var s labels.Selector
-	if rn.Selector != nil {
-		if sel, err := metav1.LabelSelectorAsSelector(rn.Selector); err == nil {
+	if ls != nil {
+		if sel, err := metav1.LabelSelectorAsSelector(ls); err == nil {
 			s = sel
 		}
 	}
-	b.selectors[rn] = s
+	b.selectors[ls] = s
 	return s
 }
 

@@ -139,7 +139,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			objs[objRef] = a
 			order = append(order, objRef)
 		}
-		if n.Ref.Section != "" && objRef.GroupKind() == hierarchy.GatewayKind {
+		if n.Ref.Section != "" && hierarchy.Kinds[objRef.GroupKind()].Section == "listener" {
 			if a.sections[n.Ref.Section] == nil {
 				a.sections[n.Ref.Section] = map[*policykind.Kind]map[string]bool{}
 			}

@@ -68,6 +68,8 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(l *gwv1.GatewayClassList) []gwv1.GatewayClass { return l.Items }),
 	hierarchy.GatewayKind: kind(func(s *snapshot.Snapshot) *[]*gwv1.Gateway { return &s.Gateways },
 		func(l *gwv1.GatewayList) []gwv1.Gateway { return l.Items }),
+	hierarchy.ListenerSetKind: kind(func(s *snapshot.Snapshot) *[]*gwv1.ListenerSet { return &s.ListenerSets },
+		func(l *gwv1.ListenerSetList) []gwv1.ListenerSet { return l.Items }),
 	hierarchy.HTTPRouteKind: route(hierarchy.HTTPRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes },
 		func(l *gwv1.HTTPRouteList) []gwv1.HTTPRoute { return l.Items },
 		func(r *gwv1.HTTPRoute) Route {
