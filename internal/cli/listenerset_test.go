@@ -50,3 +50,20 @@ func TestListenerSetGolden(t *testing.T) {
 		})
 	}
 }
+
+// GEP-1713 puts a ListenerSet between its Gateway and its listeners: a
+// default on one of its listeners is more specific than one on the
+// ListenerSet, and wins though it is newer (at one level the older would).
+func TestListenerSetListenerIsMoreSpecific(t *testing.T) {
+	listener := "apiVersion: policies.controller.io/v1\nkind: ColorPolicy\nmetadata: {name: p-listener, namespace: infra, creationTimestamp: \"2026-01-01T00:04:00Z\"}\n" +
+		"spec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: team-a, sectionName: a}]\n  colors: {light: teal}\n"
+	out, errOut, code := strata(t, listener, "explain", "service/s-a", "-n", "team-a", "--field", "/colors/light", "-f", "../../examples/gep-713/listenerset", "-f", "-", "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"note": "beaten by infra/p-listener"`, `"level": 4`, `"level": 3`, `"outcome": "Wins"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %s:\n%s", want, out)
+		}
+	}
+}

@@ -30,12 +30,15 @@ var (
 // specific. GEP-713 "Conflict resolution rules": between two policies at
 // different levels, the one attached higher (lower Level) wins.
 //
-//	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet, listener(3) > xRoute(4)
-//	  > rule(5) > Service(6) > port(7) > virtual kinds(8)
+//	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet(3) > listener(4)
+//	  > xRoute(5) > rule(6) > Service(7) > port(8) > virtual kinds(9)
 //
-// Every edge of the DAG goes from a lower to a strictly higher level, but
-// for ListenerSet > its listeners (both 3, and listeners have no children
-// but routes), so the graph cannot have cycles.
+// A Gateway's own listeners and a ListenerSet's are both at the listener
+// level; a ListenerSet sits between its parent Gateway and its listeners
+// (GEP-1713), so a policy on one of its listeners is more specific than
+// one on the ListenerSet, which is more specific than one on the Gateway.
+// Every edge of the DAG goes from a lower to a strictly higher level, so
+// the graph cannot have cycles.
 type Level int8
 
 // Levels of the hierarchy.
@@ -43,6 +46,7 @@ const (
 	LevelNamespace Level = iota
 	LevelGatewayClass
 	LevelGateway
+	LevelListenerSet
 	LevelListener
 	LevelRoute
 	LevelRule
@@ -60,11 +64,8 @@ type KindInfo struct {
 	// Section names what a sectionName refers to ("" if the kind has none).
 	Section string
 	// SectionLevel is the level of the kind's sections when it is not
-	// Level+1 (0): a ListenerSet's listeners are at LevelListener, as a
-	// Gateway's, and so is the ListenerSet itself, so that a level between
-	// Gateway and listener does not renumber every level below. A policy
-	// on a ListenerSet and one on a listener of it are therefore at one
-	// level, where the conflict order decides (docs/hierarchy.md).
+	// Level+1 (0): a Gateway's listeners are at LevelListener, past the
+	// ListenerSet level, as a ListenerSet's are.
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
@@ -153,13 +154,13 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions},
 		Names:    []string{"gatewayclass", "gatewayclasses", "gc"}},
 	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
-		KindInfo: KindInfo{Level: LevelGateway, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelGateway, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
 		Names:    []string{"gateway", "gateways", "gw"}},
 	// ListenerSet (GEP-1713) holds listeners for a parent Gateway, which
 	// it inherits policy from ("Policy Attachment"): it sits below the
-	// Gateway, at its listeners' level, and so do its own listeners.
+	// Gateway and above its own listeners.
 	{GroupKind: ListenerSetKind, Version: "v1", Resource: "listenersets", Targetable: true,
-		KindInfo: KindInfo{Level: LevelListener, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelListenerSet, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
 		Names:    []string{"listenerset", "listenersets", "lset"}},
 	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},

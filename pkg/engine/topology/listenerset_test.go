@@ -123,11 +123,11 @@ func TestBuildListenerSet(t *testing.T) {
 				t.Errorf("route parents %q, want %q", got, want)
 			}
 			// GEP-1713 "Policy Attachment": a ListenerSet inherits from its
-			// Gateway and its listeners are listeners.
+			// Gateway, and its listeners, listeners like a Gateway's, from it.
 			for _, l := range tc.ls.Spec.Listeners {
 				sec := mustLookup(t, g, lsRef(tc.ls.Namespace, tc.ls.Name, string(l.Name)))
-				if lv := g.Node(sec).Level; lv != hierarchy.LevelListener || g.Node(ls).Level != hierarchy.LevelListener {
-					t.Errorf("levels: ListenerSet %d, listener %d; want %d", g.Node(ls).Level, lv, hierarchy.LevelListener)
+				if lv := g.Node(sec).Level; lv != hierarchy.LevelListener || g.Node(ls).Level != hierarchy.LevelListenerSet {
+					t.Errorf("levels: ListenerSet %d, listener %d; want %d, %d", g.Node(ls).Level, lv, hierarchy.LevelListenerSet, hierarchy.LevelListener)
 				}
 			}
 		})
