@@ -21,6 +21,7 @@ type query struct {
 	targets []map[topology.NodeID]*effective.Target // per kind, lazily
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
+	keys    []string                  // nodeKey, by node
 }
 
 type ownKey struct {
@@ -199,11 +200,66 @@ func (q *query) descendants(from []topology.NodeID) []topology.NodeID {
 
 // sortContexts orders contexts by path, in place.
 func (q *query) sortContexts(ctxs []*effective.Context) {
-	keys := make(map[*effective.Context]string, len(ctxs))
-	for _, c := range ctxs {
-		keys[c] = q.pathKey(c.Path)
+	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return q.comparePaths(a.Path, b.Path) })
+}
+
+// comparePaths is strings.Compare(q.pathKey(a), q.pathKey(b)) without
+// making either key: each node's key is made once per query. Making the
+// keys of every context was most of describe's garbage on a Service
+// below 100,000 listeners (issue 11, "No cliffs").
+func (q *query) comparePaths(a, b []topology.NodeID) int {
+	var sa, sb string // what is left of the current piece of a and of b
+	i, j := 0, 0
+	for {
+		if sa == "" {
+			if i == 2*len(a) {
+				break
+			}
+			sa = q.piece(a, i)
+			i++
+		}
+		if sb == "" {
+			if j == 2*len(b) {
+				break
+			}
+			sb = q.piece(b, j)
+			j++
+		}
+		n := min(len(sa), len(sb))
+		if c := strings.Compare(sa[:n], sb[:n]); c != 0 {
+			return c
+		}
+		sa, sb = sa[n:], sb[n:]
 	}
-	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return strings.Compare(keys[a], keys[b]) })
+	// One key is a prefix of the other.
+	restA := sa != "" || i < 2*len(a)
+	restB := sb != "" || j < 2*len(b)
+	switch {
+	case restA:
+		return 1
+	case restB:
+		return -1
+	}
+	return 0
+}
+
+// piece is the k-th piece of a path's key: a node's key, then ">".
+func (q *query) piece(path []topology.NodeID, k int) string {
+	if k%2 == 1 {
+		return ">"
+	}
+	return q.nodeKey(path[k/2])
+}
+
+// nodeKey is the node's Ref.Key, made once per query.
+func (q *query) nodeKey(n topology.NodeID) string {
+	if q.keys == nil {
+		q.keys = make([]string, len(q.g.Nodes))
+	}
+	if q.keys[n] == "" {
+		q.keys[n] = q.g.Node(n).Ref.Key()
+	}
+	return q.keys[n]
 }
 
 func (q *query) pathKey(path []topology.NodeID) string {
