@@ -22,6 +22,48 @@ type query struct {
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
 	keys    []string                  // nodeKey, by node
+	// Strings describe repeats in every context, made once: a Service
+	// below 100,000 listeners has 100,000 contexts of the same few
+	// policies, and describe holds them all until it prints (issue 11).
+	policyNames map[*policykind.Policy]policyNames
+	strategies  map[policykind.Strategy]string
+}
+
+// policyNames are a policy's ID and sourceName.
+type policyNames struct{ id, source string }
+
+// names is the policy's ID and sourceName, made once per query.
+func (q *query) names(p *policykind.Policy) policyNames {
+	n, ok := q.policyNames[p]
+	if !ok {
+		if q.policyNames == nil {
+			q.policyNames = map[*policykind.Policy]policyNames{}
+		}
+		n = policyNames{id: p.ID(), source: sourceName(p)}
+		q.policyNames[p] = n
+	}
+	return n
+}
+
+// sourceName is sourceName(p), made once per policy.
+func (q *query) sourceName(p *policykind.Policy) string {
+	if p == nil {
+		return TargetSource
+	}
+	return q.names(p).source
+}
+
+// strategy is s.String(), made once per strategy.
+func (q *query) strategy(s policykind.Strategy) string {
+	str, ok := q.strategies[s]
+	if !ok {
+		if q.strategies == nil {
+			q.strategies = map[policykind.Strategy]string{}
+		}
+		str = s.String()
+		q.strategies[s] = str
+	}
+	return str
 }
 
 type ownKey struct {
