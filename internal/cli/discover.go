@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -45,19 +46,24 @@ func (v *viewFlag) check() error {
 }
 
 // print writes a discover document, buffered so that an error never leaves
-// half an answer on stdout.
+// half an answer on stdout. The human format streams through a buffered
+// writer instead: its only errors are the writer's own (and an unknown
+// document type, before the first byte), and buffering the 154 MB that
+// describe writes for a Gateway with 100,000 listeners cost a copy of
+// it and more, under the memory limit (issue 11, "No cliffs").
 func (v *viewFlag) print(s Streams, doc any) error {
-	var buf bytes.Buffer
-	var err error
 	if v.format == "" {
-		err = printer.PrintHuman(&buf, doc, printer.Human{Color: colorful(s.Out)})
-	} else {
-		err = printer.Print(&buf, doc, v.format)
+		bw := bufio.NewWriterSize(s.Out, 64<<10)
+		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out)}); err != nil {
+			return err
+		}
+		return bw.Flush()
 	}
-	if err != nil {
+	var buf bytes.Buffer
+	if err := printer.Print(&buf, doc, v.format); err != nil {
 		return err
 	}
-	_, err = s.Out.Write(buf.Bytes())
+	_, err := s.Out.Write(buf.Bytes())
 	return err
 }
 

@@ -116,7 +116,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 // contextEffect renders one context: stack, resultant spec, and each
 // field with its source and the sources it beat.
 func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *effective.Context) ContextEffect {
-	ce := ContextEffect{Path: q.path(ctx.Path), Spec: ctx.Result.Values}
+	ce := ContextEffect{Path: q.path(ctx.Path), Spec: ctx.Result.Values, Stack: make([]StackEntry, 0, len(ctx.Entries))}
 	if ce.Spec == nil {
 		ce.Spec = map[string]any{}
 	}
@@ -125,11 +125,11 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	for _, e := range ctx.Entries {
 		st, _, _ := ctx.Standing(e.Policy())
 		ce.Stack = append(ce.Stack, StackEntry{
-			Policy:     e.Policy().ID(),
+			Policy:     q.names(e.Policy()).id,
 			AttachedTo: q.ref(e.Attachment.Node),
 			Level:      int(e.Level),
 			Block:      e.Block.Field,
-			Strategy:   e.Block.Strategy.String(),
+			Strategy:   q.strategy(e.Block.Strategy),
 			Result:     string(st),
 		})
 		if !inStack[e.Policy()] {
@@ -145,7 +145,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	}
 	var sources []source
 	for _, p := range stack {
-		sources = append(sources, source{name: sourceName(p), p: p, leaves: q.leavesOf(p)})
+		sources = append(sources, source{name: q.names(p).source, p: p, leaves: q.leavesOf(p)})
 	}
 	if own := q.targetValues(k, target); own != nil {
 		var leaves []string
@@ -169,10 +169,11 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	for i, l := range all {
 		leaves[i] = l.leaf
 	}
+	ce.Fields = make([]FieldEffect, 0, len(ptrs))
 	for _, ptr := range ptrs {
 		src := ctx.Result.Prov[ptr]
 		v, _ := merge.Get(ctx.Result.Values, ptr)
-		fe := FieldEffect{Field: ptr, Value: v, SetBy: sourceName(effective.PolicyOf(src))}
+		fe := FieldEffect{Field: ptr, Value: v, SetBy: q.sourceName(effective.PolicyOf(src))}
 		hit := map[int]bool{}
 		relatedIn(leaves, ptr, func(i int) { hit[all[i].source] = true })
 		for i, s := range sources {

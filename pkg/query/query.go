@@ -21,6 +21,49 @@ type query struct {
 	targets []map[topology.NodeID]*effective.Target // per kind, lazily
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
+	keys    []string                  // nodeKey, by node
+	// Strings describe repeats in every context, made once: a Service
+	// below 100,000 listeners has 100,000 contexts of the same few
+	// policies, and describe holds them all until it prints (issue 11).
+	policyNames map[*policykind.Policy]policyNames
+	strategies  map[policykind.Strategy]string
+}
+
+// policyNames are a policy's ID and sourceName.
+type policyNames struct{ id, source string }
+
+// names is the policy's ID and sourceName, made once per query.
+func (q *query) names(p *policykind.Policy) policyNames {
+	n, ok := q.policyNames[p]
+	if !ok {
+		if q.policyNames == nil {
+			q.policyNames = map[*policykind.Policy]policyNames{}
+		}
+		n = policyNames{id: p.ID(), source: sourceName(p)}
+		q.policyNames[p] = n
+	}
+	return n
+}
+
+// sourceName is sourceName(p), made once per policy.
+func (q *query) sourceName(p *policykind.Policy) string {
+	if p == nil {
+		return TargetSource
+	}
+	return q.names(p).source
+}
+
+// strategy is s.String(), made once per strategy.
+func (q *query) strategy(s policykind.Strategy) string {
+	str, ok := q.strategies[s]
+	if !ok {
+		if q.strategies == nil {
+			q.strategies = map[policykind.Strategy]string{}
+		}
+		str = s.String()
+		q.strategies[s] = str
+	}
+	return str
 }
 
 type ownKey struct {
@@ -199,11 +242,66 @@ func (q *query) descendants(from []topology.NodeID) []topology.NodeID {
 
 // sortContexts orders contexts by path, in place.
 func (q *query) sortContexts(ctxs []*effective.Context) {
-	keys := make(map[*effective.Context]string, len(ctxs))
-	for _, c := range ctxs {
-		keys[c] = q.pathKey(c.Path)
+	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return q.comparePaths(a.Path, b.Path) })
+}
+
+// comparePaths is strings.Compare(q.pathKey(a), q.pathKey(b)) without
+// making either key: each node's key is made once per query. Making the
+// keys of every context was most of describe's garbage on a Service
+// below 100,000 listeners (issue 11, "No cliffs").
+func (q *query) comparePaths(a, b []topology.NodeID) int {
+	var sa, sb string // what is left of the current piece of a and of b
+	i, j := 0, 0
+	for {
+		if sa == "" {
+			if i == 2*len(a) {
+				break
+			}
+			sa = q.piece(a, i)
+			i++
+		}
+		if sb == "" {
+			if j == 2*len(b) {
+				break
+			}
+			sb = q.piece(b, j)
+			j++
+		}
+		n := min(len(sa), len(sb))
+		if c := strings.Compare(sa[:n], sb[:n]); c != 0 {
+			return c
+		}
+		sa, sb = sa[n:], sb[n:]
 	}
-	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return strings.Compare(keys[a], keys[b]) })
+	// One key is a prefix of the other.
+	restA := sa != "" || i < 2*len(a)
+	restB := sb != "" || j < 2*len(b)
+	switch {
+	case restA:
+		return 1
+	case restB:
+		return -1
+	}
+	return 0
+}
+
+// piece is the k-th piece of a path's key: a node's key, then ">".
+func (q *query) piece(path []topology.NodeID, k int) string {
+	if k%2 == 1 {
+		return ">"
+	}
+	return q.nodeKey(path[k/2])
+}
+
+// nodeKey is the node's Ref.Key, made once per query.
+func (q *query) nodeKey(n topology.NodeID) string {
+	if q.keys == nil {
+		q.keys = make([]string, len(q.g.Nodes))
+	}
+	if q.keys[n] == "" {
+		q.keys[n] = q.g.Node(n).Ref.Key()
+	}
+	return q.keys[n]
 }
 
 func (q *query) pathKey(path []topology.NodeID) string {

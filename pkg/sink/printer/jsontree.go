@@ -27,11 +27,7 @@ func jsonTree(v any) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode output: %w", err)
 	}
-	r := jsonReader{s: string(js)}
-	out, err := r.value()
-	if err == nil && r.i != len(r.s) {
-		err = fmt.Errorf("trailing data at offset %d", r.i)
-	}
+	out, err := readCompact(string(js))
 	if err != nil {
 		return nil, fmt.Errorf("encode output: read back JSON: %w", err)
 	}

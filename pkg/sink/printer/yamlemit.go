@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
 // yamlEmitter writes JSON-shaped values (what encoding/json decodes into
@@ -178,15 +180,26 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.object(x, depth)
 	case []any:
 		return e.sequence(x, depth)
-	default:
-		// Typed values print as their JSON, as they always have.
-		g, err := jsonTree(v)
-		if err != nil {
-			return err
+	case *strata.EffectivePolicy:
+		if x != nil && simpleMeta(&x.ObjectMeta) {
+			return e.effectivePolicy(x, depth)
 		}
-		return e.node(g, sequence, mapping, simpleKey, depth)
+		return e.generic(v, sequence, mapping, simpleKey, depth)
+	case strata.EffectivePolicy:
+		return e.node(&x, sequence, mapping, simpleKey, depth)
+	default:
+		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}
 	return nil
+}
+
+// generic emits a typed value as its JSON, as Print has always done.
+func (e *yamlEmitter) generic(v any, sequence, mapping, simpleKey bool, depth int) error {
+	g, err := jsonTree(v)
+	if err != nil {
+		return err
+	}
+	return e.node(g, sequence, mapping, simpleKey, depth)
 }
 
 // sequence emits a block sequence, or [] when empty.
@@ -268,6 +281,13 @@ func (e *yamlEmitter) object(o jsonObject, depth int) error {
 // entry emits one key and its value in a block mapping
 // (yaml_emitter_emit_block_mapping_key and _value).
 func (e *yamlEmitter) entry(k string, v any, depth int) error {
+	e.key(k)
+	return e.node(v, false, true, false, depth+1)
+}
+
+// key emits a block mapping's key and the ":" after it; the value
+// follows in the mapping context (yaml_emitter_emit_block_mapping_key).
+func (e *yamlEmitter) key(k string) {
 	e.writeIndent()
 	a := analyze(k)
 	if !a.multiline && len(k) <= 128 { // yaml_emitter_check_simple_key
@@ -281,7 +301,6 @@ func (e *yamlEmitter) entry(k string, v any, depth int) error {
 		e.writeIndent()
 		e.writeIndicator(":", true, false, true)
 	}
-	return e.node(v, false, true, false, depth+1)
 }
 
 // Scalar styles.

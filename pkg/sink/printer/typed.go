@@ -1,0 +1,285 @@
+package printer
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+)
+
+// The emitter writes an EffectivePolicy straight from its Go fields: the
+// bytes of its JSON read back (jsonTree) and emitted, without the JSON.
+// Encoding each one to JSON and reading it back was half of the printer's
+// time in `strata effective` of 100,000 listeners, 522 MB of YAML
+// (docs/performance.md, "No cliffs"). Each function below writes one type's
+// members as encoding/json would (its json tags: omitempty members left
+// out when empty, nil slices and pointers as null) in go-yaml's key order,
+// which for these fixed names is the order written here.
+// TestTypedIsGoYAML compares the bytes with go-yaml's for random ones.
+
+// simpleMeta reports whether m has only the members Strata sets on an
+// EffectivePolicy (name, namespace, labels); others go the generic way.
+func simpleMeta(m *metav1.ObjectMeta) bool {
+	return m.GenerateName == "" && m.SelfLink == "" && m.UID == "" && m.ResourceVersion == "" &&
+		m.Generation == 0 && m.CreationTimestamp.IsZero() && m.DeletionTimestamp == nil &&
+		m.DeletionGracePeriodSeconds == nil && len(m.Annotations) == 0 && len(m.OwnerReferences) == 0 &&
+		len(m.Finalizers) == 0 && len(m.ManagedFields) == 0
+}
+
+// value sets the context of a mapping's value, after its key.
+func (e *yamlEmitter) value() {
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
+}
+
+// field emits a string member.
+func (e *yamlEmitter) field(k, v string) {
+	e.key(k)
+	e.value()
+	e.stringScalar(validUTF8(v))
+}
+
+// intField emits an integer member.
+func (e *yamlEmitter) intField(k string, v int32) {
+	e.key(k)
+	e.value()
+	e.plainScalar(strconv.FormatInt(int64(v), 10))
+}
+
+// null emits a nil slice or pointer.
+func (e *yamlEmitter) null() {
+	e.plainScalar("null")
+}
+
+// items emits a block sequence of n items, or [] when empty, as sequence
+// does; item emits the i-th in the sequence's context.
+func (e *yamlEmitter) items(n int, item func(i int) error) error {
+	if n == 0 {
+		e.emptyFlow("[", "]")
+		return nil
+	}
+	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
+	for i := range n {
+		e.writeIndent()
+		e.writeIndicator("-", true, false, true)
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
+		if err := item(i); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
+
+// stringMap emits a map[string]string (not empty: every caller's member
+// is omitempty) with its keys in go-yaml's order.
+func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !utf8.ValidString(k) {
+			// Two keys could become one; leave that to the generic way.
+			return e.generic(m, false, true, false, depth)
+		}
+		keys = append(keys, k)
+	}
+	sort.Sort(keyList(keys))
+	saved := e.increaseIndent(false, false)
+	for _, k := range keys {
+		e.field(k, m[k])
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
+	saved := e.increaseIndent(false, false)
+	if p.APIVersion != "" {
+		e.field("apiVersion", p.APIVersion)
+	}
+	if p.Kind != "" {
+		e.field("kind", p.Kind)
+	}
+	e.key("metadata")
+	e.value()
+	if err := e.meta(&p.ObjectMeta, depth+1); err != nil {
+		return err
+	}
+	e.key("policies")
+	e.value()
+	if p.Policies == nil {
+		e.null()
+	} else if err := e.items(len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
+		return err
+	}
+	e.key("target")
+	e.value()
+	e.ref(&p.Target)
+	e.indent = saved
+	return nil
+}
+
+// meta emits what simpleMeta allows.
+func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
+	if len(m.Labels) == 0 && m.Name == "" && m.Namespace == "" {
+		e.emptyFlow("{", "}")
+		return nil
+	}
+	saved := e.increaseIndent(false, false)
+	if len(m.Labels) > 0 {
+		e.key("labels")
+		e.value()
+		if err := e.stringMap(m.Labels, depth+1); err != nil {
+			return err
+		}
+	}
+	if m.Name != "" {
+		e.field("name", m.Name)
+	}
+	if m.Namespace != "" {
+		e.field("namespace", m.Namespace)
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) ref(r *strata.Ref) {
+	saved := e.increaseIndent(false, false)
+	e.field("group", r.Group)
+	e.field("kind", r.Kind)
+	e.field("name", r.Name)
+	if r.Namespace != "" {
+		e.field("namespace", r.Namespace)
+	}
+	if r.SectionName != "" {
+		e.field("sectionName", r.SectionName)
+	}
+	e.indent = saved
+}
+
+// refs emits a []Ref member's value.
+func (e *yamlEmitter) refs(rs []strata.Ref) error {
+	if rs == nil {
+		e.null()
+		return nil
+	}
+	return e.items(len(rs), func(i int) error { e.ref(&rs[i]); return nil })
+}
+
+func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
+	saved := e.increaseIndent(false, false)
+	e.key("contexts")
+	e.value()
+	if k.Contexts == nil {
+		e.null()
+	} else if err := e.items(len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
+		return err
+	}
+	e.field("controllerName", k.ControllerName)
+	e.field("group", k.Group)
+	e.field("kind", k.Kind)
+	if k.OmittedContexts != 0 {
+		e.intField("omittedContexts", k.OmittedContexts)
+	}
+	if k.PolicyCount != 0 {
+		e.intField("policyCount", k.PolicyCount)
+	}
+	if k.Visibility != "" {
+		e.field("visibility", k.Visibility)
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) context(c *strata.Context, depth int) error {
+	saved := e.increaseIndent(false, false)
+	if len(c.FieldSources) > 0 {
+		e.key("fieldSources")
+		e.value()
+		if err := e.stringMap(c.FieldSources, depth+1); err != nil {
+			return err
+		}
+	}
+	e.key("path")
+	e.value()
+	if err := e.refs(c.Path); err != nil {
+		return err
+	}
+	e.key("resultantPolicy")
+	e.value()
+	if err := e.rawJSON(c.ResultantPolicy, depth+1); err != nil {
+		return err
+	}
+	e.key("sources")
+	e.value()
+	if c.Sources == nil {
+		e.null()
+	} else if err := e.items(len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
+		return err
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) source(s *strata.Source) error {
+	saved := e.increaseIndent(false, false)
+	if len(s.AttachedTo) > 0 {
+		e.key("attachedTo")
+		e.value()
+		if err := e.refs(s.AttachedTo); err != nil {
+			return err
+		}
+	}
+	e.field("name", s.Name)
+	if s.Namespace != "" {
+		e.field("namespace", s.Namespace)
+	}
+	e.field("result", s.Result)
+	e.indent = saved
+	return nil
+}
+
+// rawJSON emits a free-form field (apiextensionsv1.JSON: its MarshalJSON
+// writes Raw, or null when empty) in the mapping-value context. encoding/json
+// compacts what a marshaler writes; Raw is usually compact already
+// (json.Marshal's), so it is read as it is and compacted only when the
+// compact reader refuses it.
+func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
+	if j == nil {
+		e.null()
+		return nil
+	}
+	raw, err := j.MarshalJSON()
+	if err != nil {
+		return fmt.Errorf("encode output: %w", err)
+	}
+	v, err := readCompact(string(raw))
+	if err != nil {
+		var buf bytes.Buffer
+		if cerr := json.Compact(&buf, raw); cerr != nil {
+			return fmt.Errorf("encode output: %w", cerr)
+		}
+		if v, err = readCompact(buf.String()); err != nil {
+			return fmt.Errorf("encode output: read back JSON: %w", err)
+		}
+	}
+	return e.node(v, false, true, false, depth)
+}
+
+// readCompact reads JSON written by encoding/json (jsonReader).
+func readCompact(s string) (any, error) {
+	r := jsonReader{s: s}
+	v, err := r.value()
+	if err == nil && r.i != len(r.s) {
+		err = fmt.Errorf("trailing data at offset %d", r.i)
+	}
+	return v, err
+}
