@@ -71,18 +71,20 @@ func Main(args []string, s Streams) int {
 // the environment wins over both.
 const commandGCPercent = 400
 
-// commandMemoryLimit (1.75 GiB) is the soft memory limit of a command
+// commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
 // other than the controller: the budget of issue 11 ("No cliffs") is
 // 2 GiB, and with GOGC at 400 the heap of a command whose live data is
 // 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
 // a collection. Under the limit the collector runs sooner only when the
 // heap nears it; below, commandGCPercent rules as before. The runtime
-// counts all its memory against the limit, so the process stays under
-// 2 GiB with the binary's own pages (1,850 MiB at most, docs/performance.md);
-// a lower limit cost more collections (describe of 100,000 targetRefs:
-// 12.0 s of CPU at 1.5 GiB, 11.6 s at 1.75 GiB). A GOMEMLIMIT in the
-// environment wins.
-const commandMemoryLimit = 1792 << 20
+// counts all its memory against the limit; the process's RSS stays about
+// 100 MB above it. At 1.75 GiB, describe of 100,000 listeners reached
+// 2,043 MiB under load, too close to the budget; at 1.625 GiB the four
+// largest runs stay at or under 1.68 GiB for at most 1 s more CPU than at
+// 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s;
+// docs/performance.md, "Third pass"). A GOMEMLIMIT in the environment
+// wins.
+const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.
 func Run() int {
