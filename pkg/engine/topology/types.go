@@ -38,35 +38,12 @@ func (r Ref) GroupKind() schema.GroupKind { return schema.GroupKind{Group: r.Gro
 // Object is the ref without its section.
 func (r Ref) Object() Ref { r.Section = ""; return r }
 
-// Key is the locator `Kind.group:namespace/name#section`.
-func (r Ref) Key() string {
-	s := r.Kind
-	if r.Group != "" {
-		s += "." + r.Group
-	}
-	s += ":"
-	if r.Namespace != "" {
-		s += r.Namespace + "/"
-	}
-	s += r.Name
-	if r.Section != "" {
-		s += "#" + r.Section
-	}
-	return s
-}
+// Key is the locator `Kind.group:namespace/name#section`, the API ref's
+// (strata.Ref.Key): one spelling for the engine and the documents.
+func (r Ref) Key() string { return r.API().Key() }
 
-// String is a short human form: Kind ns/name#section.
-func (r Ref) String() string {
-	s := r.Kind + " "
-	if r.Namespace != "" {
-		s += r.Namespace + "/"
-	}
-	s += r.Name
-	if r.Section != "" {
-		s += "#" + r.Section
-	}
-	return s
-}
+// String is a short human form: Kind ns/name#section (strata.Ref.String).
+func (r Ref) String() string { return r.API().String() }
 
 // NodeID indexes Graph.Nodes.
 type NodeID int32
