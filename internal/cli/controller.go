@@ -48,9 +48,9 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(s.Err)))
-			cfg, err := kube.ToRESTConfig()
+			cfg, err := controllerRESTConfig(kube)
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
 			scheme := runtime.NewScheme()
 			if err := policies.AddToScheme(scheme); err != nil {
