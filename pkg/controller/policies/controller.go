@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -56,6 +57,17 @@ type Options struct {
 	// unless --effective-policies=false; the fanout is one object per
 	// target, written only when it changes, and bounded in size.
 	EffectivePolicies bool
+	// Recorder receives the Events on policies and targets whose standing
+	// changes (docs/controller.md, "Events"); nil means the manager's
+	// recorder (events.k8s.io/v1, which folds repeats into a series).
+	Recorder events.EventRecorder
+	// EventQPS and EventBurst bound the Events Strata emits, all objects
+	// together: a change of one Gateway can change the standing of
+	// thousands of policies and routes, and Events are a notice to
+	// people, not a record (status is). Events beyond the budget are
+	// dropped and counted. Default 10, 100.
+	EventQPS   float64
+	EventBurst int
 }
 
 // AddToScheme registers every type the controller reads or writes.
@@ -76,8 +88,9 @@ type Controller struct {
 	reader *cluster.Reader
 	log    logr.Logger
 
-	writes *prometheus.CounterVec
-	runs   *prometheus.CounterVec
+	writes        *prometheus.CounterVec
+	runs          *prometheus.CounterVec
+	eventsDropped prometheus.Counter
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
@@ -86,6 +99,9 @@ type Controller struct {
 	// that queuing a target twice or finding nothing to write costs no
 	// budget. The queue's own rate limiter only spaces retries.
 	limiter *rate.Limiter
+	// eventLimiter bounds Events (Options.EventQPS); Allow, never Wait:
+	// an Event is dropped rather than delaying a status write.
+	eventLimiter *rate.Limiter
 
 	mu      sync.Mutex
 	desired map[targetKey]*status.Fragment // per target; nil = not affected
@@ -125,6 +141,15 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.EventQPS == 0 {
+		opts.EventQPS = 10
+	}
+	if opts.EventBurst == 0 {
+		opts.EventBurst = 100
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = mgr.GetEventRecorder("strata-policy-controller")
+	}
 	if opts.Registerer == nil {
 		opts.Registerer = crmetrics.Registry
 	}
@@ -147,7 +172,11 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 			Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed.",
 		}, []string{"scope"}),
 	}
-	for _, col := range []prometheus.Collector{c.writes, c.runs} {
+	c.eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "strata_events_dropped_total",
+		Help: "Events on policies and targets not emitted because they exceeded the event rate limit.",
+	})
+	for _, col := range []prometheus.Collector{c.writes, c.runs, c.eventsDropped} {
 		if err := opts.Registerer.Register(col); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}
@@ -160,6 +189,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[targetKey](50*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[targetKey]{Name: "strata-targets"})
 	c.limiter = rate.NewLimiter(rate.Limit(opts.TargetQPS), opts.TargetBurst)
+	c.eventLimiter = rate.NewLimiter(rate.Limit(opts.EventQPS), opts.EventBurst)
 	if err := mgr.Add(c); err != nil {
 		return nil, err
 	}
@@ -500,6 +530,8 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
 	}
 	c.writes.WithLabelValues(current.GetKind()).Inc()
+	isOurs := func(name string) bool { return ours[name] }
+	c.emit(next, changedStandings(ancestorStandings(have, isOurs), ancestorStandings(want, isOurs)))
 	return nil
 }
 
@@ -525,6 +557,7 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	if !changed {
 		return nil
 	}
+	before := targetStandings(current, owned)
 	if status.AnnotationsChanged(current, desired) {
 		if err := c.limiter.Wait(ctx); err != nil {
 			return err
@@ -539,6 +572,7 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 		// the new resourceVersion, for the status write if one is needed.
 		current = next
 		if desired, changed = status.Merge(current, frag, owned); !changed {
+			c.emit(next, changedStandings(before, targetStandings(next, owned)))
 			return nil
 		}
 	}
@@ -549,8 +583,33 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 		return err
 	}
 	c.writes.WithLabelValues(key.GVK.Kind).Inc()
+	c.emit(desired, changedStandings(before, targetStandings(desired, owned)))
 	return nil
 }
+
+// emit records an Event on obj for each standing a write changed, with
+// the engine's message: only after a write that succeeded, so a resync
+// that writes nothing emits nothing, and a retried write emits once.
+// Events beyond Options.EventQPS are dropped (counted in
+// strata_events_dropped_total).
+func (c *Controller) emit(obj *unstructured.Unstructured, changes []standing) {
+	for _, s := range changes {
+		if !c.eventLimiter.Allow() {
+			c.eventsDropped.Inc()
+			c.log.V(1).Info("event dropped: over --event-qps", "kind", obj.GetKind(), "object", client.ObjectKeyFromObject(obj), "reason", s.Reason)
+			continue
+		}
+		note := s.note()
+		if len(note) > maxEventNote {
+			note = note[:maxEventNote-3] + "..."
+		}
+		c.opts.Recorder.Eventf(obj, nil, s.eventType(), s.Reason, s.Type, "%s", note)
+	}
+}
+
+// maxEventNote is the longest note the API server accepts on an
+// events.k8s.io/v1 Event (1 kB).
+const maxEventNote = 1024
 
 func (c *Controller) gvkOf(obj client.Object) schema.GroupVersionKind {
 	gvk := obj.GetObjectKind().GroupVersionKind()
