@@ -88,9 +88,7 @@ type Controller struct {
 	reader *cluster.Reader
 	log    logr.Logger
 
-	writes        *prometheus.CounterVec
-	runs          *prometheus.CounterVec
-	eventsDropped prometheus.Counter
+	metrics *metrics
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
@@ -163,24 +161,12 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[schema.GroupKind]bool{},
 		full:    true,
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_status_writes_total",
-			Help: "Writes to the API server by Strata, by kind of the object written.",
-		}, []string{"kind"}),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_engine_runs_total",
-			Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed.",
-		}, []string{"scope"}),
 	}
-	c.eventsDropped = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: "strata_events_dropped_total",
-		Help: "Events on policies and targets not emitted because they exceeded the event rate limit.",
-	})
-	for _, col := range []prometheus.Collector{c.writes, c.runs, c.eventsDropped} {
-		if err := opts.Registerer.Register(col); err != nil {
-			return nil, fmt.Errorf("register metrics: %w", err)
-		}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
 	}
+	c.metrics = m
 	c.reader = &cluster.Reader{Client: c.cache, Present: c.present}
 	c.world = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -197,10 +183,10 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 }
 
 // Writes is the write counter, by kind (for tests and benchmarks).
-func (c *Controller) Writes() *prometheus.CounterVec { return c.writes }
+func (c *Controller) Writes() *prometheus.CounterVec { return c.metrics.writes }
 
 // Runs counts recomputations by scope ("full" or "kinds").
-func (c *Controller) Runs() *prometheus.CounterVec { return c.runs }
+func (c *Controller) Runs() *prometheus.CounterVec { return c.metrics.runs }
 
 // changed records what an event touched: a policy kind's instances, or
 // anything else (topology, declarations), which needs a full run.
@@ -252,6 +238,7 @@ func (c *Controller) runWorld(ctx context.Context) {
 		}
 		err := c.reconcile(ctx)
 		if err != nil && ctx.Err() == nil {
+			c.metrics.reconcileErrors.Inc()
 			if apierrors.IsConflict(err) {
 				c.log.V(1).Info("write conflict; retrying on a fresher cache", "error", err.Error())
 			} else {
@@ -317,6 +304,7 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		}
 	}
 	if full {
+		defer c.observe(c.metrics.reconcileTime, "full")()
 		return c.reconcileAll(ctx)
 	}
 	if len(dirty) == 0 {
@@ -325,7 +313,16 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		}
 		return nil
 	}
+	defer c.observe(c.metrics.reconcileTime, "kinds")()
 	return c.reconcileKinds(ctx, prev, dirty)
+}
+
+// observe starts a timer; the returned function records the seconds
+// since in h under label. (Options.Now is for condition times, which
+// tests fix; durations use the monotonic clock.)
+func (c *Controller) observe(h *prometheus.HistogramVec, label string) func() {
+	start := time.Now()
+	return func() { h.WithLabelValues(label).Observe(time.Since(start).Seconds()) }
 }
 
 // reconcileAll reads the whole cache, runs the engine and compares
@@ -346,11 +343,14 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	if err := c.ensurePolicyWatches(ctx, kinds); err != nil {
 		return err
 	}
+	done := c.observe(c.metrics.engineDuration, "full")
 	res, err := engine.Run(snap, engine.Options{ControllerName: c.opts.ControllerName, Lenient: true})
+	done()
 	if err != nil {
 		return err
 	}
-	c.runs.WithLabelValues("full").Inc()
+	c.metrics.runs.WithLabelValues("full").Inc()
+	c.metrics.setPolicies(res)
 	byGK := map[schema.GroupKind]cluster.PolicyGVK{}
 	for _, k := range kinds {
 		byGK[k.GroupKind()] = k
@@ -387,11 +387,14 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 			policies = append(policies, &l.Items[i])
 		}
 	}
+	done := c.observe(c.metrics.engineDuration, "kinds")
 	res, err := prev.Recompute(policies, dirtyKinds)
+	done()
 	if err != nil {
 		return err
 	}
-	c.runs.WithLabelValues("kinds").Inc()
+	c.metrics.runs.WithLabelValues("kinds").Inc()
+	c.metrics.setPolicies(res)
 	c.mu.Lock()
 	c.prev = res
 	c.mu.Unlock()
@@ -523,13 +526,16 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 		return err
 	}
 	patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
-	if err := c.client.Status().Patch(ctx, next, patch); err != nil {
+	done := c.observe(c.metrics.writeDuration, current.GetKind())
+	err := c.client.Status().Patch(ctx, next, patch)
+	done()
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil // deleted meanwhile; its delete event recomputes
 		}
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
 	}
-	c.writes.WithLabelValues(current.GetKind()).Inc()
+	c.metrics.writes.WithLabelValues(current.GetKind()).Inc()
 	isOurs := func(name string) bool { return ours[name] }
 	c.emit(next, changedStandings(ancestorStandings(have, isOurs), ancestorStandings(want, isOurs)))
 	return nil
@@ -564,10 +570,13 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 		}
 		next := current.DeepCopy()
 		next.SetAnnotations(desired.GetAnnotations())
-		if err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
+		done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
+		err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
+		done()
+		if err != nil {
 			return err
 		}
-		c.writes.WithLabelValues(key.GVK.Kind).Inc()
+		c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
 		// Continue from the object the API server returned, which carries
 		// the new resourceVersion, for the status write if one is needed.
 		current = next
@@ -579,10 +588,13 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	if err := c.limiter.Wait(ctx); err != nil {
 		return err
 	}
-	if err := c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
+	done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
+	err = c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
+	done()
+	if err != nil {
 		return err
 	}
-	c.writes.WithLabelValues(key.GVK.Kind).Inc()
+	c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
 	c.emit(desired, changedStandings(before, targetStandings(desired, owned)))
 	return nil
 }
@@ -595,7 +607,7 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 func (c *Controller) emit(obj *unstructured.Unstructured, changes []standing) {
 	for _, s := range changes {
 		if !c.eventLimiter.Allow() {
-			c.eventsDropped.Inc()
+			c.metrics.eventsDropped.Inc()
 			c.log.V(1).Info("event dropped: over --event-qps", "kind", obj.GetKind(), "object", client.ObjectKeyFromObject(obj), "reason", s.Reason)
 			continue
 		}
