@@ -155,6 +155,17 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].Key() < order[j].Key() })
+	// The controllerName of each Gateway's class, looked up once per
+	// Gateway (a cache local to this call: the Result stays frozen).
+	controllers := map[topology.NodeID]string{}
+	controllerOf := func(gw topology.NodeID) string {
+		ctl, ok := controllers[gw]
+		if !ok {
+			ctl = gatewayController(g, g.Node(gw))
+			controllers[gw] = ctl
+		}
+		return ctl
+	}
 	var out []*Fragment
 	for _, ref := range order {
 		a := objs[ref]
@@ -170,8 +181,8 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			case place == hierarchy.InStatusConditions:
 				old, _, _ := unstructured.NestedSlice(current, "status", "conditions")
 				f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
-			case place == hierarchy.InRouteParents && len(gatewayEntries(g, vias, current, ref.Namespace)) > 0:
-				for _, e := range gatewayEntries(g, vias, current, ref.Namespace) {
+			case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current, ref.Namespace)) > 0:
+				for _, e := range gatewayEntries(g, controllerOf, vias, current, ref.Namespace) {
 					f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
 				}
 			default:
@@ -205,15 +216,17 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 // entries; a route without one gets the annotation instead (GEP-713
 // "Target object status"; docs/status.md). Entries are returned as
 // stored, with their conditions, in stored order.
-func gatewayEntries(g *topology.Graph, vias []topology.NodeID, route map[string]any, routeNS string) []gwv1.RouteParentStatus {
-	controllers := map[string]string{} // Gateway ref key -> controllerName
+func gatewayEntries(g *topology.Graph, controllerOf func(topology.NodeID) string, vias []topology.NodeID, route map[string]any, routeNS string) []gwv1.RouteParentStatus {
+	stored, _, _ := unstructured.NestedSlice(route, "status", "parents")
+	if len(stored) == 0 {
+		return nil
+	}
+	controllers := map[topology.Ref]string{} // Gateway -> controllerName
 	for _, v := range vias {
-		gw := g.Node(v)
-		if ctl := gatewayController(g, gw); ctl != "" {
-			controllers[gw.Ref.Object().Key()] = ctl
+		if ctl := controllerOf(v); ctl != "" {
+			controllers[g.Node(v).Ref.Object()] = ctl
 		}
 	}
-	stored, _, _ := unstructured.NestedSlice(route, "status", "parents")
 	var out []gwv1.RouteParentStatus
 	for _, p := range stored {
 		m, ok := p.(map[string]any)
@@ -227,7 +240,7 @@ func gatewayEntries(g *topology.Graph, vias []topology.NodeID, route map[string]
 			ns = routeNS
 		}
 		gwRef := topology.Ref{Group: str(d, "group"), Kind: str(d, "kind"), Namespace: ns, Name: str(d, "name")}
-		if ctl := controllers[gwRef.Key()]; ctl == "" || str(m, "controllerName") != ctl {
+		if ctl := controllers[gwRef]; ctl == "" || str(m, "controllerName") != ctl {
 			continue
 		}
 		e := gwv1.RouteParentStatus{}
