@@ -70,8 +70,17 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	// status.parents[]: Strata's conditions go into the entries of the
 	// Gateways' controllers the fragment names (by parentRef as stored
 	// and controllerName), never into a new entry; entries with Strata's
-	// own controllerName (written by Strata before v0.2) are removed.
-	isOurParent := func(p map[string]any) bool { return owned.Controllers[str(p, "controllerName")] }
+	// own controllerName holding only its conditions (written by Strata
+	// before this rule) are removed; an entry of a Gateway controller that
+	// shares a controllerName with a policy kind holds that controller's
+	// conditions too, and stays.
+	isOurParent := func(p map[string]any) bool {
+		if !owned.Controllers[str(p, "controllerName")] {
+			return false
+		}
+		pc, _ := p["conditions"].([]any)
+		return len(keep(pc, not(isOurs))) == 0
+	}
 	ourParents := map[string][]metav1.Condition{}
 	for _, p := range frag.Parents {
 		ourParents[entryKey(toMap(&p.ParentRef), string(p.ControllerName))] = p.Conditions

@@ -160,3 +160,23 @@ func TestMergeNullLists(t *testing.T) {
 		t.Error("null lists read as a change")
 	}
 }
+
+// An entry of a Gateway controller that shares a controllerName with a
+// policy kind is not Strata's old entry: it stays, Strata's condition out.
+func TestMergeSharedControllerName(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, `
+status:
+  parents:
+  - {parentRef: {name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: Accepted, status: "True"}, {type: strata.dev/ColorPolicyAffected, status: "True"}]}
+`)
+	desired, changed := status.Merge(current, nil, owned)
+	got, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
+	var want []any
+	if err := yaml.Unmarshal([]byte(`[{parentRef: {name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: Accepted, status: "True"}]}]`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); !changed || d != "" {
+		t.Errorf("changed %v, parents (-want +got):\n%s", changed, d)
+	}
+}
