@@ -45,8 +45,9 @@ type Options struct {
 	// Debounce batches bursts of events into one recomputation. Default
 	// 100ms.
 	Debounce time.Duration
-	// Registerer receives the write counter; nil means controller-runtime's
-	// metrics registry (served on the manager's metrics endpoint).
+	// Registerer receives the controller's metrics (metrics.go); nil
+	// means controller-runtime's metrics registry (served on the
+	// manager's metrics endpoint).
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
