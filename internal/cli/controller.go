@@ -48,9 +48,9 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(s.Err)))
-			cfg, err := kube.ToRESTConfig()
+			cfg, err := controllerRESTConfig(kube)
 			if err != nil {
-				return fmt.Errorf("kubeconfig: %w", err)
+				return err
 			}
 			scheme := runtime.NewScheme()
 			if err := policies.AddToScheme(scheme); err != nil {
@@ -102,6 +102,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.BoolVar(&opts.EffectivePolicies, "effective-policies", true, "keep an EffectivePolicy object next to every effective target, readable with the namespace's view role: what affects it, for readers who may not read the policies (--effective-policies=false turns it off)")
 	f.Float64Var(&opts.TargetQPS, "target-qps", 20, "rate limit of writes of target conditions (fanout)")
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
+	f.Float64Var(&opts.EventQPS, "event-qps", 10, "rate limit of Events on policies and targets whose standing changes; Events beyond it are dropped and counted")
+	f.IntVar(&opts.EventBurst, "event-burst", 100, "burst of Events on policies and targets")
 	f.BoolVar(&runBlueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
 	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
 	f.BoolVar(&bpOpts.NoValuesObjects, "no-blueprint-values-objects", false, "do not apply, next to each rendered Gateway and HTTPRoute, the EffectivePolicy <name>.blueprint-values showing its merged values and who set them")

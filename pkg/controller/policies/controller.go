@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,8 +45,9 @@ type Options struct {
 	// Debounce batches bursts of events into one recomputation. Default
 	// 100ms.
 	Debounce time.Duration
-	// Registerer receives the write counter; nil means controller-runtime's
-	// metrics registry (served on the manager's metrics endpoint).
+	// Registerer receives the controller's metrics (metrics.go); nil
+	// means controller-runtime's metrics registry (served on the
+	// manager's metrics endpoint).
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
@@ -56,6 +58,17 @@ type Options struct {
 	// unless --effective-policies=false; the fanout is one object per
 	// target, written only when it changes, and bounded in size.
 	EffectivePolicies bool
+	// Recorder receives the Events on policies and targets whose standing
+	// changes (docs/controller.md, "Events"); nil means the manager's
+	// recorder (events.k8s.io/v1, which folds repeats into a series).
+	Recorder events.EventRecorder
+	// EventQPS and EventBurst bound the Events Strata emits, all objects
+	// together: a change of one Gateway can change the standing of
+	// thousands of policies and routes, and Events are a notice to
+	// people, not a record (status is). Events beyond the budget are
+	// dropped and counted. Default 10, 100.
+	EventQPS   float64
+	EventBurst int
 }
 
 // AddToScheme registers every type the controller reads or writes.
@@ -76,8 +89,7 @@ type Controller struct {
 	reader *cluster.Reader
 	log    logr.Logger
 
-	writes *prometheus.CounterVec
-	runs   *prometheus.CounterVec
+	metrics *metrics
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
@@ -86,6 +98,9 @@ type Controller struct {
 	// that queuing a target twice or finding nothing to write costs no
 	// budget. The queue's own rate limiter only spaces retries.
 	limiter *rate.Limiter
+	// eventLimiter bounds Events (Options.EventQPS); Allow, never Wait:
+	// an Event is dropped rather than delaying a status write.
+	eventLimiter *rate.Limiter
 
 	mu      sync.Mutex
 	desired map[targetKey]*status.Fragment // per target; nil = not affected
@@ -125,6 +140,15 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.EventQPS == 0 {
+		opts.EventQPS = 10
+	}
+	if opts.EventBurst == 0 {
+		opts.EventBurst = 100
+	}
+	if opts.Recorder == nil {
+		opts.Recorder = mgr.GetEventRecorder("strata-policy-controller")
+	}
 	if opts.Registerer == nil {
 		opts.Registerer = crmetrics.Registry
 	}
@@ -138,20 +162,12 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[schema.GroupKind]bool{},
 		full:    true,
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_status_writes_total",
-			Help: "Writes to the API server by Strata, by kind of the object written.",
-		}, []string{"kind"}),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_engine_runs_total",
-			Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed.",
-		}, []string{"scope"}),
 	}
-	for _, col := range []prometheus.Collector{c.writes, c.runs} {
-		if err := opts.Registerer.Register(col); err != nil {
-			return nil, fmt.Errorf("register metrics: %w", err)
-		}
+	m, err := newMetrics(opts.Registerer)
+	if err != nil {
+		return nil, err
 	}
+	c.metrics = m
 	c.reader = &cluster.Reader{Client: c.cache, Present: c.present}
 	c.world = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.DefaultTypedControllerRateLimiter[string](),
@@ -160,6 +176,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		workqueue.NewTypedItemExponentialFailureRateLimiter[targetKey](50*time.Millisecond, 30*time.Second),
 		workqueue.TypedRateLimitingQueueConfig[targetKey]{Name: "strata-targets"})
 	c.limiter = rate.NewLimiter(rate.Limit(opts.TargetQPS), opts.TargetBurst)
+	c.eventLimiter = rate.NewLimiter(rate.Limit(opts.EventQPS), opts.EventBurst)
 	if err := mgr.Add(c); err != nil {
 		return nil, err
 	}
@@ -167,10 +184,10 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 }
 
 // Writes is the write counter, by kind (for tests and benchmarks).
-func (c *Controller) Writes() *prometheus.CounterVec { return c.writes }
+func (c *Controller) Writes() *prometheus.CounterVec { return c.metrics.writes }
 
 // Runs counts recomputations by scope ("full" or "kinds").
-func (c *Controller) Runs() *prometheus.CounterVec { return c.runs }
+func (c *Controller) Runs() *prometheus.CounterVec { return c.metrics.runs }
 
 // changed records what an event touched: a policy kind's instances, or
 // anything else (topology, declarations), which needs a full run.
@@ -222,6 +239,7 @@ func (c *Controller) runWorld(ctx context.Context) {
 		}
 		err := c.reconcile(ctx)
 		if err != nil && ctx.Err() == nil {
+			c.metrics.reconcileErrors.Inc()
 			if apierrors.IsConflict(err) {
 				c.log.V(1).Info("write conflict; retrying on a fresher cache", "error", err.Error())
 			} else {
@@ -287,6 +305,7 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		}
 	}
 	if full {
+		defer c.observe(c.metrics.reconcileTime, "full")()
 		return c.reconcileAll(ctx)
 	}
 	if len(dirty) == 0 {
@@ -295,7 +314,16 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		}
 		return nil
 	}
+	defer c.observe(c.metrics.reconcileTime, "kinds")()
 	return c.reconcileKinds(ctx, prev, dirty)
+}
+
+// observe starts a timer; the returned function records the seconds
+// since in h under label. (Options.Now is for condition times, which
+// tests fix; durations use the monotonic clock.)
+func (c *Controller) observe(h *prometheus.HistogramVec, label string) func() {
+	start := time.Now()
+	return func() { h.WithLabelValues(label).Observe(time.Since(start).Seconds()) }
 }
 
 // reconcileAll reads the whole cache, runs the engine and compares
@@ -316,11 +344,14 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	if err := c.ensurePolicyWatches(ctx, kinds); err != nil {
 		return err
 	}
+	done := c.observe(c.metrics.engineDuration, "full")
 	res, err := engine.Run(snap, engine.Options{ControllerName: c.opts.ControllerName, Lenient: true})
+	done()
 	if err != nil {
 		return err
 	}
-	c.runs.WithLabelValues("full").Inc()
+	c.metrics.runs.WithLabelValues("full").Inc()
+	c.metrics.setPolicies(res)
 	byGK := map[schema.GroupKind]cluster.PolicyGVK{}
 	for _, k := range kinds {
 		byGK[k.GroupKind()] = k
@@ -357,11 +388,14 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 			policies = append(policies, &l.Items[i])
 		}
 	}
+	done := c.observe(c.metrics.engineDuration, "kinds")
 	res, err := prev.Recompute(policies, dirtyKinds)
+	done()
 	if err != nil {
 		return err
 	}
-	c.runs.WithLabelValues("kinds").Inc()
+	c.metrics.runs.WithLabelValues("kinds").Inc()
+	c.metrics.setPolicies(res)
 	c.mu.Lock()
 	c.prev = res
 	c.mu.Unlock()
@@ -493,13 +527,18 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 		return err
 	}
 	patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
-	if err := c.client.Status().Patch(ctx, next, patch); err != nil {
+	done := c.observe(c.metrics.writeDuration, current.GetKind())
+	err := c.client.Status().Patch(ctx, next, patch)
+	done()
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil // deleted meanwhile; its delete event recomputes
 		}
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
 	}
-	c.writes.WithLabelValues(current.GetKind()).Inc()
+	c.metrics.writes.WithLabelValues(current.GetKind()).Inc()
+	isOurs := func(name string) bool { return ours[name] }
+	c.emit(next, changedStandings(ancestorStandings(have, isOurs), ancestorStandings(want, isOurs)))
 	return nil
 }
 
@@ -525,32 +564,65 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	if !changed {
 		return nil
 	}
+	before := targetStandings(current, owned)
 	if status.AnnotationsChanged(current, desired) {
 		if err := c.limiter.Wait(ctx); err != nil {
 			return err
 		}
 		next := current.DeepCopy()
 		next.SetAnnotations(desired.GetAnnotations())
-		if err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
+		done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
+		err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
+		done()
+		if err != nil {
 			return err
 		}
-		c.writes.WithLabelValues(key.GVK.Kind).Inc()
+		c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
 		// Continue from the object the API server returned, which carries
 		// the new resourceVersion, for the status write if one is needed.
 		current = next
 		if desired, changed = status.Merge(current, frag, owned); !changed {
+			c.emit(next, changedStandings(before, targetStandings(next, owned)))
 			return nil
 		}
 	}
 	if err := c.limiter.Wait(ctx); err != nil {
 		return err
 	}
-	if err := c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})); err != nil {
+	done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
+	err = c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
+	done()
+	if err != nil {
 		return err
 	}
-	c.writes.WithLabelValues(key.GVK.Kind).Inc()
+	c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
+	c.emit(desired, changedStandings(before, targetStandings(desired, owned)))
 	return nil
 }
+
+// emit records an Event on obj for each standing a write changed, with
+// the engine's message: only after a write that succeeded, so a resync
+// that writes nothing emits nothing, and a retried write emits once.
+// Events beyond Options.EventQPS are dropped (counted in
+// strata_events_dropped_total).
+func (c *Controller) emit(obj *unstructured.Unstructured, changes []standing) {
+	for _, s := range changes {
+		if !c.eventLimiter.Allow() {
+			c.metrics.eventsDropped.Inc()
+			c.log.V(1).Info("event dropped: over --event-qps", "kind", obj.GetKind(), "object", client.ObjectKeyFromObject(obj), "reason", s.Reason)
+			continue
+		}
+		note := s.note()
+		if len(note) > maxEventNote {
+			note = note[:maxEventNote-3] + "..."
+		}
+		c.opts.Recorder.Eventf(obj, nil, s.eventType(), s.Reason, s.Type, "%s", note)
+	}
+}
+
+// maxEventNote is the longest note the API server accepts on an
+// events.k8s.io/v1 Event (1 kB).
+const maxEventNote = 1024
 
 func (c *Controller) gvkOf(obj client.Object) schema.GroupVersionKind {
 	gvk := obj.GetObjectKind().GroupVersionKind()

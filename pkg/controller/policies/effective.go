@@ -147,14 +147,14 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 				continue
 			}
 		}
-		c.writes.WithLabelValues(effectivepolicy.Kind).Inc()
+		c.metrics.writes.WithLabelValues(effectivepolicy.Kind).Inc()
 	}
 	for _, stale := range existing {
 		if err := c.client.Delete(ctx, stale); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, err)
 			continue
 		}
-		c.writes.WithLabelValues(effectivepolicy.Kind).Inc()
+		c.metrics.writes.WithLabelValues(effectivepolicy.Kind).Inc()
 	}
 	return errors.Join(errs...)
 }

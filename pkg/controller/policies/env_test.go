@@ -84,6 +84,9 @@ func (c *cluster) startWith(opts policies.Options) *running {
 	}
 	reg := prometheus.NewRegistry()
 	opts.Registerer = reg
+	if r, ok := opts.Recorder.(*recorded); ok && r.inner == nil {
+		r.inner = mgr.GetEventRecorder("strata-policy-controller")
+	}
 	if opts.Debounce == 0 {
 		opts.Debounce = 50 * time.Millisecond
 	}

@@ -2,14 +2,18 @@ package policies
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/controller/objchange"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
@@ -131,10 +135,35 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, newObj any) {
 	o, ok1 := oldObj.(client.Object)
 	n, ok2 := newObj.(client.Object)
-	if ok1 && ok2 && !engineRelevantChange(o, n) {
+	if ok1 && ok2 && !engineRelevantChange(o, n) && parentEntries(gvk, o) == parentEntries(gvk, n) {
 		return
 	}
 	c.changed(gvk, policy)
+}
+
+// parentEntries names the entries of a route's status.parents (parentRef
+// and controllerName; "" for other kinds). Strata puts a route's
+// <Kind>Affected condition into the entries the Gateways' controllers
+// wrote, else onto an annotation (status.Fragments): when such an entry
+// appears or goes, what Strata writes changes, so that status change is
+// a recomputation. Strata's own writes change conditions inside entries,
+// never the entries, and do not feed back.
+func parentEntries(gvk schema.GroupVersionKind, obj client.Object) string {
+	if hierarchy.Kinds[gvk.GroupKind()].Conditions != hierarchy.InRouteParents {
+		return ""
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return ""
+	}
+	parents, _, _ := unstructured.NestedSlice(m, "status", "parents")
+	var b strings.Builder
+	for _, p := range parents {
+		pm, _ := p.(map[string]any)
+		ref, _ := json.Marshal(pm["parentRef"])
+		fmt.Fprintf(&b, "%s %v\n", ref, pm["controllerName"])
+	}
+	return b.String()
 }
 
 // engineRelevantChange compares two versions of an object without status,

@@ -155,6 +155,17 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].Key() < order[j].Key() })
+	// The controllerName of each Gateway's class, looked up once per
+	// Gateway (a cache local to this call: the Result stays frozen).
+	controllers := map[topology.NodeID]string{}
+	controllerOf := func(gw topology.NodeID) string {
+		ctl, ok := controllers[gw]
+		if !ok {
+			ctl = gatewayController(g, g.Node(gw))
+			controllers[gw] = ctl
+		}
+		return ctl
+	}
 	var out []*Fragment
 	for _, ref := range order {
 		a := objs[ref]
@@ -170,11 +181,9 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			case place == hierarchy.InStatusConditions:
 				old, _, _ := unstructured.NestedSlice(current, "status", "conditions")
 				f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
-			case place == hierarchy.InRouteParents && len(vias) > 0:
-				for _, v := range vias {
-					pref := parentRef(g.Node(v).Ref)
-					old := oldParentConditions(current, pref, k.ControllerName)
-					f.Parents = upsertParent(f.Parents, pref, k.ControllerName, Retime(old, []metav1.Condition{cond}, now))
+			case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current, ref.Namespace)) > 0:
+				for _, e := range gatewayEntries(g, controllerOf, vias, current, ref.Namespace) {
+					f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
 				}
 			default:
 				if f.Annotations == nil {
@@ -196,32 +205,93 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	return out
 }
 
-// upsertParent adds conditions to the entry for ref, or a new entry of
-// controller for it.
+// gatewayEntries are the entries of a route's stored status.parents that
+// the controllers of the Gateways vias wrote: an entry whose parentRef
+// names one of them (any sectionName or port) and whose controllerName is
+// the controllerName of that Gateway's GatewayClass. Strata is not the
+// controller of the Gateways it decorates: an entry in status.parents is
+// read (by kubectl, GitOps tools such as Argo CD) as the Gateway's
+// verdict on the route, so Strata adds its <Kind>Affected condition only
+// to entries the Gateway's controller wrote, as it does for listener
+// entries; a route without one gets the annotation instead (GEP-713
+// "Target object status"; docs/status.md). Entries are returned as
+// stored, with their conditions, in stored order.
+func gatewayEntries(g *topology.Graph, controllerOf func(topology.NodeID) string, vias []topology.NodeID, route map[string]any, routeNS string) []gwv1.RouteParentStatus {
+	stored, _, _ := unstructured.NestedSlice(route, "status", "parents")
+	if len(stored) == 0 {
+		return nil
+	}
+	controllers := map[topology.Ref]string{} // Gateway -> controllerName
+	for _, v := range vias {
+		if ctl := controllerOf(v); ctl != "" {
+			controllers[g.Node(v).Ref.Object()] = ctl
+		}
+	}
+	var out []gwv1.RouteParentStatus
+	for _, p := range stored {
+		m, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		pr, _ := m["parentRef"].(map[string]any)
+		d := withDefaults(pr)
+		ns := str(d, "namespace")
+		if ns == "" {
+			ns = routeNS
+		}
+		gwRef := topology.Ref{Group: str(d, "group"), Kind: str(d, "kind"), Namespace: ns, Name: str(d, "name")}
+		if ctl := controllers[gwRef]; ctl == "" || str(m, "controllerName") != ctl {
+			continue
+		}
+		e := gwv1.RouteParentStatus{}
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &e); err != nil {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// gatewayController is the controllerName of a Gateway's GatewayClass
+// (for a ListenerSet, its parent Gateway's), or "" when the class is not
+// in the snapshot.
+func gatewayController(g *topology.Graph, gw *topology.Node) string {
+	if gw.Ref.GroupKind() == hierarchy.ListenerSetKind {
+		// A route attached through a ListenerSet has the ListenerSet as
+		// its parent; the entry for it is written by the controller of
+		// the ListenerSet's Gateway (GEP-1713).
+		obj := toUnstructured(gw.Object)
+		name, _, _ := unstructured.NestedString(obj, "spec", "parentRef", "name")
+		ns, _, _ := unstructured.NestedString(obj, "spec", "parentRef", "namespace")
+		if ns == "" {
+			ns = gw.Ref.Namespace
+		}
+		id := g.Lookup(topology.Ref{Group: hierarchy.GatewayKind.Group, Kind: hierarchy.GatewayKind.Kind, Namespace: ns, Name: name})
+		if name == "" || id == topology.None {
+			return ""
+		}
+		return gatewayController(g, g.Node(id))
+	}
+	class, _, _ := unstructured.NestedString(toUnstructured(gw.Object), "spec", "gatewayClassName")
+	id := g.Lookup(topology.Ref{Group: hierarchy.GatewayClassKind.Group, Kind: hierarchy.GatewayClassKind.Kind, Name: class})
+	if class == "" || id == topology.None {
+		return ""
+	}
+	ctl, _, _ := unstructured.NestedString(toUnstructured(g.Node(id).Object), "spec", "controllerName")
+	return ctl
+}
+
+// upsertParent adds conditions to the entry for ref of controller, or a
+// new entry for them. Only conditions whose type is Strata's are kept
+// from what the caller passes in (Retime returns only the new ones).
 func upsertParent(parents []gwv1.RouteParentStatus, ref gwv1.ParentReference, controller string, conds []metav1.Condition) []gwv1.RouteParentStatus {
 	for i := range parents {
-		if parentKey(parents[i].ParentRef) == parentKey(ref) {
+		if parentKey(parents[i].ParentRef) == parentKey(ref) && string(parents[i].ControllerName) == controller {
 			parents[i].Conditions = append(parents[i].Conditions, conds...)
 			return parents
 		}
 	}
 	return append(parents, gwv1.RouteParentStatus{ParentRef: ref, ControllerName: gwv1.GatewayController(controller), Conditions: conds})
-}
-
-// oldParentConditions are the conditions of controller's entry for ref in
-// a stored status.parents (a stored parentRef defaults to a Gateway).
-func oldParentConditions(obj map[string]any, ref gwv1.ParentReference, controller string) []metav1.Condition {
-	parents, _, _ := unstructured.NestedSlice(obj, "status", "parents")
-	for _, p := range parents {
-		m, ok := p.(map[string]any)
-		if !ok || m["controllerName"] != controller {
-			continue
-		}
-		if pr, ok := m["parentRef"].(map[string]any); ok && refKey(withDefaults(pr)) == parentKey(ref) {
-			return conditionsOf(m["conditions"])
-		}
-	}
-	return nil
 }
 
 func oldListenerConditions(obj map[string]any, name string) []metav1.Condition {

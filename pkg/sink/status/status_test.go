@@ -152,41 +152,87 @@ status:
 	}
 }
 
-// Route targets get a condition per parent Gateway through which they are
-// affected; Namespaces, which have no conditions, an annotation.
+// Route targets get a condition in each status.parents entry the
+// controller of a Gateway through which they are affected wrote (its
+// parentRef names the Gateway, its controllerName is the GatewayClass's);
+// Strata never creates an entry, so a route without one, or whose entries
+// another controller wrote, gets the annotation (docs/status.md).
+// Namespaces, which have no conditions, an annotation.
 func TestTargets(t *testing.T) {
-	res := runYAML(t, kind, gateway("g1"), gateway("g2"), route("r", "g1", "g2"), `apiVersion: example.io/v1
+	const class = `apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: c}
+spec: {controllerName: example.com/gateway}`
+	policy := `apiVersion: example.io/v1
 kind: TestPolicy
 metadata: {name: p, namespace: ns}
 spec:
   targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g2}
-  a: 1`)
-	objs := status.Targets(res, now)
-	if len(objs) != 1 {
-		t.Fatalf("targets: %v", objs)
+  a: 1`
+	withStatus := func(entries string) string {
+		return route("r", "g1", "g2") + "\nstatus:\n  parents:\n" + entries
 	}
-	parents, _, _ := unstructured.NestedSlice(objs[0].Object, "status", "parents")
-	if len(parents) != 1 {
-		t.Fatalf("want one parent entry (g2), got %v", parents)
-	}
-	p := parents[0].(map[string]any)
-	if p["parentRef"].(map[string]any)["name"] != "g2" || p["controllerName"] != "strata.dev/policy-controller" {
-		t.Errorf("parent entry %v", p)
-	}
-	c := p["conditions"].([]any)[0].(map[string]any)
-	if c["type"] != "strata.dev/TestPolicyAffected" || c["status"] != "True" || c["observedGeneration"] != int64(4) || !strings.Contains(c["message"].(string), "ns/p") {
-		t.Errorf("condition %v", c)
+	const (
+		g1Entry    = "  - {parentRef: {name: g1}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: \"True\", reason: Accepted, message: ok, lastTransitionTime: \"2020-01-01T00:00:00Z\"}]}\n"
+		g2Entry    = "  - {parentRef: {name: g2, sectionName: http}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: \"True\", reason: Accepted, message: ok, lastTransitionTime: \"2020-01-01T00:00:00Z\"}]}\n"
+		g2Other    = "  - {parentRef: {name: g2}, controllerName: other.example/mesh, conditions: []}\n"
+		annotation = "strata.dev/TestPolicyAffected"
+	)
+	for _, tc := range []struct {
+		name       string
+		docs       []string
+		wantParent string // name of the one entry with Strata's condition; "" none
+		wantAnn    bool
+	}{
+		{"no status.parents: annotation", []string{class, route("r", "g1", "g2")}, "", true},
+		{"no GatewayClass: annotation", []string{withStatus(g2Entry)}, "", true},
+		{"entry of the Gateway's controller", []string{class, withStatus(g1Entry + g2Entry)}, "g2", false},
+		{"only the other Gateway's entry: annotation", []string{class, withStatus(g1Entry)}, "", true},
+		{"entry of another controller: annotation", []string{class, withStatus(g2Other)}, "", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			docs := append([]string{kind, gateway("g1"), gateway("g2"), policy}, tc.docs...)
+			objs := status.Targets(runYAML(t, docs...), now)
+			if len(objs) != 1 {
+				t.Fatalf("targets: %v", objs)
+			}
+			if got := objs[0].GetAnnotations()[annotation] == "true"; got != tc.wantAnn {
+				t.Errorf("annotation %v, want %v: %v", got, tc.wantAnn, objs[0].GetAnnotations())
+			}
+			parents, _, _ := unstructured.NestedSlice(objs[0].Object, "status", "parents")
+			if tc.wantParent == "" {
+				if len(parents) != 0 {
+					t.Errorf("Strata wrote parent entries: %v", parents)
+				}
+				return
+			}
+			if len(parents) != 1 {
+				t.Fatalf("want one parent entry (%s), got %v", tc.wantParent, parents)
+			}
+			p := parents[0].(map[string]any)
+			if p["parentRef"].(map[string]any)["name"] != tc.wantParent || p["controllerName"] != "example.com/gateway" {
+				t.Errorf("parent entry %v", p)
+			}
+			conds := p["conditions"].([]any)
+			if len(conds) != 1 {
+				t.Fatalf("conditions %v, want Strata's only", conds)
+			}
+			c := conds[0].(map[string]any)
+			if c["type"] != annotation || c["status"] != "True" || c["observedGeneration"] != int64(4) || !strings.Contains(c["message"].(string), "ns/p") {
+				t.Errorf("condition %v", c)
+			}
+		})
 	}
 
 	nsKind := strings.Replace(kind, "effectiveTargetKind: {group: gateway.networking.k8s.io, kind: HTTPRoute}", "effectiveTargetKind: {group: \"\", kind: Namespace}", 1)
 	nsKind = strings.Replace(nsKind, "  - {group: gateway.networking.k8s.io, kind: Gateway}\n  - {group: gateway.networking.k8s.io, kind: HTTPRoute}\n", "", 1)
-	res = runYAML(t, nsKind, `apiVersion: example.io/v1
+	res := runYAML(t, nsKind, `apiVersion: example.io/v1
 kind: TestPolicy
 metadata: {name: p, namespace: ns}
 spec:
   targetRef: {group: "", kind: Namespace, name: ns}
   a: 1`)
-	objs = status.Targets(res, now)
+	objs := status.Targets(res, now)
 	if len(objs) != 1 || objs[0].GetAnnotations()["strata.dev/TestPolicyAffected"] != "true" {
 		t.Errorf("namespace target: %v", objs)
 	}

@@ -34,10 +34,11 @@ func OwnedBy(kinds []*policykind.Kind) Owned {
 // fragment (one of Fragments; nil when the target is no longer affected),
 // and whether that changes anything. Strata's conditions keep the
 // lastTransitionTime current has for them when their status is the same
-// (Retime). Conditions go into existing status.listeners entries only:
-// listener entries belong to the Gateway's own controller, which must
-// create them (they carry supportedKinds and attachedRoutes Strata cannot
-// vouch for).
+// (Retime). Conditions go into existing status.listeners and
+// status.parents entries only: these entries belong to the Gateway's own
+// controller, which must create them (they carry supportedKinds and
+// attachedRoutes, or the Gateway's verdict on a route, which Strata
+// cannot vouch for).
 func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) (*unstructured.Unstructured, bool) {
 	desired := current.DeepCopy()
 	frag := fragment
@@ -66,21 +67,33 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		}
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
-	// status.parents[] entries of Strata's controllers
-	isOurParent := func(p map[string]any) bool { return owned.Controllers[str(p, "controllerName")] }
-	allParents := slice(desired.Object, "status", "parents")
-	parents := keep(allParents, not(isOurParent))
-	for _, p := range frag.Parents {
-		for _, old := range keep(allParents, isOurParent) {
-			om, ok := old.(map[string]any)
-			if !ok {
-				continue
-			}
-			if ref, _ := om["parentRef"].(map[string]any); refKey(withDefaults(ref)) == parentKey(p.ParentRef) {
-				p.Conditions = Retime(conditionsOf(om["conditions"]), p.Conditions, metav1.Time{})
-			}
+	// status.parents[]: Strata's conditions go into the entries of the
+	// Gateways' controllers the fragment names (by parentRef as stored
+	// and controllerName), never into a new entry; entries with Strata's
+	// own controllerName holding only its conditions (written by Strata
+	// before this rule) are removed; an entry of a Gateway controller that
+	// shares a controllerName with a policy kind holds that controller's
+	// conditions too, and stays.
+	isOurParent := func(p map[string]any) bool {
+		if !owned.Controllers[str(p, "controllerName")] {
+			return false
 		}
-		parents = append(parents, toMap(&p))
+		pc, _ := p["conditions"].([]any)
+		return len(keep(pc, not(isOurs))) == 0
+	}
+	ourParents := map[string][]metav1.Condition{}
+	for _, p := range frag.Parents {
+		ourParents[entryKey(toMap(&p.ParentRef), string(p.ControllerName))] = p.Conditions
+	}
+	parents := keep(slice(desired.Object, "status", "parents"), not(isOurParent))
+	for _, p := range parents {
+		m, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		pr, _ := m["parentRef"].(map[string]any)
+		pc, _ := m["conditions"].([]any)
+		m["conditions"] = append(keep(pc, not(isOurs)), toMaps(Retime(conditionsOf(keep(pc, isOurs)), ourParents[entryKey(pr, str(m, "controllerName"))], metav1.Time{}))...)
 	}
 	setSlice(desired.Object, parents, "status", "parents")
 	// annotations
@@ -101,6 +114,12 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	}
 	desired.SetAnnotations(ann)
 	return desired, StatusChanged(current, desired) || AnnotationsChanged(current, desired)
+}
+
+// entryKey names a route parent entry: its parentRef (group and kind
+// defaulted) and the controller that wrote it.
+func entryKey(parentRef map[string]any, controller string) string {
+	return refKey(withDefaults(parentRef)) + "\x00" + controller
 }
 
 // StatusChanged and AnnotationsChanged tell a writer which of the two

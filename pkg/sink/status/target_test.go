@@ -104,26 +104,51 @@ status:
 	}
 }
 
-// Route parents: Strata's own entries are replaced, others kept.
+// Route parents: Strata's condition goes into the Gateway controller's
+// entry the fragment names, next to that controller's conditions; no
+// entry is created; entries with Strata's controllerName (written before
+// v0.2) are removed.
 func TestMergeRouteParents(t *testing.T) {
 	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
 	current := obj(t, `
 status:
   parents:
   - {parentRef: {name: g}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
+  - {parentRef: {name: h}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}, {type: strata.dev/ColorPolicyAffected, status: "True"}]}
   - {parentRef: {name: old}, controllerName: strata.dev/policy-controller, conditions: [{type: strata.dev/ColorPolicyAffected, status: "True"}]}
 `)
-	group, kind, ns := gwv1.Group("gateway.networking.k8s.io"), gwv1.Kind("Gateway"), gwv1.Namespace("ns")
-	frag := &status.Fragment{Parents: []gwv1.RouteParentStatus{{
-		ParentRef:      gwv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: "g"},
-		ControllerName: "strata.dev/policy-controller",
-		Conditions:     []metav1.Condition{{Type: "strata.dev/ColorPolicyAffected", Status: metav1.ConditionTrue}},
-	}}}
-	desired, changed := status.Merge(current, frag, owned)
-	parents, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
-	if !changed || len(parents) != 2 || parents[0].(map[string]any)["controllerName"] != "example.com/gateway" ||
-		parents[1].(map[string]any)["parentRef"].(map[string]any)["name"] != "g" {
-		t.Errorf("parents %v", parents)
+	affected := metav1.Condition{Type: "strata.dev/ColorPolicyAffected", Status: metav1.ConditionTrue, Reason: "Affected"}
+	for _, tc := range []struct {
+		name string
+		frag *status.Fragment
+		want string
+	}{
+		{"into g's entry, out of h's", &status.Fragment{Parents: []gwv1.RouteParentStatus{
+			{ParentRef: gwv1.ParentReference{Name: "g"}, ControllerName: "example.com/gateway", Conditions: []metav1.Condition{affected}},
+			{ParentRef: gwv1.ParentReference{Name: "missing"}, ControllerName: "example.com/gateway", Conditions: []metav1.Condition{affected}},
+		}}, `
+- {parentRef: {name: g}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}, {type: strata.dev/ColorPolicyAffected, status: "True", reason: Affected, message: "", lastTransitionTime: null}]}
+- {parentRef: {name: h}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
+`},
+		{"not affected", nil, `
+- {parentRef: {name: g}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
+- {parentRef: {name: h}, controllerName: example.com/gateway, conditions: [{type: Accepted, status: "True"}]}
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			desired, changed := status.Merge(current, tc.frag, owned)
+			if !changed {
+				t.Error("no change")
+			}
+			var want []any
+			if err := yaml.Unmarshal([]byte(tc.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			got, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("parents (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 
@@ -133,5 +158,25 @@ func TestMergeNullLists(t *testing.T) {
 	current := obj(t, "status: {parents: null, conditions: null}")
 	if _, changed := status.Merge(current, nil, owned); changed {
 		t.Error("null lists read as a change")
+	}
+}
+
+// An entry of a Gateway controller that shares a controllerName with a
+// policy kind is not Strata's old entry: it stays, Strata's condition out.
+func TestMergeSharedControllerName(t *testing.T) {
+	owned := status.Owned{Types: map[string]bool{"strata.dev/ColorPolicyAffected": true}, Controllers: map[string]bool{"strata.dev/policy-controller": true}}
+	current := obj(t, `
+status:
+  parents:
+  - {parentRef: {name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: Accepted, status: "True"}, {type: strata.dev/ColorPolicyAffected, status: "True"}]}
+`)
+	desired, changed := status.Merge(current, nil, owned)
+	got, _, _ := unstructured.NestedSlice(desired.Object, "status", "parents")
+	var want []any
+	if err := yaml.Unmarshal([]byte(`[{parentRef: {name: g}, controllerName: strata.dev/policy-controller, conditions: [{type: Accepted, status: "True"}]}]`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(want, got); !changed || d != "" {
+		t.Errorf("changed %v, parents (-want +got):\n%s", changed, d)
 	}
 }
