@@ -233,7 +233,7 @@ func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 	}
 	out := make([]gwv1.Listener, len(ls.Spec.Listeners))
 	for i, l := range ls.Spec.Listeners {
-		out[i] = gwv1.Listener{Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes}
+		out[i] = gwv1.Listener(l) // a ListenerEntry has a Gateway listener's fields
 	}
 	b.listenerSets[id] = out
 }
