@@ -1,7 +1,6 @@
 package query
 
 import (
-	"maps"
 	"reflect"
 	"slices"
 
@@ -127,57 +126,18 @@ func Diff(base, head *engine.Result) *DiffResult {
 // diffKind diffs the effective results of one kind; either may be nil
 // (the kind exists on one side only).
 func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []TargetDiff {
-	type side struct {
-		target *effective.Target
-		ctx    *effective.Context
-	}
-	type pair struct {
-		tk   string
-		b, h side
-	}
-	pairs := map[string]*pair{}
-	// targets[tk] says which sides reach the target: 1 base, 2 head.
-	targets := map[string]int{}
-	add := func(q *query, res *effective.Result, isBase bool) {
-		if res == nil {
-			return
-		}
-		bit := 2
-		if isBase {
-			bit = 1
-		}
-		for _, t := range res.Targets {
-			tk := q.g.Node(t.Node).Ref.Key()
-			targets[tk] |= bit
-			for _, ctx := range t.Contexts {
-				key := tk + "\x00" + q.pathKey(ctx.Path)
-				p := pairs[key]
-				if p == nil {
-					p = &pair{tk: tk}
-					pairs[key] = p
-				}
-				if isBase {
-					p.b = side{t, ctx}
-				} else {
-					p.h = side{t, ctx}
-				}
-			}
-		}
-	}
-	add(qb, b, true)
-	add(qh, h, false)
+	pairs, targets := pairContexts(qb, qh, b, h)
 	var out []TargetDiff
-	for _, key := range slices.Sorted(maps.Keys(pairs)) {
-		p := pairs[key]
-		fields := diff(p.b.ctx, p.h.ctx)
+	for _, p := range pairs {
+		fields := diff(p.b.ctx, p.a.ctx)
 		if len(fields) == 0 {
 			continue
 		}
 		q, s, change := qb, p.b, DiffChanged
 		switch {
 		case p.b.ctx == nil:
-			q, s, change = qh, p.h, DiffAdded
-		case p.h.ctx == nil:
+			q, s, change = qh, p.a, DiffAdded
+		case p.a.ctx == nil:
 			change = DiffRemoved
 		}
 		if len(out) == 0 || out[len(out)-1].Target.Key() != p.tk {

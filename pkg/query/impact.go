@@ -88,46 +88,67 @@ func Compare(before, after *engine.Result, policy PolicyRef, change string) *Imp
 	return im
 }
 
-// compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone).
-func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
-	type side struct {
-		target *effective.Target
-		ctx    *effective.Context
-	}
-	type pair struct {
-		tk   string
-		b, a side
-	}
-	pairs := map[string]*pair{}
-	add := func(q *query, res *effective.Result, before bool) {
+// ctxSide is a target and one of its contexts in one run.
+type ctxSide struct {
+	target *effective.Target
+	ctx    *effective.Context
+}
+
+// ctxPair is one context, by target and path locator, in two runs (b
+// before or base, a after or head); a side is zero where its run lacks it.
+type ctxPair struct {
+	tk   string
+	b, a ctxSide
+}
+
+// pairContexts matches the contexts of two runs' results of one kind by
+// target and path locator (either result may be nil), sorted by them;
+// present says which runs reach each target, contexts or not: 1 the first,
+// 2 the second, 3 both. Impact and diff compare the pairs alike.
+func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
+	pairs := map[string]*ctxPair{}
+	present := map[string]int{}
+	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
 			return
 		}
+		bit := 2
+		if first {
+			bit = 1
+		}
 		for _, t := range res.Targets {
 			tk := q.g.Node(t.Node).Ref.Key()
+			present[tk] |= bit
 			for _, ctx := range t.Contexts {
-				pk := q.pathKey(ctx.Path)
-				key := tk + "\x00" + pk
+				key := tk + "\x00" + q.pathKey(ctx.Path)
 				p := pairs[key]
 				if p == nil {
-					p = &pair{tk: tk}
+					p = &ctxPair{tk: tk}
 					pairs[key] = p
 				}
-				if before {
-					p.b = side{t, ctx}
+				if first {
+					p.b = ctxSide{t, ctx}
 				} else {
-					p.a = side{t, ctx}
+					p.a = ctxSide{t, ctx}
 				}
 			}
 		}
 	}
 	add(qb, b, true)
 	add(qa, a, false)
-	keys := slices.Sorted(maps.Keys(pairs))
+	out := make([]*ctxPair, 0, len(pairs))
+	for _, key := range slices.Sorted(maps.Keys(pairs)) {
+		out = append(out, pairs[key])
+	}
+	return out, present
+}
+
+// compareKind diffs the effective results of one kind (a may be nil: the
+// kind is gone).
+func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
+	pairs, _ := pairContexts(qb, qa, b, a)
 	var out []TargetChange
-	for _, key := range keys {
-		p := pairs[key]
+	for _, p := range pairs {
 		bc, ac := p.b.ctx, p.a.ctx
 		fields := diff(bc, ac)
 		if len(fields) == 0 {

@@ -2,8 +2,8 @@ package outcome
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -439,14 +439,8 @@ func addAll(set map[string]bool, items []string) {
 	}
 }
 
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// sortedSet is a set's members, sorted.
+func sortedSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 func plural(n int, s string) string {
 	if n == 1 {

@@ -1,6 +1,7 @@
 package status
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -344,14 +345,8 @@ func sortedKinds[V any](m map[*policykind.Kind]V) []*policykind.Kind {
 	return out
 }
 
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// sortedSet is a set's members, sorted.
+func sortedSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
