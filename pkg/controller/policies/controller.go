@@ -444,12 +444,10 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[sc
 		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()
-	for k, v := range owned.Types {
-		c.owned.Types = setOr(c.owned.Types, k, v)
-	}
-	for k, v := range owned.Controllers {
-		c.owned.Controllers = setOr(c.owned.Controllers, k, v)
-	}
+	// New maps, never written again: writeTarget reads the ones it took
+	// under the lock after releasing it, while the next write runs.
+	c.owned.Types = union(c.owned.Types, owned.Types)
+	c.owned.Controllers = union(c.owned.Controllers, owned.Controllers)
 	if all {
 		c.desired = map[targetKey]*status.Fragment{}
 	}
@@ -654,10 +652,15 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 	return u, nil
 }
 
-func setOr(m map[string]bool, k string, v bool) map[string]bool {
-	if m == nil {
-		m = map[string]bool{}
+// union is a new set holding a's members and b's (a member true in
+// either is true).
+func union(a, b map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k, v := range a {
+		out[k] = v
 	}
-	m[k] = m[k] || v
-	return m
+	for k, v := range b {
+		out[k] = out[k] || v
+	}
+	return out
 }
