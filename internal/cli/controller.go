@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap/zapcore"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -47,11 +48,18 @@ the result with server-side apply, and writes their status and that of the
 GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctrl.SetLogger(zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(s.Err)))
 			cfg, err := controllerRESTConfig(kube)
 			if err != nil {
 				return err
 			}
+			// The manager and everything it starts log through logger;
+			// controller-runtime's global logger (which some of its
+			// packages use directly) is set only once the command is
+			// going to run, so a refused start changes no process
+			// state. The sink is locked: the manager logs from several
+			// goroutines, and s.Err need not be safe for that.
+			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
+			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
 			if err := policies.AddToScheme(scheme); err != nil {
 				return err
@@ -60,6 +68,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return err
 			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+				Logger:                  logger,
 				Scheme:                  scheme,
 				Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
 				HealthProbeBindAddress:  probeAddr,
@@ -82,7 +91,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				// sync, so it is left out (and says so) rather than stopping
 				// the policy controller.
 				if err := blueprints.Served(mgr.GetRESTMapper()); err != nil {
-					ctrl.Log.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
+					logger.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
 				} else if _, err := blueprints.New(mgr, bpOpts); err != nil {
 					return err
 				}
