@@ -156,6 +156,25 @@ func TestInstall(t *testing.T) {
 		dryRun(t, objs)
 	})
 
+	t.Run("kustomize config/webhook", func(t *testing.T) {
+		objs, err := kustomizeBuild("webhook")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var args []string
+		for _, o := range objs {
+			if o.GetKind() == "Deployment" {
+				cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+				a, _, _ := unstructured.NestedStringSlice(cs[0].(map[string]any), "args")
+				args = a
+			}
+		}
+		if !slices.Contains(args, "--webhook") {
+			t.Errorf("controller args %q lack --webhook", args)
+		}
+		dryRun(t, objs)
+	})
+
 	t.Run("kustomize config/samples", func(t *testing.T) {
 		objs, err := kustomizeBuild("samples")
 		if err != nil {

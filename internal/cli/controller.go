@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/strata-dev/strata/pkg/controller/admission"
 	"github.com/strata-dev/strata/pkg/controller/blueprints"
 	"github.com/strata-dev/strata/pkg/controller/policies"
 )
@@ -29,6 +30,7 @@ func newController(s Streams) *cobra.Command {
 		metricsAddr, probeAddr  string
 		leaderElect             bool
 		leaderElectionNamespace string
+		hook                    webhookFlags
 		zapOpts                 = zap.Options{}
 	)
 	c := &cobra.Command{
@@ -67,8 +69,13 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err := blueprints.AddToScheme(scheme); err != nil {
 				return err
 			}
+			hookServer, hookConf, err := hook.server()
+			if err != nil {
+				return err
+			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 				Logger:                  logger,
+				WebhookServer:           hookServer,
 				Scheme:                  scheme,
 				Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
 				HealthProbeBindAddress:  probeAddr,
@@ -81,6 +88,13 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			})
 			if err != nil {
 				return fmt.Errorf("manager: %w", err)
+			}
+			if hook.enabled {
+				setup, err := admission.New(mgr, hook.options, hookConf.withCluster(mgr))
+				if err != nil {
+					return err
+				}
+				opts.OnResult = setup.Observe
 			}
 			if _, err := policies.New(mgr, opts); err != nil {
 				return err
@@ -121,6 +135,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
+	hook.addFlags(f)
 	// controller-runtime's logging flags: --zap-log-level (debug, info,
 	// error, or an integer for more verbosity), --zap-encoder,
 	// --zap-devel, --zap-stacktrace-level, --zap-time-encoding.

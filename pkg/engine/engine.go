@@ -192,11 +192,23 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 // (topology.Graph.Extend), with r's nodes at the same ids so that the
 // reused results still point at the right nodes.
 func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool) (*Result, error) {
+	return r.RecomputeScoped(policies, dirty, nil)
+}
+
+// RecomputeScoped is Recompute for a question about a few nodes, as
+// RunScoped is Run's: the admission webhook asks what one policy write
+// changes, which only the effective targets below the policy's targets
+// can show. The dirty kinds' effective policies are computed only for
+// the effective targets among the nodes scope names (given the result
+// with its graph, kinds and policies set), the other kinds are r's, and
+// no Outcome is computed (Result.Scope). A nil scope (or answer) is
+// Recompute.
+func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool, scope func(*Result) []topology.NodeID) (*Result, error) {
 	if r.Scope != nil {
 		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 	}
 	res := &Result{kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, schemaWarnings: r.schemaWarnings}
-	if err := res.run(r.PolicyKinds(), policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, nil); err != nil {
+	if err := res.run(r.PolicyKinds(), policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, scope); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -219,6 +231,20 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 	}
 	byKind := map[schema.GroupKind][]*policykind.Policy{}
 	var extra topology.Extra
+	// On a recomputation, an object that is the very object prev read is
+	// not read again: reading is a function of the object, its kind and
+	// the schemas, all unchanged, and the policy is frozen once read. A
+	// question about one write among thousands of policies (the
+	// admission webhook's) then reads one policy, not its kind's all.
+	var readBefore map[*unstructured.Unstructured]*policykind.Policy
+	if prev != nil {
+		readBefore = map[*unstructured.Unstructured]*policykind.Policy{}
+		for _, p := range prev.Policies {
+			if dirty[p.Kind.Key()] {
+				readBefore[p.Object] = p
+			}
+		}
+	}
 	for _, u := range policies {
 		gk := u.GroupVersionKind().GroupKind()
 		if prev != nil && !dirty[gk] {
@@ -237,7 +263,11 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 			res.undeclared[gk]++
 			continue
 		}
-		byKind[gk] = append(byKind[gk], res.read(k, u))
+		p := readBefore[u]
+		if p == nil || p.Kind != k {
+			p = res.read(k, u)
+		}
+		byKind[gk] = append(byKind[gk], p)
 		// A policy's namespace exists even when nothing else in the input
 		// lives there, so a policy can always target its own namespace.
 		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())

@@ -14,6 +14,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // Without recomputes a run as if policy p were deleted. Only p's kind is
@@ -43,6 +44,27 @@ func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
+// Adding recomputes a run as if the object u, a policy of a kind the run
+// knows that is not among its policies, were created. Like Without, only
+// its kind is recomputed.
+func Adding(res *engine.Result, u *unstructured.Unstructured) (*engine.Result, error) {
+	gvk := u.GroupVersionKind()
+	k := res.KindOf(gvk.Group, gvk.Kind)
+	if k == nil {
+		return nil, fmt.Errorf("new %s %s: not a policy kind of this run", u.GetKind(), id(u.GetNamespace(), u.GetName()))
+	}
+	var out []*unstructured.Unstructured
+	for _, q := range res.Policies {
+		if q.Kind.Key() == k.Key() {
+			if q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
+				return nil, fmt.Errorf("new %s %s: exists already", u.GetKind(), q.ID())
+			}
+			out = append(out, q.Object)
+		}
+	}
+	return res.Recompute(append(out, u), map[schema.GroupKind]bool{k.Key(): true})
+}
+
 // instances lists the objects of p's kind with p left out, or replaced by
 // u.
 func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) []*unstructured.Unstructured {
@@ -64,6 +86,12 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 // whose results the runs share are skipped without a look. policy and
 // change (ChangeDelete, ChangeReplace) label the answer.
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
+	return compare(before, after, policy, change, nil)
+}
+
+// compare is Compare over the effective targets for which in is true
+// (all when in is nil): after may be scoped (engine.RecomputeScoped).
+func compare(before, after *engine.Result, policy PolicyRef, change string, in map[topology.NodeID]bool) *Impact {
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
 	for i, kr := range before.Kinds {
@@ -79,6 +107,9 @@ func Compare(before, after *engine.Result, policy PolicyRef, change string) *Imp
 		if a == b {
 			continue
 		}
+		if in != nil {
+			b, a = within(b, in), within(a, in)
+		}
 		im.Targets = append(im.Targets, compareKind(qb, qa, k, b, a)...)
 	}
 	for _, t := range im.Targets {
@@ -86,6 +117,20 @@ func Compare(before, after *engine.Result, policy PolicyRef, change string) *Imp
 	}
 	im.Changed.Targets = len(im.Targets)
 	return im
+}
+
+// within is r with only the targets in the set (r may be nil).
+func within(r *effective.Result, in map[topology.NodeID]bool) *effective.Result {
+	if r == nil {
+		return nil
+	}
+	out := &effective.Result{Kind: r.Kind}
+	for _, t := range r.Targets {
+		if in[t.Node] {
+			out.Targets = append(out.Targets, t)
+		}
+	}
+	return out
 }
 
 // ctxSide is a target and one of its contexts in one run.

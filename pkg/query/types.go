@@ -42,6 +42,9 @@ const (
 const (
 	ChangeDelete  = "Delete"
 	ChangeReplace = "Replace"
+	// ChangeCreate is a policy that does not exist yet (admission of a
+	// create, `impact --add`).
+	ChangeCreate = "Create"
 )
 
 // TypeMeta identifies a document.

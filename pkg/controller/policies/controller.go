@@ -69,6 +69,12 @@ type Options struct {
 	// dropped and counted. Default 10, 100.
 	EventQPS   float64
 	EventBurst int
+	// OnResult is told each run's result once the controller holds it
+	// (after a full run and after a recomputation of some kinds): the
+	// admission webhook answers against the newest one. It is called on
+	// the controller's goroutine and must neither block nor modify the
+	// result (engine results are frozen and safe to read concurrently).
+	OnResult func(*engine.Result)
 }
 
 // AddToScheme registers every type the controller reads or writes.
@@ -359,6 +365,9 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	c.mu.Lock()
 	c.prev, c.kinds = res, byGK
 	c.mu.Unlock()
+	if c.opts.OnResult != nil {
+		c.opts.OnResult(res)
+	}
 	for _, e := range res.Errors {
 		c.log.Info("skipped", "reason", e.Error())
 	}
@@ -399,6 +408,9 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 	c.mu.Lock()
 	c.prev = res
 	c.mu.Unlock()
+	if c.opts.OnResult != nil {
+		c.opts.OnResult(res)
+	}
 	// The targets the dirty kinds reached before or reach now.
 	seen := map[targetKey]bool{}
 	var keys []targetKey

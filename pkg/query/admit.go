@@ -1,0 +1,369 @@
+package query
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Admission operations, as admission.k8s.io names them.
+const (
+	OpCreate = "CREATE"
+	OpUpdate = "UPDATE"
+	OpDelete = "DELETE"
+)
+
+// Change is a policy write the API server is about to admit: Object is
+// the new object (nil on delete), Old the stored one (nil on create).
+type Change struct {
+	Operation string
+	Object    *unstructured.Unstructured
+	Old       *unstructured.Unstructured
+}
+
+// AdmitOptions tune Admit.
+type AdmitOptions struct {
+	// MaxAncestors is the number of status.ancestors entries the policy's
+	// status may hold (pkg/sink/status.MaxAncestors); 0 skips the check.
+	MaxAncestors int
+	// MaxNames bounds the objects and policies named in one warning; the
+	// rest are counted ("and 12 more").
+	MaxNames int
+}
+
+// Admission is what a policy write would do, said before it is done:
+// the warnings `kubectl apply` prints (GEP-713 "Discoverability": the
+// author learns at once what the policy does and where it is not in
+// force), and the findings `strata check` would report for the policy
+// after the write, which a deny mode can act on.
+type Admission struct {
+	// Policy is the policy written; Kind is zero when the object is not
+	// of a policy kind the result knows, and the rest is empty.
+	Policy PolicyRef `json:"policy"`
+	// Warnings, in a fixed order: findings, then reach, then what the
+	// write takes from or gives to other policies.
+	Warnings []string `json:"warnings,omitempty"`
+	// Findings of the policy after the write (none on delete).
+	Findings []Finding `json:"findings,omitempty"`
+	// Impact is every effective field the write changes.
+	Impact *Impact `json:"impact,omitempty"`
+}
+
+// Admit answers for one write against the run of the world as it is
+// (before): the write's policy kind alone is recomputed
+// (engine.Result.Recompute), so the cost is that of one kind, as for
+// `impact`. An object of a kind the run does not know as a policy kind
+// gets an empty answer: the webhook may be called for kinds whose
+// declaration went away.
+func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error) {
+	if o.MaxNames <= 0 {
+		o.MaxNames = 3
+	}
+	u := ch.Object
+	if ch.Operation == OpDelete || u == nil {
+		u = ch.Old
+	}
+	if u == nil {
+		return nil, fmt.Errorf("admission %s: no object", ch.Operation)
+	}
+	if ch.Operation != OpDelete && ch.Object == nil {
+		return nil, fmt.Errorf("admission %s: no object", ch.Operation)
+	}
+	gvk := u.GroupVersionKind()
+	k := before.KindOf(gvk.Group, gvk.Kind)
+	if k == nil {
+		return &Admission{}, nil
+	}
+	ref := PolicyRef{Group: k.Group, Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	var old *policykind.Policy
+	for _, p := range before.Policies {
+		if p.Kind.Key() == k.Key() && p.Namespace == ref.Namespace && p.Name == ref.Name {
+			old = p
+			break
+		}
+	}
+	change := ChangeReplace
+	switch {
+	case ch.Operation == OpDelete:
+		if old == nil {
+			return &Admission{Policy: ref}, nil
+		}
+		change, u = ChangeDelete, nil
+	case old == nil:
+		change, u = ChangeCreate, ch.Object
+	default:
+		u = ch.Object
+	}
+	after, now, in, err := changed(before, k, old, u)
+	if err != nil {
+		return nil, err
+	}
+	im := compare(before, after, ref, change, in)
+	a := &Admission{Policy: ref, Impact: im}
+	if now != nil {
+		kr := after.Of(k.Key())
+		// The policy's status, from its kind's scoped result: every
+		// context it sits in is in the scope, so its standing is exact.
+		att := *kr.Attachments
+		att.ByPolicy = map[*policykind.Policy][]*attach.Attachment{now: kr.Attachments.ByPolicy[now]}
+		att.Rejections = nil
+		for _, r := range kr.Attachments.Rejections {
+			if r.Policy == now {
+				att.Rejections = append(att.Rejections, r)
+			}
+		}
+		st := &outcome.Compute(after.Graph, []*policykind.Policy{now}, []outcome.Input{{Attachments: &att, Effective: kr.Effective}}).Policies[0]
+		c, namespaces := reach(after, now)
+		a.Findings = findings(now, st, c.reached)
+		for _, f := range a.Findings {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: %s", findingWords[f.Class], f.Message))
+		}
+		if n := len(st.Ancestors); o.MaxAncestors > 0 && n > o.MaxAncestors {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("has %d ancestors: status.ancestors holds %d, so %d are summarized in the last entry", n, o.MaxAncestors, n-o.MaxAncestors+1))
+		}
+		if len(a.Findings) == 0 {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("affects %s in %s", plural(c.Targets, "target"), plural(namespaces, "namespace")+contextsNote(c.Count)))
+		}
+	}
+	a.Warnings = append(a.Warnings, o.takes(ref, im, change)...)
+	return a, nil
+}
+
+// findingWords are the warning prefixes of finding classes.
+var findingWords = map[string]string{
+	FindingInvalid:        "invalid",
+	FindingConflicted:     "conflicted",
+	FindingTargetNotFound: "targets nothing",
+	FindingOverridden:     "overridden everywhere",
+	FindingUnused:         "affects nothing",
+}
+
+func contextsNote(c Count) string {
+	if c.Contexts <= c.Targets {
+		return ""
+	}
+	return " (" + plural(c.Contexts, "context") + ")"
+}
+
+// reached is where a policy is: the effective targets and contexts in
+// which it sets a field in force (as `get policies` counts them), and
+// the contexts whose stack holds it at all (as `check` counts them).
+type reached struct {
+	Count
+	reached int
+}
+
+// reach counts where p is in its kind's result, and the namespaces of
+// the targets it affects.
+func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
+	var c reached
+	namespaces := map[string]bool{}
+	kr := res.Of(p.Kind.Key())
+	if kr == nil {
+		return c, 0
+	}
+	for _, t := range kr.Effective.Targets {
+		hit := false
+		for _, ctx := range t.Contexts {
+			if slices.ContainsFunc(ctx.Entries, func(e *effective.Entry) bool { return e.Policy() == p }) {
+				c.reached++
+			}
+			if ctx.Contributes(p) {
+				c.Contexts++
+				hit = true
+			}
+		}
+		if hit {
+			c.Targets++
+			namespaces[res.Graph.Node(t.Node).Ref.Namespace] = true
+		}
+	}
+	return c, len(namespaces)
+}
+
+// changed is the run after a write of a policy of kind k: old is the
+// policy as stored (nil on create), u the new object (nil on delete).
+// Only k is recomputed, and only for the effective targets the write can
+// change: those below the nodes old and the new policy attach to (all of
+// a Namespace's objects for a Namespace); in is that set, and now the
+// new policy as read.
+func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in map[topology.NodeID]bool, err error) {
+	var objs []*unstructured.Unstructured
+	for _, q := range before.Policies {
+		if q.Kind.Key() == k.Key() && q != old {
+			objs = append(objs, q.Object)
+		}
+	}
+	if u != nil {
+		objs = append(objs, u)
+	}
+	var from []topology.NodeID
+	if old != nil {
+		for _, a := range before.Of(k.Key()).Attachments.ByPolicy[old] {
+			from = append(from, a.Node)
+		}
+	}
+	scope := func(res *engine.Result) []topology.NodeID {
+		nodes := slices.Clone(from)
+		if u != nil {
+			for _, p := range res.Policies {
+				if p.Kind.Key() == k.Key() && p.Namespace == u.GetNamespace() && p.Name == u.GetName() {
+					now = p
+				}
+			}
+			if now != nil {
+				for _, a := range attach.Resolve(res.Graph, []*policykind.Policy{now}).ByPolicy[now] {
+					nodes = append(nodes, a.Node)
+				}
+			}
+		}
+		in = below(res.Graph, nodes)
+		out := make([]topology.NodeID, 0, len(in)+1)
+		for n := range in {
+			out = append(out, n)
+		}
+		if len(out) == 0 {
+			out = append(out, topology.None) // an empty scope, not "everything"
+		}
+		return out
+	}
+	after, err = before.RecomputeScoped(objs, map[schema.GroupKind]bool{k.Key(): true}, scope)
+	return after, now, in, err
+}
+
+// below is the nodes given, their sections and everything below them; a
+// Namespace stands for every node in it (docs/hierarchy.md, "Namespaces
+// are an umbrella, not an edge").
+func below(g *topology.Graph, nodes []topology.NodeID) map[topology.NodeID]bool {
+	in := map[topology.NodeID]bool{}
+	var stack []topology.NodeID
+	push := func(n topology.NodeID) {
+		if !in[n] {
+			in[n] = true
+			stack = append(stack, n)
+		}
+	}
+	var namespaces map[string]bool
+	for _, n := range nodes {
+		push(n)
+		if r := g.Node(n).Ref; r.GroupKind() == hierarchy.NamespaceKind {
+			if namespaces == nil {
+				namespaces = map[string]bool{}
+			}
+			namespaces[r.Name] = true
+		}
+	}
+	if namespaces != nil {
+		for i := range g.Nodes {
+			if namespaces[g.Nodes[i].Ref.Namespace] {
+				push(topology.NodeID(i))
+			}
+		}
+	}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, s := range g.Node(n).Sections {
+			push(s)
+		}
+		for _, c := range g.Node(n).Children {
+			push(c)
+		}
+	}
+	return in
+}
+
+// takes says what the write takes from other policies (fields they set
+// that the written policy now sets: it overrides them) and, on delete or
+// when a field is given up, what it hands back or leaves unset.
+func (o AdmitOptions) takes(self PolicyRef, im *Impact, change string) []string {
+	// A field's setter is named as sourceName names it: namespace/name,
+	// or Kind namespace/name where kinds share a value space.
+	me, meKind := self.ID(), self.Kind+" "+self.ID()
+	isMe := func(s string) bool { return s == me || s == meKind }
+	type tally struct {
+		fields   []string
+		contexts int
+	}
+	overrides := map[string]*tally{} // by the policy whose fields it takes
+	var order []string
+	removed := map[string]bool{} // targets where a field of it goes away
+	var removedOrder []string
+	for _, t := range im.Targets {
+		tk := t.Target.Kind + " " + id(t.Target.Namespace, t.Target.Name)
+		for _, c := range t.Contexts {
+			seen := map[string]bool{}
+			for _, f := range c.Fields {
+				if isMe(f.AfterSetBy) && f.BeforeSetBy != "" && !isMe(f.BeforeSetBy) {
+					tl := overrides[f.BeforeSetBy]
+					if tl == nil {
+						tl = &tally{}
+						overrides[f.BeforeSetBy] = tl
+						order = append(order, f.BeforeSetBy)
+					}
+					if !slices.Contains(tl.fields, f.Field) {
+						tl.fields = append(tl.fields, f.Field)
+					}
+					if !seen[f.BeforeSetBy] {
+						seen[f.BeforeSetBy] = true
+						tl.contexts++
+					}
+				}
+				if isMe(f.BeforeSetBy) && !isMe(f.AfterSetBy) && !removed[tk] {
+					removed[tk] = true
+					removedOrder = append(removedOrder, tk)
+				}
+			}
+		}
+	}
+	var out []string
+	slices.Sort(order)
+	for _, p := range order {
+		tl := overrides[p]
+		slices.Sort(tl.fields)
+		out = append(out, fmt.Sprintf("overrides %s of %s in %s", o.names(tl.fields, "field"), p, plural(tl.contexts, "context")))
+	}
+	if len(removedOrder) > 0 {
+		verb := "no longer sets fields it set on"
+		if change == ChangeDelete {
+			verb = "removes the policy in force on"
+		}
+		out = append(out, fmt.Sprintf("%s %s: %s", verb, plural(len(removedOrder), "target"), o.names(removedOrder, "")))
+	}
+	return out
+}
+
+// names lists items up to MaxNames and counts the rest.
+func (o AdmitOptions) names(items []string, noun string) string {
+	var b strings.Builder
+	if noun != "" && len(items) > 1 {
+		b.WriteString(noun + "s ")
+	} else if noun != "" {
+		b.WriteString(noun + " ")
+	}
+	n := min(len(items), o.MaxNames)
+	b.WriteString(strings.Join(items[:n], ", "))
+	if len(items) > n {
+		fmt.Fprintf(&b, " and %d more", len(items)-n)
+	}
+	return b.String()
+}
+
+// plural is n and the noun, plural unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
