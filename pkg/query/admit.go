@@ -34,9 +34,9 @@ type Change struct {
 
 // AdmitOptions tune Admit.
 type AdmitOptions struct {
-	// MaxAncestors is the number of status.ancestors entries the policy's
-	// status may hold (pkg/sink/status.MaxAncestors); 0 skips the check.
-	MaxAncestors int
+	// Limit is the number of status.ancestors entries a policy of a kind
+	// may hold (pkg/sink/status.Limit); nil skips the check.
+	Limit func(*policykind.Kind) int
 	// MaxNames bounds the objects and policies named in one warning; the
 	// rest are counted ("and 12 more").
 	MaxNames int
@@ -129,8 +129,8 @@ func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error)
 		for _, f := range a.Findings {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: %s", findingWords[f.Class], f.Message))
 		}
-		if n := len(st.Ancestors); o.MaxAncestors > 0 && n > o.MaxAncestors {
-			a.Warnings = append(a.Warnings, fmt.Sprintf("has %d ancestors: status.ancestors holds %d, so %d are summarized in the last entry", n, o.MaxAncestors, n-o.MaxAncestors+1))
+		if n := len(st.Ancestors); o.Limit != nil && n > o.Limit(k) {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("has %s: status.ancestors has room for %d, so %d will not be listed (those with a problem are listed first)", plural(n, "ancestor"), o.Limit(k), n-o.Limit(k)))
 		}
 		if len(a.Findings) == 0 {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("affects %s in %s", plural(c.Targets, "target"), plural(namespaces, "namespace")+contextsNote(c.Count)))

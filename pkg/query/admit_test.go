@@ -45,7 +45,13 @@ func TestAdmit(t *testing.T) {
 		old      string // the stored object (update, delete)
 		want     []string
 		findings []string
+		limit    int // room in status.ancestors, when set
 	}{
+		{name: "more ancestors than status has room for", op: query.OpCreate, object: retryOnBaker, limit: -1, want: []string{
+			"has 1 ancestor: status.ancestors has room for 0, so 1 will not be listed (those with a problem are listed first)",
+			"affects 1 target in 1 namespace",
+			"overrides field /attempts of baker/baker-retries in 1 context",
+		}},
 		{name: "a route policy overrides the namespace's", op: query.OpCreate, object: retryOnBaker, want: []string{
 			"affects 1 target in 1 namespace",
 			"overrides field /attempts of baker/baker-retries in 1 context",
@@ -87,7 +93,11 @@ metadata: {name: x, namespace: baker}
 			if tc.old != "" {
 				ch.Old = obj(t, tc.old)
 			}
-			a, err := query.Admit(res, ch, query.AdmitOptions{MaxAncestors: 16})
+			var o query.AdmitOptions
+			if tc.limit != 0 {
+				o.Limit = func(*policykind.Kind) int { return max(tc.limit, 0) }
+			}
+			a, err := query.Admit(res, ch, o)
 			if err != nil {
 				t.Fatal(err)
 			}

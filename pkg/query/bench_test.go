@@ -46,7 +46,7 @@ func BenchmarkAdmit(b *testing.B) {
 	u.SetGeneration(u.GetGeneration() + 1)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := query.Admit(res, query.Change{Operation: query.OpUpdate, Object: u, Old: p.Object}, query.AdmitOptions{MaxAncestors: 16}); err != nil {
+		if _, err := query.Admit(res, query.Change{Operation: query.OpUpdate, Object: u, Old: p.Object}, query.AdmitOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -175,7 +175,7 @@ func (h *Handler) analyse(ctx context.Context, res *engine.Result, ch query.Chan
 	}
 	done := make(chan answer, 1)
 	go func() {
-		a, err := query.Admit(res, ch, query.AdmitOptions{MaxAncestors: status.MaxAncestors})
+		a, err := query.Admit(res, ch, query.AdmitOptions{Limit: status.Limit})
 		done <- answer{a, err}
 	}()
 	select {
