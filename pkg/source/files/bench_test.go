@@ -2,9 +2,13 @@ package files_test
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -40,5 +44,54 @@ func BenchmarkRead(b *testing.B) {
 		if len(res.Snapshot.HTTPRoutes) != 20000 {
 			b.Fatalf("%d routes", len(res.Snapshot.HTTPRoutes))
 		}
+	}
+}
+
+// BenchmarkReadList times reading the same world as BenchmarkRead from
+// one `kubectl get -o json` dump (a List of 46,000 items) and from a
+// `kubectl get -o yaml` dump (the same List in YAML): issue 18 asks
+// that dumps read at the speed of multi-document YAML.
+func BenchmarkReadList(b *testing.B) {
+	var y bytes.Buffer
+	if err := synth.WriteYAML(&y, synth.Snapshot(1, 1)); err != nil {
+		b.Fatal(err)
+	}
+	docs, err := files.Documents([]string{"-"}, &y)
+	if err != nil {
+		b.Fatal(err)
+	}
+	items := make([]any, len(docs))
+	for i, d := range docs {
+		items[i] = d.Object.Object
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	js, err := json.Marshal(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ys, err := yaml.Marshal(list)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, format := range []struct {
+		name string
+		data []byte
+	}{{"json", js}, {"yaml", ys}} {
+		path := filepath.Join(b.TempDir(), "world."+format.name)
+		if err := os.WriteFile(path, format.data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(format.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := files.Read([]string{path}, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(res.Snapshot.HTTPRoutes) != 20000 {
+					b.Fatalf("%d routes", len(res.Snapshot.HTTPRoutes))
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package files_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -471,5 +473,53 @@ func TestReadUndeclaredPolicies(t *testing.T) {
 	}
 	if res.Ignored["Deployment.apps"] != 1 {
 		t.Errorf("ignored %v", res.Ignored)
+	}
+}
+
+// TestListDumps: a `kubectl get -o json` or `-o yaml` dump (one List of
+// everything) reads as the same objects as the multi-document YAML they
+// came from; JSON is read without the YAML parser (issue 18: dumps at the
+// speed of multi-document YAML), refusing a key twice as the YAML parser
+// does.
+func TestListDumps(t *testing.T) {
+	var world bytes.Buffer
+	if err := synth.WriteYAML(&world, synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 100, Services: 100, Policies: 80}, 2)); err != nil {
+		t.Fatal(err)
+	}
+	want, err := files.Read([]string{"-"}, bytes.NewReader(world.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := files.Documents([]string{"-"}, bytes.NewReader(world.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := make([]any, len(docs))
+	for i, d := range docs {
+		items[i] = d.Object.Object
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	js, err := json.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ys, err := yaml.Marshal(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, dump := range map[string][]byte{"json": js, "yaml": ys} {
+		t.Run(name, func(t *testing.T) {
+			got, err := files.Read([]string{"-"}, bytes.NewReader(dump))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want.Snapshot, got.Snapshot); d != "" {
+				t.Errorf("snapshot differs from the documents' (-want +got):\n%s", d)
+			}
+		})
+	}
+	_, err = files.Read([]string{"-"}, strings.NewReader(`{"apiVersion": "v1", "kind": "List", "items": [], "kind": "List"}`))
+	if want := `-: document 1: invalid JSON: duplicate field "kind"`; fmt.Sprint(err) != want {
+		t.Errorf("duplicate key: error %v, want %s", err, want)
 	}
 }

@@ -1,0 +1,52 @@
+package files
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+)
+
+// TestBlockListMatchesYAML: a List split into items reads as the YAML
+// parser reads the whole document, or is refused (ok false) and left to
+// the parser.
+func TestBlockListMatchesYAML(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  string
+		ok   bool
+	}{
+		{"kubectl style", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: b\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", true},
+		{"indented entries", "apiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Service\n    metadata: {name: a}\n  - apiVersion: v1\n    kind: ConfigMap\n    data: {k: v}\n", true},
+		{"block scalars with comment-like and blank lines", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  data:\n    script: |\n      # not a comment\n\n      echo hi\n      \n    other: x\n# a real comment\n- apiVersion: v1\n  kind: ConfigMap\nkind: List\n", true},
+		{"nested sequences and a List inside", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Service\n  - apiVersion: v1\n    kind: Service\nkind: List\n", true},
+		{"flow and scalar items", "apiVersion: v1\nitems:\n- {apiVersion: v1, kind: Service}\n- just a string\n- 42\nkind: List\n", true},
+		{"an empty entry", "apiVersion: v1\nitems:\n-\n  apiVersion: v1\n  kind: Service\nkind: List\n", true},
+		{"anchors across items", "apiVersion: v1\nitems:\n- &s\n  apiVersion: v1\n  kind: Service\n- *s\nkind: List\n", false},
+		{"not a List", "apiVersion: v1\nkind: Thing\nitems:\n- a\n", false},
+		{"items inline", "apiVersion: v1\nkind: List\nitems: []\n", false},
+		{"broken indentation", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n kind: Service\n", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := parseBlockList([]byte(tc.doc))
+			if ok != tc.ok {
+				t.Fatalf("ok %v, want %v", ok, tc.ok)
+			}
+			if !ok {
+				return
+			}
+			js, err := yaml.YAMLToJSON([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want map[string]any
+			if err := utiljson.Unmarshal(js, &want); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("differs from the YAML parser's (-want +got):\n%s", d)
+			}
+		})
+	}
+}
