@@ -47,9 +47,10 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 		switch {
 		case cur != nil && indent >= marker+2:
 			// The item's own line, whatever it holds: a blank line or a
-			// comment-like line may be a block scalar's content.
-			cur.Write(text)
-			cur.WriteString("\n")
+			// comment-like line may be a block scalar's content. Line
+			// ends are kept as they are (a block scalar at the end of
+			// the file has none).
+			cur.Write(line)
 		case len(trimmed) == 0 || trimmed[0] == '#':
 			// Less indented than any item content: a comment or blank.
 			if cur != nil {
@@ -65,8 +66,7 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 			items = append(items, nil)
 			cur = &bytes.Buffer{}
 			cur.Write(bytes.Repeat([]byte(" "), marker+2))
-			cur.Write(trimmed[min(2, len(trimmed)):])
-			cur.WriteString("\n")
+			cur.Write(bytes.TrimLeft(line, " ")[min(2, len(trimmed)):])
 			// De-indented when the item ends.
 		case indent == 0:
 			// The next root key: the items are over.

@@ -50,3 +50,28 @@ func TestBlockListMatchesYAML(t *testing.T) {
 		})
 	}
 }
+
+// FuzzBlockList: whatever blockList accepts reads as the YAML parser
+// reads the whole document, when the parser reads it.
+func FuzzBlockList(f *testing.F) {
+	f.Add("apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: a\nkind: List\n")
+	f.Add("apiVersion: v1\nkind: List\nitems:\n  - a: |\n      # x\n\n      y\n  - b: [1, 2]\n")
+	f.Add("kind: List\nitems:\n- - a\n  - b\n- c: d\n  e: f\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		got, ok := parseBlockList([]byte(doc))
+		if !ok {
+			return
+		}
+		js, err := yaml.YAMLToJSON([]byte(doc))
+		if err != nil {
+			return
+		}
+		var want map[string]any
+		if err := utiljson.Unmarshal(js, &want); err != nil {
+			return
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("differs from the YAML parser's (-want +got):\n%s", d)
+		}
+	})
+}
