@@ -2,6 +2,7 @@ package printer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strata-dev/strata/pkg/query"
@@ -200,18 +201,108 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
 		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
-	for _, tc := range im.Targets {
+	fields := func(fs []query.FieldChange) {
+		t := &table{h: h, indent: "    "}
+		t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+		for _, f := range fs {
+			t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
+		}
+		w.table(t)
+	}
+	for _, g := range groupImpact(im) {
+		if len(g.targets) > 1 {
+			// Identical effects on many targets: one block, the targets
+			// counted and named (the first few), as a reader of a
+			// change to a namespace's policy wants it ("42 HTTPRoutes
+			// in baker"); -o yaml lists every one.
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", g.policyKind, g.where())))
+			w.printf("  %s, each in %s\n", names(g.targets, 5), plural(g.contexts, "context"))
+			fields(g.fields)
+			continue
+		}
+		tc := g.targets[0]
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", tc.PolicyKind.Kind, tc.Target)))
 		for _, ctx := range tc.Contexts {
 			w.printf("  via %s\n", via(ctx.Path))
-			t := &table{h: h, indent: "    "}
-			t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
-			for _, f := range ctx.Fields {
-				t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
-			}
-			w.table(t)
+			fields(ctx.Fields)
 		}
 	}
+}
+
+// impactGroup is targets of one kind in one namespace on which a change
+// has the same effect: the same fields change the same way, by the same
+// policies, in each of their contexts.
+type impactGroup struct {
+	policyKind, targetKind, namespace string
+	targets                           []query.TargetChange
+	contexts                          int // per target
+	fields                            []query.FieldChange
+}
+
+// where says which targets: "42 HTTPRoutes in baker".
+func (g *impactGroup) where() string {
+	s := plural(len(g.targets), g.targetKind)
+	if g.namespace != "" {
+		s += " in " + g.namespace
+	}
+	return s
+}
+
+// groupImpact folds targets with identical effects, in the order their
+// first target appears. A target whose contexts differ from one another
+// is a group of its own.
+func groupImpact(im *query.Impact) []*impactGroup {
+	var out []*impactGroup
+	index := map[string]*impactGroup{}
+	for _, tc := range im.Targets {
+		key := ""
+		for i, ctx := range tc.Contexts {
+			if i > 0 && !slices.EqualFunc(ctx.Fields, tc.Contexts[0].Fields, sameFieldChange) {
+				key = ""
+				break
+			}
+			key = fmt.Sprint(tc.PolicyKind, "\x00", tc.Target.Kind, "\x00", tc.Target.Namespace, "\x00", len(tc.Contexts), "\x00", fieldsKey(ctx.Fields))
+		}
+		if g := index[key]; key != "" && g != nil {
+			g.targets = append(g.targets, tc)
+			continue
+		}
+		g := &impactGroup{policyKind: tc.PolicyKind.Kind, targetKind: tc.Target.Kind, namespace: tc.Target.Namespace, targets: []query.TargetChange{tc}, contexts: len(tc.Contexts)}
+		if len(tc.Contexts) > 0 {
+			g.fields = tc.Contexts[0].Fields
+		}
+		if key != "" {
+			index[key] = g
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func sameFieldChange(a, b query.FieldChange) bool {
+	return fieldsKey([]query.FieldChange{a}) == fieldsKey([]query.FieldChange{b})
+}
+
+// fieldsKey identifies a list of field changes by what they print.
+func fieldsKey(fs []query.FieldChange) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s\x00%s\x00%s\x01", f.Field, setValue(f.Before, f.BeforeSetBy), setValue(f.After, f.AfterSetBy))
+	}
+	return b.String()
+}
+
+// names lists the first n targets' names and counts the rest.
+func names(ts []query.TargetChange, n int) string {
+	var parts []string
+	for _, t := range ts[:min(n, len(ts))] {
+		parts = append(parts, t.Target.Name)
+	}
+	s := strings.Join(parts, ", ")
+	if len(ts) > n {
+		s += fmt.Sprintf(" and %d more", len(ts)-n)
+	}
+	return s
 }
 
 // setValue writes a value with its source, or "unset".
