@@ -103,3 +103,39 @@ func StandingOf(conds []metav1.Condition) (effective.Standing, bool) {
 	}
 	return "", false
 }
+
+// StandingOfTerm reads back a standing from its word in either
+// vocabulary (what Term returns, as EffectivePolicy records carry it):
+// Programmed is Enforced, PartiallyProgrammed is PartiallyEnforced;
+// false for a word of neither.
+func StandingOfTerm(term string) (effective.Standing, bool) {
+	if term == string(effective.Conflicted) {
+		return effective.Conflicted, true
+	}
+	for _, v := range vocabularies {
+		for st, w := range v.words {
+			if w.reason == term {
+				return st, true
+			}
+		}
+	}
+	return "", false
+}
+
+// VocabularyOfTerm names the vocabulary a word belongs to alone (Enforced,
+// PartiallyEnforced; Programmed, PartiallyProgrammed); false for the
+// words both share (Overridden, Conflicted) and for others.
+func VocabularyOfTerm(term string) (policykind.Vocabulary, bool) {
+	var found []policykind.Vocabulary
+	for name, v := range vocabularies {
+		for _, w := range v.words {
+			if w.reason == term {
+				found = append(found, name)
+			}
+		}
+	}
+	if len(found) != 1 {
+		return "", false
+	}
+	return found[0], true
+}

@@ -144,3 +144,30 @@ func TestTerm(t *testing.T) {
 		}
 	}
 }
+
+// TestTermsReadBack: every word reads back to its standing, and names
+// its vocabulary unless both vocabularies use it.
+func TestTermsReadBack(t *testing.T) {
+	for _, c := range []struct {
+		term     string
+		standing effective.Standing
+		vocab    policykind.Vocabulary // "" when shared
+	}{
+		{"Enforced", effective.Enforced, policykind.VocabularyEnforced},
+		{"PartiallyEnforced", effective.PartiallyEnforced, policykind.VocabularyEnforced},
+		{"Programmed", effective.Enforced, policykind.VocabularyProgrammed},
+		{"PartiallyProgrammed", effective.PartiallyEnforced, policykind.VocabularyProgrammed},
+		{"Overridden", effective.Overridden, ""},
+		{"Conflicted", effective.Conflicted, ""},
+	} {
+		if st, ok := outcome.StandingOfTerm(c.term); !ok || st != c.standing {
+			t.Errorf("StandingOfTerm(%s) = %s, %v; want %s", c.term, st, ok, c.standing)
+		}
+		if v, ok := outcome.VocabularyOfTerm(c.term); v != c.vocab || ok != (c.vocab != "") {
+			t.Errorf("VocabularyOfTerm(%s) = %s, %v; want %q", c.term, v, ok, c.vocab)
+		}
+	}
+	if _, ok := outcome.StandingOfTerm("Reconciling"); ok {
+		t.Errorf("StandingOfTerm(Reconciling): no standing is Reconciling")
+	}
+}
