@@ -15,6 +15,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -383,7 +385,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 				a.results[s.Result]++
 				// In force: it set a field, or (settings withheld) it was
 				// enforced at least in part.
-				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (s.Result == string(effective.Enforced) || s.Result == string(effective.PartiallyEnforced)) {
+				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (inForce(s.Result)) {
 					a.s.Affects.Contexts++
 					if k := targetKey(e.target); !a.hit[k] {
 						a.hit[k] = true
@@ -404,20 +406,36 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 }
 
 // enforcement rolls a policy's results over its contexts up as `get
-// policies` rolls its ancestors up.
+// policies` rolls its ancestors up, in the words the records use: those
+// of the kind's vocabulary (Enforced or Programmed, docs/status.md
+// "Vocabularies"), which a word only one vocabulary has names.
 func enforcement(results map[string]int) string {
-	total, enforced := 0, results[string(effective.Enforced)]
-	for _, n := range results {
+	v := policykind.VocabularyEnforced
+	total, by := 0, map[effective.Standing]int{}
+	for term, n := range results {
 		total += n
+		if st, ok := outcome.StandingOfTerm(term); ok {
+			by[st] += n
+		}
+		if tv, ok := outcome.VocabularyOfTerm(term); ok {
+			v = tv
+		}
 	}
 	switch {
-	case enforced == total:
-		return string(effective.Enforced)
-	case enforced == 0 && results[string(effective.PartiallyEnforced)] == 0:
-		return string(effective.Overridden)
+	case by[effective.Enforced] == total:
+		return outcome.Term(v, effective.Enforced)
+	case by[effective.Enforced] == 0 && by[effective.PartiallyEnforced] == 0:
+		return outcome.Term(v, effective.Overridden)
 	default:
-		return string(effective.PartiallyEnforced)
+		return outcome.Term(v, effective.PartiallyEnforced)
 	}
+}
+
+// inForce reports whether a record's result says the policy is in force
+// at least in part (Enforced or PartiallyEnforced, in either vocabulary).
+func inForce(result string) bool {
+	st, _ := outcome.StandingOfTerm(result)
+	return st == effective.Enforced || st == effective.PartiallyEnforced
 }
 
 // impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
@@ -99,9 +100,16 @@ func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached int) []Fin
 				accepted++
 			case c.Type == outcome.Accepted:
 				add(rejectClass(c.Reason), a, c.Message)
-			case c.Type == outcome.Overridden && c.Status == metav1.ConditionTrue:
-				overridden++
-				add(FindingOverridden, a, c.Message)
+			}
+		}
+		// Overridden in either vocabulary (Overridden=True,
+		// Programmed=False Overridden).
+		if st, _ := outcome.StandingOf(a.Conditions); st == effective.Overridden {
+			overridden++
+			for _, c := range a.Conditions {
+				if c.Reason == outcome.ReasonOverridden {
+					add(FindingOverridden, a, c.Message)
+				}
 			}
 		}
 	}

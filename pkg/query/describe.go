@@ -9,6 +9,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -72,7 +73,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 						if a.a.Results == nil {
 							a.a.Results = map[string]int{}
 						}
-						a.a.Results[string(st)]++
+						a.a.Results[outcome.Term(p.Kind.Vocabulary(), st)]++
 					}
 				}
 				te.Contexts = append(te.Contexts, q.contextEffect(k, t.node, ctx))
@@ -130,7 +131,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 			Level:      int(e.Level),
 			Block:      e.Block.Field,
 			Strategy:   q.strategy(e.Block.Strategy),
-			Result:     string(st),
+			Result:     outcome.Term(e.Policy().Kind.Vocabulary(), st),
 		})
 		if !inStack[e.Policy()] {
 			inStack[e.Policy()] = true

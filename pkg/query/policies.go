@@ -115,7 +115,7 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 		s.Targets = append(s.Targets, targetString(p, t))
 	}
 	if st != nil {
-		s.Status = rollUp(st.Ancestors)
+		s.Status = rollUp(st.Ancestors, p.Kind.Vocabulary())
 	}
 	return s
 }
@@ -140,8 +140,9 @@ func targetString(p *policykind.Policy, t policykind.TargetRef) string {
 
 // rollUp summarizes status.ancestors (docs/status.md): accepted through
 // every ancestor, none or some; enforced through all accepted ones, none,
-// or in between.
-func rollUp(ancestors []outcome.Ancestor) StatusSummary {
+// or in between, in the words of the kind's vocabulary v (Programmed,
+// Overridden or PartiallyProgrammed for a Programmed kind).
+func rollUp(ancestors []outcome.Ancestor, v policykind.Vocabulary) StatusSummary {
 	var s StatusSummary
 	accepted, enforced, overridden := 0, 0, 0
 	reasons := map[string]bool{}
@@ -152,11 +153,13 @@ func rollUp(ancestors []outcome.Ancestor) StatusSummary {
 				accepted++
 			case c.Type == outcome.Accepted:
 				reasons[c.Reason] = true
-			case c.Type == outcome.Enforced && c.Status == metav1.ConditionTrue:
-				enforced++
-			case c.Type == outcome.Overridden && c.Status == metav1.ConditionTrue:
-				overridden++
 			}
+		}
+		switch st, _ := outcome.StandingOf(a.Conditions); st {
+		case effective.Enforced:
+			enforced++
+		case effective.Overridden:
+			overridden++
 		}
 	}
 	s.Reasons = slices.Sorted(maps.Keys(reasons))
@@ -171,11 +174,11 @@ func rollUp(ancestors []outcome.Ancestor) StatusSummary {
 	}
 	switch accepted {
 	case enforced:
-		s.Enforcement = outcome.Enforced
+		s.Enforcement = outcome.Term(v, effective.Enforced)
 	case overridden:
-		s.Enforcement = outcome.Overridden
+		s.Enforcement = outcome.Term(v, effective.Overridden)
 	default:
-		s.Enforcement = outcome.PartiallyEnforced
+		s.Enforcement = outcome.Term(v, effective.PartiallyEnforced)
 	}
 	return s
 }
@@ -229,7 +232,7 @@ func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription
 				r = &Reach{Target: q.ref(t.Node), Results: map[string]int{}}
 			}
 			s, _, _ := ctx.Standing(p)
-			r.Results[string(s)]++
+			r.Results[outcome.Term(p.Kind.Vocabulary(), s)]++
 		}
 		if r != nil {
 			d.Reaches = append(d.Reaches, *r)

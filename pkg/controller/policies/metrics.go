@@ -26,11 +26,14 @@ const (
 // PolicyStates are the values of strata_policies' state label: the
 // reasons of GEP-713's Accepted condition (Accepted, Conflicted, Invalid,
 // TargetNotFound) and of Strata's Enforced condition (Enforced,
-// PartiallyEnforced, Overridden), so that "a policy is not accepted" is
+// PartiallyEnforced, Overridden) or, for a kind of the Programmed
+// vocabulary, of Programmed (Programmed, PartiallyProgrammed, Overridden:
+// one state for both vocabularies), so that "a policy is not accepted" is
 // an alert on strata_policies{state=~"Conflicted|Invalid|TargetNotFound"}.
 var PolicyStates = []string{
 	outcome.ReasonAccepted, outcome.ReasonConflicted, outcome.ReasonInvalid, outcome.ReasonTargetNotFound,
 	outcome.ReasonEnforced, outcome.ReasonPartially, outcome.ReasonOverridden,
+	outcome.ReasonProgrammed, outcome.ReasonPartiallyProgrammed,
 }
 
 // metrics are the controller's Prometheus collectors.

@@ -34,6 +34,16 @@ const (
 	ReasonPartially      = "PartiallyEnforced"
 	ReasonOverridden     = "Overridden"
 	ReasonNotApplicable  = "NotApplicable"
+
+	// Programmed and its reasons are the other vocabulary a PolicyKind may
+	// choose (spec.status.vocabulary: Programmed; vocabulary.go): Gateway
+	// API's later policy status, PolicyConditionProgrammed, True with
+	// reason Programmed or PartiallyProgrammed, False with Overridden or
+	// Reconciling. The pinned gateway-api module does not define them yet.
+	Programmed                = "Programmed"
+	ReasonProgrammed          = "Programmed"
+	ReasonPartiallyProgrammed = "PartiallyProgrammed"
+	ReasonReconciling         = "Reconciling"
 	// ReasonAffected is the reason of <Kind>Affected conditions on targets.
 	ReasonAffected = "Affected"
 )
@@ -323,15 +333,17 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 			fmt.Sprintf("conflicts with %s, which wins under the None merge strategy (older, then first by namespace/name)", strings.Join(sortedSet(t.winners), ", ")))}
 	}
 	accepted := cond(Accepted, true, ReasonAccepted, "accepted")
+	v := vocabularyOf(p.Kind)
 	nonConflicted := t.total - t.conflicted
-	var which, msg string
+	var which effective.Standing
+	var msg string
 	switch {
 	case t.total == 0:
-		which, msg = Enforced, fmt.Sprintf("no %s is reached through %s yet; nothing is superseded", t.effectiveKind, t.ref)
+		which, msg = effective.Enforced, fmt.Sprintf("no %s is reached through %s yet; nothing is superseded", t.effectiveKind, t.ref)
 	case t.full == nonConflicted && t.conflicted == 0:
-		which, msg = Enforced, fmt.Sprintf("fully enforced in %s", plural(t.total, "context"))
+		which, msg = effective.Enforced, fmt.Sprintf("fully %s in %s", v.verb, plural(t.total, "context"))
 	case t.full == 0 && t.none == nonConflicted:
-		which, msg = Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
+		which, msg = effective.Overridden, fmt.Sprintf("overridden by %s in all %s", t.beatersText(), plural(t.total, "context"))
 		if t.total == 1 {
 			msg = fmt.Sprintf("overridden by %s in its only context", t.beatersText())
 		}
@@ -348,15 +360,15 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		if t.conflicted > 0 {
 			parts = append(parts, fmt.Sprintf("conflicts with %s in %d of %s", strings.Join(sortedSet(t.winners), ", "), t.conflicted, plural(t.total, "context")))
 		}
-		which, msg = PartiallyEnforced, strings.Join(parts, "; ")
+		which, msg = effective.PartiallyEnforced, strings.Join(parts, "; ")
 	}
-	reasons := map[string]string{Enforced: ReasonEnforced, PartiallyEnforced: ReasonPartially, Overridden: ReasonOverridden}
+	w := v.words[which]
 	conds := []metav1.Condition{accepted}
-	for _, typ := range []string{Enforced, PartiallyEnforced, Overridden} {
-		if typ == which {
-			conds = append(conds, cond(typ, true, reasons[typ], msg))
+	for _, typ := range v.types {
+		if typ == w.typ {
+			conds = append(conds, cond(typ, w.status, w.reason, msg))
 		} else {
-			conds = append(conds, cond(typ, false, ReasonNotApplicable, "the policy is "+which))
+			conds = append(conds, cond(typ, false, ReasonNotApplicable, "the policy is "+w.reason))
 		}
 	}
 	return conds

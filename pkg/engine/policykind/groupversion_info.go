@@ -22,6 +22,9 @@ type (
 	ContextScope   = strata.ContextScope
 	ReferenceField = strata.ReferenceField
 	Visibility     = strata.Visibility
+	// StatusSpec says how a kind's policies report status.
+	StatusSpec = strata.PolicyStatusSpec
+	Vocabulary = strata.Vocabulary
 )
 
 // Classes and context scopes, as the API package defines them.
@@ -34,6 +37,9 @@ const (
 	VisibilitySettings = strata.VisibilitySettings
 	VisibilityNames    = strata.VisibilityNames
 	VisibilityKind     = strata.VisibilityKind
+
+	VocabularyEnforced   = strata.VocabularyEnforced
+	VocabularyProgrammed = strata.VocabularyProgrammed
 )
 
 // Group, Version and kind of declaration objects.

@@ -127,6 +127,16 @@ func (k *Kind) Rank() int {
 	return int(k.ValueSpace.Rank)
 }
 
+// Vocabulary is the set of conditions the kind's policy status uses
+// (spec.status.vocabulary): Enforced unless the declaration chooses
+// Programmed.
+func (k *Kind) Vocabulary() Vocabulary {
+	if k == nil || k.Status == nil || k.Status.Vocabulary == "" {
+		return VocabularyEnforced
+	}
+	return k.Status.Vocabulary
+}
+
 // AllowsTarget reports whether a policy of this kind may target gk.
 func (k *Kind) AllowsTarget(gk schema.GroupKind) bool {
 	return len(k.targets) == 0 || slices.Contains(k.targets, gk)
@@ -244,6 +254,14 @@ func Compile(d *Declaration) (*Kind, error) {
 	case "", VisibilitySettings, VisibilityNames, VisibilityKind:
 	default:
 		bad("spec.visibility", "%q is not Settings, Names or Kind", s.Visibility)
+	}
+	// An empty vocabulary stays empty (Enforced), as visibility does.
+	if st := s.Status; st != nil {
+		switch st.Vocabulary {
+		case "", VocabularyEnforced, VocabularyProgrammed:
+		default:
+			bad("spec.status.vocabulary", "%q is not Enforced or Programmed", st.Vocabulary)
+		}
 	}
 	switch s.Contexts {
 	case "":

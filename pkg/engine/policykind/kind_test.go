@@ -273,3 +273,76 @@ func TestControllerNamePatternIsTheCRDs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompileVocabulary checks spec.status.vocabulary: the default is
+// Enforced (GEP-713 "Metaresource status"), Programmed is chosen by
+// name, anything else is refused naming the PolicyKind and the field.
+// The CRD's enum (generated from the kubebuilder marker) accepts the
+// same values, so a PolicyKind is refused by both or by neither.
+func TestCompileVocabulary(t *testing.T) {
+	tests := []struct {
+		name    string
+		status  *StatusSpec
+		want    Vocabulary
+		wantErr string
+	}{
+		{"no status", nil, VocabularyEnforced, ""},
+		{"empty status", &StatusSpec{}, VocabularyEnforced, ""},
+		{"Enforced", &StatusSpec{Vocabulary: VocabularyEnforced}, VocabularyEnforced, ""},
+		{"Programmed", &StatusSpec{Vocabulary: VocabularyProgrammed}, VocabularyProgrammed, ""},
+		{"misspelt", &StatusSpec{Vocabulary: "Programed"}, "",
+			`PolicyKind retrypolicies.policies.example.io: spec.status.vocabulary: "Programed" is not Enforced or Programmed`},
+		{"lower case", &StatusSpec{Vocabulary: "programmed"}, "",
+			`PolicyKind retrypolicies.policies.example.io: spec.status.vocabulary: "programmed" is not Enforced or Programmed`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Declaration{Spec: Spec{Group: "policies.example.io", Kind: "RetryPolicy", Status: tt.status}}
+			d.Name = "retrypolicies.policies.example.io"
+			k, err := Compile(d)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error\n got: %v\nwant: %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := k.Vocabulary(); got != tt.want {
+				t.Errorf("Vocabulary() = %s, want %s", got, tt.want)
+			}
+		})
+	}
+
+	b, err := os.ReadFile("../../../config/crd/bases/strata.dev_policykinds.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd struct {
+		Spec struct {
+			Versions []struct {
+				Schema struct {
+					OpenAPIV3Schema struct {
+						Properties map[string]struct {
+							Properties map[string]struct {
+								Properties map[string]struct {
+									Enum []string `json:"enum"`
+								} `json:"properties"`
+							} `json:"properties"`
+						} `json:"properties"`
+					} `json:"openAPIV3Schema"`
+				} `json:"schema"`
+			} `json:"versions"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal(b, &crd); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range crd.Spec.Versions {
+		enum := v.Schema.OpenAPIV3Schema.Properties["spec"].Properties["status"].Properties["vocabulary"].Enum
+		if want := []string{string(VocabularyEnforced), string(VocabularyProgrammed)}; !slices.Equal(enum, want) {
+			t.Errorf("CRD spec.status.vocabulary enum %v, Compile accepts %v", enum, want)
+		}
+	}
+}

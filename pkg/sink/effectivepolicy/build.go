@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -134,9 +135,12 @@ func object(values map[string]any) *apiextensionsv1.JSON {
 	return &apiextensionsv1.JSON{Raw: raw}
 }
 
+// standing is p's standing in ctx in the words of its kind's vocabulary
+// (docs/status.md "Vocabularies"): what its status says, so that a reader
+// of the record, who may not read the PolicyKind, sees the same words.
 func standing(ctx *effective.Context, p *policykind.Policy) string {
 	st, _, _ := ctx.Standing(p)
-	return string(st)
+	return outcome.Term(p.Kind.Vocabulary(), st)
 }
 
 func sourceName(p *policykind.Policy) string {

@@ -110,13 +110,16 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 		t := &table{h: h, indent: "  "}
 		t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
 		for _, a := range d.Ancestors {
+			// Accepted, or the condition that carries the standing: the
+			// True one of Enforced, PartiallyEnforced and Overridden, or
+			// Programmed, True or False (PolicyKind spec.status.vocabulary).
 			cond := a.Conditions[0] // Accepted
 			for _, x := range a.Conditions[1:] {
-				if x.Status == "True" {
+				if x.Reason != "NotApplicable" {
 					cond = x
 				}
 			}
-			col := outcomeColors[cond.Type]
+			col := outcomeColors[cond.Reason]
 			if cond.Status != "True" {
 				col = red
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -33,16 +34,23 @@ const (
 	unbold = "\x1b[22m"
 )
 
-// outcomeColors colors standings and candidate outcomes.
+// outcomeColors colors standings, in the words of either vocabulary
+// (PolicyKind spec.status.vocabulary), and candidate outcomes.
 var outcomeColors = map[string]string{
-	query.Wins:          green,
-	"Enforced":          green,
-	query.Beaten:        red,
-	"Overridden":        red,
-	query.Conflicted:    yellow,
-	"PartiallyEnforced": yellow,
-	query.NotSet:        grey,
+	query.Wins:            green,
+	"Enforced":            green,
+	"Programmed":          green,
+	query.Beaten:          red,
+	"Overridden":          red,
+	query.Conflicted:      yellow,
+	"PartiallyEnforced":   yellow,
+	"PartiallyProgrammed": yellow,
+	query.NotSet:          grey,
 }
+
+// standingOrder lists standings best first, in the words of both
+// vocabularies (a policy's results use one).
+var standingOrder = []string{"Enforced", "Programmed", "PartiallyEnforced", "PartiallyProgrammed", "Overridden", "Conflicted"}
 
 // cell is one table cell and its color ("" for none).
 type cell struct{ text, color string }
@@ -150,7 +158,7 @@ func sameObject(a, b query.Ref) bool {
 // Overridden(1); one standing alone is written without its count.
 func results(m map[string]int) string {
 	var parts []string
-	for _, s := range []string{"Enforced", "PartiallyEnforced", "Overridden", "Conflicted"} {
+	for _, s := range standingOrder {
 		if n, ok := m[s]; ok {
 			parts = append(parts, fmt.Sprintf("%s(%d)", s, n))
 		}
@@ -165,7 +173,7 @@ func results(m map[string]int) string {
 
 // resultColor colors a results cell by its worst standing.
 func resultColor(m map[string]int) string {
-	for _, s := range []string{"Conflicted", "Overridden", "PartiallyEnforced", "Enforced"} {
+	for _, s := range slices.Backward(standingOrder) {
 		if m[s] > 0 {
 			if len(m) > 1 {
 				return yellow

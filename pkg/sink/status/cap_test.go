@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-dev/strata/pkg/sink/status"
@@ -86,6 +87,17 @@ func TestAncestorsCap(t *testing.T) {
 		// 21 ancestors: 4 problems and 12 of the 17 others kept.
 		wantNote: "; 5 more ancestors not listed (room for 16 in status.ancestors), none with a problem",
 	}, {
+		// A kind of the Programmed vocabulary: Programmed=False
+		// Overridden is the problem Overridden=True is.
+		name: "no CRD, Programmed vocabulary: 16, problems first",
+		docs: func() []string {
+			docs := capWorld(20, "g17", "g18", "g19")
+			docs[0] = programmedKind
+			return docs
+		}(),
+		want:     []string{"g00", "g01", "g02", "g03", "g04", "g05", "g06", "g07", "g08", "g09", "g10", "g11", "g17", "g18", "g19", "zz-missing"},
+		wantNote: "; 5 more ancestors not listed (room for 16 in status.ancestors), none with a problem",
+	}, {
 		name:     "CRD maxItems 5, more problems than room",
 		docs:     append(capWorld(10, "g01", "g03", "g05", "g07", "g09", "g08"), policyCRD(5)),
 		want:     []string{"g01", "g03", "g05", "g07", "g08"},
@@ -135,5 +147,31 @@ func TestAncestorsCap(t *testing.T) {
 				t.Errorf("ancestors %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// TestProblem: an ancestor has a problem when not Accepted, or Accepted
+// but partly or not at all in force, in either vocabulary.
+func TestProblem(t *testing.T) {
+	cond := func(typ, st, reason string) metav1.Condition {
+		return metav1.Condition{Type: typ, Status: metav1.ConditionStatus(st), Reason: reason}
+	}
+	accepted := cond("Accepted", "True", "Accepted")
+	for _, c := range []struct {
+		name  string
+		conds []metav1.Condition
+		want  bool
+	}{
+		{"not accepted", []metav1.Condition{cond("Accepted", "False", "Conflicted")}, true},
+		{"Enforced", []metav1.Condition{accepted, cond("Enforced", "True", "Enforced"), cond("PartiallyEnforced", "False", "NotApplicable"), cond("Overridden", "False", "NotApplicable")}, false},
+		{"PartiallyEnforced", []metav1.Condition{accepted, cond("Enforced", "False", "NotApplicable"), cond("PartiallyEnforced", "True", "PartiallyEnforced"), cond("Overridden", "False", "NotApplicable")}, true},
+		{"Overridden", []metav1.Condition{accepted, cond("Enforced", "False", "NotApplicable"), cond("PartiallyEnforced", "False", "NotApplicable"), cond("Overridden", "True", "Overridden")}, true},
+		{"Programmed", []metav1.Condition{accepted, cond("Programmed", "True", "Programmed")}, false},
+		{"PartiallyProgrammed", []metav1.Condition{accepted, cond("Programmed", "True", "PartiallyProgrammed")}, true},
+		{"Programmed=False Overridden", []metav1.Condition{accepted, cond("Programmed", "False", "Overridden")}, true},
+	} {
+		if got := status.Problem(c.conds); got != c.want {
+			t.Errorf("%s: Problem = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 )
 
 // Fit chooses which of a policy's ancestors (sorted by ref) fit in room
 // entries of status.ancestors. When all fit they are returned as they
 // are. Otherwise the ones with a problem (not Accepted, or Accepted but
-// PartiallyEnforced or Overridden) are kept first, then the others, each
+// PartiallyEnforced or Overridden, in the kind's vocabulary) are kept first, then the others, each
 // group in ref order, so a policy in trouble never hides its trouble
 // behind entries that say all is well; the kept ones stay in ref order,
 // and the message of each kept entry's Accepted condition says how many
@@ -61,11 +62,14 @@ func Fit(ancestors []outcome.Ancestor, room int) []outcome.Ancestor {
 
 // Problem reports whether an ancestor's conditions say something is
 // wrong: not Accepted (Conflicted, Invalid, TargetNotFound), or Accepted
-// but PartiallyEnforced or Overridden.
+// but PartiallyEnforced or Overridden, in either vocabulary
+// (PartiallyProgrammed, Programmed=False Overridden: outcome.StandingOf).
 func Problem(conds []metav1.Condition) bool {
-	return !meta.IsStatusConditionTrue(conds, outcome.Accepted) ||
-		meta.IsStatusConditionTrue(conds, outcome.PartiallyEnforced) ||
-		meta.IsStatusConditionTrue(conds, outcome.Overridden)
+	if !meta.IsStatusConditionTrue(conds, outcome.Accepted) {
+		return true
+	}
+	st, _ := outcome.StandingOf(conds)
+	return st == effective.PartiallyEnforced || st == effective.Overridden
 }
 
 func problemsText(n int) string {

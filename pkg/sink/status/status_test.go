@@ -34,6 +34,11 @@ spec:
   - {group: gateway.networking.k8s.io, kind: HTTPRoute}
   effectiveTargetKind: {group: gateway.networking.k8s.io, kind: HTTPRoute}`
 
+// programmedKind is kind with the Programmed vocabulary
+// (spec.status.vocabulary).
+const programmedKind = kind + `
+  status: {vocabulary: Programmed}`
+
 func gateway(name string) string {
 	return fmt.Sprintf(`apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -108,6 +113,61 @@ status:
 	for k, v := range want {
 		if times[k] != v {
 			t.Errorf("%s lastTransitionTime = %q, want %q (all: %v)", k, times[k], v, times)
+		}
+	}
+}
+
+// A kind of the Programmed vocabulary writes Accepted and Programmed
+// alone; an entry written before the kind chose it loses its Enforced,
+// PartiallyEnforced and Overridden conditions (Strata's entries are
+// replaced whole), and Accepted, unchanged, keeps its time.
+func TestPolicyAncestorsProgrammed(t *testing.T) {
+	pol := func(name, day, target string) string {
+		return fmt.Sprintf(`apiVersion: example.io/v1
+kind: TestPolicy
+metadata: {name: %s, namespace: ns, generation: 2, creationTimestamp: "2026-01-%sT00:00:00Z"}
+spec:
+  targetRef: %s
+  a: %s
+status:
+  ancestors:
+  - ancestorRef: {group: gateway.networking.k8s.io, kind: Gateway, name: g1, namespace: ns}
+    controllerName: strata.dev/policy-controller
+    conditions:
+    - {type: Accepted, status: "True", reason: Accepted, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+    - {type: Enforced, status: "True", reason: Enforced, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+    - {type: PartiallyEnforced, status: "False", reason: NotApplicable, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}
+    - {type: Overridden, status: "False", reason: NotApplicable, message: old, lastTransitionTime: "2021-01-01T00:00:00Z"}`,
+			name, day, target, name)
+	}
+	// Both set a; route, more specific, wins it (GEP-713 "Conflict
+	// resolution rules"), so gw is Overridden in its only context.
+	res := runYAML(t, programmedKind, gateway("g1"), route("r", "g1"),
+		pol("gw", "02", "{group: gateway.networking.k8s.io, kind: Gateway, name: g1}"),
+		pol("route", "05", "{group: gateway.networking.k8s.io, kind: HTTPRoute, name: r}"))
+	got := map[string][]string{}
+	for _, o := range status.Policies(res, now) {
+		anc, _, _ := unstructured.NestedSlice(o.Object, "status", "ancestors")
+		for _, a := range anc {
+			for _, c := range a.(map[string]any)["conditions"].([]any) {
+				m := c.(map[string]any)
+				got[o.GetName()] = append(got[o.GetName()], fmt.Sprintf("%s=%s %s %s: %s", m["type"], m["status"], m["reason"], m["lastTransitionTime"], m["message"]))
+			}
+		}
+	}
+	want := map[string][]string{
+		"gw": {
+			"Accepted=True Accepted 2021-01-01T00:00:00Z: accepted",
+			"Programmed=False Overridden 2026-05-01T00:00:00Z: overridden by ns/route in its only context",
+		},
+		"route": {
+			"Accepted=True Accepted 2021-01-01T00:00:00Z: accepted",
+			"Programmed=True Programmed 2026-05-01T00:00:00Z: fully programmed in 1 context",
+		},
+	}
+	for name, w := range want {
+		if strings.Join(got[name], "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s conditions\n got: %s\nwant: %s", name, strings.Join(got[name], "\n      "), strings.Join(w, "\n      "))
 		}
 	}
 }

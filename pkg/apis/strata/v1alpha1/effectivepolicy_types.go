@@ -146,7 +146,9 @@ type Source struct {
 	// Name of the policy.
 	Name string `json:"name"`
 	// Result is Enforced, PartiallyEnforced, Overridden or Conflicted in
-	// this context.
+	// this context; for a kind of the Programmed status vocabulary
+	// (PolicyKind spec.status.vocabulary) Programmed, PartiallyProgrammed,
+	// Overridden or Conflicted, the words of the policy's status.
 	Result string `json:"result"`
 	// AttachedTo are the nodes of the context's path the policy is
 	// attached to, least specific first: where a reader who may not read

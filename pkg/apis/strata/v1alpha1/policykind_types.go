@@ -164,6 +164,10 @@ type PolicyKindSpec struct {
 	// (002: configs in the controller namespace are global). Elsewhere such
 	// a policy applies only to Gateways in its own namespace.
 	GlobalNamespaces []string `json:"globalNamespaces,omitempty"`
+	// Status says how the kind's policies report what became of them
+	// (docs/status.md). Default: the Enforced vocabulary.
+	// +optional
+	Status *PolicyStatusSpec `json:"status,omitempty"`
 }
 
 // ReferenceField is a field of a kind that names a policy object.
@@ -308,3 +312,33 @@ type Fields struct {
 	// proper. targetRef, targetRefs and the fields above always are.
 	Ignored []string `json:"ignored,omitempty"`
 }
+
+// PolicyStatusSpec says how the policies of a kind report their status.
+//
+// +kubebuilder:object:generate=true
+type PolicyStatusSpec struct {
+	// Vocabulary names the conditions written next to Accepted in each
+	// status.ancestors entry. Enforced (the default) writes GEP-713's
+	// Enforced, PartiallyEnforced and Overridden conditions ("Metaresource
+	// status"); Programmed writes one Programmed condition instead, the
+	// form Gateway API's policy status took later (PolicyConditionProgrammed:
+	// True with reason Programmed or PartiallyProgrammed, False with
+	// reason Overridden or Reconciling), for kinds whose controllers and
+	// readers expect it. Accepted is the same in both.
+	// +optional
+	// +kubebuilder:validation:Enum=Enforced;Programmed
+	Vocabulary Vocabulary `json:"vocabulary,omitempty"`
+}
+
+// Vocabulary is the set of conditions a kind's policy status uses.
+type Vocabulary string
+
+// Vocabularies (PolicyStatusSpec.Vocabulary).
+const (
+	// VocabularyEnforced writes Enforced, PartiallyEnforced and
+	// Overridden (GEP-713 "Metaresource status").
+	VocabularyEnforced Vocabulary = "Enforced"
+	// VocabularyProgrammed writes Programmed (reasons Programmed,
+	// PartiallyProgrammed, Overridden, Reconciling).
+	VocabularyProgrammed Vocabulary = "Programmed"
+)
