@@ -69,7 +69,9 @@ var precedence = []criterion{
 		func(w, l *candidate) string {
 			return fmt.Sprintf("its route matches the host with a longer hostname (%s over %s)", orNone(w.hostname), orNone(l.hostname))
 		}},
-	{"Exact path", func(a, b *candidate) int { return boolRank(b.path == gwv1.PathMatchExact) - boolRank(a.path == gwv1.PathMatchExact) },
+	{"Exact path", func(a, b *candidate) int {
+		return boolRank(b.path == gwv1.PathMatchExact) - boolRank(a.path == gwv1.PathMatchExact)
+	},
 		func(w, l *candidate) string { return fmt.Sprintf("an Exact path match comes before a %s one", l.path) }},
 	{"PathPrefix length", func(a, b *candidate) int {
 		if c := boolRank(b.path == gwv1.PathMatchPathPrefix) - boolRank(a.path == gwv1.PathMatchPathPrefix); c != 0 {

@@ -290,4 +290,3 @@ func weightOf(w *int32) int32 {
 	}
 	return *w
 }
-
