@@ -214,6 +214,7 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		reason := "equal to the winner in every respect"
 		if decided >= 0 {
 			reason = precedence[decided].why(win, c)
+			t.Steps[c.step].DecidedBy = precedence[decided].name
 		}
 		t.Steps[c.step].Reason = fmt.Sprintf("outranked by %s match %d: %s", g.Node(win.rule).Ref, win.match, reason)
 	}

@@ -64,6 +64,9 @@ type Step struct {
 	Condition string `json:"condition,omitempty"`
 	Verdict   string `json:"verdict"`
 	Reason    string `json:"reason"`
+	// DecidedBy names the rule of the precedence order that made an
+	// Outranked match lose, e.g. "Exact path" or "oldest route".
+	DecidedBy string `json:"decidedBy,omitempty"`
 }
 
 // Backend is one backendRef of the chosen rule.
