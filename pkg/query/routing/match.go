@@ -313,7 +313,10 @@ func (r *Request) miss(m *gwv1.HTTPRouteMatch, c *candidate) string {
 		if !PrefixMatches(val, r.Path) {
 			return fmt.Sprintf("path %s does not match PathPrefix %s", r.Path, val)
 		}
-		c.prefix = len(strings.TrimSuffix(val, "/"))
+		c.prefix = len(val)
+		if val != "/" {
+			c.prefix = len(strings.TrimSuffix(val, "/")) // "a trailing / is ignored"
+		}
 	case gwv1.PathMatchRegularExpression:
 		ok, err := fullMatch(val, r.Path)
 		if err != nil {

@@ -1,6 +1,7 @@
 package routing
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -28,7 +29,7 @@ func NewRequest(method, rawURL string, headers []string) (Request, error) {
 	}
 	r := Request{Method: strings.ToUpper(method), URL: rawURL, Scheme: scheme, Port: def, Path: u.EscapedPath(), Query: u.Query()}
 	if r.Method == "" {
-		return Request{}, fmt.Errorf("empty method: want GET, POST...")
+		return Request{}, errors.New("empty method: want GET, POST or another HTTP method")
 	}
 	if r.Path == "" {
 		r.Path = "/"
