@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,21 @@ func TestSimulateBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want %q", code, out, errOut, c.want)
 			}
 		})
+	}
+}
+
+// docs/cli.md quotes the parable's simulation as the golden has it.
+func TestSimulateDocs(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/simulate/parable-baker.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "$ strata simulate GET http://baker.cupcakes.example/ -f examples/parable/\n" + string(golden) + "```"
+	if !strings.Contains(string(doc), want) {
+		t.Errorf("docs/cli.md does not quote testdata/simulate/parable-baker.golden as it is")
 	}
 }
