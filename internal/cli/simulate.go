@@ -28,11 +28,13 @@ func newSimulate(s Streams) *cobra.Command {
   - the listener that accepts it (protocol from the URL's scheme, port
     from the URL or the scheme's default, hostname: exact before wildcard
     before none);
-  - the HTTPRoute rule and match that win, under Gateway API's precedence
-    (most specific route hostname; Exact path, then longest PathPrefix,
-    then RegularExpression; method; most header matches; most query param
-    matches; oldest route; namespace/name; first rule), with the reason
-    for every listener, route and match passed over;
+  - the HTTPRoute or GRPCRoute rule and match that win, under Gateway
+    API's precedence (most specific route hostname; Exact path, then
+    longest PathPrefix, then RegularExpression; method; for gRPC calls,
+    POST /service/method, longest service then method; most header
+    matches; most query param matches; oldest route; namespace/name;
+    first rule), with the reason for every listener, route and match
+    passed over;
   - the rule's backends and their share of the traffic;
   - per policy kind, the effective policy on every object on the way,
     in this request's context path only, with the policy that set each
@@ -43,7 +45,8 @@ several Gateways accept the request, name one with --gateway. The exit
 code is 1 when no rule handles the request (the Gateway would answer 404),
 after printing why.`,
 		Example: `  strata simulate GET http://baker.cupcakes.example/ -f examples/parable/
-  strata simulate POST https://shop.example.com/api/cart -H 'x-canary: true' --gateway infra/shop -o yaml`,
+  strata simulate POST https://shop.example.com/api/cart -H 'x-canary: true' --gateway infra/shop -o yaml
+  strata simulate POST http://grpc.example.com/shop.Cart/AddItem`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {

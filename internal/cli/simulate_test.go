@@ -28,6 +28,8 @@ func TestSimulateGolden(t *testing.T) {
 		{"shop-header.golden", append([]string{"GET", "http://shop.example.com/api/items", "-H", "X-Canary: true"}, simWorld...)},
 		// Two routes equal on every match criterion: the older wins.
 		{"shop-oldest.golden", append([]string{"GET", "http://shop.example.com/api/items"}, simWorld...)},
+		// A gRPC call: POST /service/method, matched by a GRPCRoute.
+		{"shop-grpc.golden", append([]string{"POST", "http://grpc.example.com/shop.Cart/AddItem", "-H", "content-type: application/grpc"}, simWorld...)},
 		// HTTPS: the exact-hostname listener, the default rule, weights.
 		{"shop-https.golden", append([]string{"GET", "https://shop.example.com/", "--gateway", "infra/edge"}, simWorld...)},
 	} {
@@ -50,7 +52,7 @@ func TestSimulateNoMatch(t *testing.T) {
 	}{
 		{"parable-https.golden", "error: GET https://baker.cupcakes.example/: no listener of any Gateway accepts HTTPS requests for baker.cupcakes.example on port 443\n",
 			[]string{"GET", "https://baker.cupcakes.example/", "-f", discParable}},
-		{"shop-404.golden", "error: GET http://blog.example.com/: no rule of the 3 HTTPRoutes attached to Gateway infra/edge#http matches GET blog.example.com/: the Gateway answers 404 (HTTPRouteRule.matches)\n",
+		{"shop-404.golden", "error: GET http://blog.example.com/: no rule of the 4 routes attached to Gateway infra/edge#http matches GET blog.example.com/: the Gateway answers 404 (HTTPRouteRule.matches)\n",
 			append([]string{"GET", "http://blog.example.com/"}, simWorld...)},
 	} {
 		t.Run(c.golden, func(t *testing.T) {

@@ -9,14 +9,13 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // candidate is a match of a rule of a route that matches the request,
 // with what the precedence order compares.
 type candidate struct {
-	obj             *gwv1.HTTPRoute
+	view            *routeView
 	route, rule     topology.NodeID
 	ruleIndex       int
 	match           int
@@ -27,6 +26,8 @@ type candidate struct {
 	path            gwv1.PathMatchType
 	prefix          int // characters of a PathPrefix value
 	method          bool
+	service         int // GRPCRoute: characters of the matching service
+	grpcMethod      int // GRPCRoute: characters of the matching method
 	headers         int
 	queries         int
 	created         time.Time
@@ -54,6 +55,12 @@ type criterion struct {
 //     match. Largest number of header matches. Largest number of query
 //     param matches." RegularExpression path matches come after prefix
 //     matches here: their precedence "is implementation-specific".
+//   - GRPCRouteRule.matches: after the hostnames, "Characters in a
+//     matching service. Characters in a matching method. Header
+//     matches." (GRPCRoutes and HTTPRoutes are never compared with each
+//     other: "Merging MUST not be done between GRPCRoutes and
+//     HTTPRoutes"; their path and gRPC fields are zero for the other
+//     kind, so these rules tie.)
 //   - "If ties still exist across multiple Routes ...: The oldest Route
 //     based on creation timestamp. The Route appearing first in
 //     alphabetical order by "{namespace}/{name}"."
@@ -86,6 +93,14 @@ var precedence = []criterion{
 	}},
 	{"method", func(a, b *candidate) int { return boolRank(b.method) - boolRank(a.method) },
 		func(w, l *candidate) string { return "it matches the method, and the other does not name one" }},
+	{"gRPC service", func(a, b *candidate) int { return b.service - a.service },
+		func(w, l *candidate) string {
+			return fmt.Sprintf("it matches a longer service (%d characters against %d)", w.service, l.service)
+		}},
+	{"gRPC method", func(a, b *candidate) int { return b.grpcMethod - a.grpcMethod },
+		func(w, l *candidate) string {
+			return fmt.Sprintf("it matches a longer method (%d characters against %d)", w.grpcMethod, l.grpcMethod)
+		}},
 	{"header matches", func(a, b *candidate) int { return b.headers - a.headers },
 		func(w, l *candidate) string {
 			return fmt.Sprintf("it has more header matches (%d against %d)", w.headers, l.headers)
@@ -140,24 +155,29 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// chooseRule finds the winning match among the HTTPRoutes attached to
-// listener l, recording a step for every route and match; nil (with
-// t.Failure) when none matches.
+// chooseRule finds the winning match among the HTTPRoutes and GRPCRoutes
+// attached to listener l, recording a step for every route and match;
+// nil (with t.Failure) when none matches.
 func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candidate {
 	var routes []topology.NodeID
+	rvs := map[topology.NodeID]*routeView{}
 	for _, c := range g.Node(l.node).Children {
-		if g.Node(c).Ref.GroupKind() == hierarchy.HTTPRouteKind {
-			routes = append(routes, c)
+		if view, ok := views[g.Node(c).Ref.GroupKind()]; ok {
+			if v, ok := view(g.Node(c).Object); ok {
+				routes = append(routes, c)
+				rvs[c] = &v
+			}
 		}
 	}
 	slices.SortFunc(routes, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
+	rejected := kindConflicts(g, l, routes, rvs)
 	var cands []*candidate
 	for _, id := range routes {
-		rt, ok := g.Node(id).Object.(*gwv1.HTTPRoute)
-		if !ok {
-			continue
+		v := rvs[id]
+		hostname, why := routeHostname(l.spec.Hostname, v.hostnames, req.Host)
+		if r, ok := rejected[id]; ok {
+			why = r
 		}
-		hostname, why := routeHostname(l.spec.Hostname, rt.Spec.Hostnames, req.Host)
 		step := Step{Stage: StageRoute, Object: g.Node(id).Ref.API(), Verdict: Passed, Reason: "hostname " + orNone(hostname) + " matches " + req.Host}
 		if why != "" {
 			step.Verdict, step.Reason = NoMatch, why
@@ -173,26 +193,17 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		if strings.HasPrefix(hostname, "*") {
 			exact = 0
 		}
-		for i, rule := range rt.Spec.Rules {
-			name := topology.GeneratedRuleName(i)
-			if rule.Name != nil && *rule.Name != "" {
-				name = string(*rule.Name)
-			}
-			ruleNode, ok := g.Node(id).Sections[name]
+		for i, rule := range v.rules {
+			ruleNode, ok := g.Node(id).Sections[rule.name]
 			if !ok {
 				continue
 			}
-			matches := rule.Matches
-			if len(matches) == 0 {
-				matches = []gwv1.HTTPRouteMatch{{}} // "the default is a prefix path match on "/""
-			}
-			for j := range matches {
-				m := &matches[j]
-				c := &candidate{obj: rt, route: id, rule: ruleNode, ruleIndex: i, match: j, step: len(t.Steps),
-					cond: condition(m), hostname: hostname, exactHost: exact, host: host,
-					created: rt.CreationTimestamp.Time, id: rt.Namespace + "/" + rt.Name}
+			for j, m := range rule.matches {
+				c := &candidate{view: v, route: id, rule: ruleNode, ruleIndex: i, match: j, step: len(t.Steps),
+					cond: m.cond, hostname: hostname, exactHost: exact, host: host,
+					created: v.created, id: v.namespace + "/" + v.name}
 				s := Step{Stage: StageMatch, Object: g.Node(ruleNode).Ref.API(), Match: &j, Condition: c.cond, Verdict: Outranked}
-				if why := req.miss(m, c); why != "" {
+				if why := m.miss(req, c); why != "" {
 					s.Verdict, s.Reason = NoMatch, why
 				} else {
 					cands = append(cands, c)
@@ -202,7 +213,7 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		}
 	}
 	if len(cands) == 0 {
-		t.Failure = fmt.Sprintf("no rule of the %d HTTPRoutes attached to %s matches %s %s%s: the Gateway answers 404 (HTTPRouteRule.matches)",
+		t.Failure = fmt.Sprintf("no rule of the %d routes attached to %s matches %s %s%s: the Gateway answers 404 (HTTPRouteRule.matches)",
 			len(routes), g.Node(l.node).Ref, req.Method, req.Host, req.Path)
 		return nil
 	}
@@ -219,6 +230,63 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		t.Steps[c.step].Reason = fmt.Sprintf("outranked by %s match %d: %s", g.Node(win.rule).Ref, win.match, reason)
 	}
 	return win
+}
+
+// kindConflicts finds the routes a listener must not accept because a
+// route of the other kind shares a hostname with them (HTTPRouteSpec and
+// GRPCRouteSpec hostnames: "the implementation MUST accept exactly one of
+// these two routes ...: The oldest Route based on creation timestamp. The
+// Route appearing first in alphabetical order by {namespace}/{name}"),
+// with the reason.
+func kindConflicts(g *topology.Graph, l *listener, routes []topology.NodeID, rvs map[topology.NodeID]*routeView) map[topology.NodeID]string {
+	out := map[topology.NodeID]string{}
+	for _, a := range routes {
+		for _, b := range routes {
+			va, vb := rvs[a], rvs[b]
+			if va.kind == vb.kind || !olderRoute(vb, va) || !sharesHostname(l.spec.Hostname, va.hostnames, vb.hostnames) {
+				continue
+			}
+			if _, done := out[a]; !done {
+				out[a] = fmt.Sprintf("not accepted on this listener: %s, older, shares a hostname with it, and a listener accepts only one of an HTTPRoute and a GRPCRoute that do", g.Node(b).Ref)
+			}
+		}
+	}
+	return out
+}
+
+// olderRoute reports whether a comes before b: older, or as old and
+// first by namespace/name.
+func olderRoute(a, b *routeView) bool {
+	if c := a.created.Compare(b.created); c != 0 {
+		return c < 0
+	}
+	return a.namespace+"/"+a.name < b.namespace+"/"+b.name
+}
+
+// sharesHostname reports whether two routes' hostnames on a listener of
+// hostname lh intersect; a route without hostnames has the listener's
+// (every host, when the listener has none either).
+func sharesHostname(lh *gwv1.Hostname, a, b []gwv1.Hostname) bool {
+	eff := func(hs []gwv1.Hostname) []string {
+		if len(hs) == 0 {
+			return []string{hostnameOr(lh, "")}
+		}
+		var out []string
+		for _, h := range hs {
+			if lh == nil || *lh == "" || topology.HostnamesIntersect(string(*lh), string(h)) {
+				out = append(out, string(h))
+			}
+		}
+		return out
+	}
+	for _, x := range eff(a) {
+		for _, y := range eff(b) {
+			if x == "" || y == "" || topology.HostnamesIntersect(x, y) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // routeHostname is the hostname through which a route serves host on a
@@ -355,8 +423,11 @@ func (r *Request) miss(m *gwv1.HTTPRouteMatch, c *candidate) string {
 // valuesMiss says why none of a header's or query param's values
 // matches, "" when one does.
 func valuesMiss(what, name, want string, regex bool, vals []string) string {
+	if name != "" {
+		what += " " + name + ":"
+	}
 	if len(vals) == 0 {
-		return fmt.Sprintf("no %s %s", what, name)
+		return fmt.Sprintf("no %s", strings.TrimSuffix(what, ":"))
 	}
 	for _, v := range vals {
 		if !regex && v == want {
@@ -365,7 +436,7 @@ func valuesMiss(what, name, want string, regex bool, vals []string) string {
 		if regex {
 			ok, err := fullMatch(want, v)
 			if err != nil {
-				return fmt.Sprintf("%s %s: regular expression %q: %v", what, name, want, err)
+				return fmt.Sprintf("%s regular expression %q: %v", what, want, err)
 			}
 			if ok {
 				return ""
@@ -376,7 +447,7 @@ func valuesMiss(what, name, want string, regex bool, vals []string) string {
 	if regex {
 		op = "does not match"
 	}
-	return fmt.Sprintf("%s %s: %s %s %s", what, name, strings.Join(vals, ","), op, want)
+	return fmt.Sprintf("%s %s %s %s", what, strings.Join(vals, ","), op, want)
 }
 
 // PrefixMatches reports whether a PathPrefix value matches a path:

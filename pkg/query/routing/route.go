@@ -73,11 +73,9 @@ func Route(g *topology.Graph, req Request, gateway string) (*Trace, error) {
 	}
 	t.Route, t.Rule, t.Match, t.Condition, t.Hostname = win.route, win.rule, win.match, win.cond, win.hostname
 	t.Path = append(t.Path, win.route, win.rule)
-	rule := win.obj.Spec.Rules[win.ruleIndex]
-	for _, f := range rule.Filters {
-		t.Filters = append(t.Filters, string(f.Type))
-	}
-	t.Backends = backends(g, win, rule.BackendRefs)
+	rule := win.view.rules[win.ruleIndex]
+	t.Filters = rule.filters
+	t.Backends = backends(g, win, rule.backends)
 	return t, nil
 }
 
@@ -215,14 +213,14 @@ func HostMatches(pattern, host string) bool {
 // backends are the backendRefs of the chosen rule, resolved as the
 // topology resolved them: a backend the graph did not link below the rule
 // is missing, or in another namespace without a ReferenceGrant.
-func backends(g *topology.Graph, c *candidate, refs []gwv1.HTTPBackendRef) []Backend {
+func backends(g *topology.Graph, c *candidate, refs []gwv1.BackendRef) []Backend {
 	var sum int64
 	for _, b := range refs {
 		sum += int64(weightOf(b.Weight))
 	}
 	out := make([]Backend, 0, len(refs))
 	for _, b := range refs {
-		ref := strata.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: c.obj.Namespace, Name: string(b.Name)}
+		ref := strata.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: c.view.namespace, Name: string(b.Name)}
 		if b.Group != nil {
 			ref.Group = string(*b.Group)
 		}
@@ -247,7 +245,7 @@ func backends(g *topology.Graph, c *candidate, refs []gwv1.HTTPBackendRef) []Bac
 		case node == topology.None:
 			be.Problem = "no such Service"
 		case !slices.Contains(g.Node(c.rule).Children, node):
-			be.Problem = fmt.Sprintf("in namespace %s, and no ReferenceGrant there allows HTTPRoutes of namespace %s to refer to it", ref.Namespace, c.obj.Namespace)
+			be.Problem = fmt.Sprintf("in namespace %s, and no ReferenceGrant there allows %ss of namespace %s to refer to it", ref.Namespace, c.view.kind, c.view.namespace)
 		case b.Port == nil:
 			be.Problem = "no port: a Service backendRef needs one"
 		default:

@@ -43,6 +43,11 @@ spec:
 `, name, min, hostnames, rules)
 }
 
+// grpcRoute is route's GRPCRoute.
+func grpcRoute(name string, min int, hostnames, rules string) string {
+	return strings.Replace(route(name, min, hostnames, rules), "kind: HTTPRoute", "kind: GRPCRoute", 1)
+}
+
 func trace(t *testing.T, docs []string, method, url string, headers ...string) (*Trace, *topology.Graph) {
 	t.Helper()
 	res := enginetest.RunYAML(t, append([]string{gateway}, docs...)...)
@@ -94,6 +99,14 @@ func TestPrecedence(t *testing.T) {
 			route("a", 0, host, "[{matches: [{path: {value: /api}, headers: [{name: x, value: \"1\"}, {name: \"y\", value: \"2\"}]}]}]"),
 			route("b", 1, host, "[{matches: [{path: {value: /api}, method: POST}]}]"),
 		}, "POST", "http://shop.example.com/api", []string{"X: 1", "y: 2"}, "HTTPRoute app/b#rule-0 match 0"},
+		{"gRPC service", []string{
+			grpcRoute("a", 0, host, "[{matches: [{method: {method: Get}}]}]"),
+			grpcRoute("b", 1, host, "[{matches: [{method: {service: shop.Cart}}]}]"),
+		}, "POST", "http://shop.example.com/shop.Cart/Get", nil, "GRPCRoute app/b#rule-0 match 0"},
+		{"gRPC method", []string{
+			grpcRoute("a", 0, host, "[{matches: [{method: {service: shop.Cart}, headers: [{name: x, value: \"1\"}]}]}]"),
+			grpcRoute("b", 1, host, "[{matches: [{method: {service: shop.Cart, method: \"G[e]t\", type: RegularExpression}}]}]"),
+		}, "POST", "http://shop.example.com/shop.Cart/Get", []string{"x: 1"}, "GRPCRoute app/b#rule-0 match 0"},
 		{"header matches", []string{
 			route("a", 0, host, "[{matches: [{headers: [{name: x, value: \"1\"}], queryParams: [{name: q, value: \"1\"}, {name: r, value: \"2\"}]}]}]"),
 			route("b", 1, host, "[{matches: [{headers: [{name: x, value: \"1\"}, {name: \"y\", type: RegularExpression, value: \"[0-9]+\"}]}]}]"),
@@ -142,7 +155,7 @@ func TestPrecedence(t *testing.T) {
 	t.Run("every rule has a row", func(t *testing.T) {
 		// Kept in sync by hand with the rows above.
 		rows := map[string]bool{"non-wildcard hostname": true, "hostname": true, "Exact path": true, "PathPrefix length": true, "method": true, "header matches": true,
-			"query param matches": true, "oldest route": true, "route namespace/name": true, "rule order": true, "match order": true}
+			"query param matches": true, "oldest route": true, "gRPC service": true, "gRPC method": true, "route namespace/name": true, "rule order": true, "match order": true}
 		for _, cr := range precedence {
 			if !rows[cr.name] {
 				t.Errorf("precedence rule %q has no row in TestPrecedence", cr.name)
@@ -208,7 +221,7 @@ func TestRouteHostnames(t *testing.T) {
 	for _, c := range []struct{ url, rule, hostname, failure string }{
 		{"http://a.example.com/", "HTTPRoute app/a#rule-0", "a.example.com", ""},
 		{"http://z.example.com/b", "HTTPRoute app/b#rule-0", "*.example.com", ""},
-		{"http://z.example.com/", "", "", "no rule of the 2 HTTPRoutes attached to Gateway infra/gw#wild matches GET z.example.com/: the Gateway answers 404 (HTTPRouteRule.matches)"},
+		{"http://z.example.com/", "", "", "no rule of the 2 routes attached to Gateway infra/gw#wild matches GET z.example.com/: the Gateway answers 404 (HTTPRouteRule.matches)"},
 	} {
 		tr, g := trace(t, docs, "GET", c.url)
 		if tr.Failure != c.failure {
@@ -365,6 +378,46 @@ func TestHostAndPrefix(t *testing.T) {
 	} {
 		if got := PrefixMatches(c.prefix, c.path); got != c.want {
 			t.Errorf("PrefixMatches(%q, %q) = %v", c.prefix, c.path, got)
+		}
+	}
+}
+
+// GRPCRoutes: a call is a POST to /service/method; an HTTPRoute and a
+// GRPCRoute sharing a hostname on a listener: only the older is accepted.
+func TestGRPC(t *testing.T) {
+	docs := []string{
+		grpcRoute("g", 1, "[grpc.example.com]", "[{matches: [{method: {service: shop.Cart, method: Get}}], backendRefs: [{name: cart, port: 9090}]}]"),
+		route("h", 5, "[\"*.example.com\"]", "[{}]"),
+		route("web", 0, "[www.example.com]", "[{}]"),
+		"apiVersion: v1\nkind: Service\nmetadata: {name: cart, namespace: app}\nspec: {ports: [{name: grpc, port: 9090}]}",
+	}
+	tr, g := trace(t, docs, "POST", "http://grpc.example.com/shop.Cart/Get")
+	if tr.Failure != "" || g.Node(tr.Rule).Ref.String() != "GRPCRoute app/g#rule-0" || len(tr.Backends) != 1 || tr.Backends[0].Ref.String() != "Service app/cart#grpc" {
+		t.Fatalf("%+v", tr)
+	}
+	want := map[string]string{
+		"GRPCRoute app/g":   "Passed: hostname grpc.example.com matches grpc.example.com",
+		"HTTPRoute app/h":   "NoMatch: not accepted on this listener: GRPCRoute app/g, older, shares a hostname with it, and a listener accepts only one of an HTTPRoute and a GRPCRoute that do",
+		"HTTPRoute app/web": "NoMatch: hostname grpc.example.com matches none of its hostnames www.example.com",
+	}
+	for _, s := range tr.Steps {
+		if w, ok := want[s.Object.String()]; ok && s.Verdict+": "+s.Reason != w {
+			t.Errorf("%s: %s: %s, want %s", s.Object, s.Verdict, s.Reason, w)
+		}
+	}
+	for url, why := range map[string]string{
+		"http://grpc.example.com/shop.Cart/Put": "method Put is not Get",
+		"http://grpc.example.com/shop.Cart":     "not a gRPC call: POST /shop.Cart is not POST /service/method",
+	} {
+		tr, _ := trace(t, docs, "POST", url)
+		var got string
+		for _, s := range tr.Steps {
+			if s.Stage == StageMatch {
+				got = s.Reason
+			}
+		}
+		if got != why || tr.Failure == "" {
+			t.Errorf("%s: %q (failure %q), want %q", url, got, tr.Failure, why)
 		}
 	}
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/strata-dev/strata/pkg/query/routing"
 )
 
-// routeMissesShown is how many routes of the listener whose hostnames do
-// not match a human simulation lists one by one; beyond, one line counts
-// them (a shared Gateway holds hundreds of routes for other hosts), and
-// -o yaml lists each.
+// routeMissesShown is how many routes of the listener that do not serve
+// the request's host (their hostnames do not match, or a route of the
+// other kind took the hostname) a human simulation lists one by one;
+// beyond, one line counts them (a shared Gateway holds hundreds of routes
+// for other hosts), and -o yaml lists each.
 const routeMissesShown = 3
 
 // verdictColors color a simulation's steps.
@@ -89,7 +90,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	}
 	w.table(t)
 	if summarize {
-		w.printf("  and %d HTTPRoutes whose hostnames do not match %s (-o yaml lists them)\n", len(misses), r.Host)
+		w.printf("  and %d routes that do not serve %s (-o yaml lists them, with the reason)\n", len(misses), r.Host)
 	}
 
 	if s.Failure != "" {
