@@ -170,13 +170,12 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		}
 	}
 	slices.SortFunc(routes, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
-	rejected := kindConflicts(g, l, routes, rvs)
 	var cands []*candidate
 	for _, id := range routes {
 		v := rvs[id]
 		hostname, why := routeHostname(l.spec.Hostname, v.hostnames, req.Host)
-		if r, ok := rejected[id]; ok {
-			why = r
+		if why == "" {
+			why = kindConflict(g, l, v, routes, rvs)
 		}
 		step := Step{Stage: StageRoute, Object: g.Node(id).Ref.API(), Verdict: Passed, Reason: "hostname " + orNone(hostname) + " matches " + req.Host}
 		if why != "" {
@@ -232,26 +231,22 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 	return win
 }
 
-// kindConflicts finds the routes a listener must not accept because a
-// route of the other kind shares a hostname with them (HTTPRouteSpec and
-// GRPCRouteSpec hostnames: "the implementation MUST accept exactly one of
-// these two routes ...: The oldest Route based on creation timestamp. The
-// Route appearing first in alphabetical order by {namespace}/{name}"),
-// with the reason.
-func kindConflicts(g *topology.Graph, l *listener, routes []topology.NodeID, rvs map[topology.NodeID]*routeView) map[topology.NodeID]string {
-	out := map[topology.NodeID]string{}
-	for _, a := range routes {
-		for _, b := range routes {
-			va, vb := rvs[a], rvs[b]
-			if va.kind == vb.kind || !olderRoute(vb, va) || !sharesHostname(l.spec.Hostname, va.hostnames, vb.hostnames) {
-				continue
-			}
-			if _, done := out[a]; !done {
-				out[a] = fmt.Sprintf("not accepted on this listener: %s, older, shares a hostname with it, and a listener accepts only one of an HTTPRoute and a GRPCRoute that do", g.Node(b).Ref)
-			}
+// kindConflict says why the listener does not accept route v, of a kind
+// it shares a hostname with an older route of the other kind (HTTPRouteSpec
+// and GRPCRouteSpec hostnames: "the implementation MUST accept exactly one
+// of these two routes ...: The oldest Route based on creation timestamp.
+// The Route appearing first in alphabetical order by
+// {namespace}/{name}"); "" when it does accept it. Asked only of the
+// routes that serve the request's host, it costs one pass over the
+// listener's routes for each of those few.
+func kindConflict(g *topology.Graph, l *listener, v *routeView, routes []topology.NodeID, rvs map[topology.NodeID]*routeView) string {
+	for _, b := range routes {
+		vb := rvs[b]
+		if vb.kind != v.kind && olderRoute(vb, v) && sharesHostname(l.spec.Hostname, v.hostnames, vb.hostnames) {
+			return fmt.Sprintf("not accepted on this listener: %s, older, shares a hostname with it, and a listener accepts only one of an HTTPRoute and a GRPCRoute that do", g.Node(b).Ref)
 		}
 	}
-	return out
+	return ""
 }
 
 // olderRoute reports whether a comes before b: older, or as old and
