@@ -161,11 +161,13 @@ func stamp(t time.Time) string {
 func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candidate {
 	var routes []topology.NodeID
 	rvs := map[topology.NodeID]*routeView{}
+	byKind := map[string][]topology.NodeID{}
 	for _, c := range g.Node(l.node).Children {
 		if view, ok := views[g.Node(c).Ref.GroupKind()]; ok {
 			if v, ok := view(g.Node(c).Object); ok {
 				routes = append(routes, c)
 				rvs[c] = &v
+				byKind[v.kind] = append(byKind[v.kind], c)
 			}
 		}
 	}
@@ -174,8 +176,12 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 	for _, id := range routes {
 		v := rvs[id]
 		hostname, why := routeHostname(l.spec.Hostname, v.hostnames, req.Host)
-		if why == "" {
-			why = kindConflict(g, l, v, routes, rvs)
+		if why == "" && len(byKind) > 1 {
+			for kind, others := range byKind {
+				if kind != v.kind && why == "" {
+					why = kindConflict(g, l, v, others, rvs)
+				}
+			}
 		}
 		step := Step{Stage: StageRoute, Object: g.Node(id).Ref.API(), Verdict: Passed, Reason: "hostname " + orNone(hostname) + " matches " + req.Host}
 		if why != "" {
@@ -236,13 +242,14 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 // and GRPCRouteSpec hostnames: "the implementation MUST accept exactly one
 // of these two routes ...: The oldest Route based on creation timestamp.
 // The Route appearing first in alphabetical order by
-// {namespace}/{name}"); "" when it does accept it. Asked only of the
-// routes that serve the request's host, it costs one pass over the
-// listener's routes for each of those few.
-func kindConflict(g *topology.Graph, l *listener, v *routeView, routes []topology.NodeID, rvs map[topology.NodeID]*routeView) string {
-	for _, b := range routes {
+// {namespace}/{name}"); "" when it does accept it. others are the
+// listener's routes of the other kind. Asked only of the routes that
+// serve the request's host when the listener holds both kinds, it costs
+// one pass over the other kind's routes for each of those.
+func kindConflict(g *topology.Graph, l *listener, v *routeView, others []topology.NodeID, rvs map[topology.NodeID]*routeView) string {
+	for _, b := range others {
 		vb := rvs[b]
-		if vb.kind != v.kind && olderRoute(vb, v) && sharesHostname(l.spec.Hostname, v.hostnames, vb.hostnames) {
+		if olderRoute(vb, v) && sharesHostname(l.spec.Hostname, v.hostnames, vb.hostnames) {
 			return fmt.Sprintf("not accepted on this listener: %s, older, shares a hostname with it, and a listener accepts only one of an HTTPRoute and a GRPCRoute that do", g.Node(b).Ref)
 		}
 	}
