@@ -421,3 +421,53 @@ func TestGRPC(t *testing.T) {
 		}
 	}
 }
+
+// A ListenerSet's listeners serve requests as the Gateway's own do
+// (GEP-1713), after them on a tie; the path goes through the ListenerSet.
+func TestListenerSet(t *testing.T) {
+	gw := `apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: infra}
+spec:
+  gatewayClassName: gc
+  allowedListeners: {namespaces: {from: All}}
+  listeners:
+  - {name: own, protocol: HTTP, port: 80, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}`
+	ls := `apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: team, namespace: app}
+spec:
+  parentRef: {name: gw, namespace: infra}
+  listeners:
+  - {name: team, protocol: HTTP, port: 80, hostname: team.example.com}
+  - {name: same, protocol: HTTP, port: 80, hostname: "*.example.com"}`
+	rt := `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: app}
+spec:
+  parentRefs: [{kind: ListenerSet, name: team, sectionName: team}]
+  rules: [{}]`
+	res := enginetest.RunYAML(t, strings.SplitN(gateway, "---", 2)[0], gw, ls, rt)
+	for url, want := range map[string]string{
+		"http://team.example.com/": "ListenerSet app/team#team",
+		"http://a.example.com/":    "Gateway infra/gw#own", // as specific as same, and first
+	} {
+		req, err := NewRequest("GET", url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Route(res.Graph, req, "")
+		if err != nil || tr.Listener == topology.None || res.Graph.Node(tr.Listener).Ref.String() != want {
+			t.Fatalf("%s: %v %+v, want %s", url, err, tr, want)
+		}
+		if want == "ListenerSet app/team#team" {
+			var path []string
+			for _, n := range tr.Path {
+				path = append(path, res.Graph.Node(n).Ref.String())
+			}
+			if got := strings.Join(path, " > "); got != "GatewayClass gc > Gateway infra/gw > ListenerSet app/team > ListenerSet app/team#team > HTTPRoute app/r > HTTPRoute app/r#rule-0" {
+				t.Errorf("path %s", got)
+			}
+		}
+	}
+}
