@@ -471,3 +471,20 @@ spec:
 		}
 	}
 }
+
+// NewRequest never panics, and what it accepts is a request Route can
+// read: a host, a port, a path from the root.
+func FuzzNewRequest(f *testing.F) {
+	f.Add("GET", "http://shop.example.com/api?q=1", "x-a: 1")
+	f.Add("post", "https://[::1]:8443/", "Host: a.example.com:80")
+	f.Add("GET", "http://a/", ":")
+	f.Fuzz(func(t *testing.T, method, url, header string) {
+		r, err := NewRequest(method, url, []string{header})
+		if err != nil {
+			return
+		}
+		if r.Host == "" || r.Port <= 0 || !strings.HasPrefix(r.Path, "/") || r.Method == "" {
+			t.Errorf("%q %q %q: %+v", method, url, header, r)
+		}
+	})
+}
