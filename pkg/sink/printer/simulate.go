@@ -10,12 +10,13 @@ import (
 	"github.com/strata-dev/strata/pkg/query/routing"
 )
 
-// routeMissesShown is how many routes of the listener that do not serve
-// the request's host (their hostnames do not match, or a route of the
-// other kind took the hostname) a human simulation lists one by one;
-// beyond, one line counts them (a shared Gateway holds hundreds of routes
-// for other hosts), and -o yaml lists each.
-const routeMissesShown = 3
+// missesShown is how many listeners that do not accept the request, and
+// routes that do not serve its host (their hostnames do not match, or a
+// route of the other kind took the hostname), a human simulation lists
+// one by one; beyond, one line counts them (a shared Gateway holds
+// hundreds of routes for other hosts, a world many Gateways), and -o yaml
+// lists each.
+const missesShown = 3
 
 // verdictColors color a simulation's steps.
 var verdictColors = map[string]string{
@@ -71,15 +72,19 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	w.printf("\n%s\n", h.heading("Matching:"))
 	t := &table{h: h, indent: "  "}
 	t.add(c("STAGE"), c("OBJECT"), c("MATCH"), c("CONDITION"), c("VERDICT"), c("REASON"))
-	var misses []routing.Step
+	misses := map[string]int{}
 	for _, st := range s.Steps {
-		if st.Stage == routing.StageRoute && st.Verdict == routing.NoMatch {
-			misses = append(misses, st)
+		// Every listener's reason when none accepts the request: then
+		// they are the answer.
+		if st.Verdict == routing.NoMatch && (st.Stage == routing.StageRoute || st.Stage == routing.StageListener && s.Listener != nil) {
+			misses[st.Stage]++
 		}
 	}
-	summarize := len(misses) > routeMissesShown
+	summarize := func(st routing.Step) bool {
+		return st.Verdict == routing.NoMatch && misses[st.Stage] > missesShown
+	}
 	for _, st := range s.Steps {
-		if summarize && st.Stage == routing.StageRoute && st.Verdict == routing.NoMatch {
+		if summarize(st) {
 			continue
 		}
 		match := ""
@@ -89,8 +94,11 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 		t.add(c(st.Stage), c(st.Object.String()), c(match), c(st.Condition), colored(st.Verdict, verdictColors[st.Verdict]), c(st.Reason))
 	}
 	w.table(t)
-	if summarize {
-		w.printf("  and %d routes that do not serve %s (-o yaml lists them, with the reason)\n", len(misses), r.Host)
+	if n := misses[routing.StageListener]; n > missesShown {
+		w.printf("  and %d listeners that do not accept it (-o yaml lists them, with the reason)\n", n)
+	}
+	if n := misses[routing.StageRoute]; n > missesShown {
+		w.printf("  and %d routes that do not serve %s (-o yaml lists them, with the reason)\n", n, r.Host)
 	}
 
 	if s.Failure != "" {
