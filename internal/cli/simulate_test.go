@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-dev/strata/pkg/query"
 )
 
 // simWorld is a shop whose routes overlap so that each request is decided
@@ -100,5 +105,30 @@ func TestSimulateDocs(t *testing.T) {
 	want := "$ strata simulate GET http://baker.cupcakes.example/ -f examples/parable/\n" + string(golden) + "```"
 	if !strings.Contains(string(doc), want) {
 		t.Errorf("docs/cli.md does not quote testdata/simulate/parable-baker.golden as it is")
+	}
+}
+
+// On a live cluster, simulate reads what -f reads: the same listener, and
+// for the rule chosen, the same effective policies. (Which of example 3's
+// equal routes wins depends on the creationTimestamps the API server
+// gives them, so the files' answer is taken for the same rule.)
+func TestSimulateLive(t *testing.T) {
+	lc := startLive(t)
+	var live, file query.Simulation
+	if err := json.Unmarshal([]byte(mustStrata(t, "", "simulate", "GET", "http://x.example.com/", "--gateway", "default/g2", "--kubeconfig", lc.admin, "-o", "json")), &live); err != nil {
+		t.Fatal(err)
+	}
+	if live.Listener == nil || live.Listener.String() != "Gateway default/g2#http" || live.Rule == nil {
+		t.Fatalf("live: listener %v, rule %v (failure %q)", live.Listener, live.Rule, live.Failure)
+	}
+	if err := json.Unmarshal([]byte(mustStrata(t, "", "simulate", "GET", "http://x.example.com/", "--gateway", "default/g2", "-f", example3Dir, "-o", "json")), &file); err != nil {
+		t.Fatal(err)
+	}
+	if live.Rule.Key() != file.Rule.Key() {
+		t.Logf("the API server's timestamps chose %s, the files %s: comparing the listener only", live.Rule, file.Rule)
+		return
+	}
+	if d := cmp.Diff(file.Effective, live.Effective); d != "" || len(live.Effective) == 0 {
+		t.Errorf("effective policies differ (-files +live):\n%s", d)
 	}
 }
