@@ -404,21 +404,42 @@ func (r *Request) miss(m *gwv1.HTTPRouteMatch, c *candidate) string {
 		}
 		c.method = true
 	}
+	// "If multiple entries specify equivalent header names, only the
+	// first entry with an equivalent name MUST be considered" (names
+	// compared without case), and the same for query params (names
+	// compared exactly).
+	seen := map[string]bool{}
 	for _, h := range m.Headers {
+		name := strings.ToLower(string(h.Name))
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
 		regex := h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression
 		vals := r.header(string(h.Name))
 		if why := valuesMiss("header", string(h.Name), h.Value, regex, vals); why != "" {
 			return why
 		}
 	}
-	c.headers = len(m.Headers)
+	c.headers = len(seen)
+	clear(seen)
 	for _, q := range m.QueryParams {
+		if seen[string(q.Name)] {
+			continue
+		}
+		seen[string(q.Name)] = true
 		regex := q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression
-		if why := valuesMiss("query param", string(q.Name), q.Value, regex, r.Query[string(q.Name)]); why != "" {
+		// "it is *recommended* that implementations should match against
+		// the first value of the param".
+		vals := r.Query[string(q.Name)]
+		if len(vals) > 1 {
+			vals = vals[:1]
+		}
+		if why := valuesMiss("query param", string(q.Name), q.Value, regex, vals); why != "" {
 			return why
 		}
 	}
-	c.queries = len(m.QueryParams)
+	c.queries = len(seen)
 	return ""
 }
 

@@ -488,3 +488,19 @@ func FuzzNewRequest(f *testing.F) {
 		}
 	})
 }
+
+// Repeated names: of a match's entries with equivalent names only the
+// first counts; of a request's repeated query param, the first value.
+func TestRepeats(t *testing.T) {
+	rules := `[{matches: [{headers: [{name: x, value: "1"}, {name: X, value: "2"}]}]},
+	{matches: [{queryParams: [{name: q, value: "1"}]}]}]`
+	tr, g := trace(t, []string{route("a", 0, "[a.example.com]", rules)}, "GET", "http://a.example.com/?q=2&q=1", "x: 1")
+	if tr.Failure != "" || g.Node(tr.Rule).Ref.Section != "rule-0" {
+		t.Fatalf("%+v", tr)
+	}
+	for _, s := range tr.Steps {
+		if s.Stage == StageMatch && s.Object.SectionName == "rule-1" && s.Reason != "query param q: 2 is not 1" {
+			t.Errorf("rule-1: %q", s.Reason)
+		}
+	}
+}
