@@ -3,11 +3,16 @@ package printer
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/query/routing"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // Beyond missesShown, the listeners that do not accept a request and the
@@ -62,5 +67,40 @@ func TestSimulationMisses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Colors change nothing but colors in a simulation either: stripped of
+// the codes, the colored output is the plain one, tables aligned.
+func TestSimulationColorKeepsLayout(t *testing.T) {
+	src, err := files.Read([]string{"../../../examples/parable/kinds.yaml", "../../../internal/cli/testdata/simulate/world.yaml"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := engine.Run(src.Snapshot, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := routing.NewRequest("GET", "http://shop.example.com/api/items", []string{"x-canary: true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := query.Simulate(res, req, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain, colored bytes.Buffer
+	if err := PrintSimulation(&plain, sim, "", Human{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := PrintSimulation(&colored, sim, "", Human{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	ansi := regexp.MustCompile("\x1b\\[[0-9;]*m")
+	if !ansi.Match(colored.Bytes()) {
+		t.Error("no color codes in colored output")
+	}
+	if d := cmp.Diff(plain.String(), ansi.ReplaceAllString(colored.String(), "")); d != "" {
+		t.Errorf("colors changed the layout (-plain +colored):\n%s", d)
 	}
 }
