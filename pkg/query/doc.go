@@ -10,10 +10,12 @@
 //	              ──Policies(filter)───────────────> PolicyList         every policy, its status and reach
 //	Impact(before, after) ─────────────────────────> Impact             what changes between two runs
 //	              ──Map()──────────────────────────> Diagram            the topology with policies drawn
+//	              ──Simulate(request)──────────────> Simulation         where a request goes (package routing),
+//	                                                                    the policies on its way
 //
 // Like the engine it reads, the package is functional: plain data in, plain
 // data out, no I/O, deterministic (every list is sorted). Its types carry
 // JSON tags and are the machine schemas of `strata describe`, `explain`,
-// `get policies` and `impact` (docs/cli.md); package printer renders them
-// for people.
+// `get policies`, `impact` and `simulate` (docs/cli.md); package printer
+// renders them for people.
 package query

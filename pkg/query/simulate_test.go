@@ -1,0 +1,90 @@
+package query_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/query/routing"
+	"github.com/strata-dev/strata/pkg/source/files"
+)
+
+// Simulate reads the engine's contexts: on the request's path, its
+// effective policies are those Describe gives for the same targets and
+// path, and a run scoped by SimulationScope answers as the complete run
+// does, to the byte.
+func TestSimulateAgreesWithDescribe(t *testing.T) {
+	src, err := files.Read([]string{"../../examples/parable"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := engine.Run(src.Snapshot, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, url := range []string{"http://baker.cupcakes.example/", "http://icing.cupcakes.example/x", "http://nowhere.cupcakes.example/"} {
+		t.Run(url, func(t *testing.T) {
+			req, err := routing.NewRequest("GET", url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := query.Simulate(full, req, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			simScoped, err := query.Simulate(scoped, req, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(sim)
+			b, _ := json.Marshal(simScoped)
+			if d := cmp.Diff(string(a), string(b)); d != "" {
+				t.Errorf("scoped run differs (-complete +scoped):\n%s", d)
+			}
+			if sim.Failure != "" {
+				return
+			}
+			if len(sim.Effective) == 0 {
+				t.Fatal("no effective policy on the path")
+			}
+			for _, k := range sim.Effective {
+				for _, te := range k.Targets {
+					d := query.Describe(full, full.Graph.Lookup(topology.FromAPI(te.Target)))
+					for _, ctx := range te.Contexts {
+						if !describes(d, k.GroupKind, te.Target, ctx) {
+							t.Errorf("%s on %s via %v: not as describe gives it", k.Kind, te.Target, ctx.Path)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func describes(d *query.Description, gk query.GroupKind, target query.Ref, ctx query.ContextEffect) bool {
+	want, _ := json.Marshal(ctx)
+	for _, k := range d.Effective {
+		if k.GroupKind != gk {
+			continue
+		}
+		for _, te := range k.Targets {
+			if te.Target != target {
+				continue
+			}
+			for _, c := range te.Contexts {
+				if got, _ := json.Marshal(c); string(got) == string(want) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
