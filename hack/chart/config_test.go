@@ -103,6 +103,7 @@ func TestChartRBACMatchesConfig(t *testing.T) {
 		{"Role", "strata-leader-election", "strata-leader-election"},
 		{"ClusterRole", "strata-metrics-auth", "strata-metrics-auth"},
 		{"ClusterRole", "strata-metrics-reader", "strata-metrics-reader"},
+		{"ClusterRole", "strata-effectivepolicy-viewer", "strata-effectivepolicy-viewer"},
 	}
 	for _, p := range pairs {
 		t.Run(p.config, func(t *testing.T) {

@@ -128,7 +128,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprints.DefaultNamespace+")")
 	f.StringVar(&metrics.addr, "metrics-bind-address", "", "address of the Prometheus metrics endpoint (default :8443 with --metrics-secure, :8080 without; 0 disables)")
 	f.BoolVar(&metrics.secure, "metrics-secure", true, "serve metrics over HTTPS to clients the API server authenticates (TokenReview) and authorizes (SubjectAccessReview: get on the non-resource URL /metrics); --metrics-secure=false serves plain HTTP to anyone")
-	f.StringVar(&metrics.certDir, "metrics-cert-dir", "", "folder of the metrics server's certificate and key (cert-manager, or a Secret mounted there), reloaded when they change; without one, or without the files, a self-signed certificate")
+	f.StringVar(&metrics.certDir, "metrics-cert-dir", "", "folder of the metrics server's certificate and key (cert-manager, or a Secret mounted there), reloaded when they change (a folder without them is refused); without one, a self-signed certificate made at start")
 	f.StringVar(&metrics.certName, "metrics-cert-name", "tls.crt", "file name of the metrics server's certificate in --metrics-cert-dir")
 	f.StringVar(&metrics.keyName, "metrics-cert-key", "tls.key", "file name of the metrics server's private key in --metrics-cert-dir")
 	f.BoolVar(&metrics.http2, "metrics-enable-http2", false, "allow HTTP/2 on the HTTPS metrics endpoint; off by default against HTTP/2 Stream Cancellation and Rapid Reset (CVE-2023-44487, CVE-2023-39325)")
