@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -199,6 +200,8 @@ func exported(t *testing.T) map[string]bool {
 	}
 	c, err := controller.NewUnmanaged("promql-test", controller.Options{
 		Reconciler: reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) { return reconcile.Result{}, nil }),
+		// The same name again when the test runs again in one process.
+		SkipNameValidation: ptr.To(true),
 	})
 	if err != nil {
 		t.Fatal(err)
