@@ -148,7 +148,7 @@ func TestInstall(t *testing.T) {
 			}
 		}
 		slices.Sort(kinds)
-		want := []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "CustomResourceDefinition", "CustomResourceDefinition",
+		want := []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "CustomResourceDefinition", "CustomResourceDefinition",
 			"CustomResourceDefinition", "CustomResourceDefinition", "CustomResourceDefinition", "Deployment", "Namespace", "Role", "RoleBinding", "Service", "ServiceAccount"}
 		if d := cmp.Diff(want, kinds); d != "" {
 			t.Errorf("kinds (-want +got):\n%s", d)

@@ -95,8 +95,8 @@ effectivePolicies: true
 targetQPS: 2.5
 logLevel: 2
 extraArgs: [--target-burst=100]
-metrics: {port: 9090}
-serviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}, interval: 30s}
+metrics: {port: 9090, certSecret: strata-metrics-cert}
+serviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}, interval: 30s, tlsConfig: {serverName: strata-metrics.strata-system.svc}}
 podDisruptionBudget: {enabled: true, minAvailable: 1}
 resources: {requests: {cpu: 50m, memory: 64Mi}, limits: {cpu: "2", memory: 1Gi}}
 policyKinds:
@@ -109,9 +109,10 @@ priorityClassName: system-cluster-critical
 nodeSelector: {kubernetes.io/os: linux}
 tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]
 affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: strata}}}}]}}`},
-		{"existing ServiceAccount, no leader election", `
+		{"existing ServiceAccount, no leader election, plain HTTP metrics", `
 serviceAccount: {create: false, name: existing}
 leaderElection: false
+metrics: {secure: false}
 blueprints: {enabled: false}`},
 	} {
 		t.Run("helm chart "+tc.name, func(t *testing.T) {

@@ -101,6 +101,9 @@ func TestChartRBACMatchesConfig(t *testing.T) {
 		{"ClusterRole", "strata-controller", "strata"},
 		{"ClusterRole", "strata-controller-base", "strata-base"},
 		{"Role", "strata-leader-election", "strata-leader-election"},
+		{"ClusterRole", "strata-metrics-auth", "strata-metrics-auth"},
+		{"ClusterRole", "strata-metrics-reader", "strata-metrics-reader"},
+		{"ClusterRole", "strata-effectivepolicy-viewer", "strata-effectivepolicy-viewer"},
 	}
 	for _, p := range pairs {
 		t.Run(p.config, func(t *testing.T) {
@@ -112,7 +115,7 @@ func TestChartRBACMatchesConfig(t *testing.T) {
 	}
 	// Both bind the aggregated role, not the base one.
 	for _, o := range chart {
-		if o.GetKind() == "ClusterRoleBinding" {
+		if o.GetKind() == "ClusterRoleBinding" && o.GetName() != "strata-metrics-auth" {
 			if name, _, _ := unstructured.NestedString(o.Object, "roleRef", "name"); name != "strata" {
 				t.Errorf("ClusterRoleBinding %s binds %s, want the aggregated ClusterRole strata", o.GetName(), name)
 			}
@@ -191,4 +194,47 @@ func leaves(prefix string, s map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TestServiceMonitorMatchesConfig: the chart's ServiceMonitor (with
+// metrics.secure, the default) scrapes as config/prometheus/monitor.yaml
+// does: HTTPS, the ServiceAccount token, the same tlsConfig. Neither is
+// applied to the API server (the Prometheus Operator's CRDs are not
+// installed), so this is their check.
+func TestServiceMonitorMatchesConfig(t *testing.T) {
+	chart := mustRender(t, "serviceMonitor: {enabled: true}").find("ServiceMonitor", "strata")
+	if chart == nil {
+		t.Fatal("no ServiceMonitor strata")
+	}
+	b, err := os.ReadFile(filepath.Join(configDir, "prometheus", "monitor.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decodeYAML(b)
+	if err != nil || len(objs) != 1 || objs[0].GetKind() != "ServiceMonitor" {
+		t.Fatalf("config/prometheus/monitor.yaml: want one ServiceMonitor, got %d objects (%v)", len(objs), err)
+	}
+	want, _, _ := unstructured.NestedSlice(objs[0].Object, "spec", "endpoints")
+	got, _, _ := unstructured.NestedSlice(chart.Object, "spec", "endpoints")
+	if len(want) == 0 || !reflect.DeepEqual(want, got) {
+		t.Errorf("endpoints differ (-config/prometheus +chart):\n%s", cmp.Diff(want, got))
+	}
+	// config's selects config/manager's Service.
+	sel, _, _ := unstructured.NestedStringMap(objs[0].Object, "spec", "selector", "matchLabels")
+	svc, err := kustomizeBuild("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range svc {
+		if o.GetKind() == "Service" {
+			for k, v := range sel {
+				if o.GetLabels()[k] != v {
+					t.Errorf("config/prometheus/monitor.yaml selects %s=%s; Service %s has %q", k, v, o.GetName(), o.GetLabels()[k])
+				}
+			}
+			if ns := objs[0].GetNamespace(); ns != o.GetNamespace() {
+				t.Errorf("ServiceMonitor in %s, Service in %s", ns, o.GetNamespace())
+			}
+		}
+	}
 }

@@ -30,7 +30,7 @@ const (
 )
 
 // defaultArgs are the controller's arguments with values.yaml as it is.
-const defaultArgs = `[controller, --leader-elect, --metrics-bind-address=:8080, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info]`
+const defaultArgs = `[controller, --leader-elect, --metrics-bind-address=:8443, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info]`
 
 // TestChartValues checks that each value reaches the object it configures,
 // as Helm renders the chart.
@@ -43,7 +43,7 @@ func TestChartValues(t *testing.T) {
 		want  []expect
 	}{{
 		name:  "defaults",
-		kinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
+		kinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
 		want: []expect{
 			{deploy, container + ".args", defaultArgs},
 			{deploy, container + ".image", "ghcr.io/strata-dev/strata:latest"},
@@ -59,7 +59,14 @@ func TestChartValues(t *testing.T) {
 			{"ServiceAccount/strata", "metadata.annotations", absent},
 			{"ClusterRoleBinding/strata", "subjects", "[{kind: ServiceAccount, name: strata, namespace: strata-system}]"},
 			{"RoleBinding/strata-leader-election", "subjects", "[{kind: ServiceAccount, name: strata, namespace: strata-system}]"},
-			{"Service/strata-metrics", "spec.ports.0.port", "8080"},
+			{"Service/strata-metrics", "spec.ports.0.port", "8443"},
+			{deploy, container + ".ports.0", "{name: metrics, containerPort: 8443, protocol: TCP}"},
+			{deploy, container + ".volumeMounts", absent},
+			{deploy, pod + ".volumes", absent},
+			{"ClusterRole/strata-metrics-auth", "rules", "[{apiGroups: [authentication.k8s.io], resources: [tokenreviews], verbs: [create]}, {apiGroups: [authorization.k8s.io], resources: [subjectaccessreviews], verbs: [create]}]"},
+			{"ClusterRoleBinding/strata-metrics-auth", "subjects", "[{kind: ServiceAccount, name: strata, namespace: strata-system}]"},
+			{"ClusterRoleBinding/strata-metrics-auth", "roleRef.name", "strata-metrics-auth"},
+			{"ClusterRole/strata-metrics-reader", "rules", "[{nonResourceURLs: [/metrics], verbs: [get]}]"},
 		},
 	}, {
 		name:   "image tag and pull policy",
@@ -92,10 +99,11 @@ func TestChartValues(t *testing.T) {
 	}, {
 		name:   "serviceAccount not created: an existing one is bound",
 		values: "serviceAccount: {create: false, name: existing}",
-		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service"},
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service"},
 		want: []expect{
 			{deploy, pod + ".serviceAccountName", "existing"},
 			{"ClusterRoleBinding/strata", "subjects.0.name", "existing"},
+			{"ClusterRoleBinding/strata-metrics-auth", "subjects.0.name", "existing"},
 			{"RoleBinding/strata-leader-election", "subjects.0.name", "existing"},
 		},
 	}, {
@@ -149,9 +157,37 @@ affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeS
 			{"Service/strata-metrics", "spec.ports.0", "{name: metrics, port: 9090, targetPort: metrics, protocol: TCP}"},
 		},
 	}, {
+		name:   "metrics over plain HTTP: no reviews, no reader role, port 8080",
+		values: "metrics: {secure: false}",
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
+		want: []expect{
+			{deploy, container + ".args", "[controller, --leader-elect, --metrics-secure=false, --metrics-bind-address=:8080, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info]"},
+			{deploy, container + ".ports.0.containerPort", "8080"},
+			{"Service/strata-metrics", "spec.ports.0.port", "8080"},
+		},
+	}, {
+		name:   "metrics over plain HTTP on a port of one's own",
+		values: "metrics: {secure: false, port: 9090}",
+		want:   []expect{{deploy, container + ".args.3", "--metrics-bind-address=:9090"}},
+	}, {
+		name:   "metrics certificate from a Secret",
+		values: "metrics: {certSecret: strata-metrics-cert}",
+		want: []expect{
+			{deploy, container + ".args.3", "--metrics-cert-dir=/etc/strata/metrics-certs"},
+			{deploy, container + ".volumeMounts", "[{name: metrics-certs, mountPath: /etc/strata/metrics-certs, readOnly: true}]"},
+			{deploy, pod + ".volumes", "[{name: metrics-certs, secret: {secretName: strata-metrics-cert}}]"},
+		},
+	}, {
+		name:   "metrics certificate Secret unused over plain HTTP",
+		values: "metrics: {secure: false, certSecret: strata-metrics-cert}",
+		want: []expect{
+			{deploy, container + ".volumeMounts", absent},
+			{deploy, pod + ".volumes", absent},
+		},
+	}, {
 		name:   "podDisruptionBudget: maxUnavailable by default",
 		values: "{replicas: 2, podDisruptionBudget: {enabled: true}}",
-		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"},
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "PodDisruptionBudget", "Role", "RoleBinding", "Service", "ServiceAccount"},
 		want: []expect{
 			{"PodDisruptionBudget/strata", "spec", "{selector: {matchLabels: {app.kubernetes.io/name: strata, app.kubernetes.io/instance: strata, app.kubernetes.io/component: controller}}, maxUnavailable: 1}"},
 			{deploy, "spec.replicas", "2"},
@@ -170,12 +206,24 @@ affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeS
 	}, {
 		name:   "serviceMonitor",
 		values: "serviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}, interval: 30s, scrapeTimeout: 10s}",
-		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"},
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount", "ServiceMonitor"},
 		want: []expect{
 			{"ServiceMonitor/strata", "apiVersion", "monitoring.coreos.com/v1"},
 			{"ServiceMonitor/strata", "metadata.namespace", "strata-system"},
 			{"ServiceMonitor/strata", "metadata.labels.release", "kube-prometheus-stack"},
-			{"ServiceMonitor/strata", "spec", "{selector: {matchLabels: {app.kubernetes.io/name: strata, app.kubernetes.io/instance: strata, app.kubernetes.io/component: controller}}, endpoints: [{port: metrics, path: /metrics, scheme: http, interval: 30s, scrapeTimeout: 10s}]}"},
+			{"ServiceMonitor/strata", "spec", "{selector: {matchLabels: {app.kubernetes.io/name: strata, app.kubernetes.io/instance: strata, app.kubernetes.io/component: controller}}, endpoints: [{port: metrics, path: /metrics, scheme: https, bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token, tlsConfig: {insecureSkipVerify: true}, interval: 30s, scrapeTimeout: 10s}]}"},
+		},
+	}, {
+		name:   "serviceMonitor verifying a CA",
+		values: "serviceMonitor: {enabled: true, tlsConfig: {serverName: strata-metrics.strata-system.svc, ca: {secret: {name: strata-metrics-cert, key: ca.crt}}}}",
+		want: []expect{
+			{"ServiceMonitor/strata", "spec.endpoints.0.tlsConfig", "{serverName: strata-metrics.strata-system.svc, ca: {secret: {name: strata-metrics-cert, key: ca.crt}}}"},
+		},
+	}, {
+		name:   "serviceMonitor over plain HTTP",
+		values: "{metrics: {secure: false}, serviceMonitor: {enabled: true}}",
+		want: []expect{
+			{"ServiceMonitor/strata", "spec.endpoints", "[{port: metrics, path: /metrics, scheme: http}]"},
 		},
 	}, {
 		name: "controller flags and policy kinds",
@@ -187,9 +235,9 @@ targetQPS: 2.5
 policyKinds:
 - {group: policies.controller.io, resource: colorpolicies, managed: true}
 - {group: example.com, resource: retrypolicies}`,
-		kinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service", "ServiceAccount"},
+		kinds: []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Service", "ServiceAccount"},
 		want: []expect{
-			{deploy, container + ".args", "[controller, --metrics-bind-address=:8080, --health-probe-bind-address=:8081, --controller-name=example.com/strata, --effective-policies=false, --target-qps=2.5, --zap-log-level=info]"},
+			{deploy, container + ".args", "[controller, --metrics-bind-address=:8443, --health-probe-bind-address=:8081, --controller-name=example.com/strata, --effective-policies=false, --target-qps=2.5, --zap-log-level=info]"},
 			{"ClusterRole/strata-colorpolicies.policies.controller.io", "rules", "[{apiGroups: [policies.controller.io], resources: [colorpolicies], verbs: [get, list, watch]}, {apiGroups: [policies.controller.io], resources: [colorpolicies/status], verbs: [patch]}]"},
 			{"ClusterRole/strata-retrypolicies.example.com", "rules", "[{apiGroups: [example.com], resources: [retrypolicies], verbs: [get, list, watch]}]"},
 			{"ClusterRole/strata-retrypolicies.example.com", "metadata.labels.strata\\.dev/aggregate-to-controller", "'true'"},
@@ -348,6 +396,10 @@ func TestChartRefuses(t *testing.T) {
 		{"extraArgs not a list", "extraArgs: --zap-devel", "", []string{"/extraArgs", "want array"}},
 		{"policy kind without resource", "policyKinds: [{group: example.com}]", "", []string{"/policyKinds/0", "resource"}},
 		{"serviceMonitor interval", "serviceMonitor: {enabled: true, interval: 30 seconds}", "", []string{"/serviceMonitor/interval"}},
+		{"misspelt metrics key", "metrics: {secrue: false}", "", []string{"/metrics", "'secrue'"}},
+		{"metrics port as a string", "metrics: {port: https}", "", []string{"/metrics/port"}},
+		{"metrics secure as a string", "metrics: {secure: 'no'}", "", []string{"/metrics/secure", "want boolean"}},
+		{"metrics certSecret not a name", "metrics: {certSecret: My_Secret}", "", []string{"/metrics/certSecret"}},
 		{"podLabels values are strings", "podLabels: {tier: {a: b}}", "", []string{"/podLabels/tier", "want string"}},
 
 		{"--set replicas=abc", "", "replicas=abc", []string{"/replicas", "got string, want integer"}},
@@ -396,7 +448,17 @@ func TestChartNotes(t *testing.T) {
 	}{{
 		name: "defaults",
 		want: []string{"deployment/strata", `The image tag is "latest"`, "No policyKinds are set", "blueprints.renderedResources is empty",
-			"http://strata-metrics.strata-system.svc:8080/metrics"},
+			"https://strata-metrics.strata-system.svc:8443/metrics.", "bound to the ClusterRole strata-metrics-reader", "--clusterrole=strata-metrics-reader", "self-signed"},
+		not: []string{"plain HTTP"},
+	}, {
+		name:   "plain HTTP metrics",
+		values: "metrics: {secure: false}",
+		want:   []string{"http://strata-metrics.strata-system.svc:8080/metrics (plain HTTP)"},
+		not:    []string{"metrics-reader", "https://"},
+	}, {
+		name:   "metrics certificate of one's own",
+		values: "metrics: {certSecret: strata-metrics-cert}",
+		not:    []string{"self-signed"},
 	}, {
 		name: "pinned, with policy kinds and a ServiceMonitor",
 		values: `
@@ -404,7 +466,7 @@ image: {tag: v0.1.0}
 policyKinds: [{group: example.com, resource: retrypolicies}]
 blueprints: {enabled: false}
 serviceMonitor: {enabled: true}`,
-		want: []string{"image ghcr.io/strata-dev/strata:v0.1.0", "scraped by the ServiceMonitor strata"},
+		want: []string{"image ghcr.io/strata-dev/strata:v0.1.0", "/metrics, scraped by the ServiceMonitor strata."},
 		not:  []string{`"latest"`, "No policyKinds", "renderedResources"},
 	}}
 	for _, tc := range cases {

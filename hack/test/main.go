@@ -65,7 +65,7 @@ func run(ctx context.Context, args []string) error {
 }
 
 // toolModules are the modules under hack/ that have tests.
-var toolModules = []string{"hack/chart", "hack/image", "hack/release"}
+var toolModules = []string{"hack/chart", "hack/image", "hack/promql", "hack/release"}
 
 // goTest runs go test in dir (the repository root when empty); a failing
 // test ends the process with go test's exit code.

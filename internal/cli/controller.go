@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"cmp"
+	"crypto/tls"
 	goflag "flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap/zapcore"
@@ -12,6 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/strata-dev/strata/pkg/controller/admission"
@@ -27,7 +31,8 @@ func newController(s Streams) *cobra.Command {
 		opts                    policies.Options
 		runBlueprints           bool
 		bpOpts                  blueprints.Options
-		metricsAddr, probeAddr  string
+		metrics                 metricsFlags
+		probeAddr               string
 		leaderElect             bool
 		leaderElectionNamespace string
 		hook                    webhookFlags
@@ -54,6 +59,10 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return err
 			}
+			metricsOpts, err := metrics.options()
+			if err != nil {
+				return err
+			}
 			// The manager and everything it starts log through logger;
 			// controller-runtime's global logger (which some of its
 			// packages use directly) is set only once the command is
@@ -77,7 +86,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				Logger:                  logger,
 				WebhookServer:           hookServer,
 				Scheme:                  scheme,
-				Metrics:                 metricsserver.Options{BindAddress: metricsAddr},
+				Metrics:                 metricsOpts,
 				HealthProbeBindAddress:  probeAddr,
 				LeaderElection:          leaderElect,
 				LeaderElectionID:        "strata-policy-controller",
@@ -131,7 +140,12 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
 	f.BoolVar(&bpOpts.NoValuesObjects, "no-blueprint-values-objects", false, "do not apply, next to each rendered Gateway and HTTPRoute, the EffectivePolicy <name>.blueprint-values showing its merged values and who set them")
 	f.StringVar(&bpOpts.Namespace, "controller-namespace", controllerNamespace(), "the controller's namespace: GatewayClassConfigs there are global (default: $POD_NAMESPACE, else "+blueprints.DefaultNamespace+")")
-	f.StringVar(&metricsAddr, "metrics-bind-address", ":8080", "address of the Prometheus metrics endpoint (0 disables)")
+	f.StringVar(&metrics.addr, "metrics-bind-address", "", "address of the Prometheus metrics endpoint (default :8443 with --metrics-secure, :8080 without; 0 disables)")
+	f.BoolVar(&metrics.secure, "metrics-secure", true, "serve metrics over HTTPS to clients the API server authenticates (TokenReview) and authorizes (SubjectAccessReview: get on the non-resource URL /metrics); --metrics-secure=false serves plain HTTP to anyone")
+	f.StringVar(&metrics.certDir, "metrics-cert-dir", "", "folder of the metrics server's certificate and key (cert-manager, or a Secret mounted there), reloaded when they change (a folder without them is refused); without one, a self-signed certificate made at start")
+	f.StringVar(&metrics.certName, "metrics-cert-name", "tls.crt", "file name of the metrics server's certificate in --metrics-cert-dir")
+	f.StringVar(&metrics.keyName, "metrics-cert-key", "tls.key", "file name of the metrics server's private key in --metrics-cert-dir")
+	f.BoolVar(&metrics.http2, "metrics-enable-http2", false, "allow HTTP/2 on the HTTPS metrics endpoint; off by default against HTTP/2 Stream Cancellation and Rapid Reset (CVE-2023-44487, CVE-2023-39325)")
 	f.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "address of /healthz and /readyz")
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
@@ -143,6 +157,49 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	zapOpts.BindFlags(zfs)
 	f.AddGoFlagSet(zfs)
 	return c
+}
+
+// metricsFlags are the metrics server's flags, kubebuilder's: HTTPS
+// with authentication and authorization by default, plain HTTP by choice.
+type metricsFlags struct {
+	addr                       string
+	secure, http2              bool
+	certDir, certName, keyName string
+}
+
+// options are controller-runtime's metrics server options for the
+// flags. Secure serving delegates to the API server, as its own
+// endpoints do: a bearer token is checked with a TokenReview, its user's
+// right to get /metrics with a SubjectAccessReview (so a scraper needs
+// a ClusterRole with nonResourceURLs [/metrics], verbs [get]: the
+// metrics-reader role of config/rbac). The certificate is self-signed
+// unless certDir holds one (controller-runtime watches and reloads it).
+// A certDir without the files is an error: controller-runtime would fall
+// back to a self-signed certificate, and a scraper that checks the CA
+// would fail with no word in the controller's log.
+func (m metricsFlags) options() (metricsserver.Options, error) {
+	if !m.secure {
+		return metricsserver.Options{BindAddress: cmp.Or(m.addr, ":8080")}, nil
+	}
+	if m.certDir != "" {
+		for _, f := range []string{m.certName, m.keyName} {
+			if _, err := os.Stat(filepath.Join(m.certDir, f)); err != nil {
+				return metricsserver.Options{}, fmt.Errorf("--metrics-cert-dir: %w (set --metrics-cert-name and --metrics-cert-key to the Secret's keys)", err)
+			}
+		}
+	}
+	o := metricsserver.Options{
+		BindAddress:    cmp.Or(m.addr, ":8443"),
+		SecureServing:  true,
+		FilterProvider: filters.WithAuthenticationAndAuthorization,
+		CertDir:        m.certDir,
+		CertName:       m.certName,
+		KeyName:        m.keyName,
+	}
+	if !m.http2 {
+		o.TLSOpts = []func(*tls.Config){func(c *tls.Config) { c.NextProtos = []string{"http/1.1"} }}
+	}
+	return o, nil
 }
 
 // controllerNamespace is the namespace the controller runs in, from the

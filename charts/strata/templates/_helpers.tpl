@@ -43,3 +43,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- printf "%s:%s" $repo (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The metrics port: metrics.port, else 8443 (HTTPS) or 8080 (HTTP). */}}
+{{- define "strata.metricsPort" -}}
+{{- if kindIs "invalid" .Values.metrics.port -}}
+{{- ternary 8443 8080 .Values.metrics.secure -}}
+{{- else -}}
+{{- .Values.metrics.port -}}
+{{- end -}}
+{{- end -}}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -144,4 +145,38 @@ func kindLabel(kind, group string) string {
 		return kind
 	}
 	return kind + "." + group
+}
+
+// MetricNames are the names of the series the controller's collectors
+// export, a histogram's _bucket, _sum and _count included: what alert
+// rules and dashboards may query. hack/promql checks the expressions of
+// config/prometheus and config/grafana against them, with Prometheus'
+// own parser, which is kept out of this module.
+func MetricNames() ([]string, error) {
+	reg := prometheus.NewRegistry()
+	m, err := newMetrics(reg)
+	if err != nil {
+		return nil, err
+	}
+	// Vectors without children are not gathered: give each one.
+	m.writes.WithLabelValues("")
+	m.runs.WithLabelValues("")
+	m.engineDuration.WithLabelValues("")
+	m.reconcileTime.WithLabelValues("")
+	m.writeDuration.WithLabelValues("")
+	m.policies.WithLabelValues("", "")
+	mfs, err := reg.Gather()
+	if err != nil {
+		return nil, fmt.Errorf("gather metrics: %w", err)
+	}
+	var names []string
+	for _, mf := range mfs {
+		names = append(names, mf.GetName())
+		if mf.GetType() == dto.MetricType_HISTOGRAM {
+			for _, suffix := range []string{"_bucket", "_sum", "_count"} {
+				names = append(names, mf.GetName()+suffix)
+			}
+		}
+	}
+	return names, nil
 }
