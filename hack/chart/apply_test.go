@@ -96,6 +96,7 @@ targetQPS: 2.5
 logLevel: 2
 extraArgs: [--target-burst=100]
 metrics: {port: 9090, certSecret: strata-metrics-cert}
+webhook: {enabled: true, deny: [invalid, conflicted], budget: 250ms, timeoutSeconds: 5, certSecret: strata-webhook-cert, caInjectFrom: strata-system/strata-webhook-cert}
 serviceMonitor: {enabled: true, labels: {release: kube-prometheus-stack}, interval: 30s, tlsConfig: {serverName: strata-metrics.strata-system.svc}}
 podDisruptionBudget: {enabled: true, minAvailable: 1}
 resources: {requests: {cpu: 50m, memory: 64Mi}, limits: {cpu: "2", memory: 1Gi}}
@@ -109,6 +110,8 @@ priorityClassName: system-cluster-critical
 nodeSelector: {kubernetes.io/os: linux}
 tolerations: [{key: dedicated, operator: Equal, value: infra, effect: NoSchedule}]
 affinity: {podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 100, podAffinityTerm: {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app.kubernetes.io/name: strata}}}}]}}`},
+		{"the admission webhook with a self-signed certificate", `
+webhook: {enabled: true}`},
 		{"existing ServiceAccount, no leader election, plain HTTP metrics", `
 serviceAccount: {create: false, name: existing}
 leaderElection: false

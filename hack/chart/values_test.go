@@ -69,6 +69,31 @@ func TestChartValues(t *testing.T) {
 			{"ClusterRole/strata-metrics-reader", "rules", "[{nonResourceURLs: [/metrics], verbs: [get]}]"},
 		},
 	}, {
+		name:   "admission webhook, self-signed",
+		values: "webhook: {enabled: true}",
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "Service", "ServiceAccount", "ValidatingWebhookConfiguration"},
+		want: []expect{
+			{deploy, container + ".args", `[controller, --leader-elect, --metrics-bind-address=:8443, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info, --webhook, --webhook-service=strata-system/strata-webhook, --webhook-configuration=strata, --webhook-budget=100ms]`},
+			{deploy, container + ".ports.2", "{name: webhook, containerPort: 9443, protocol: TCP}"},
+			{deploy, container + ".volumeMounts", absent},
+			{"Service/strata-webhook", "spec.ports", "[{name: webhook, port: 443, targetPort: webhook, protocol: TCP}]"},
+			{"ValidatingWebhookConfiguration/strata", "metadata.annotations", absent},
+			{"ValidatingWebhookConfiguration/strata", "webhooks.0.clientConfig", "{service: {name: strata-webhook, namespace: strata-system, path: /validate-policies, port: 443}}"},
+			{"ValidatingWebhookConfiguration/strata", "webhooks.0.failurePolicy", "Ignore"},
+			{"ValidatingWebhookConfiguration/strata", "webhooks.0.rules", absent},
+			{"ClusterRole/strata-webhook-configuration", "rules", "[{apiGroups: [admissionregistration.k8s.io], resources: [validatingwebhookconfigurations], resourceNames: [strata], verbs: [get, update]}]"},
+			{"ClusterRoleBinding/strata-webhook-configuration", "subjects", "[{kind: ServiceAccount, name: strata, namespace: strata-system}]"},
+		},
+	}, {
+		name:   "admission webhook with cert-manager and a deny list",
+		values: "webhook: {enabled: true, deny: [invalid, conflicted], certSecret: strata-webhook-cert, caInjectFrom: strata-system/strata-webhook-cert}",
+		want: []expect{
+			{deploy, container + ".args", `[controller, --leader-elect, --metrics-bind-address=:8443, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info, --webhook, --webhook-service=strata-system/strata-webhook, --webhook-configuration=strata, --webhook-budget=100ms, '--webhook-deny=invalid,conflicted', --webhook-cert-dir=/etc/strata/webhook-certs]`},
+			{deploy, container + ".volumeMounts", "[{name: webhook-certs, mountPath: /etc/strata/webhook-certs, readOnly: true}]"},
+			{deploy, pod + ".volumes", "[{name: webhook-certs, secret: {secretName: strata-webhook-cert}}]"},
+			{"ValidatingWebhookConfiguration/strata", "metadata.annotations", "{cert-manager.io/inject-ca-from: strata-system/strata-webhook-cert}"},
+		},
+	}, {
 		name:   "image tag and pull policy",
 		values: "image: {repository: registry.example/strata, tag: v0.1.0, pullPolicy: Always}",
 		want: []expect{
@@ -398,6 +423,10 @@ func TestChartRefuses(t *testing.T) {
 		{"serviceMonitor interval", "serviceMonitor: {enabled: true, interval: 30 seconds}", "", []string{"/serviceMonitor/interval"}},
 		{"misspelt metrics key", "metrics: {secrue: false}", "", []string{"/metrics", "'secrue'"}},
 		{"metrics port as a string", "metrics: {port: https}", "", []string{"/metrics/port"}},
+		{"misspelt webhook key", "webhook: {enable: true}", "", []string{"/webhook", "'enable'"}},
+		{"unknown webhook deny class", "webhook: {enabled: true, deny: [overriden]}", "", []string{"/webhook/deny/0"}},
+		{"webhook budget not a duration", "webhook: {budget: fast}", "", []string{"/webhook/budget"}},
+		{"webhook timeout over 30 s", "webhook: {timeoutSeconds: 60}", "", []string{"/webhook/timeoutSeconds"}},
 		{"metrics secure as a string", "metrics: {secure: 'no'}", "", []string{"/metrics/secure", "want boolean"}},
 		{"metrics certSecret not a name", "metrics: {certSecret: My_Secret}", "", []string{"/metrics/certSecret"}},
 		{"podLabels values are strings", "podLabels: {tier: {a: b}}", "", []string{"/podLabels/tier", "want string"}},
