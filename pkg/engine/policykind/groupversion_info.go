@@ -22,6 +22,7 @@ type (
 	ContextScope   = strata.ContextScope
 	ReferenceField = strata.ReferenceField
 	Visibility     = strata.Visibility
+	ChildMerge     = strata.ChildMerge
 )
 
 // Classes and context scopes, as the API package defines them.
