@@ -1,6 +1,7 @@
 package merge_test
 
 import (
+	"encoding/json"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -97,4 +98,65 @@ func TestStrategicMergeKeepsItemSources(t *testing.T) {
 	v = smp(v, merge.Of(obj(t, `{"retry": {"attempts": 2}}`), p3))
 	check(t, v, `{"rules": [{"name": "login"}, {"name": "api"}], "retry": {"attempts": 2}}`,
 		map[string]string{"/rules[name=api]": "p1", "/rules[name=login]": "p2", "/retry/attempts": "p3"})
+}
+
+// FuzzStrategicMerge checks that a strategic merge never changes its
+// inputs and that its provenance names exactly the leaves of the result
+// (a list merged by key through its items), each set by one of the two
+// sources.
+func FuzzStrategicMerge(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"rules": [{"name": "a", "limit": 1}]}`, `{"rules": [{"name": "b"}]}`},
+		{`{"codes": [1, 2], "hosts": ["x"]}`, `{"codes": [3], "hosts": null}`},
+		{`{"timeout": {"a": "1"}}`, `{"timeout": {"$patch": "replace", "b": "2"}}`},
+		{`{"rules": [{"name": "a"}]}`, `{"rules": [{"name": "a", "$patch": "delete"}], "retry": {}}`},
+		{`{"rules": 5}`, `{"rules": [{"limit": 1}]}`},
+	} {
+		f.Add([]byte(seed[0]), []byte(seed[1]))
+	}
+	meta, err := strategicpatch.NewPatchMetaFromStruct(spec{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	smp := merge.StrategicMerge(meta)
+	f.Fuzz(func(t *testing.T, docA, docB []byte) {
+		var a, b map[string]any
+		if json.Unmarshal(docA, &a) != nil || a == nil || json.Unmarshal(docB, &b) != nil || b == nil {
+			return
+		}
+		aCopy, bCopy := jsonOf(a), jsonOf(b)
+		got := smp(merge.Of(a, p1), merge.Of(b, p2))
+		if jsonOf(a) != aCopy || jsonOf(b) != bCopy {
+			t.Fatalf("StrategicMerge modified its inputs")
+		}
+		leaves := map[string]bool{}
+		merge.Leaves(got.Values, "", func(ptr string) { leaves[ptr] = true })
+		for ptr := range leaves {
+			if _, ok := got.Prov[ptr]; ok {
+				continue
+			}
+			covered := false
+			for q := range got.Prov {
+				covered = covered || merge.Below(q, ptr)
+			}
+			if !covered {
+				t.Fatalf("StrategicMerge(%s, %s): leaf %s has no provenance", docA, docB, ptr)
+			}
+		}
+		for ptr, src := range got.Prov {
+			if src != p1 && src != p2 {
+				t.Fatalf("StrategicMerge(%s, %s): %s set by %v", docA, docB, ptr, src)
+			}
+			if leaves[ptr] {
+				continue
+			}
+			item := false
+			for l := range leaves {
+				item = item || merge.Below(ptr, l)
+			}
+			if !item {
+				t.Fatalf("StrategicMerge(%s, %s): provenance for %s, which is not a leaf of %s", docA, docB, ptr, jsonOf(got.Values))
+			}
+		}
+	})
 }
