@@ -13,8 +13,8 @@ import (
 // Atomic and Patch built in, its custom atomicities (spec.strategies.custom)
 // from the registry, and StrategicMergePatch when its spec.childMerge
 // maps a value to it, reading meta (the kind's CRD schema,
-// crdschema.Schema.PatchMeta; nil when the input holds none: every list
-// is then replaced whole). merge knows nothing of kinds; this is where a
+// crdschema.Schema.PatchMeta; nil when the input holds none) and the
+// kind's spec.childMerge.listKeys: lists neither keys are replaced whole. merge knows nothing of kinds; this is where a
 // kind's declaration meets it.
 func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatchMeta) (map[string]merge.Func, error) {
 	custom := make(map[string]merge.Custom, len(k.Custom))
@@ -29,7 +29,7 @@ func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatch
 	if cm := k.ChildMerge; cm != nil {
 		for _, a := range cm.Values {
 			if a == policykind.StrategicMergePatch {
-				out[a] = merge.StrategicMerge(meta)
+				out[a] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
 				break
 			}
 		}

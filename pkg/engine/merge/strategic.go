@@ -144,6 +144,57 @@ func (a *attribution) take(v *Value, keys *[]string, p string) {
 	}
 }
 
+// WithListKeys returns meta with the lists at the given paths (dotted,
+// from the spec proper, e.g. extAuth.contextExtensions) merged item by
+// item by their key field, as a Go type's patchMergeKey tag would say;
+// every other lookup is meta's (nil: nothing known).
+func WithListKeys(meta strategicpatch.LookupPatchMeta, keys map[string]string) strategicpatch.LookupPatchMeta {
+	if len(keys) == 0 {
+		return meta
+	}
+	if meta == nil {
+		meta = noMeta{}
+	}
+	return listKeys{inner: meta, keys: keys}
+}
+
+// listKeys is WithListKeys's meta at path.
+type listKeys struct {
+	inner strategicpatch.LookupPatchMeta
+	keys  map[string]string
+	path  string
+}
+
+func (l listKeys) sub(key string) string {
+	if l.path == "" {
+		return key
+	}
+	return l.path + "." + key
+}
+
+func (l listKeys) LookupPatchMetadataForStruct(key string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	in, pm, err := l.inner.LookupPatchMetadataForStruct(key)
+	if err != nil || in == nil {
+		in, pm = noMeta{}, strategicpatch.PatchMeta{}
+	}
+	return listKeys{in, l.keys, l.sub(key)}, pm, nil
+}
+
+func (l listKeys) LookupPatchMetadataForSlice(key string) (strategicpatch.LookupPatchMeta, strategicpatch.PatchMeta, error) {
+	in, pm, err := l.inner.LookupPatchMetadataForSlice(key)
+	if err != nil || in == nil {
+		in, pm = noMeta{}, strategicpatch.PatchMeta{}
+	}
+	p := l.sub(key)
+	if k := l.keys[p]; k != "" {
+		pm.SetPatchStrategies([]string{"merge"})
+		pm.SetPatchMergeKey(k)
+	}
+	return listKeys{in, l.keys, p}, pm, nil
+}
+
+func (l listKeys) Name() string { return l.inner.Name() }
+
 // noMeta knows nothing of a spec's lists: every list is replaced whole.
 type noMeta struct{}
 

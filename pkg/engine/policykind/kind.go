@@ -487,6 +487,13 @@ func checkChildMerge(s *Spec, bad func(field, format string, a ...any)) string {
 	if len(cm.Values) == 0 {
 		bad("spec.childMerge.values", "required: map each value of %s to an atomicity", cm.Field)
 	}
+	for _, list := range sortedKeys(cm.ListKeys) {
+		if err := checkPath(list, false); err != nil {
+			bad("spec.childMerge.listKeys", "key %q is not a dotted path: %v", list, err)
+		} else if key := cm.ListKeys[list]; !isName(key) {
+			bad("spec.childMerge.listKeys["+list+"]", "%q must be one field name of the list's items", key)
+		}
+	}
 	if err := checkPath(cm.Field, false); err != nil {
 		bad("spec.childMerge.field", "%q is not a dotted path: %v", cm.Field, err)
 		return ""

@@ -105,6 +105,12 @@ func TestCompileRefuses(t *testing.T) {
 		{"childMerge to an unknown atomicity", func(s *Spec) {
 			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch, "Deep": "DeepMerge"}}
 		}, `spec.childMerge.values[Deep]: atomicity "DeepMerge" is not Atomic, Patch, StrategicMergePatch or declared in spec.strategies.custom`},
+		{"childMerge list key path with an empty segment", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}, ListKeys: map[string]string{"extAuth..x": "name"}}
+		}, `spec.childMerge.listKeys: key "extAuth..x" is not a dotted path: segment 2 is empty`},
+		{"childMerge list key that is a path", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}, ListKeys: map[string]string{"compression": "a.type"}}
+		}, `spec.childMerge.listKeys[compression]: "a.type" must be one field name of the list's items`},
 		{"childMerge without values", func(s *Spec) { s.ChildMerge = &ChildMerge{Field: "spec.mergeType"} },
 			`spec.childMerge.values: required: map each value of spec.mergeType to an atomicity`},
 		{"childMerge on a Direct kind", func(s *Spec) {

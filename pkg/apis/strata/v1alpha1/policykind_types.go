@@ -344,4 +344,12 @@ type ChildMerge struct {
 	// Invalid.
 	// +kubebuilder:validation:MinProperties=1
 	Values map[string]string `json:"values"`
+	// ListKeys names the lists of the spec proper that a strategic merge
+	// merges item by item, by the key field given, beside those the
+	// kind's CRD types as x-kubernetes-list-type map: a Go type's
+	// patchMergeKey tag (which a CRD cannot carry), e.g.
+	// {compression: type, extAuth.contextExtensions: name}. Keys are
+	// dotted paths from the spec proper, without list indexes.
+	// +optional
+	ListKeys map[string]string `json:"listKeys,omitempty"`
 }
