@@ -165,7 +165,7 @@ type PolicyKindSpec struct {
 	// a value listed here is merged into what the less specific policies
 	// of its context set, instead of replacing it (None) or being merged
 	// with the atomicity the less specific policy dictates (Defaults).
-	// GEP-713 lets the less specific policy choose ("Merge strategies");
+	// GEP-713 lets the less specific policy choose ("Conflict resolution"):
 	// this is a deliberate, per-kind deviation (docs/merging.md, "Child
 	// merge"). It never weakens an override.
 	// +optional
