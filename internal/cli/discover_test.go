@@ -27,6 +27,9 @@ const (
 	// discCatalogue holds one or two policies of each built-in kind, read
 	// without any declaration in the input.
 	discCatalogue = "../../examples/catalogue"
+	// discChildMerge: Envoy Gateway route policies merged into a Gateway
+	// policy (spec.childMerge, docs/merging.md "Child merge").
+	discChildMerge = "../../examples/childmerge"
 )
 
 // discoverGolden compares got with a golden file, rewriting it with -update.
@@ -84,6 +87,10 @@ func TestDiscoverGolden(t *testing.T) {
 		{discParable + "/impact-delete.json.golden", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "--delete", "-f", discParable, "-o", "json"}},
 		{discCatalogue + "/get-policies.golden", []string{"get", "policies", "-A", "-f", discCatalogue}},
 		{discCatalogue + "/kinds.golden", []string{"kinds", "-f", discCatalogue}},
+		{discChildMerge + "/describe-r1.golden", []string{"describe", "httproute/r1", "-f", discChildMerge}},
+		{discChildMerge + "/describe-gw-btp.yaml.golden", []string{"describe", "backendtrafficpolicy/gw-btp", "-f", discChildMerge, "-o", "yaml"}},
+		{discChildMerge + "/describe-r1-btp.yaml.golden", []string{"describe", "backendtrafficpolicy/r1-btp", "-f", discChildMerge, "-o", "yaml"}},
+		{discChildMerge + "/get-policies.golden", []string{"get", "policies", "-A", "-f", discChildMerge}},
 		{discParable + "/kinds.golden", []string{"kinds", "-f", discParable}},
 		{"testdata/kinds/builtin.golden", []string{"kinds", "--builtin"}},
 	} {

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/crdschema"
@@ -370,7 +371,7 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in fu
 	first := members[0].Kind
 	funcs := map[string]merge.Func{}
 	for _, kr := range members {
-		fs, err := effective.Funcs(res.opts.Registry, kr.Kind)
+		fs, err := effective.Funcs(res.opts.Registry, kr.Kind, res.patchMeta(kr.Kind))
 		if err != nil {
 			return err
 		}
@@ -406,6 +407,18 @@ func (r *Result) SharedWith(i int) int {
 		}
 	}
 	return i
+}
+
+// patchMeta is the schema a strategic merge of k's policies reads
+// (spec.childMerge): its CRD's storage version, at the spec and at its
+// defaults and overrides blocks; nil when the input holds no schema.
+func (res *Result) patchMeta(k *policykind.Kind) strategicpatch.LookupPatchMeta {
+	crd := res.schemas[k.Key()]
+	if crd == nil || k.ChildMerge == nil || crd.Versions[crd.Storage] == nil {
+		return nil
+	}
+	spec := k.SpecPath()
+	return crd.Versions[crd.Storage].PatchMeta(spec, slices.Concat(spec, []string{k.Fields.Defaults}), slices.Concat(spec, []string{k.Fields.Overrides}))
 }
 
 // schemas compiles the schemas of the snapshot's policy CRDs. A CRD

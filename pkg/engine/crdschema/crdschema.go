@@ -37,6 +37,10 @@ type CRD struct {
 	// Versions maps each version name to its schema; a version without
 	// openAPIV3Schema has none (nil).
 	Versions map[string]*Schema
+	// Storage is the name of the storage version, the one every version
+	// converts to: a merge of policies of several versions reads its
+	// schema (Schema.PatchMeta). "" when no version is marked.
+	Storage string
 }
 
 // FromCRD compiles the schemas of every version of crd. A schema that is
@@ -49,6 +53,9 @@ func FromCRD(crd *unstructured.Unstructured) (*CRD, error) {
 	}
 	out := &CRD{Name: typed.Name, Versions: map[string]*Schema{}}
 	for i, v := range typed.Spec.Versions {
+		if v.Storage {
+			out.Storage = v.Name
+		}
 		if v.Schema == nil || v.Schema.OpenAPIV3Schema == nil {
 			out.Versions[v.Name] = nil
 			continue

@@ -117,7 +117,7 @@ func compute(t *testing.T, in func(topology.NodeID) bool, docs ...string) (*engi
 		t.Fatalf("kinds = %d, want 1", len(res.Kinds))
 	}
 	k := res.Kinds[0].Kind
-	funcs, err := effective.Funcs(merge.DefaultRegistry(), k)
+	funcs, err := effective.Funcs(merge.DefaultRegistry(), k, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

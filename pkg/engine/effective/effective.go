@@ -50,6 +50,13 @@ type Folded struct {
 	// attached to the same target are rejected").
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
+	// Merged maps each policy that chose, through its kind's
+	// spec.childMerge, to merge into the less specific policies of this
+	// stack, to those policies (the ones whose values were in force when
+	// it merged), least specific first; nil when none did. Envoy Gateway
+	// reports this as Merged=True on both sides.
+	Merged map[*policykind.Policy][]*policykind.Policy
+
 	// replaced maps each policy whose whole value another replaced (an
 	// atomic merge or a more specific None target) to that other policy,
 	// so that a policy setting no field is still known to be superseded.
@@ -396,7 +403,7 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Folded {
 // accumulated so far (issue 11, "No cliffs").
 func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 	var acc accumulator
-	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) {
+	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) && !childMerges(entries) {
 		acc = &inPlace{c: c, acc: merge.NewAcc(entries[0].Value), locks: merge.NewLocks()}
 	} else {
 		acc = &immutable{c: c, acc: entries[0].Value, lockedSet: map[string]bool{}}
@@ -423,6 +430,17 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 		}
 		live = live[:0]
 	}
+	// mergeInto records that m chose to merge into what is in force.
+	mergeInto := func(m *policykind.Policy) {
+		if out.Merged == nil {
+			out.Merged = map[*policykind.Policy][]*policykind.Policy{}
+		}
+		for _, p := range live {
+			if p != m && !slices.Contains(out.Merged[m], p) {
+				out.Merged[m] = append(out.Merged[m], p)
+			}
+		}
+	}
 	prev := first
 	for _, m := range entries[1:] {
 		dict := prev
@@ -430,6 +448,14 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 			dict = m
 		}
 		s := dict.Block.Strategy
+		// The more specific policy's own choice (spec.childMerge) of the
+		// atomicity it merges with, where it would otherwise replace
+		// (None) or be merged as the less specific entry dictates
+		// (Defaults). An override is never weakened by it.
+		child := m.Policy().ChildMerge
+		if child != "" && c.funcs[child] == nil {
+			child = ""
+		}
 		switch s.Base {
 		case policykind.None:
 			if m.Policy() == prev.Policy() {
@@ -450,11 +476,25 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 				out.Conflicted[m.Policy()] = winner
 				continue // prev stays the entry in force
 			}
+			if child != "" && child != policykind.Atomic {
+				// Envoy Gateway's mergeType: the route policy is merged
+				// into the closest parent policy instead of replacing it.
+				mergeInto(m.Policy())
+				acc.defaults(child, m.Value)
+				break
+			}
 			acc.set(m.Value) // a more specific target wins (001 sectionName rule)
 			replaceAll(m.Policy())
 		case policykind.Defaults:
-			acc.defaults(s.Atomicity, m.Value)
-			if s.Atomicity == policykind.Atomic {
+			at := s.Atomicity
+			if child != "" {
+				at = child
+				if at != policykind.Atomic {
+					mergeInto(m.Policy())
+				}
+			}
+			acc.defaults(at, m.Value)
+			if at == policykind.Atomic {
 				replaceAll(m.Policy()) // GEP-713 "Atomic spec": one spec wins
 			}
 		case policykind.Overrides:
@@ -496,6 +536,18 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 	}
 	out.Result = res
 	return out
+}
+
+// childMerges reports whether a policy of the stack chose its own merge
+// (spec.childMerge), which merge.Acc does not carry out: the fold then
+// works on immutable values.
+func childMerges(entries []*Entry) bool {
+	for _, e := range entries {
+		if e.Policy().ChildMerge != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // accumulator carries out fold's steps on the value accumulated so far.

@@ -54,7 +54,7 @@ func TestFoldInPlace(t *testing.T) {
 			}
 			g := topology.BuildWith(s, extra)
 			for _, k := range kinds {
-				funcs, err := Funcs(merge.DefaultRegistry(), k)
+				funcs, err := Funcs(merge.DefaultRegistry(), k, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,15 +3,20 @@ package effective
 import (
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
 // Funcs resolves the merge function of every atomicity kind k supports:
 // Atomic and Patch built in, its custom atomicities (spec.strategies.custom)
-// from the registry. merge knows nothing of kinds; this is where a kind's
-// declaration meets it.
-func Funcs(r merge.Registry, k *policykind.Kind) (map[string]merge.Func, error) {
+// from the registry, and StrategicMergePatch when its spec.childMerge
+// maps a value to it, reading meta (the kind's CRD schema,
+// crdschema.Schema.PatchMeta; nil when the input holds none) and the
+// kind's spec.childMerge.listKeys: lists neither keys are replaced whole. merge knows nothing of kinds; this is where a
+// kind's declaration meets it.
+func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatchMeta) (map[string]merge.Func, error) {
 	custom := make(map[string]merge.Custom, len(k.Custom))
 	for n, c := range k.Custom {
 		custom[n] = merge.Custom{Function: c.Function, Parameters: c.Parameters}
@@ -21,5 +26,13 @@ func Funcs(r merge.Registry, k *policykind.Kind) (map[string]merge.Func, error) 
 		return nil, fmt.Errorf("kind %s: %w", k.Kind, err)
 	}
 	out[policykind.Atomic], out[policykind.Patch] = merge.Atomic, merge.Patch
+	if cm := k.ChildMerge; cm != nil {
+		for _, a := range cm.Values {
+			if a == policykind.StrategicMergePatch {
+				out[a] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
+				break
+			}
+		}
+	}
 	return out, nil
 }

@@ -25,6 +25,12 @@ const (
 	Enforced          = "Enforced"
 	PartiallyEnforced = "PartiallyEnforced"
 	Overridden        = "Overridden"
+	// Merged is True on a policy that chose, through its kind's
+	// spec.childMerge, to merge into less specific policies, and on
+	// those policies: Envoy Gateway's condition of the same name and
+	// reason for mergeType (docs/merging.md, "Child merge"). It is
+	// written only where a merge happened.
+	Merged = "Merged"
 
 	ReasonAccepted       = string(gwv1.PolicyReasonAccepted)
 	ReasonConflicted     = string(gwv1.PolicyReasonConflicted)
@@ -33,6 +39,7 @@ const (
 	ReasonEnforced       = "Enforced"
 	ReasonPartially      = "PartiallyEnforced"
 	ReasonOverridden     = "Overridden"
+	ReasonMerged         = "Merged"
 	ReasonNotApplicable  = "NotApplicable"
 
 	// Programmed and its reasons are the other vocabulary a PolicyKind may
@@ -128,6 +135,11 @@ type tally struct {
 	rejectMsgs                    []string
 	effectiveKind                 string
 	noTargets                     bool
+
+	// mergedInto and mergedBy name the policies this one merged into
+	// and those that merged into it (effective.Folded.Merged); nil
+	// until a merge is seen.
+	mergedInto, mergedBy map[string]bool
 }
 
 // Input is what Compute reads of one kind (or of the kinds of one value
@@ -186,6 +198,9 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 					}
 					t := get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))
 					t.total++
+					for q, into := range ctx.Merged {
+						t.merged(p, q, into)
+					}
 					st, others, lost := ctx.Standing(p)
 					switch st {
 					case effective.Conflicted:
@@ -364,6 +379,9 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 	}
 	w := v.words[which]
 	conds := []metav1.Condition{accepted}
+	if m := t.mergedText(p); m != "" {
+		conds = append(conds, cond(Merged, true, ReasonMerged, m))
+	}
 	for _, typ := range v.types {
 		if typ == w.typ {
 			conds = append(conds, cond(typ, w.status, w.reason, msg))
@@ -372,6 +390,41 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		}
 	}
 	return conds
+}
+
+// merged records, for policy p of a context, that q merged into the
+// policies into.
+func (t *tally) merged(p, q *policykind.Policy, into []*policykind.Policy) {
+	add := func(m *map[string]bool, id string) {
+		if *m == nil {
+			*m = map[string]bool{}
+		}
+		(*m)[id] = true
+	}
+	if q == p {
+		for _, r := range into {
+			add(&t.mergedInto, r.ID())
+		}
+	} else if slices.Contains(into, p) {
+		add(&t.mergedBy, q.ID())
+	}
+}
+
+// mergedText is the Merged condition's message, "" when p neither
+// merged nor was merged into.
+func (t *tally) mergedText(p *policykind.Policy) string {
+	var parts []string
+	field := "its kind's childMerge field"
+	if cm := p.Kind.ChildMerge; cm != nil {
+		field = cm.Field
+	}
+	if len(t.mergedInto) > 0 {
+		parts = append(parts, fmt.Sprintf("merged into %s, as its %s chooses", strings.Join(sortedSet(t.mergedInto), ", "), field))
+	}
+	if len(t.mergedBy) > 0 {
+		parts = append(parts, fmt.Sprintf("%s merged into it, as their %s chooses", strings.Join(sortedSet(t.mergedBy), ", "), field))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // beatersText names the policies that superseded this one; when none can

@@ -22,6 +22,7 @@ type (
 	ContextScope   = strata.ContextScope
 	ReferenceField = strata.ReferenceField
 	Visibility     = strata.Visibility
+	ChildMerge     = strata.ChildMerge
 	// StatusSpec says how a kind's policies report status.
 	StatusSpec = strata.PolicyStatusSpec
 	Vocabulary = strata.Vocabulary

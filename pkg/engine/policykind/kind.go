@@ -42,6 +42,11 @@ const (
 const (
 	Atomic = "Atomic"
 	Patch  = "Patch"
+	// StrategicMergePatch is Kubernetes' strategic merge patch
+	// (k8s.io/apimachinery/pkg/util/strategicpatch), for spec.childMerge
+	// only: GEP-713 names Atomic and Patch, Envoy Gateway's mergeType
+	// offers StrategicMerge beside JSONMerge.
+	StrategicMergePatch = "StrategicMergePatch"
 )
 
 // Strategy is a combined merge strategy: a base and an atomicity. None has
@@ -89,6 +94,11 @@ type Kind struct {
 	MaxAncestors int
 
 	specPath []string
+	// childPath is the path of spec.childMerge.field from the object
+	// root (nil without childMerge); childName its name when it is a
+	// field at the root of the spec, which is then not spec proper.
+	childPath []string
+	childName string
 	// The declaration's kinds as the engine keys kinds (schema.GroupKind),
 	// converted once, here: targets (spec.targetKinds) and effective
 	// (EffectiveTargetKind or EffectiveTargetKinds).
@@ -279,6 +289,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		}
 	}
 	checkFields(s.Fields, bad)
+	childName := checkChildMerge(&s, bad)
 	for _, field := range sortedKeys(s.TargetFields) {
 		if !isName(field) {
 			bad("spec.targetFields", "key %q must be one field name of the spec proper", field)
@@ -362,10 +373,21 @@ func Compile(d *Declaration) (*Kind, error) {
 			bad("spec.strategies.values["+v+"]", "atomicity %q is not Atomic, Patch or a custom one", a)
 		}
 	}
+	if cm := s.ChildMerge; cm != nil {
+		for _, v := range sortedKeys(cm.Values) {
+			a := cm.Values[v]
+			if _, custom := k.Custom[a]; a != Atomic && a != Patch && a != StrategicMergePatch && !custom {
+				bad("spec.childMerge.values["+v+"]", "atomicity %q is not Atomic, Patch, StrategicMergePatch or declared in spec.strategies.custom", a)
+			}
+		}
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("PolicyKind %s: %w", d.Name, err)
 	}
 	k.Spec = s
+	if s.ChildMerge != nil {
+		k.childPath, k.childName = strings.Split(s.ChildMerge.Field, "."), childName
+	}
 	k.targets = schemaKinds(k.TargetKinds)
 	k.effective = schemaKinds(effs)
 	k.specPath = strings.Split(s.Fields.Spec, ".")
@@ -464,6 +486,62 @@ func checkFields(f Fields, bad func(field, format string, a ...any)) {
 			notName(fmt.Sprintf("spec.fields.ignored[%d]", i), name)
 		}
 	}
+}
+
+// checkChildMerge checks spec.childMerge (after spec.fields is
+// defaulted) and returns the name of its field when that field is at the
+// root of the spec, where it is not part of the spec proper. The field
+// must not be spec proper: a policy's choice of how to merge is not one
+// of its settings, and a field both chosen by and merged with the
+// policy would merge into the less specific policies' own choice.
+func checkChildMerge(s *Spec, bad func(field, format string, a ...any)) string {
+	cm := s.ChildMerge
+	if cm == nil {
+		return ""
+	}
+	if s.Class == Direct {
+		bad("spec.childMerge", "a Direct kind merges with None only (GEP-713 \"Classes of metaresources\")")
+	}
+	if len(cm.Values) == 0 {
+		bad("spec.childMerge.values", "required: map each value of %s to an atomicity", cm.Field)
+	}
+	for _, list := range sortedKeys(cm.ListKeys) {
+		if err := checkPath(list, false); err != nil {
+			bad("spec.childMerge.listKeys", "key %q is not a dotted path: %v", list, err)
+		} else if key := cm.ListKeys[list]; !isName(key) {
+			bad("spec.childMerge.listKeys["+list+"]", "%q must be one field name of the list's items", key)
+		}
+	}
+	if err := checkPath(cm.Field, false); err != nil {
+		bad("spec.childMerge.field", "%q is not a dotted path: %v", cm.Field, err)
+		return ""
+	}
+	if root, _, _ := strings.Cut(cm.Field, "."); notSpec[root] != "" {
+		bad("spec.childMerge.field", "%q is %s, not a field of the policy's spec", cm.Field, notSpec[root])
+		return ""
+	}
+	rest, inSpec := strings.CutPrefix(cm.Field, s.Fields.Spec+".")
+	if cm.Field == s.Fields.Spec {
+		bad("spec.childMerge.field", "%q is the spec itself (spec.fields.spec), not one field of it", cm.Field)
+		return ""
+	}
+	if !inSpec {
+		return ""
+	}
+	name, below, _ := strings.Cut(rest, ".")
+	parts := map[string]string{
+		"targetRef": "the policy's targets", "targetRefs": "the policy's targets",
+		s.Fields.Defaults: "spec.fields.defaults", s.Fields.Overrides: "spec.fields.overrides", s.Fields.Strategy: "spec.fields.strategy",
+	}
+	switch {
+	case parts[name] != "":
+		bad("spec.childMerge.field", "%q is in %s; the field that chooses the merge needs its own field", cm.Field, parts[name])
+	case below == "":
+		return name
+	case !slices.Contains(s.Fields.Ignored, name):
+		bad("spec.childMerge.field", "%q is inside the spec proper (%s.%s); put it at the root of the spec or below a field of spec.fields.ignored", cm.Field, s.Fields.Spec, name)
+	}
+	return ""
 }
 
 // isName reports whether s is one field name: not empty, not a path.

@@ -84,6 +84,39 @@ func TestCompileRefuses(t *testing.T) {
 			`spec.controllerName: "Example_Com/gw" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
 		{"controllerName with a space in its path", func(s *Spec) { s.ControllerName = "example.com/my gw" },
 			`spec.controllerName: "example.com/my gw" must be DOMAIN/PATH of at most 253 characters (Gateway API's controller name form, e.g. example.com/gateway-controller)`},
+		{"childMerge field not a dotted path", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec..mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "spec..mergeType" is not a dotted path: segment 2 is empty`},
+		{"childMerge field in status", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "status.mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "status.mergeType" is the object's status, not a field of the policy's spec`},
+		{"childMerge field is the spec", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "spec" is the spec itself (spec.fields.spec), not one field of it`},
+		{"childMerge field inside the spec proper", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.retry.mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "spec.retry.mergeType" is inside the spec proper (spec.retry); put it at the root of the spec or below a field of spec.fields.ignored`},
+		{"childMerge field in the overrides block", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.overrides.mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "spec.overrides.mergeType" is in spec.fields.overrides; the field that chooses the merge needs its own field`},
+		{"childMerge field is the strategy field", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.strategy", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge.field: "spec.strategy" is in spec.fields.strategy; the field that chooses the merge needs its own field`},
+		{"childMerge to an unknown atomicity", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch, "Deep": "DeepMerge"}}
+		}, `spec.childMerge.values[Deep]: atomicity "DeepMerge" is not Atomic, Patch, StrategicMergePatch or declared in spec.strategies.custom`},
+		{"childMerge list key path with an empty segment", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}, ListKeys: map[string]string{"extAuth..x": "name"}}
+		}, `spec.childMerge.listKeys: key "extAuth..x" is not a dotted path: segment 2 is empty`},
+		{"childMerge list key that is a path", func(s *Spec) {
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}, ListKeys: map[string]string{"compression": "a.type"}}
+		}, `spec.childMerge.listKeys[compression]: "a.type" must be one field name of the list's items`},
+		{"childMerge without values", func(s *Spec) { s.ChildMerge = &ChildMerge{Field: "spec.mergeType"} },
+			`spec.childMerge.values: required: map each value of spec.mergeType to an atomicity`},
+		{"childMerge on a Direct kind", func(s *Spec) {
+			s.Class, s.TargetKinds = Direct, []strata.GroupKind{gateway}
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}, `spec.childMerge: a Direct kind merges with None only (GEP-713 "Classes of metaresources")`},
 		{"effective kind no target reaches", func(s *Spec) {
 			s.TargetKinds = []strata.GroupKind{httpRoute}
 			s.EffectiveTargetKind = &grpcRoute
@@ -141,6 +174,18 @@ func TestCompileAccepts(t *testing.T) {
 		{"Namespace and GatewayClass reach a Gateway", func(s *Spec) {
 			s.TargetKinds = []strata.GroupKind{{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}, {Kind: "Namespace"}}
 			s.EffectiveTargetKind = &strata.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}
+		}},
+		{"childMerge at the spec root, to every atomicity", func(s *Spec) {
+			s.Strategies.Custom = []CustomStrategy{{Name: "RuleMerge", Function: "mergeByKey"}}
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"a": Atomic, "p": Patch, "s": StrategicMergePatch, "r": "RuleMerge"}}
+		}},
+		{"childMerge below an ignored field and outside the spec", func(s *Spec) {
+			s.Fields.Ignored = []string{"options"}
+			s.ChildMerge = &ChildMerge{Field: "spec.options.mergeType", Values: map[string]string{"JSONMerge": Patch}}
+		}},
+		{"childMerge beside a nested spec", func(s *Spec) {
+			s.Fields.Spec = "spec.policy"
+			s.ChildMerge = &ChildMerge{Field: "spec.mergeType", Values: map[string]string{"JSONMerge": Patch}}
 		}},
 		{"virtual targets", func(s *Spec) {
 			s.TargetKinds = []strata.GroupKind{{Group: "example.io", Kind: "Fleet"}}

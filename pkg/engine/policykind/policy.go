@@ -23,6 +23,11 @@ type Policy struct {
 	// Blocks are the policy's spec proper: an overrides block, a defaults
 	// block (explicit or the bare fields at spec root), or one None block.
 	Blocks []Block
+	// ChildMerge is the atomicity this policy chose, through its kind's
+	// spec.childMerge.field, to merge into the less specific policies of
+	// each context with (Patch, StrategicMergePatch, ...); "" when it
+	// chose none and merges as the kind's strategies say.
+	ChildMerge string
 	// Invalid lists what makes the whole policy unusable, each naming the
 	// field; such a policy is Accepted=False Invalid everywhere.
 	Invalid []string
@@ -89,7 +94,33 @@ func (k *Kind) Read(u *unstructured.Unstructured) *Policy {
 	}
 	p.readTargets(spec)
 	p.readBlocks(spec)
+	p.readChildMerge()
 	return p
+}
+
+// readChildMerge reads the field by which the policy chooses how it
+// merges into the less specific ones (Spec.ChildMerge).
+func (p *Policy) readChildMerge() {
+	k := p.Kind
+	if k.childPath == nil {
+		return
+	}
+	v, _, _ := unstructured.NestedFieldNoCopy(p.Object.Object, k.childPath...)
+	if v == nil {
+		return
+	}
+	allowed := strings.Join(sortedKeys(k.ChildMerge.Values), ", ")
+	s, ok := v.(string)
+	if !ok {
+		p.Invalid = append(p.Invalid, fmt.Sprintf("%s: must be a string, one of %s", k.ChildMerge.Field, allowed))
+		return
+	}
+	a, known := k.ChildMerge.Values[s]
+	if !known {
+		p.Invalid = append(p.Invalid, fmt.Sprintf("%s: %q is not one of %s", k.ChildMerge.Field, s, allowed))
+		return
+	}
+	p.ChildMerge = a
 }
 
 func (p *Policy) readTargets(spec map[string]any) {
@@ -140,6 +171,9 @@ func (p *Policy) readBlocks(spec map[string]any) {
 	k := p.Kind
 	base := k.Fields.Spec
 	ignored := append([]string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}, k.Fields.Ignored...)
+	if k.childName != "" {
+		ignored = append(ignored, k.childName)
+	}
 	bare := map[string]any{}
 	for key, v := range spec {
 		if !slices.Contains(ignored, key) {
@@ -249,7 +283,7 @@ func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
 	}
 	declared := [...]string{"targetRef", "targetRefs", k.Fields.Defaults, k.Fields.Overrides, k.Fields.Strategy}
 	expected := func(key string) bool {
-		return slices.Contains(declared[:], key) || slices.Contains(k.Fields.Ignored, key)
+		return slices.Contains(declared[:], key) || key != "" && key == k.childName || slices.Contains(k.Fields.Ignored, key)
 	}
 	_, hasOverrides := spec[k.Fields.Overrides]
 	suspect := func(key string) bool {

@@ -159,6 +159,17 @@ type PolicyKindSpec struct {
 	// object. A value set there is the most specific default (001,
 	// "Interactions between defaults, overrides, and field values").
 	TargetFields map[string]string `json:"targetFields,omitempty"`
+	// ChildMerge lets the more specific policy choose how it merges into
+	// the less specific ones, as Envoy Gateway's route policies do with
+	// spec.mergeType (StrategicMerge, JSONMerge): a policy whose field has
+	// a value listed here is merged into what the less specific policies
+	// of its context set, instead of replacing it (None) or being merged
+	// with the atomicity the less specific policy dictates (Defaults).
+	// GEP-713 lets the less specific policy choose ("Conflict resolution"):
+	// this is a deliberate, per-kind deviation (docs/merging.md, "Child
+	// merge"). It never weakens an override.
+	// +optional
+	ChildMerge *ChildMerge `json:"childMerge,omitempty"`
 	// GlobalNamespaces are namespaces whose policies targeting a
 	// cluster-scoped GatewayClass apply to Gateways of every namespace
 	// (002: configs in the controller namespace are global). Elsewhere such
@@ -342,3 +353,37 @@ const (
 	// PartiallyProgrammed, Overridden, Reconciling).
 	VocabularyProgrammed Vocabulary = "Programmed"
 )
+
+// ChildMerge declares the field by which a policy chooses how it merges
+// into the less specific policies of its context.
+//
+//	childMerge:
+//	  field: spec.mergeType
+//	  values: {JSONMerge: Patch, StrategicMerge: StrategicMergePatch}
+//
+// +kubebuilder:object:generate=true
+type ChildMerge struct {
+	// Field is the dotted path, from the object root, of the field whose
+	// value chooses, e.g. spec.mergeType. A field at the root of the spec
+	// (spec.fields.spec) is not part of the spec proper; one deeper in
+	// the spec must be below a field of spec.fields.ignored. An unset
+	// field (or null) chooses nothing: the kind's strategies apply.
+	// +kubebuilder:validation:MinLength=1
+	Field string `json:"field"`
+	// Values maps each value the field may take to the atomicity of the
+	// merge: Patch (RFC 7386 JSON merge patch), StrategicMergePatch
+	// (Kubernetes strategic merge patch, lists merged by the keys the
+	// kind's CRD schema declares) or a custom atomicity of
+	// spec.strategies.custom. A value not listed makes the policy
+	// Invalid.
+	// +kubebuilder:validation:MinProperties=1
+	Values map[string]string `json:"values"`
+	// ListKeys names the lists of the spec proper that a strategic merge
+	// merges item by item, by the key field given, beside those the
+	// kind's CRD types as x-kubernetes-list-type map: a Go type's
+	// patchMergeKey tag (which a CRD cannot carry), e.g.
+	// {compression: type, extAuth.contextExtensions: name}. Keys are
+	// dotted paths from the spec proper, without list indexes.
+	// +optional
+	ListKeys map[string]string `json:"listKeys,omitempty"`
+}
