@@ -33,6 +33,12 @@ var (
 //	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet(3) > listener(4)
 //	  > xRoute(5) > rule(6) > Service(7) > port(8) > virtual kinds(9)
 //
+// A mesh context path (GAMMA, GEP-1426: a route whose parentRef is a
+// Service) puts the Service in its parent role, its frontend, where an
+// ingress path has its Gateway (LevelMeshFrontend, 2):
+//
+//	Namespace(0) > Service frontend(2) > xRoute(5) > rule(6) > Service(7) > port(8)
+//
 // A Gateway's own listeners and a ListenerSet's are both at the listener
 // level; a ListenerSet sits between its parent Gateway and its listeners
 // (GEP-1713), so a policy on one of its listeners is more specific than
@@ -53,6 +59,30 @@ const (
 	LevelService
 	LevelServicePort
 	LevelVirtual
+)
+
+// LevelMeshFrontend is the level of a Service in its parent role, the
+// frontend of a mesh route (GEP-1426 "the Service acts as the route's
+// parent"): where the Gateway stands on an ingress path, above the route,
+// and so distinct from the same Service as a backend (LevelService).
+// Both can be on one path (a producer route sending to its own Service),
+// so they are two nodes at two levels and the graph stays acyclic. A
+// frontend is never on a path with a Gateway, so sharing the Gateway's
+// number orders nothing against it; it keeps the numbers describe and
+// explain print for the ingress levels as they were.
+const LevelMeshFrontend = LevelGateway
+
+// Role says which part a node of a kind plays when one object is two
+// nodes. Only a Service has two: the backend a rule sends to (RoleNone,
+// the Service's only role before mesh) and the frontend of the mesh
+// routes whose parentRef it is (RoleFrontend). The role is part of a
+// node's ref (topology.Ref.Role), so the two nodes have two locators.
+type Role = string
+
+// Roles of a node.
+const (
+	RoleNone     Role = ""
+	RoleFrontend Role = "frontend"
 )
 
 // KindInfo describes one modelled kind: where it sits in the hierarchy,

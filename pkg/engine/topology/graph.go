@@ -255,3 +255,27 @@ func (g *Graph) Namespaces(path []NodeID) []NodeID {
 	}
 	return out
 }
+
+// Mesh says what a context path is in the mesh: frontend is the Service
+// frontend at its root (hierarchy.RoleFrontend), None for an ingress
+// path; consumer is the namespace of the route below it when that route
+// lives in another namespace than the Service. GEP-1426 calls such a
+// route a consumer route: it applies to requests from its own namespace
+// only, where a producer route (in the Service's namespace, consumer "")
+// applies to requests from every namespace. 001 "Policy Attachment for
+// Mesh": policy "can only apply to requests from the same namespace if
+// the target is in a different namespace".
+func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
+	for i, id := range path {
+		if g.Nodes[id].Ref.Role != hierarchy.RoleFrontend {
+			continue
+		}
+		if i+1 < len(path) {
+			if ns := g.Nodes[path[i+1]].Ref.Namespace; ns != g.Nodes[id].Ref.Namespace {
+				consumer = ns
+			}
+		}
+		return id, consumer
+	}
+	return None, ""
+}
