@@ -99,6 +99,42 @@ type KindInfo struct {
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
+	// Frontend is true for a kind whose objects are also the parents of
+	// mesh routes (GAMMA, GEP-1426: a Service): each such object the
+	// parentRef of a route names gets a second node, its frontend, at
+	// LevelMeshFrontend with RoleFrontend, above its routes. A policy
+	// kind says in which roles its policies act through its effective
+	// target kinds (docs/hierarchy.md, "Mesh"): on the frontend when one
+	// of them is at LevelRoute or below it down to the Service, since
+	// only the frontend reaches a route; on the object itself (the
+	// backend) when it declares none or one of them is the kind itself.
+	Frontend bool
+}
+
+// Roles says in which roles a policy acts on an object of kind gk it
+// targets, for a policy kind whose effective target kinds are effs (nil:
+// the declared targets are the effective ones). backend is the object's
+// own node, the only one a kind without a frontend has; frontend its
+// frontend node (KindInfo.Frontend). A Service target acts as a backend
+// unless effs are all of the kinds only its frontend reaches (routes), so
+// every declaration written before mesh paths keeps the meaning it had.
+func Roles(gk schema.GroupKind, effs []schema.GroupKind) (backend, frontend bool) {
+	info, ok := Kinds[gk]
+	if !ok || !info.Frontend || len(effs) == 0 {
+		return true, false
+	}
+	for _, e := range effs {
+		switch ei, ok := Kinds[e]; {
+		case e == gk:
+			backend = true
+		case ok && ei.Level >= LevelRoute && ei.Level < info.Level:
+			frontend = true
+		}
+	}
+	if !frontend {
+		backend = true
+	}
+	return backend, frontend
 }
 
 // SectionsAt is the level of the kind's sections (see SectionLevel).
@@ -212,8 +248,10 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
+	// Service is a backend (LevelService) and, for the routes whose
+	// parentRef it is, a mesh frontend (LevelMeshFrontend, GEP-1426).
 	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
-		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions, Frontend: true},
 		Names:    []string{"service", "services", "svc"}},
 	// ReferenceGrant lets routes refer to Services in other namespaces
 	// (Gateway API ReferenceGrant); it is read, never targeted.
