@@ -57,7 +57,7 @@ func TestResolveServiceRoles(t *testing.T) {
 		{name: "a port is the backend's", targets: []strata.GroupKind{svcGK}, effs: []strata.GroupKind{routeGK, svcGK},
 			ref: ref("", "Service", "foo", "sectionName", "http"), want: []string{"Service:prod/foo#http"}},
 		{name: "by selector", targets: []strata.GroupKind{svcGK}, effs: []strata.GroupKind{routeGK},
-			ref: map[string]any{"group": "", "kind": "Service", "selector": map[string]any{"matchLabels": map[string]any{"mesh": "yes"}}},
+			ref:  map[string]any{"group": "", "kind": "Service", "selector": map[string]any{"matchLabels": map[string]any{"mesh": "yes"}}},
 			want: []string{"Service:prod/foo@frontend", "Service:prod/idle"}},
 	}
 	for _, tc := range tests {
