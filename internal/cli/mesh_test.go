@@ -25,6 +25,7 @@ func TestMeshGolden(t *testing.T) {
 		{"effective.golden", []string{"effective", "-o", "yaml"}},
 		{"describe-foo-a.golden", []string{"describe", "svc/foo-a", "-n", "producer"}},
 		{"describe-split.golden", []string{"describe", "httproute/split", "-n", "consumer"}},
+		{"explain-foo-a.golden", []string{"explain", "svc/foo-a", "-n", "producer", "--field", "/colors/accent"}},
 		{"graph.mermaid.golden", []string{"graph", "-o", "mermaid"}},
 	} {
 		t.Run(c.file, func(t *testing.T) {
