@@ -69,12 +69,22 @@ type Context struct {
 	Path []topology.NodeID
 	// Entries is the stack, least specific first.
 	Entries []*Entry
-	// Consumer is the namespace of the consumer route of a mesh context
+	// ConsumerRoute marks the context of a mesh consumer route
 	// (topology.Graph.Mesh, GEP-1426): the context is that of requests
-	// from that namespace only. Empty for a producer route's context and
-	// an ingress one.
-	Consumer string
+	// from the route's namespace only (Consumer). A bool, which fits in
+	// the struct's padding, where the namespace would grow every context.
+	ConsumerRoute bool
 	*Folded
+}
+
+// Consumer is the namespace of the consumer route of a mesh context, ""
+// for a producer route's context and an ingress one.
+func (c *Context) Consumer(g *topology.Graph) string {
+	if !c.ConsumerRoute {
+		return ""
+	}
+	_, ns := g.Mesh(c.Path)
+	return ns
 }
 
 // Target is an effective target and its contexts. Contexts without any
@@ -285,7 +295,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		}
 	}
 	entries := c.stack(atts)
-	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries, Consumer: consumer}
+	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries, ConsumerRoute: consumer != ""}
 	obj := c.objectValues(target)
 	if obj == nil {
 		key := c.key(entries)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
@@ -95,7 +96,7 @@ func TestComputeMesh(t *testing.T) {
 		{target: "foo-a", want: []ctx{{Consumer: "cons", Values: map[string]any{"a": "ns-prod", "b": "producer", "c": "consumer", "d": "ns-cons"}}}},
 	}
 	for _, tg := range eff.Targets {
-		if r := g.Node(tg.Node).Ref; r.Role != "" {
+		if r := g.Node(tg.Node).Ref; r.Role != hierarchy.RoleNone {
 			t.Errorf("%s is an effective target; the Service's node is", r)
 		}
 	}
@@ -110,7 +111,10 @@ func TestComputeMesh(t *testing.T) {
 				if f, _ := g.Mesh(c.Path); f == topology.None {
 					t.Errorf("context %v is not a mesh path", c.Path)
 				}
-				got = append(got, ctx{Consumer: c.Consumer, Values: c.Result.Values})
+				if c.ConsumerRoute != (c.Consumer(g) != "") {
+					t.Errorf("ConsumerRoute %v, consumer %q", c.ConsumerRoute, c.Consumer(g))
+				}
+				got = append(got, ctx{Consumer: c.Consumer(g), Values: c.Result.Values})
 			}
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("contexts %+v, want %+v", got, tc.want)

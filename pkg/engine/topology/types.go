@@ -28,12 +28,12 @@ type Ref struct {
 // EffectivePolicy's target and path, the CLI's documents); with FromAPI,
 // the one conversion between the two. Both give the same Key and String.
 func (r Ref) API() strata.Ref {
-	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section, Role: r.Role}
+	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section, Role: r.Role.String()}
 }
 
 // FromAPI is the node ref an API ref names.
 func FromAPI(r strata.Ref) Ref {
-	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName, Role: r.Role}
+	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName, Role: hierarchy.ParseRole(r.Role)}
 }
 
 // GroupKind of the referenced object.
