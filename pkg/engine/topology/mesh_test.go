@@ -140,3 +140,34 @@ func TestBuildMeshIngressUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestConsumerPolicy checks which attachments are consumer policies (001
+// "Policy Attachment for Mesh": a policy on a target of another
+// namespace applies to requests from its own namespace only).
+func TestConsumerPolicy(t *testing.T) {
+	g := topology.Build(&snapshot.Snapshot{
+		Namespaces:     []*corev1.Namespace{namespace("prod", nil)},
+		GatewayClasses: []*gwv1.GatewayClass{gatewayClass("gc")},
+		Services:       []*corev1.Service{service("prod", "foo")},
+	})
+	tests := []struct {
+		name     string
+		policyNS string
+		target   topology.Ref
+		want     bool
+	}{
+		{name: "same namespace", policyNS: "prod", target: svcRef("prod", "foo", ""), want: false},
+		{name: "other namespace", policyNS: "cons", target: svcRef("prod", "foo", ""), want: true},
+		{name: "cluster-scoped policy", policyNS: "", target: svcRef("prod", "foo", ""), want: false},
+		{name: "own Namespace", policyNS: "prod", target: topology.Ref{Kind: "Namespace", Name: "prod"}, want: false},
+		{name: "another Namespace", policyNS: "cons", target: topology.Ref{Kind: "Namespace", Name: "prod"}, want: true},
+		{name: "cluster-scoped target", policyNS: "cons", target: topology.Ref{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: "gc"}, want: false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := g.ConsumerPolicy(tc.policyNS, mustLookup(t, g, tc.target)); got != tc.want {
+				t.Errorf("ConsumerPolicy = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
