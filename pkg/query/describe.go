@@ -117,7 +117,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 // contextEffect renders one context: stack, resultant spec, and each
 // field with its source and the sources it beat.
 func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *effective.Context) ContextEffect {
-	ce := ContextEffect{Path: q.path(ctx.Path), Spec: ctx.Result.Values, Stack: make([]StackEntry, 0, len(ctx.Entries))}
+	ce := ContextEffect{Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Spec: ctx.Result.Values, Stack: make([]StackEntry, 0, len(ctx.Entries))}
 	if ce.Spec == nil {
 		ce.Spec = map[string]any{}
 	}

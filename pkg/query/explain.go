@@ -97,7 +97,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 // chain builds the candidates of one context for ptr; false when none of
 // them sets it and it is not in force.
 func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective.Context, ptr string, own map[string]any) (Chain, bool) {
-	c := Chain{PolicyKind: groupKindOf(k), Target: q.ref(target), Path: q.path(ctx.Path), Candidates: []Candidate{}}
+	c := Chain{PolicyKind: groupKindOf(k), Target: q.ref(target), Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Candidates: []Candidate{}}
 	value, inForce := merge.Get(ctx.Result.Values, ptr)
 	winners := map[merge.Source]bool{}
 	for p, src := range ctx.Result.Prov {

@@ -163,6 +163,10 @@ type ContextEffect struct {
 	// along it, then the objects and sections from a root down to the
 	// target.
 	Path []Ref `json:"path"`
+	// Consumer is the namespace of the consumer route of a mesh context
+	// (GEP-1426): the context is that of requests from that namespace
+	// only. Empty for a producer route's context and an ingress one.
+	Consumer string `json:"consumer,omitempty"`
 	// Stack is the policies' blocks in merge order, least specific first.
 	Stack []StackEntry `json:"stack"`
 	// Spec is the resultant (merged) spec proper.
@@ -270,6 +274,9 @@ type Chain struct {
 	PolicyKind GroupKind `json:"policyKind"`
 	Target     Ref       `json:"target"`
 	Path       []Ref     `json:"path"`
+	// Consumer is the namespace of a mesh context's consumer route, as
+	// ContextEffect.Consumer.
+	Consumer string `json:"consumer,omitempty"`
 	// Value in force, absent when the field ends up unset.
 	Value any `json:"value,omitempty"`
 	// SetBy names the winners (namespace/name or "(target)"): one, or

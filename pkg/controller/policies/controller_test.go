@@ -103,7 +103,7 @@ func (c *cluster) converged() error {
 	var docs []files.Document
 	for _, gvk := range []struct{ apiVersion, kind string }{
 		{"gateway.networking.k8s.io/v1", "GatewayClass"}, {"gateway.networking.k8s.io/v1", "Gateway"}, {"gateway.networking.k8s.io/v1", "ListenerSet"},
-		{"gateway.networking.k8s.io/v1", "HTTPRoute"}, {"v1", "Service"}, {"v1", "Namespace"},
+		{"gateway.networking.k8s.io/v1", "HTTPRoute"}, {"gateway.networking.k8s.io/v1beta1", "ReferenceGrant"}, {"v1", "Service"}, {"v1", "Namespace"},
 		{"apiextensions.k8s.io/v1", "CustomResourceDefinition"}, {"strata.dev/v1alpha1", "PolicyKind"}, {colorAPI, "ColorPolicy"},
 	} {
 		l := &unstructured.UnstructuredList{}

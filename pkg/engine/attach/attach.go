@@ -335,7 +335,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	}
 	target, info := c.target, c.info
 	if c.sel != nil {
-		return selectNodes(g, c.gk, info, target, t.Section, c.sel, c.crossNS), nil
+		return inRoles(g, p.Kind, c.gk, t.Section, selectNodes(g, c.gk, info, target, t.Section, c.sel, c.crossNS)), nil
 	}
 	id := g.Lookup(target.Object())
 	if id == topology.None {
@@ -344,7 +344,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field, "%s not found", target.Object())
 	}
 	if c.virtual || t.Section == "" {
-		return []topology.NodeID{id}, nil
+		return inRoles(g, p.Kind, c.gk, t.Section, []topology.NodeID{id}), nil
 	}
 	n := g.Node(id)
 	if n.Ambiguous[t.Section] {
@@ -355,6 +355,37 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
 	}
 	return []topology.NodeID{sec}, nil
+}
+
+// inRoles maps the object nodes a targetRef names to the nodes of the
+// roles the policy's kind acts in (hierarchy.Roles): a Service's own node
+// (the backend) and, for a kind whose effective targets are routes, the
+// Service's frontend, the parent of its mesh routes (GEP-1426). A Service
+// no route has as parent has no frontend; its own node then stays the
+// target, so the policy keeps its target as ancestor and reaches nothing
+// below it. A sectionName names a port of the Service itself (a frontend
+// has none), so it keeps today's meaning. Other kinds pass unchanged.
+func inRoles(g *topology.Graph, k *policykind.Kind, gk schema.GroupKind, section string, ids []topology.NodeID) []topology.NodeID {
+	if section != "" || !hierarchy.Kinds[gk].Frontend {
+		return ids
+	}
+	backend, frontend := hierarchy.Roles(gk, k.EffectiveKinds())
+	if !frontend {
+		return ids
+	}
+	out := make([]topology.NodeID, 0, 2*len(ids))
+	for _, id := range ids {
+		r := g.Node(id).Ref
+		r.Role = hierarchy.RoleFrontend
+		fe := g.Lookup(r)
+		if backend || fe == topology.None {
+			out = append(out, id)
+		}
+		if fe != topology.None {
+			out = append(out, fe)
+		}
+	}
+	return out
 }
 
 // selectNodes returns the objects of a kind matching a label selector: in

@@ -76,7 +76,22 @@ type Context struct {
 	Path []topology.NodeID
 	// Entries is the stack, least specific first.
 	Entries []*Entry
+	// ConsumerRoute marks the context of a mesh consumer route
+	// (topology.Graph.Mesh, GEP-1426): the context is that of requests
+	// from the route's namespace only (Consumer). A bool, which fits in
+	// the struct's padding, where the namespace would grow every context.
+	ConsumerRoute bool
 	*Folded
+}
+
+// Consumer is the namespace of the consumer route of a mesh context, ""
+// for a producer route's context and an ingress one.
+func (c *Context) Consumer(g *topology.Graph) string {
+	if !c.ConsumerRoute {
+		return ""
+	}
+	_, ns := g.Mesh(c.Path)
+	return ns
 }
 
 // Target is an effective target and its contexts. Contexts without any
@@ -220,6 +235,12 @@ func (c *computer) targets() []topology.NodeID {
 		if n.Ref.Section != "" && len(c.att.ByNode[topology.NodeID(i)]) == 0 {
 			continue
 		}
+		if n.Ref.Role != hierarchy.RoleNone {
+			// A Service's frontend is a role of the Service on the
+			// paths of its mesh routes, not a target of its own: the
+			// Service's node holds its effective policy.
+			continue
+		}
 		out = append(out, topology.NodeID(i))
 	}
 	return out
@@ -251,10 +272,17 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// then the attachments at those indexes), linear in the attachments
 	// where deleting earlier ones as later ones come was quadratic with
 	// thousands of policies on one Gateway (issue 11, "No cliffs").
+	// On a mesh path, a consumer policy acts for requests of its own
+	// namespace only (topology.Graph.ConsumerPolicy): in the contexts of
+	// that namespace's consumer routes.
+	frontend, consumer := g.Mesh(path)
 	var all []*attach.Attachment
 	for _, n := range nodes {
 		for _, a := range c.att.ByNode[n] {
 			if a.Scope != "" && a.Scope != gatewayNS {
+				continue
+			}
+			if frontend != topology.None && a.Policy.Namespace != consumer && g.ConsumerPolicy(a.Policy.Namespace, n) {
 				continue
 			}
 			all = append(all, a)
@@ -274,7 +302,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		}
 	}
 	entries := c.stack(atts)
-	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries}
+	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries, ConsumerRoute: consumer != ""}
 	obj := c.objectValues(target)
 	if obj == nil {
 		key := c.key(entries)

@@ -33,6 +33,12 @@ var (
 //	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet(3) > listener(4)
 //	  > xRoute(5) > rule(6) > Service(7) > port(8) > virtual kinds(9)
 //
+// A mesh context path (GAMMA, GEP-1426: a route whose parentRef is a
+// Service) puts the Service in its parent role, its frontend, where an
+// ingress path has its Gateway (LevelMeshFrontend, 2):
+//
+//	Namespace(0) > Service frontend(2) > xRoute(5) > rule(6) > Service(7) > port(8)
+//
 // A Gateway's own listeners and a ListenerSet's are both at the listener
 // level; a ListenerSet sits between its parent Gateway and its listeners
 // (GEP-1713), so a policy on one of its listeners is more specific than
@@ -55,6 +61,56 @@ const (
 	LevelVirtual
 )
 
+// LevelMeshFrontend is the level of a Service in its parent role, the
+// frontend of a mesh route (GEP-1426 "the Service acts as the route's
+// parent"): where the Gateway stands on an ingress path, above the route,
+// and so distinct from the same Service as a backend (LevelService).
+// Both can be on one path (a producer route sending to its own Service),
+// so they are two nodes at two levels and the graph stays acyclic. A
+// frontend is never on a path with a Gateway, so sharing the Gateway's
+// number orders nothing against it; it keeps the numbers describe and
+// explain print for the ingress levels as they were.
+const LevelMeshFrontend = LevelGateway
+
+// Role says which part a node of a kind plays when one object is two
+// nodes. Only a Service has two: the backend a rule sends to (RoleNone,
+// the Service's only role before mesh) and the frontend of the mesh
+// routes whose parentRef it is (RoleFrontend). The role is part of a
+// node's ref (topology.Ref.Role), so the two nodes have two locators.
+//
+// A byte, not a string: it is part of every node's ref, and a world of
+// 100,000 routes has no use for 16 more bytes per node.
+type Role uint8
+
+// Roles of a node.
+const (
+	RoleNone Role = iota
+	RoleFrontend
+)
+
+// String is the role's name in locators and documents ("frontend"), ""
+// for RoleNone.
+func (r Role) String() string {
+	if r == RoleFrontend {
+		return "frontend"
+	}
+	return ""
+}
+
+// ParseRole is the role String names; RoleNone for any other string.
+func ParseRole(s string) Role {
+	if s == RoleFrontend.String() {
+		return RoleFrontend
+	}
+	return RoleNone
+}
+
+// MarshalText writes the role's name, so JSON shows "frontend".
+func (r Role) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a role's name.
+func (r *Role) UnmarshalText(b []byte) error { *r = ParseRole(string(b)); return nil }
+
 // KindInfo describes one modelled kind: where it sits in the hierarchy,
 // what its sections are called and where a <Kind>Affected condition goes.
 type KindInfo struct {
@@ -69,6 +125,42 @@ type KindInfo struct {
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
+	// Frontend is true for a kind whose objects are also the parents of
+	// mesh routes (GAMMA, GEP-1426: a Service): each such object the
+	// parentRef of a route names gets a second node, its frontend, at
+	// LevelMeshFrontend with RoleFrontend, above its routes. A policy
+	// kind says in which roles its policies act through its effective
+	// target kinds (docs/hierarchy.md, "Mesh"): on the frontend when one
+	// of them is at LevelRoute or below it down to the Service, since
+	// only the frontend reaches a route; on the object itself (the
+	// backend) when it declares none or one of them is the kind itself.
+	Frontend bool
+}
+
+// Roles says in which roles a policy acts on an object of kind gk it
+// targets, for a policy kind whose effective target kinds are effs (nil:
+// the declared targets are the effective ones). backend is the object's
+// own node, the only one a kind without a frontend has; frontend its
+// frontend node (KindInfo.Frontend). A Service target acts as a backend
+// unless effs are all of the kinds only its frontend reaches (routes), so
+// every declaration written before mesh paths keeps the meaning it had.
+func Roles(gk schema.GroupKind, effs []schema.GroupKind) (backend, frontend bool) {
+	info, ok := Kinds[gk]
+	if !ok || !info.Frontend || len(effs) == 0 {
+		return true, false
+	}
+	for _, e := range effs {
+		switch ei, ok := Kinds[e]; {
+		case e == gk:
+			backend = true
+		case ok && ei.Level >= LevelRoute && ei.Level < info.Level:
+			frontend = true
+		}
+	}
+	if !frontend {
+		backend = true
+	}
+	return backend, frontend
 }
 
 // SectionsAt is the level of the kind's sections (see SectionLevel).
@@ -182,8 +274,10 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
+	// Service is a backend (LevelService) and, for the routes whose
+	// parentRef it is, a mesh frontend (LevelMeshFrontend, GEP-1426).
 	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
-		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions, Frontend: true},
 		Names:    []string{"service", "services", "svc"}},
 	// ReferenceGrant lets routes refer to Services in other namespaces
 	// (Gateway API ReferenceGrant); it is read, never targeted.

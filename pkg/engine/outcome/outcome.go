@@ -452,7 +452,11 @@ func (t *tally) lostText() string {
 // (GEP-1897: a target is also a valid ancestor).
 func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
 	if gw == topology.None || hierarchy.Kinds[g.Node(gw).Ref.GroupKind()].Section != "listener" {
-		return g.Node(attached).Ref
+		// A Service's frontend and the Service are one object: one
+		// ancestor (an ancestorRef has no role).
+		r := g.Node(attached).Ref
+		r.Role = hierarchy.RoleNone
+		return r
 	}
 	r := g.Node(gw).Ref
 	if a := g.Node(attached).Ref; a.Object() == r && a.Section != "" {

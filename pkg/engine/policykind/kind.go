@@ -437,6 +437,10 @@ func reaches(t, e strata.GroupKind) bool {
 		return true
 	case tInfo.Level == hierarchy.LevelNamespace:
 		return eInfo.Namespaced
+	case tInfo.Frontend && eInfo.Level >= hierarchy.LevelRoute:
+		// A Service reaches the routes below its mesh frontend
+		// (hierarchy.Roles).
+		return true
 	}
 	return tInfo.Level < eInfo.Level
 }

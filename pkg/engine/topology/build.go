@@ -29,6 +29,7 @@ type route = typed.Route
 // Build makes the DAG of a snapshot:
 //
 //	GatewayClass ─> Gateway ─> Gateway#listener ─> xRoute ─> xRoute#rule ─> Service ─> Service#port
+//	                   Service (frontend) ─────────┘
 //
 // plus a Namespace node per namespace (an umbrella, not an edge: see
 // Context). Routes attach to listeners as Gateway API defines (parentRef
@@ -278,15 +279,20 @@ func (b *attacher) addRoute(r route) {
 		if p.Kind != nil {
 			kind.Kind = string(*p.Kind)
 		}
-		if p.Group != nil && string(*p.Group) != hierarchy.GatewayGroup || kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
-			// Mesh parents (e.g. a Service) would put a Service above a
-			// route; the hierarchy only goes Gateway > route > Service.
-			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway and ListenerSet are not part of Strata's hierarchy; ignored"})
-			continue
+		if p.Group != nil {
+			kind.Group = string(*p.Group)
 		}
 		parentNS := ns
 		if p.Namespace != nil {
 			parentNS = string(*p.Namespace)
+		}
+		if kind == hierarchy.ServiceKind {
+			b.addMeshParent(id, i, p, parentNS)
+			continue
+		}
+		if kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
+			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
+			continue
 		}
 		parent := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)})
 		if parent == None {
@@ -330,6 +336,53 @@ func (b *attacher) addRoute(r route) {
 			g.link(rules[i], svc)
 		}
 	}
+}
+
+// addMeshParent links route node id under the frontend of the Service
+// its parentRef i names (GAMMA, GEP-1426 "Service as parent"), creating
+// the frontend on first use. The namespace needs no ReferenceGrant: a
+// route in another namespace than its Service is a consumer route, which
+// only affects requests from its own namespace (see Graph.Mesh). GEP-1426
+// allows port (the route then applies to that port's traffic only) and
+// not sectionName: a port the Service does not expose, or a sectionName,
+// leaves the parentRef unattached and is reported. A Service that does
+// not exist is, like a missing Gateway, no parent and no problem.
+func (b *attacher) addMeshParent(id NodeID, i int, p gwv1.ParentReference, parentNS string) {
+	g := b.g
+	field := fmt.Sprintf("spec.parentRefs[%d]", i)
+	if p.SectionName != nil {
+		g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: field + ".sectionName", Message: "a Service parent has no sections (GEP-1426: sectionName is not supported for a Service parentRef; use port); this parentRef is ignored"})
+		return
+	}
+	svc := g.Lookup(Ref{Group: hierarchy.CoreGroup, Kind: hierarchy.ServiceKind.Kind, Namespace: parentNS, Name: string(p.Name)})
+	if svc == None {
+		return
+	}
+	if p.Port != nil && !hasPort(g.Nodes[svc].Object.(*corev1.Service), int32(*p.Port)) {
+		g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: field + ".port", Message: fmt.Sprintf("Service %s/%s has no port %d; this parentRef is ignored", parentNS, p.Name, *p.Port)})
+		return
+	}
+	g.link(g.frontend(svc), id)
+}
+
+func hasPort(svc *corev1.Service, port int32) bool {
+	return slices.ContainsFunc(svc.Spec.Ports, func(sp corev1.ServicePort) bool { return sp.Port == port })
+}
+
+// frontend returns the frontend node of Service node svc, adding it on
+// first use: a root at hierarchy.LevelMeshFrontend with the Service's
+// ref, labels, generation and namespace and the frontend role. It holds
+// no object (the Service node does), so a Service is read, selected and
+// written through one node, and it has no sections: a Service parentRef
+// takes no sectionName.
+func (g *Graph) frontend(svc NodeID) NodeID {
+	s := &g.Nodes[svc]
+	r := s.Ref
+	r.Role = hierarchy.RoleFrontend
+	if id, ok := g.index[r]; ok {
+		return id
+	}
+	return g.add(Node{Ref: r, Level: hierarchy.LevelMeshFrontend, Labels: s.Labels, Generation: s.Generation, Namespace: s.Namespace})
 }
 
 // defaultKinds are the route kinds a listener accepts when allowedRoutes

@@ -786,7 +786,9 @@ func TestBuildParentKinds(t *testing.T) {
 		parent gwv1.ParentReference
 		want   []string // problem fields
 	}{
-		{name: "mesh Service parent", parent: gwv1.ParentReference{Group: ptr(gwv1.Group("")), Kind: ptr(gwv1.Kind("Service")), Name: "svc"}, want: []string{"spec.parentRefs[1]"}},
+		{name: "mesh Service parent with sectionName", parent: gwv1.ParentReference{Group: ptr(gwv1.Group("")), Kind: ptr(gwv1.Kind("Service")), Name: "svc", SectionName: ptr(gwv1.SectionName("http"))}, want: []string{"spec.parentRefs[1].sectionName"}},
+		{name: "mesh Service parent, port it lacks", parent: gwv1.ParentReference{Group: ptr(gwv1.Group("")), Kind: ptr(gwv1.Kind("Service")), Name: "svc", Port: ptr(gwv1.PortNumber(9))}, want: []string{"spec.parentRefs[1].port"}},
+		{name: "core kind other than Service", parent: gwv1.ParentReference{Group: ptr(gwv1.Group("")), Kind: ptr(gwv1.Kind("Pod")), Name: "svc"}, want: []string{"spec.parentRefs[1]"}},
 		{name: "other group", parent: gwv1.ParentReference{Group: ptr(gwv1.Group("example.com")), Kind: ptr(gwv1.Kind("Gateway")), Name: "gw"}, want: []string{"spec.parentRefs[1]"}},
 		{name: "explicit Gateway", parent: gwv1.ParentReference{Group: ptr(gwv1.Group(hierarchy.GatewayGroup)), Kind: ptr(gwv1.Kind("Gateway")), Name: "gw"}},
 	}

@@ -255,3 +255,52 @@ func (g *Graph) Namespaces(path []NodeID) []NodeID {
 	}
 	return out
 }
+
+// Mesh says what a context path is in the mesh: frontend is the Service
+// frontend at its root (hierarchy.RoleFrontend), None for an ingress
+// path; consumer is the namespace of the route below it when that route
+// lives in another namespace than the Service. GEP-1426 calls such a
+// route a consumer route: it applies to requests from its own namespace
+// only, where a producer route (in the Service's namespace, consumer "")
+// applies to requests from every namespace. 001 "Policy Attachment for
+// Mesh": policy "can only apply to requests from the same namespace if
+// the target is in a different namespace".
+//
+// A frontend is a root, so it is the first node of a path, after the
+// Namespaces when path is a context's (they come first): Mesh looks at
+// no more, and costs an ingress path nothing.
+func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
+	for i, id := range path {
+		n := &g.Nodes[id]
+		if n.Level == hierarchy.LevelNamespace {
+			continue
+		}
+		if n.Ref.Role != hierarchy.RoleFrontend {
+			return None, ""
+		}
+		if i+1 < len(path) {
+			if ns := g.Nodes[path[i+1]].Ref.Namespace; ns != n.Ref.Namespace {
+				consumer = ns
+			}
+		}
+		return id, consumer
+	}
+	return None, ""
+}
+
+// ConsumerPolicy reports whether a policy of namespace policyNS attached
+// at node id is a consumer policy: one in another namespace than its
+// target (for a Namespace, the Namespace itself). 001 "Policy Attachment
+// for Mesh": such a policy "can only apply to requests from the same
+// namespace", so on a mesh path it acts only in the contexts of its
+// namespace's consumer routes. A cluster-scoped policy is none.
+func (g *Graph) ConsumerPolicy(policyNS string, id NodeID) bool {
+	if policyNS == "" {
+		return false
+	}
+	r := &g.Nodes[id].Ref
+	if r.GroupKind() == hierarchy.NamespaceKind {
+		return r.Name != policyNS
+	}
+	return r.Namespace != "" && r.Namespace != policyNS
+}

@@ -18,18 +18,22 @@ type Ref struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Section   string `json:"sectionName,omitempty"`
+	// Role tells apart the two nodes of one object (hierarchy.Role): a
+	// Service's frontend, the parent of mesh routes, from the Service as
+	// a backend (no role).
+	Role hierarchy.Role `json:"role,omitempty"`
 }
 
 // API is the ref as Strata's API and documents name objects (v1alpha1.Ref:
 // EffectivePolicy's target and path, the CLI's documents); with FromAPI,
 // the one conversion between the two. Both give the same Key and String.
 func (r Ref) API() strata.Ref {
-	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
+	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section, Role: r.Role.String()}
 }
 
 // FromAPI is the node ref an API ref names.
 func FromAPI(r strata.Ref) Ref {
-	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}
+	return Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName, Role: hierarchy.ParseRole(r.Role)}
 }
 
 // GroupKind of the referenced object.

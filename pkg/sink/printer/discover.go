@@ -57,7 +57,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			}
 			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
 			for _, ctx := range tg.Contexts {
-				w.printf("  via %s\n", via(ctx.Path))
+				w.printf("  via %s\n", viaConsumer(ctx.Path, ctx.Consumer))
 				t := &table{h: h, indent: "    "}
 				t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
 				for _, f := range ctx.Fields {
@@ -147,7 +147,7 @@ func (h Human) explanation(w *errWriter, x *query.Explanation) {
 			where += ", through " + x.Object.String()
 		}
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, where)))
-		w.printf("  via %s\n", via(ch.Path))
+		w.printf("  via %s\n", viaConsumer(ch.Path, ch.Consumer))
 		if len(ch.SetBy) > 0 {
 			w.printf("  value: %s (set by %s)\n", value(ch.Value), strings.Join(ch.SetBy, ", "))
 		} else {

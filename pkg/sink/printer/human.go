@@ -127,6 +127,15 @@ func value(v any) string {
 // objects imply them; the machine formats keep them), an object followed
 // by one of its own sections is written once as Kind ns/name#section, and
 // the target itself (the last node) is left out.
+// viaConsumer is via, then the namespace of a mesh context's consumer
+// route (GEP-1426: the context is that of its namespace's requests only).
+func viaConsumer(path []query.Ref, consumer string) string {
+	if consumer == "" {
+		return via(path)
+	}
+	return via(path) + "; consumer route from namespace " + consumer
+}
+
 func via(path []query.Ref) string {
 	var parts []string
 	for i, r := range path {

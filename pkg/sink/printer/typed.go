@@ -160,6 +160,9 @@ func (e *yamlEmitter) ref(r *strata.Ref) {
 	if r.Namespace != "" {
 		e.field("namespace", r.Namespace)
 	}
+	if r.Role != "" {
+		e.field("role", r.Role)
+	}
 	if r.SectionName != "" {
 		e.field("sectionName", r.SectionName)
 	}

@@ -44,7 +44,7 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 		return m
 	}
 	ref := func() strata.Ref {
-		return strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str()}
+		return strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str(), Role: str()}
 	}
 	refs := func() []strata.Ref {
 		if r.IntN(4) == 0 {

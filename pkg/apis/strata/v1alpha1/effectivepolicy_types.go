@@ -54,11 +54,18 @@ type Ref struct {
 	// SectionName names a section of the object (a Gateway listener, a
 	// route rule); empty for the whole object.
 	SectionName string `json:"sectionName,omitempty"`
+	// Role names the part the object plays when one object is two nodes
+	// of the hierarchy: "frontend" for a Service as the parent of mesh
+	// routes (GEP-1426), as opposed to the same Service as a backend
+	// (empty). Empty for every other object.
+	// +optional
+	Role string `json:"role,omitempty"`
 }
 
 // Key is the ref's locator, `Kind.group:namespace/name#section` (the
 // group left out for the core group): a targetRef and the object it names
 // give the same key. The engine's topology.Ref.Key is the same string.
+// A role follows as `@role` (`Service:ns/foo@frontend`).
 func (r Ref) Key() string {
 	s := r.Kind
 	if r.Group != "" {
@@ -72,10 +79,14 @@ func (r Ref) Key() string {
 	if r.SectionName != "" {
 		s += "#" + r.SectionName
 	}
+	if r.Role != "" {
+		s += "@" + r.Role
+	}
 	return s
 }
 
-// String is the short human form: `Kind namespace/name#section`.
+// String is the short human form: `Kind namespace/name#section`, then
+// ` (role)` for a node with a role.
 func (r Ref) String() string {
 	s := r.Kind + " "
 	if r.Namespace != "" {
@@ -84,6 +95,9 @@ func (r Ref) String() string {
 	s += r.Name
 	if r.SectionName != "" {
 		s += "#" + r.SectionName
+	}
+	if r.Role != "" {
+		s += " (" + r.Role + ")"
 	}
 	return s
 }
