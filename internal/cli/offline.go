@@ -97,6 +97,9 @@ change keep the time they already have. Same input, same bytes.`,
 			policies, targets := status.Policies(res, t), status.Targets(res, t)
 			return printEach(s, func(yield func(map[string]any) bool) {
 				for _, u := range slices.Concat(policies, targets) {
+					if !f.inNamespace(u.GetNamespace()) {
+						continue
+					}
 					if !yield(u.Object) {
 						return
 					}
@@ -125,7 +128,13 @@ func newEffective(s Streams) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printEach(s, effectivepolicy.All(res), o.format)
+			return printEach(s, func(yield func(*effectivepolicy.EffectivePolicy) bool) {
+				for e := range effectivepolicy.All(res) {
+					if f.inNamespace(e.Namespace) && !yield(e) {
+						return
+					}
+				}
+			}, o.format)
 		},
 	}
 	f.bind(c)
