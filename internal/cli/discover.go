@@ -146,7 +146,7 @@ among them, and -A looks in every namespace; KIND is a name, a short name
   strata describe httproutes.gateway.networking.k8s.io/baker -A -f examples/parable/
   strata describe service -n frosting --field-selector metadata.name=tint -f examples/parable/
   strata describe service/b2 -f examples/gep-713/example-3 -o yaml`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
@@ -313,7 +313,7 @@ config or blueprint that set it, its level, and the ones it beat, as
 strata render --values --field prints it.`,
 		Example: `  strata explain service/b2 --field /colors/light -f examples/gep-713/example-3
   strata explain gateway/shop -n team-a --field /tags/exposure --kind BlueprintValues -f examples/blueprints`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
@@ -420,11 +420,14 @@ and json print the PolicyList (docs/cli.md).`,
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch strings.ToLower(args[0]) {
 			case "policies", "policy", "pol":
 			default:
+				if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
+					return fmt.Errorf("get %s: did you mean strata get policies?", args[0])
+				}
 				return fmt.Errorf("get %s: only policies can be listed (strata get policies); use kubectl get for other kinds", args[0])
 			}
 			if err := l.check(); err != nil {
@@ -560,7 +563,7 @@ FILE holds the policy's new version (same kind, namespace and name; the
 namespace may be left out); - reads it from stdin.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
   strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			arg, err := subjectArg(args)
 			if err != nil {
@@ -666,7 +669,7 @@ draws the same bytes. With -n, only that namespace is drawn, with the
 nodes one edge away from it (the Gateway its routes attach to).
 
   strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if format != printer.DOT && format != printer.Mermaid {
 				return fmt.Errorf("--output %q: want dot or mermaid", format)

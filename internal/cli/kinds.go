@@ -46,7 +46,7 @@ your own.`,
 		Example: `  strata kinds --builtin
   strata kinds -f examples/catalogue
   strata kinds --builtin -o yaml > policykinds.yaml`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if err := l.check(); err != nil {
 				return err

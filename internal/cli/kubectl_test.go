@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/strata-dev/strata/pkg/query"
 )
 
 // kubectlWorld is example 3 with labels on its policies and on Service b1.
@@ -66,5 +68,72 @@ func TestKubectlGolden(t *testing.T) {
 			}
 			discoverGolden(t, filepath.Join("testdata/kubectl", c.golden+".golden"), got)
 		})
+	}
+}
+
+// Mistakes get kubectl's kind of help: "did you mean" for kinds, names,
+// sections and fields, and the usage (not cobra's "accepts 1 arg(s)") for
+// a wrong number of arguments. One error line each, exit 1, nothing on
+// stdout; the text is kept in testdata/kubectl/errors.golden.
+func TestKubectlErrors(t *testing.T) {
+	var all strings.Builder
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"kind typo", []string{"describe", "httprote/baker", "-n", "baker", "-f", discParable}},
+		{"policy kind typo", []string{"describe", "retrypolcy/baker-retries", "-n", "baker", "-f", discParable}},
+		{"get kind typo", []string{"get", "policies", "timeoutpolicys", "-f", discParable}},
+		{"get policies typo", []string{"get", "polcies", "-f", discParable}},
+		{"name typo", []string{"describe", "httproute", "bakr", "-n", "baker", "-f", discParable}},
+		{"policy name typo", []string{"impact", "retrypolicy/baker-retry", "-n", "baker", "--delete", "-f", discParable}},
+		{"section typo", []string{"describe", "gateway/storefront#htp", "-n", "infra", "-f", discParable}},
+		{"field typo", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codez", "-f", discParable}},
+		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
+		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"describe without arguments", []string{"describe", "-f", discParable}},
+		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
+		{"explain with three", []string{"explain", "a", "b", "c", "--field", "x", "-f", discParable}},
+		{"get without arguments", []string{"get", "-f", discParable}},
+		{"status with an argument", []string{"status", "httproute/baker", "-f", discParable}},
+		{"kinds with arguments", []string{"kinds", "a", "b"}},
+		{"both forms at once", []string{"describe", "httproute/baker", "baker", "-f", discParable}},
+		{"bad field selector", []string{"get", "policies", "-f", discParable, "--field-selector", "spec.x=1"}},
+		{"bad output", []string{"get", "policies", "-f", discParable, "-o", "jsonpth={.items}"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
+				t.Errorf("want one error line on stderr, got %q", errOut)
+			}
+			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
+		})
+	}
+	discoverGolden(t, "testdata/kubectl/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+}
+
+func TestSuggest(t *testing.T) {
+	for _, c := range []struct {
+		typed string
+		cands []string
+		want  string
+	}{
+		{"httprote", []string{"httproute", "grpcroute", "gateway"}, "; did you mean httproute?"},
+		{"htp", []string{"http", "https", "grpc"}, "; did you mean http?"},
+		{"rule0", []string{"rule-0", "rule-1", "rule-10"}, "; did you mean rule-0?"},
+		{"time", []string{"timeout", "timer", "tint"}, "; did you mean timer or timeout?"},
+		{"bakr", []string{"baker", "batter", "oven"}, "; did you mean baker?"},
+		{"zzz", []string{"baker"}, ""},
+		{"baker", []string{"baker", "bakes"}, ""},
+	} {
+		if got := query.DidYouMean(c.typed, c.cands); got != c.want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.typed, got, c.want)
+		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
 	"k8s.io/kubectl/pkg/cmd/get"
 
@@ -60,6 +62,12 @@ func (l *listFlags) check() error {
 		return nil
 	}
 	_, err := l.print.ToPrinter()
+	if genericclioptions.IsNoCompatiblePrinterError(err) {
+		format, _, _ := strings.Cut(l.format(), "=")
+		if hint := query.DidYouMean(format, l.print.AllowedFormats()); hint != "" {
+			return fmt.Errorf("--output %q: unknown format%s", l.format(), hint)
+		}
+	}
 	return err
 }
 

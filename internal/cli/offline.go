@@ -81,7 +81,7 @@ Conditions need a lastTransitionTime; offline there is no clock worth
 trusting, so changed conditions are stamped with --now, by default the
 newest creationTimestamp in the input. Conditions whose status did not
 change keep the time they already have. Same input, same bytes.`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.check(); err != nil {
 				return err
@@ -119,7 +119,7 @@ func newEffective(s Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "effective [-f PATH... | --with-file PATH...]",
 		Short: "Print the effective policy of every target, in every context, with the source of each field",
-		Args:  cobra.NoArgs,
+		Args:  arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if err := o.check(); err != nil {
 				return err

@@ -75,7 +75,7 @@ e.g. /service/type) and prints every source that set it, the winner first.
 
 A render that fails (a template error, a refused object) prints nothing
 and names the template, the line and the value path.`,
-		Args: cobra.MaximumNArgs(2),
+		Args: arity(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.field != "" && !f.values {
 				return errors.New("--field needs --values")
@@ -461,7 +461,11 @@ func printValues(s Streams, jobs []blueprint.Job, format string, from string, fi
 				}
 			}
 			if len(d.Leaves) == 0 {
-				problems = append(problems, fmt.Sprintf("%s: no value at %s", j.Parent, field))
+				var ptrs []string
+				for _, l := range j.Values.Leaves {
+					ptrs = append(ptrs, l.Pointer)
+				}
+				problems = append(problems, fmt.Sprintf("%s: no value at %s%s", j.Parent, field, query.DidYouMean(field, ptrs)))
 				continue
 			}
 		}

@@ -77,6 +77,9 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	case 1:
 		return KindName{Policy: found[0]}, nil
 	case 0:
+		if hint := suggestKinds(res, name); hint != "" {
+			return KindName{}, fmt.Errorf("unknown kind %q%s (kinds: %s)", name, hint, strings.Join(knownKinds(res), ", "))
+		}
 		return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
 	}
 	var qualified []string
@@ -105,6 +108,43 @@ func Plural(kind string) string {
 		return kind + "es"
 	}
 	return kind + "s"
+}
+
+// suggestKinds is the "did you mean" of a mistyped kind: the kinds one of
+// whose names (ResolveKind's) is close to it, each by its kind name.
+func suggestKinds(res *engine.Result, typed string) string {
+	canonical := map[string]string{}
+	for n, gk := range kindNames {
+		canonical[n] = strings.ToLower(gk.Kind)
+	}
+	for _, k := range res.PolicyKinds() {
+		for _, n := range policyKindNames(k) {
+			canonical[n] = strings.ToLower(k.Kind)
+		}
+	}
+	var kinds []string
+	for _, n := range Suggest(typed, slices.Sorted(maps.Keys(canonical))) {
+		if !slices.Contains(kinds, canonical[n]) {
+			kinds = append(kinds, canonical[n])
+		}
+	}
+	return DidYouMean(typed, kinds)
+}
+
+// KindNames are the names of the kinds a user may type, in full (the
+// hierarchy's kinds and the run's policy kinds, lower case, singular),
+// for shell completion.
+func KindNames(res *engine.Result) []string {
+	out := []string{}
+	for _, row := range hierarchy.Table {
+		if row.Targetable {
+			out = append(out, strings.ToLower(row.Kind))
+		}
+	}
+	for _, k := range res.PolicyKinds() {
+		out = append(out, strings.ToLower(k.Kind))
+	}
+	return out
 }
 
 // knownKinds lists the names to suggest when a kind is unknown.
@@ -143,7 +183,13 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 				in = append(in, p.Namespace)
 			}
 		}
-		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), foundIn(in))
+		var here []string
+		for _, p := range res.Policies {
+			if p.Kind.Key() == k.Policy.Key() && (p.Namespace == ns || p.Namespace == "") {
+				here = append(here, p.Name)
+			}
+		}
+		return Subject{}, fmt.Errorf("%s %s not found%s%s", k.Policy.Kind, id(ns, name), foundIn(in), DidYouMean(name, here))
 	}
 	name, section, _ := strings.Cut(name, "#")
 	info := hierarchy.Kinds[k.Topology]
@@ -157,11 +203,28 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	n := res.Graph.Lookup(ref)
 	if n == topology.None {
 		if section != "" && res.Graph.Lookup(ref.Object()) != topology.None {
-			return Subject{}, fmt.Errorf("%s has no %s named %q", ref.Object(), info.Section, section)
+			return Subject{}, fmt.Errorf("%s has no %s named %q%s", ref.Object(), info.Section, section, DidYouMean(section, Sections(res, ref.Object())))
 		}
-		return Subject{}, fmt.Errorf("%s not found%s", ref, elsewhere(res, k.Topology, name, info.Namespaced))
+		var here []string
+		for _, id := range res.Graph.ByKindIn(k.Topology, ref.Namespace) {
+			here = append(here, res.Graph.Node(id).Ref.Name)
+		}
+		return Subject{}, fmt.Errorf("%s not found%s%s", ref, elsewhere(res, k.Topology, name, info.Namespaced), DidYouMean(name, here))
 	}
 	return Subject{Node: n}, nil
+}
+
+// Sections are the section names of an object, sorted: for "did you
+// mean" and completion.
+func Sections(res *engine.Result, object topology.Ref) []string {
+	var out []string
+	for i := range res.Graph.Nodes {
+		if r := res.Graph.Nodes[i].Ref; r.Section != "" && r.Object() == object {
+			out = append(out, r.Section)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // elsewhere hints at the namespaces where an object of that kind and name
