@@ -36,6 +36,7 @@ type viewFlag struct{ format string }
 
 func (v *viewFlag) bind(c *cobra.Command) {
 	c.Flags().StringVarP(&v.format, "output", "o", "", "output format: yaml or json (default: human-readable)")
+	completeOutput(c, printer.YAML, printer.JSON)
 }
 
 func (v *viewFlag) check() error {
@@ -166,6 +167,7 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	f.bind(c)
 	v.bind(c)
 	sel.bind(c)
+	c.ValidArgsFunction = completeSubject(&f, false)
 	return c
 }
 
@@ -391,6 +393,17 @@ strata render --values --field prints it.`,
 	c.Flags().StringVar(&field, "field", "", "the field: a JSON pointer (/colors/light) or a dotted path (colors.light)")
 	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
 	_ = c.MarkFlagRequired("field")
+	c.ValidArgsFunction = completeSubject(&f, false)
+	_ = c.RegisterFlagCompletionFunc("field", completeField(&f))
+	_ = c.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []string
+		if res := completionLoad(&f); res != nil {
+			for _, k := range res.PolicyKinds() {
+				out = append(out, strings.ToLower(k.Kind))
+			}
+		}
+		return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 
@@ -486,6 +499,7 @@ and json print the PolicyList (docs/cli.md).`,
 	}
 	f.bind(c)
 	l.bind(c)
+	c.ValidArgsFunction = completeGet(&f)
 	return c
 }
 
@@ -637,6 +651,7 @@ namespace may be left out); - reads it from stdin.`,
 	v.bind(c)
 	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
 	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
+	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
 }
 
@@ -692,5 +707,6 @@ nodes one edge away from it (the Gateway its routes attach to).
 	}
 	f.bind(c)
 	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot or mermaid")
+	completeOutput(c, printer.DOT, printer.Mermaid)
 	return c
 }

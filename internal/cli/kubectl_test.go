@@ -137,3 +137,46 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
+
+// Shell completion: what `strata __complete ARGS...` (which the scripts
+// of `strata completion bash|zsh|fish` call) offers, kept in
+// testdata/kubectl/completion.golden: kinds, names from the -f files in
+// the -n namespace, sections, explain's fields (pointers or dotted),
+// namespaces, policy kinds, -o formats.
+func TestCompletion(t *testing.T) {
+	var all strings.Builder
+	for _, args := range [][]string{
+		{"describe", "-f", discParable, "-n", "baker", ""},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/ba"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute", "bu"},
+		{"describe", "-f", discParable, "-A", "retrypolicy/"},
+		{"describe", "-f", discParable, "-n", "infra", "gateway/storefront#"},
+		{"describe", "-f", discParable, "-n", ""},
+		{"describe", "-f", discParable, "-o", ""},
+		{"explain", "httproute/baker", "-n", "baker", "-f", discParable, "--field", ""},
+		{"explain", "httproute/baker", "-n", "baker", "-f", discParable, "--field", "/b"},
+		{"explain", "-f", discParable, "--kind", ""},
+		{"impact", "-f", discParable, ""},
+		{"impact", "-f", discParable, "-n", "frosting", "retrypolicy", ""},
+		{"get", "-f", discParable, ""},
+		{"get", "-f", discParable, "policies", ""},
+		{"get", "-f", discParable, "policies", "-o", "js"},
+		{"graph", "-o", ""},
+		{"render", ""},
+		{"describe", "-f", "testdata/kubectl/no-such-file.yaml", ""},
+	} {
+		out, _, code := strata(t, "", append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		all.WriteString("$ strata __complete " + strings.Join(args, " ") + "\n" + out)
+	}
+	discoverGolden(t, "testdata/kubectl/completion.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		out, errOut, code := strata(t, "", "completion", shell)
+		if code != 0 || !strings.Contains(out, "__complete") {
+			t.Errorf("completion %s: exit %d, %s; script:\n%.200s", shell, code, errOut, out)
+		}
+	}
+}

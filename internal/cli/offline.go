@@ -22,6 +22,7 @@ type outputFlag struct{ format string }
 
 func (o *outputFlag) bind(c *cobra.Command) {
 	c.Flags().StringVarP(&o.format, "output", "o", printer.YAML, "output format: yaml or json")
+	completeOutput(c, printer.YAML, printer.JSON)
 }
 
 func (o *outputFlag) check() error {

@@ -146,6 +146,13 @@ and names the template, the line and the value path.`,
 	c.Flags().BoolVar(&f.values, "values", false, "print the merged values with their sources instead of the objects")
 	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
 	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type) or a dotted path (service.type), as explain --field")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 || strings.Contains(toComplete, "/") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return prefixed([]string{"gateway", "httproute"}, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	completeOutput(c, printer.YAML, printer.JSON)
 	c.Flags().BoolVarP(&allNamespaces, "all-namespaces", "A", false, "with gateway/NAME or httproute/NAME: the one of that name in whichever namespace holds it")
 	kube.AddFlags(c.Flags())
 	c.Flags().StringVar(&f.controllerName, "controller-name", blueprint.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")

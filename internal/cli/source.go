@@ -88,6 +88,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	kube.VisitAll(func(k *pflag.Flag) { f.connection[k.Name] = true })
 	fl.AddFlagSet(kube)
 	f.flags = fl
+	_ = c.RegisterFlagCompletionFunc("namespace", completeNamespace(f))
 }
 
 // sourceMode is the source the flags ask for.
