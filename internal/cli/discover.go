@@ -95,6 +95,7 @@ func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 // could not read objects of that kind (forbidden in the cluster), the
 // answer is that, not "not found".
 func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject, error) {
+	arg = f.subjectAlias(arg)
 	subj, err := query.Resolve(res, arg, ns)
 	if err == nil {
 		return subj, nil
@@ -186,6 +187,7 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
+	kind = f.kindAlias(kind)
 	k, err := query.ResolveKind(res, kind)
 	if err != nil && name == "" {
 		return fmt.Errorf("%w; to describe one object, give KIND/NAME or KIND NAME", err)
@@ -351,7 +353,7 @@ strata render --values --field prints it.`,
 			var only *policykind.Kind
 			onlyName := ""
 			if kind != "" {
-				k, err := query.ResolveKind(res, kind)
+				k, err := query.ResolveKind(res, f.kindAlias(kind))
 				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					onlyName = gk.Kind // known from the records only
 				} else if err != nil {
@@ -459,7 +461,7 @@ and json print the PolicyList (docs/cli.md).`,
 			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
 			var only *schema.GroupKind // a kind known from the records only
 			if len(args) == 2 {
-				k, err := query.ResolveKind(res, args[1])
+				k, err := query.ResolveKind(res, f.kindAlias(args[1]))
 				if gk, ok := f.published.kindNamed(args[1]); err != nil && ok {
 					only = &gk
 				} else if err != nil {

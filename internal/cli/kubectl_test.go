@@ -11,8 +11,9 @@ import (
 // kubectlWorld is example 3 with labels on its policies and on Service b1.
 const kubectlWorld = "testdata/kubectl/labelled.yaml"
 
-// kubectlKind declares its policy kind.
-const kubectlKind = discEx3 + "/kind.yaml"
+// kubectlKind declares its policy kind: example 3's CRD with a short
+// name, cp.
+const kubectlKind = "testdata/kubectl/kind.yaml"
 
 // kubectl's conventions (issue 18): the output flags of kubectl get on
 // the commands that list, selectors, -A and -n, both forms of an object's
@@ -49,6 +50,9 @@ func TestKubectlGolden(t *testing.T) {
 		{"describe-selector", []string{"describe", "service", "-l", "tier=backend", "-f", kubectlKind, "-f", kubectlWorld}},
 		{"describe-field-selector", []string{"describe", "svc", "--field-selector", "metadata.name=tint", "-A", "-f", discParable, "-o", "yaml"}},
 		{"describe-policy-all-namespaces", []string{"describe", "retrypolicy", "icing-retries", "-A", "-f", discParable}},
+		{"describe-short-name", []string{"describe", "cp/p3", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"get-short-name", []string{"get", "policies", "cp", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name"}},
+		{"describe-gtw", []string{"describe", "gtw", "g2", "-f", kubectlKind, "-f", kubectlWorld}},
 		{"describe-none", []string{"describe", "gateway", "-l", "tier=gold", "-f", kubectlKind, "-f", kubectlWorld}},
 		// explain and impact: both forms and -A.
 		{"explain-two-args-all", []string{"explain", "httproute", "tint", "-A", "--field", "path", "-f", discParable}},

@@ -413,9 +413,6 @@ func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, erro
 	if !ok || name == "" {
 		return nil, fmt.Errorf("%q: want gateway/NAME or httproute/NAME", arg)
 	}
-	if strings.EqualFold(kind, "gtw") {
-		kind = "gateway" // accepted before the hierarchy's names were
-	}
 	switch gk, _ := query.HierarchyKind(kind); gk {
 	case hierarchy.GatewayKind, hierarchy.HTTPRouteKind:
 		kind = gk.Kind

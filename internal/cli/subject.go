@@ -2,9 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
@@ -32,7 +34,7 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	if !all {
 		return resolve(f, res, arg, ns)
 	}
-	kind, name, _ := strings.Cut(arg, "/")
+	kind, name, _ := strings.Cut(f.subjectAlias(arg), "/")
 	object, _, _ := strings.Cut(name, "#")
 	k, err := query.ResolveKind(res, kind)
 	if err != nil {
@@ -58,3 +60,35 @@ func (s *selectorFlags) bind(c *cobra.Command) {
 }
 
 func (s *selectorFlags) given() bool { return s.label != "" || s.field != "" }
+
+// kindAlias reads a short name of a policy kind's CRD in the input
+// (spec.names.shortNames, as kubectl reads them: cp for ColorPolicy) as
+// the kind's kind.group, which query.ResolveKind reads; any other name is
+// returned as is.
+func (f *sourceFlags) kindAlias(kind string) string {
+	if f.read == nil || f.read.Snapshot == nil {
+		return kind
+	}
+	snap := f.read.Snapshot
+	for _, crd := range slices.Concat(snap.CRDs, snap.PolicyCRDs) {
+		short, _, _ := unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
+		if !slices.ContainsFunc(short, func(s string) bool { return strings.EqualFold(s, kind) }) {
+			continue
+		}
+		k, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+		g, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+		if k != "" {
+			return k + "." + g
+		}
+	}
+	return kind
+}
+
+// subjectAlias is arg (KIND/NAME...) with its KIND read by kindAlias.
+func (f *sourceFlags) subjectAlias(arg string) string {
+	kind, rest, ok := strings.Cut(arg, "/")
+	if !ok {
+		return f.kindAlias(arg)
+	}
+	return f.kindAlias(kind) + "/" + rest
+}

@@ -36,6 +36,9 @@ var kindNames = func() map[string]schema.GroupKind {
 			m[Plural(row.Kind)+"."+row.Group] = row.GroupKind
 		}
 	}
+	// The short name of Gateway API's Gateway CRD, which kubectl reads
+	// (gw, the hierarchy's, is not the CRD's).
+	m["gtw"] = hierarchy.GatewayKind
 	return m
 }()
 
