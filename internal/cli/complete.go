@@ -29,7 +29,7 @@ func completionLoad(f *sourceFlags) *engine.Result {
 	f.files, f.withFiles = unique(f.files), unique(f.withFiles)
 	res, err := f.load(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
 	if err != nil {
-		cobra.CompDebugln("strata: "+err.Error(), true)
+		cobra.CompDebugln("strata: "+err.Error(), false)
 		return nil
 	}
 	return res

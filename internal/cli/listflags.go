@@ -43,6 +43,28 @@ func newListFlags() *listFlags { return &listFlags{print: get.NewGetPrintFlags()
 
 func (l *listFlags) bind(c *cobra.Command) {
 	l.print.AddFlags(c)
+	l.bindSelectors(c)
+}
+
+// newObjectFlags are listFlags for a command that prints objects, not a
+// table (status, effective): -o is yaml by default, and name, jsonpath,
+// go-template and custom-columns print its objects; no selectors.
+func newObjectFlags(c *cobra.Command) *listFlags {
+	l := newListFlags()
+	*l.print.OutputFormat = printer.YAML
+	l.print.AddFlags(c)
+	return l
+}
+
+// checkObjects is check for newObjectFlags: there is no table.
+func (l *listFlags) checkObjects(c *cobra.Command) error {
+	if l.human() {
+		return fmt.Errorf("--output %q: %s prints objects, not a table: want yaml, json, name, jsonpath=TEMPLATE, go-template=TEMPLATE or custom-columns=SPEC", l.format(), c.Name())
+	}
+	return l.check()
+}
+
+func (l *listFlags) bindSelectors(c *cobra.Command) {
 	c.Flags().StringVarP(&l.selector, "selector", "l", "", "selector (label query) to filter on, supports '=', '==', '!=', 'in', 'notin' (e.g. -l key1=value1,key2=value2); as kubectl")
 	c.Flags().StringVar(&l.fieldSelector, "field-selector", "", "selector (field query) to filter on: metadata.name and metadata.namespace, with '=', '==' and '!=' (e.g. --field-selector metadata.namespace=baker); as kubectl")
 }
@@ -64,9 +86,8 @@ func (l *listFlags) check() error {
 	_, err := l.print.ToPrinter()
 	if genericclioptions.IsNoCompatiblePrinterError(err) {
 		format, _, _ := strings.Cut(l.format(), "=")
-		if hint := query.DidYouMean(format, l.print.AllowedFormats()); hint != "" {
-			return fmt.Errorf("--output %q: unknown format%s", l.format(), hint)
-		}
+		allowed := l.print.AllowedFormats()
+		return fmt.Errorf("--output %q: unknown format%s (formats: %s)", l.format(), query.DidYouMean(format, allowed), strings.Join(allowed, ", "))
 	}
 	return err
 }
@@ -77,6 +98,9 @@ func (l *listFlags) plain() bool {
 	h := l.print.HumanReadableFlags
 	return l.format() == "" && !*l.print.NoHeaders && !*h.ShowLabels && *h.SortBy == "" && len(*h.ColumnLabels) == 0
 }
+
+// sorted reports whether --sort-by is given.
+func (l *listFlags) sorted() bool { return *l.print.HumanReadableFlags.SortBy != "" }
 
 // selection is -l and --field-selector.
 func (l *listFlags) selection() (query.Selector, error) {
