@@ -61,6 +61,8 @@ func TestKubectlGolden(t *testing.T) {
 		{"status-custom-columns", []string{"status", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.kind,NAME:.metadata.name,ANCESTORS:.status.ancestors[*].ancestorRef.name"}},
 		{"status-sorted-name", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name", "--sort-by", ".metadata.name"}},
 		{"effective-jsonpath", []string{"effective", "-n", "frosting", "-f", discParable, "-o", `jsonpath={range .items[*]}{.target.kind}/{.target.name}: {.policies[*].kind}{"\n"}{end}`}},
+		{"effective-selector", []string{"effective", "-f", discParable, "-l", "strata.dev/target-kind=Service", "--field-selector", "metadata.namespace=frosting", "-o", "name"}},
+		{"status-field-selector", []string{"status", "-f", discParable, "--field-selector", "metadata.name=icing-retries"}},
 		// -n on the commands that print everything.
 		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},

@@ -48,16 +48,22 @@ func (l *listFlags) bind(c *cobra.Command) {
 
 // newObjectFlags are listFlags for a command that prints objects, not a
 // table (status, effective): -o is yaml by default, and name, jsonpath,
-// go-template and custom-columns print its objects; no selectors.
+// go-template and custom-columns print its objects; -l and
+// --field-selector choose among them by their own labels, name and
+// namespace.
 func newObjectFlags(c *cobra.Command) *listFlags {
 	l := newListFlags()
 	*l.print.OutputFormat = printer.YAML
 	l.print.AddFlags(c)
+	l.bindSelectors(c)
 	return l
 }
 
 // checkObjects is check for newObjectFlags: there is no table.
 func (l *listFlags) checkObjects(c *cobra.Command) error {
+	if _, err := l.selection(); err != nil {
+		return err
+	}
 	if l.human() {
 		return fmt.Errorf("--output %q: %s prints objects, not a table: want yaml, json, name, jsonpath=TEMPLATE, go-template=TEMPLATE or custom-columns=SPEC", l.format(), c.Name())
 	}

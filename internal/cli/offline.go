@@ -88,9 +88,10 @@ custom-columns print the same objects; --sort-by orders them.`,
 			if err != nil {
 				return err
 			}
+			sel, _ := l.selection()
 			var objects []runtime.Object
 			for _, u := range slices.Concat(status.Policies(res, t), status.Targets(res, t)) {
-				if f.inNamespace(u.GetNamespace()) {
+				if f.inNamespace(u.GetNamespace()) && sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
 					objects = append(objects, u)
 				}
 			}
@@ -116,6 +117,7 @@ that namespace's targets (and cluster-scoped ones).
 -o takes kubectl's formats too: name, jsonpath, go-template and
 custom-columns print the same objects; --sort-by orders them.`,
 		Example: `  strata effective -f examples/parable/
+  strata effective -A -f examples/parable/ -l strata.dev/target-kind=Service -o name
   strata effective -n frosting -f examples/parable/ -o custom-columns=TARGET:.target.name,KINDS:.policies[*].kind`,
 		Args: arity(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -126,9 +128,13 @@ custom-columns print the same objects; --sort-by orders them.`,
 			if err != nil {
 				return err
 			}
+			sel, _ := l.selection()
 			items := func(yield func(*effectivepolicy.EffectivePolicy) bool) {
 				for e := range effectivepolicy.All(res) {
-					if f.inNamespace(e.Namespace) && !yield(e) {
+					if !f.inNamespace(e.Namespace) || !sel.Matches(e.Labels, e.Namespace, e.Name) {
+						continue
+					}
+					if !yield(e) {
 						return
 					}
 				}
