@@ -23,8 +23,14 @@ import (
 // columns are two spaces apart, as Strata's other tables (kubectl's own
 // are three): with no option set, the bytes are those of the human
 // format's table without colors.
+//
+// The printer flushes every 100 rows, to bound memory, and pads the
+// header to the widest cell of each column so that the first flush sets
+// the widths; RememberWidths keeps them for the next flushes, as
+// kubectl's own tabwriter does. Without it, rows after the hundredth
+// were aligned on their own.
 func PrintTable(w io.Writer, t *metav1.Table, opts printers.PrintOptions) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.RememberWidths)
 	if err := printers.NewTablePrinter(opts).PrintObj(t, tw); err != nil {
 		return err
 	}
