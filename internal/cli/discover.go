@@ -182,8 +182,12 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
+	var scope func(*engine.Result) []topology.NodeID
+	if name != "" && f.allNamespaces && sel.Empty() {
+		scope = everywhereScope(f, kind, name)
+	}
 	f.answersFromRecords = true
-	res, err := f.load(s)
+	res, err := f.loadScoped(s, scope)
 	if err != nil {
 		return err
 	}
@@ -233,7 +237,10 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		}
 		docs = append(docs, d)
 	}
-	if v.format != "" {
+	switch {
+	case v.format != "" && name != "" && len(docs) == 1:
+		return v.print(s, docs[0]) // KIND/NAME -A: the one object, as without -A
+	case v.format != "":
 		return v.print(s, printer.List(docs))
 	}
 	for i, d := range docs {
@@ -275,6 +282,33 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 		f.published.describe(d, res, subj.Node)
 	}
 	return v.print(s, d)
+}
+
+// everywhereScope is subjectScope for KIND/NAME -A: the union of the
+// scopes of the object of that name in every namespace that holds one;
+// nil (the complete run) when any of them would be, or none is found.
+func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		kind := f.kindAlias(kind)
+		k, err := query.ResolveKind(res, kind)
+		if err != nil || k.Policy != nil {
+			return nil
+		}
+		object, _, _ := strings.Cut(name, "#")
+		var ids []topology.NodeID
+		for _, ns := range query.Namespaces(res, k, object) {
+			subj, err := query.Resolve(res, kind+"/"+name, ns)
+			if err != nil || subj.Policy != nil {
+				return nil
+			}
+			sc := query.Scope(res, subj.Node)
+			if len(sc) == 0 {
+				return nil
+			}
+			ids = append(ids, sc...)
+		}
+		return ids
+	}
 }
 
 // subjectScope is the engine.RunScoped scope of a question about the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -187,6 +189,26 @@ func TestCompletion(t *testing.T) {
 		out, errOut, code := strata(t, "", "completion", shell)
 		if code != 0 || !strings.Contains(out, "__complete") {
 			t.Errorf("completion %s: exit %d, %s; script:\n%.200s", shell, code, errOut, out)
+		}
+	}
+}
+
+// describe KIND/NAME -A runs the engine scoped to the object wherever it
+// is, and answers what -n with its namespace answers, to the byte.
+func TestDescribeEverywhereMatchesNamespace(t *testing.T) {
+	for _, c := range []struct{ arg, ns string }{
+		{"httproute/baker", "baker"},
+		{"service/tint", "frosting"},
+		{"gateway/storefront", "infra"},
+		{"gateway/storefront#http", "infra"},
+		{"retrypolicy/icing-retries", "frosting"},
+	} {
+		for _, format := range []string{"", "yaml"} {
+			in, errIn, _ := strata(t, "", "describe", c.arg, "-n", c.ns, "-f", discParable, "-o", format)
+			all, errAll, _ := strata(t, "", "describe", c.arg, "-A", "-f", discParable, "-o", format)
+			if in != all || errIn != errAll || in == "" {
+				t.Errorf("describe %s -o %q: -A differs from -n %s:\n%s", c.arg, format, c.ns, cmp.Diff(in+errIn, all+errAll))
+			}
 		}
 	}
 }
