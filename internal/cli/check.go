@@ -54,7 +54,7 @@ working directory.`,
 		Example: `  strata check -f deploy/
   strata check -f deploy/ --fail-on invalid,conflicted,targetnotfound,overridden,unused
   strata check -f deploy/ -o sarif > strata.sarif`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if err := checkClasses(failOn); err != nil {
 				return err

@@ -43,7 +43,7 @@ git diff --exit-code.`,
 		Example: `  strata diff -f base/deploy/ --against head/deploy/
   strata diff -f base/deploy/ --against head/deploy/ -o markdown > comment.md
   strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			switch format {
 			case "", printer.YAML, printer.JSON, printer.Markdown:

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
@@ -35,6 +36,7 @@ type viewFlag struct{ format string }
 
 func (v *viewFlag) bind(c *cobra.Command) {
 	c.Flags().StringVarP(&v.format, "output", "o", "", "output format: yaml or json (default: human-readable)")
+	completeOutput(c, printer.YAML, printer.JSON)
 }
 
 func (v *viewFlag) check() error {
@@ -93,6 +95,7 @@ func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 // could not read objects of that kind (forbidden in the cluster), the
 // answer is that, not "not found".
 func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject, error) {
+	arg = f.subjectAlias(arg)
 	subj, err := query.Resolve(res, arg, ns)
 	if err == nil {
 		return subj, nil
@@ -117,8 +120,9 @@ func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
 func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
+	var sel selectorFlags
 	c := &cobra.Command{
-		Use:   "describe KIND/NAME",
+		Use:   "describe (KIND/NAME | KIND NAME | KIND [-l SELECTOR])",
 		Short: "Show the policies affecting an object and the effective policy in force, field by field",
 		Long: `Describes an object (gateway, httproute, service, namespace, gatewayclass;
 KIND/NAME#SECTION for a listener, rule or named port) in namespace -n:
@@ -133,20 +137,123 @@ kind whose effective targets are Services), the targets below it are
 shown, in the contexts that pass through it.
 
 KIND may also be a policy kind (retrypolicy/NAME): then the policy is
-described, with its status and every target it reaches.`,
+described, with its status and every target it reaches.
+
+As with kubectl describe: KIND NAME is KIND/NAME; KIND alone describes
+every object of the kind in the namespace, -l and --field-selector choose
+among them, and -A looks in every namespace; KIND is a name, a short name
+(gw, svc) or resource.group (httproutes.gateway.networking.k8s.io).`,
 		Example: `  strata describe httproute/baker -n baker -f examples/parable/
+  strata describe httproute baker -n baker -f examples/parable/
+  strata describe httproutes.gateway.networking.k8s.io/baker -A -f examples/parable/
+  strata describe service -n frosting --field-selector metadata.name=tint -f examples/parable/
   strata describe service/b2 -f examples/gep-713/example-3 -o yaml`,
-		Args: cobra.ExactArgs(1),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
 			}
-			return describe(s, &f, &v, args[0], namespaceOf(c, &f), scoped)
+			ns := namespaceOf(c, &f)
+			if len(args) == 1 && !strings.Contains(args[0], "/") || sel.given() || f.allNamespaces {
+				kind, name, _ := strings.Cut(strings.Join(args, "/"), "/")
+				return describeMany(s, &f, &v, &sel, kind, name, ns)
+			}
+			arg, err := subjectArg(args)
+			if err != nil {
+				return err
+			}
+			return describe(s, &f, &v, arg, ns, scoped)
 		},
 	}
 	f.bind(c)
 	v.bind(c)
+	sel.bind(c)
+	c.ValidArgsFunction = completeSubject(&f, false)
 	return c
+}
+
+// describeMany describes the objects of a kind the command line chose,
+// as kubectl describe does: KIND alone (every object of the kind in the
+// namespace), -l or --field-selector among them, or -A (KIND/NAME in
+// every namespace, KIND in all of them). People get one description after
+// another, programs a v1 List of them.
+func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string) error {
+	sel, err := query.ParseSelector(sf.label, sf.field)
+	if err != nil {
+		return err
+	}
+	var scope func(*engine.Result) []topology.NodeID
+	if name != "" && f.allNamespaces && sel.Empty() {
+		scope = everywhereScope(f, kind, name)
+	}
+	f.answersFromRecords = true
+	res, err := f.loadScoped(s, scope)
+	if err != nil {
+		return err
+	}
+	kind = f.kindAlias(kind)
+	k, err := query.ResolveKind(res, kind)
+	if err != nil && name == "" {
+		return fmt.Errorf("%w; to describe one object, give KIND/NAME or KIND NAME", err)
+	} else if err != nil {
+		return err
+	}
+	var subjects []query.Subject
+	if object, _, _ := strings.Cut(name, "#"); name != "" && f.allNamespaces {
+		// KIND/NAME[#SECTION] -A: wherever it is.
+		for _, n := range query.Namespaces(res, k, object) {
+			subj, err := resolve(f, res, kind+"/"+name, n)
+			if err != nil {
+				return err
+			}
+			subjects = append(subjects, subj)
+		}
+	} else {
+		subjects = query.Subjects(res, k, name, ns, f.allNamespaces, sel)
+	}
+	if len(subjects) == 0 {
+		if name != "" && sel.Empty() {
+			_, err := resolve(f, res, kind+"/"+name, ns)
+			if err != nil {
+				return err
+			}
+		}
+		where := "in " + ns + " namespace"
+		if f.allNamespaces {
+			where = "in any namespace"
+		}
+		_, err := fmt.Fprintf(s.Err, "No resources found %s.\n", where)
+		return err
+	}
+	docs := make([]any, 0, len(subjects))
+	for _, subj := range subjects {
+		if subj.Policy != nil {
+			docs = append(docs, query.DescribePolicy(res, subj.Policy))
+			continue
+		}
+		d := query.Describe(res, subj.Node)
+		if f.published != nil {
+			f.published.describe(d, res, subj.Node)
+		}
+		docs = append(docs, d)
+	}
+	switch {
+	case v.format != "" && name != "" && len(docs) == 1:
+		return v.print(s, docs[0]) // KIND/NAME -A: the one object, as without -A
+	case v.format != "":
+		return v.print(s, printer.List(docs))
+	}
+	for i, d := range docs {
+		if i > 0 {
+			if _, err := io.WriteString(s.Out, "\n"); err != nil {
+				return err
+			}
+		}
+		if err := v.print(s, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // describe answers `strata describe ARG` in namespace ns. With scoped, the
@@ -177,6 +284,33 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	return v.print(s, d)
 }
 
+// everywhereScope is subjectScope for KIND/NAME -A: the union of the
+// scopes of the object of that name in every namespace that holds one;
+// nil (the complete run) when any of them would be, or none is found.
+func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		kind := f.kindAlias(kind)
+		k, err := query.ResolveKind(res, kind)
+		if err != nil || k.Policy != nil {
+			return nil
+		}
+		object, _, _ := strings.Cut(name, "#")
+		var ids []topology.NodeID
+		for _, ns := range query.Namespaces(res, k, object) {
+			subj, err := query.Resolve(res, kind+"/"+name, ns)
+			if err != nil || subj.Policy != nil {
+				return nil
+			}
+			sc := query.Scope(res, subj.Node)
+			if len(sc) == 0 {
+				return nil
+			}
+			ids = append(ids, sc...)
+		}
+		return ids
+	}
+}
+
 // subjectScope is the engine.RunScoped scope of a question about the
 // object or section that KIND/NAME names: its node and everything below
 // (query.Scope). It is nil, asking for the complete run, when the
@@ -202,7 +336,7 @@ func newExplainScoped(s Streams, scoped bool) *cobra.Command {
 	var v viewFlag
 	var field, kind string
 	c := &cobra.Command{
-		Use:   "explain KIND/NAME --field PATH",
+		Use:   "explain (KIND/NAME | KIND NAME) --field PATH",
 		Short: "Explain why one field of an object's effective policy has its value",
 		Long: `For one field of the effective policy (a JSON pointer, /colors/light, or a
 dotted path, colors.light), in every context of the object where the field
@@ -217,9 +351,13 @@ config or blueprint that set it, its level, and the ones it beat, as
 strata render --values --field prints it.`,
 		Example: `  strata explain service/b2 --field /colors/light -f examples/gep-713/example-3
   strata explain gateway/shop -n team-a --field /tags/exposure --kind BlueprintValues -f examples/blueprints`,
-		Args: cobra.ExactArgs(1),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
+				return err
+			}
+			arg, err := subjectArg(args)
+			if err != nil {
 				return err
 			}
 			ptr, err := query.FieldPointer(field)
@@ -228,28 +366,28 @@ strata render --values --field prints it.`,
 			}
 			ns := namespaceOf(c, &f)
 			if strings.EqualFold(kind, blueprint.ValuesKind) {
-				return explainValues(s, &f, v.format, args[0], ns, ptr)
+				return explainValues(s, &f, v.format, arg, ns, ptr)
 			}
 			var scope func(*engine.Result) []topology.NodeID
-			if scoped {
-				scope = subjectScope(args[0], ns)
+			if scoped && !f.allNamespaces {
+				scope = subjectScope(arg, ns)
 			}
 			f.answersFromRecords = true
 			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}
-			subj, err := resolve(&f, res, args[0], ns)
+			subj, err := pickSubject(&f, res, arg, ns, f.allNamespaces)
 			if err != nil {
 				return err
 			}
 			if subj.Policy != nil {
-				return fmt.Errorf("explain takes an object (gateway, httproute, service...), not a policy: try strata describe %s", args[0])
+				return fmt.Errorf("explain takes an object (gateway, httproute, service...), not a policy: try strata describe %s", arg)
 			}
 			var only *policykind.Kind
 			onlyName := ""
 			if kind != "" {
-				k, err := query.ResolveKind(res, kind)
+				k, err := query.ResolveKind(res, f.kindAlias(kind))
 				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					onlyName = gk.Kind // known from the records only
 				} else if err != nil {
@@ -281,7 +419,7 @@ strata render --values --field prints it.`,
 				return err
 			}
 			if x == nil {
-				return fmt.Errorf("field %s is not set on %s by any %s", ptr, args[0], onlyName)
+				return fmt.Errorf("field %s is not set on %s by any %s", ptr, arg, onlyName)
 			}
 			return v.print(s, x)
 		},
@@ -291,12 +429,23 @@ strata render --values --field prints it.`,
 	c.Flags().StringVar(&field, "field", "", "the field: a JSON pointer (/colors/light) or a dotted path (colors.light)")
 	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
 	_ = c.MarkFlagRequired("field")
+	c.ValidArgsFunction = completeSubject(&f, false)
+	_ = c.RegisterFlagCompletionFunc("field", completeField(&f))
+	_ = c.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []string
+		if res := completionLoad(&f); res != nil {
+			for _, k := range res.PolicyKinds() {
+				out = append(out, strings.ToLower(k.Kind))
+			}
+		}
+		return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 
 func newGet(s Streams) *cobra.Command {
 	var f sourceFlags
-	var v viewFlag
+	l := newListFlags()
 	c := &cobra.Command{
 		Use:   "get policies [KIND]",
 		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
@@ -308,17 +457,33 @@ force (GEP-713: "How many things does this Policy affect?").
 
 The namespace is -n; -A lists all namespaces; reading files without -n
 lists every namespace of the files. Cluster-scoped policies are always
-listed.`,
+listed. -l and --field-selector choose policies as kubectl does.
+
+The output flags are kubectl get's: -o wide adds the kind's group, whether
+Strata manages it and the creation time; --no-headers, --show-labels, -L
+and --sort-by act on the table; -o name, jsonpath, go-template and
+custom-columns print the policy objects themselves (a v1 List); -o yaml
+and json print the PolicyList (docs/cli.md).`,
 		Example: `  strata get policies -A -f examples/parable/
-  strata get policies retrypolicy -n baker -f examples/parable/ -o json`,
-		Args: cobra.RangeArgs(1, 2),
+  strata get policies retrypolicy -n baker -f examples/parable/ -o json
+  strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
+  strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
+  strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			switch strings.ToLower(args[0]) {
 			case "policies", "policy", "pol":
 			default:
+				if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
+					return fmt.Errorf("get %s: did you mean strata get policies?", args[0])
+				}
 				return fmt.Errorf("get %s: only policies can be listed (strata get policies); use kubectl get for other kinds", args[0])
 			}
-			if err := v.check(); err != nil {
+			if err := l.check(); err != nil {
+				return err
+			}
+			sel, err := l.selection()
+			if err != nil {
 				return err
 			}
 			f.answersFromRecords = true
@@ -327,10 +492,10 @@ listed.`,
 				return err
 			}
 			ns, all := f.namespaceScope()
-			filter := query.Filter{Namespace: ns, AllNamespaces: all}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
 			var only *schema.GroupKind // a kind known from the records only
 			if len(args) == 2 {
-				k, err := query.ResolveKind(res, args[1])
+				k, err := query.ResolveKind(res, f.kindAlias(args[1]))
 				if gk, ok := f.published.kindNamed(args[1]); err != nil && ok {
 					only = &gk
 				} else if err != nil {
@@ -345,19 +510,87 @@ listed.`,
 					only = &gk
 				}
 			}
-			l := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindPolicyList}, Items: []query.PolicySummary{}}
+			pl := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindPolicyList}, Items: []query.PolicySummary{}}
 			if only == nil || filter.Kind != nil {
-				l = query.Policies(res, filter)
+				pl = query.Policies(res, filter)
 			}
 			if f.published != nil {
-				f.published.policies(l, res, ns, all, only)
+				f.published.policies(pl, res, ns, all, only)
 			}
-			return v.print(s, l)
+			objects := policyObjects(res, pl)
+			if !sel.Empty() && f.published != nil {
+				// The policies known from the published records only
+				// have no labels: choose them by name and namespace.
+				items := []query.PolicySummary{}
+				var objs []runtime.Object
+				for i, p := range pl.Items {
+					if u := objects[i].(*unstructured.Unstructured); sel.Matches(u.GetLabels(), p.Namespace, p.Name) {
+						items, objs = append(items, p), append(objs, u)
+					}
+				}
+				pl.Items, objects = items, objs
+			}
+			return printPolicies(s, l, pl, objects)
 		},
 	}
 	f.bind(c)
-	v.bind(c)
+	l.bind(c)
+	c.ValidArgsFunction = completeGet(&f)
 	return c
+}
+
+// policyObjects are the policy objects of l's items, in its order: the
+// objects read, or for a policy known from the published records only,
+// an object with its kind, namespace and name.
+func policyObjects(res *engine.Result, l *query.PolicyList) []runtime.Object {
+	byRef := make(map[query.PolicyRef]*unstructured.Unstructured, len(res.Policies))
+	for _, p := range res.Policies {
+		if p.Object != nil {
+			byRef[query.PolicyRefOf(p)] = p.Object
+		}
+	}
+	out := make([]runtime.Object, len(l.Items))
+	for i, p := range l.Items {
+		if u, ok := byRef[p.PolicyRef]; ok {
+			out[i] = u
+			continue
+		}
+		u := &unstructured.Unstructured{}
+		u.SetAPIVersion(schema.GroupVersion{Group: p.Group}.String())
+		u.SetKind(p.Kind)
+		u.SetNamespace(p.Namespace)
+		u.SetName(p.Name)
+		out[i] = u
+	}
+	return out
+}
+
+// printPolicies prints a PolicyList as listFlags ask (see listFlags):
+// objects[i] is the object of l.Items[i].
+func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, objects []runtime.Object) error {
+	order, err := lf.order(objects)
+	if err != nil {
+		return err
+	}
+	l.Items, objects = reorder(l.Items, order), reorder(objects, order)
+	switch {
+	case lf.human() && lf.plain() && colorful(s.Out):
+		return (&viewFlag{}).print(s, l)
+	case lf.human():
+		if len(l.Items) == 0 {
+			_, err := io.WriteString(s.Out, "No policies found.\n")
+			return err
+		}
+		var buf bytes.Buffer
+		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
+			return err
+		}
+		_, err := s.Out.Write(buf.Bytes())
+		return err
+	case lf.document():
+		return (&viewFlag{format: lf.format()}).print(s, l)
+	}
+	return lf.printObjects(s, objects)
 }
 
 func newImpact(s Streams) *cobra.Command {
@@ -366,7 +599,7 @@ func newImpact(s Streams) *cobra.Command {
 	var del bool
 	var replace string
 	c := &cobra.Command{
-		Use:   "impact POLICY-KIND/NAME (--delete | --replace FILE)",
+		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE)",
 		Short: "Show what would change if a policy were deleted or replaced",
 		Long: `Computes the effective policies twice, as they are and without the policy
 (--delete) or with its new version from FILE (--replace; -f is the source
@@ -380,8 +613,12 @@ FILE holds the policy's new version (same kind, namespace and name; the
 namespace may be left out); - reads it from stdin.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
   strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3`,
-		Args: cobra.ExactArgs(1),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
+			arg, err := subjectArg(args)
+			if err != nil {
+				return err
+			}
 			if del == (replace != "") {
 				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version")
 			}
@@ -390,7 +627,6 @@ namespace may be left out); - reads it from stdin.`,
 			}
 			var repl *unstructured.Unstructured
 			if replace != "" {
-				var err error
 				if repl, err = readOne(replace, s.In); err != nil {
 					return err
 				}
@@ -400,13 +636,13 @@ namespace may be left out); - reads it from stdin.`,
 			if err != nil {
 				return err
 			}
-			subj, err := resolve(&f, before, args[0], namespaceOf(c, &f))
-			if kind, name, _ := strings.Cut(args[0], "/"); err != nil && name != "" {
+			subj, err := pickSubject(&f, before, arg, namespaceOf(c, &f), f.allNamespaces)
+			if kind, name, _ := strings.Cut(arg, "/"); err != nil && name != "" {
 				// A policy of a kind the user cannot read: what its
 				// deletion changes, from the records.
 				if gk, ok := f.published.kindNamed(kind); ok {
 					if !del {
-						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", args[0], gk.Kind)
+						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
 					}
 					im, found := f.published.impactOfDelete(gk, namespaceOf(c, &f), name)
 					if !found {
@@ -451,6 +687,7 @@ namespace may be left out); - reads it from stdin.`,
 	v.bind(c)
 	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
 	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
+	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
 }
 
@@ -479,10 +716,11 @@ func newGraph(s Streams) *cobra.Command {
 edges from parents to children, and every policy with dashed edges to the
 nodes it is attached to. Namespaces are clusters holding their objects and
 policies. Node identifiers follow the objects' locators, so the same input
-draws the same bytes.
+draws the same bytes. With -n, only that namespace is drawn, with the
+nodes one edge away from it (the Gateway its routes attach to).
 
   strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if format != printer.DOT && format != printer.Mermaid {
 				return fmt.Errorf("--output %q: want dot or mermaid", format)
@@ -492,7 +730,11 @@ draws the same bytes.
 				return err
 			}
 			var buf bytes.Buffer
-			if err := printer.PrintDiagram(&buf, query.Map(res), format); err != nil {
+			d := query.Map(res)
+			if ns := f.onlyNamespace(); ns != "" {
+				d = query.Within(d, ns)
+			}
+			if err := printer.PrintDiagram(&buf, d, format); err != nil {
 				return err
 			}
 			_, err = s.Out.Write(buf.Bytes())
@@ -501,5 +743,6 @@ draws the same bytes.
 	}
 	f.bind(c)
 	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot or mermaid")
+	completeOutput(c, printer.DOT, printer.Mermaid)
 	return c
 }

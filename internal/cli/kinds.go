@@ -3,16 +3,19 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"sort"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
@@ -22,7 +25,7 @@ const SourceAnnotation = "strata.dev/declared-by"
 
 func newKinds(s Streams) *cobra.Command {
 	var f sourceFlags
-	var format string
+	l := newListFlags()
 	var catalogue bool
 	c := &cobra.Command{
 		Use:   "kinds [-f PATH... | --with-file PATH... | --builtin]",
@@ -43,10 +46,14 @@ your own.`,
 		Example: `  strata kinds --builtin
   strata kinds -f examples/catalogue
   strata kinds --builtin -o yaml > policykinds.yaml`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			if format != "" && format != printer.YAML && format != printer.JSON {
-				return fmt.Errorf("--output %q: want yaml or json", format)
+			if err := l.check(); err != nil {
+				return err
+			}
+			sel, err := l.selection()
+			if err != nil {
+				return err
 			}
 			var kinds []*policykind.Kind
 			if catalogue {
@@ -76,48 +83,95 @@ your own.`,
 				}
 				kinds = res.PolicyKinds()
 			}
-			if format != "" {
-				return print(s, kindList(kinds), format)
+			decls := kindDeclarations(kinds)
+			if !sel.Empty() {
+				var keptKinds []*policykind.Kind
+				var kept []policykind.Declaration
+				for i, d := range decls {
+					if sel.Matches(d.Labels, "", d.Name) {
+						keptKinds, kept = append(keptKinds, kinds[i]), append(kept, d)
+					}
+				}
+				kinds, decls = keptKinds, kept
 			}
-			var buf bytes.Buffer
-			tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "KIND\tGROUP\tCLASS\tMANAGED\tTARGETS\tEFFECTIVE TARGETS\tDEFAULT\tSOURCE")
-			for _, k := range kinds {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%t\t%s\t%s\t%s\t%s\n", k.Kind, dash(k.Group), k.Class, k.Managed,
-					kindNames(targetKindsOf(k)), effectiveNames(k), k.Default.String(), k.Source)
+			objects := make([]runtime.Object, len(decls))
+			for i := range decls {
+				objects[i] = &decls[i]
 			}
-			if err := tw.Flush(); err != nil {
+			order, err := l.order(objects)
+			if err != nil {
 				return err
 			}
-			if len(kinds) == 0 {
-				buf.Reset()
-				buf.WriteString("No policy kind is declared or used by the input.\n")
+			kinds, objects = reorder(kinds, order), reorder(objects, order)
+			switch {
+			case l.document():
+				return print(s, printer.List(reorder(kindItems(decls), order)), l.format())
+			case !l.human():
+				return l.printObjects(s, objects)
+			case len(kinds) == 0:
+				_, err := io.WriteString(s.Out, "No policy kind is declared or used by the input.\n")
+				return err
 			}
-			_, err := s.Out.Write(buf.Bytes())
+			t := &metav1.Table{ColumnDefinitions: kindColumns}
+			for i, k := range kinds {
+				t.Rows = append(t.Rows, metav1.TableRow{
+					Cells: []any{k.Kind, dash(k.Group), string(k.Class), strconv.FormatBool(k.Managed),
+						kindNames(targetKindsOf(k)), effectiveNames(k), k.Default.String(), k.Source},
+					Object: runtime.RawExtension{Object: objects[i]},
+				})
+			}
+			var buf bytes.Buffer
+			if err := printer.PrintTable(&buf, t, l.tableOptions()); err != nil {
+				return err
+			}
+			_, err = s.Out.Write(buf.Bytes())
 			return err
 		},
 	}
 	f.bind(c)
+	l.bind(c)
 	c.Flags().BoolVar(&catalogue, "builtin", false, "list the built-in catalogue instead of reading an input")
-	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml or json (default: a table)")
 	return c
 }
 
-// kindList is the kinds as a v1 List of PolicyKind objects.
-func kindList(kinds []*policykind.Kind) map[string]any {
-	items := make([]any, 0, len(kinds))
+// kindColumns are the columns of `strata kinds`.
+var kindColumns = []metav1.TableColumnDefinition{
+	{Name: "Kind", Type: "string"},
+	{Name: "Group", Type: "string"},
+	{Name: "Class", Type: "string"},
+	{Name: "Managed", Type: "string"},
+	{Name: "Targets", Type: "string"},
+	{Name: "Effective Targets", Type: "string"},
+	{Name: "Default", Type: "string"},
+	{Name: "Source", Type: "string"},
+}
+
+// kindItems are declarations as the items of a List.
+func kindItems(decls []policykind.Declaration) []any {
+	items := make([]any, len(decls))
+	for i, d := range decls {
+		items[i] = d
+	}
+	return items
+}
+
+// kindDeclarations are the kinds as PolicyKind objects, annotated with
+// their source: what -o yaml prints and what -o name, jsonpath and
+// custom-columns read.
+func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
+	out := make([]policykind.Declaration, 0, len(kinds))
 	for _, k := range kinds {
 		d := policykind.Declaration{
 			TypeMeta: metav1.TypeMeta{APIVersion: policykind.Group + "/" + policykind.Version, Kind: policykind.KindName},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:        strings.ToLower(k.Kind) + "s." + k.Group,
+				Name:        query.Plural(k.Kind) + "." + k.Group,
 				Annotations: map[string]string{SourceAnnotation: k.Source},
 			},
 			Spec: k.Spec,
 		}
-		items = append(items, d)
+		out = append(out, d)
 	}
-	return printer.List(items)
+	return out
 }
 
 func targetKindsOf(k *policykind.Kind) []schema.GroupKind {

@@ -10,26 +10,14 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
-
-// outputFlag is -o for commands that print machine formats only.
-type outputFlag struct{ format string }
-
-func (o *outputFlag) bind(c *cobra.Command) {
-	c.Flags().StringVarP(&o.format, "output", "o", printer.YAML, "output format: yaml or json")
-}
-
-func (o *outputFlag) check() error {
-	if o.format != printer.YAML && o.format != printer.JSON {
-		return fmt.Errorf("--output %q: want yaml or json", o.format)
-	}
-	return nil
-}
 
 // print buffers the output so that an error never leaves half a document
 // on stdout.
@@ -67,23 +55,29 @@ func printEach[T any](s Streams, seq iter.Seq[T], format string) error {
 
 func newStatus(s Streams) *cobra.Command {
 	var f sourceFlags
-	var o outputFlag
 	var now string
+	var l *listFlags
 	c := &cobra.Command{
 		Use:   "status [-f PATH... | --with-file PATH...]",
 		Short: "Print the status Strata would write: policy ancestors and <Kind>Affected conditions on targets",
 		Long: `Reads objects from files or a live cluster and prints a v1 List of every
 policy of a kind Strata manages, with the status.ancestors Strata would
 write, followed by every affected target with its <Kind>Affected condition
-(or annotation).
+(or annotation). With -n, only that namespace's objects (and cluster-scoped
+ones).
 
 Conditions need a lastTransitionTime; offline there is no clock worth
 trusting, so changed conditions are stamped with --now, by default the
 newest creationTimestamp in the input. Conditions whose status did not
-change keep the time they already have. Same input, same bytes.`,
-		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if err := o.check(); err != nil {
+change keep the time they already have. Same input, same bytes.
+
+-o takes kubectl's formats too: name, jsonpath, go-template and
+custom-columns print the same objects; --sort-by orders them.`,
+		Example: `  strata status -f examples/parable/
+  strata status -n frosting -f examples/parable/ -o custom-columns=KIND:.kind,NAME:.metadata.name`,
+		Args: arity(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := l.checkObjects(c); err != nil {
 				return err
 			}
 			res, err := f.load(s)
@@ -94,43 +88,92 @@ change keep the time they already have. Same input, same bytes.`,
 			if err != nil {
 				return err
 			}
-			policies, targets := status.Policies(res, t), status.Targets(res, t)
-			return printEach(s, func(yield func(map[string]any) bool) {
-				for _, u := range slices.Concat(policies, targets) {
-					if !yield(u.Object) {
-						return
-					}
+			sel, _ := l.selection()
+			var objects []runtime.Object
+			for _, u := range slices.Concat(status.Policies(res, t), status.Targets(res, t)) {
+				if f.inNamespace(u.GetNamespace()) && sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
+					objects = append(objects, u)
 				}
-			}, o.format)
+			}
+			return printObjects(s, l, objects, func(o runtime.Object) any { return o.(*unstructured.Unstructured).Object })
 		},
 	}
 	f.bind(c)
-	o.bind(c)
+	l = newObjectFlags(c)
 	c.Flags().StringVar(&now, "now", "", "RFC 3339 time for changed conditions (default: newest creationTimestamp in the input)")
 	return c
 }
 
 func newEffective(s Streams) *cobra.Command {
 	var f sourceFlags
-	var o outputFlag
+	var l *listFlags
 	c := &cobra.Command{
 		Use:   "effective [-f PATH... | --with-file PATH...]",
 		Short: "Print the effective policy of every target, in every context, with the source of each field",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			if err := o.check(); err != nil {
+		Long: `Prints a v1 List of EffectivePolicy objects: the effective policy of every
+target, in every context, with the source of each field. With -n, only
+that namespace's targets (and cluster-scoped ones).
+
+-o takes kubectl's formats too: name, jsonpath, go-template and
+custom-columns print the same objects; --sort-by orders them.`,
+		Example: `  strata effective -f examples/parable/
+  strata effective -A -f examples/parable/ -l strata.dev/target-kind=Service -o name
+  strata effective -n frosting -f examples/parable/ -o custom-columns=TARGET:.target.name,KINDS:.policies[*].kind`,
+		Args: arity(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			if err := l.checkObjects(c); err != nil {
 				return err
 			}
 			res, err := f.load(s)
 			if err != nil {
 				return err
 			}
-			return printEach(s, effectivepolicy.All(res), o.format)
+			sel, _ := l.selection()
+			items := func(yield func(*effectivepolicy.EffectivePolicy) bool) {
+				for e := range effectivepolicy.All(res) {
+					if !f.inNamespace(e.Namespace) || !sel.Matches(e.Labels, e.Namespace, e.Name) {
+						continue
+					}
+					if !yield(e) {
+						return
+					}
+				}
+			}
+			if l.document() && !l.sorted() {
+				// Streamed: one EffectivePolicy in memory at a time.
+				return printEach(s, items, l.format())
+			}
+			var objects []runtime.Object
+			for e := range items {
+				objects = append(objects, e)
+			}
+			return printObjects(s, l, objects, func(o runtime.Object) any { return o })
 		},
 	}
 	f.bind(c)
-	o.bind(c)
+	l = newObjectFlags(c)
 	return c
+}
+
+// printObjects prints the objects of status or effective as the flags
+// ask: yaml or json as a List of item(o) (printEach's bytes), else
+// kubectl's printers; in --sort-by's order.
+func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
+	order, err := l.order(objects)
+	if err != nil {
+		return err
+	}
+	objects = reorder(objects, order)
+	if !l.document() {
+		return l.printObjects(s, objects)
+	}
+	return printEach(s, func(yield func(any) bool) {
+		for _, o := range objects {
+			if !yield(item(o)) {
+				return
+			}
+		}
+	}, l.format())
 }
 
 // stampTime is --now, or the newest creationTimestamp of the input.

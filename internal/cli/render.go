@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -27,6 +28,8 @@ import (
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -45,9 +48,10 @@ type renderFlags struct {
 // newRender is `strata render`: the blueprint controller's render, offline.
 func newRender(s Streams) *cobra.Command {
 	var f renderFlags
+	var allNamespaces bool
 	kube := genericclioptions.NewConfigFlags(true)
 	c := &cobra.Command{
-		Use:   "render [gateway/NAME | httproute/NAME] [-n NS] [-f PATH...] [--values [--field PTR]]",
+		Use:   "render [gateway/NAME | gateway NAME | httproute/NAME | httproute NAME] [-n NS | -A] [-f PATH...] [--values [--field PTR]]",
 		Short: "Render GatewayClassBlueprints for Gateways and HTTPRoutes, as the controller would apply them",
 		Long: `Reads GatewayClasses, GatewayClassBlueprints, GatewayClassConfigs,
 GatewayConfigs, Gateways, HTTPRoutes and Namespaces from files (-f) or,
@@ -71,10 +75,25 @@ e.g. /service/type) and prints every source that set it, the winner first.
 
 A render that fails (a template error, a refused object) prints nothing
 and names the template, the line and the value path.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: arity(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.field != "" && !f.values {
 				return errors.New("--field needs --values")
+			}
+			if f.field != "" {
+				// The pointer syntax of explain --field: /a/b or a.b.
+				ptr, err := query.FieldPointer(f.field)
+				if err != nil {
+					return err
+				}
+				f.field = ptr
+			}
+			var arg string
+			if len(args) > 0 {
+				var err error
+				if arg, err = subjectArg(args); err != nil {
+					return err
+				}
 			}
 			switch f.output {
 			case printer.YAML, printer.JSON:
@@ -99,7 +118,7 @@ and names the template, the line and the value path.`,
 				return err
 			}
 			classes, jobs := blueprint.Plan(w, f.controllerName, f.namespace)
-			if len(args) == 1 {
+			if arg != "" {
 				ns := "default"
 				if *kube.Namespace != "" {
 					ns = *kube.Namespace
@@ -108,7 +127,7 @@ and names the template, the line and the value path.`,
 						ns = n
 					}
 				}
-				if jobs, err = only(jobs, args[0], ns); err != nil {
+				if jobs, err = only(jobs, arg, ns, allNamespaces); err != nil {
 					return err
 				}
 			}
@@ -126,7 +145,15 @@ and names the template, the line and the value path.`,
 	c.Flags().StringVarP(&f.output, "output", "o", printer.YAML, "output format: yaml or json")
 	c.Flags().BoolVar(&f.values, "values", false, "print the merged values with their sources instead of the objects")
 	c.Flags().BoolVar(&f.noValuesObject, "no-values-objects", false, "leave out the EffectivePolicy of merged values the controller applies with each render (as strata controller --no-blueprint-values-objects)")
-	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type)")
+	c.Flags().StringVar(&f.field, "field", "", "with --values: one value, as a JSON pointer (/service/type) or a dotted path (service.type), as explain --field")
+	c.ValidArgsFunction = func(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 || strings.Contains(toComplete, "/") {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return prefixed([]string{"gateway", "httproute"}, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+	completeOutput(c, printer.YAML, printer.JSON)
+	c.Flags().BoolVarP(&allNamespaces, "all-namespaces", "A", false, "with gateway/NAME or httproute/NAME: the one of that name in whichever namespace holds it")
 	kube.AddFlags(c.Flags())
 	c.Flags().StringVar(&f.controllerName, "controller-name", blueprint.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
 	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprint.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
@@ -378,28 +405,43 @@ type configDoc struct {
 	Lost      []values.Lost `json:"lost,omitempty"`
 }
 
-// only keeps the jobs of one parent, named KIND/NAME as kubectl does.
-func only(jobs []blueprint.Job, arg, ns string) ([]blueprint.Job, error) {
+// only keeps the jobs of one parent, named KIND/NAME as kubectl does
+// (kinds by the names describe takes: gw, httproutes.gateway.networking.k8s.io),
+// in namespace ns or, with all, in the one namespace that holds it.
+func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, error) {
 	kind, name, ok := strings.Cut(arg, "/")
 	if !ok || name == "" {
 		return nil, fmt.Errorf("%q: want gateway/NAME or httproute/NAME", arg)
 	}
-	switch strings.ToLower(kind) {
-	case "gateway", "gateways", "gtw", "gateway.gateway.networking.k8s.io":
-		kind = "Gateway"
-	case "httproute", "httproutes", "httproute.gateway.networking.k8s.io":
-		kind = "HTTPRoute"
+	switch gk, _ := query.HierarchyKind(kind); gk {
+	case hierarchy.GatewayKind, hierarchy.HTTPRouteKind:
+		kind = gk.Kind
 	default:
 		return nil, fmt.Errorf("%q: blueprints render Gateways and HTTPRoutes, not %s", arg, kind)
 	}
 	var out []blueprint.Job
+	elsewhere := map[string]bool{}
 	for _, j := range jobs {
-		if j.Parent.Kind == kind && j.Parent.Namespace == ns && j.Parent.Name == name {
+		if j.Parent.Kind != kind || j.Parent.Name != name {
+			continue
+		}
+		if j.Parent.Namespace == ns {
 			out = append(out, j)
+		} else {
+			elsewhere[j.Parent.Namespace] = true
+		}
+	}
+	if len(out) == 0 && all && len(elsewhere) == 1 {
+		for n := range elsewhere {
+			return only(jobs, arg, n, false)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s %s/%s: not found, or not of a GatewayClass served by the blueprint controller (or, for a route, not attached to such a Gateway)", kind, ns, name)
+		hint := ""
+		if len(elsewhere) > 0 {
+			hint = fmt.Sprintf(" (found in namespace %s: use -n)", strings.Join(slices.Sorted(maps.Keys(elsewhere)), ", "))
+		}
+		return nil, fmt.Errorf("%s %s/%s: not found, or not of a GatewayClass served by the blueprint controller (or, for a route, not attached to such a Gateway)%s", kind, ns, name, hint)
 	}
 	return out, nil
 }
@@ -423,7 +465,11 @@ func printValues(s Streams, jobs []blueprint.Job, format string, from string, fi
 				}
 			}
 			if len(d.Leaves) == 0 {
-				problems = append(problems, fmt.Sprintf("%s: no value at %s", j.Parent, field))
+				var ptrs []string
+				for _, l := range j.Values.Leaves {
+					ptrs = append(ptrs, l.Pointer)
+				}
+				problems = append(problems, fmt.Sprintf("%s: no value at %s%s", j.Parent, field, query.DidYouMean(field, ptrs)))
 				continue
 			}
 		}
@@ -508,7 +554,7 @@ func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error
 		return err
 	}
 	_, jobs := blueprint.Plan(w, blueprint.DefaultControllerName, blueprint.DefaultNamespace)
-	if jobs, err = only(jobs, arg, ns); err != nil {
+	if jobs, err = only(jobs, arg, ns, f.allNamespaces); err != nil {
 		return err
 	}
 	return printValues(s, jobs, format, from, ptr)

@@ -88,6 +88,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	kube.VisitAll(func(k *pflag.Flag) { f.connection[k.Name] = true })
 	fl.AddFlagSet(kube)
 	f.flags = fl
+	_ = c.RegisterFlagCompletionFunc("namespace", completeNamespace(f))
 }
 
 // sourceMode is the source the flags ask for.
@@ -327,6 +328,24 @@ func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 		return "default", false
 	}
 	return ns, false
+}
+
+// onlyNamespace is the namespace -n names, unless -A: the commands that
+// print the whole input (status, effective, graph) print that
+// namespace's part of it (and what is cluster-scoped). Without -n they
+// print everything, as before.
+func (f *sourceFlags) onlyNamespace() string {
+	if f.allNamespaces || f.kube.Namespace == nil {
+		return ""
+	}
+	return *f.kube.Namespace
+}
+
+// inNamespace reports whether an object of namespace ns is printed under
+// onlyNamespace.
+func (f *sourceFlags) inNamespace(ns string) bool {
+	only := f.onlyNamespace()
+	return only == "" || ns == "" || ns == only
 }
 
 // readable is nil unless the last load could not read a kind: a command

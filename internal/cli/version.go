@@ -74,7 +74,7 @@ func newVersion(s Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version, commit and Go version this binary was built from",
-		Args:  cobra.NoArgs,
+		Args:  arity(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := versionOf(debug.ReadBuildInfo())
 			switch format {

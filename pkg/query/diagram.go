@@ -102,3 +102,55 @@ func Map(res *engine.Result) *Diagram {
 	d.PolicyEdges = slices.Compact(d.PolicyEdges)
 	return d
 }
+
+// Within is the part of a diagram about one namespace, for `strata graph
+// -n`: the namespace's objects, sections and policies, and the nodes one
+// edge away from them (the Gateway a route attaches to, a policy in
+// another namespace attached to one of them), with the edges between
+// these.
+func Within(d *Diagram, ns string) *Diagram {
+	keep := map[string]bool{}
+	for _, c := range d.Clusters {
+		if c.Namespace != ns {
+			continue
+		}
+		keep[c.Node.ID] = true
+		for _, n := range c.Nodes {
+			keep[n.ID] = true
+		}
+	}
+	inside := maps.Clone(keep)
+	for _, e := range slices.Concat(d.Edges, d.PolicyEdges) {
+		if inside[e.From] || inside[e.To] {
+			keep[e.From], keep[e.To] = true, true
+		}
+	}
+	out := &Diagram{}
+	for _, c := range d.Clusters {
+		var nodes []DiagramNode
+		for _, n := range c.Nodes {
+			if keep[n.ID] {
+				nodes = append(nodes, n)
+			}
+		}
+		if len(nodes) > 0 || keep[c.Node.ID] {
+			out.Clusters = append(out.Clusters, Cluster{Namespace: c.Namespace, Node: c.Node, Nodes: nodes})
+		}
+	}
+	for _, n := range d.Nodes {
+		if keep[n.ID] {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	edges := func(es []Edge) []Edge {
+		var out []Edge
+		for _, e := range es {
+			if keep[e.From] && keep[e.To] {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	out.Edges, out.PolicyEdges = edges(d.Edges), edges(d.PolicyEdges)
+	return out
+}

@@ -91,7 +91,8 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	if len(fields) > 20 {
 		fields = append(fields[:20], "...")
 	}
-	return nil, fmt.Errorf("field %s is not set on %s by any %s (fields in force: %s)", ptr, x.Object, which, strings.Join(fields, ", "))
+	hint := DidYouMean(ptr, slices.Sorted(maps.Keys(present)))
+	return nil, fmt.Errorf("field %s is not set on %s by any %s%s (fields in force: %s)", ptr, x.Object, which, hint, strings.Join(fields, ", "))
 }
 
 // chain builds the candidates of one context for ptr; false when none of

@@ -23,13 +23,18 @@ type Filter struct {
 	AllNamespaces bool
 	// Kind, if set, lists only the policies of that kind.
 	Kind *policykind.Kind
+	// Select chooses policies by label and field (-l, --field-selector).
+	Select Selector
 }
 
 func (f Filter) keeps(p *policykind.Policy) bool {
 	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() {
 		return false
 	}
-	return f.AllNamespaces || p.Namespace == "" || p.Namespace == f.Namespace
+	if !f.AllNamespaces && p.Namespace != "" && p.Namespace != f.Namespace {
+		return false
+	}
+	return f.Select.Matches(policyLabels(p), p.Namespace, p.Name)
 }
 
 // Policies lists every policy the filter keeps, in engine order (kind,

@@ -2,6 +2,8 @@ package query
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,7 +17,9 @@ import (
 
 // kindNames maps the names a user may type (case-insensitively) to the
 // kinds of the hierarchy, as kubectl's short names do: the Names of the
-// targetable rows of hierarchy.Table. Policy kinds are added per run from
+// targetable rows of hierarchy.Table, and kind.group or resource.group
+// for the kinds of a named group (httproutes.gateway.networking.k8s.io).
+// Policy kinds are added per run from
 // their declarations (see kindByName).
 var kindNames = func() map[string]schema.GroupKind {
 	m := map[string]schema.GroupKind{}
@@ -26,9 +30,25 @@ var kindNames = func() map[string]schema.GroupKind {
 		for _, n := range row.Names {
 			m[n] = row.GroupKind
 		}
+		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io.
+		if row.Group != "" {
+			m[strings.ToLower(row.Kind)+"."+row.Group] = row.GroupKind
+			m[Plural(row.Kind)+"."+row.Group] = row.GroupKind
+		}
 	}
+	// The short name of Gateway API's Gateway CRD, which kubectl reads
+	// (gw, the hierarchy's, is not the CRD's).
+	m["gtw"] = hierarchy.GatewayKind
 	return m
 }()
+
+// HierarchyKind reads a kind of the hierarchy as typed on the command
+// line (ResolveKind without policy kinds, for commands that run no
+// engine).
+func HierarchyKind(name string) (schema.GroupKind, bool) {
+	gk, ok := kindNames[strings.ToLower(name)]
+	return gk, ok
+}
 
 // KindName is a kind a user named: a kind of the hierarchy or a policy
 // kind (exactly one of the two is set).
@@ -60,6 +80,9 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	case 1:
 		return KindName{Policy: found[0]}, nil
 	case 0:
+		if hint := suggestKinds(res, name); hint != "" {
+			return KindName{}, fmt.Errorf("unknown kind %q%s (kinds: %s)", name, hint, strings.Join(knownKinds(res), ", "))
+		}
 		return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
 	}
 	var qualified []string
@@ -72,12 +95,59 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 // policyKindNames are the names a policy kind answers to.
 func policyKindNames(k *policykind.Kind) []string {
 	kind := strings.ToLower(k.Kind)
-	plural := kind + "s"
-	if strings.HasSuffix(kind, "y") {
-		plural = strings.TrimSuffix(kind, "y") + "ies"
-	}
+	plural := Plural(k.Kind)
 	group := strings.ToLower(k.Group)
 	return []string{kind, plural, kind + "." + group, plural + "." + group}
+}
+
+// Plural is the lower-case plural of a kind, as a CRD names its resource
+// (RetryPolicy: retrypolicies).
+func Plural(kind string) string {
+	kind = strings.ToLower(kind)
+	switch {
+	case strings.HasSuffix(kind, "y"):
+		return strings.TrimSuffix(kind, "y") + "ies"
+	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"), strings.HasSuffix(kind, "ch"), strings.HasSuffix(kind, "sh"):
+		return kind + "es"
+	}
+	return kind + "s"
+}
+
+// suggestKinds is the "did you mean" of a mistyped kind: the kinds one of
+// whose names (ResolveKind's) is close to it, each by its kind name.
+func suggestKinds(res *engine.Result, typed string) string {
+	canonical := map[string]string{}
+	for n, gk := range kindNames {
+		canonical[n] = strings.ToLower(gk.Kind)
+	}
+	for _, k := range res.PolicyKinds() {
+		for _, n := range policyKindNames(k) {
+			canonical[n] = strings.ToLower(k.Kind)
+		}
+	}
+	var kinds []string
+	for _, n := range Suggest(typed, slices.Sorted(maps.Keys(canonical))) {
+		if !slices.Contains(kinds, canonical[n]) {
+			kinds = append(kinds, canonical[n])
+		}
+	}
+	return DidYouMean(typed, kinds)
+}
+
+// KindNames are the names of the kinds a user may type, in full (the
+// hierarchy's kinds and the run's policy kinds, lower case, singular),
+// for shell completion.
+func KindNames(res *engine.Result) []string {
+	out := []string{}
+	for _, row := range hierarchy.Table {
+		if row.Targetable {
+			out = append(out, strings.ToLower(row.Kind))
+		}
+	}
+	for _, k := range res.PolicyKinds() {
+		out = append(out, strings.ToLower(k.Kind))
+	}
+	return out
 }
 
 // knownKinds lists the names to suggest when a kind is unknown.
@@ -110,7 +180,19 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		if p := FindPolicy(res, k.Policy, ns, name); p != nil {
 			return Subject{Node: topology.None, Policy: p}, nil
 		}
-		return Subject{}, fmt.Errorf("%s %s not found", k.Policy.Kind, id(ns, name))
+		var in []string
+		for _, p := range res.Policies {
+			if p.Kind.Key() == k.Policy.Key() && p.Name == name {
+				in = append(in, p.Namespace)
+			}
+		}
+		var here []string
+		for _, p := range res.Policies {
+			if p.Kind.Key() == k.Policy.Key() && (p.Namespace == ns || p.Namespace == "") {
+				here = append(here, p.Name)
+			}
+		}
+		return Subject{}, fmt.Errorf("%s %s not found%s%s", k.Policy.Kind, id(ns, name), foundIn(in), DidYouMean(name, here))
 	}
 	name, section, _ := strings.Cut(name, "#")
 	info := hierarchy.Kinds[k.Topology]
@@ -124,11 +206,28 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	n := res.Graph.Lookup(ref)
 	if n == topology.None {
 		if section != "" && res.Graph.Lookup(ref.Object()) != topology.None {
-			return Subject{}, fmt.Errorf("%s has no %s named %q", ref.Object(), info.Section, section)
+			return Subject{}, fmt.Errorf("%s has no %s named %q%s", ref.Object(), info.Section, section, DidYouMean(section, Sections(res, ref.Object())))
 		}
-		return Subject{}, fmt.Errorf("%s not found%s", ref, elsewhere(res, k.Topology, name, info.Namespaced))
+		var here []string
+		for _, id := range res.Graph.ByKindIn(k.Topology, ref.Namespace) {
+			here = append(here, res.Graph.Node(id).Ref.Name)
+		}
+		return Subject{}, fmt.Errorf("%s not found%s%s", ref, elsewhere(res, k.Topology, name, info.Namespaced), DidYouMean(name, here))
 	}
 	return Subject{Node: n}, nil
+}
+
+// Sections are the section names of an object, sorted: for "did you
+// mean" and completion.
+func Sections(res *engine.Result, object topology.Ref) []string {
+	var out []string
+	for i := range res.Graph.Nodes {
+		if r := res.Graph.Nodes[i].Ref; r.Section != "" && r.Object() == object {
+			out = append(out, r.Section)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // elsewhere hints at the namespaces where an object of that kind and name
@@ -143,11 +242,31 @@ func elsewhere(res *engine.Result, gk schema.GroupKind, name string, namespaced 
 			in = append(in, r.Namespace)
 		}
 	}
-	if len(in) == 0 {
+	return foundIn(in)
+}
+
+// foundIn is the hint of a "not found" message every command gives when
+// the object exists in other namespaces.
+func foundIn(namespaces []string) string {
+	if len(namespaces) == 0 {
 		return ""
 	}
-	sort.Strings(in)
-	return fmt.Sprintf(" (found in namespace %s: use -n)", strings.Join(in, ", "))
+	sort.Strings(namespaces)
+	return fmt.Sprintf(" (found in namespace %s: use -n)", strings.Join(namespaces, ", "))
+}
+
+// Namespaces are the namespaces holding an object or policy of kind k
+// named name, sorted: where `-A` finds KIND/NAME.
+func Namespaces(res *engine.Result, k KindName, name string) []string {
+	seen := map[string]bool{}
+	for _, s := range Subjects(res, k, name, "", true, Selector{}) {
+		if s.Policy != nil {
+			seen[s.Policy.Namespace] = true
+		} else {
+			seen[res.Graph.Node(s.Node).Ref.Namespace] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // FindPolicy finds a policy of kind k named name in namespace ns, or a

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// kubectlWorld is example 3 with labels on its policies and on Service b1.
+const kubectlWorld = "testdata/kubectl/labelled.yaml"
+
+// kubectlKind declares its policy kind: example 3's CRD with a short
+// name, cp.
+const kubectlKind = "testdata/kubectl/kind.yaml"
+
+// kubectl's conventions (issue 18): the output flags of kubectl get on
+// the commands that list, selectors, -A and -n, both forms of an object's
+// name, resource.group kinds. One golden per flag, under
+// testdata/kubectl; stdout and stderr are both kept, for the commands
+// that note something on stderr.
+func TestKubectlGolden(t *testing.T) {
+	for _, c := range []struct {
+		golden string
+		args   []string
+	}{
+		// get policies: every -o and the table flags.
+		{"get-wide", []string{"get", "policies", "-A", "-f", discParable, "-o", "wide", "--field-selector", "metadata.namespace=frosting"}},
+		{"get-name", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", "name"}},
+		{"get-jsonpath", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", `jsonpath={range .items[*]}{.kind}/{.metadata.name}: {.spec.targetRefs[0].name}{"\n"}{end}`}},
+		{"get-jsonpath-file", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", "jsonpath-file=testdata/kubectl/names.jsonpath"}},
+		{"get-go-template", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", `go-template={{range .items}}{{.metadata.name}} {{.metadata.creationTimestamp}}{{"\n"}}{{end}}`}},
+		{"get-custom-columns", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", "custom-columns=KIND:.kind,NAME:.metadata.name,TARGET:.spec.targetRefs[0].name"}},
+		{"get-custom-columns-file", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", "custom-columns-file=testdata/kubectl/columns.txt"}},
+		{"get-yaml-sorted", []string{"get", "policies", "-f", discParable, "-n", "frosting", "-o", "yaml", "--sort-by", ".metadata.creationTimestamp"}},
+		{"get-no-headers", []string{"get", "policies", "-f", discParable, "-n", "frosting", "--no-headers"}},
+		{"get-sort-by", []string{"get", "policies", "-A", "-f", discParable, "--sort-by", "{.metadata.name}", "--field-selector", "metadata.namespace!=baker"}},
+		{"get-show-labels", []string{"get", "policies", "-f", kubectlKind, "-f", kubectlWorld, "--show-labels"}},
+		{"get-label-columns", []string{"get", "policies", "-f", kubectlKind, "-f", kubectlWorld, "-L", "team,tier"}},
+		{"get-selector", []string{"get", "policies", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web,tier!=gold"}},
+		{"get-field-selector", []string{"get", "policies", "-A", "-f", discParable, "--field-selector", "metadata.name=tint-health"}},
+		// kinds: the same flags.
+		{"kinds-name", []string{"kinds", "-f", discParable, "-o", "name"}},
+		{"kinds-no-headers-sorted", []string{"kinds", "-f", discParable, "--no-headers", "--sort-by", ".metadata.name"}},
+		{"kinds-custom-columns", []string{"kinds", "-f", discParable, "-o", "custom-columns=NAME:.metadata.name,DEFAULT:.spec.defaultStrategy"}},
+		// describe: both forms, resource.group, KIND alone, selectors, -A.
+		{"describe-two-args", []string{"describe", "httproute", "tint", "-n", "frosting", "-f", discParable}},
+		{"describe-resource-group", []string{"describe", "httproutes.gateway.networking.k8s.io/tint", "-A", "-f", discParable}},
+		{"describe-selector", []string{"describe", "service", "-l", "tier=backend", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"describe-field-selector", []string{"describe", "svc", "--field-selector", "metadata.name=tint", "-A", "-f", discParable, "-o", "yaml"}},
+		{"describe-policy-all-namespaces", []string{"describe", "retrypolicy", "icing-retries", "-A", "-f", discParable}},
+		{"describe-short-name", []string{"describe", "cp/p3", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"get-short-name", []string{"get", "policies", "cp", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name"}},
+		{"describe-gtw", []string{"describe", "gtw", "g2", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"describe-none", []string{"describe", "gateway", "-l", "tier=gold", "-f", kubectlKind, "-f", kubectlWorld}},
+		// explain and impact: both forms and -A.
+		{"explain-two-args-all", []string{"explain", "httproute", "tint", "-A", "--field", "path", "-f", discParable}},
+		{"impact-two-args-all", []string{"impact", "retrypolicy", "icing-retries", "-A", "--delete", "-f", discParable}},
+		// status and effective: kubectl's object formats.
+		{"status-custom-columns", []string{"status", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.kind,NAME:.metadata.name,ANCESTORS:.status.ancestors[*].ancestorRef.name"}},
+		{"status-sorted-name", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name", "--sort-by", ".metadata.name"}},
+		{"effective-jsonpath", []string{"effective", "-n", "frosting", "-f", discParable, "-o", `jsonpath={range .items[*]}{.target.kind}/{.target.name}: {.policies[*].kind}{"\n"}{end}`}},
+		{"effective-selector", []string{"effective", "-f", discParable, "-l", "strata.dev/target-kind=Service", "--field-selector", "metadata.namespace=frosting", "-o", "name"}},
+		{"status-field-selector", []string{"status", "-f", discParable, "--field-selector", "metadata.name=icing-retries"}},
+		// -n on the commands that print everything.
+		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
+		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},
+	} {
+		t.Run(c.golden, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			got := "$ strata " + strings.Join(c.args, " ") + "\n" + out
+			if errOut != "" {
+				got += "--- stderr\n" + errOut
+			}
+			if code != 0 {
+				t.Errorf("exit %d: %s", code, errOut)
+			}
+			discoverGolden(t, filepath.Join("testdata/kubectl", c.golden+".golden"), got)
+		})
+	}
+}
+
+// Mistakes get kubectl's kind of help: "did you mean" for kinds, names,
+// sections and fields, and the usage (not cobra's "accepts 1 arg(s)") for
+// a wrong number of arguments. One error line each, exit 1, nothing on
+// stdout; the text is kept in testdata/kubectl/errors.golden.
+func TestKubectlErrors(t *testing.T) {
+	var all strings.Builder
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"kind typo", []string{"describe", "httprote/baker", "-n", "baker", "-f", discParable}},
+		{"policy kind typo", []string{"describe", "retrypolcy/baker-retries", "-n", "baker", "-f", discParable}},
+		{"get kind typo", []string{"get", "policies", "timeoutpolicys", "-f", discParable}},
+		{"get policies typo", []string{"get", "polcies", "-f", discParable}},
+		{"name typo", []string{"describe", "httproute", "bakr", "-n", "baker", "-f", discParable}},
+		{"policy name typo", []string{"impact", "retrypolicy/baker-retry", "-n", "baker", "--delete", "-f", discParable}},
+		{"section typo", []string{"describe", "gateway/storefront#htp", "-n", "infra", "-f", discParable}},
+		{"field typo", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codez", "-f", discParable}},
+		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
+		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"describe without arguments", []string{"describe", "-f", discParable}},
+		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
+		{"explain with three", []string{"explain", "a", "b", "c", "--field", "x", "-f", discParable}},
+		{"get without arguments", []string{"get", "-f", discParable}},
+		{"status with an argument", []string{"status", "httproute/baker", "-f", discParable}},
+		{"kinds with arguments", []string{"kinds", "a", "b"}},
+		{"both forms at once", []string{"describe", "httproute/baker", "baker", "-f", discParable}},
+		{"bad field selector", []string{"get", "policies", "-f", discParable, "--field-selector", "spec.x=1"}},
+		{"bad output", []string{"get", "policies", "-f", discParable, "-o", "jsonpth={.items}"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
+				t.Errorf("want one error line on stderr, got %q", errOut)
+			}
+			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
+		})
+	}
+	discoverGolden(t, "testdata/kubectl/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+}
+
+func TestSuggest(t *testing.T) {
+	for _, c := range []struct {
+		typed string
+		cands []string
+		want  string
+	}{
+		{"httprote", []string{"httproute", "grpcroute", "gateway"}, "; did you mean httproute?"},
+		{"htp", []string{"http", "https", "grpc"}, "; did you mean http?"},
+		{"rule0", []string{"rule-0", "rule-1", "rule-10"}, "; did you mean rule-0?"},
+		{"time", []string{"timeout", "timer", "tint"}, "; did you mean timer or timeout?"},
+		{"bakr", []string{"baker", "batter", "oven"}, "; did you mean baker?"},
+		{"zzz", []string{"baker"}, ""},
+		{"baker", []string{"baker", "bakes"}, ""},
+	} {
+		if got := query.DidYouMean(c.typed, c.cands); got != c.want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.typed, got, c.want)
+		}
+	}
+}
+
+// Shell completion: what `strata __complete ARGS...` (which the scripts
+// of `strata completion bash|zsh|fish` call) offers, kept in
+// testdata/kubectl/completion.golden: kinds, names from the -f files in
+// the -n namespace, sections, explain's fields (pointers or dotted),
+// namespaces, policy kinds, -o formats.
+func TestCompletion(t *testing.T) {
+	var all strings.Builder
+	for _, args := range [][]string{
+		{"describe", "-f", discParable, "-n", "baker", ""},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/ba"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute", "bu"},
+		{"describe", "-f", discParable, "-A", "retrypolicy/"},
+		{"describe", "-f", discParable, "-n", "infra", "gateway/storefront#"},
+		{"describe", "-f", discParable, "-n", ""},
+		{"describe", "-f", discParable, "-o", ""},
+		{"explain", "httproute/baker", "-n", "baker", "-f", discParable, "--field", ""},
+		{"explain", "httproute/baker", "-n", "baker", "-f", discParable, "--field", "/b"},
+		{"explain", "-f", discParable, "--kind", ""},
+		{"impact", "-f", discParable, ""},
+		{"impact", "-f", discParable, "-n", "frosting", "retrypolicy", ""},
+		{"get", "-f", discParable, ""},
+		{"get", "-f", discParable, "policies", ""},
+		{"get", "-f", discParable, "policies", "-o", "js"},
+		{"graph", "-o", ""},
+		{"render", ""},
+		{"describe", "-f", "testdata/kubectl/no-such-file.yaml", ""},
+	} {
+		out, _, code := strata(t, "", append([]string{"__complete"}, args...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		all.WriteString("$ strata __complete " + strings.Join(args, " ") + "\n" + out)
+	}
+	discoverGolden(t, "testdata/kubectl/completion.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+
+	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
+		out, errOut, code := strata(t, "", "completion", shell)
+		if code != 0 || !strings.Contains(out, "__complete") {
+			t.Errorf("completion %s: exit %d, %s; script:\n%.200s", shell, code, errOut, out)
+		}
+	}
+}
+
+// describe KIND/NAME -A runs the engine scoped to the object wherever it
+// is, and answers what -n with its namespace answers, to the byte.
+func TestDescribeEverywhereMatchesNamespace(t *testing.T) {
+	for _, c := range []struct{ arg, ns string }{
+		{"httproute/baker", "baker"},
+		{"service/tint", "frosting"},
+		{"gateway/storefront", "infra"},
+		{"gateway/storefront#http", "infra"},
+		{"retrypolicy/icing-retries", "frosting"},
+	} {
+		for _, format := range []string{"", "yaml"} {
+			in, errIn, _ := strata(t, "", "describe", c.arg, "-n", c.ns, "-f", discParable, "-o", format)
+			all, errAll, _ := strata(t, "", "describe", c.arg, "-A", "-f", discParable, "-o", format)
+			if in != all || errIn != errAll || in == "" {
+				t.Errorf("describe %s -o %q: -A differs from -n %s:\n%s", c.arg, format, c.ns, cmp.Diff(in+errIn, all+errAll))
+			}
+		}
+	}
+}
