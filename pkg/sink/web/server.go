@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -166,12 +167,32 @@ func (s *Server) policy(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := &PolicyPage{Ref: PolicyString(p), Standing: world.Standing(p), Description: query.DescribePolicy(world.Res, p)}
-	if after, err := query.Without(world.Res, p); err != nil {
+	page.Impact, err = deletion(world, p)
+	if err != nil {
 		page.ImpactError = fmt.Sprintf("computing the effective policies without %s: %v", PolicyString(p), err)
-	} else {
-		page.Impact = query.Compare(world.Res, after, query.PolicyRefOf(p), query.ChangeDelete)
 	}
 	reply(w, page, 0, nil)
+}
+
+// deletion is what deleting p changes: `strata impact --delete`'s answer.
+// It is asked as the admission webhook asks it (query.Admit of a DELETE),
+// which recomputes only the targets below p's (engine.RecomputeScoped):
+// the same Impact as query.Without then query.Compare, in tens of
+// milliseconds instead of seconds at 20,000 routes. A policy without its
+// object (none is, from files or a cluster) takes the long way.
+func deletion(world *World, p *policykind.Policy) (*query.Impact, error) {
+	if p.Object == nil {
+		after, err := query.Without(world.Res, p)
+		if err != nil {
+			return nil, err
+		}
+		return query.Compare(world.Res, after, query.PolicyRefOf(p), query.ChangeDelete), nil
+	}
+	a, err := query.Admit(world.Res, query.Change{Operation: query.OpDelete, Old: p.Object}, query.AdmitOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return a.Impact, nil
 }
 
 func (s *Server) search(w http.ResponseWriter, r *http.Request) {

@@ -13,6 +13,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/web"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -168,5 +169,28 @@ func TestLarge(t *testing.T) {
 		if n := len(g.Nodes); n > web.DefaultLimits.Nodes+2*web.DefaultLimits.PerGroup {
 			t.Errorf("%s: %d boxes, over the cap", ref, n)
 		}
+	}
+}
+
+// TestDeletion: the policy page's blast radius, asked as admission asks
+// it, is `strata impact --delete`'s (query.Without + query.Compare), for
+// every policy of the parable.
+func TestDeletion(t *testing.T) {
+	w := parable(t)
+	for _, p := range w.Res.Policies {
+		t.Run(web.PolicyString(p), func(t *testing.T) {
+			after, err := query.Without(w.Res, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := query.Compare(w.Res, after, query.PolicyRefOf(p), query.ChangeDelete)
+			got, err := web.Deletion(w, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("impact differs from strata impact --delete (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
