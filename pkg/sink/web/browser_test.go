@@ -36,8 +36,16 @@ func chromium(t *testing.T) string {
 // of w, and returns a chromedp context and the server's URL.
 func browse(t *testing.T, w *web.World) (context.Context, string) {
 	t.Helper()
+	ctx, base, _ := browseServer(t, w)
+	return ctx, base
+}
+
+// browseServer is browse, and the server, for tests that Set a new world.
+func browseServer(t *testing.T, w *web.World) (context.Context, string, *web.Server) {
+	t.Helper()
 	exe := chromium(t)
-	srv := httptest.NewServer(web.NewServer(w, web.Limits{}))
+	ws := web.NewServer(w, web.Limits{})
+	srv := httptest.NewServer(ws)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(exe),
 		chromedp.WindowSize(1280, 800),
@@ -53,7 +61,7 @@ func browse(t *testing.T, w *web.World) (context.Context, string) {
 		srv.CloseClientConnections()
 		srv.Close()
 	})
-	return ctx, srv.URL
+	return ctx, srv.URL, ws
 }
 
 // do runs steps, failing the test with what they were for.
@@ -217,4 +225,27 @@ func TestBrowserLarge(t *testing.T) {
 	if want := fmt.Sprintf("The first %d; %d more: use the search.", rows, 1000-rows); rows >= 1000 || caption != want {
 		t.Errorf("Gateways table: %d rows, caption %q; want a capped list, %q", rows, caption, want)
 	}
+}
+
+// TestBrowserLive: what the reader may not read is named on the pages,
+// and a new world (a watch saw a change) reloads the open page through
+// the event stream.
+func TestBrowserLive(t *testing.T) {
+	w := parable(t)
+	w.Source, w.Live, w.NotVisible = "the cluster of the kubeconfig", true, []string{"RetryPolicy.policies.cupcakes.example (forbidden)"}
+	ctx, base, srv := browseServer(t, w)
+	do(t, ctx, "open the overview",
+		chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#not-visible`)),
+	)
+	if got, want := text(t, ctx, "#not-visible"), "Not visible to you (the answers may be incomplete): RetryPolicy.policies.cupcakes.example (forbidden)"; got != want {
+		t.Errorf("notice %q, want %q", got, want)
+	}
+	// The page has subscribed once the stream said it is connected; wait
+	// for that rather than for time to pass.
+	do(t, ctx, "wait for the event stream", chromedp.Poll[chromedp.Void](`window.strataEvents && window.strataEvents.readyState === 1`, chromedp.WithPollingTimeout(0)))
+	next := parable(t)
+	next.Source, next.Live = "the cluster, read again", true
+	srv.Set(next)
+	do(t, ctx, "reload", chromedp.WaitVisible(chromedp.CSS(`#source[data-source="the cluster, read again"]`)))
 }

@@ -353,6 +353,10 @@ type Overview struct {
 	// MoreGateways is how many Gateways the list leaves out.
 	MoreGateways int    `json:"moreGateways"`
 	Graph        *Graph `json:"graph"`
+	// Source, Live and NotVisible are the World's.
+	Source     string   `json:"source,omitempty"`
+	Live       bool     `json:"live,omitempty"`
+	NotVisible []string `json:"notVisible,omitempty"`
 }
 
 // ClassRow is a GatewayClass and how many Gateways use it.
@@ -380,7 +384,7 @@ const maxGatewayRows = 200
 // Summarize is the overview of the world.
 func (w *World) Summarize(lim Limits) *Overview {
 	g := w.Res.Graph
-	o := &Overview{Counts: map[string]int{}, Standings: map[string]int{}}
+	o := &Overview{Counts: map[string]int{}, Standings: map[string]int{}, Source: w.Source, Live: w.Live, NotVisible: w.NotVisible}
 	for _, row := range hierarchy.Table {
 		if row.Targetable {
 			if n := len(g.ByKind(row.GroupKind)); n > 0 {

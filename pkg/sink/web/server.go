@@ -117,6 +117,9 @@ type ObjectPage struct {
 	Description *query.Description `json:"description"`
 	// Standings of the policies the description names, by PolicyString.
 	Standings map[string]string `json:"standings"`
+	// NotVisible are the World's: kinds whose policies the answer may
+	// lack.
+	NotVisible []string `json:"notVisible,omitempty"`
 }
 
 func (s *Server) object(w http.ResponseWriter, r *http.Request) {
@@ -131,7 +134,7 @@ func (s *Server) object(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := query.Describe(world.Res, subj.Node)
-	page := &ObjectPage{Ref: RefString(world.Res.Graph.Node(subj.Node).Ref), Description: d, Standings: map[string]string{}}
+	page := &ObjectPage{Ref: RefString(world.Res.Graph.Node(subj.Node).Ref), Description: d, Standings: map[string]string{}, NotVisible: world.NotVisible}
 	for _, a := range d.Policies {
 		if k := world.Res.KindOf(a.Policy.Group, a.Policy.Kind); k != nil {
 			if p := query.FindPolicy(world.Res, k, a.Policy.Namespace, a.Policy.Name); p != nil {

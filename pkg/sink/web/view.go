@@ -30,6 +30,14 @@ const (
 // after (it is shared by every request, as the Result is).
 type World struct {
 	Res *engine.Result
+	// Source says where the objects come from: "files", or "cluster"
+	// and its address; Live says the view follows the source's changes.
+	Source string
+	Live   bool
+	// NotVisible are the kinds the source was not allowed to read
+	// ("RetryPolicy.policies.example (forbidden)"): the pages say these
+	// are not visible to the reader rather than absent.
+	NotVisible []string
 	// summaries of every policy, by policy (query.Policies).
 	summaries map[*policykind.Policy]query.PolicySummary
 	// attached lists the policies attached to each node (every kind),

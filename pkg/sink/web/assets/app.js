@@ -189,12 +189,21 @@ function legend() {
 
 // ---- pages ----
 
+// notVisible says which kinds the reader may not read: their objects and
+// policies are missing from every page, not absent from the cluster.
+function notVisible(kinds) {
+  if (!kinds || !kinds.length) return null;
+  return el('p', { class: 'notice', id: 'not-visible', role: 'note' }, 'Not visible to you (the answers may be incomplete): ' + kinds.join(', '));
+}
+
 async function overview() {
   const o = await api('overview');
   const counts = Object.entries(o.counts).sort().map(([k, v]) => el('li', {}, el('strong', {}, v), ' ', k));
   const standings = STANDINGS.filter(s => o.standings[s]).map(s => el('li', {}, badge(s), ' ', o.standings[s]));
   return [
     el('h1', {}, 'Overview'),
+    el('p', { class: 'muted', id: 'source', 'data-source': o.source || 'files' }, 'Read from ' + (o.source || 'files') + (o.live ? '; the page reloads when the cluster changes.' : '.')),
+    notVisible(o.notVisible),
     el('ul', { class: 'counts', 'aria-label': 'Objects' }, counts),
     el('ul', { class: 'counts', 'aria-label': 'Policies by standing' }, standings),
     drawGraph(o.graph, 'GatewayClasses and their Gateways'),
@@ -213,7 +222,7 @@ async function overview() {
 async function objectPage(ref) {
   const [page, graph] = await Promise.all([api('object?ref=' + encodeURIComponent(ref)), api('graph?depth=3&focus=' + encodeURIComponent(ref))]);
   const d = page.description;
-  const out = [el('h1', {}, refLabel(d.object)), drawGraph(graph, 'Neighbourhood of ' + refLabel(d.object))];
+  const out = [el('h1', {}, refLabel(d.object)), notVisible(page.notVisible), drawGraph(graph, 'Neighbourhood of ' + refLabel(d.object))];
   const links = (title, refs) => refs && refs.length ? el('p', {}, el('strong', {}, title + ': '), refs.map((r, i) => [i ? ', ' : '', objectLink(r)])) : null;
   out.push(links('Parents', d.parents), links('Children', d.children));
   if (d.sections && d.sections.length) {
@@ -341,5 +350,9 @@ document.getElementById('search-form').addEventListener('submit', ev => {
   if (q) location.hash = '#/search/' + encodeURIComponent(q);
 });
 window.addEventListener('hashchange', route);
-if (window.EventSource) new EventSource('api/events').addEventListener('reload', route);
+// A live source pushes "reload" when a watch saw a change.
+if (window.EventSource) {
+  window.strataEvents = new EventSource('api/events');
+  window.strataEvents.addEventListener('reload', route);
+}
 route();
