@@ -435,16 +435,28 @@ func (w *World) gatewayRow(gw topology.NodeID) GatewayRow {
 			policies[p] = true
 		}
 	}
-	count(gw)
-	for _, l := range n.Children {
-		count(l)
-		for _, r := range g.Node(l).Children {
-			if g.Node(r).Level == hierarchy.LevelRoute && !routes[r] {
-				routes[r] = true
-				count(r)
-				for _, s := range g.Node(r).Sections {
+	// Down from the Gateway through its listeners, and ListenerSets and
+	// theirs (GEP-1713), to the routes attached.
+	seen := map[topology.NodeID]bool{gw: true}
+	stack := []topology.NodeID{gw}
+	for len(stack) > 0 {
+		m := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		count(m)
+		for _, c := range g.Node(m).Children {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			switch lvl := g.Node(c).Level; {
+			case lvl == hierarchy.LevelRoute:
+				routes[c] = true
+				count(c)
+				for _, s := range g.Node(c).Sections {
 					count(s)
 				}
+			case lvl < hierarchy.LevelRoute:
+				stack = append(stack, c)
 			}
 		}
 	}

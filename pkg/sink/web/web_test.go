@@ -194,3 +194,19 @@ func TestDeletion(t *testing.T) {
 		})
 	}
 }
+
+// TestGatewayRow: a Gateway's routes include those attached through its
+// ListenerSets (GEP-1713), and its policies those attached to them.
+func TestGatewayRow(t *testing.T) {
+	src, err := files.Read([]string{"../../../examples/gep-713/listenerset"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := world(t, src.Snapshot).Summarize(web.DefaultLimits)
+	if len(o.Gateways) != 1 {
+		t.Fatalf("gateways %+v, want one", o.Gateways)
+	}
+	if gw := o.Gateways[0]; gw.Routes != 2 || gw.Policies != 2 {
+		t.Errorf("Gateway %s: %d routes, %d policies; want 2 routes (r-gw on its listener, r-a through ListenerSet team-a; team-b is not accepted) and 2 policies (p-gw, p-ls)", gw.Ref, gw.Routes, gw.Policies)
+	}
+}
