@@ -219,10 +219,17 @@ async function overview() {
   ];
 }
 
+// graphDepth is how many steps up and down an object's graph goes.
+let graphDepth = 3;
+
 async function objectPage(ref) {
-  const [page, graph] = await Promise.all([api('object?ref=' + encodeURIComponent(ref)), api('graph?depth=3&focus=' + encodeURIComponent(ref))]);
+  const [page, graph] = await Promise.all([api('object?ref=' + encodeURIComponent(ref)), api('graph?depth=' + graphDepth + '&focus=' + encodeURIComponent(ref))]);
   const d = page.description;
-  const out = [el('h1', {}, refLabel(d.object)), notVisible(page.notVisible), drawGraph(graph, 'Neighbourhood of ' + refLabel(d.object))];
+  const depth = el('select', { id: 'depth' }, [1, 2, 3, 4].map(n => el('option', { value: n, selected: n === graphDepth }, n)));
+  depth.addEventListener('change', () => { graphDepth = Number(depth.value); route(); });
+  const out = [el('h1', {}, refLabel(d.object)), notVisible(page.notVisible),
+    el('p', {}, el('label', { for: 'depth' }, 'Steps up and down from ' + refLabel(d.object) + ': '), depth),
+    drawGraph(graph, 'Neighbourhood of ' + refLabel(d.object))];
   const links = (title, refs) => refs && refs.length ? el('p', {}, el('strong', {}, title + ': '), refs.map((r, i) => [i ? ', ' : '', objectLink(r)])) : null;
   out.push(links('Parents', d.parents), links('Children', d.children));
   if (d.sections && d.sections.length) {
