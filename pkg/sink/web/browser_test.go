@@ -193,6 +193,19 @@ func TestBrowserAccessible(t *testing.T) {
 	if !strings.HasPrefix(hash, "#/object/") || h1 != "GatewayClass cupcakes" {
 		t.Errorf("Enter on the first node went to %s (%q), want the object page of GatewayClass cupcakes", hash, h1)
 	}
+	// Zoom and pan by keyboard: + narrows the viewBox, an arrow moves it.
+	viewBox := func() []float64 {
+		return get(t, ctx, chromedp.Evaluate[[]float64](`document.querySelector('svg.graph').viewBox.baseVal && [document.querySelector('svg.graph').viewBox.baseVal.x, document.querySelector('svg.graph').viewBox.baseVal.width]`))
+	}
+	do(t, ctx, "focus the graph", chromedp.Focus(chromedp.CSS(`svg.graph`)))
+	before := viewBox()
+	do(t, ctx, "+", chromedp.KeyEvent("+"))
+	zoomed := viewBox()
+	do(t, ctx, "ArrowRight", chromedp.KeyEvent(kb.ArrowRight))
+	panned := viewBox()
+	if !(zoomed[1] < before[1]) || !(panned[0] > zoomed[0]) {
+		t.Errorf("viewBox x, width: %v, after + %v, after ArrowRight %v; want + to narrow it and ArrowRight to move it right", before, zoomed, panned)
+	}
 	// The search, by keyboard: type in the field, Enter.
 	do(t, ctx, "search",
 		chromedp.Focus(chromedp.CSS(`#search`)),
