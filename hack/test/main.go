@@ -13,15 +13,24 @@
 // container image); arguments replace those and run in the root module
 // only. Set KUBEBUILDER_ASSETS to use binaries of your own and skip the
 // build.
+//
+// Then it makes sure a Chromium is there for the web view's browser tests
+// (pkg/sink/web): STRATA_CHROMIUM, else /usr/bin/chromium; when neither
+// exists and the machine allows it (root, apt-get), it installs Debian's
+// chromium package, printing apt's progress. Where it cannot, it says
+// what to install and runs the tests anyway: the browser tests then fail
+// with the same message, never skip.
 package main
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -44,6 +53,9 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "hack/test: test binaries ready in %s (%s)\n", assets, time.Since(start).Round(time.Second))
+	if err := ensureChromium(ctx, os.Stderr); err != nil {
+		fmt.Fprintf(os.Stderr, "hack/test: %v\n", err)
+	}
 	all := len(args) == 0
 	if all {
 		args = []string{"-timeout", "30m", "./..."}
@@ -80,6 +92,45 @@ func goTest(ctx context.Context, dir, assets string, args []string) error {
 			os.Exit(exit.ExitCode())
 		}
 		return err
+	}
+	return nil
+}
+
+// chromiumPath is where the browser tests look for Chromium when
+// STRATA_CHROMIUM is not set: Debian's chromium package puts it there.
+const chromiumPath = "/usr/bin/chromium"
+
+// ensureChromium makes sure the browser the web view's tests drive is
+// installed (see the package comment). It returns an error naming what to
+// install when it is missing and cannot be installed here; the browser
+// tests fail with the same advice.
+func ensureChromium(ctx context.Context, w io.Writer) error {
+	if p := os.Getenv("STRATA_CHROMIUM"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("STRATA_CHROMIUM=%s: %w; the browser tests will fail", p, err)
+		}
+		return nil
+	}
+	if _, err := os.Stat(chromiumPath); err == nil {
+		return nil
+	}
+	const advice = "install it (apt-get install chromium) or set STRATA_CHROMIUM=/path/to/chromium; the browser tests will fail until then"
+	apt, err := exec.LookPath("apt-get")
+	if err != nil || os.Geteuid() != 0 {
+		return fmt.Errorf("%s not found and this machine does not let hack/test install it (needs root and apt-get): %s", chromiumPath, advice)
+	}
+	fmt.Fprintf(w, "hack/test: %s not found: installing Debian's chromium package for the browser tests\n", chromiumPath)
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "chromium"}} {
+		cmd := exec.CommandContext(ctx, apt, args...)
+		cmd.Stdout, cmd.Stderr = w, w
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		fmt.Fprintf(w, "hack/test: apt-get %s\n", strings.Join(args, " "))
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("apt-get %s: %w: %s", strings.Join(args, " "), err, advice)
+		}
+	}
+	if _, err := os.Stat(chromiumPath); err != nil {
+		return fmt.Errorf("installed chromium, yet %s is missing: %s", chromiumPath, advice)
 	}
 	return nil
 }

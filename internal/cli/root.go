@@ -33,7 +33,7 @@ func NewRoot(s Streams) *cobra.Command {
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
-	root.AddCommand(newStatus(s), newEffective(s), newController(s), newDescribe(s), newExplain(s), newGet(s), newImpact(s), newDiff(s), newGraph(s), newRender(s), newCheck(s), newSimulate(s), newKinds(s), newVersion(s))
+	root.AddCommand(newStatus(s), newEffective(s), newController(s), newDescribe(s), newExplain(s), newGet(s), newImpact(s), newDiff(s), newGraph(s), newRender(s), newCheck(s), newSimulate(s), newKinds(s), newServe(s), newVersion(s))
 	return root
 }
 

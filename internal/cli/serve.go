@@ -1,0 +1,303 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/sink/web"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+)
+
+// newServe is `strata serve`: the web view (pkg/sink/web) of what the
+// source flags read, on --address until interrupted. Read-only.
+func newServe(s Streams) *cobra.Command {
+	var f sourceFlags
+	var address string
+	c := &cobra.Command{
+		Use:   "serve [-f PATH...] [--address HOST:PORT]",
+		Short: "Serve a read-only web view: topology, policies by standing, object and policy pages, search",
+		Long: `Serves a web view of the objects read from files (-f) or the live cluster
+of the kubeconfig: an overview (GatewayClasses, Gateways with their route
+and policy counts), the topology around any object with its policies
+coloured by standing (Enforced, PartiallyEnforced, Overridden, Conflicted,
+Invalid, TargetNotFound), each object's page (what strata describe says),
+each policy's page (where it is in force, and what deleting it would
+change, as strata impact --delete says) and a search by name, kind,
+namespace and label. The pages are embedded in the binary. See
+docs/web.md.
+
+Read from a cluster, the view is what the kubeconfig's user may read (the
+kinds it may not are named "not visible to you"); it watches the kinds it
+read, and on a change reads the cluster again and the open pages reload.`,
+		Example: `  strata serve -f examples/parable/
+  strata serve --address 127.0.0.1:9000`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(orBackground(c.Context()), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runServe(ctx, Streams{In: s.In, Out: s.Out, Err: &lockedWriter{w: s.Err}}, &f, address)
+		},
+	}
+	f.bind(c)
+	c.Flags().StringVar(&address, "address", "127.0.0.1:8088", "the address to listen on (HOST:PORT); the default answers this machine only")
+	return c
+}
+
+// runServe loads the source, serves it on address until ctx is done, and
+// reading a cluster, follows its changes (follow).
+func runServe(ctx context.Context, s Streams, f *sourceFlags, address string) error {
+	m, err := f.mode()
+	if err != nil {
+		return err
+	}
+	res, err := f.load(s)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", address)
+	if err != nil {
+		return fmt.Errorf("--address %s: %w", address, err)
+	}
+	srv := web.NewServer(worldOf(f, m, res), web.Limits{})
+	if m != sourceFiles {
+		changed := make(chan struct{}, 1)
+		if err := watchCluster(ctx, s, f, res, changed); err != nil {
+			l.Close()
+			return err
+		}
+		go follow(ctx, s, f, m, srv, changed)
+	}
+	return serve(ctx, s, l, srv)
+}
+
+// worldOf is the web view of a load, with what the source could not read.
+func worldOf(f *sourceFlags, m sourceMode, res *engine.Result) *web.World {
+	w := web.NewWorld(res)
+	w.Source = "files"
+	if m != sourceFiles {
+		w.Source, w.Live = "the cluster of the kubeconfig", true
+		if m == sourceClusterWithFiles {
+			w.Source += ", with files laid over it"
+		}
+	}
+	for _, u := range f.unreadable {
+		w.NotVisible = append(w.NotVisible, fmt.Sprintf("%s (%s)", u.GVK.GroupKind(), strings.ToLower(string(u.Reason))))
+	}
+	return w
+}
+
+// follow reads the source again each time a watch sees a change, and
+// serves the new result (the open pages reload). Changes that arrive
+// while a load runs are one signal in changed, so they cost one more
+// load, not one each. A failing load keeps the view it had.
+func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+		res, err := f.load(s)
+		if err != nil {
+			fmt.Fprintf(s.Err, "warning: strata serve: reading the cluster again after a change: %v; still showing the previous read\n", err)
+			continue
+		}
+		srv.Set(worldOf(f, m, res))
+	}
+}
+
+// watchCluster starts a watch on every kind the source reads: the kinds
+// of the hierarchy, the policy kinds of res, CRDs and PolicyKinds (a new
+// policy kind). Each change sends on changed without blocking. A kind the
+// user may not watch is named on stderr and not followed.
+func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}) error {
+	cfg, err := f.kube.ToRESTConfig()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	mapper, err := f.kube.ToRESTMapper()
+	if err != nil {
+		return fmt.Errorf("kubeconfig: %w", err)
+	}
+	gvrs := map[schema.GroupVersionResource]bool{
+		{Group: cluster.CRDGVK.Group, Version: cluster.CRDGVK.Version, Resource: "customresourcedefinitions"}: true,
+	}
+	kinds := []schema.GroupKind{cluster.PolicyKindGVK.GroupKind()}
+	for _, row := range hierarchy.Table {
+		kinds = append(kinds, row.GroupKind)
+	}
+	for _, k := range res.PolicyKinds() {
+		kinds = append(kinds, k.Key())
+	}
+	for _, gk := range kinds {
+		if m, err := mapper.RESTMapping(gk); err == nil {
+			gvrs[m.Resource] = true // not served: nothing to watch
+		}
+	}
+	ns, all := f.namespaceScope()
+	if all {
+		ns = ""
+	}
+	// Serve only once every watch is established (or refused): a change
+	// made after the command says where it listens is then never missed.
+	var ready sync.WaitGroup
+	var mu sync.Mutex
+	var refused []string
+	refuse := func(gvr schema.GroupVersionResource, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		what := "not allowed"
+		if !apierrors.IsForbidden(err) {
+			what = err.Error()
+		}
+		refused = append(refused, fmt.Sprintf("%s (%s)", gvr.GroupResource(), what))
+	}
+	for gvr := range gvrs {
+		ready.Add(1)
+		go watchKind(ctx, dyn, gvr, ns, changed, ready.Done, refuse)
+	}
+	ready.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(refused) > 0 {
+		slices.Sort(refused)
+		fmt.Fprintf(s.Err, "note: strata serve: changes to %s are not followed; the view shows them as read at start\n", strings.Join(refused, ", "))
+	}
+	return nil
+}
+
+// watchKind follows one kind in every namespace (or, when the user may
+// not, in ns), from the resource version of a one-item list, so that
+// what exists is not announced again. A watch that ends resumes from the
+// last version seen; one whose version is gone lists again and counts as
+// a change, since something may have been missed.
+//
+// ready is called once the first watch is established or refused;
+// refuse, before ready, when the kind cannot be followed.
+func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, ready func(), refuse func(schema.GroupVersionResource, error)) {
+	var once sync.Once
+	defer once.Do(ready)
+	signal := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	ri := dynamic.ResourceInterface(dyn.Resource(gvr))
+	scoped := false
+	rv := ""
+	for ctx.Err() == nil {
+		if rv == "" {
+			l, err := ri.List(ctx, metav1.ListOptions{Limit: 1})
+			if apierrors.IsForbidden(err) && !scoped && ns != "" {
+				ri, scoped = dyn.Resource(gvr).Namespace(ns), true
+				continue
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					refuse(gvr, err)
+				}
+				return
+			}
+			rv = l.GetResourceVersion()
+		}
+		w, err := ri.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+		if err != nil {
+			if ctx.Err() == nil {
+				refuse(gvr, err)
+			}
+			return
+		}
+		once.Do(ready)
+		for ev := range w.ResultChan() {
+			if ev.Type == watch.Error {
+				rv = "" // expired: list again
+				signal()
+				break
+			}
+			if o, ok := ev.Object.(metav1.Object); ok && o.GetResourceVersion() != "" {
+				rv = o.GetResourceVersion()
+			}
+			if ev.Type != watch.Bookmark {
+				signal()
+			}
+		}
+		w.Stop()
+		if ctx.Err() == nil && rv != "" {
+			// The server ended the watch (its timeout): resume. A pause
+			// keeps a server that ends every watch at once from being
+			// asked in a loop.
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// lockedWriter serializes writes: the server, the watches and the
+// reloads all write to stderr.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// orBackground is ctx, or a background context when cobra was given none.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// serve answers h on l until ctx is done, then shuts down, giving open
+// requests a second to finish (event streams never do: they are closed).
+func serve(ctx context.Context, s Streams, l net.Listener, h http.Handler) error {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(s.Err, "strata serve: http://%s/ (Ctrl-C stops)\n", l.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(l) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shut); errors.Is(err, context.DeadlineExceeded) {
+		return hs.Close()
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
