@@ -63,9 +63,14 @@ func TestMetrics(t *testing.T) {
 		{"strata_reconcile_duration_seconds", map[string]string{"scope": "full"}},
 		{"strata_status_write_duration_seconds", map[string]string{"kind": "ColorPolicy"}},
 	} {
-		if n := sample(r.reg, m.name, m.labels); n < 1 {
-			t.Errorf("%s%v: %v samples, want some", m.name, m.labels, n)
-		}
+		// A duration is observed when its step returns, which may be
+		// after what it wrote is visible: wait for the sample.
+		c.eventually(fmt.Sprintf("a sample of %s%v", m.name, m.labels), func() error {
+			if n := sample(r.reg, m.name, m.labels); n < 1 {
+				return fmt.Errorf("%v samples, want some", n)
+			}
+			return nil
+		})
 	}
 
 	// Delete g2: p3's target is gone.
