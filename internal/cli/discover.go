@@ -21,6 +21,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
+	"github.com/strata-dev/strata/pkg/sink/web"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
@@ -709,9 +710,10 @@ func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
 func newGraph(s Streams) *cobra.Command {
 	var f sourceFlags
 	var format string
+	var depth int
 	c := &cobra.Command{
-		Use:   "graph -o dot|mermaid",
-		Short: "Draw the topology with its policies (Graphviz DOT or Mermaid)",
+		Use:   "graph [KIND/NAME | KIND NAME] [--depth N] -o dot|mermaid|svg|html",
+		Short: "Draw the topology with its policies (Graphviz DOT, Mermaid, SVG or a self-contained HTML page)",
 		Long: `Draws every object, section and namespace of the hierarchy, with solid
 edges from parents to children, and every policy with dashed edges to the
 nodes it is attached to. Namespaces are clusters holding their objects and
@@ -719,22 +721,68 @@ policies. Node identifiers follow the objects' locators, so the same input
 draws the same bytes. With -n, only that namespace is drawn, with the
 nodes one edge away from it (the Gateway its routes attach to).
 
-  strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
-		Args: arity(0, 0),
-		RunE: func(*cobra.Command, []string) error {
-			if format != printer.DOT && format != printer.Mermaid {
-				return fmt.Errorf("--output %q: want dot or mermaid", format)
+With KIND/NAME, only that object's neighbourhood is drawn: the nodes up to
+--depth steps above and below it (default 2) and the policies attached to
+them. -o svg and -o html draw it without Graphviz, laid out in columns by
+hierarchy level and coloured by standing, as the web view does (strata
+serve); a dozen neighbours of a kind per node and 300 boxes at most, the
+rest counted in dashed boxes, however large the world.
+
+  strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg
+  strata graph httproute/baker -n baker --depth 1 -o html -f examples/parable/ > baker.html`,
+		Args: arity(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				arg, err := subjectArg(args)
+				if err != nil {
+					return err
+				}
+				args = []string{arg}
+			}
+			switch format {
+			case printer.DOT, printer.Mermaid:
+			case "svg", "html":
+				if len(args) == 0 {
+					return fmt.Errorf("--output %s draws one object's neighbourhood: give KIND/NAME (or use dot or mermaid for everything)", format)
+				}
+			default:
+				return fmt.Errorf("--output %q: want dot, mermaid, svg or html", format)
+			}
+			if depth < 0 {
+				return fmt.Errorf("--depth %d: want 0 or more", depth)
 			}
 			res, err := f.load(s)
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			d := query.Map(res)
-			if ns := f.onlyNamespace(); ns != "" {
-				d = query.Within(d, ns)
+			var subj query.Subject
+			if len(args) == 1 {
+				if subj, err = resolve(&f, res, args[0], namespaceOf(cmd, &f)); err != nil {
+					return err
+				}
+				if subj.Policy != nil {
+					return fmt.Errorf("%s is a policy: graph draws an object's neighbourhood (describe the policy instead)", args[0])
+				}
 			}
-			if err := printer.PrintDiagram(&buf, d, format); err != nil {
+			var buf bytes.Buffer
+			switch format {
+			case "svg", "html":
+				g := web.NewWorld(res).Neighbourhood(subj.Node, depth, web.DefaultLimits)
+				if format == "svg" {
+					err = web.SVG(&buf, g)
+				} else {
+					err = web.HTML(&buf, g)
+				}
+			default:
+				d := query.Map(res)
+				if len(args) == 1 {
+					d = query.Around(res, d, subj.Node, depth)
+				} else if ns := f.onlyNamespace(); ns != "" {
+					d = query.Within(d, ns)
+				}
+				err = printer.PrintDiagram(&buf, d, format)
+			}
+			if err != nil {
 				return err
 			}
 			_, err = s.Out.Write(buf.Bytes())
@@ -742,7 +790,8 @@ nodes one edge away from it (the Gateway its routes attach to).
 		},
 	}
 	f.bind(c)
-	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot or mermaid")
-	completeOutput(c, printer.DOT, printer.Mermaid)
+	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot, mermaid, svg or html (svg and html need KIND/NAME)")
+	c.Flags().IntVar(&depth, "depth", 2, "with KIND/NAME: how many steps above and below it to draw")
+	completeOutput(c, printer.DOT, printer.Mermaid, "svg", "html")
 	return c
 }

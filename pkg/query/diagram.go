@@ -125,6 +125,83 @@ func Within(d *Diagram, ns string) *Diagram {
 			keep[e.From], keep[e.To] = true, true
 		}
 	}
+	return d.only(keep)
+}
+
+// Around is the part of a diagram of res about node n, for `strata graph
+// KIND/NAME --depth N`: n and its sections, the nodes up to depth steps
+// above and below them, the sections of those, their Namespaces, and the
+// policies attached to any of them, with the edges between these.
+func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagram {
+	g := res.Graph
+	nodes := map[topology.NodeID]bool{}
+	add := func(m topology.NodeID) {
+		nodes[m] = true
+		for _, s := range g.Node(m).Sections {
+			nodes[s] = true
+		}
+	}
+	add(n)
+	for _, up := range []bool{true, false} {
+		frontier := append([]topology.NodeID{n}, sectionsOf(g, n)...)
+		for range depth {
+			var next []topology.NodeID
+			for _, m := range frontier {
+				links := g.Node(m).Children
+				if up {
+					links = g.Node(m).Parents
+				}
+				for _, l := range links {
+					if !nodes[l] {
+						add(l)
+						next = append(next, l)
+						next = append(next, sectionsOf(g, l)...)
+					}
+				}
+			}
+			frontier = next
+		}
+	}
+	labels := map[string]bool{}
+	for m := range nodes {
+		labels[g.Node(m).Ref.String()] = true
+		// Its Namespace too: a policy on it applies here (Namespaces
+		// are an umbrella, not an edge: docs/hierarchy.md).
+		if ns := g.Node(m).Namespace; ns != topology.None {
+			labels[g.Node(ns).Ref.String()] = true
+		}
+	}
+	keep := map[string]bool{}
+	visit := func(dn DiagramNode) {
+		if dn.Shape != PolicyShape && labels[dn.Label] {
+			keep[dn.ID] = true
+		}
+	}
+	for _, c := range d.Clusters {
+		visit(c.Node)
+		for _, dn := range c.Nodes {
+			visit(dn)
+		}
+	}
+	for _, dn := range d.Nodes {
+		visit(dn)
+	}
+	for _, e := range d.PolicyEdges {
+		if keep[e.To] {
+			keep[e.From] = true
+		}
+	}
+	return d.only(keep)
+}
+
+// sectionsOf lists a node's sections in NodeID order.
+func sectionsOf(g *topology.Graph, n topology.NodeID) []topology.NodeID {
+	return slices.Sorted(maps.Values(g.Node(n).Sections))
+}
+
+// only is the diagram with the nodes of keep and the edges between them;
+// a namespace's cluster stays while it holds a kept node.
+func (d *Diagram) only(keep map[string]bool) *Diagram {
 	out := &Diagram{}
 	for _, c := range d.Clusters {
 		var nodes []DiagramNode

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestGraphAround: `graph KIND/NAME --depth N` draws one object's
+// neighbourhood (issue 18), in every format, the namespace's policies
+// included; svg and html need no Graphviz and no network.
+func TestGraphAround(t *testing.T) {
+	for _, tc := range []struct {
+		golden string
+		args   []string
+	}{
+		{"graph-baker-depth1.mermaid.golden", []string{"graph", "httproute/baker", "-n", "baker", "--depth", "1", "-o", "mermaid"}},
+		{"graph-baker-depth0.dot.golden", []string{"graph", "httproute", "baker", "-n", "baker", "--depth", "0"}},
+		{"graph-baker.svg.golden", []string{"graph", "httproute/baker", "-n", "baker", "-o", "svg"}},
+		{"graph-baker.html.golden", []string{"graph", "httproute/baker", "-n", "baker", "-o", "html"}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			out, errOut, code := strata(t, "", append(tc.args, "-f", discParable)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			if strings.Contains(out, "http://") && !strings.Contains(out, "http://www.w3.org/2000/svg") {
+				t.Errorf("the drawing fetches something: %s", out)
+			}
+			discoverGolden(t, "testdata/discover/"+tc.golden, out)
+		})
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"graph", "-o", "svg"}, "--output svg draws one object's neighbourhood: give KIND/NAME"},
+		{[]string{"graph", "retrypolicy/baker-retries", "-n", "baker"}, "is a policy"},
+		{[]string{"graph", "httproute/baker", "-n", "baker", "--depth", "-1"}, "--depth -1: want 0 or more"},
+		{[]string{"graph", "-o", "png"}, `--output "png": want dot, mermaid, svg or html`},
+	} {
+		_, errOut, code := strata(t, "", append(tc.args, "-f", discParable)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
