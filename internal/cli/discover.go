@@ -8,9 +8,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -594,17 +596,65 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, objects []runt
 	return lf.printObjects(s, objects)
 }
 
+// impactOfAdd answers `impact --add FILE`: what creating the policy in
+// FILE would change (issue 18: answer for a policy that does not exist
+// yet). Its namespace, when the file gives none, is ns.
+func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string) error {
+	if err := v.check(); err != nil {
+		return err
+	}
+	u, err := readOne(file, s.In)
+	if err != nil {
+		return err
+	}
+	before, err := f.load(s)
+	if err != nil {
+		return err
+	}
+	gvk := u.GroupVersionKind()
+	k := before.KindOf(gvk.Group, gvk.Kind)
+	if k == nil {
+		return fmt.Errorf("%s: %s is not a policy kind of the input (strata kinds lists them)", file, gvk.GroupKind())
+	}
+	if u.GetNamespace() == "" {
+		u.SetNamespace(ns) // as kubectl apply -n would
+	}
+	if u.GetCreationTimestamp().Time.IsZero() {
+		// Created now: newer than every policy of the input, as a new
+		// policy would be on a cluster (GEP-713 "Conflict resolution
+		// rules": the older wins).
+		u.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
+	}
+	after, err := query.Adding(before, u)
+	if err != nil {
+		if strings.Contains(err.Error(), "exists already") {
+			return fmt.Errorf("%w: use impact %s/%s --replace %s", err, strings.ToLower(k.Kind), u.GetName(), file)
+		}
+		return err
+	}
+	ref := query.PolicyRef{Group: k.Group, Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	for _, q := range after.Policies {
+		if q.Kind.Key() == k.Key() && q.Namespace == ref.Namespace && q.Name == ref.Name {
+			for _, w := range q.Warnings {
+				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
+			}
+		}
+	}
+	return v.print(s, query.Compare(before, after, ref, query.ChangeCreate))
+}
+
 func newImpact(s Streams) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
 	var del bool
-	var replace string
+	var replace, add string
 	c := &cobra.Command{
-		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE)",
-		Short: "Show what would change if a policy were deleted or replaced",
+		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE) | impact --add FILE",
+		Short: "Show what would change if a policy were deleted, replaced or added",
 		Long: `Computes the effective policies twice, as they are and without the policy
-(--delete) or with its new version from FILE (--replace; -f is the source
-of the objects, so the changed policy takes its own flag), and lists every
+(--delete), with its new version from FILE (--replace), or with a policy
+that does not exist yet from FILE (--add; -f is the source of the
+objects, so the changed policy takes its own flag), and lists every
 effective target and context whose effective spec changes, with each
 field's value and source before and after.
 
@@ -613,9 +663,16 @@ first computation, so the answer costs about one more run of one kind.
 FILE holds the policy's new version (same kind, namespace and name; the
 namespace may be left out); - reads it from stdin.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
-  strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3`,
-		Args: arity(1, 2),
+  strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3
+  strata impact --add new-retries.yaml -n baker -f examples/parable/`,
+		Args: arity(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if add != "" {
+				if len(args) > 0 || del || replace != "" {
+					return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
+				}
+				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f))
+			}
 			arg, err := subjectArg(args)
 			if err != nil {
 				return err
@@ -688,6 +745,7 @@ namespace may be left out); - reads it from stdin.`,
 	v.bind(c)
 	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
 	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
+	c.Flags().StringVar(&add, "add", "", "what if the policy in this file (- for stdin), which does not exist yet, were created")
 	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
 }

@@ -44,3 +44,35 @@ func TestGraphAround(t *testing.T) {
 		}
 	}
 }
+
+// TestImpactAdd: `impact --add FILE` answers for a policy that does not
+// exist yet (issue 18), in the namespace of -n when the file names none.
+func TestImpactAdd(t *testing.T) {
+	const add = `apiVersion: policies.cupcakes.example/v1
+kind: RetryPolicy
+metadata: {name: baker-route-retries}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: baker}]
+  defaults: {attempts: 5}
+`
+	out, errOut, code := strata(t, add, "impact", "--add", "-", "-n", "baker", "-f", discParable)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	discoverGolden(t, "testdata/discover/impact-add.golden", out)
+
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{strings.Replace(add, "baker-route-retries", "baker-retries", 1), []string{"impact", "--add", "-", "-n", "baker"}, "exists already: use impact retrypolicy/baker-retries --replace -"},
+		{add, []string{"impact", "retrypolicy/baker-retries", "--add", "-", "-n", "baker"}, "--add FILE names the new policy itself"},
+		{strings.Replace(add, "RetryPolicy", "NoSuchPolicy", 1), []string{"impact", "--add", "-", "-n", "baker"}, "is not a policy kind of the input"},
+	} {
+		_, errOut, code := strata(t, tc.stdin, append(tc.args, "-f", discParable)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}

@@ -194,8 +194,11 @@ func (h Human) policyList(w *errWriter, l *query.PolicyList) {
 // change.
 func (h Human) impact(w *errWriter, im *query.Impact) {
 	verb := "Deleting"
-	if im.Change == query.ChangeReplace {
+	switch im.Change {
+	case query.ChangeReplace:
 		verb = "Replacing"
+	case query.ChangeCreate:
+		verb = "Adding"
 	}
 	subject := fmt.Sprintf("%s %s %s", verb, im.Policy.Kind, im.Policy.ID())
 	if im.Changed.Targets == 0 {
