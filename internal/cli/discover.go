@@ -35,7 +35,33 @@ import (
 
 // viewFlag is -o for the discoverability commands: people by default,
 // yaml or json for programs (schemas in docs/cli.md).
-type viewFlag struct{ format string }
+type viewFlag struct {
+	format string
+	// full lists every context of a description (describe --full); kinds
+	// and field narrow it (--kind, --field).
+	full  bool
+	kinds []string
+	field string
+}
+
+// bindNarrow adds describe's --full, --kind and --field.
+func (v *viewFlag) bindNarrow(c *cobra.Command) {
+	c.Flags().BoolVar(&v.full, "full", false, "list every context, however many (without it, more than 20 are summarized)")
+	c.Flags().StringSliceVar(&v.kinds, "kind", nil, "only these policy kinds (Kind or Kind.group; repeatable)")
+	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
+}
+
+// narrow applies --kind and --field to a description.
+func (v *viewFlag) narrow(d *query.Description) (*query.Description, error) {
+	field := ""
+	if v.field != "" {
+		var err error
+		if field, err = query.FieldPointer(v.field); err != nil {
+			return nil, err
+		}
+	}
+	return d.Only(v.kinds, field), nil
+}
 
 func (v *viewFlag) bind(c *cobra.Command) {
 	c.Flags().StringVarP(&v.format, "output", "o", "", "output format: yaml or json (default: human-readable)")
@@ -59,7 +85,10 @@ func (v *viewFlag) check() error {
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
-		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out)}); err != nil {
+		// A narrowed description is listed in full: the filters are
+		// how a reader asks for the contexts.
+		full := v.full || len(v.kinds) > 0 || v.field != ""
+		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out), Full: full}); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -170,6 +199,7 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	}
 	f.bind(c)
 	v.bind(c)
+	v.bindNarrow(c)
 	sel.bind(c)
 	c.ValidArgsFunction = completeSubject(&f, false)
 	return c
@@ -238,6 +268,9 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
+		if d, err = v.narrow(d); err != nil {
+			return err
+		}
 		docs = append(docs, d)
 	}
 	switch {
@@ -283,6 +316,9 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	d := query.Describe(res, subj.Node)
 	if f.published != nil {
 		f.published.describe(d, res, subj.Node)
+	}
+	if d, err = v.narrow(d); err != nil {
+		return err
 	}
 	return v.print(s, d)
 }

@@ -76,3 +76,42 @@ spec:
 		}
 	}
 }
+
+// TestDescribeSummary: a description of more than 20 contexts (the
+// parable's Namespace: 142) shows a summary of its effective policies,
+// the values in force counted in contexts, and how to see each context;
+// --full lists them all, and --kind/--field narrow them (issue 18,
+// "Output that stays readable at scale").
+func TestDescribeSummary(t *testing.T) {
+	run := func(args ...string) string {
+		t.Helper()
+		out, errOut, code := strata(t, "", append(args, "-f", discParable)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	summary := run("describe", "namespace/baker")
+	discoverGolden(t, "testdata/discover/describe-namespace-summary.golden", summary)
+	if n := strings.Count(summary, "  via "); n != 0 {
+		t.Errorf("the summary lists %d contexts", n)
+	}
+	if n := strings.Count(run("describe", "namespace/baker", "--full"), "  via "); n != 142 {
+		t.Errorf("--full lists %d contexts, want 142", n)
+	}
+	narrow := run("describe", "namespace/baker", "--kind", "RetryPolicy", "--field", "attempts")
+	if n := strings.Count(narrow, "  via "); n != 42 {
+		t.Errorf("--kind RetryPolicy --field attempts lists %d contexts, want 42", n)
+	}
+	if strings.Contains(narrow, "/backoff") || strings.Contains(narrow, "TimeoutPolicy on") {
+		t.Errorf("--kind/--field left other kinds or fields:\n%s", narrow)
+	}
+	// A small description is listed in full, as before.
+	if n := strings.Count(run("describe", "httproute/baker", "-n", "baker"), "  via "); n == 0 {
+		t.Error("describe httproute/baker lists no context")
+	}
+	_, errOut, code := strata(t, "", "describe", "namespace/baker", "--field", "bad..x", "-f", discParable)
+	if code != 1 || !strings.Contains(errOut, "empty key in a dotted path") {
+		t.Errorf("--field bad..x: exit %d, %q", code, errOut)
+	}
+}

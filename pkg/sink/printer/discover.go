@@ -24,6 +24,36 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	w.printf("\n")
 	if len(d.Policies) == 0 {
 		w.printf("No policy affects %s.\n", d.Object)
+	} else if !h.Full && len(d.Policies) > SummaryContexts {
+		// Many policies: by kind, with the results of all of them.
+		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d), by kind:", len(d.Policies))))
+		t := &table{h: h, indent: "  "}
+		t.add(c("KIND"), c("POLICIES"), c("ATTACHED"), c("INHERITED"), c("BELOW"), c("RESULTS"))
+		var kinds []string
+		type tally struct {
+			n       int
+			rel     map[string]int
+			results map[string]int
+		}
+		by := map[string]*tally{}
+		for _, p := range d.Policies {
+			tl := by[p.Policy.Kind]
+			if tl == nil {
+				tl = &tally{rel: map[string]int{}, results: map[string]int{}}
+				by[p.Policy.Kind] = tl
+				kinds = append(kinds, p.Policy.Kind)
+			}
+			tl.n++
+			tl.rel[p.Relation]++
+			for r, n := range p.Results {
+				tl.results[r] += n
+			}
+		}
+		for _, k := range kinds {
+			tl := by[k]
+			t.add(c(k), c(fmt.Sprint(tl.n)), c(fmt.Sprint(tl.rel[query.Attached])), c(fmt.Sprint(tl.rel[query.Inherited])), c(fmt.Sprint(tl.rel[query.Below])), colored(results(tl.results), resultColor(tl.results)))
+		}
+		w.table(t)
 	} else {
 		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d):", len(d.Policies))))
 		t := &table{h: h, indent: "  "}
@@ -48,6 +78,16 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			t.add(c(r.Policy.Kind), c(r.Policy.ID()), c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
 		w.table(t)
+	}
+	contexts := 0
+	for _, k := range d.Effective {
+		for _, tg := range k.Targets {
+			contexts += len(tg.Contexts)
+		}
+	}
+	if !h.Full && contexts > SummaryContexts {
+		h.effectSummary(w, d, contexts)
+		return
 	}
 	for _, k := range d.Effective {
 		for _, tg := range k.Targets {
@@ -74,6 +114,99 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			}
 		}
 	}
+}
+
+// effectSummary is the effective part of a description too long to list
+// context by context: per kind, how many targets and contexts, then each
+// field with the values in force and who set them, counted in contexts,
+// and the policies beaten on it; then how to see the contexts.
+func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
+	for _, k := range d.Effective {
+		n := 0
+		type setting struct {
+			value, by string
+		}
+		counts := map[string]map[setting]int{} // field -> value and setter -> contexts
+		beaten := map[string]map[string]int{}  // field -> policy -> contexts
+		unset := map[string]int{}              // field -> contexts where it is not in force
+		var fields []string
+		for _, tg := range k.Targets {
+			n += len(tg.Contexts)
+			for _, ctx := range tg.Contexts {
+				for _, f := range ctx.Fields {
+					if counts[f.Field] == nil {
+						counts[f.Field], beaten[f.Field] = map[setting]int{}, map[string]int{}
+						fields = append(fields, f.Field)
+					}
+					if f.SetBy == "" {
+						unset[f.Field]++
+					} else {
+						counts[f.Field][setting{value(f.Value), f.SetBy}]++
+					}
+					for _, b := range f.Beaten {
+						beaten[f.Field][b]++
+					}
+				}
+			}
+		}
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s in %s:", kindLabel(k), plural(len(k.Targets), "target"), plural(n, "context"))))
+		slices.Sort(fields)
+		t := &table{h: h, indent: "  "}
+		t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("CONTEXTS"))
+		const shown = 3 // settings per field; the rest are counted
+		for _, f := range fields {
+			type row struct {
+				st  setting
+				cnt int
+			}
+			var rows []row
+			for st, cnt := range counts[f] {
+				rows = append(rows, row{st, cnt})
+			}
+			slices.SortFunc(rows, func(a, b row) int {
+				if a.cnt != b.cnt {
+					return b.cnt - a.cnt
+				}
+				return strings.Compare(a.st.by, b.st.by)
+			})
+			name := f
+			for i, r := range rows {
+				if i == shown {
+					rest, ctxs := len(rows)-shown, 0
+					for _, r := range rows[shown:] {
+						ctxs += r.cnt
+					}
+					t.add(c(""), colored(fmt.Sprintf("and %d more", rest), grey), c(""), c(fmt.Sprint(ctxs)))
+					break
+				}
+				t.add(c(name), colored(r.st.value, green), c(r.st.by), c(fmt.Sprint(r.cnt)))
+				name = ""
+			}
+			if cnt := unset[f]; cnt > 0 {
+				t.add(c(name), colored("(not in force)", grey), c(""), c(fmt.Sprint(cnt)))
+				name = ""
+			}
+			if len(beaten[f]) > 0 {
+				var lost []string
+				total := 0
+				for p, cnt := range beaten[f] {
+					lost = append(lost, p)
+					total += cnt
+				}
+				slices.Sort(lost)
+				who := strings.Join(lost[:min(shown, len(lost))], ", ")
+				if len(lost) > shown {
+					who += fmt.Sprintf(" and %d more", len(lost)-shown)
+				}
+				t.add(c(name), colored("beaten: "+pluralPolicies(len(lost)), red), c(who), c(fmt.Sprint(total)))
+			}
+		}
+		if len(fields) == 0 {
+			t.add(c("(no fields)"), c(""), c(""), c(""))
+		}
+		w.table(t)
+	}
+	w.printf("\n%s contexts in all: --full lists each, --kind KIND and --field FIELD narrow them.\n", fmt.Sprint(contexts))
 }
 
 // policyDescription: what the policy says, where it attached, its status

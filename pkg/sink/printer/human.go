@@ -18,7 +18,16 @@ import (
 type Human struct {
 	// Color emphasizes winners, losers and headings with ANSI colors.
 	Color bool
+	// Full lists every context of a description, however many; without
+	// it, a description of more than SummaryContexts contexts (a
+	// Namespace, a Gateway with hundreds of routes) shows a summary of
+	// its effective policies instead (`strata describe --full`).
+	Full bool
 }
+
+// SummaryContexts is how many contexts a description lists in full before
+// it summarizes them: one screen or two.
+const SummaryContexts = 20
 
 // Colors. Every code is five bytes long, so that colored table cells stay
 // aligned: text/tabwriter counts the codes as text, and every cell of a
