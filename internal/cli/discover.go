@@ -104,6 +104,9 @@ func (v *viewFlag) print(s Streams, doc any) error {
 // colorful reports whether w is a terminal that wants colors: never for
 // pipes, files and test buffers, nor when NO_COLOR is set (no-color.org).
 func colorful(w io.Writer) bool {
+	if sw, ok := w.(*switchWriter); ok {
+		w = sw.terminal // --watch's writer: the terminal it prints to
+	}
 	f, ok := w.(*os.File)
 	if !ok || os.Getenv("NO_COLOR") != "" {
 		return false
@@ -150,6 +153,8 @@ func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
 // newDescribeScoped is describe; scoped false makes it run the complete
 // engine (see describe), for tests to compare.
 func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
+	orig := s
+	s, out := watchable(s)
 	var f sourceFlags
 	var v viewFlag
 	var sel selectorFlags
@@ -202,6 +207,7 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	v.bindNarrow(c)
 	sel.bind(c)
 	c.ValidArgsFunction = completeSubject(&f, false)
+	withWatch(c, orig, out, &f)
 	return c
 }
 
@@ -483,6 +489,8 @@ strata render --values --field prints it.`,
 }
 
 func newGet(s Streams) *cobra.Command {
+	orig := s
+	s, out := watchable(s)
 	var f sourceFlags
 	l := newListFlags()
 	c := &cobra.Command{
@@ -575,6 +583,7 @@ and json print the PolicyList (docs/cli.md).`,
 	f.bind(c)
 	l.bind(c)
 	c.ValidArgsFunction = completeGet(&f)
+	withWatch(c, orig, out, &f)
 	return c
 }
 

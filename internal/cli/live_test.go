@@ -174,6 +174,7 @@ func fileObjects(t *testing.T, file string) []*unstructured.Unstructured {
 // files.
 func TestLive(t *testing.T) {
 	lc := startLive(t)
+	t.Run("watch", func(t *testing.T) { testWatch(t, lc) })
 
 	t.Run("effective", func(t *testing.T) {
 		want := mustStrata(t, "", "effective", "-f", example3Dir, "-o", "json")

@@ -54,6 +54,8 @@ func printEach[T any](s Streams, seq iter.Seq[T], format string) error {
 }
 
 func newStatus(s Streams) *cobra.Command {
+	orig := s
+	s, out := watchable(s)
 	var f sourceFlags
 	var now string
 	var l *listFlags
@@ -101,6 +103,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 	f.bind(c)
 	l = newObjectFlags(c)
 	c.Flags().StringVar(&now, "now", "", "RFC 3339 time for changed conditions (default: newest creationTimestamp in the input)")
+	withWatch(c, orig, out, &f)
 	return c
 }
 

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -41,8 +42,13 @@ func NewRoot(s Streams) *cobra.Command {
 // with one line on stderr and nothing on stdout (status and effective
 // stream their List, so only a failure to write or encode it midway can
 // leave part of one).
-func Main(args []string, s Streams) int {
+func Main(args []string, s Streams) int { return MainContext(context.Background(), args, s) }
+
+// MainContext is Main with a context: a command that runs until stopped
+// (--watch, serve) ends when ctx does, as on Ctrl-C.
+func MainContext(ctx context.Context, args []string, s Streams) int {
 	root := NewRoot(s)
+	root.SetContext(ctx)
 	root.SetArgs(args)
 	if c, _, err := root.Find(args); err == nil && c.Name() != "controller" {
 		if os.Getenv("GOGC") == "" {

@@ -81,7 +81,7 @@ func runServe(ctx context.Context, s Streams, f *sourceFlags, address string) er
 	srv := web.NewServer(worldOf(f, m, res), web.Limits{})
 	if m != sourceFiles {
 		changed := make(chan struct{}, 1)
-		if err := watchCluster(ctx, s, f, res, changed); err != nil {
+		if err := watchCluster(ctx, s, f, res, changed, "strata serve"); err != nil {
 			l.Close()
 			return err
 		}
@@ -130,7 +130,7 @@ func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *w
 // of the hierarchy, the policy kinds of res, CRDs and PolicyKinds (a new
 // policy kind). Each change sends on changed without blocking. A kind the
 // user may not watch is named on stderr and not followed.
-func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}) error {
+func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, who string) error {
 	cfg, err := f.kube.ToRESTConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -185,7 +185,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	defer mu.Unlock()
 	if len(refused) > 0 {
 		slices.Sort(refused)
-		fmt.Fprintf(s.Err, "note: strata serve: changes to %s are not followed; the view shows them as read at start\n", strings.Join(refused, ", "))
+		fmt.Fprintf(s.Err, "note: %s: changes to %s are not followed; what is shown has them as read at start\n", who, strings.Join(refused, ", "))
 	}
 	return nil
 }

@@ -60,6 +60,8 @@ type sourceFlags struct {
 	// read is what the last load read, for commands that name where an
 	// object came from (see places).
 	read *files.Result
+	// last is the last load's result (--watch follows its policy kinds).
+	last *engine.Result
 }
 
 // places are where the objects of the last load were read: file,
@@ -187,6 +189,7 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	if err != nil {
 		return nil, placed(err, src)
 	}
+	f.last = res
 	for _, e := range res.Errors {
 		fmt.Fprintf(s.Err, "warning: skipped: %s\n", strings.ReplaceAll(placed(e, src).Error(), "\n", "; "))
 	}
