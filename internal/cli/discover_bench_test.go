@@ -116,3 +116,56 @@ func writeShape(b *testing.B, sh synth.Shape, n int) string {
 	}
 	return path
 }
+
+// BenchmarkEveryCommand runs each command end to end on the performance
+// world (20,000 HTTPRoutes, 5,000 policies, one YAML file), for issue
+// 18's budget of one second per command (docs/performance.md).
+//
+// go test -run '^$' -bench BenchmarkEveryCommand -benchtime 1x ./internal/cli/
+func BenchmarkEveryCommand(b *testing.B) {
+	s := synth.Snapshot(1, 1)
+	path := filepath.Join(b.TempDir(), "world.yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	if err := synth.WriteYAML(w, s); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	route := s.HTTPRoutes[len(s.HTTPRoutes)/2]
+	gw := s.Gateways[0]
+	p := s.Policies[len(s.Policies)/2]
+	policy := fmt.Sprintf("%s/%s", p.GetKind(), p.GetName())
+	s = nil
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"describe-route", []string{"describe", "httproute/" + route.Name, "-n", route.Namespace}},
+		{"describe-gateway", []string{"describe", "gateway/" + gw.Name, "-n", gw.Namespace}},
+		{"get-policies", []string{"get", "policies", "-A"}},
+		{"impact-delete", []string{"impact", policy, "-n", p.GetNamespace(), "--delete"}},
+		{"status", []string{"status"}},
+		{"effective", []string{"effective"}},
+		{"check", []string{"check"}},
+		{"graph-around", []string{"graph", "httproute/" + route.Name, "-n", route.Namespace, "-o", "svg"}},
+		{"graph", []string{"graph"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				var out, errb bytes.Buffer
+				code := Main(append(c.args, "-f", path), Streams{Out: &out, Err: &errb})
+				if code != 0 && c.name != "check" {
+					b.Fatalf("exit %d: %s", code, errb.String())
+				}
+			}
+		})
+	}
+}
