@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
 
 // BenchmarkDescribeRoute times `strata describe httproute/NAME -n NS -f
@@ -18,22 +19,7 @@ import (
 // docs/performance.md: synth.Snapshot(1, 1), 20,000 HTTPRoutes and 5,000
 // policies, written once to a temporary file outside the timer.
 func BenchmarkDescribeRoute(b *testing.B) {
-	s := synth.Snapshot(1, 1)
-	path := filepath.Join(b.TempDir(), "world.yaml")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	if err := synth.WriteYAML(w, s); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	s, path := perfWorld(b)
 	route := s.HTTPRoutes[len(s.HTTPRoutes)/2]
 	args := []string{"describe", "httproute/" + route.Name, "-n", route.Namespace, "-f", path}
 	s = nil // the world lives in the file now; let the collector have it
@@ -123,22 +109,7 @@ func writeShape(b *testing.B, sh synth.Shape, n int) string {
 //
 // go test -run '^$' -bench BenchmarkEveryCommand -benchtime 1x ./internal/cli/
 func BenchmarkEveryCommand(b *testing.B) {
-	s := synth.Snapshot(1, 1)
-	path := filepath.Join(b.TempDir(), "world.yaml")
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	if err := synth.WriteYAML(w, s); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Flush(); err != nil {
-		b.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	s, path := perfWorld(b)
 	route := s.HTTPRoutes[len(s.HTTPRoutes)/2]
 	gw := s.Gateways[0]
 	p := s.Policies[len(s.Policies)/2]
@@ -168,4 +139,27 @@ func BenchmarkEveryCommand(b *testing.B) {
 			}
 		})
 	}
+}
+
+// perfWorld is the performance world (synth.Snapshot(1, 1)) and the YAML
+// file it is written to, outside the timer.
+func perfWorld(b *testing.B) (*snapshot.Snapshot, string) {
+	b.Helper()
+	s := synth.Snapshot(1, 1)
+	path := filepath.Join(b.TempDir(), "world.yaml")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	if err := synth.WriteYAML(w, s); err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return s, path
 }

@@ -3,12 +3,9 @@ package files_test
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -56,23 +53,7 @@ func BenchmarkReadList(b *testing.B) {
 	if err := synth.WriteYAML(&y, synth.Snapshot(1, 1)); err != nil {
 		b.Fatal(err)
 	}
-	docs, err := files.Documents([]string{"-"}, &y)
-	if err != nil {
-		b.Fatal(err)
-	}
-	items := make([]any, len(docs))
-	for i, d := range docs {
-		items[i] = d.Object.Object
-	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	js, err := json.Marshal(list)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ys, err := yaml.Marshal(list)
-	if err != nil {
-		b.Fatal(err)
-	}
+	js, ys := listDumps(b, y.Bytes())
 	for _, format := range []struct {
 		name string
 		data []byte

@@ -409,32 +409,42 @@ type parsed struct {
 // types (for Read); otherwise every item is a Document (for Documents).
 func parseAll(raws []rawDocument, typed bool) []parsed {
 	out := make([]parsed, len(raws))
-	const chunk = 32
-	workers := min(runtime.GOMAXPROCS(0), (len(raws)+chunk-1)/chunk)
+	onEveryCore(len(raws), 32, func() func(int) {
+		var t transcoder // each worker's buffers
+		return func(i int) { out[i] = t.parse(raws[i], typed) }
+	})
+	return out
+}
+
+// onEveryCore calls do(i) for i in [0, n), in chunks of chunk, on as many
+// goroutines as there are cores (one when n is small): each worker gets
+// its own do from worker, for state of its own such as a transcoder's
+// buffers. It returns once every call has.
+func onEveryCore(n, chunk int, worker func() func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
 	var next atomic.Int64
 	work := func() {
-		var t transcoder
+		do := worker()
 		for {
-			end := int(next.Add(chunk))
+			end := int(next.Add(int64(chunk)))
 			start := end - chunk
-			if start >= len(raws) {
+			if start >= n {
 				return
 			}
-			for i := start; i < min(end, len(raws)); i++ {
-				out[i] = t.parse(raws[i], typed)
+			for i := start; i < min(end, n); i++ {
+				do(i)
 			}
 		}
 	}
 	if workers <= 1 {
 		work()
-		return out
+		return
 	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(work)
 	}
 	wg.Wait()
-	return out
 }
 
 // parse reads one raw document: on the fast path when transcode takes it
@@ -473,30 +483,9 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 	}
 	// The objects of a List (a `kubectl get -o json|yaml` dump holds the
 	// whole input in one) are decoded on every core, as documents are.
-	const chunk = 64
-	workers := min(runtime.GOMAXPROCS(0), (len(docs)+chunk-1)/chunk)
-	var next atomic.Int64
-	work := func() {
-		for {
-			end := int(next.Add(chunk))
-			start := end - chunk
-			if start >= len(docs) {
-				return
-			}
-			for i := start; i < min(end, len(docs)); i++ {
-				p.items[i] = decodeDocument(docs[i])
-			}
-		}
-	}
-	if workers <= 1 {
-		work()
-		return p
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(work)
-	}
-	wg.Wait()
+	onEveryCore(len(docs), 64, func() func(int) {
+		return func(i int) { p.items[i] = decodeDocument(docs[i]) }
+	})
 	return p
 }
 

@@ -490,23 +490,7 @@ func TestListDumps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := files.Documents([]string{"-"}, bytes.NewReader(world.Bytes()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := make([]any, len(docs))
-	for i, d := range docs {
-		items[i] = d.Object.Object
-	}
-	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
-	js, err := json.Marshal(list)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ys, err := yaml.Marshal(list)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, ys := listDumps(t, world.Bytes())
 	for name, dump := range map[string][]byte{"json": js, "yaml": ys} {
 		t.Run(name, func(t *testing.T) {
 			got, err := files.Read([]string{"-"}, bytes.NewReader(dump))
@@ -522,4 +506,26 @@ func TestListDumps(t *testing.T) {
 	if want := `-: document 1: invalid JSON: duplicate field "kind"`; fmt.Sprint(err) != want {
 		t.Errorf("duplicate key: error %v, want %s", err, want)
 	}
+}
+
+// listDumps is the documents of a multi-document YAML as one List, as
+// `kubectl get -o json` and `-o yaml` dump it.
+func listDumps(tb testing.TB, multi []byte) (js, ys []byte) {
+	tb.Helper()
+	docs, err := files.Documents([]string{"-"}, bytes.NewReader(multi))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	items := make([]any, len(docs))
+	for i, d := range docs {
+		items[i] = d.Object.Object
+	}
+	list := map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	if js, err = json.Marshal(list); err != nil {
+		tb.Fatal(err)
+	}
+	if ys, err = yaml.Marshal(list); err != nil {
+		tb.Fatal(err)
+	}
+	return js, ys
 }

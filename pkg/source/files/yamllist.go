@@ -2,8 +2,6 @@ package files
 
 import (
 	"bytes"
-	"runtime"
-	"sync"
 	"sync/atomic"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -125,44 +123,27 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	}
 	vals := make([]any, len(items))
 	var failed atomic.Bool
-	const chunk = 64
-	workers := min(runtime.GOMAXPROCS(0), (len(items)+chunk-1)/chunk)
-	var next atomic.Int64
-	work := func() {
+	onEveryCore(len(items), 64, func() func(int) {
 		var t transcoder
-		for !failed.Load() {
-			end := int(next.Add(chunk))
-			start := end - chunk
-			if start >= len(items) {
+		return func(i int) {
+			if failed.Load() {
 				return
 			}
-			for i := start; i < min(end, len(items)); i++ {
-				var js []byte
-				if t.transcode(items[i]) {
-					js = t.out
-				} else {
-					var err error
-					if js, err = yaml.YAMLToJSON(items[i]); err != nil {
-						failed.Store(true)
-						return
-					}
-				}
-				if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
+			var js []byte
+			if t.transcode(items[i]) {
+				js = t.out
+			} else {
+				var err error
+				if js, err = yaml.YAMLToJSON(items[i]); err != nil {
 					failed.Store(true)
 					return
 				}
 			}
+			if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
+				failed.Store(true)
+			}
 		}
-	}
-	if workers <= 1 {
-		work()
-	} else {
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(work)
-		}
-		wg.Wait()
-	}
+	})
 	if failed.Load() {
 		return nil, false
 	}
