@@ -98,22 +98,28 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
 			for _, ctx := range tg.Contexts {
 				w.printf("  via %s\n", viaConsumer(ctx.Path, ctx.Consumer))
-				t := &table{h: h, indent: "    "}
-				t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
-				for _, f := range ctx.Fields {
-					if f.SetBy == "" {
-						t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
-						continue
-					}
-					t.add(c(f.Field), colored(value(f.Value), green), c(f.SetBy), colored(strings.Join(f.Beaten, ", "), red))
-				}
-				if len(ctx.Fields) == 0 {
-					t.add(c("(no fields)"), c(""), c(""), c(""))
-				}
-				w.table(t)
+				h.contextFields(w, ctx)
 			}
 		}
 	}
+}
+
+// contextFields is the table of one context's fields: each value with
+// who set it and whom it beat, and the fields no longer in force.
+func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
+	t := &table{h: h, indent: "    "}
+	t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
+	for _, f := range ctx.Fields {
+		if f.SetBy == "" {
+			t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
+			continue
+		}
+		t.add(c(f.Field), colored(value(f.Value), green), c(f.SetBy), colored(strings.Join(f.Beaten, ", "), red))
+	}
+	if len(ctx.Fields) == 0 {
+		t.add(c("(no fields)"), c(""), c(""), c(""))
+	}
+	w.table(t)
 }
 
 // effectSummary is the effective part of a description too long to list

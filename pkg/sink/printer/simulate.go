@@ -115,19 +115,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", kindLabel(k), tg.Target)))
 			for _, ctx := range tg.Contexts {
 				w.printf("  via %s\n", via(ctx.Path))
-				t := &table{h: h, indent: "    "}
-				t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
-				for _, f := range ctx.Fields {
-					if f.SetBy == "" {
-						t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
-						continue
-					}
-					t.add(c(f.Field), colored(value(f.Value), green), c(f.SetBy), colored(strings.Join(f.Beaten, ", "), red))
-				}
-				if len(ctx.Fields) == 0 {
-					t.add(c("(no fields)"), c(""), c(""), c(""))
-				}
-				w.table(t)
+				h.contextFields(w, ctx)
 			}
 		}
 	}
