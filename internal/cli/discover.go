@@ -761,14 +761,8 @@ namespace may be left out); - reads it from stdin.`,
 			if p == nil {
 				return fmt.Errorf("impact takes a policy (POLICY-KIND/NAME), not %s", before.Graph.Node(subj.Node).Ref)
 			}
-			change := query.ChangeDelete
-			var after = before
-			if del {
-				after, err = query.Without(before, p)
-			} else {
-				change = query.ChangeReplace
-				after, err = query.Replacing(before, p, repl)
-			}
+			// Computed below the policy's targets only (query.ImpactOf).
+			im, after, err := query.ImpactOf(before, p, repl)
 			if err != nil {
 				return err
 			}
@@ -783,7 +777,7 @@ namespace may be left out); - reads it from stdin.`,
 					}
 				}
 			}
-			return v.print(s, query.Compare(before, after, query.PolicyRefOf(p), change))
+			return v.print(s, im)
 		},
 	}
 	f.bind(c)

@@ -207,3 +207,41 @@ func nextOfKind(res *engine.Result, p *policykind.Policy) *policykind.Policy {
 	}
 	return nil
 }
+
+// TestImpactOf: `strata impact`'s scoped answer is Compare's of a complete
+// recomputation, for deleting and for moving every policy of example 3
+// and the parable.
+func TestImpactOf(t *testing.T) {
+	for _, dir := range []string{example3, parable} {
+		res := run(t, dir)
+		for _, p := range res.Policies {
+			full, err := query.Without(res, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := query.ImpactOf(res, p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(query.Compare(res, full, query.PolicyRefOf(p), query.ChangeDelete), got); d != "" {
+				t.Errorf("%s delete (-full +scoped):\n%s", p.ID(), d)
+			}
+			if next := nextOfKind(res, p); next != nil {
+				u := p.Object.DeepCopy()
+				other, _, _ := unstructured.NestedSlice(next.Object.Object, "spec", "targetRefs")
+				_ = unstructured.SetNestedSlice(u.Object, other, "spec", "targetRefs")
+				full, err := query.Replacing(res, p, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, _, err := query.ImpactOf(res, p, u)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := cmp.Diff(query.Compare(res, full, query.PolicyRefOf(p), query.ChangeReplace), got); d != "" {
+					t.Errorf("%s replace (-full +scoped):\n%s", p.ID(), d)
+				}
+			}
+		}
+	}
+}

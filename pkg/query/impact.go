@@ -29,6 +29,39 @@ func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
 // which must be the same policy (group, kind, name; an empty namespace is
 // p's). Like Without, only p's kind is recomputed.
 func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*engine.Result, error) {
+	u, err := replacement(p, u)
+	if err != nil {
+		return nil, err
+	}
+	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
+}
+
+// ImpactOf is what deleting policy p (u nil) or replacing it by u would
+// change: Compare of Without or Replacing, computed as the admission
+// webhook computes it (Admit), only below the nodes the old and the new
+// policy attach to, so that `strata impact` on a policy of a large world
+// costs the targets it reaches, not the world. The run after the change
+// is scoped (engine.RecomputeScoped): read its policies, not its other
+// targets.
+func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
+	change := ChangeDelete
+	if u != nil {
+		change = ChangeReplace
+		var err error
+		if u, err = replacement(p, u); err != nil {
+			return nil, nil, err
+		}
+	}
+	after, _, in, err := changed(before, p.Kind, p, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	return compare(before, after, PolicyRefOf(p), change, in), after, nil
+}
+
+// replacement checks that u is a new version of p (same group, kind,
+// namespace and name; an empty namespace is p's).
+func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	gvk := u.GroupVersionKind()
 	what := fmt.Sprintf("%s %s", u.GetKind(), id(u.GetNamespace(), u.GetName()))
 	if gvk.Group != p.Kind.Group || gvk.Kind != p.Kind.Kind {
@@ -41,7 +74,7 @@ func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 	if u.GetName() != p.Name || u.GetNamespace() != p.Namespace {
 		return nil, fmt.Errorf("replacement %s: want the new version of %s %s (same namespace and name)", what, p.Kind.Kind, p.ID())
 	}
-	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
+	return u, nil
 }
 
 // Adding recomputes a run as if the object u, a policy of a kind the run
