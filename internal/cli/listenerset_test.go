@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestListenerSetGolden pins what Strata prints for a ListenerSet
@@ -34,19 +31,7 @@ func TestListenerSetGolden(t *testing.T) {
 			if want := `ListenerSet team-b/team-b: spec.parentRef: Gateway infra/gw does not allow ListenerSets from namespace "team-b"`; !strings.Contains(errOut, want) {
 				t.Errorf("stderr %q does not report %q", errOut, want)
 			}
-			golden := filepath.Join(dir, c.file)
-			if *update {
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update)", err)
-			}
-			if d := cmp.Diff(string(want), out); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", golden, d)
-			}
+			discoverGolden(t, filepath.Join(dir, c.file), out)
 		})
 	}
 }

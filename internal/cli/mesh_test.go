@@ -1,11 +1,8 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // TestMeshGolden pins what Strata prints for a mesh (GAMMA, GEP-1426;
@@ -36,19 +33,7 @@ func TestMeshGolden(t *testing.T) {
 			if errOut != "" {
 				t.Errorf("stderr %q, want none: the mesh parentRefs are part of the hierarchy", errOut)
 			}
-			golden := filepath.Join(dir, c.file)
-			if *update {
-				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/cli -update)", err)
-			}
-			if d := cmp.Diff(string(want), out); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", golden, d)
-			}
+			discoverGolden(t, filepath.Join(dir, c.file), out)
 		})
 	}
 }

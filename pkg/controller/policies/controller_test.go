@@ -59,14 +59,19 @@ func condition(p *unstructured.Unstructured, gateway, typ string) *metav1.Condit
 
 // isTrue checks one condition of a policy.
 func (c *cluster) policyHas(name, gateway, typ, reason string) func() error {
+	return c.policyIn("default", name, gateway, typ, reason)
+}
+
+// policyIn is policyHas for a ColorPolicy of namespace ns.
+func (c *cluster) policyIn(ns, name, gateway, typ, reason string) func() error {
 	return func() error {
-		p := c.get(colorAPI, "ColorPolicy", "default", name)
+		p := c.get(colorAPI, "ColorPolicy", ns, name)
 		got := condition(p, gateway, typ)
 		if got == nil {
-			return fmt.Errorf("%s: no %s for %s", name, typ, gateway)
+			return fmt.Errorf("%s/%s: no %s for %s", ns, name, typ, gateway)
 		}
 		if got.Reason != reason {
-			return fmt.Errorf("%s: %s reason %s (%s), want %s", name, typ, got.Reason, got.Message, reason)
+			return fmt.Errorf("%s/%s: %s reason %s (%s), want %s", ns, name, typ, got.Reason, got.Message, reason)
 		}
 		return nil
 	}

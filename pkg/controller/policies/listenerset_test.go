@@ -15,15 +15,7 @@ func TestListenerSetExample(t *testing.T) {
 	c := newCluster(t)
 	c.start()
 	c.apply(objects(t, filepath.Join(dir, "kind.yaml"), filepath.Join(dir, "scenario.yaml"))...)
-	has := func(ns, name, ancestor, typ, reason string) func() error {
-		return func() error {
-			got := condition(c.get(colorAPI, "ColorPolicy", ns, name), ancestor, typ)
-			if got == nil || got.Reason != reason {
-				return fmt.Errorf("%s/%s: %s for %s is %v, want reason %s", ns, name, typ, ancestor, got, reason)
-			}
-			return nil
-		}
-	}
+	has := c.policyIn
 	for i, check := range []func() error{
 		has("infra", "p-ls", "team-a", "Enforced", "Enforced"),
 		has("infra", "p-gw", "gw", "PartiallyEnforced", "PartiallyEnforced"),
