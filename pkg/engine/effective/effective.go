@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/merge"
@@ -119,35 +120,66 @@ func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, func
 }
 
 func (c *computer) compute(in func(topology.NodeID) bool) *Result {
-	g, att := c.g, c.att
 	res := &Result{Kind: c.k}
-	if len(att.ByNode) == 0 {
+	if len(c.att.ByNode) == 0 {
 		return res
 	}
-	for _, t := range c.targets() {
-		if in != nil && !in(t) {
-			continue
+	targets := c.targets()
+	if in != nil {
+		targets = slices.DeleteFunc(targets, func(t topology.NodeID) bool { return !in(t) })
+	}
+	// Targets are independent of each other: each is computed from its
+	// own ancestor paths and the (frozen) attachments along them. They
+	// are shared out among the cores in chunks of neighbours (nodes are
+	// numbered as the graph is built, so a chunk is mostly one
+	// namespace's, whose stacks repeat), each worker with a computer and
+	// memo of its own, and every target lands in its own slot, so the
+	// result is the same however the chunks fall. Contexts with equal
+	// stacks on different workers get equal, not shared, Folded values.
+	slots := make([]*Target, len(targets))
+	cores.Each(len(targets), c.chunk, func() func(int) {
+		w := c
+		if len(targets) > c.chunk {
+			w = newComputer(c.g, c.k, c.att, c.funcs)
+			w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
 		}
-		tg := &Target{Node: t}
-		g.Ancestors(t, func(path []topology.NodeID) {
-			if ctx := c.context(t, path); ctx != nil {
-				tg.Contexts = append(tg.Contexts, ctx)
-			}
-		})
-		if len(tg.Contexts) > 0 {
+		return func(i int) { slots[i] = w.target(targets[i]) }
+	})
+	for _, tg := range slots {
+		if tg != nil {
 			res.Targets = append(res.Targets, tg)
 		}
 	}
 	return res
 }
 
+// target computes the contexts of one effective target; nil when no
+// policy acts in any of them.
+func (c *computer) target(t topology.NodeID) *Target {
+	tg := &Target{Node: t}
+	c.g.Ancestors(t, func(path []topology.NodeID) {
+		if ctx := c.context(t, path); ctx != nil {
+			tg.Contexts = append(tg.Contexts, ctx)
+		}
+	})
+	if len(tg.Contexts) == 0 {
+		return nil
+	}
+	return tg
+}
+
 func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *computer {
 	return &computer{
 		g: g, k: k, att: att, funcs: funcs,
 		memo: map[string]*Folded{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
-		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom,
+		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom, chunk: chunk,
 	}
 }
+
+// chunk is how many targets a core takes at a time (cores.Each): large
+// enough that a worker's memo serves many contexts, small enough that
+// the cores share a few thousand targets evenly.
+const chunk = 256
 
 // inPlaceFrom is the stack size from which fold accumulates in place
 // (merge.Acc): below it, copying the few fields of a short stack costs
@@ -174,6 +206,9 @@ type computer struct {
 	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
 	// field so that tests can compare both folds on every stack.
 	inPlaceFrom int
+	// chunk is the number of targets a core takes at a time; a field so
+	// that tests can share out small inputs too.
+	chunk int
 }
 
 // targets lists the effective targets reached by any attachment, in

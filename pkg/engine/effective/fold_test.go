@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"runtime"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,6 +23,63 @@ import (
 // policies on one Gateway (issue 11, "No cliffs"). Both folds run on
 // every stack, whatever its size.
 func TestFoldInPlace(t *testing.T) {
+	eachSyntheticKind(t, func(t *testing.T, c func() *computer) {
+		in, out := c(), c()
+		in.inPlaceFrom, out.inPlaceFrom = 0, math.MaxInt
+		a, b := in.compute(nil), out.compute(nil)
+		if len(a.Targets) != len(b.Targets) {
+			t.Fatalf("%s: %d targets in place, %d not", in.k.Kind, len(a.Targets), len(b.Targets))
+		}
+		for i := range a.Targets {
+			for j, ca := range a.Targets[i].Contexts {
+				cb := b.Targets[i].Contexts[j]
+				where := fmt.Sprintf("%s target %d context %d (%d entries)", in.k.Kind, a.Targets[i].Node, j, len(ca.Entries))
+				if !reflect.DeepEqual(ca.Result, cb.Result) {
+					t.Errorf("%s: in place\n%v\n%v\nimmutable\n%v\n%v", where, ca.Result.Values, ca.Result.Prov, cb.Result.Values, cb.Result.Prov)
+				}
+				if !reflect.DeepEqual(ca.Conflicted, cb.Conflicted) {
+					t.Errorf("%s: conflicts differ", where)
+				}
+			}
+		}
+	})
+}
+
+// TestComputeOnEveryCore checks that sharing the targets out among the
+// cores, one target at a time and on more workers than targets of a
+// chunk, gives exactly what one computer gives on its own, on the same
+// worlds. Under -race it also checks that the workers share nothing
+// they write.
+func TestComputeOnEveryCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	eachSyntheticKind(t, func(t *testing.T, c func() *computer) {
+		shared, alone := c(), c()
+		shared.chunk, alone.chunk = 1, math.MaxInt
+		// owned is an index of Result.Prov (compared) in map order.
+		unindexed := func(r *Result) *Result {
+			for _, tg := range r.Targets {
+				for _, c := range tg.Contexts {
+					c.owned = nil
+				}
+			}
+			return r
+		}
+		a, b := unindexed(shared.compute(nil)), unindexed(alone.compute(nil))
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: %d targets on every core, %d on one; they differ", shared.k.Kind, len(a.Targets), len(b.Targets))
+		}
+		in := func(n topology.NodeID) bool { return n%3 == 0 }
+		if a, b := unindexed(shared.compute(in)), unindexed(alone.compute(in)); !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: a third of the targets: on every core and on one differ", shared.k.Kind)
+		}
+	})
+}
+
+// eachSyntheticKind calls check, per policy kind of each synthetic world
+// (the mixed world of the performance requirement and each shape of many
+// policies on one Gateway), with a function that makes a new computer of
+// that kind.
+func eachSyntheticKind(t *testing.T, check func(t *testing.T, c func() *computer)) {
 	worlds := map[string]*snapshot.Snapshot{
 		"generate": synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 160, Services: 160, Policies: 400}, 7),
 	}
@@ -59,29 +117,7 @@ func TestFoldInPlace(t *testing.T) {
 					t.Fatal(err)
 				}
 				att := attach.Resolve(g, byKind[k.Key()])
-				in, out := newComputer(g, k, att, funcs), newComputer(g, k, att, funcs)
-				in.inPlaceFrom, out.inPlaceFrom = 0, math.MaxInt
-				a, b := in.compute(nil), out.compute(nil)
-				if len(a.Targets) != len(b.Targets) {
-					t.Fatalf("%s: %d targets in place, %d not", k.Kind, len(a.Targets), len(b.Targets))
-				}
-				stacks := 0
-				for i := range a.Targets {
-					for j, ca := range a.Targets[i].Contexts {
-						cb := b.Targets[i].Contexts[j]
-						stacks++
-						where := fmt.Sprintf("%s target %d context %d (%d entries)", k.Kind, a.Targets[i].Node, j, len(ca.Entries))
-						if !reflect.DeepEqual(ca.Result, cb.Result) {
-							t.Errorf("%s: in place\n%v\n%v\nimmutable\n%v\n%v", where, ca.Result.Values, ca.Result.Prov, cb.Result.Values, cb.Result.Prov)
-						}
-						if !reflect.DeepEqual(ca.Conflicted, cb.Conflicted) {
-							t.Errorf("%s: conflicts differ", where)
-						}
-					}
-				}
-				if stacks == 0 && len(byKind[k.Key()]) > 0 {
-					t.Logf("%s: no stacks", k.Kind)
-				}
+				check(t, func() *computer { return newComputer(g, k, att, funcs) })
 			}
 		})
 	}

@@ -5,10 +5,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -152,92 +154,29 @@ type Input struct {
 // Compute derives the status of every policy and affected target from the
 // attachments and effective policies of each kind.
 func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
-	tallies := map[*policykind.Policy]map[topology.Ref]*tally{}
-	get := func(p *policykind.Policy, ref topology.Ref) *tally {
-		m := tallies[p]
-		if m == nil {
-			m = map[topology.Ref]*tally{}
-			tallies[p] = m
-		}
-		t := m[ref]
-		if t == nil {
-			t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
-			m[ref] = t
-		}
-		return t
-	}
+	all := newTallies()
+	get := all.get
 	out := &Outcome{}
 	for _, in := range kinds {
 		res, att := in.Effective, in.Attachments
-		seen := map[*attach.Attachment]bool{}
 		at := attachedAt(att)
-		for _, tg := range res.Targets {
-			// Per kind: the kinds of a value space share one result.
-			affecting := map[*policykind.Kind]map[string]bool{}
-			via := map[*policykind.Kind]map[topology.NodeID]bool{}
-			for _, ctx := range tg.Contexts {
-				gw, ls := gatewayOf(g, ctx.Path)
-				done := map[*policykind.Policy]bool{}
-				for _, e := range ctx.Entries {
-					p := e.Policy()
-					if done[p] {
-						continue // count each policy once per context
-					}
-					done[p] = true
-					// A policy attached at two nodes of this path counts at
-					// the more specific one; the other attachment reaches
-					// this context all the same.
-					// Walk the (short) path, not the policy's attachments:
-					// a policy with 100,000 targetRefs has as many
-					// contexts, and scanning them all in each would be
-					// quadratic (issue 11, "No cliffs").
-					for _, n := range ctx.Path {
-						for _, a := range at[policyNode{p, n}] {
-							seen[a] = true
-						}
-					}
-					t := get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))
-					t.total++
-					for q, into := range ctx.Merged {
-						t.merged(p, q, into)
-					}
-					st, others, lost := ctx.Standing(p)
-					switch st {
-					case effective.Conflicted:
-						t.conflicted++
-						addAll(t.winners, others)
-						continue
-					case effective.Enforced:
-						t.full++
-					case effective.Overridden:
-						t.none++
-					}
-					addAll(t.beaters, others)
-					addAll(t.lost, lost)
-					if ctx.Contributes(p) {
-						if affecting[p.Kind] == nil {
-							affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
-						}
-						affecting[p.Kind][p.ID()] = true
-						// The route's parent: the ListenerSet when the
-						// path goes through one (GEP-1713 "Route
-						// Attachment": its direct parent), else the Gateway.
-						if ls != topology.None {
-							via[p.Kind][ls] = true
-						} else if gw != topology.None {
-							via[p.Kind][gw] = true
-						}
-					}
-				}
-			}
-			for k, names := range affecting {
-				ts := TargetStatus{Node: tg.Node, Kind: k, Policies: sortedSet(names)}
-				for n := range via[k] {
-					ts.Via = append(ts.Via, n)
-				}
-				slices.Sort(ts.Via)
-				out.Targets = append(out.Targets, ts)
-			}
+		// Targets are tallied on every core, each worker into tallies of
+		// its own, joined after (tally.join): sums and set unions, so the
+		// result does not depend on how the targets fell to workers.
+		var mu sync.Mutex
+		var passes []*pass
+		cores.Each(len(res.Targets), chunk, func() func(int) {
+			w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
+			mu.Lock()
+			passes = append(passes, w)
+			mu.Unlock()
+			return func(i int) { w.target(g, at, res.Targets[i]) }
+		})
+		seen := map[*attach.Attachment]bool{}
+		for _, w := range passes {
+			all.join(w.tallies)
+			maps.Copy(seen, w.seen)
+			out.Targets = append(out.Targets, w.targets...)
 		}
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
@@ -286,7 +225,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	}
 	for _, p := range policies {
 		ps := PolicyStatus{Policy: p}
-		m := reportable(p, tallies[p])
+		m := reportable(p, all[p])
 		refs := make([]topology.Ref, 0, len(m))
 		for r := range m {
 			refs = append(refs, r)
@@ -299,6 +238,141 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	}
 	sortTargets(g, out.Targets)
 	return out
+}
+
+// chunk is how many targets a core tallies at a time (cores.Each).
+const chunk = 256
+
+// tallies holds a tally per policy and ancestor.
+type tallies map[*policykind.Policy]map[topology.Ref]*tally
+
+func newTallies() tallies { return tallies{} }
+
+// get returns p's tally at ref, new and empty the first time.
+func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
+	m := ts[p]
+	if m == nil {
+		m = map[topology.Ref]*tally{}
+		ts[p] = m
+	}
+	t := m[ref]
+	if t == nil {
+		t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
+		m[ref] = t
+	}
+	return t
+}
+
+// join adds the tallies of other, which counted other targets, to ts.
+func (ts tallies) join(other tallies) {
+	for p, m := range other {
+		for ref, o := range m {
+			ts.get(p, ref).join(o)
+		}
+	}
+}
+
+// join adds o, a tally of other contexts of the same policy and ancestor,
+// to t: what the per-target pass counts (Compute's first loop), summed
+// and united; the fields set after it (rejections, noTargets) are not.
+func (t *tally) join(o *tally) {
+	t.total += o.total
+	t.full += o.full
+	t.none += o.none
+	t.conflicted += o.conflicted
+	maps.Copy(t.winners, o.winners)
+	maps.Copy(t.beaters, o.beaters)
+	maps.Copy(t.lost, o.lost)
+	for _, pair := range []struct{ to, from *map[string]bool }{{&t.mergedInto, &o.mergedInto}, {&t.mergedBy, &o.mergedBy}} {
+		if *pair.from == nil {
+			continue
+		}
+		if *pair.to == nil {
+			*pair.to = map[string]bool{}
+		}
+		maps.Copy(*pair.to, *pair.from)
+	}
+}
+
+// pass is one worker's share of a kind's targets: the tallies of the
+// policies in their contexts, the attachments those contexts reach, and
+// the targets' own status.
+type pass struct {
+	tallies tallies
+	seen    map[*attach.Attachment]bool
+	targets []TargetStatus
+}
+
+// target tallies every policy in every context of tg and records which
+// policies affect tg (GEP-713: a target is affected by the policies whose
+// settings reach it in some context).
+func (w *pass) target(g *topology.Graph, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
+	// Per kind: the kinds of a value space share one result.
+	affecting := map[*policykind.Kind]map[string]bool{}
+	via := map[*policykind.Kind]map[topology.NodeID]bool{}
+	for _, ctx := range tg.Contexts {
+		gw, ls := gatewayOf(g, ctx.Path)
+		done := map[*policykind.Policy]bool{}
+		for _, e := range ctx.Entries {
+			p := e.Policy()
+			if done[p] {
+				continue // count each policy once per context
+			}
+			done[p] = true
+			// A policy attached at two nodes of this path counts at
+			// the more specific one; the other attachment reaches
+			// this context all the same.
+			// Walk the (short) path, not the policy's attachments:
+			// a policy with 100,000 targetRefs has as many
+			// contexts, and scanning them all in each would be
+			// quadratic (issue 11, "No cliffs").
+			for _, n := range ctx.Path {
+				for _, a := range at[policyNode{p, n}] {
+					w.seen[a] = true
+				}
+			}
+			t := w.tallies.get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))
+			t.total++
+			for q, into := range ctx.Merged {
+				t.merged(p, q, into)
+			}
+			st, others, lost := ctx.Standing(p)
+			switch st {
+			case effective.Conflicted:
+				t.conflicted++
+				addAll(t.winners, others)
+				continue
+			case effective.Enforced:
+				t.full++
+			case effective.Overridden:
+				t.none++
+			}
+			addAll(t.beaters, others)
+			addAll(t.lost, lost)
+			if ctx.Contributes(p) {
+				if affecting[p.Kind] == nil {
+					affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
+				}
+				affecting[p.Kind][p.ID()] = true
+				// The route's parent: the ListenerSet when the
+				// path goes through one (GEP-1713 "Route
+				// Attachment": its direct parent), else the Gateway.
+				if ls != topology.None {
+					via[p.Kind][ls] = true
+				} else if gw != topology.None {
+					via[p.Kind][gw] = true
+				}
+			}
+		}
+	}
+	for k, names := range affecting {
+		ts := TargetStatus{Node: tg.Node, Kind: k, Policies: sortedSet(names)}
+		for n := range via[k] {
+			ts.Via = append(ts.Via, n)
+		}
+		slices.Sort(ts.Via)
+		w.targets = append(w.targets, ts)
+	}
 }
 
 // Merge joins the outcomes of separate kinds (in kind order), as Compute
