@@ -251,6 +251,9 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		subjects = query.Subjects(res, k, name, ns, f.allNamespaces, sel)
 	}
 	if len(subjects) == 0 {
+		if name != "" && sel.Empty() && f.allNamespaces {
+			return query.NotFoundAnywhere(res, k, name)
+		}
 		if name != "" && sel.Empty() {
 			_, err := resolve(f, res, kind+"/"+name, ns)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/strata-dev/strata/internal/synth"
@@ -125,11 +126,15 @@ func BenchmarkEveryCommand(b *testing.B) {
 		{"impact-delete", []string{"impact", policy, "-n", p.GetNamespace(), "--delete"}},
 		{"status", []string{"status"}},
 		{"effective", []string{"effective"}},
+		{"effective-namespace", []string{"effective", "-n", route.Namespace}},
 		{"check", []string{"check"}},
 		{"graph-around", []string{"graph", "httproute/" + route.Name, "-n", route.Namespace, "-o", "svg"}},
 		{"graph", []string{"graph"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			// Each command from a collected heap, as in a process of
+			// its own, not with the garbage of the one before.
+			runtime.GC()
 			for b.Loop() {
 				var out, errb bytes.Buffer
 				code := Main(append(c.args, "-f", path), Streams{Out: &out, Err: &errb})

@@ -217,6 +217,40 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	return Subject{Node: n}, nil
 }
 
+// NotFoundAnywhere is the error for KIND/NAME[#SECTION] -A that names
+// nothing in any namespace: no namespace is blamed (there is none to
+// blame), and the names of that kind in every namespace are the ones
+// suggested, with where they are.
+func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
+	object, _, _ := strings.Cut(name, "#")
+	where := map[string][]string{}
+	if k.Policy != nil {
+		for _, p := range res.Policies {
+			if p.Kind.Key() == k.Policy.Key() {
+				where[p.Name] = append(where[p.Name], p.Namespace)
+			}
+		}
+		return fmt.Errorf("%s %s not found in any namespace%s", k.Policy.Kind, object, suggestWhere(object, where))
+	}
+	for _, id := range res.Graph.ByKind(k.Topology) {
+		r := res.Graph.Node(id).Ref
+		where[r.Name] = append(where[r.Name], r.Namespace)
+	}
+	return fmt.Errorf("%s %s not found in any namespace%s", k.Topology.Kind, object, suggestWhere(object, where))
+}
+
+// suggestWhere is DidYouMean over the names of where, each with the
+// namespaces that hold it: "; did you mean baker (in baker)?".
+func suggestWhere(typed string, where map[string][]string) string {
+	s := Suggest(typed, slices.Sorted(maps.Keys(where)))
+	for i, name := range s {
+		if ns := slices.Compact(slices.Sorted(slices.Values(where[name]))); len(ns) > 0 && ns[0] != "" {
+			s[i] = fmt.Sprintf("%s (in %s)", name, strings.Join(ns, ", "))
+		}
+	}
+	return didYouMean(s)
+}
+
 // Sections are the section names of an object, sorted: for "did you
 // mean" and completion.
 func Sections(res *engine.Result, object topology.Ref) []string {

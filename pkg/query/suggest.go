@@ -50,7 +50,11 @@ func Suggest(typed string, candidates []string) []string {
 // DidYouMean is Suggest as the end of a message: "; did you mean a or
 // b?", or "" when nothing is close.
 func DidYouMean(typed string, candidates []string) string {
-	s := Suggest(typed, candidates)
+	return didYouMean(Suggest(typed, candidates))
+}
+
+// didYouMean is the hint naming suggestions s, "" for none.
+func didYouMean(s []string) string {
 	switch len(s) {
 	case 0:
 		return ""

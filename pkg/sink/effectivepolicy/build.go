@@ -30,6 +30,21 @@ func Build(r *engine.Result) []*EffectivePolicy {
 // publishes them one at a time holds one at a time (the `effective` of
 // 100,000 listeners is half a gigabyte of YAML; issue 11, "No cliffs").
 func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
+	n, at := Indexed(r)
+	return func(yield func(*EffectivePolicy) bool) {
+		for i := range n {
+			if !yield(at(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Indexed is All by position: n EffectivePolicies, at(i) making the i-th.
+// at only reads the frozen result, so any number of goroutines may call
+// it at once (a printer that renders on every core, printer.ListWriter's
+// Items).
+func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 	g := r.Graph
 	// Index first (which kinds' targets each node is), build later.
 	type part struct {
@@ -51,18 +66,15 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 		}
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
-	return func(yield func(*EffectivePolicy) bool) {
-		for _, n := range order {
-			ep := newFor(g.Node(n).Ref)
-			for _, p := range byNode[n] {
-				kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
-				kp.Contexts = sortedContexts(g, p.target.Contexts)
-				ep.Policies = append(ep.Policies, kp)
-			}
-			if !yield(ep) {
-				return
-			}
+	return len(order), func(i int) *EffectivePolicy {
+		n := order[i]
+		ep := newFor(g.Node(n).Ref)
+		for _, p := range byNode[n] {
+			kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
+			kp.Contexts = sortedContexts(g, p.target.Contexts)
+			ep.Policies = append(ep.Policies, kp)
 		}
+		return ep
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,6 +13,102 @@ import (
 // both formats: long strings wrap where they wrap in the whole document,
 // empty lists and maps, numbers of every kind, keys that need quoting.
 func TestPrintListIsPrintWhole(t *testing.T) {
+	for name, items := range listCases() {
+		for _, format := range []string{YAML, JSON} {
+			t.Run(name+"/"+format, func(t *testing.T) {
+				l := List(items)
+				var whole, list bytes.Buffer
+				if err := printWhole(&whole, l, format); err != nil {
+					t.Fatal(err)
+				}
+				if err := Print(&list, l, format); err != nil {
+					t.Fatal(err)
+				}
+				if whole.String() != list.String() {
+					t.Errorf("item by item differs from whole:\n--- whole\n%s\n--- item by item\n%s", whole.String(), list.String())
+				}
+			})
+		}
+	}
+}
+
+// TestItemsAsItem checks that items rendered on every core (Items) are
+// the bytes of Item called for each in turn: nil items left out, on more
+// items than a batch, after and before items written by Item.
+func TestItemsAsItem(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	cases := listCases()
+	var many []any
+	for range 3 {
+		many = append(many, cases["random"]...)
+		many = append(many, cases["mixed"]...)
+	}
+	for len(many) < 3*itemsAtOnce*4 {
+		many = append(many, many...)
+	}
+	cases["more than a batch"] = many
+	cases["nil only"] = []any{nil, nil}
+	var large []any // items past the emitter's 32 KB buffer
+	for i := range 5 {
+		m := map[string]any{}
+		for j := range 2000 * i {
+			m[fmt.Sprintf("key-%05d", j)] = strings.Repeat("v", j%50)
+		}
+		large = append(large, map[string]any{"i": i, "m": m})
+	}
+	cases["large items"] = large
+	r := rand.New(rand.NewPCG(3, 4))
+	for name, items := range cases {
+		var holes []any // items with nils among them
+		for _, it := range items {
+			for r.IntN(3) == 0 {
+				holes = append(holes, nil)
+			}
+			holes = append(holes, it)
+		}
+		for _, format := range []string{YAML, JSON} {
+			for _, before := range []int{0, 1} {
+				t.Run(fmt.Sprintf("%s/%s/%d before", name, format, before), func(t *testing.T) {
+					var want, got bytes.Buffer
+					seq, err := NewListWriter(&want, format)
+					if err != nil {
+						t.Fatal(err)
+					}
+					par, _ := NewListWriter(&got, format)
+					for i, it := range holes {
+						if it != nil || i < before {
+							if err := seq.Item(it); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					for i := range min(before, len(holes)) {
+						if err := par.Item(holes[i]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					rest := holes[min(before, len(holes)):]
+					if err := par.Items(len(rest), func(i int) any { return rest[i] }); err != nil {
+						t.Fatal(err)
+					}
+					if err := seq.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if err := par.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if want.String() != got.String() {
+						t.Errorf("Items differs from Item:\n--- Item\n%s\n--- Items\n%s", want.String(), got.String())
+					}
+				})
+			}
+		}
+	}
+}
+
+// listCases are Lists' items of every sort: long strings that wrap,
+// empty lists and maps, numbers of every kind, keys that need quoting.
+func listCases() map[string][]any {
 	type typed struct {
 		Name    string         `json:"name"`
 		Message string         `json:"message,omitempty"`
@@ -39,21 +136,5 @@ func TestPrintListIsPrintWhole(t *testing.T) {
 		random = append(random, map[string]any{"nested": m, "list": []any{m, long[:r.IntN(len(long))]}})
 	}
 	cases["random"] = random
-	for name, items := range cases {
-		for _, format := range []string{YAML, JSON} {
-			t.Run(name+"/"+format, func(t *testing.T) {
-				l := List(items)
-				var whole, list bytes.Buffer
-				if err := printWhole(&whole, l, format); err != nil {
-					t.Fatal(err)
-				}
-				if err := Print(&list, l, format); err != nil {
-					t.Fatal(err)
-				}
-				if whole.String() != list.String() {
-					t.Errorf("item by item differs from whole:\n--- whole\n%s\n--- item by item\n%s", whole.String(), list.String())
-				}
-			})
-		}
-	}
+	return cases
 }

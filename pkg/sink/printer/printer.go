@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
+	"slices"
 	"strconv"
 
 	goyaml "go.yaml.in/yaml/v2"
+
+	"github.com/strata-dev/strata/internal/cores"
 )
 
 // Formats accepted by -o.
@@ -118,53 +122,166 @@ func NewListWriter(w io.Writer, format string) (*ListWriter, error) {
 
 // Item writes the next item.
 func (l *ListWriter) Item(item any) error {
-	first := l.n == 0
-	l.n++
 	if l.format == JSON {
-		return l.jsonItem(item, first)
-	}
-	e := l.y
-	if first {
-		// The List is a mapping of apiVersion, items and kind (go-yaml's
-		// key order), its items a block sequence under "items:".
-		e.indent = 0
-		if err := e.entry("apiVersion", "v1", 0); err != nil {
+		part, err := jsonItem(item)
+		if err != nil {
 			return err
 		}
-		e.writeIndent()
-		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
-		e.stringScalar("items")
-		e.writeIndicator(":", false, false, false)
-		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
-		l.saved = e.increaseIndent(false, e.mappingContext && !e.indention)
+		return l.rendered(part)
 	}
-	e.writeIndent()
-	e.writeIndicator("-", true, false, true)
-	if err := e.node(item, true, false, false, 1); err != nil {
+	first := l.n == 0
+	l.n++
+	e := l.y
+	if first {
+		var err error
+		if l.saved, err = e.listHeader(); err != nil {
+			return err
+		}
+	}
+	if err := e.listItem(item); err != nil {
 		return err
 	}
 	return e.flush(false)
 }
 
-// jsonItem writes one item of a JSON List.
-func (l *ListWriter) jsonItem(item any, first bool) error {
+// listHeader writes what comes before a List's first item: the List is
+// a mapping of apiVersion, items and kind (go-yaml's key order), its
+// items a block sequence under "items:". It returns the indent to
+// restore after the items.
+func (e *yamlEmitter) listHeader() (int, error) {
+	e.indent = 0
+	if err := e.entry("apiVersion", "v1", 0); err != nil {
+		return 0, err
+	}
+	e.writeIndent()
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
+	e.stringScalar("items")
+	e.writeIndicator(":", false, false, false)
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
+	return e.increaseIndent(false, e.mappingContext && !e.indention), nil
+}
+
+// listItem writes one item of the List's block sequence.
+func (e *yamlEmitter) listItem(item any) error {
+	e.writeIndent()
+	e.writeIndicator("-", true, false, true)
+	return e.node(item, true, false, false, 1)
+}
+
+// itemsAtOnce is how many items Items renders before it writes them, per
+// core: enough to keep every core busy, few enough that memory holds a
+// batch, not the List.
+const itemsAtOnce = 64
+
+// Items writes n items, item(i) being the i-th, or nil for none (an item
+// a filter left out), exactly as n calls of Item would. Items are made
+// and rendered on every core, a batch at a time, and written in order:
+// the effective policies and status of a large world are tens of
+// megabytes of YAML, which one core takes seconds to make and print
+// (issue 18's one-second budget; docs/performance.md).
+//
+// A YAML item is rendered by an emitter of its own, in the state the
+// List's header leaves: an item starts on a new line at the sequence's
+// indent whether the header or another item came before it, so the
+// bytes are those of the emitter that wrote them all in turn
+// (TestItemsAsItem).
+func (l *ListWriter) Items(n int, item func(i int) any) error {
+	batch := itemsAtOnce * runtime.GOMAXPROCS(0)
+	for start := 0; start < n; start += batch {
+		size := min(batch, n-start)
+		parts := make([][]byte, size)
+		errs := make([]error, size)
+		cores.Each(size, 1, func() func(int) {
+			render := l.renderer()
+			return func(i int) {
+				if v := item(start + i); v != nil {
+					parts[i], errs[i] = render(v)
+				}
+			}
+		})
+		for i, part := range parts {
+			if errs[i] != nil {
+				return errs[i]
+			}
+			if part == nil {
+				continue
+			}
+			if err := l.rendered(part); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renderer returns a function that renders an item as Items writes it
+// (without the JSON separator), for one goroutine.
+func (l *ListWriter) renderer() func(any) ([]byte, error) {
+	if l.format == JSON {
+		return jsonItem
+	}
+	// The emitter writes what it buffers to out as an item grows (an item
+	// can be megabytes), and all of it at the item's end.
+	var out bytes.Buffer
+	e := newYAMLEmitter(&out)
+	if _, err := e.listHeader(); err != nil {
+		return func(any) ([]byte, error) { return nil, err }
+	}
+	e.buf = e.buf[:0]
+	after := *e // the state the header leaves
+	return func(v any) ([]byte, error) {
+		out.Reset()
+		buf := e.buf[:0]
+		*e = after
+		e.buf = buf
+		if err := e.listItem(v); err != nil {
+			return nil, err
+		}
+		if err := e.flush(true); err != nil {
+			return nil, err
+		}
+		return slices.Clone(out.Bytes()), nil
+	}
+}
+
+// rendered writes an item renderer made: after the List's header for the
+// first, after the separator for the others.
+func (l *ListWriter) rendered(part []byte) error {
+	first := l.n == 0
+	l.n++
+	if l.format == JSON {
+		head := ",\n    "
+		if first {
+			head = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    "
+		}
+		if _, err := io.WriteString(l.w, head); err != nil {
+			return err
+		}
+		_, err := l.w.Write(part)
+		return err
+	}
+	e := l.y
+	if first {
+		var err error
+		if l.saved, err = e.listHeader(); err != nil {
+			return err
+		}
+	}
+	if err := e.flush(true); err != nil {
+		return err
+	}
+	_, err := l.w.Write(part)
+	return err
+}
+
+// jsonItem renders one item of a JSON List, indented as its place in
+// the List wants.
+func jsonItem(item any) ([]byte, error) {
 	generic, err := genericOf(item)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	out, err := json.MarshalIndent(generic, "    ", "  ")
-	if err != nil {
-		return err
-	}
-	head := ",\n    "
-	if first {
-		head = "{\n  \"apiVersion\": \"v1\",\n  \"items\": [\n    "
-	}
-	if _, err := io.WriteString(l.w, head); err != nil {
-		return err
-	}
-	_, err = l.w.Write(out)
-	return err
+	return json.MarshalIndent(generic, "    ", "  ")
 }
 
 // Close ends the List.

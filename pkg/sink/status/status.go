@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -100,6 +101,15 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	return out
 }
 
+// affected gathers, for one object, the policies of each kind that
+// affect it or its listeners, and the Gateways it is reached through.
+type affected struct {
+	node     topology.NodeID
+	kinds    map[*policykind.Kind]map[string]bool
+	sections map[string]map[*policykind.Kind]map[string]bool
+	via      map[*policykind.Kind]map[topology.NodeID]bool
+}
+
 // Fragments returns Strata's part of every object affected by a managed
 // kind, sorted by ref: a <Kind>Affected condition in status.conditions,
 // in status.listeners[] for listener sections, in status.parents[] (one
@@ -109,13 +119,7 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // conditions whose status changed from the snapshot object's (Retime).
 func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	g := r.Graph
-	type acc struct {
-		node     topology.NodeID
-		kinds    map[*policykind.Kind]map[string]bool
-		sections map[string]map[*policykind.Kind]map[string]bool
-		via      map[*policykind.Kind]map[topology.NodeID]bool
-	}
-	objs := map[topology.Ref]*acc{}
+	objs := map[topology.Ref]*affected{}
 	var order []topology.Ref
 	add := func(m map[*policykind.Kind]map[string]bool, k *policykind.Kind, ps []string) {
 		if m[k] == nil {
@@ -136,7 +140,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		objRef := n.Ref.Object()
 		a := objs[objRef]
 		if a == nil {
-			a = &acc{node: g.Lookup(objRef), kinds: map[*policykind.Kind]map[string]bool{}, sections: map[string]map[*policykind.Kind]map[string]bool{}, via: map[*policykind.Kind]map[topology.NodeID]bool{}}
+			a = &affected{node: g.Lookup(objRef), kinds: map[*policykind.Kind]map[string]bool{}, sections: map[string]map[*policykind.Kind]map[string]bool{}, via: map[*policykind.Kind]map[topology.NodeID]bool{}}
 			objs[objRef] = a
 			order = append(order, objRef)
 		}
@@ -156,54 +160,74 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 	}
 	sort.Slice(order, func(i, j int) bool { return order[i].Key() < order[j].Key() })
-	// The controllerName of each Gateway's class, looked up once per
-	// Gateway (a cache local to this call: the Result stays frozen).
+	// The controllerName of the class of every Gateway a route is reached
+	// through, looked up once per Gateway (a cache local to this call: the
+	// Result stays frozen) and before the objects are shared out among the
+	// cores, which then only read it.
 	controllers := map[topology.NodeID]string{}
-	controllerOf := func(gw topology.NodeID) string {
-		ctl, ok := controllers[gw]
-		if !ok {
-			ctl = gatewayController(g, g.Node(gw))
-			controllers[gw] = ctl
-		}
-		return ctl
-	}
-	var out []*Fragment
-	for _, ref := range order {
-		a := objs[ref]
-		n := g.Node(a.node)
-		current := toUnstructured(n.Object)
-		f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
-		place := hierarchy.Kinds[ref.GroupKind()].Conditions
-		for _, k := range sortedKinds(a.kinds) {
-			ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.kinds[k])}
-			cond := ts.AffectedCondition(n.Generation)
-			vias := sortedNodes(g, a.via[k])
-			switch {
-			case place == hierarchy.InStatusConditions:
-				old, _, _ := unstructured.NestedSlice(current, "status", "conditions")
-				f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
-			case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current, ref.Namespace)) > 0:
-				for _, e := range gatewayEntries(g, controllerOf, vias, current, ref.Namespace) {
-					f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
+	for _, a := range objs {
+		for _, vs := range a.via {
+			for v := range vs {
+				if _, ok := controllers[v]; !ok {
+					controllers[v] = gatewayController(g, g.Node(v))
 				}
-			default:
-				if f.Annotations == nil {
-					f.Annotations = map[string]string{}
-				}
-				f.Annotations[outcome.ConditionType(k)] = "true"
 			}
 		}
-		for _, sec := range sortedKeys(a.sections) {
-			var conds []metav1.Condition
-			for _, k := range sortedKinds(a.sections[sec]) {
-				ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.sections[sec][k])}
-				conds = append(conds, ts.AffectedCondition(n.Generation))
-			}
-			f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current, sec), conds, now)})
-		}
-		out = append(out, f)
 	}
+	controllerOf := func(gw topology.NodeID) string { return controllers[gw] }
+	// Objects are independent of each other: each fragment is built on
+	// whichever core takes it, into its own slot, so the order is the
+	// sorted one whatever the cores do.
+	out := make([]*Fragment, len(order))
+	cores.Each(len(order), 256, func() func(int) {
+		return func(i int) { out[i] = fragment(g, order[i], objs[order[i]], controllerOf, now) }
+	})
 	return out
+}
+
+// fragment is Strata's part of one affected object (Fragments).
+func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf func(topology.NodeID) string, now metav1.Time) *Fragment {
+	n := g.Node(a.node)
+	// The object as stored, read only where its stored conditions
+	// matter (Retime): an object whose part is an annotation (a
+	// Service, most of a large world's targets) is not converted.
+	var stored map[string]any
+	current := func() map[string]any {
+		if stored == nil {
+			stored = toUnstructured(n.Object)
+		}
+		return stored
+	}
+	f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
+	place := hierarchy.Kinds[ref.GroupKind()].Conditions
+	for _, k := range sortedKinds(a.kinds) {
+		ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.kinds[k])}
+		cond := ts.AffectedCondition(n.Generation)
+		vias := sortedNodes(g, a.via[k])
+		switch {
+		case place == hierarchy.InStatusConditions:
+			old, _, _ := unstructured.NestedSlice(current(), "status", "conditions")
+			f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
+		case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current(), ref.Namespace)) > 0:
+			for _, e := range gatewayEntries(g, controllerOf, vias, current(), ref.Namespace) {
+				f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
+			}
+		default:
+			if f.Annotations == nil {
+				f.Annotations = map[string]string{}
+			}
+			f.Annotations[outcome.ConditionType(k)] = "true"
+		}
+	}
+	for _, sec := range sortedKeys(a.sections) {
+		var conds []metav1.Condition
+		for _, k := range sortedKinds(a.sections[sec]) {
+			ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.sections[sec][k])}
+			conds = append(conds, ts.AffectedCondition(n.Generation))
+		}
+		f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current(), sec), conds, now)})
+	}
+	return f
 }
 
 // gatewayEntries are the entries of a route's stored status.parents that

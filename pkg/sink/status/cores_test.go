@@ -1,0 +1,33 @@
+package status_test
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/sink/status"
+)
+
+// TestFragmentsOnEveryCore checks that the fragments built on several
+// cores are, in order, the ones built on one, on a world with more
+// affected objects than one core takes at a time.
+func TestFragmentsOnEveryCore(t *testing.T) {
+	s := synth.Generate(synth.Sizes{Namespaces: 6, Gateways: 12, Routes: 1500, Services: 1500, Policies: 600}, 3)
+	res, err := engine.Run(s, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragments := func(procs int) []*status.Fragment {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return status.Fragments(res, now)
+	}
+	one, every := fragments(1), fragments(4)
+	if len(one) < 1000 {
+		t.Fatalf("only %d fragments: the world is too small to share out", len(one))
+	}
+	if !reflect.DeepEqual(one, every) {
+		t.Fatalf("%d fragments on one core, %d on every core: they differ", len(one), len(every))
+	}
+}
