@@ -62,4 +62,3 @@ func contexts(res *engine.Result) []context {
 	}
 	return out
 }
-
