@@ -647,7 +647,7 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, objects []runt
 // impactOfAdd answers `impact --add FILE`: what creating the policy in
 // FILE would change (issue 18: answer for a policy that does not exist
 // yet). Its namespace, when the file gives none, is ns.
-func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string) error {
+func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped bool) error {
 	if err := v.check(); err != nil {
 		return err
 	}
@@ -655,7 +655,15 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string) error 
 	if err != nil {
 		return err
 	}
-	before, err := f.load(s)
+	if u.GetNamespace() == "" {
+		u.SetNamespace(ns) // as kubectl apply -n would
+	}
+	var scope func(*engine.Result) []topology.NodeID
+	if scoped {
+		// Only the targets below the new policy's are computed.
+		scope = query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u)
+	}
+	before, err := f.loadScoped(s, scope)
 	if err != nil {
 		return err
 	}
@@ -664,34 +672,35 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string) error 
 	if k == nil {
 		return fmt.Errorf("%s: %s is not a policy kind of the input (strata kinds lists them)", file, gvk.GroupKind())
 	}
-	if u.GetNamespace() == "" {
-		u.SetNamespace(ns) // as kubectl apply -n would
-	}
 	if u.GetCreationTimestamp().Time.IsZero() {
 		// Created now: newer than every policy of the input, as a new
 		// policy would be on a cluster (GEP-713 "Conflict resolution
 		// rules": the older wins).
 		u.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
 	}
-	after, err := query.Adding(before, u)
+	// Computed below the new policy's targets only.
+	im, after, err := query.ImpactOfAdding(before, u)
 	if err != nil {
 		if strings.Contains(err.Error(), "exists already") {
 			return fmt.Errorf("%w: use impact %s/%s --replace %s", err, strings.ToLower(k.Kind), u.GetName(), file)
 		}
 		return err
 	}
-	ref := query.PolicyRef{Group: k.Group, Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
 	for _, q := range after.Policies {
-		if q.Kind.Key() == k.Key() && q.Namespace == ref.Namespace && q.Name == ref.Name {
+		if q.Kind.Key() == k.Key() && q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
 			for _, w := range q.Warnings {
 				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
 			}
 		}
 	}
-	return v.print(s, query.Compare(before, after, ref, query.ChangeCreate))
+	return v.print(s, im)
 }
 
-func newImpact(s Streams) *cobra.Command {
+func newImpact(s Streams) *cobra.Command { return newImpactScoped(s, true) }
+
+// newImpactScoped is impact; scoped false makes it run the complete
+// engine before the change, for tests to compare.
+func newImpactScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
 	var del bool
@@ -706,9 +715,9 @@ objects, so the changed policy takes its own flag), and lists every
 effective target and context whose effective spec changes, with each
 field's value and source before and after.
 
-Only the policy's kind is recomputed; everything else is shared with the
-first computation, so the answer costs about one more run of one kind.
-FILE holds the policy's new version (same kind, namespace and name; the
+Only the targets the policy reaches, before or after the change, are
+computed: those below the objects it (or its new version) targets. The
+answer costs the targets the policy reaches, not the world. FILE holds the policy's new version (same kind, namespace and name; the
 namespace may be left out); - reads it from stdin.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
   strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3
@@ -719,7 +728,7 @@ namespace may be left out); - reads it from stdin.`,
 				if len(args) > 0 || del || replace != "" {
 					return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
 				}
-				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f))
+				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
 			}
 			arg, err := subjectArg(args)
 			if err != nil {
@@ -738,7 +747,20 @@ namespace may be left out); - reads it from stdin.`,
 				}
 			}
 			f.answersFromRecords = true
-			before, err := f.load(s)
+			// Only the targets below the policy's old and new targets
+			// are computed, before the change and after it
+			// (query.ImpactScope).
+			var scope func(*engine.Result) []topology.NodeID
+			if scoped {
+				scope = query.ImpactScope(func(res *engine.Result) *policykind.Policy {
+					subj, err := pickSubject(&f, res, arg, namespaceOf(c, &f), f.allNamespaces)
+					if err != nil {
+						return nil
+					}
+					return subj.Policy
+				}, repl)
+			}
+			before, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}

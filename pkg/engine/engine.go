@@ -204,13 +204,46 @@ func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[sche
 // with its graph, kinds and policies set), the other kinds are r's, and
 // no Outcome is computed (Result.Scope). A nil scope (or answer) is
 // Recompute.
+//
+// r may itself be scoped (RunScoped) when the new scope lies within r's:
+// the other kinds' results r holds are then complete for every target
+// the answer is about. `strata impact` runs the world scoped to the
+// targets below the policy's old and new targets, then recomputes the
+// policy's kind there, never computing the rest of the world.
 func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool, scope func(*Result) []topology.NodeID) (*Result, error) {
+	var outside error
 	if r.Scope != nil {
-		return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
+		if scope == nil {
+			return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
+		}
+		within := make(map[topology.NodeID]bool, len(r.Scope))
+		for _, n := range r.Scope {
+			within[n] = true
+		}
+		outer := scope
+		scope = func(res *Result) []topology.NodeID {
+			nodes := outer(res)
+			if nodes == nil {
+				outside = errors.New("engine: RecomputeScoped of a scoped result: the new scope is everything")
+			}
+			for _, n := range nodes {
+				if !within[n] && n != topology.None {
+					outside = fmt.Errorf("engine: RecomputeScoped of a scoped result: %s is outside its scope", res.Graph.Node(n).Ref)
+					break
+				}
+			}
+			if outside != nil {
+				return []topology.NodeID{topology.None} // compute nothing
+			}
+			return nodes
+		}
 	}
 	res := &Result{kindErrors: r.kindErrors, opts: r.opts, schemas: r.schemas, schemaWarnings: r.schemaWarnings}
 	if err := res.run(r.PolicyKinds(), policies, r.Graph.Grants(), r.Graph.Extend, dirty, r, scope); err != nil {
 		return nil, err
+	}
+	if outside != nil {
+		return nil, outside
 	}
 	return res, nil
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
@@ -113,4 +115,55 @@ func dumpTargets(res *engine.Result, i int, in func(topology.NodeID) bool) strin
 		}
 	}
 	return b.String()
+}
+
+// A scoped result is recomputed within its scope exactly as the complete
+// result is there, and a new scope reaching outside it is refused: the
+// other kinds' results it would reuse are missing there.
+func TestRecomputeScopedWithin(t *testing.T) {
+	s := synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 120, Services: 120, Policies: 120}, 5)
+	full, err := engine.Run(s, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	services := full.Graph.ByKind(hierarchy.ServiceKind)
+	half := services[:len(services)/2]
+	scoped, err := engine.RunScoped(s, engine.Options{}, func(*engine.Result) []topology.NodeID { return half })
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := full.Kinds[0].Kind.Key()
+	dirty := map[schema.GroupKind]bool{k: true}
+	var objs []*unstructured.Unstructured
+	for _, p := range full.Policies[1:] { // the first policy deleted
+		if p.Kind.Key() == k {
+			objs = append(objs, p.Object)
+		}
+	}
+	quarter := func(*engine.Result) []topology.NodeID { return half[:len(half)/2] }
+	a, err := full.RecomputeScoped(objs, dirty, quarter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := scoped.RecomputeScoped(objs, dirty, quarter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other kinds are reused as they are: compared in the new scope.
+	in := map[topology.NodeID]bool{}
+	for _, n := range quarter(nil) {
+		in[n] = true
+	}
+	for i := range full.Kinds {
+		got, want := dumpTargets(b, i, func(n topology.NodeID) bool { return in[n] }), dumpTargets(a, i, func(n topology.NodeID) bool { return in[n] })
+		if got != want || want == "" {
+			t.Errorf("%s differs:\n%s", full.Kinds[i].Kind.Kind, cmp.Diff(want, got))
+		}
+	}
+	if _, err := scoped.RecomputeScoped(objs, dirty, func(*engine.Result) []topology.NodeID { return services }); err == nil || !strings.Contains(err.Error(), "outside its scope") {
+		t.Errorf("a scope outside the result's: error %v", err)
+	}
+	if _, err := scoped.RecomputeScoped(objs, dirty, nil); err == nil {
+		t.Error("a scoped result recomputed everywhere: no error")
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -81,21 +82,94 @@ func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructu
 // knows that is not among its policies, were created. Like Without, only
 // its kind is recomputed.
 func Adding(res *engine.Result, u *unstructured.Unstructured) (*engine.Result, error) {
+	k, err := newPolicyKind(res, u)
+	if err != nil {
+		return nil, err
+	}
+	var out []*unstructured.Unstructured
+	for _, q := range res.Policies {
+		if q.Kind.Key() == k.Key() {
+			out = append(out, q.Object)
+		}
+	}
+	return res.Recompute(append(out, u), map[schema.GroupKind]bool{k.Key(): true})
+}
+
+// newPolicyKind is the kind of u, a policy to be created: one of the
+// run's, and no policy of that kind, namespace and name exists yet.
+func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykind.Kind, error) {
 	gvk := u.GroupVersionKind()
 	k := res.KindOf(gvk.Group, gvk.Kind)
 	if k == nil {
 		return nil, fmt.Errorf("new %s %s: not a policy kind of this run", u.GetKind(), id(u.GetNamespace(), u.GetName()))
 	}
-	var out []*unstructured.Unstructured
 	for _, q := range res.Policies {
-		if q.Kind.Key() == k.Key() {
-			if q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
-				return nil, fmt.Errorf("new %s %s: exists already", u.GetKind(), q.ID())
-			}
-			out = append(out, q.Object)
+		if q.Kind.Key() == k.Key() && q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
+			return nil, fmt.Errorf("new %s %s: exists already", u.GetKind(), q.ID())
 		}
 	}
-	return res.Recompute(append(out, u), map[schema.GroupKind]bool{k.Key(): true})
+	return k, nil
+}
+
+// ImpactOfAdding is what creating the policy u, which does not exist
+// yet, would change: computed, as ImpactOf is, only below the nodes the
+// new policy attaches to. It fails when a policy of that kind, namespace
+// and name exists (replace it instead) or u is not of a policy kind of
+// the run.
+func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
+	k, err := newPolicyKind(before, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	after, _, in, err := changed(before, k, nil, u)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref := PolicyRef{Group: k.Group, Kind: k.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return compare(before, after, ref, ChangeCreate, in), after, nil
+}
+
+// ImpactScope is the scope (engine.RunScoped) of the run before an
+// ImpactOf or ImpactOfAdding question: the nodes below those the policy
+// find returns (nil: none, for an addition) attaches to, and those its
+// new version u (nil: a deletion) would attach to, as the run's graph
+// resolves their targetRefs. Those are all the targets the change can
+// touch, so the answer scoped to them is the complete one
+// (TestImpactScoped), for the cost of the targets the policy reaches.
+// The scope is nil, a complete run, when neither is found (the question
+// then fails with the complete run's error).
+func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		var ps []*policykind.Policy
+		old := find(res)
+		if old != nil {
+			ps = append(ps, old)
+		}
+		if u != nil {
+			gvk := u.GroupVersionKind()
+			if k := res.KindOf(gvk.Group, gvk.Kind); k != nil {
+				if u.GetNamespace() == "" && old != nil {
+					u = u.DeepCopy()
+					u.SetNamespace(old.Namespace)
+				}
+				ps = append(ps, k.Read(u))
+			}
+		}
+		if len(ps) == 0 {
+			return nil
+		}
+		var nodes []topology.NodeID
+		for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
+			for _, a := range as {
+				nodes = append(nodes, a.Node)
+			}
+		}
+		out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
+		if len(out) == 0 {
+			out = append(out, topology.None) // an empty scope, not "everything"
+		}
+		return out
+	}
 }
 
 // instances lists the objects of p's kind with p left out, or replaced by
