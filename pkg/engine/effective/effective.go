@@ -209,6 +209,8 @@ type computer struct {
 	// chunk is the number of targets a core takes at a time; a field so
 	// that tests can share out small inputs too.
 	chunk int
+	// keyBuf is key's buffer.
+	keyBuf []byte
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -284,7 +286,10 @@ func (c *computer) targets() []topology.NodeID {
 // context builds the stack of one path and folds it.
 func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Context {
 	g := c.g
-	nodes := append(g.Namespaces(path), path...)
+	// The context's path: the namespaces above it, then the path. The
+	// policies along it are those attached to its nodes.
+	full := append(g.Namespaces(path), path...)
+	nodes := full
 	if len(c.k.EffectiveKinds()) == 0 {
 		nodes = []topology.NodeID{target}
 	}
@@ -303,11 +308,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// Attachments along the path; a policy attached at several nodes of
 	// one path counts once, at its most specific node.
 	// The stack keeps each policy's last attachment along the path, in
-	// path order: found in two passes (the last index of each policy,
-	// then the attachments at those indexes), linear in the attachments
-	// where deleting earlier ones as later ones come was quadratic with
-	// thousands of policies on one Gateway (issue 11, "No cliffs").
-	// On a mesh path, a consumer policy acts for requests of its own
+	// path order (lastOfEach). On a mesh path, a consumer policy acts for requests of its own
 	// namespace only (topology.Graph.ConsumerPolicy): in the contexts of
 	// that namespace's consumer routes.
 	frontend, consumer := g.Mesh(path)
@@ -326,27 +327,18 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	if len(all) == 0 {
 		return nil
 	}
-	last := make(map[*policykind.Policy]int, len(all))
-	for i, a := range all {
-		last[a.Policy] = i
-	}
-	atts := all[:0]
-	for i, a := range all {
-		if last[a.Policy] == i {
-			atts = append(atts, a)
-		}
-	}
+	atts := lastOfEach(all)
 	entries := c.stack(atts)
-	ctx := &Context{Path: append(g.Namespaces(path), path...), Entries: entries, ConsumerRoute: consumer != ""}
+	ctx := &Context{Path: full, Entries: entries, ConsumerRoute: consumer != ""}
 	obj := c.objectValues(target)
 	if obj == nil {
 		key := c.key(entries)
-		if o, ok := c.memo[key]; ok {
+		if o, ok := c.memo[string(key)]; ok { // no string made to look up
 			ctx.Folded = o
 			return ctx
 		}
 		ctx.Folded = c.freeze(c.fold(entries, nil), entries)
-		c.memo[key] = ctx.Folded
+		c.memo[string(key)] = ctx.Folded
 		return ctx
 	}
 	ctx.Folded = c.freeze(c.fold(entries, obj), entries)
@@ -822,11 +814,13 @@ func isEmpty(v any) bool {
 
 // key identifies a stack for memoization: the same blocks attached at the
 // same nodes fold to the same outcome.
-func (c *computer) key(entries []*Entry) string {
+// The key is built in a buffer the computer reuses: valid until the next
+// call.
+func (c *computer) key(entries []*Entry) []byte {
 	if c.ids == nil {
 		c.ids = map[*policykind.Policy]uint32{}
 	}
-	b := make([]byte, 0, len(entries)*12)
+	b := c.keyBuf[:0]
 	for _, e := range entries {
 		id, ok := c.ids[e.Policy()]
 		if !ok {
@@ -837,5 +831,42 @@ func (c *computer) key(entries []*Entry) string {
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.Attachment.Node))
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.Block.Strategy.Base[0]))
 	}
-	return string(b)
+	c.keyBuf = b
+	return b
+}
+
+// lastOfEach keeps, of attachments in path order, each policy's last
+// (its most specific along the path), in order, in place: two passes,
+// linear in the attachments where deleting earlier ones as later ones
+// come was quadratic with thousands of policies on one Gateway (issue
+// 11, "No cliffs"). A short list, as nearly every context's is, is
+// scanned rather than indexed: a map per context costs more than the
+// scan.
+func lastOfEach(all []*attach.Attachment) []*attach.Attachment {
+	out := all[:0]
+	if len(all) <= 16 {
+		for i, a := range all {
+			later := false
+			for _, b := range all[i+1:] {
+				if b.Policy == a.Policy {
+					later = true
+					break
+				}
+			}
+			if !later {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	last := make(map[*policykind.Policy]int, len(all))
+	for i, a := range all {
+		last[a.Policy] = i
+	}
+	for i, a := range all {
+		if last[a.Policy] == i {
+			out = append(out, a)
+		}
+	}
+	return out
 }

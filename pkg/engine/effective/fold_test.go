@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -120,5 +121,38 @@ func eachSyntheticKind(t *testing.T, check func(t *testing.T, c func() *computer
 				check(t, func() *computer { return newComputer(g, k, att, funcs) })
 			}
 		})
+	}
+}
+
+// TestLastOfEach checks the scan for short lists against the index for
+// long ones: each policy's last attachment, in order, for lists of every
+// length on both sides of the switch.
+func TestLastOfEach(t *testing.T) {
+	ps := make([]*policykind.Policy, 6)
+	for i := range ps {
+		ps[i] = &policykind.Policy{Name: fmt.Sprint(i)}
+	}
+	indexed := func(all []*attach.Attachment) []*attach.Attachment {
+		last := map[*policykind.Policy]int{}
+		for i, a := range all {
+			last[a.Policy] = i
+		}
+		var out []*attach.Attachment
+		for i, a := range all {
+			if last[a.Policy] == i {
+				out = append(out, a)
+			}
+		}
+		return out
+	}
+	for n := range 40 {
+		all := make([]*attach.Attachment, n)
+		for i := range all {
+			all[i] = &attach.Attachment{Policy: ps[(i*7+n)%len(ps)], Node: topology.NodeID(i)}
+		}
+		want := indexed(all)
+		if got := lastOfEach(slices.Clone(all)); !slices.Equal(got, want) {
+			t.Errorf("%d attachments: got %v, want %v", n, got, want)
+		}
 	}
 }

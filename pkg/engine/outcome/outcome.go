@@ -263,9 +263,14 @@ func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 	return t
 }
 
-// join adds the tallies of other, which counted other targets, to ts.
+// join adds the tallies of other, which counted other targets, to ts;
+// other must not be used after.
 func (ts tallies) join(other tallies) {
 	for p, m := range other {
+		if _, ok := ts[p]; !ok {
+			ts[p] = m // other is not used after: its tallies move
+			continue
+		}
 		for ref, o := range m {
 			ts.get(p, ref).join(o)
 		}
@@ -294,6 +299,35 @@ func (t *tally) join(o *tally) {
 	}
 }
 
+// seenBefore returns a function that reports whether the policy of
+// entries[i] has an entry before i, asked for i in increasing order. A
+// stack holds each policy's blocks (defaults, overrides): nearly always a
+// few entries, scanned, where a map per context would cost more; a
+// stack of thousands (thousands of policies on one Gateway) is indexed,
+// so that it stays linear (issue 11, "No cliffs").
+func seenBefore(entries []*effective.Entry) func(i int) bool {
+	if len(entries) <= 16 {
+		return func(i int) bool {
+			p := entries[i].Policy()
+			for _, e := range entries[:i] {
+				if e.Policy() == p {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	done := make(map[*policykind.Policy]bool, len(entries))
+	return func(i int) bool {
+		p := entries[i].Policy()
+		if done[p] {
+			return true
+		}
+		done[p] = true
+		return false
+	}
+}
+
 // pass is one worker's share of a kind's targets: the tallies of the
 // policies in their contexts, the attachments those contexts reach, and
 // the targets' own status.
@@ -312,13 +346,12 @@ func (w *pass) target(g *topology.Graph, at map[policyNode][]*attach.Attachment,
 	via := map[*policykind.Kind]map[topology.NodeID]bool{}
 	for _, ctx := range tg.Contexts {
 		gw, ls := gatewayOf(g, ctx.Path)
-		done := map[*policykind.Policy]bool{}
-		for _, e := range ctx.Entries {
+		seen := seenBefore(ctx.Entries)
+		for i, e := range ctx.Entries {
 			p := e.Policy()
-			if done[p] {
+			if seen(i) {
 				continue // count each policy once per context
 			}
-			done[p] = true
 			// A policy attached at two nodes of this path counts at
 			// the more specific one; the other attachment reaches
 			// this context all the same.
