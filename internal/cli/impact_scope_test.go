@@ -84,6 +84,7 @@ func TestImpactScoped(t *testing.T) {
 	if compared < 100 {
 		t.Fatalf("only %d questions compared", compared)
 	}
+	t.Logf("%d questions compared", compared)
 }
 
 // runImpact runs impact, scoped or not, and returns what it wrote and its
