@@ -182,7 +182,7 @@ func TestShellWords(t *testing.T) {
 	}
 }
 
-func TestTranscripts(t *testing.T) {
+func TestTranscriptsOfDocument(t *testing.T) {
 	doc := "# t\n\n```\n$ strata a\nout 1\n\n$ strata b\n```\n\n$ not in a block\n```console\n$ cat f\nx\n```\n"
 	got, err := transcripts(doc)
 	if err != nil {
@@ -295,12 +295,14 @@ func checkStrata(t *testing.T, where string, args []string, shown string) {
 }
 
 // inputFiles returns the files a command line reads: the values of the
-// flags that name files (-f - is stdin, not a file).
+// flags that name files, and of the -o formats that read one (-f - is
+// stdin, not a file).
 func inputFiles(args []string) []string {
 	fileFlags := map[string]bool{
 		"-f": true, "--filename": true, "--with-file": true, "--against": true,
 		"--replace": true, "--add": true, "--template": true,
 	}
+	fileFormats := []string{"jsonpath-file=", "go-template-file=", "custom-columns-file=", "templatefile="}
 	var files []string
 	add := func(v string) {
 		for _, f := range strings.Split(v, ",") {
@@ -310,28 +312,47 @@ func inputFiles(args []string) []string {
 		}
 	}
 	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if name, v, ok := strings.Cut(a, "="); ok && fileFlags[name] {
-			add(v)
+		name, value, inline := strings.Cut(args[i], "=")
+		output := name == "-o" || name == "--output"
+		if !fileFlags[name] && !output {
 			continue
 		}
-		if fileFlags[a] && i+1 < len(args) {
-			add(args[i+1])
-			i++
-			continue
-		}
-		for _, format := range []string{"jsonpath-file=", "go-template-file=", "custom-columns-file=", "templatefile="} {
-			if strings.HasPrefix(a, "-o"+format) || strings.HasPrefix(a, "--output="+format) {
-				add(a[strings.Index(a, "=")+1:])
+		if !inline {
+			if i+1 == len(args) {
+				break
 			}
+			i++
+			value = args[i]
 		}
-		if (a == "-o" || a == "--output") && i+1 < len(args) {
-			for _, format := range []string{"jsonpath-file=", "go-template-file=", "custom-columns-file=", "templatefile="} {
-				if v, ok := strings.CutPrefix(args[i+1], format); ok {
+		switch {
+		case fileFlags[name]:
+			add(value)
+		case output:
+			for _, format := range fileFormats {
+				if v, ok := strings.CutPrefix(value, format); ok {
 					add(v)
 				}
 			}
 		}
 	}
 	return files
+}
+
+func TestInputFiles(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"get", "policies", "-f", "a", "--filename=b,c", "-f", "-"}, []string{"a", "b", "c"}},
+		{[]string{"diff", "-f", "base", "--against", "head", "--against=x.yaml"}, []string{"base", "head", "x.yaml"}},
+		{[]string{"impact", "--add", "new.yaml", "--replace=-"}, []string{"new.yaml"}},
+		{[]string{"get", "policies", "-o", "jsonpath-file=names.jsonpath", "--output=custom-columns-file=cols.txt"}, []string{"names.jsonpath", "cols.txt"}},
+		{[]string{"get", "policies", "-o", "jsonpath={.items}", "-n", "baker", "-f"}, nil},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			if d := cmp.Diff(c.want, inputFiles(c.args)); d != "" {
+				t.Errorf("files differ (-want +got):\n%s", d)
+			}
+		})
+	}
 }
