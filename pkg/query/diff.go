@@ -129,7 +129,7 @@ func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []Targe
 	pairs, targets := pairContexts(qb, qh, b, h)
 	var out []TargetDiff
 	for _, p := range pairs {
-		fields := diff(p.b.ctx, p.a.ctx)
+		fields := diff(sideValue(qb, qh, k, p.b, p.a), sideValue(qh, qb, k, p.a, p.b))
 		if len(fields) == 0 {
 			continue
 		}

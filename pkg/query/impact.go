@@ -302,7 +302,7 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	var out []TargetChange
 	for _, p := range pairs {
 		bc, ac := p.b.ctx, p.a.ctx
-		fields := diff(bc, ac)
+		fields := diff(sideValue(qb, qa, k, p.b, p.a), sideValue(qa, qb, k, p.a, p.b))
 		if len(fields) == 0 {
 			continue
 		}
@@ -323,16 +323,37 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	return out
 }
 
-// diff compares the resultant specs of two contexts leaf by leaf; either
-// may be nil (no policy in that context on that side).
-func diff(b, a *effective.Context) []FieldChange {
-	var bv, av merge.Value
-	if b != nil {
-		bv = b.Result
+// sideValue is the resultant spec of a context on one side (self, of run
+// q) of a pair whose other side (other, of run o) has it. A context
+// without any policy is left out of a run (effective.Target), yet its
+// target's own values (the kind's targetFields, GEP-713's most specific
+// default) are in force there all the same: deleting the last policy on
+// an HTTPRoute that sets its own retries leaves those retries, not
+// nothing. They are read from q's object for the target, if q has it.
+func sideValue(q, o *query, k *policykind.Kind, self, other ctxSide) merge.Value {
+	if self.ctx != nil {
+		return self.ctx.Result
 	}
-	if a != nil {
-		av = a.Result
+	if other.target == nil {
+		return merge.Value{}
 	}
+	n := q.g.Lookup(o.g.Node(other.target.Node).Ref)
+	if kr := q.res.Of(k.Key()); kr != nil {
+		k = kr.Kind // this run's declaration of the kind
+	}
+	if n == topology.None {
+		return merge.Value{}
+	}
+	vals := q.targetValues(k, n)
+	if vals == nil {
+		return merge.Value{}
+	}
+	return merge.Of(vals, nil)
+}
+
+// diff compares two resultant specs of one context leaf by leaf (the
+// zero Value: nothing in force).
+func diff(bv, av merge.Value) []FieldChange {
 	set := map[string]bool{}
 	for p := range bv.Prov {
 		set[p] = true
