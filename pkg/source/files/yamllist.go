@@ -2,8 +2,11 @@ package files
 
 import (
 	"bytes"
+	"strings"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
@@ -149,4 +152,99 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	}
 	obj["items"] = vals
 	return obj, true
+}
+
+// parseListQuick reads a block-style YAML List (see blockList) as parse
+// reads it the careful way, item by item: each item that the transcoder
+// takes and that decodes into its typed object goes there straight,
+// without the generic map and the JSON encoding of it that the careful
+// path decodes; any other item is read as the careful path reads it
+// (parseBlockList, then decodeDocument). ok is false when the careful
+// path would not read the document item by item, or would stop at it
+// with an error of the document (an item that is not an object, or has
+// no apiVersion or kind, or a List inside the List): then parse reads it
+// the careful way, errors included.
+func (t *transcoder) parseListQuick(r rawDocument) (p parsed, ok bool) {
+	// Only a root key "items:" makes a blockList; do not copy the
+	// header of every other document to find that out.
+	if !bytes.HasPrefix(r.raw, []byte("items:")) && !bytes.Contains(r.raw, []byte("\nitems:")) {
+		return parsed{}, false
+	}
+	header, items, ok := blockList(r.raw)
+	if !ok {
+		return parsed{}, false
+	}
+	hjs, err := yaml.YAMLToJSON(header)
+	if err != nil {
+		return parsed{}, false
+	}
+	var hdr map[string]any
+	if err := utiljson.Unmarshal(hjs, &hdr); err != nil || hdr == nil {
+		return parsed{}, false
+	}
+	u := unstructured.Unstructured{Object: hdr}
+	if u.GetAPIVersion() == "" || !strings.HasSuffix(u.GetKind(), "List") {
+		return parsed{}, false
+	}
+	p.items = make([]item, len(items))
+	var failed atomic.Bool
+	onEveryCore(len(items), 64, func() func(int) {
+		var t transcoder
+		return func(i int) {
+			if failed.Load() {
+				return
+			}
+			it, ok := t.listItem(r, items[i])
+			if !ok {
+				failed.Store(true)
+				return
+			}
+			p.items[i] = it
+		}
+	})
+	if failed.Load() {
+		return parsed{}, false
+	}
+	return p, true
+}
+
+// listItem reads one item of a YAML List for parseListQuick.
+func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
+	d := Document{File: r.file, Index: r.index, Line: r.line}
+	var js []byte
+	if t.transcode(raw) {
+		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
+		// metav1.FieldsV1 keeps the JSON it is given: the careful path
+		// gives it the generic map's, keys sorted.
+		exact := !bytes.Contains(raw, []byte("fieldsV1:"))
+		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" {
+			// Without a name, or when it does not decode,
+			// decodeDocument says what is wrong, as it would have.
+			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+				return item{doc: d, gk: gk, obj: obj}, true
+			}
+		}
+		js = t.out
+	} else {
+		var err error
+		if js, err = yaml.YAMLToJSON(raw); err != nil {
+			return item{}, false
+		}
+	}
+	var v any
+	if err := utiljson.Unmarshal(js, &v); err != nil {
+		return item{}, false
+	}
+	obj, isObject := v.(map[string]any)
+	if !isObject {
+		return item{}, false
+	}
+	d.Object = &unstructured.Unstructured{Object: obj}
+	if d.Object.GetAPIVersion() == "" || d.Object.GetKind() == "" {
+		return item{}, false
+	}
+	if _, sub := obj["items"]; sub && strings.HasSuffix(d.Object.GetKind(), "List") {
+		return item{}, false
+	}
+	return decodeDocument(d), true
 }
