@@ -30,11 +30,29 @@ import (
 // and answers ok == false for anything else, which the caller reads with
 // the YAML parser as before.
 func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
+	header, spans, marker, ok := blockListSpans(raw)
+	if !ok {
+		return nil, nil, false
+	}
+	items = make([][]byte, len(spans))
+	for i, s := range spans {
+		items[i] = blockItem(raw[s.start:s.end], marker)
+	}
+	return header, items, true
+}
+
+// blockListSpans is the first half of blockList: the header, where each
+// item's lines are in raw, and the indentation of the items' "-"
+// markers. blockItem makes each item's document of its lines, which
+// parseListQuick does on every core.
+func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
 	var hdr bytes.Buffer
 	in := false // inside the items' region
-	marker := -1
-	var cur *bytes.Buffer
+	marker = -1
+	pos := 0 // of line in raw
 	for line := range bytes.Lines(raw) {
+		lineStart := pos
+		pos += len(line)
 		text := bytes.TrimRight(line, "\n")
 		if !in {
 			hdr.Write(line)
@@ -45,62 +63,71 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 		}
 		trimmed := bytes.TrimLeft(text, " ")
 		indent := len(text) - len(trimmed)
+		cur := len(items) > 0 && items[len(items)-1].end == lineStart // an item is open
 		switch {
-		case cur != nil && indent >= marker+2:
+		case cur && indent >= marker+2:
 			// The item's own line, whatever it holds: a blank line or a
-			// comment-like line may be a block scalar's content. Line
-			// ends are kept as they are (a block scalar at the end of
-			// the file has none).
-			cur.Write(line)
+			// comment-like line may be a block scalar's content.
+			items[len(items)-1].end = pos
 		case len(trimmed) == 0 || trimmed[0] == '#':
-			// Less indented than any item content: a comment or blank.
-			if cur != nil {
-				cur.WriteString("\n")
+			// Less indented than any item content: a comment or blank
+			// (an empty line of the item's document).
+			if cur {
+				items[len(items)-1].end = pos
 			}
 		case trimmed[0] == '-' && (len(trimmed) == 1 || trimmed[1] == ' ') && (marker < 0 || indent == marker):
 			if marker < 0 {
 				if indent > 2 {
-					return nil, nil, false
+					return nil, nil, 0, false
 				}
 				marker = indent
 			}
-			items = append(items, nil)
-			cur = &bytes.Buffer{}
-			cur.Write(bytes.Repeat([]byte(" "), marker+2))
-			cur.Write(bytes.TrimLeft(line, " ")[min(2, len(trimmed)):])
-			// De-indented when the item ends.
+			items = append(items, span{lineStart, pos})
 		case indent == 0:
 			// The next root key: the items are over.
-			if cur != nil {
-				items[len(items)-1] = cur.Bytes()
-				cur = nil
-			}
 			in = false
 			hdr.Write(line)
 		default:
-			return nil, nil, false
-		}
-		if cur != nil && len(items) > 0 {
-			items[len(items)-1] = cur.Bytes()
+			return nil, nil, 0, false
 		}
 	}
 	if marker < 0 || len(items) == 0 {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
+	return hdr.Bytes(), items, marker, true
+}
+
+// blockItem is the document of one item of a block List, whose lines
+// are lines and whose "-" marker is at column marker: its first line
+// without the marker, the others de-indented; lines less indented than
+// its content (blank, or comments) are empty lines. Line ends are kept as
+// they are (a block scalar at the end of the file has none).
+func blockItem(lines []byte, marker int) []byte {
 	cut := marker + 2
-	for i, it := range items {
-		var out bytes.Buffer
-		out.Grow(len(it))
-		for line := range bytes.Lines(it) {
-			if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
-				out.Write(line[cut:])
+	out := make([]byte, 0, len(lines))
+	first := true
+	for line := range bytes.Lines(lines) {
+		if first {
+			// "- content": what follows "- " (or "-"), as if indented
+			// to the item's content.
+			first = false
+			text := bytes.TrimRight(line, "\n")
+			trimmed := bytes.TrimLeft(text, " ")
+			rest := bytes.TrimLeft(line, " ")[min(2, len(trimmed)):]
+			if cut+len(rest) > cut {
+				out = append(out, rest...)
 			} else {
-				out.WriteString("\n")
+				out = append(out, '\n')
 			}
+			continue
 		}
-		items[i] = out.Bytes()
+		if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
+			out = append(out, line[cut:]...)
+		} else {
+			out = append(out, '\n')
+		}
 	}
-	return hdr.Bytes(), items, true
+	return out
 }
 
 // parseBlockList reads a YAML List document split by blockList: the
@@ -164,13 +191,13 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 // with an error of the document (an item that is not an object, or has
 // no apiVersion or kind, or a List inside the List): then parse reads it
 // the careful way, errors included.
-func (t *transcoder) parseListQuick(r rawDocument) (p parsed, ok bool) {
+func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 	// Only a root key "items:" makes a blockList; do not copy the
 	// header of every other document to find that out.
 	if !bytes.HasPrefix(r.raw, []byte("items:")) && !bytes.Contains(r.raw, []byte("\nitems:")) {
 		return parsed{}, false
 	}
-	header, items, ok := blockList(r.raw)
+	header, items, marker, ok := blockListSpans(r.raw)
 	if !ok {
 		return parsed{}, false
 	}
@@ -186,7 +213,7 @@ func (t *transcoder) parseListQuick(r rawDocument) (p parsed, ok bool) {
 	if u.GetAPIVersion() == "" || !strings.HasSuffix(u.GetKind(), "List") {
 		return parsed{}, false
 	}
-	p.items = make([]item, len(items))
+	out := make([]item, len(items))
 	var failed atomic.Bool
 	onEveryCore(len(items), 64, func() func(int) {
 		var t transcoder
@@ -194,18 +221,19 @@ func (t *transcoder) parseListQuick(r rawDocument) (p parsed, ok bool) {
 			if failed.Load() {
 				return
 			}
-			it, ok := t.listItem(r, items[i])
+			s := items[i]
+			it, ok := t.listItem(r, blockItem(r.raw[s.start:s.end], marker))
 			if !ok {
 				failed.Store(true)
 				return
 			}
-			p.items[i] = it
+			out[i] = it
 		}
 	})
 	if failed.Load() {
 		return parsed{}, false
 	}
-	return p, true
+	return parsed{items: out}, true
 }
 
 // listItem reads one item of a YAML List for parseListQuick.
