@@ -246,12 +246,10 @@ type rawDocument struct {
 	// without the YAML parser, which takes ten times as long over a
 	// `kubectl get -o json` dump.
 	json bool
-	// quick marks a JSON value split by splitJSONQuick, not validated
-	// yet: parseJSONQuick reads it, or asks for the careful read.
-	quick bool
-	// items are where the elements of the value's root key "items" are in
-	// raw, when that is an array (quick only).
-	items []span
+	// quick is the JSON value raw is when splitJSONQuick split it, not
+	// validated yet: parseJSONQuick reads it, or asks for the careful
+	// read.
+	quick *jsonValue
 }
 
 // input is the content of one file, or of stdin.
@@ -292,9 +290,9 @@ func splitInputs(ins []input, quick bool) []rawDocument {
 		for raw, line := range yamlDocumentLines(in.b) {
 			if quick {
 				if vals, ok := splitJSONQuick(raw); ok && vals != nil {
-					for _, v := range vals {
+					for k := range vals {
 						n++
-						docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v.text, json: true, quick: true, items: v.items})
+						docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
 					}
 					continue
 				}
@@ -517,8 +515,8 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	if r.err != nil {
 		return parsed{err: r.err}
 	}
-	if r.quick {
-		return parseJSONQuick(r)
+	if r.quick != nil {
+		return t.json.parseJSONQuick(r)
 	}
 	if quick && typed && !r.json {
 		if p, ok := t.parseListQuick(r); ok {

@@ -228,10 +228,11 @@ func skipSpace(b []byte, i int) int {
 }
 
 // parseJSONQuick reads a value split by splitJSONQuick as parse reads it
-// the careful way, or says (again) that the input must be read that way.
-func parseJSONQuick(r rawDocument) parsed {
-	var c jsonChecker
-	if r.items == nil {
+// the careful way, or says (again) that the input must be read that way;
+// c is the calling worker's.
+func (c *jsonChecker) parseJSONQuick(r rawDocument) parsed {
+	items := r.quick.items
+	if items == nil {
 		it, ok := c.read(r, r.raw)
 		if !ok {
 			return parsed{again: true}
@@ -240,9 +241,9 @@ func parseJSONQuick(r rawDocument) parsed {
 	}
 	// The List without its items: valid, keys once, a kind ending in
 	// List. Else an object with an array named items, read whole.
-	skel := make([]byte, 0, 64+2*len(r.items))
+	skel := make([]byte, 0, 64+2*len(items))
 	prev := 0
-	for _, s := range r.items {
+	for _, s := range items {
 		skel = append(skel, r.raw[prev:s.start]...)
 		skel = append(skel, '0')
 		prev = s.end
@@ -262,15 +263,15 @@ func parseJSONQuick(r rawDocument) parsed {
 		}
 		return parsed{items: []item{it}}
 	}
-	p := parsed{items: make([]item, len(r.items))}
+	p := parsed{items: make([]item, len(items))}
 	var again atomic.Bool
-	onEveryCore(len(r.items), 64, func() func(int) {
+	onEveryCore(len(items), 64, func() func(int) {
 		var c jsonChecker
 		return func(i int) {
 			if again.Load() {
 				return
 			}
-			s := r.items[i]
+			s := items[i]
 			it, ok := c.read(r, r.raw[s.start:s.end])
 			if !ok {
 				again.Store(true)
