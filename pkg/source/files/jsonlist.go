@@ -323,8 +323,23 @@ type jsonHeader struct {
 	// the JSON encoding of the generic map decoded from it: every number
 	// is an integer written as encoding/json writes an int64, and no key is
 	// fieldsV1 (metav1.FieldsV1 keeps the text it is given, spaces and key
-	// order included).
+	// order included) nor miscased.
 	exact bool
+}
+
+// miscased reports whether key, at depth (1 for the root's keys), may
+// be metadata, or its name or creationTimestamp, written in another
+// case: encoding/json reads it into the typed object, checkMeta, which
+// the careful path runs first, does not see it.
+func miscased(key []byte, depth int) bool {
+	switch depth {
+	case 1:
+		return equalFoldASCII(key, []byte("metadata")) && string(key) != "metadata"
+	case 2:
+		return equalFoldASCII(key, []byte("name")) && string(key) != "name" ||
+			equalFoldASCII(key, []byte("creationTimestamp")) && string(key) != "creationTimestamp"
+	}
+	return false
 }
 
 // jsonChecker checks the keys of a JSON object, its objects' included;
@@ -405,7 +420,7 @@ func (c *jsonChecker) check(js []byte) (h jsonHeader, ok bool) {
 					}
 				}
 				c.keys[depth-1] = append(keys, s)
-				if string(s) == "fieldsV1" {
+				if string(s) == "fieldsV1" || miscased(s, depth) {
 					h.exact = false
 				}
 				if depth == 1 {

@@ -245,7 +245,8 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		// metav1.FieldsV1 keeps the JSON it is given: the careful path
 		// gives it the generic map's, keys sorted.
 		exact := !bytes.Contains(raw, []byte("fieldsV1:"))
-		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" {
+		// metadata.name as checkMeta reads it, in this very case.
+		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
 			// Without a name, or when it does not decode,
 			// decodeDocument says what is wrong, as it would have.
 			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
