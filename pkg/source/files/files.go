@@ -526,8 +526,11 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
 		if dec, ok := decoders[gk]; ok && typed {
-			// Without a name, the slow path says what is wrong.
-			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+			// Without a name, the slow path says what is wrong; and
+			// with one the transcoder did not see (metadata or its name
+			// in another case, which encoding/json reads and checkMeta
+			// does not).
+			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {

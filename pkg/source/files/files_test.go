@@ -435,6 +435,7 @@ func TestReadMatchesDecode(t *testing.T) {
 		{"errors: malformed before a missing file", []string{"testdata/bad/malformed.yaml", "testdata/nope.yaml"}, ""},
 		{"errors: missing file before a malformed one", []string{"testdata/nope.yaml", "testdata/bad/malformed.yaml"}, ""},
 		{"errors: typed object that does not decode before a missing file", []string{"-", "testdata/nope.yaml"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
+		{"errors: metadata in another case", []string{"-"}, "apiVersion: v1\nkind: Service\nmetAdAtA:\n  nAme: x\n"},
 		{"JSON List", []string{"-"}, string(js)},
 		{"YAML List", []string{"-"}, string(ys)},
 		{"JSON stream", []string{"-"}, string(jsonStream(t, js))},
