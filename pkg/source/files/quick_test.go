@@ -173,6 +173,12 @@ func TestReadQuickLists(t *testing.T) {
 			if !ok || gotErr != nil {
 				t.Fatalf("quick read sufficed: %v, error %v", ok, gotErr)
 			}
+			if name == "yaml" {
+				var tr transcoder
+				if _, ok := tr.parseListQuick(rawDocument{file: "-", index: 1, line: 1, raw: doc}); !ok {
+					t.Errorf("parseListQuick did not take the List")
+				}
+			}
 			n := len(got.Places)
 			for _, c := range got.Ignored {
 				n += c
