@@ -152,47 +152,53 @@ func splitObject(b []byte, i int) (end int, items []span, ok bool) {
 }
 
 // skipValue returns where the value at b[i] ends, reading brackets and
-// strings only: ok is false for text that cannot be a value.
+// strings only: what is between them is left to the validation that
+// follows. ok is false for text that cannot be a value.
 func skipValue(b []byte, i int) (end int, ok bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return skipString(b, i)
+	case c != '{' && c != '[':
+		j := i
+		for j < len(b) && scalarByte(b[j]) {
+			j++
+		}
+		return j, j > i
+	}
 	depth := 0
 	for i < len(b) {
-		switch c := b[i]; {
-		case c == '{' || c == '[':
+		for i < len(b) && !bracketOrQuote[b[i]] {
+			i++
+		}
+		if i == len(b) {
+			break
+		}
+		switch b[i] {
+		case '{', '[':
 			depth++
 			i++
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 			i++
-			if depth < 0 {
-				return 0, false
-			}
 			if depth == 0 {
 				return i, true
 			}
-		case c == '"':
+		default: // '"'
 			e, ok := skipString(b, i)
 			if !ok {
 				return 0, false
 			}
 			i = e
-			if depth == 0 {
-				return i, true
-			}
-		case depth > 0 && (c == ',' || c == ':' || c == ' ' || c == '\t' || c == '\n' || c == '\r'):
-			i++
-		case scalarByte(c):
-			for i < len(b) && scalarByte(b[i]) {
-				i++
-			}
-			if depth == 0 {
-				return i, true
-			}
-		default:
-			return 0, false
 		}
 	}
 	return 0, false
 }
+
+// bracketOrQuote marks the bytes skipValue stops at.
+var bracketOrQuote = [256]bool{'{': true, '}': true, '[': true, ']': true, '"': true}
 
 // scalarByte reports whether c may be part of a number, true, false or
 // null.
@@ -456,9 +462,24 @@ func (c *jsonChecker) check(js []byte) (h jsonHeader, ok bool) {
 				i++
 			}
 			capture = nil
-		default:
+		default: // spaces, commas and colons; anything else is invalid
 			i++
+			for i < len(js) && !checked[js[i]] {
+				i++
+			}
 		}
 	}
 	return h, false
 }
+
+// checked marks the bytes where check has something to do: brackets,
+// strings, numbers and words.
+var checked = func() (t [256]bool) {
+	for _, c := range []byte(`{}[]"-0123456789`) {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	return t
+}()
