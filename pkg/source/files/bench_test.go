@@ -3,6 +3,7 @@ package files_test
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,19 +46,24 @@ func BenchmarkRead(b *testing.B) {
 }
 
 // BenchmarkReadList times reading the same world as BenchmarkRead from
-// one `kubectl get -o json` dump (a List of 46,000 items) and from a
-// `kubectl get -o yaml` dump (the same List in YAML): issue 18 asks
-// that dumps read at the speed of multi-document YAML.
+// one `kubectl get -o json` dump (a List of 46,000 items; compact, and
+// indented as kubectl writes it), from a `kubectl get -o yaml` dump (the
+// same List in YAML), and from a stream of JSON objects, one a line:
+// issue 18 asks that dumps read at the speed of multi-document YAML.
 func BenchmarkReadList(b *testing.B) {
 	var y bytes.Buffer
 	if err := synth.WriteYAML(&y, synth.Snapshot(1, 1)); err != nil {
 		b.Fatal(err)
 	}
 	js, ys := listDumps(b, y.Bytes())
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, js, "", "    "); err != nil {
+		b.Fatal(err)
+	}
 	for _, format := range []struct {
 		name string
 		data []byte
-	}{{"json", js}, {"yaml", ys}} {
+	}{{"json", js}, {"yaml", ys}, {"json-indented", indented.Bytes()}, {"json-stream", jsonStream(b, js)}} {
 		path := filepath.Join(b.TempDir(), "world."+format.name)
 		if err := os.WriteFile(path, format.data, 0o600); err != nil {
 			b.Fatal(err)

@@ -167,7 +167,10 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // the same errors, faster: documents are parsed on every core, and those
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
-// sigs.k8s.io/yaml and unstructured.
+// sigs.k8s.io/yaml and unstructured; JSON goes straight to its typed
+// object, and the items of a List (a `kubectl get -o json|yaml` dump)
+// as the documents of a multi-document file do (see jsonlist.go and
+// parseListQuick).
 func Read(paths []string, stdin io.Reader) (*Result, error) {
 	return ReadIn(paths, stdin, DefaultNamespace)
 }
@@ -175,14 +178,16 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 // ReadIn is Read with the namespace of objects of namespaced kinds that
 // name none (kubectl's -n); "" is DefaultNamespace.
 func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) {
-	raws, readErr := rawDocuments(paths, stdin)
-	parsed := parseAll(raws, true)
-	var items []item
-	for _, p := range parsed {
-		if p.err != nil {
-			return nil, p.err
-		}
-		items = append(items, p.items...)
+	ins, readErr := readInputs(paths, stdin)
+	items, err, ok := readItems(ins, true)
+	if !ok {
+		// Something in a JSON document was not as the quick split took
+		// it (invalid, a key twice, a List's item without a kind...):
+		// read it all again the careful way, which says what is wrong.
+		items, err, _ = readItems(ins, false)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if readErr != nil {
 		return nil, readErr
@@ -190,12 +195,33 @@ func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) 
 	return assemble(items, namespace)
 }
 
+// readItems parses the documents of the inputs into items: the first
+// document's error, if any, is returned instead. quick splits JSON values
+// without validating them first (splitJSONQuick) and reads Lists item by
+// item (parseListQuick, parseJSONQuick); ok is false when a quick step
+// found the input not as it assumed, and the input must be read again
+// with quick false, whose errors are the ones to report.
+func readItems(ins []input, quick bool) (items []item, err error, ok bool) {
+	for _, p := range parseAll(splitInputs(ins, quick), true, quick) {
+		if p.again {
+			return nil, nil, false
+		}
+		if p.err != nil && err == nil {
+			err = p.err
+		}
+		if err == nil {
+			items = append(items, p.items...)
+		}
+	}
+	return items, err, true
+}
+
 // Documents reads the documents of files as Read does, without decoding
 // them: to overlay them on other documents (a cluster's objects) first.
 func Documents(paths []string, stdin io.Reader) ([]Document, error) {
-	raws, readErr := rawDocuments(paths, stdin)
+	ins, readErr := readInputs(paths, stdin)
 	var docs []Document
-	for _, p := range parseAll(raws, false) {
+	for _, p := range parseAll(splitInputs(ins, false), false, false) {
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -220,44 +246,74 @@ type rawDocument struct {
 	// without the YAML parser, which takes ten times as long over a
 	// `kubectl get -o json` dump.
 	json bool
+	// quick is the JSON value raw is when splitJSONQuick split it, not
+	// validated yet: parseJSONQuick reads it, or asks for the careful
+	// read.
+	quick *jsonValue
 }
 
-// rawDocuments splits the files into their documents, in order. Reading
-// stops at the first file that cannot be read; its error is returned with
-// the documents before it, whose own errors come first, as they would
-// reading one file after the other.
-func rawDocuments(paths []string, stdin io.Reader) ([]rawDocument, error) {
-	var docs []rawDocument
+// input is the content of one file, or of stdin.
+type input struct {
+	file string
+	b    []byte
+}
+
+// readInputs reads the files, in order. Reading stops at the first file
+// that cannot be read; its error is returned with the inputs before it,
+// whose documents' own errors come first, as they would reading one file
+// after the other.
+func readInputs(paths []string, stdin io.Reader) ([]input, error) {
+	var ins []input
 	for _, p := range paths {
 		files, err := expand(p)
 		if err != nil {
-			return docs, err
+			return ins, err
 		}
 		for _, f := range files {
 			b, err := readInput(f, stdin)
 			if err != nil {
-				return docs, err
+				return ins, err
 			}
-			n := 0 // documents so far
-			for raw, line := range yamlDocumentLines(b) {
-				vals, err := jsonStream(raw)
-				isJSON := vals != nil
-				if vals == nil {
-					vals = [][]byte{raw}
+			ins = append(ins, input{file: f, b: b})
+		}
+	}
+	return ins, nil
+}
+
+// splitInputs splits the inputs into their documents, in order; quick
+// splits streams of JSON values with splitJSONQuick.
+func splitInputs(ins []input, quick bool) []rawDocument {
+	var docs []rawDocument
+	for _, in := range ins {
+		f := in.file
+		n := 0 // documents so far
+		for raw, line := range yamlDocumentLines(in.b) {
+			if quick {
+				if vals, ok := splitJSONQuick(raw); ok && vals != nil {
+					for k := range vals {
+						n++
+						docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
+					}
+					continue
 				}
-				for _, v := range vals {
-					n++
-					docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v, json: isJSON})
-				}
-				if err != nil {
-					n++
-					err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
-					docs = append(docs, rawDocument{file: f, index: n, line: line, err: err})
-				}
+			}
+			vals, err := jsonStream(raw)
+			isJSON := vals != nil
+			if vals == nil {
+				vals = [][]byte{raw}
+			}
+			for _, v := range vals {
+				n++
+				docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v, json: isJSON})
+			}
+			if err != nil {
+				n++
+				err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
+				docs = append(docs, rawDocument{file: f, index: n, line: line, err: err})
 			}
 		}
 	}
-	return docs, nil
+	return docs
 }
 
 // readInput reads a file, or stdin for "-", refusing what is not a
@@ -402,16 +458,20 @@ type item struct {
 type parsed struct {
 	items []item
 	err   error
+	// again says that a quick read found the document not as it
+	// assumed: the input must be read again the careful way.
+	again bool
 }
 
 // parseAll parses the documents on every core; the results are in the
 // documents' order. typed decodes the kinds of decoders into their Go
 // types (for Read); otherwise every item is a Document (for Documents).
-func parseAll(raws []rawDocument, typed bool) []parsed {
+// quick reads Lists item by item, straight into their typed objects.
+func parseAll(raws []rawDocument, typed, quick bool) []parsed {
 	out := make([]parsed, len(raws))
 	onEveryCore(len(raws), 32, func() func(int) {
 		var t transcoder // each worker's buffers
-		return func(i int) { out[i] = t.parse(raws[i], typed) }
+		return func(i int) { out[i] = t.parse(raws[i], typed, quick) }
 	})
 	return out
 }
@@ -451,15 +511,26 @@ func onEveryCore(n, chunk int, worker func() func(int)) {
 // and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
 // object that does not decode on the fast path is decoded again on the
 // slow one, so that its error is the slow path's.
-func (t *transcoder) parse(r rawDocument, typed bool) parsed {
+func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	if r.err != nil {
 		return parsed{err: r.err}
+	}
+	if r.quick != nil {
+		return t.json.parseJSONQuick(r)
+	}
+	if quick && typed && !r.json {
+		if p, ok := t.parseListQuick(r); ok {
+			return p
+		}
 	}
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
 		if dec, ok := decoders[gk]; ok && typed {
-			// Without a name, the slow path says what is wrong.
-			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+			// Without a name, the slow path says what is wrong; and
+			// with one the transcoder did not see (metadata or its name
+			// in another case, which encoding/json reads and checkMeta
+			// does not).
+			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {

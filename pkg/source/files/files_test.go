@@ -417,6 +417,7 @@ func TestReadMatchesDecode(t *testing.T) {
 	if err := synth.WriteYAML(&world, synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 100, Services: 100, Policies: 80}, 2)); err != nil {
 		t.Fatal(err)
 	}
+	js, ys := listDumps(t, world.Bytes())
 	for _, c := range []struct {
 		name  string
 		paths []string
@@ -434,6 +435,17 @@ func TestReadMatchesDecode(t *testing.T) {
 		{"errors: malformed before a missing file", []string{"testdata/bad/malformed.yaml", "testdata/nope.yaml"}, ""},
 		{"errors: missing file before a malformed one", []string{"testdata/nope.yaml", "testdata/bad/malformed.yaml"}, ""},
 		{"errors: typed object that does not decode before a missing file", []string{"-", "testdata/nope.yaml"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
+		{"errors: metadata in another case", []string{"-"}, "apiVersion: v1\nkind: Service\nmetAdAtA:\n  nAme: x\n"},
+		{"JSON List", []string{"-"}, string(js)},
+		{"YAML List", []string{"-"}, string(ys)},
+		{"JSON stream", []string{"-"}, string(jsonStream(t, js))},
+		{"errors: JSON List item that does not decode", []string{"-"}, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}, {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "b"}, "spec": {"ports": 80}}]}`},
+		{"errors: JSON List item without a kind", []string{"-"}, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Service", "metadata": {"name": "b"}, "spec": {"ports": 80}}, {"apiVersion": "v1"}]}`},
+		{"a trailing comma: not JSON, read as YAML flow style as before", []string{"-"}, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},]}`},
+		{"errors: invalid JSON after a List", []string{"-"}, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}]} {"apiVersion": tru}`},
+		{"errors: a key twice in a JSON List item", []string{"-"}, `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a", "name": "b"}}]}`},
+		{"errors: YAML List item that does not decode", []string{"-"}, "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: b\n  spec:\n    ports: 80\n"},
+		{"errors: YAML List item without a kind", []string{"-"}, "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    name: b\n  spec:\n    ports: 80\n- apiVersion: v1\n  metadata:\n    name: c\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got, gotErr := files.Read(c.paths, strings.NewReader(c.stdin))
@@ -491,7 +503,11 @@ func TestListDumps(t *testing.T) {
 		t.Fatal(err)
 	}
 	js, ys := listDumps(t, world.Bytes())
-	for name, dump := range map[string][]byte{"json": js, "yaml": ys} {
+	var indented bytes.Buffer // as kubectl writes it
+	if err := json.Indent(&indented, js, "", "    "); err != nil {
+		t.Fatal(err)
+	}
+	for name, dump := range map[string][]byte{"json": js, "indented json": indented.Bytes(), "yaml": ys, "json stream": jsonStream(t, js)} {
 		t.Run(name, func(t *testing.T) {
 			got, err := files.Read([]string{"-"}, bytes.NewReader(dump))
 			if err != nil {
@@ -506,6 +522,22 @@ func TestListDumps(t *testing.T) {
 	if want := `-: document 1: invalid JSON: duplicate field "kind"`; fmt.Sprint(err) != want {
 		t.Errorf("duplicate key: error %v, want %s", err, want)
 	}
+}
+
+// jsonStream is the items of a JSON List, one object a line.
+func jsonStream(tb testing.TB, list []byte) []byte {
+	tb.Helper()
+	var l struct{ Items []json.RawMessage }
+	if err := json.Unmarshal(list, &l); err != nil {
+		tb.Fatal(err)
+	}
+	return append(bytes.Join(slices.Collect(func(yield func([]byte) bool) {
+		for _, it := range l.Items {
+			if !yield(it) {
+				return
+			}
+		}
+	}), []byte("\n")), '\n')
 }
 
 // listDumps is the documents of a multi-document YAML as one List, as

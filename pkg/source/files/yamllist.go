@@ -2,8 +2,11 @@ package files
 
 import (
 	"bytes"
+	"strings"
 	"sync/atomic"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 )
@@ -27,11 +30,29 @@ import (
 // and answers ok == false for anything else, which the caller reads with
 // the YAML parser as before.
 func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
+	header, spans, marker, ok := blockListSpans(raw)
+	if !ok {
+		return nil, nil, false
+	}
+	items = make([][]byte, len(spans))
+	for i, s := range spans {
+		items[i] = blockItem(raw[s.start:s.end], marker)
+	}
+	return header, items, true
+}
+
+// blockListSpans is the first half of blockList: the header, where each
+// item's lines are in raw, and the indentation of the items' "-"
+// markers. blockItem makes each item's document of its lines, which
+// parseListQuick does on every core.
+func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
 	var hdr bytes.Buffer
 	in := false // inside the items' region
-	marker := -1
-	var cur *bytes.Buffer
+	marker = -1
+	pos := 0 // of line in raw
 	for line := range bytes.Lines(raw) {
+		lineStart := pos
+		pos += len(line)
 		text := bytes.TrimRight(line, "\n")
 		if !in {
 			hdr.Write(line)
@@ -42,62 +63,71 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 		}
 		trimmed := bytes.TrimLeft(text, " ")
 		indent := len(text) - len(trimmed)
+		cur := len(items) > 0 && items[len(items)-1].end == lineStart // an item is open
 		switch {
-		case cur != nil && indent >= marker+2:
+		case cur && indent >= marker+2:
 			// The item's own line, whatever it holds: a blank line or a
-			// comment-like line may be a block scalar's content. Line
-			// ends are kept as they are (a block scalar at the end of
-			// the file has none).
-			cur.Write(line)
+			// comment-like line may be a block scalar's content.
+			items[len(items)-1].end = pos
 		case len(trimmed) == 0 || trimmed[0] == '#':
-			// Less indented than any item content: a comment or blank.
-			if cur != nil {
-				cur.WriteString("\n")
+			// Less indented than any item content: a comment or blank
+			// (an empty line of the item's document).
+			if cur {
+				items[len(items)-1].end = pos
 			}
 		case trimmed[0] == '-' && (len(trimmed) == 1 || trimmed[1] == ' ') && (marker < 0 || indent == marker):
 			if marker < 0 {
 				if indent > 2 {
-					return nil, nil, false
+					return nil, nil, 0, false
 				}
 				marker = indent
 			}
-			items = append(items, nil)
-			cur = &bytes.Buffer{}
-			cur.Write(bytes.Repeat([]byte(" "), marker+2))
-			cur.Write(bytes.TrimLeft(line, " ")[min(2, len(trimmed)):])
-			// De-indented when the item ends.
+			items = append(items, span{lineStart, pos})
 		case indent == 0:
 			// The next root key: the items are over.
-			if cur != nil {
-				items[len(items)-1] = cur.Bytes()
-				cur = nil
-			}
 			in = false
 			hdr.Write(line)
 		default:
-			return nil, nil, false
-		}
-		if cur != nil && len(items) > 0 {
-			items[len(items)-1] = cur.Bytes()
+			return nil, nil, 0, false
 		}
 	}
 	if marker < 0 || len(items) == 0 {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
+	return hdr.Bytes(), items, marker, true
+}
+
+// blockItem is the document of one item of a block List, whose lines
+// are lines and whose "-" marker is at column marker: its first line
+// without the marker, the others de-indented; lines less indented than
+// its content (blank, or comments) are empty lines. Line ends are kept as
+// they are (a block scalar at the end of the file has none).
+func blockItem(lines []byte, marker int) []byte {
 	cut := marker + 2
-	for i, it := range items {
-		var out bytes.Buffer
-		out.Grow(len(it))
-		for line := range bytes.Lines(it) {
-			if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
-				out.Write(line[cut:])
+	out := make([]byte, 0, len(lines))
+	first := true
+	for line := range bytes.Lines(lines) {
+		if first {
+			// "- content": what follows "- " (or "-"), as if indented
+			// to the item's content.
+			first = false
+			text := bytes.TrimRight(line, "\n")
+			trimmed := bytes.TrimLeft(text, " ")
+			rest := bytes.TrimLeft(line, " ")[min(2, len(trimmed)):]
+			if cut+len(rest) > cut {
+				out = append(out, rest...)
 			} else {
-				out.WriteString("\n")
+				out = append(out, '\n')
 			}
+			continue
 		}
-		items[i] = out.Bytes()
+		if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
+			out = append(out, line[cut:]...)
+		} else {
+			out = append(out, '\n')
+		}
 	}
-	return hdr.Bytes(), items, true
+	return out
 }
 
 // parseBlockList reads a YAML List document split by blockList: the
@@ -149,4 +179,101 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	}
 	obj["items"] = vals
 	return obj, true
+}
+
+// parseListQuick reads a block-style YAML List (see blockList) as parse
+// reads it the careful way, item by item: each item that the transcoder
+// takes and that decodes into its typed object goes there straight,
+// without the generic map and the JSON encoding of it that the careful
+// path decodes; any other item is read as the careful path reads it
+// (parseBlockList, then decodeDocument). ok is false when the careful
+// path would not read the document item by item, or would stop at it
+// with an error of the document (an item that is not an object, or has
+// no apiVersion or kind, or a List inside the List): then parse reads it
+// the careful way, errors included.
+func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
+	// Only a root key "items:" makes a blockList; do not copy the
+	// header of every other document to find that out.
+	if !bytes.HasPrefix(r.raw, []byte("items:")) && !bytes.Contains(r.raw, []byte("\nitems:")) {
+		return parsed{}, false
+	}
+	header, items, marker, ok := blockListSpans(r.raw)
+	if !ok {
+		return parsed{}, false
+	}
+	hjs, err := yaml.YAMLToJSON(header)
+	if err != nil {
+		return parsed{}, false
+	}
+	var hdr map[string]any
+	if err := utiljson.Unmarshal(hjs, &hdr); err != nil || hdr == nil {
+		return parsed{}, false
+	}
+	u := unstructured.Unstructured{Object: hdr}
+	if u.GetAPIVersion() == "" || !strings.HasSuffix(u.GetKind(), "List") {
+		return parsed{}, false
+	}
+	out := make([]item, len(items))
+	var failed atomic.Bool
+	onEveryCore(len(items), 64, func() func(int) {
+		var t transcoder
+		return func(i int) {
+			if failed.Load() {
+				return
+			}
+			s := items[i]
+			it, ok := t.listItem(r, blockItem(r.raw[s.start:s.end], marker))
+			if !ok {
+				failed.Store(true)
+				return
+			}
+			out[i] = it
+		}
+	})
+	if failed.Load() {
+		return parsed{}, false
+	}
+	return parsed{items: out}, true
+}
+
+// listItem reads one item of a YAML List for parseListQuick.
+func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
+	d := Document{File: r.file, Index: r.index, Line: r.line}
+	var js []byte
+	if t.transcode(raw) {
+		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
+		// metav1.FieldsV1 keeps the JSON it is given: the careful path
+		// gives it the generic map's, keys sorted.
+		exact := !bytes.Contains(raw, []byte("fieldsV1:"))
+		// metadata.name as checkMeta reads it, in this very case.
+		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
+			// Without a name, or when it does not decode,
+			// decodeDocument says what is wrong, as it would have.
+			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+				return item{doc: d, gk: gk, obj: obj}, true
+			}
+		}
+		js = t.out
+	} else {
+		var err error
+		if js, err = yaml.YAMLToJSON(raw); err != nil {
+			return item{}, false
+		}
+	}
+	var v any
+	if err := utiljson.Unmarshal(js, &v); err != nil {
+		return item{}, false
+	}
+	obj, isObject := v.(map[string]any)
+	if !isObject {
+		return item{}, false
+	}
+	d.Object = &unstructured.Unstructured{Object: obj}
+	if d.Object.GetAPIVersion() == "" || d.Object.GetKind() == "" {
+		return item{}, false
+	}
+	if _, sub := obj["items"]; sub && strings.HasSuffix(d.Object.GetKind(), "List") {
+		return item{}, false
+	}
+	return decodeDocument(d), true
 }
