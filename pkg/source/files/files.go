@@ -10,11 +10,8 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -24,6 +21,7 @@ import (
 	sigsjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -469,42 +467,11 @@ type parsed struct {
 // quick reads Lists item by item, straight into their typed objects.
 func parseAll(raws []rawDocument, typed, quick bool) []parsed {
 	out := make([]parsed, len(raws))
-	onEveryCore(len(raws), 32, func() func(int) {
+	cores.Each(len(raws), 32, func() func(int) {
 		var t transcoder // each worker's buffers
 		return func(i int) { out[i] = t.parse(raws[i], typed, quick) }
 	})
 	return out
-}
-
-// onEveryCore calls do(i) for i in [0, n), in chunks of chunk, on as many
-// goroutines as there are cores (one when n is small): each worker gets
-// its own do from worker, for state of its own such as a transcoder's
-// buffers. It returns once every call has.
-func onEveryCore(n, chunk int, worker func() func(int)) {
-	workers := min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk)
-	var next atomic.Int64
-	work := func() {
-		do := worker()
-		for {
-			end := int(next.Add(int64(chunk)))
-			start := end - chunk
-			if start >= n {
-				return
-			}
-			for i := start; i < min(end, n); i++ {
-				do(i)
-			}
-		}
-	}
-	if workers <= 1 {
-		work()
-		return
-	}
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(work)
-	}
-	wg.Wait()
 }
 
 // parse reads one raw document: on the fast path when transcode takes it
@@ -554,7 +521,7 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	}
 	// The objects of a List (a `kubectl get -o json|yaml` dump holds the
 	// whole input in one) are decoded on every core, as documents are.
-	onEveryCore(len(docs), 64, func() func(int) {
+	cores.Each(len(docs), 64, func() func(int) {
 		return func(i int) { p.items[i] = decodeDocument(docs[i]) }
 	})
 	return p

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/strata-dev/strata/internal/cores"
 )
 
 // This file is the quick path of JSON documents (issue 18: a `kubectl
@@ -271,7 +273,7 @@ func (c *jsonChecker) parseJSONQuick(r rawDocument) parsed {
 	}
 	p := parsed{items: make([]item, len(items))}
 	var again atomic.Bool
-	onEveryCore(len(items), 64, func() func(int) {
+	cores.Each(len(items), 64, func() func(int) {
 		var c jsonChecker
 		return func(i int) {
 			if again.Load() {

@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/internal/cores"
 )
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
@@ -153,7 +155,7 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	}
 	vals := make([]any, len(items))
 	var failed atomic.Bool
-	onEveryCore(len(items), 64, func() func(int) {
+	cores.Each(len(items), 64, func() func(int) {
 		var t transcoder
 		return func(i int) {
 			if failed.Load() {
@@ -215,7 +217,7 @@ func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 	}
 	out := make([]item, len(items))
 	var failed atomic.Bool
-	onEveryCore(len(items), 64, func() func(int) {
+	cores.Each(len(items), 64, func() func(int) {
 		var t transcoder
 		return func(i int) {
 			if failed.Load() {
