@@ -848,7 +848,11 @@ rest counted in dashed boxes, however large the world.
 			if depth < 0 {
 				return fmt.Errorf("--depth %d: want 0 or more", depth)
 			}
-			res, err := f.load(s)
+			var scope func(*engine.Result) []topology.NodeID
+			if format == printer.DOT || format == printer.Mermaid {
+				scope = query.DiagramScope
+			}
+			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}

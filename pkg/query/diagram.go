@@ -11,6 +11,14 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
+// DiagramScope is the engine.RunScoped scope of Map, Around and Within:
+// no node. A diagram draws the topology and the policies' attachments,
+// which a scoped run holds complete, and reads no effective policy and
+// no status, which are most of a complete run's cost.
+func DiagramScope(*engine.Result) []topology.NodeID {
+	return []topology.NodeID{topology.None} // an empty scope, not "everything"
+}
+
 // Map lays out a run for drawing: every node of the topology (objects,
 // sections, namespaces, virtual objects) and every policy, grouped by
 // namespace, with the topology's edges and one policy edge per

@@ -66,8 +66,13 @@ func dot(w *errWriter, d *query.Diagram) {
 	w.printf("}\n")
 }
 
+// dotEscaper escapes a DOT string's backslashes and quotes. It is built
+// once: building a Replacer per label was a third of `strata graph`'s
+// time on 120,000 nodes (issue 18). A Replacer is safe for concurrent use.
+var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
 func dotQuote(s string) string {
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+	return `"` + dotEscaper.Replace(s) + `"`
 }
 
 // mermaidShapes open and close a node of each shape.
