@@ -6,8 +6,13 @@ import (
 	"slices"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
@@ -17,6 +22,110 @@ import (
 // no status, which are most of a complete run's cost.
 func DiagramScope(*engine.Result) []topology.NodeID {
 	return []topology.NodeID{topology.None} // an empty scope, not "everything"
+}
+
+// KindAttachments are the attachments of kind kr of res. RunScoped asks
+// its scope before it attaches the policies (Graph, Kinds and Policies
+// are set, Attachments not yet): a scope that reads them resolves them
+// here as the run will, each policy's alone (attach.Resolve), so they
+// name the same nodes.
+func KindAttachments(res *engine.Result, kr *engine.KindResult) *attach.Result {
+	if kr.Attachments != nil {
+		return kr.Attachments
+	}
+	return attach.Resolve(res.Graph, kr.Policies)
+}
+
+// StatusScope is the engine.RunScoped scope under which Summaries of the
+// policies ps answers as the complete run does, for a drawing that
+// colours a few policies by their standing in a large world (`strata
+// graph KIND/NAME -o svg`). A policy's status rolls up every context
+// that stacks it (GEP-713 "Metaresource status"), and those are the
+// contexts of the effective targets at or below the nodes it attaches
+// to (below: their sections, what is under them, and every object of a
+// Namespace it attaches to): the scope is those nodes, for all of ps.
+// It is nil, asking for the complete run, when a policy of ps is of a
+// value space's kind, whose status is folded with the space's other
+// kinds (engine.Result.SharedWith); otherwise never nil (topology.None
+// alone for no node).
+func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
+	atts := map[schema.GroupKind]*attach.Result{}
+	var at []topology.NodeID
+	for _, p := range ps {
+		if p.Kind.Space() != "" {
+			return nil
+		}
+		att, ok := atts[p.Kind.Key()]
+		if !ok {
+			if kr := res.Of(p.Kind.Key()); kr != nil {
+				att = KindAttachments(res, kr)
+			}
+			atts[p.Kind.Key()] = att
+		}
+		if att == nil {
+			continue
+		}
+		for _, a := range att.ByPolicy[p] {
+			at = append(at, a.Node)
+		}
+	}
+	in := below(res.Graph, at)
+	out := make([]topology.NodeID, 0, len(in)+1)
+	for n := range in {
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		out = append(out, topology.None) // an empty scope, not "everything"
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Summaries are the lines of `strata get policies` of the policies ps,
+// from a complete run or from one scoped (engine.RunScoped) to
+// StatusScope(ps) or more. On a scoped run, which computes no Outcome,
+// the status of ps alone is computed from their kinds' attachments and
+// the effective targets the scope holds, as the engine computes every
+// policy's (outcome.Compute): the targets they stack on are all there.
+func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
+	kinds := map[schema.GroupKind]bool{}
+	var byKind [][]*policykind.Policy // ps by kind, in order of first sight
+	at := map[schema.GroupKind]int{}
+	for _, p := range ps {
+		gk := p.Kind.Key()
+		kinds[gk] = true
+		if _, ok := at[gk]; !ok {
+			at[gk] = len(byKind)
+			byKind = append(byKind, nil)
+		}
+		byKind[at[gk]] = append(byKind[at[gk]], p)
+	}
+	var statuses map[*policykind.Policy]*outcome.PolicyStatus
+	if res.Outcome != nil {
+		statuses = statusByPolicy(res)
+	} else {
+		statuses = map[*policykind.Policy]*outcome.PolicyStatus{}
+		for _, kps := range byKind {
+			k := kps[0].Kind
+			kr := res.Of(k.Key())
+			if kr == nil || kr.Kind != k {
+				return nil, fmt.Errorf("status of %s %s: not a policy kind of this run", k.Kind, kps[0].ID())
+			}
+			if k.Space() != "" {
+				return nil, fmt.Errorf("status of %s %s: its kind folds with value space %s, which a scoped run cannot answer (StatusScope)", k.Kind, kps[0].ID(), k.Space())
+			}
+			o := outcome.Compute(res.Graph, kps, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}})
+			for i := range o.Policies {
+				statuses[o.Policies[i].Policy] = &o.Policies[i]
+			}
+		}
+	}
+	affects := affected(res, kinds)
+	out := make(map[*policykind.Policy]PolicySummary, len(ps))
+	for _, p := range ps {
+		out[p] = summarize(res, p, statuses[p], affects[p])
+	}
+	return out, nil
 }
 
 // Map lays out a run for drawing: every node of the topology (objects,
