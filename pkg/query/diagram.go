@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -135,21 +136,29 @@ func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Pol
 // always gives the same drawing.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
-	order := make([]topology.NodeID, len(g.Nodes))
-	for i := range order {
-		order[i] = topology.NodeID(i)
+	// rank[n] is n's place in locator order. Keys sit next to their
+	// nodes while sorting: one key per node, read in place (issue 18:
+	// 120,000 nodes).
+	type keyed struct {
+		key string
+		n   topology.NodeID
 	}
-	keys := make([]string, len(g.Nodes))
+	order := make([]keyed, len(g.Nodes))
 	for i := range g.Nodes {
-		keys[i] = g.Nodes[i].Ref.Key()
+		order[i] = keyed{g.Nodes[i].Ref.Key(), topology.NodeID(i)}
 	}
-	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
+	slices.SortFunc(order, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	rank := make([]int, len(g.Nodes))
 	ids := make([]string, len(g.Nodes))
-	for i, n := range order {
-		ids[n] = fmt.Sprintf("n%d", i)
+	edges := 0
+	for i, o := range order {
+		rank[o.n] = i
+		ids[o.n] = "n" + strconv.Itoa(i)
+		edges += len(g.Node(o.n).Children)
 	}
+	byRank := func(a, b topology.NodeID) int { return rank[a] - rank[b] }
 
-	d := &Diagram{}
+	d := &Diagram{Edges: make([]Edge, 0, edges)}
 	clusters := map[string]*Cluster{}
 	cluster := func(ns string) *Cluster {
 		c := clusters[ns]
@@ -159,7 +168,9 @@ func Map(res *engine.Result) *Diagram {
 		}
 		return c
 	}
-	for _, n := range order {
+	var children []topology.NodeID
+	for _, o := range order {
+		n := o.n
 		node := g.Node(n)
 		dn := DiagramNode{ID: ids[n], Label: node.Ref.String(), Shape: ObjectShape}
 		switch {
@@ -178,20 +189,32 @@ func Map(res *engine.Result) *Diagram {
 		default:
 			d.Nodes = append(d.Nodes, dn)
 		}
-		for _, ch := range node.Children {
+		// Edges in (From, To) order as they are made: nodes come in
+		// rank order, so only each node's children need sorting.
+		children = append(children[:0], node.Children...)
+		slices.SortFunc(children, byRank)
+		for _, ch := range children {
 			d.Edges = append(d.Edges, Edge{From: ids[n], To: ids[ch]})
 		}
 	}
+	var targets []topology.NodeID
 	for i, p := range res.Policies {
-		dn := DiagramNode{ID: fmt.Sprintf("p%d", i), Label: p.Kind.Kind + " " + p.Name, Shape: PolicyShape}
+		dn := DiagramNode{ID: "p" + strconv.Itoa(i), Label: p.Kind.Kind + " " + p.Name, Shape: PolicyShape}
 		if p.Namespace == "" {
 			d.Nodes = append(d.Nodes, dn)
 		} else {
 			c := cluster(p.Namespace)
 			c.Nodes = append(c.Nodes, dn)
 		}
+		// Likewise, policies come in ID order: sort each one's targets,
+		// once each.
+		targets = targets[:0]
 		for _, a := range res.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
-			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[a.Node]})
+			targets = append(targets, a.Node)
+		}
+		slices.SortFunc(targets, byRank)
+		for _, t := range slices.Compact(targets) {
+			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[t]})
 		}
 	}
 	for i, ns := range slices.Sorted(maps.Keys(clusters)) {
@@ -201,22 +224,6 @@ func Map(res *engine.Result) *Diagram {
 		}
 		d.Clusters = append(d.Clusters, *c)
 	}
-	// n2 before n10: identifiers compare by length, then by text.
-	byID := func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return strings.Compare(a, b)
-	}
-	byEnds := func(a, b Edge) int {
-		if c := byID(a.From, b.From); c != 0 {
-			return c
-		}
-		return byID(a.To, b.To)
-	}
-	slices.SortFunc(d.Edges, byEnds)
-	slices.SortFunc(d.PolicyEdges, byEnds)
-	d.PolicyEdges = slices.Compact(d.PolicyEdges)
 	return d
 }
 
