@@ -125,7 +125,8 @@ func TestDescribeSummary(t *testing.T) {
 // targets below the policies it colours: web.Plan, whose own test
 // compares every node's drawing); the complete run must print the same
 // bytes, stderr and error. Checked for the whole of example 3 and the
-// parable, and around every fourth of their nodes in every format.
+// parable, and around every fourth of their nodes, in each format in
+// turn.
 func TestGraphScopedMatchesComplete(t *testing.T) {
 	var calls [][]string
 	formats := []string{"svg", "html", "dot", "mermaid"}

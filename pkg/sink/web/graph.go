@@ -276,7 +276,9 @@ type Plan struct {
 	Depth  int
 	Limits Limits
 
-	// focus and drawn are the node and the policies drawn, set by Scope.
+	// focus and drawn are the node and the policies drawn, set by Scope
+	// (asked).
+	asked bool
 	focus topology.NodeID
 	drawn []*policykind.Policy
 }
@@ -291,7 +293,7 @@ func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
 	if !ok {
 		return nil
 	}
-	p.focus = focus
+	p.asked, p.focus = true, focus
 	p.drawn = index(res).neighbourhood(focus, p.Depth, p.Limits).drawn
 	return query.StatusScope(res, p.drawn)
 }
@@ -303,8 +305,8 @@ func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph,
 	if res.Scope == nil {
 		return NewWorld(res).Neighbourhood(focus, p.Depth, p.Limits), nil
 	}
-	if focus != p.focus {
-		return nil, fmt.Errorf("draw %s: the run was scoped for %s", res.Graph.Node(focus).Ref, res.Graph.Node(p.focus).Ref)
+	if !p.asked || focus != p.focus {
+		return nil, fmt.Errorf("draw %s: the run was not scoped for it (Plan.Scope)", res.Graph.Node(focus).Ref)
 	}
 	w := index(res)
 	sums, err := query.Summaries(res, p.drawn)
