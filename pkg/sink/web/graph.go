@@ -276,11 +276,12 @@ type Plan struct {
 	Depth  int
 	Limits Limits
 
-	// focus and drawn are the node and the policies drawn, set by Scope
-	// (asked).
-	asked bool
-	focus topology.NodeID
-	drawn []*policykind.Policy
+	// focus and drawn are the node and the policies drawn, and attached
+	// what is attached where (World.attached), set by Scope (asked).
+	asked    bool
+	focus    topology.NodeID
+	drawn    []*policykind.Policy
+	attached map[topology.NodeID][]*policykind.Policy
 }
 
 // Scope is the engine.RunScoped scope of the plan's drawing: which
@@ -293,8 +294,9 @@ func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
 	if !ok {
 		return nil
 	}
-	p.asked, p.focus = true, focus
-	p.drawn = index(res).neighbourhood(focus, p.Depth, p.Limits).drawn
+	w := index(res)
+	p.asked, p.focus, p.attached = true, focus, w.attached
+	p.drawn = w.neighbourhood(focus, p.Depth, p.Limits).drawn
 	return query.StatusScope(res, p.drawn)
 }
 
@@ -308,12 +310,13 @@ func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph,
 	if !p.asked || focus != p.focus {
 		return nil, fmt.Errorf("draw %s: the run was not scoped for it (Plan.Scope)", res.Graph.Node(focus).Ref)
 	}
-	w := index(res)
 	sums, err := query.Summaries(res, p.drawn)
 	if err != nil {
 		return nil, err
 	}
-	w.summaries = sums
+	// The run attaches as Scope did (query.KindAttachments): the same
+	// policies at the same nodes.
+	w := &World{Res: res, summaries: sums, attached: p.attached}
 	return w.Neighbourhood(focus, p.Depth, p.Limits), nil
 }
 
