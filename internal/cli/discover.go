@@ -829,7 +829,13 @@ func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
 	return docs[0].Object, nil
 }
 
-func newGraph(s Streams) *cobra.Command {
+func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
+
+// newGraphScoped is graph; scoped false makes it run the complete engine,
+// for tests to compare. Scoped, a diagram runs no effective policy
+// (query.DiagramScope), and an svg or html drawing those below the
+// policies it colours (web.Plan).
+func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var format string
 	var depth int
@@ -873,7 +879,21 @@ rest counted in dashed boxes, however large the world.
 			if depth < 0 {
 				return fmt.Errorf("--depth %d: want 0 or more", depth)
 			}
-			res, err := f.load(s)
+			var scope func(*engine.Result) []topology.NodeID
+			plan := &web.Plan{Depth: depth, Limits: web.DefaultLimits}
+			switch {
+			case !scoped:
+			case format == printer.DOT || format == printer.Mermaid:
+				scope = query.DiagramScope
+			default:
+				arg, ns := args[0], namespaceOf(cmd, &f)
+				plan.Focus = func(res *engine.Result) (topology.NodeID, bool) {
+					subj, err := resolve(&f, res, arg, ns) // as below
+					return subj.Node, err == nil && subj.Policy == nil
+				}
+				scope = plan.Scope
+			}
+			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}
@@ -889,7 +909,10 @@ rest counted in dashed boxes, however large the world.
 			var buf bytes.Buffer
 			switch format {
 			case "svg", "html":
-				g := web.NewWorld(res).Neighbourhood(subj.Node, depth, web.DefaultLimits)
+				var g *web.Graph
+				if g, err = plan.Neighbourhood(res, subj.Node); err != nil {
+					return err
+				}
 				if format == "svg" {
 					err = web.SVG(&buf, g)
 				} else {

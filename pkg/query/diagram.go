@@ -4,12 +4,130 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
+
+// DiagramScope is the engine.RunScoped scope of Map, Around and Within:
+// no node. A diagram draws the topology and the policies' attachments,
+// which a scoped run holds complete, and reads no effective policy and
+// no status, which are most of a complete run's cost.
+func DiagramScope(*engine.Result) []topology.NodeID {
+	return []topology.NodeID{topology.None} // an empty scope, not "everything"
+}
+
+// KindAttachments are the attachments of kind kr of res. RunScoped asks
+// its scope before it attaches the policies (Graph, Kinds and Policies
+// are set, Attachments not yet): a scope that reads them resolves them
+// here as the run will, each policy's alone (attach.Resolve), so they
+// name the same nodes.
+func KindAttachments(res *engine.Result, kr *engine.KindResult) *attach.Result {
+	if kr.Attachments != nil {
+		return kr.Attachments
+	}
+	return attach.Resolve(res.Graph, kr.Policies)
+}
+
+// StatusScope is the engine.RunScoped scope under which Summaries of the
+// policies ps answers as the complete run does, for a drawing that
+// colours a few policies by their standing in a large world (`strata
+// graph KIND/NAME -o svg`). A policy's status rolls up every context
+// that stacks it (GEP-713 "Metaresource status"), and those are the
+// contexts of the effective targets at or below the nodes it attaches
+// to (below: their sections, what is under them, and every object of a
+// Namespace it attaches to): the scope is those nodes, for all of ps.
+// It is nil, asking for the complete run, when a policy of ps is of a
+// value space's kind, whose status is folded with the space's other
+// kinds (engine.Result.SharedWith); otherwise never nil (topology.None
+// alone for no node).
+func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
+	atts := map[schema.GroupKind]*attach.Result{}
+	var at []topology.NodeID
+	for _, p := range ps {
+		if p.Kind.Space() != "" {
+			return nil
+		}
+		att, ok := atts[p.Kind.Key()]
+		if !ok {
+			if kr := res.Of(p.Kind.Key()); kr != nil {
+				att = KindAttachments(res, kr)
+			}
+			atts[p.Kind.Key()] = att
+		}
+		if att == nil {
+			continue
+		}
+		for _, a := range att.ByPolicy[p] {
+			at = append(at, a.Node)
+		}
+	}
+	in := below(res.Graph, at)
+	out := make([]topology.NodeID, 0, len(in)+1)
+	for n := range in {
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		out = append(out, topology.None) // an empty scope, not "everything"
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Summaries are the lines of `strata get policies` of the policies ps,
+// from a complete run or from one scoped (engine.RunScoped) to
+// StatusScope(ps) or more. On a scoped run, which computes no Outcome,
+// the status of ps alone is computed from their kinds' attachments and
+// the effective targets the scope holds, as the engine computes every
+// policy's (outcome.Compute): the targets they stack on are all there.
+func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
+	kinds := map[schema.GroupKind]bool{}
+	var byKind [][]*policykind.Policy // ps by kind, in order of first sight
+	at := map[schema.GroupKind]int{}
+	for _, p := range ps {
+		gk := p.Kind.Key()
+		kinds[gk] = true
+		if _, ok := at[gk]; !ok {
+			at[gk] = len(byKind)
+			byKind = append(byKind, nil)
+		}
+		byKind[at[gk]] = append(byKind[at[gk]], p)
+	}
+	var statuses map[*policykind.Policy]*outcome.PolicyStatus
+	if res.Outcome != nil {
+		statuses = statusByPolicy(res)
+	} else {
+		statuses = map[*policykind.Policy]*outcome.PolicyStatus{}
+		for _, kps := range byKind {
+			k := kps[0].Kind
+			kr := res.Of(k.Key())
+			if kr == nil || kr.Kind != k {
+				return nil, fmt.Errorf("status of %s %s: not a policy kind of this run", k.Kind, kps[0].ID())
+			}
+			if k.Space() != "" {
+				return nil, fmt.Errorf("status of %s %s: its kind folds with value space %s, which a scoped run cannot answer (StatusScope)", k.Kind, kps[0].ID(), k.Space())
+			}
+			o := outcome.Compute(res.Graph, kps, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}})
+			for i := range o.Policies {
+				statuses[o.Policies[i].Policy] = &o.Policies[i]
+			}
+		}
+	}
+	affects := affected(res, kinds)
+	out := make(map[*policykind.Policy]PolicySummary, len(ps))
+	for _, p := range ps {
+		out[p] = summarize(res, p, statuses[p], affects[p])
+	}
+	return out, nil
+}
 
 // Map lays out a run for drawing: every node of the topology (objects,
 // sections, namespaces, virtual objects) and every policy, grouped by
@@ -18,21 +136,29 @@ import (
 // always gives the same drawing.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
-	order := make([]topology.NodeID, len(g.Nodes))
-	for i := range order {
-		order[i] = topology.NodeID(i)
+	// rank[n] is n's place in locator order. Keys sit next to their
+	// nodes while sorting: one key per node, read in place (issue 18:
+	// 120,000 nodes).
+	type keyed struct {
+		key string
+		n   topology.NodeID
 	}
-	keys := make([]string, len(g.Nodes))
+	order := make([]keyed, len(g.Nodes))
 	for i := range g.Nodes {
-		keys[i] = g.Nodes[i].Ref.Key()
+		order[i] = keyed{g.Nodes[i].Ref.Key(), topology.NodeID(i)}
 	}
-	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
+	slices.SortFunc(order, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	rank := make([]int, len(g.Nodes))
 	ids := make([]string, len(g.Nodes))
-	for i, n := range order {
-		ids[n] = fmt.Sprintf("n%d", i)
+	edges := 0
+	for i, o := range order {
+		rank[o.n] = i
+		ids[o.n] = "n" + strconv.Itoa(i)
+		edges += len(g.Node(o.n).Children)
 	}
+	byRank := func(a, b topology.NodeID) int { return rank[a] - rank[b] }
 
-	d := &Diagram{}
+	d := &Diagram{Edges: make([]Edge, 0, edges)}
 	clusters := map[string]*Cluster{}
 	cluster := func(ns string) *Cluster {
 		c := clusters[ns]
@@ -42,7 +168,9 @@ func Map(res *engine.Result) *Diagram {
 		}
 		return c
 	}
-	for _, n := range order {
+	var children []topology.NodeID
+	for _, o := range order {
+		n := o.n
 		node := g.Node(n)
 		dn := DiagramNode{ID: ids[n], Label: node.Ref.String(), Shape: ObjectShape}
 		switch {
@@ -61,20 +189,32 @@ func Map(res *engine.Result) *Diagram {
 		default:
 			d.Nodes = append(d.Nodes, dn)
 		}
-		for _, ch := range node.Children {
+		// Edges in (From, To) order as they are made: nodes come in
+		// rank order, so only each node's children need sorting.
+		children = append(children[:0], node.Children...)
+		slices.SortFunc(children, byRank)
+		for _, ch := range children {
 			d.Edges = append(d.Edges, Edge{From: ids[n], To: ids[ch]})
 		}
 	}
+	var targets []topology.NodeID
 	for i, p := range res.Policies {
-		dn := DiagramNode{ID: fmt.Sprintf("p%d", i), Label: p.Kind.Kind + " " + p.Name, Shape: PolicyShape}
+		dn := DiagramNode{ID: "p" + strconv.Itoa(i), Label: p.Kind.Kind + " " + p.Name, Shape: PolicyShape}
 		if p.Namespace == "" {
 			d.Nodes = append(d.Nodes, dn)
 		} else {
 			c := cluster(p.Namespace)
 			c.Nodes = append(c.Nodes, dn)
 		}
+		// Likewise, policies come in ID order: sort each one's targets,
+		// once each.
+		targets = targets[:0]
 		for _, a := range res.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
-			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[a.Node]})
+			targets = append(targets, a.Node)
+		}
+		slices.SortFunc(targets, byRank)
+		for _, t := range slices.Compact(targets) {
+			d.PolicyEdges = append(d.PolicyEdges, Edge{From: dn.ID, To: ids[t]})
 		}
 	}
 	for i, ns := range slices.Sorted(maps.Keys(clusters)) {
@@ -84,22 +224,6 @@ func Map(res *engine.Result) *Diagram {
 		}
 		d.Clusters = append(d.Clusters, *c)
 	}
-	// n2 before n10: identifiers compare by length, then by text.
-	byID := func(a, b string) int {
-		if len(a) != len(b) {
-			return len(a) - len(b)
-		}
-		return strings.Compare(a, b)
-	}
-	byEnds := func(a, b Edge) int {
-		if c := byID(a.From, b.From); c != 0 {
-			return c
-		}
-		return byID(a.To, b.To)
-	}
-	slices.SortFunc(d.Edges, byEnds)
-	slices.SortFunc(d.PolicyEdges, byEnds)
-	d.PolicyEdges = slices.Compact(d.PolicyEdges)
 	return d
 }
 

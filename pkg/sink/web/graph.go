@@ -5,9 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
 )
 
 // Graph is a part of the topology ready to draw: nodes placed in columns
@@ -96,6 +98,8 @@ type builder struct {
 	ids    map[string]int // node ID -> index in g.Nodes
 	edges  map[Edge]bool
 	nodeOf map[topology.NodeID]string
+	// drawn are the policies drawn, in the order they are added.
+	drawn []*policykind.Policy
 }
 
 func newBuilder(w *World, lim Limits) *builder {
@@ -167,6 +171,9 @@ func (b *builder) policies(n topology.NodeID) {
 }
 
 func (b *builder) policy(p *policykind.Policy, layer int) {
+	if _, ok := b.ids[PolicyString(p)]; !ok {
+		b.drawn = append(b.drawn, p)
+	}
 	b.add(Node{ID: PolicyString(p), Kind: p.Kind.Kind, Label: p.Kind.Kind + " " + p.ID(), Type: TypePolicy,
 		Standing: b.w.Standing(p), layer: layer, key: "policy:" + PolicyString(p)})
 }
@@ -217,6 +224,14 @@ func (b *builder) neighbours(n topology.NodeID, up bool) []topology.NodeID {
 // policies attached to every object drawn; at most lim.PerGroup of a kind
 // per node and lim.Nodes in all, the rest as aggregate nodes.
 func (w *World) Neighbourhood(focus topology.NodeID, depth int, lim Limits) *Graph {
+	b := w.neighbourhood(focus, depth, lim)
+	b.layout()
+	return &b.g
+}
+
+// neighbourhood collects the nodes and edges of Neighbourhood, before
+// layout.
+func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *builder {
 	b := newBuilder(w, lim)
 	g := w.Res.Graph
 	b.g.Focus = b.object(focus)
@@ -245,8 +260,64 @@ func (w *World) Neighbourhood(focus topology.NodeID, depth int, lim Limits) *Gra
 			b.policies(n)
 		}
 	}
-	b.layout()
-	return &b.g
+	return b
+}
+
+// Plan draws one neighbourhood from a scoped engine run (`strata graph
+// KIND/NAME -o svg` in a world of thousands of objects): the run computes
+// only what the standings of the policies drawn read (query.StatusScope),
+// not every policy's status, and the drawing is the complete run's. Use
+// Scope as the run's scope (engine.RunScoped), then Neighbourhood on its
+// result; a Plan is for one run.
+type Plan struct {
+	// Focus finds the node to draw around in the run so far; false asks
+	// for the complete run (the node is not found, or is not a node).
+	Focus  func(*engine.Result) (topology.NodeID, bool)
+	Depth  int
+	Limits Limits
+
+	// focus and drawn are the node and the policies drawn, and attached
+	// what is attached where (World.attached), set by Scope (asked).
+	asked    bool
+	focus    topology.NodeID
+	drawn    []*policykind.Policy
+	attached map[topology.NodeID][]*policykind.Policy
+}
+
+// Scope is the engine.RunScoped scope of the plan's drawing: which
+// objects and policies are drawn depends on the topology and the
+// attachments alone, which the run holds before it asks (the policies'
+// standings are colours, not boxes); their standings need the effective
+// targets below the nodes the drawn policies attach to.
+func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
+	focus, ok := p.Focus(res)
+	if !ok {
+		return nil
+	}
+	w := index(res)
+	p.asked, p.focus, p.attached = true, focus, w.attached
+	p.drawn = w.neighbourhood(focus, p.Depth, p.Limits).drawn
+	return query.StatusScope(res, p.drawn)
+}
+
+// Neighbourhood is World.Neighbourhood of focus with the plan's depth and
+// limits, from a complete run (NewWorld) or from the run Scope scoped,
+// whose World has the summaries of the policies drawn only.
+func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph, error) {
+	if res.Scope == nil {
+		return NewWorld(res).Neighbourhood(focus, p.Depth, p.Limits), nil
+	}
+	if !p.asked || focus != p.focus {
+		return nil, fmt.Errorf("draw %s: the run was not scoped for it (Plan.Scope)", res.Graph.Node(focus).Ref)
+	}
+	sums, err := query.Summaries(res, p.drawn)
+	if err != nil {
+		return nil, err
+	}
+	// The run attaches as Scope did (query.KindAttachments): the same
+	// policies at the same nodes.
+	w := &World{Res: res, summaries: sums, attached: p.attached}
+	return w.Neighbourhood(focus, p.Depth, p.Limits), nil
 }
 
 // layout places the nodes in columns by layer (hierarchy level; a

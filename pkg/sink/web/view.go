@@ -47,7 +47,7 @@ type World struct {
 
 // NewWorld indexes a complete engine result (engine.Run, Outcome set).
 func NewWorld(res *engine.Result) *World {
-	w := &World{Res: res, summaries: map[*policykind.Policy]query.PolicySummary{}, attached: map[topology.NodeID][]*policykind.Policy{}}
+	w := index(res)
 	list := query.Policies(res, query.Filter{AllNamespaces: true})
 	byRef := make(map[query.PolicyRef]query.PolicySummary, len(list.Items))
 	for _, s := range list.Items {
@@ -56,12 +56,18 @@ func NewWorld(res *engine.Result) *World {
 	for _, p := range res.Policies {
 		w.summaries[p] = byRef[query.PolicyRefOf(p)]
 	}
+	return w
+}
+
+// index is a World without summaries: the policies attached to each
+// node. It reads the attachments as a scope of engine.RunScoped may, before
+// the run attaches them (query.KindAttachments).
+func index(res *engine.Result) *World {
+	w := &World{Res: res, summaries: map[*policykind.Policy]query.PolicySummary{}, attached: map[topology.NodeID][]*policykind.Policy{}}
 	seen := map[topology.NodeID]map[*policykind.Policy]bool{}
 	for _, kr := range res.Kinds {
-		if kr.Attachments == nil {
-			continue
-		}
-		for n, as := range kr.Attachments.ByNode {
+		att := query.KindAttachments(res, kr)
+		for n, as := range att.ByNode {
 			for _, a := range as {
 				if seen[n] == nil {
 					seen[n] = map[*policykind.Policy]bool{}
