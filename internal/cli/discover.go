@@ -537,11 +537,34 @@ and json print the PolicyList (docs/cli.md).`,
 				return err
 			}
 			f.answersFromRecords = true
-			res, err := f.load(s)
+			ns, all := f.namespaceScope()
+			// In one namespace (or with a selector), only the targets
+			// the listed policies reach are computed: their status and
+			// counts are the complete run's (query.StatusScope).
+			var scope func(*engine.Result) []topology.NodeID
+			if !all || !sel.Empty() {
+				scope = func(res *engine.Result) []topology.NodeID {
+					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
+					if len(args) == 2 {
+						k, err := query.ResolveKind(res, f.kindAlias(args[1]))
+						if err != nil || k.Policy == nil {
+							return nil // the complete run gives the error
+						}
+						filter.Kind = k.Policy
+					}
+					var ps []*policykind.Policy
+					for _, p := range res.Policies {
+						if filter.Keeps(p) {
+							ps = append(ps, p)
+						}
+					}
+					return query.StatusScope(res, ps)
+				}
+			}
+			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}
-			ns, all := f.namespaceScope()
 			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
 			var only *schema.GroupKind // a kind known from the records only
 			if len(args) == 2 {

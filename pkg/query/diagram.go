@@ -89,12 +89,10 @@ func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID 
 // the effective targets the scope holds, as the engine computes every
 // policy's (outcome.Compute): the targets they stack on are all there.
 func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
-	kinds := map[schema.GroupKind]bool{}
 	var byKind [][]*policykind.Policy // ps by kind, in order of first sight
 	at := map[schema.GroupKind]int{}
 	for _, p := range ps {
 		gk := p.Kind.Key()
-		kinds[gk] = true
 		if _, ok := at[gk]; !ok {
 			at[gk] = len(byKind)
 			byKind = append(byKind, nil)
@@ -121,12 +119,22 @@ func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Pol
 			}
 		}
 	}
+	return summariesWith(res, ps, statuses), nil
+}
+
+// summariesWith are the summaries of ps with the statuses given (a
+// policy without one has none).
+func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*policykind.Policy]*outcome.PolicyStatus) map[*policykind.Policy]PolicySummary {
+	kinds := map[schema.GroupKind]bool{}
+	for _, p := range ps {
+		kinds[p.Kind.Key()] = true
+	}
 	affects := affected(res, kinds)
 	out := make(map[*policykind.Policy]PolicySummary, len(ps))
 	for _, p := range ps {
 		out[p] = summarize(res, p, statuses[p], affects[p])
 	}
-	return out, nil
+	return out
 }
 
 // Map lays out a run for drawing: every node of the topology (objects,

@@ -27,7 +27,7 @@ type Filter struct {
 	Select Selector
 }
 
-func (f Filter) keeps(p *policykind.Policy) bool {
+func (f Filter) Keeps(p *policykind.Policy) bool {
 	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() {
 		return false
 	}
@@ -39,22 +39,26 @@ func (f Filter) keeps(p *policykind.Policy) bool {
 
 // Policies lists every policy the filter keeps, in engine order (kind,
 // then namespace/name), with its status rolled up and the number of
-// effective targets and contexts it affects. One pass over the contexts
-// of the kinds listed.
+// effective targets and contexts it affects (Summaries). res is a
+// complete run, or one scoped to StatusScope of the policies the filter
+// keeps (or more): `strata get policies -n NS` computes the targets its
+// namespace's policies reach, not the world's.
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	var kept []*policykind.Policy
-	kinds := map[schema.GroupKind]bool{}
 	for _, p := range res.Policies {
-		if f.keeps(p) {
+		if f.Keeps(p) {
 			kept = append(kept, p)
-			kinds[p.Kind.Key()] = true
 		}
 	}
-	affects := affected(res, kinds)
-	statuses := statusByPolicy(res)
+	sums, err := Summaries(res, kept)
+	if err != nil {
+		// A scoped run StatusScope did not make: the statuses it cannot
+		// answer are left out rather than guessed.
+		sums = summariesWith(res, kept, nil)
+	}
 	for _, p := range kept {
-		l.Items = append(l.Items, summarize(res, p, statuses[p], affects[p]))
+		l.Items = append(l.Items, sums[p])
 	}
 	return l
 }

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// namespaceExamples are the examples a command scoped to one namespace is
+// compared on with its complete run.
+var namespaceExamples = []string{"../../examples/parable", "../../examples/gep-713/example-3", "../../examples/gep-713/listenerset", "../../examples/gep-713/mesh", "../../examples/childmerge", "../../examples/gep-713/programmed"}
+
+// TestGetPoliciesInNamespace checks that `get policies -n NS`, which
+// computes only the targets NS's policies (and cluster-scoped ones)
+// reach (query.StatusScope), lists exactly the items of the complete
+// `get policies -A` in NS or cluster-scoped, status and counts included,
+// for every namespace of every example, also by kind.
+func TestGetPoliciesInNamespace(t *testing.T) {
+	type list struct {
+		Items []map[string]any `json:"items"`
+	}
+	read := func(t *testing.T, args ...string) list {
+		t.Helper()
+		out, errOut, code := strata(t, "", append(args, "-o", "json")...)
+		if code != 0 {
+			t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
+		}
+		var l list
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	compared := 0
+	for _, dir := range namespaceExamples {
+		all := read(t, "get", "policies", "-A", "-f", dir)
+		namespaces, kinds := map[string]bool{}, map[string]bool{}
+		for _, it := range all.Items {
+			namespaces[it["namespace"].(string)] = true
+			kinds[strings.ToLower(it["kind"].(string))+"."+it["group"].(string)] = true
+		}
+		for ns := range namespaces {
+			if ns == "" {
+				continue
+			}
+			var want []map[string]any
+			for _, it := range all.Items {
+				if n := it["namespace"].(string); n == ns || n == "" {
+					want = append(want, it)
+				}
+			}
+			got := read(t, "get", "policies", "-n", ns, "-f", dir)
+			if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("%s: get policies -n %s differs from get policies -A's items in it (-want +got):\n%s", dir, ns, d)
+			}
+			compared += len(want)
+			for kind := range kinds {
+				var want []map[string]any
+				for _, it := range all.Items {
+					if n := it["namespace"].(string); (n == ns || n == "") && strings.ToLower(it["kind"].(string))+"."+it["group"].(string) == kind {
+						want = append(want, it)
+					}
+				}
+				got := read(t, "get", "policies", kind, "-n", ns, "-f", dir)
+				if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
+					t.Errorf("%s: get policies %s -n %s differs from get policies -A's items of it (-want +got):\n%s", dir, kind, ns, d)
+				}
+				compared += len(want)
+			}
+		}
+	}
+	if compared < 50 {
+		t.Fatalf("only %d items compared", compared)
+	}
+	t.Logf("%d items compared", compared)
+}
+
+// TestEffectiveInNamespace checks that `effective -n NS`, which computes
+// only the effective policies of NS's targets (and cluster-scoped ones),
+// prints exactly the items of the complete `effective -A` that are in NS
+// or cluster-scoped, for every namespace of every example.
+func TestEffectiveInNamespace(t *testing.T) {
+	type list struct {
+		Items []map[string]any `json:"items"`
+	}
+	read := func(t *testing.T, args ...string) list {
+		t.Helper()
+		out, errOut, code := strata(t, "", append(args, "-o", "json")...)
+		if code != 0 {
+			t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
+		}
+		var l list
+		if err := json.Unmarshal([]byte(out), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	namespaceOf := func(item map[string]any) string {
+		ns, _ := item["metadata"].(map[string]any)["namespace"].(string)
+		return ns
+	}
+	compared := 0
+	for _, dir := range namespaceExamples {
+		all := read(t, "effective", "-A", "-f", dir)
+		namespaces := map[string]bool{}
+		for _, it := range all.Items {
+			namespaces[namespaceOf(it)] = true
+		}
+		for ns := range namespaces {
+			if ns == "" {
+				continue
+			}
+			var want []map[string]any
+			for _, it := range all.Items {
+				if n := namespaceOf(it); n == ns || n == "" {
+					want = append(want, it)
+				}
+			}
+			got := read(t, "effective", "-n", ns, "-f", dir)
+			if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("%s: effective -n %s differs from effective -A's items in it (-want +got):\n%s", dir, ns, d)
+			}
+			compared += len(want)
+		}
+	}
+	if compared < 20 {
+		t.Fatalf("only %d items compared", compared)
+	}
+}
