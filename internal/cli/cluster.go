@@ -84,8 +84,9 @@ var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/
 // Namespaced kinds the user may not list everywhere are listed in ns
 // (when not ""). When a policy kind could not be read, the EffectivePolicy
 // objects published for the targets (in every namespace, or in ns) are
-// read too: they answer for the kind (published.go).
-func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string) (*cluster.Objects, []*stratav1.EffectivePolicy, error) {
+// read too: they answer for the kind (published.go); and when also, if
+// not nil, says so of the objects read.
+func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also func(*cluster.Objects) bool) (*cluster.Objects, []*stratav1.EffectivePolicy, error) {
 	var discoveryErr error
 	present := func(gvk schema.GroupVersionKind) bool {
 		if discoveryErr != nil {
@@ -110,7 +111,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string) (*cl
 	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns, Builtin: builtin.Kinds(catalogue)}
 	objs, err := r.Objects(ctx)
 	var records []*stratav1.EffectivePolicy
-	if err == nil && policiesHidden(objs) {
+	if err == nil && (policiesHidden(objs) || also != nil && also(objs)) {
 		records, err = r.Published(ctx)
 	}
 	p.done()

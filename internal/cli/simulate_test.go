@@ -16,6 +16,14 @@ import (
 // parable's policy kinds.
 var simWorld = []string{"-f", discParable + "/kinds.yaml", "-f", "testdata/simulate/world.yaml"}
 
+// connWorld is a Gateway of TLS, TCP and UDP listeners, with policy kinds
+// of its own.
+var connWorld = []string{"-f", "testdata/simulate/connections.yaml"}
+
+// filterWorld is a shop whose rules redirect, rewrite, mirror and answer
+// CORS preflights, with the parable's policy kinds.
+var filterWorld = []string{"-f", discParable + "/kinds.yaml", "-f", "testdata/simulate/filters.yaml"}
+
 // strata simulate, every format, on the parable and on the shop: the
 // listener, rule and backends chosen, the reasons for every one passed
 // over, and the effective policies along the path.
@@ -37,6 +45,31 @@ func TestSimulateGolden(t *testing.T) {
 		{"shop-grpc.golden", append([]string{"POST", "http://grpc.example.com/shop.Cart/AddItem", "-H", "content-type: application/grpc"}, simWorld...)},
 		// HTTPS: the exact-hostname listener, the default rule, weights.
 		{"shop-https.golden", append([]string{"GET", "https://shop.example.com/", "--gateway", "infra/edge"}, simWorld...)},
+		// Filters: the request the backends receive (a header set, one
+		// removed, the host and path rewritten), the mirror, the changes
+		// to the response, the canary's own filter, an ExtensionRef not
+		// simulated.
+		{"filters-api.golden", append([]string{"GET", "http://shop.example.com/api/v1/items?id=7", "-H", "x-debug: 1"}, filterWorld...)},
+		{"filters-api.yaml.golden", append([]string{"GET", "http://shop.example.com/api/v1/items?id=7", "-H", "x-debug: 1", "-o", "yaml"}, filterWorld...)},
+		// A redirect: the status and Location, no backend reached.
+		{"filters-redirect.golden", append([]string{"GET", "http://shop.example.com/old/cart?x=1"}, filterWorld...)},
+		// A CORS preflight the Gateway answers itself.
+		// Connections: TLS by SNI through a passthrough listener (the
+		// exact TLSRoute over the wildcard one, a TCPRoute refused), the
+		// wildcard TLSRoute, TCP behind a TLS listener that terminates,
+		// plain TCP with weights, UDP.
+		{"conn-tls.golden", append([]string{"tls://orders.db.example.com"}, connWorld...)},
+		{"conn-tls.yaml.golden", append([]string{"tls://orders.db.example.com", "-o", "yaml"}, connWorld...)},
+		{"conn-tls-wildcard.golden", append([]string{"tls://billing.db.example.com:443"}, connWorld...)},
+		{"conn-tls-terminate.golden", append([]string{"tls://mq.example.com:5671"}, connWorld...)},
+		{"conn-tcp.golden", append([]string{"tcp://db.example.com:5432", "--gateway", "infra/l4"}, connWorld...)},
+		{"conn-udp.golden", append([]string{"udp://10.0.0.10:53"}, connWorld...)},
+		// An HTTP request without METHOD is a GET.
+		{"shop-https.golden", append([]string{"https://shop.example.com/", "--gateway", "infra/edge"}, simWorld...)},
+		// The app's actual request: CORS headers on the response, the
+		// backend's health check on the way.
+		{"filters-cors.golden", append([]string{"PUT", "http://shop.example.com/app/cart", "-H", "Origin: https://www.example.com"}, filterWorld...)},
+		{"filters-cors-preflight.golden", append([]string{"OPTIONS", "http://shop.example.com/app/cart", "-H", "Origin: https://www.example.com", "-H", "Access-Control-Request-Method: PUT"}, filterWorld...)},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			out, errOut, code := strata(t, "", append([]string{"simulate"}, c.args...)...)
@@ -59,6 +92,10 @@ func TestSimulateNoMatch(t *testing.T) {
 			[]string{"GET", "https://baker.cupcakes.example/", "-f", discParable}},
 		{"shop-404.golden", "error: GET http://blog.example.com/: no rule of the 4 routes attached to Gateway infra/edge#http matches GET blog.example.com/: the Gateway answers 404 (HTTPRouteRule.matches)\n",
 			append([]string{"GET", "http://blog.example.com/"}, simWorld...)},
+		{"conn-no-listener.golden", "error: tls://www.example.com: no listener of any Gateway accepts TLS connections for www.example.com on port 443\n",
+			append([]string{"tls://www.example.com"}, connWorld...)},
+		{"conn-refused.golden", "error: tls://b1.kafka.example.com:9093: none of the 1 routes attached to Gateway infra/l4#kafka serves TLS connections for b1.kafka.example.com: the Gateway refuses the connection\n",
+			append([]string{"tls://b1.kafka.example.com:9093"}, connWorld...)},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			out, errOut, code := strata(t, "", append([]string{"simulate"}, c.args...)...)
@@ -76,7 +113,11 @@ func TestSimulateBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no URL", []string{"GET"}, "accepts 2 arg(s)"},
+		{"no URL", []string{"GET"}, `URL "GET": want an absolute http:// or https:// URL`},
+		{"too many", []string{"GET", "http://a.example.com/", "x"}, "accepts between 1 and 2 arg(s)"},
+		{"method of a connection", []string{"GET", "tls://a.example.com"}, "GET: a tls:// URL is a connection, not an HTTP request: give no method"},
+		{"header of a connection", []string{"tcp://:5432", "-H", "x: 1"}, "-H: a tcp:// URL is a connection, not an HTTP request: it has no headers"},
+		{"no port", []string{"udp://dns.example.com"}, "want udp://HOST:PORT: a UDP connection has no default port"},
 		{"relative URL", []string{"GET", "/api"}, "want an absolute http:// or https:// URL"},
 		{"bad header", []string{"GET", "http://a.example.com/", "-H", "x-canary"}, `header "x-canary": want Name: value`},
 		{"bad gateway", []string{"GET", "http://a.example.com/", "--gateway", "edge"}, `--gateway "edge": want NAMESPACE/NAME`},
@@ -105,6 +146,18 @@ func TestSimulateDocs(t *testing.T) {
 	want := "$ strata simulate GET http://baker.cupcakes.example/ -f examples/parable/\n" + string(golden) + "```"
 	if !strings.Contains(string(doc), want) {
 		t.Errorf("docs/cli.md does not quote testdata/simulate/parable-baker.golden as it is")
+	}
+	for golden, command := range map[string]string{
+		"filters-api.golden": "strata simulate GET 'http://shop.example.com/api/v1/items?id=7' -H 'x-debug: 1' -f examples/parable/kinds.yaml -f internal/cli/testdata/simulate/filters.yaml",
+		"conn-tls.golden":    "strata simulate tls://orders.db.example.com -f internal/cli/testdata/simulate/connections.yaml",
+	} {
+		out, err := os.ReadFile("testdata/simulate/" + golden)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "$ "+command+"\n"+string(out)+"```") {
+			t.Errorf("docs/cli.md does not quote testdata/simulate/%s as it is", golden)
+		}
 	}
 }
 

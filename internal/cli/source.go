@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -57,6 +58,11 @@ type sourceFlags struct {
 	// others such kinds stay "could not read".
 	published          *published
 	answersFromRecords bool
+	// recordsWhen, when set, has the published records read also when it
+	// says so of what was read (simulate, when the routing objects are
+	// hidden); records are then every record read, whatever their kinds.
+	recordsWhen func(*cluster.Objects) bool
+	records     []*stratav1.EffectivePolicy
 	// read is what the last load read, for commands that name where an
 	// object came from (see places).
 	read *files.Result
@@ -253,7 +259,7 @@ func placed(err error, src *files.Result) error {
 // cluster share one decoding (files.Decode), so the engine cannot tell
 // them apart.
 func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
-	f.unreadable, f.namespaceOnly, f.published = nil, nil, nil
+	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
 	if m == sourceFiles {
 		// Objects of namespaced kinds without a namespace go to -n, else
 		// default, as kubectl apply -f puts them (the kubeconfig is not
@@ -286,11 +292,11 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	if all {
 		within = ""
 	}
-	objs, records, err := cl.read(context.Background(), newProgressLine(s.Err), within)
+	objs, records, err := cl.read(context.Background(), newProgressLine(s.Err), within, f.recordsWhen)
 	if err != nil {
 		return nil, err
 	}
-	f.unreadable, f.namespaceOnly = objs.Unreadable, objs.NamespaceOnly
+	f.unreadable, f.namespaceOnly, f.records = objs.Unreadable, objs.NamespaceOnly, records
 	if f.answersFromRecords {
 		f.published = newPublished(objs, records)
 	}

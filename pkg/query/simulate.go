@@ -13,11 +13,12 @@ import (
 const KindSimulation = "Simulation"
 
 // Simulation answers GEP-713's "What happens when a network request X
-// comes in?" ("The discoverability problem") for one concrete request:
-// the listener, route rule and backends Gateway API's matching rules
-// choose, with the reason for every one passed over, then the effective
-// policy of every kind along that one context path, field by field, with
-// the policy that set each field and the ones it beat.
+// comes in?" ("The discoverability problem") for one concrete request, or
+// TLS, TCP or UDP connection: the listener, route rule and backends
+// Gateway API's matching rules choose, with the reason for every one
+// passed over, what the rule's filters do to the request, then the
+// effective policy of every kind along that one context path, field by
+// field, with the policy that set each field and the ones it beat.
 type Simulation struct {
 	TypeMeta `json:",inline"`
 	Request  routing.Request `json:"request"`
@@ -35,9 +36,13 @@ type Simulation struct {
 	Match     *int   `json:"match,omitempty"`
 	Condition string `json:"condition,omitempty"`
 	// Hostname is the route (or listener) hostname that matched.
-	Hostname string   `json:"hostname,omitempty"`
-	Filters  []string `json:"filters,omitempty"`
-	// Backends of the rule, with their weights.
+	Hostname string `json:"hostname,omitempty"`
+	// Outcome is what the rule's filters do to the request, in order:
+	// the request the backends receive, or the answer the Gateway gives
+	// itself (a redirect), the mirrors and the changes to the response.
+	routing.Outcome `json:",inline"`
+	// Backends of the rule, with their weights (and what their own
+	// filters do).
 	Backends []routing.Backend `json:"backends,omitempty"`
 	// Path is the request's context path, least specific first: the
 	// Namespaces of the objects along it, then the GatewayClass, the
@@ -48,6 +53,31 @@ type Simulation struct {
 	// (from the Gateway down to its backends), in the contexts of this
 	// path only.
 	Effective []KindEffect `json:"effective"`
+
+	// Undecided says why the routing decision cannot be made: the kinds
+	// it needs (Unreadable) could not be read in every namespace. The
+	// listener and the winning route are then unknown; Failure is empty.
+	Undecided  string   `json:"undecided,omitempty"`
+	Unreadable []string `json:"unreadable,omitempty"`
+	// Assumed is the route the user expects the request to reach
+	// (--route), when the routing decision cannot be made: Steps, Rule,
+	// Match and Backends are then its own, its rules' matches compared
+	// with each other only, and Effective holds the contexts of its
+	// published EffectivePolicy records (every listener it is attached
+	// to, or those of --gateway), for the rule chosen.
+	Assumed *Ref `json:"assumed,omitempty"`
+	// Withheld are the policy kinds whose records say only that they
+	// affect an object on the way, and how many policies (PolicyKind
+	// visibility Kind).
+	Withheld []Withheld `json:"withheld,omitempty"`
+}
+
+// Withheld is a policy kind whose published record withholds its
+// policies' names and settings: only that they affect the target.
+type Withheld struct {
+	GroupKind `json:",inline"`
+	Target    Ref   `json:"target"`
+	Policies  int32 `json:"policies"`
 }
 
 // Simulate follows a request through the world of res (through the
@@ -69,7 +99,7 @@ func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulat
 	}
 	listener, rule, match := q.ref(tr.Listener), q.ref(tr.Rule), tr.Match
 	s.Listener, s.Rule, s.Match = &listener, &rule, &match
-	s.Condition, s.Hostname, s.Filters, s.Backends = tr.Condition, tr.Hostname, tr.Filters, tr.Backends
+	s.Condition, s.Hostname, s.Outcome, s.Backends = tr.Condition, tr.Hostname, tr.Outcome, tr.Backends
 	s.Path = q.path(append(q.g.Namespaces(tr.Path), tr.Path...))
 
 	// The contexts that are the request's: every node of the context

@@ -69,6 +69,70 @@ func TestSimulateAgreesWithDescribe(t *testing.T) {
 	}
 }
 
+// Connections and filtered requests too: a scoped run answers as the
+// complete one, and a request the Gateway answers itself reaches no
+// backend, so no policy of a backend applies to it.
+func TestSimulateScopedConnectionsAndFilters(t *testing.T) {
+	for _, c := range []struct {
+		files       []string
+		method, url string
+		headers     []string
+		// backendPolicy: a policy of a backend applies (the world has
+		// one on its Service, and the Gateway does not answer itself).
+		backendPolicy bool
+	}{
+		{[]string{"../../internal/cli/testdata/simulate/connections.yaml"}, "", "tls://orders.db.example.com", nil, true},
+		{[]string{"../../internal/cli/testdata/simulate/connections.yaml"}, "", "tcp://:5432", nil, true},
+		{[]string{"../../internal/cli/testdata/simulate/connections.yaml"}, "", "udp://:53", nil, false},
+		{[]string{"../../examples/parable/kinds.yaml", "../../internal/cli/testdata/simulate/filters.yaml"}, "GET", "http://shop.example.com/api/v1/x", nil, false},
+		{[]string{"../../examples/parable/kinds.yaml", "../../internal/cli/testdata/simulate/filters.yaml"}, "PUT", "http://shop.example.com/app",
+			[]string{"Origin: https://a.example.com"}, true},
+		{[]string{"../../examples/parable/kinds.yaml", "../../internal/cli/testdata/simulate/filters.yaml"}, "OPTIONS", "http://shop.example.com/app",
+			[]string{"Origin: https://a.example.com", "Access-Control-Request-Method: PUT"}, false},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			src, err := files.Read(c.files, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := engine.Run(src.Snapshot, engine.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req, err := routing.NewRequest(c.method, c.url, c.headers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := query.Simulate(full, req, "")
+			if err != nil || sim.Failure != "" {
+				t.Fatalf("%v %q", err, sim.Failure)
+			}
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			if err != nil {
+				t.Fatal(err)
+			}
+			simScoped, err := query.Simulate(scoped, req, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := json.Marshal(sim)
+			b, _ := json.Marshal(simScoped)
+			if d := cmp.Diff(string(a), string(b)); d != "" {
+				t.Errorf("scoped run differs (-complete +scoped):\n%s", d)
+			}
+			onBackend := false
+			for _, k := range sim.Effective {
+				for _, te := range k.Targets {
+					onBackend = onBackend || te.Target.Kind == "Service"
+				}
+			}
+			if c.backendPolicy != onBackend {
+				t.Errorf("a policy of a backend: %v, want %v", onBackend, c.backendPolicy)
+			}
+		})
+	}
+}
+
 func describes(d *query.Description, gk query.GroupKind, target query.Ref, ctx query.ContextEffect) bool {
 	want, _ := json.Marshal(ctx)
 	for _, k := range d.Effective {

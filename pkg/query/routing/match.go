@@ -9,6 +9,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
@@ -24,6 +25,7 @@ type candidate struct {
 	hostname        string
 	exactHost, host int // characters of the matching non-wildcard hostname, of the matching hostname
 	path            gwv1.PathMatchType
+	pathValue       string
 	prefix          int // characters of a PathPrefix value
 	method          bool
 	service         int // GRPCRoute: characters of the matching service
@@ -155,38 +157,74 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// chooseRule finds the winning match among the HTTPRoutes and GRPCRoutes
-// attached to listener l, recording a step for every route and match;
-// nil (with t.Failure) when none matches.
+// chooseRule finds the winning match among the routes attached to
+// listener l that handle the request's scheme (HTTPRoutes and GRPCRoutes;
+// TLSRoutes and TCPRoutes; TCPRoutes; UDPRoutes), recording a step for
+// every route and match; nil (with t.Failure) when none matches.
 func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candidate {
+	routes := routesOf(g, req, g.Node(l.node).Children)
+	return t.decide(g, req, l, routes, func() string {
+		if req.Connection() {
+			return fmt.Sprintf("none of the %d routes attached to %s serves %s: the Gateway refuses the connection", len(routes), g.Node(l.node).Ref, req.what())
+		}
+		return fmt.Sprintf("no rule of the %d routes attached to %s matches %s %s%s: the Gateway answers 404 (HTTPRouteRule.matches)",
+			len(routes), g.Node(l.node).Ref, req.Method, req.Host, req.Path)
+	})
+}
+
+// routesOf are the routes among nodes (a listener's children) that can
+// handle the request (Scheme.Kinds), sorted by namespace/name.
+func routesOf(g *topology.Graph, req *Request, nodes []topology.NodeID) []topology.NodeID {
 	var routes []topology.NodeID
-	rvs := map[topology.NodeID]*routeView{}
-	byKind := map[string][]topology.NodeID{}
-	for _, c := range g.Node(l.node).Children {
-		if view, ok := views[g.Node(c).Ref.GroupKind()]; ok {
-			if v, ok := view(g.Node(c).Object); ok {
-				routes = append(routes, c)
-				rvs[c] = &v
-				byKind[v.kind] = append(byKind[v.kind], c)
-			}
+	sc := Schemes[req.Scheme]
+	for _, c := range nodes {
+		if !slices.Contains(sc.Kinds, g.Node(c).Ref.GroupKind()) {
+			continue
+		}
+		if _, ok := views[g.Node(c).Ref.GroupKind()]; ok {
+			routes = append(routes, c)
 		}
 	}
 	slices.SortFunc(routes, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
+	return routes
+}
+
+// decide finds the winning match among routes on listener l, recording
+// a step for every route and match; nil (with t.Failure, from failure)
+// when none matches.
+func (t *Trace) decide(g *topology.Graph, req *Request, l *listener, ids []topology.NodeID, failure func() string) *candidate {
+	var routes []topology.NodeID
+	rvs := map[topology.NodeID]*routeView{}
+	byKind := map[string][]topology.NodeID{}
+	sc := Schemes[req.Scheme]
+	for _, c := range ids {
+		if v, ok := views[g.Node(c).Ref.GroupKind()](g.Node(c).Object); ok {
+			routes = append(routes, c)
+			rvs[c] = &v
+			byKind[v.kind] = append(byKind[v.kind], c)
+		}
+	}
 	var cands []*candidate
 	for _, id := range routes {
 		v := rvs[id]
 		hostname, why := routeHostname(l.spec.Hostname, v.hostnames, req.Host)
-		if why == "" && len(byKind) > 1 {
+		if why == "" && len(byKind) > 1 && !sc.Connection {
 			for kind, others := range byKind {
 				if kind != v.kind && why == "" {
 					why = kindConflict(g, l, v, others, rvs)
 				}
 			}
 		}
+		if why == "" && v.gk == hierarchy.TCPRouteKind && tlsMode(&l.spec) == gwv1.TLSModePassthrough {
+			why = "a TCPRoute cannot serve a TLS listener in Passthrough mode (TLSModePassthrough: \"SSL passthrough is only supported by TLSRoute\")"
+		}
 		step := Step{Stage: StageRoute, Object: g.Node(id).Ref.API(), Verdict: Passed, Reason: "hostname " + orNone(hostname) + " matches " + req.Host}
-		if why != "" {
+		switch {
+		case why != "":
 			step.Verdict, step.Reason = NoMatch, why
-		} else if hostname == "" {
+		case !v.hostnamed && sc.Connection:
+			step.Reason = fmt.Sprintf("a %s has no hostnames: it serves every connection its listener accepts", v.kind)
+		case hostname == "":
 			step.Reason = "neither it nor the listener names a hostname: it serves every host"
 		}
 		t.Steps = append(t.Steps, step)
@@ -218,8 +256,7 @@ func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candid
 		}
 	}
 	if len(cands) == 0 {
-		t.Failure = fmt.Sprintf("no rule of the %d routes attached to %s matches %s %s%s: the Gateway answers 404 (HTTPRouteRule.matches)",
-			len(routes), g.Node(l.node).Ref, req.Method, req.Host, req.Path)
+		t.Failure = failure()
 		return nil
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int { c, _ := compare(a, b); return c })
@@ -373,7 +410,7 @@ func pathOf(m *gwv1.HTTPRouteMatch) (gwv1.PathMatchType, string) {
 // them all; it fills c's precedence fields.
 func (r *Request) miss(m *gwv1.HTTPRouteMatch, c *candidate) string {
 	typ, val := pathOf(m)
-	c.path = typ
+	c.path, c.pathValue = typ, val
 	switch typ {
 	case gwv1.PathMatchExact:
 		if r.Path != val {

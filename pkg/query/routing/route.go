@@ -47,7 +47,7 @@ func Route(g *topology.Graph, req Request, gateway string) (*Trace, error) {
 		if gateway != "" {
 			where = "Gateway " + gateway
 		}
-		t.Failure = fmt.Sprintf("no listener of %s accepts %s requests for %s on port %d", where, strings.ToUpper(req.Scheme), req.Host, req.Port)
+		t.Failure = fmt.Sprintf("no listener of %s accepts %s on port %d", where, req.what(), req.Port)
 		return t, nil
 	case 1:
 	default:
@@ -67,16 +67,80 @@ func Route(g *topology.Graph, req Request, gateway string) (*Trace, error) {
 	}
 	t.Path = append(t.Path, l.node)
 
-	win := t.chooseRule(g, &req, l)
+	t.chose(g, req, t.chooseRule(g, &req, l))
+	return t, nil
+}
+
+// Within follows the request through one route, assumed to receive it
+// (its listener unknown, unread): whether its hostnames match the host,
+// which of its rules' matches wins under Gateway API's precedence, what
+// the filters do, and the backends; with the reasons for the matches
+// passed over. Other routes on the listener, which may outrank it, are
+// not considered; the Trace's Gateway and Listener are None and its Path
+// is the route and its rule.
+func Within(g *topology.Graph, req Request, route topology.NodeID) *Trace {
+	t := &Trace{Gateway: topology.None, Listener: topology.None, Route: topology.None, Rule: topology.None}
+	routes := routesOf(g, &req, []topology.NodeID{route})
+	if len(routes) == 0 {
+		t.Failure = fmt.Sprintf("%ss do not handle %s", g.Node(route).Ref.Kind, req.what())
+		return t
+	}
+	l := &listener{node: topology.None, gw: topology.None, set: topology.None}
+	t.chose(g, req, t.decide(g, &req, l, routes, func() string {
+		if len(t.Steps) > 0 && t.Steps[0].Verdict == NoMatch {
+			return fmt.Sprintf("%s does not serve it: %s", g.Node(route).Ref, t.Steps[0].Reason)
+		}
+		if req.Connection() {
+			return fmt.Sprintf("%s does not serve %s", g.Node(route).Ref, req.what())
+		}
+		return fmt.Sprintf("no rule of %s matches %s %s%s", g.Node(route).Ref, req.Method, req.Host, req.Path)
+	}))
+	return t
+}
+
+// chose records the winning match win (none when nil): the route, rule
+// and match, the backends and what the filters do.
+func (t *Trace) chose(g *topology.Graph, req Request, win *candidate) {
 	if win == nil {
-		return t, nil
+		return
 	}
 	t.Route, t.Rule, t.Match, t.Condition, t.Hostname = win.route, win.rule, win.match, win.cond, win.hostname
 	t.Path = append(t.Path, win.route, win.rule)
 	rule := win.view.rules[win.ruleIndex]
-	t.Filters = rule.filters
 	t.Backends = backends(g, win, rule.backends)
-	return t, nil
+	t.filter(g, req, win, rule)
+}
+
+// filter applies the rule's filters, then each backendRef's own, to the
+// request, and resolves the mirrors.
+func (t *Trace) filter(g *topology.Graph, req Request, win *candidate, rule ruleView) {
+	m := PathMatch{Type: win.path, Value: win.pathValue}
+	t.Outcome = Apply(req, m, rule.filters)
+	resolveMirrors(g, win.view.gk, win.view.namespace, t.Outcome.Mirrors)
+	if t.Outcome.Response != nil {
+		// "RequestRedirect filter must not be used together with
+		// backendRefs" (HTTPRouteRule).
+		if len(rule.backends) > 0 {
+			for i := range t.Outcome.Filters {
+				if f := &t.Outcome.Filters[i]; f.Type == string(gwv1.HTTPRouteFilterRequestRedirect) && f.Problem == "" {
+					f.Problem = "a rule with a RequestRedirect must not have backendRefs: the rule is invalid"
+				}
+			}
+		}
+		return // no backend is reached: their filters never run
+	}
+	for i, b := range rule.backends {
+		if len(b.filters) == 0 {
+			continue
+		}
+		fw := t.Outcome.Forwarded
+		if fw == nil {
+			fw = forwardedOf(req)
+		}
+		o := applyTo(fw.clone(), req, m, b.filters)
+		resolveMirrors(g, win.view.gk, win.view.namespace, o.Mirrors)
+		t.Backends[i].Outcome = &o
+	}
 }
 
 // listener is a listener of a Gateway, its own or an accepted
@@ -125,9 +189,6 @@ func listenersOf(g *topology.Graph, gw topology.NodeID) []listener {
 	return out
 }
 
-// protocols are the listener protocols that serve a URL scheme.
-var protocols = map[string]gwv1.ProtocolType{"http": gwv1.HTTPProtocolType, "https": gwv1.HTTPSProtocolType}
-
 // chooseListener picks the listener of gw that accepts the request, and
 // records a step for each listener. Among listeners that accept it, the
 // most specific hostname wins (Gateway "Listeners that are distinct only
@@ -137,14 +198,22 @@ func (t *Trace) chooseListener(g *topology.Graph, req *Request, gw topology.Node
 	ls := listenersOf(g, gw)
 	var ok []int
 	miss := make([]string, len(ls))
+	sc := Schemes[req.Scheme]
+	kind := "requests"
+	if sc.Connection {
+		kind = "connections"
+	}
 	for i := range ls {
 		l := &ls[i].spec
 		switch {
-		case l.Protocol != protocols[req.Scheme]:
-			miss[i] = fmt.Sprintf("protocol %s does not serve %s:// requests", l.Protocol, req.Scheme)
+		case l.Protocol != sc.Protocol:
+			miss[i] = fmt.Sprintf("protocol %s does not serve %s:// %s", l.Protocol, req.Scheme, kind)
 		case l.Port != req.Port:
 			miss[i] = fmt.Sprintf("port %d, not %d", l.Port, req.Port)
-		case l.Hostname != nil && *l.Hostname != "" && !HostMatches(string(*l.Hostname), req.Host):
+		// TCP and UDP listeners have no hostname ("hostname must not be
+		// specified for protocols ['TCP', 'UDP']"); TLS ones match the
+		// SNI ("The Listener Hostname MUST match the SNI").
+		case hostnamed(sc) && l.Hostname != nil && *l.Hostname != "" && !HostMatches(string(*l.Hostname), req.Host):
 			miss[i] = fmt.Sprintf("hostname %s does not match %s", *l.Hostname, req.Host)
 		default:
 			ok = append(ok, i)
@@ -160,7 +229,13 @@ func (t *Trace) chooseListener(g *topology.Graph, req *Request, gw topology.Node
 		s := Step{Stage: StageListener, Object: g.Node(ls[i].node).Ref.API(), Verdict: NoMatch, Reason: miss[i]}
 		switch {
 		case i == best:
-			s.Verdict, s.Reason = Chosen, "accepts "+strings.ToUpper(req.Scheme)+" on port "+strconv.Itoa(int(req.Port))+" for "+hostnameOr(ls[i].spec.Hostname, "any host")
+			s.Verdict, s.Reason = Chosen, "accepts "+strings.ToUpper(req.Scheme)+" on port "+strconv.Itoa(int(req.Port))
+			if hostnamed(sc) {
+				s.Reason += " for " + hostnameOr(ls[i].spec.Hostname, "any host")
+			}
+			if sc.Protocol == gwv1.TLSProtocolType {
+				s.Reason += " (" + string(tlsMode(&ls[i].spec)) + ")"
+			}
 		case miss[i] == "":
 			s.Verdict = Outranked
 			s.Reason = fmt.Sprintf("%s also accepts it, with a more specific hostname (%s over %s)", g.Node(ls[best].node).Ref, hostnameOr(ls[best].spec.Hostname, "none"), hostnameOr(ls[i].spec.Hostname, "none"))
@@ -174,6 +249,21 @@ func (t *Trace) chooseListener(g *topology.Graph, req *Request, gw topology.Node
 		return nil
 	}
 	return &ls[best]
+}
+
+// hostnamed says whether listeners of a scheme's protocol match
+// hostnames: HTTP's and HTTPS's the Host header, TLS's the SNI.
+func hostnamed(sc Scheme) bool {
+	return sc.Protocol != gwv1.TCPProtocolType && sc.Protocol != gwv1.UDPProtocolType
+}
+
+// tlsMode is a TLS listener's mode: Terminate unless it says otherwise
+// (ListenerTLSConfig.mode: "+kubebuilder:default=Terminate").
+func tlsMode(l *gwv1.Listener) gwv1.TLSModeType {
+	if l.TLS != nil && l.TLS.Mode != nil && *l.TLS.Mode != "" {
+		return *l.TLS.Mode
+	}
+	return gwv1.TLSModeTerminate
 }
 
 func hostnameOr(h *gwv1.Hostname, none string) string {
@@ -213,13 +303,14 @@ func HostMatches(pattern, host string) bool {
 // backends are the backendRefs of the chosen rule, resolved as the
 // topology resolved them: a backend the graph did not link below the rule
 // is missing, or in another namespace without a ReferenceGrant.
-func backends(g *topology.Graph, c *candidate, refs []gwv1.BackendRef) []Backend {
+func backends(g *topology.Graph, c *candidate, refs []backendView) []Backend {
 	var sum int64
 	for _, b := range refs {
-		sum += int64(weightOf(b.Weight))
+		sum += int64(weightOf(b.ref.Weight))
 	}
 	out := make([]Backend, 0, len(refs))
-	for _, b := range refs {
+	for _, bv := range refs {
+		b := bv.ref
 		ref := strata.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: c.view.namespace, Name: string(b.Name)}
 		if b.Group != nil {
 			ref.Group = string(*b.Group)

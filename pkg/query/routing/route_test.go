@@ -473,14 +473,27 @@ spec:
 }
 
 // NewRequest never panics, and what it accepts is a request Route can
-// read: a host, a port, a path from the root.
+// read: a host, a port, a path from the root; or a connection: a port,
+// no method, path or header, an SNI host for TLS.
 func FuzzNewRequest(f *testing.F) {
 	f.Add("GET", "http://shop.example.com/api?q=1", "x-a: 1")
 	f.Add("post", "https://[::1]:8443/", "Host: a.example.com:80")
 	f.Add("GET", "http://a/", ":")
+	f.Add("", "tls://db.example.com", "")
+	f.Add("", "udp://:53", "")
 	f.Fuzz(func(t *testing.T, method, url, header string) {
-		r, err := NewRequest(method, url, []string{header})
+		var hs []string
+		if header != "" {
+			hs = []string{header}
+		}
+		r, err := NewRequest(method, url, hs)
 		if err != nil {
+			return
+		}
+		if r.Connection() {
+			if r.Port <= 0 || r.Method != "" || r.Path != "" || r.Headers != nil || r.Scheme == "tls" && r.Host == "" {
+				t.Errorf("%q %q %q: %+v", method, url, header, r)
+			}
 			return
 		}
 		if r.Host == "" || r.Port <= 0 || !strings.HasPrefix(r.Path, "/") || r.Method == "" {
@@ -502,5 +515,40 @@ func TestRepeats(t *testing.T) {
 		if s.Stage == StageMatch && s.Object.SectionName == "rule-1" && s.Reason != "query param q: 2 is not 1" {
 			t.Errorf("rule-1: %q", s.Reason)
 		}
+	}
+}
+
+// Within follows one route alone, its listener unknown: its hostnames,
+// then its own rules' matches under the precedence order.
+func TestWithin(t *testing.T) {
+	res := enginetest.RunYAML(t, gateway,
+		route("a", 0, "[a.example.com]", "[{matches: [{path: {value: /x}}]}, {name: exact, matches: [{path: {type: Exact, value: /x/y}}]}]"),
+		route("b", 0, "[b.example.com]", "[{}]"))
+	a := res.Graph.Lookup(topology.Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "app", Name: "a"})
+	for _, c := range []struct{ url, rule, failure string }{
+		{"http://a.example.com/x/y", "HTTPRoute app/a#exact", ""},
+		{"http://a.example.com/x/z", "HTTPRoute app/a#rule-0", ""},
+		{"http://a.example.com/z", "", "no rule of HTTPRoute app/a matches GET a.example.com/z"},
+		{"http://b.example.com/x", "", "HTTPRoute app/a does not serve it: hostname b.example.com matches none of its hostnames a.example.com"},
+	} {
+		req, err := NewRequest("GET", c.url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := Within(res.Graph, req, a)
+		if tr.Failure != c.failure || tr.Listener != topology.None || tr.Gateway != topology.None {
+			t.Errorf("%s: failure %q, want %q", c.url, tr.Failure, c.failure)
+			continue
+		}
+		if c.failure == "" && res.Graph.Node(tr.Rule).Ref.String() != c.rule {
+			t.Errorf("%s: rule %s, want %s", c.url, res.Graph.Node(tr.Rule).Ref, c.rule)
+		}
+		if tr.Steps[0].Stage != StageRoute {
+			t.Errorf("%s: first step %+v", c.url, tr.Steps[0])
+		}
+	}
+	req, _ := NewRequest("", "tls://a.example.com", nil)
+	if tr := Within(res.Graph, req, a); tr.Failure != "HTTPRoutes do not handle TLS connections for a.example.com" {
+		t.Errorf("tls: %q", tr.Failure)
 	}
 }

@@ -11,19 +11,22 @@ import (
 
 // Request is the request simulated, as the Gateway sees it: the URL taken
 // apart, the port made explicit (the scheme's default when the URL has
-// none) and the headers keyed by their canonical names.
+// none) and the headers keyed by their canonical names. A TLS, TCP or
+// UDP connection is a Request without method, path or headers.
 type Request struct {
-	Method string `json:"method"`
+	Method string `json:"method,omitempty"`
 	URL    string `json:"url"`
-	// Scheme is http or https; it selects HTTP or HTTPS listeners.
+	// Scheme is http, https, tls, tcp or udp; it selects listeners of
+	// protocol HTTP, HTTPS, TLS, TCP or UDP (Schemes).
 	Scheme string `json:"scheme"`
 	// Host is the hostname matched against listener and route hostnames,
 	// lower-cased, without a port (HTTPRouteSpec.hostnames: "MUST ignore
 	// any port value specified in the HTTP Host header"). A Host header
-	// overrides the URL's, as it does on the wire.
-	Host    string      `json:"host"`
+	// overrides the URL's, as it does on the wire. For a TLS connection
+	// it is the SNI; a TCP or UDP one's matches nothing, and may be empty.
+	Host    string      `json:"host,omitempty"`
 	Port    int32       `json:"port"`
-	Path    string      `json:"path"`
+	Path    string      `json:"path,omitempty"`
 	Query   url.Values  `json:"query,omitempty"`
 	Headers http.Header `json:"headers,omitempty"`
 }
@@ -84,6 +87,12 @@ type Backend struct {
 	// would have otherwise been routed to an invalid backend").
 	Problem string `json:"problem,omitempty"`
 
+	// Outcome is what the backendRef's own filters do to the requests
+	// sent to it ("Filters defined at this level should be executed if
+	// and only if the request is being forwarded to the backend defined
+	// here"), after the rule's; nil when it has none.
+	*Outcome `json:",omitempty"`
+
 	// Node is the backend's node (its port's section when it has one),
 	// or topology.None when the backend is not in the graph below the
 	// rule.
@@ -107,8 +116,8 @@ type Trace struct {
 	// Hostname is the route (or listener) hostname that matched the
 	// request's host; empty when neither has one.
 	Hostname string
-	// Filters are the chosen rule's filter types, in order.
-	Filters []string
+	// Outcome is what the chosen rule's filters do to the request.
+	Outcome Outcome
 	// Backends of the chosen rule, in order.
 	Backends []Backend
 	// Path is the context path of the request, least specific first:
@@ -120,9 +129,13 @@ type Trace struct {
 
 // Nodes are the nodes the request passes through: its path and the
 // backends (with their Service when the port is a section), the nodes
-// whose effective policies apply to it.
+// whose effective policies apply to it; not the backends when a filter
+// answers the request (a redirect, a CORS preflight).
 func (t *Trace) Nodes(g *topology.Graph) []topology.NodeID {
 	out := append([]topology.NodeID(nil), t.Path...)
+	if t.Outcome.Response != nil {
+		return out
+	}
 	add := func(n topology.NodeID) {
 		if !slices.Contains(out, n) {
 			out = append(out, n)

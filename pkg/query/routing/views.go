@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -16,21 +17,31 @@ import (
 // simulates: one row per kind in views, so that hostnames, precedence,
 // ties and backends are written once.
 type routeView struct {
+	gk        schema.GroupKind
 	kind      string
 	namespace string
 	name      string
 	created   time.Time
 	hostnames []gwv1.Hostname
+	// hostnamed: the kind has spec.hostnames (HTTPRoute, GRPCRoute,
+	// TLSRoute).
+	hostnamed bool
 	rules     []ruleView
 }
 
 // ruleView is one rule: its matches (the default one when it has none),
-// backends and filter types.
+// backends and filters (a GRPCRoute's as the HTTPRoute filters they are).
 type ruleView struct {
 	name     string
 	matches  []matchView
-	backends []gwv1.BackendRef
-	filters  []string
+	backends []backendView
+	filters  []gwv1.HTTPRouteFilter
+}
+
+// backendView is one backendRef and its own filters.
+type backendView struct {
+	ref     gwv1.BackendRef
+	filters []gwv1.HTTPRouteFilter
 }
 
 // matchView is one match: as written, and the test of a request against
@@ -49,7 +60,7 @@ var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 		if !ok {
 			return routeView{}, false
 		}
-		v := routeView{kind: "HTTPRoute", namespace: rt.Namespace, name: rt.Name, created: rt.CreationTimestamp.Time, hostnames: rt.Spec.Hostnames}
+		v := routeView{gk: hierarchy.HTTPRouteKind, kind: "HTTPRoute", namespace: rt.Namespace, name: rt.Name, created: rt.CreationTimestamp.Time, hostnames: rt.Spec.Hostnames, hostnamed: true}
 		for i, rule := range rt.Spec.Rules {
 			rv := ruleView{name: ruleName(i, rule.Name)}
 			ms := rule.Matches
@@ -61,11 +72,9 @@ var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 				rv.matches = append(rv.matches, matchView{cond: condition(m), miss: func(r *Request, c *candidate) string { return r.miss(m, c) }})
 			}
 			for _, b := range rule.BackendRefs {
-				rv.backends = append(rv.backends, b.BackendRef)
+				rv.backends = append(rv.backends, backendView{ref: b.BackendRef, filters: b.Filters})
 			}
-			for _, f := range rule.Filters {
-				rv.filters = append(rv.filters, string(f.Type))
-			}
+			rv.filters = rule.Filters
 			v.rules = append(v.rules, rv)
 		}
 		return v, true
@@ -75,7 +84,7 @@ var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 		if !ok {
 			return routeView{}, false
 		}
-		v := routeView{kind: "GRPCRoute", namespace: rt.Namespace, name: rt.Name, created: rt.CreationTimestamp.Time, hostnames: rt.Spec.Hostnames}
+		v := routeView{gk: hierarchy.GRPCRouteKind, kind: "GRPCRoute", namespace: rt.Namespace, name: rt.Name, created: rt.CreationTimestamp.Time, hostnames: rt.Spec.Hostnames, hostnamed: true}
 		for i, rule := range rt.Spec.Rules {
 			rv := ruleView{name: ruleName(i, rule.Name)}
 			ms := rule.Matches
@@ -87,15 +96,77 @@ var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 				rv.matches = append(rv.matches, matchView{cond: grpcCondition(m), miss: func(r *Request, c *candidate) string { return r.grpcMiss(m, c) }})
 			}
 			for _, b := range rule.BackendRefs {
-				rv.backends = append(rv.backends, b.BackendRef)
+				rv.backends = append(rv.backends, backendView{ref: b.BackendRef, filters: grpcFilters(b.Filters)})
 			}
-			for _, f := range rule.Filters {
-				rv.filters = append(rv.filters, string(f.Type))
-			}
+			rv.filters = grpcFilters(rule.Filters)
 			v.rules = append(v.rules, rv)
 		}
 		return v, true
 	},
+	hierarchy.TLSRouteKind: func(obj any) (routeView, bool) {
+		rt, ok := obj.(*gwv1.TLSRoute)
+		if !ok {
+			return routeView{}, false
+		}
+		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
+		for i, r := range rt.Spec.Rules {
+			names[i], backends[i] = r.Name, r.BackendRefs
+		}
+		return connectionView(hierarchy.TLSRouteKind, &rt.ObjectMeta, rt.Spec.Hostnames, names, backends), true
+	},
+	hierarchy.TCPRouteKind: func(obj any) (routeView, bool) {
+		rt, ok := obj.(*gwv1.TCPRoute)
+		if !ok {
+			return routeView{}, false
+		}
+		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
+		for i, r := range rt.Spec.Rules {
+			names[i], backends[i] = r.Name, r.BackendRefs
+		}
+		return connectionView(hierarchy.TCPRouteKind, &rt.ObjectMeta, nil, names, backends), true
+	},
+	hierarchy.UDPRouteKind: func(obj any) (routeView, bool) {
+		rt, ok := obj.(*gwv1.UDPRoute)
+		if !ok {
+			return routeView{}, false
+		}
+		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
+		for i, r := range rt.Spec.Rules {
+			names[i], backends[i] = r.Name, r.BackendRefs
+		}
+		return connectionView(hierarchy.UDPRouteKind, &rt.ObjectMeta, nil, names, backends), true
+	},
+}
+
+// connectionView is the view of a TLSRoute, TCPRoute or UDPRoute: rules
+// without matches (each serves every connection its route accepts: a
+// TLSRoute's by its hostnames, the SNI) and without filters.
+func connectionView(gk schema.GroupKind, meta *metav1.ObjectMeta, hostnames []gwv1.Hostname, names []*gwv1.SectionName, backends [][]gwv1.BackendRef) routeView {
+	v := routeView{gk: gk, kind: gk.Kind, namespace: meta.Namespace, name: meta.Name, created: meta.CreationTimestamp.Time,
+		hostnames: hostnames, hostnamed: gk == hierarchy.TLSRouteKind}
+	for i, name := range names {
+		rv := ruleView{name: ruleName(i, name), matches: []matchView{{cond: "any connection", miss: func(*Request, *candidate) string { return "" }}}}
+		for _, b := range backends[i] {
+			rv.backends = append(rv.backends, backendView{ref: b})
+		}
+		v.rules = append(v.rules, rv)
+	}
+	return v
+}
+
+// grpcFilters are GRPCRoute filters as the HTTPRoute filters they are:
+// the same types (RequestHeaderModifier, ResponseHeaderModifier,
+// RequestMirror, ExtensionRef) with the same fields.
+func grpcFilters(fs []gwv1.GRPCRouteFilter) []gwv1.HTTPRouteFilter {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]gwv1.HTTPRouteFilter, len(fs))
+	for i, f := range fs {
+		out[i] = gwv1.HTTPRouteFilter{Type: gwv1.HTTPRouteFilterType(f.Type), RequestHeaderModifier: f.RequestHeaderModifier,
+			ResponseHeaderModifier: f.ResponseHeaderModifier, RequestMirror: f.RequestMirror, ExtensionRef: f.ExtensionRef}
+	}
+	return out
 }
 
 // ruleName is the rule's section name (topology.GeneratedRuleName when

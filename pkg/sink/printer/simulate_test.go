@@ -104,3 +104,44 @@ func TestSimulationColorKeepsLayout(t *testing.T) {
 		t.Errorf("colors changed the layout (-plain +colored):\n%s", d)
 	}
 }
+
+// A simulation that could not route: why, then either the hint to name
+// a route, or the route assumed (its own failure, or its records).
+func TestSimulationUndecided(t *testing.T) {
+	req := routing.Request{Method: "GET", URL: "http://a.example.com/", Scheme: "http", Host: "a.example.com", Port: 80, Path: "/"}
+	route := query.Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "ns", Name: "r"}
+	for _, c := range []struct {
+		name     string
+		s        query.Simulation
+		has, not []string
+	}{
+		{"no route named", query.Simulation{Request: req, Undecided: "you cannot read Gateway (forbidden) in every namespace"},
+			[]string{"Cannot route: you cannot read Gateway (forbidden) in every namespace\nName the route you expect with --route"}, []string{"Matching:", "Effective"}},
+		{"the route does not match", query.Simulation{Request: req, Undecided: "x", Assumed: &route, Failure: "no rule of HTTPRoute ns/r matches GET a.example.com/"},
+			[]string{"Assuming HTTPRoute ns/r (--route), its listener unknown:\nNo match: no rule of HTTPRoute ns/r matches"}, []string{"No published record", "Effective"}},
+		{"the route unread", query.Simulation{Request: req, Undecided: "x", Assumed: &route},
+			[]string{"Rule:      unknown: you cannot read HTTPRoute ns/r either"}, []string{"Matching:"}},
+		{"no record", query.Simulation{Request: req, Undecided: "x", Assumed: &route},
+			[]string{"No published record of a policy on HTTPRoute ns/r's context paths."}, nil},
+		{"withheld", query.Simulation{Request: req, Undecided: "x", Assumed: &route,
+			Withheld: []query.Withheld{{GroupKind: query.GroupKind{Group: "p.example", Kind: "RateLimitPolicy"}, Target: route, Policies: 2}}},
+			[]string{"Effective policies on HTTPRoute ns/r's context paths, from the published records:\n\nRateLimitPolicy on HTTPRoute ns/r:\n  2 policies; names and settings withheld by its kind"}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := PrintSimulation(&b, &c.s, "", Human{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.has {
+				if !strings.Contains(b.String(), w) {
+					t.Errorf("no %q in\n%s", w, b.String())
+				}
+			}
+			for _, w := range c.not {
+				if strings.Contains(b.String(), w) {
+					t.Errorf("%q in\n%s", w, b.String())
+				}
+			}
+		})
+	}
+}

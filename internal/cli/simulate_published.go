@@ -1,0 +1,312 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/query/routing"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+)
+
+// simulate's answers from the published EffectivePolicy records
+// (published.go), for a user who may not read everything:
+//
+//   - the routing objects readable, some policy kind not: the records'
+//     contexts of that kind on the request's path join the simulation,
+//     as describe's do (published.simulate);
+//   - the routing objects not readable in every namespace (Ana, with the
+//     view role of her namespace only, does not see the Gateway, nor the
+//     other namespaces' routes that may outrank hers): no routing
+//     decision, and the kinds that prevent it named (routingHidden);
+//     with --route, the route she expects is followed alone (its own
+//     rules' matches, filters and backends, when she can read it) and
+//     the effective policies of its context paths are those its records
+//     hold (assumeRoute).
+
+// routingKinds are the kinds the routing decision of a request of scheme
+// reads in every namespace: the Gateways, their ListenerSets, and the
+// route kinds that can handle it (routes of any namespace may attach to
+// a listener and outrank one another).
+func routingKinds(scheme string) []schema.GroupKind {
+	return append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...)
+}
+
+// routingHidden lists, of the routing kinds of scheme, those not read in
+// every namespace, in routingKinds' order, each with why: "Gateway (forbidden)",
+// "HTTPRoute (namespace baker only)"; ns is the namespace the
+// namespace-only kinds were read in.
+func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
+	needed := routingKinds(scheme)
+	why := map[schema.GroupKind]string{}
+	for _, u := range unreadable {
+		why[u.GVK.GroupKind()] = strings.ToLower(string(u.Reason))
+	}
+	for _, gvk := range namespaceOnly {
+		why[gvk.GroupKind()] = "namespace " + ns + " only"
+	}
+	var out []string
+	for _, gk := range needed {
+		if w, ok := why[gk]; ok {
+			out = append(out, fmt.Sprintf("%s (%s)", gk.Kind, w))
+		}
+	}
+	return out
+}
+
+// undecided is the Simulation of a request whose routing objects could
+// not be read: why, and no steps.
+func undecided(req routing.Request, hidden []string) *query.Simulation {
+	return &query.Simulation{
+		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
+		Steps: []routing.Step{}, Effective: []query.KindEffect{}, Unreadable: hidden,
+		Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
+			strings.Join(hidden, ", "), requestOrConnection(req)),
+	}
+}
+
+func requestOrConnection(req routing.Request) string {
+	if req.Connection() {
+		return "connection"
+	}
+	return "request"
+}
+
+// routeFlag reads --route [KIND/]NAMESPACE/NAME: a route kind (any case,
+// singular or plural; the scheme's first route kind by default:
+// HTTPRoute, TLSRoute, TCPRoute or UDPRoute), its namespace and name.
+func routeFlag(arg, scheme string) (topology.Ref, error) {
+	parts := strings.Split(arg, "/")
+	gk := routing.Schemes[scheme].Kinds[0]
+	switch len(parts) {
+	case 2:
+	case 3:
+		kind, ok := routeKindNamed(parts[0])
+		if !ok {
+			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
+		}
+		gk, parts = kind, parts[1:]
+	default:
+		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
+	}
+	if parts[0] == "" || parts[1] == "" {
+		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
+	}
+	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
+		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, map[bool]string{true: "connection", false: "request"}[routing.Schemes[scheme].Connection])
+	}
+	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
+}
+
+// routeKindNamed finds a route kind by one of its names in hierarchy's
+// table (httproute, httproutes, HTTPRoute).
+func routeKindNamed(name string) (schema.GroupKind, bool) {
+	for _, r := range hierarchy.Table {
+		if r.Route == nil {
+			continue
+		}
+		if strings.EqualFold(name, r.Kind) || slices.Contains(r.Names, strings.ToLower(name)) {
+			return r.GroupKind, true
+		}
+	}
+	return schema.GroupKind{}, false
+}
+
+// assumeRoute fills sim, undecided, for the route the user expects: its
+// own routing when the route could be read (routing.Within), and the
+// effective policies its published records hold for its context paths
+// (through --gateway's Gateway, when given), of every kind the records
+// hold, for the rule chosen.
+func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
+	ref := route.API()
+	sim.Assumed = &ref
+	rule := ""
+	var backends []string
+	if n := res.Graph.Lookup(route); n != topology.None {
+		tr := routing.Within(res.Graph, sim.Request, n)
+		sim.Steps, sim.Failure = tr.Steps, tr.Failure
+		if sim.Steps == nil {
+			sim.Steps = []routing.Step{}
+		}
+		if tr.Failure == "" {
+			r, m := res.Graph.Node(tr.Rule).Ref.API(), tr.Match
+			sim.Rule, sim.Match = &r, &m
+			sim.Condition, sim.Hostname, sim.Outcome, sim.Backends = tr.Condition, tr.Hostname, tr.Outcome, tr.Backends
+			rule = r.SectionName
+			for _, b := range tr.Backends {
+				backends = append(backends, b.Ref.Key())
+				o := b.Ref
+				o.SectionName = ""
+				backends = append(backends, o.Key())
+			}
+		}
+	}
+	if sim.Failure != "" {
+		return // the route does not handle it: no context of its is the request's
+	}
+	// The route, or its chosen rule.
+	ofRoute := func(r stratav1.Ref) bool {
+		return r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && r.Name == ref.Name
+	}
+	onRule := func(r stratav1.Ref) bool {
+		return ofRoute(r) && (r.SectionName == "" || rule == "" || r.SectionName == rule)
+	}
+	gw, gwName, _ := strings.Cut(gateway, "/")
+	through := func(path []stratav1.Ref) bool {
+		if gateway == "" {
+			return true
+		}
+		return slices.ContainsFunc(path, func(r stratav1.Ref) bool {
+			return r.Group == hierarchy.GatewayGroup && r.Kind == "Gateway" && r.Namespace == gw && r.Name == gwName
+		})
+	}
+	// A context is the request's when its target is the route (or the
+	// rule chosen), or its path passes through the route and, when the
+	// rule is known, through that rule to one of its backends.
+	ours := func(target stratav1.Ref, path []stratav1.Ref) bool {
+		if !through(path) {
+			return false
+		}
+		if ofRoute(target) {
+			return onRule(target)
+		}
+		if !slices.ContainsFunc(path, ofRoute) || slices.ContainsFunc(path, func(r stratav1.Ref) bool { return ofRoute(r) && !onRule(r) }) {
+			return false
+		}
+		return backends == nil || slices.Contains(backends, target.Key())
+	}
+	effects := map[query.GroupKind]*query.KindEffect{}
+	for _, r := range records {
+		for i := range r.Policies {
+			kp := &r.Policies[i]
+			gk := query.GroupKind{Group: kp.Group, Kind: kp.Kind}
+			if kp.Visibility == string(stratav1.VisibilityKind) {
+				if ofRoute(r.Target) && onRule(r.Target) || backends != nil && slices.Contains(backends, r.Target.Key()) {
+					sim.Withheld = append(sim.Withheld, query.Withheld{GroupKind: gk, Target: r.Target, Policies: kp.PolicyCount})
+				}
+				continue
+			}
+			te := query.TargetEffect{Target: r.Target}
+			for _, c := range kp.Contexts {
+				if ours(r.Target, c.Path) {
+					te.Contexts = append(te.Contexts, contextEffect(c))
+				}
+			}
+			if len(te.Contexts) == 0 {
+				continue
+			}
+			ke := effects[gk]
+			if ke == nil {
+				ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
+				effects[gk] = ke
+			}
+			ke.Targets = append(ke.Targets, te)
+		}
+	}
+	// The route first, then its rules, then the backends.
+	rank := func(r stratav1.Ref) string {
+		switch {
+		case ofRoute(r) && r.SectionName == "":
+			return "0"
+		case ofRoute(r):
+			return "1" + r.Key()
+		}
+		return "2" + r.Key()
+	}
+	for _, ke := range effects {
+		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
+		sim.Effective = append(sim.Effective, *ke)
+	}
+	slices.SortFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
+		return strings.Compare(a.Group+"/"+a.Kind+" "+rank(a.Target), b.Group+"/"+b.Kind+" "+rank(b.Target))
+	})
+}
+
+// simulate adds to a decided simulation what the records say of the
+// covered kinds (those the user cannot read) on the request's way: on
+// the objects it passes through, the contexts of its path only, as
+// query.Simulate takes them.
+func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
+	if sim.Failure != "" || sim.Undecided != "" {
+		return
+	}
+	// The objects on the way, in query.Simulate's order: the path (its
+	// Namespaces aside), then each backend's Service and port.
+	order := map[string]int{}
+	add := func(r stratav1.Ref) {
+		if _, ok := order[r.Key()]; !ok {
+			order[r.Key()] = len(order)
+		}
+	}
+	for _, r := range sim.Path {
+		if r.Group != hierarchy.CoreGroup || r.Kind != "Namespace" {
+			add(r)
+		}
+	}
+	if sim.Response == nil {
+		for _, b := range sim.Backends {
+			if b.Node == topology.None {
+				continue
+			}
+			if b.Ref.SectionName != "" {
+				o := b.Ref
+				o.SectionName = ""
+				add(o)
+			}
+			add(b.Ref)
+		}
+	}
+	onPath := func(path []stratav1.Ref) bool {
+		for _, r := range path {
+			if _, ok := order[r.Key()]; !ok && (r.Group != hierarchy.CoreGroup || r.Kind != "Namespace") {
+				return false
+			}
+		}
+		return true
+	}
+	effects := map[query.GroupKind]*query.KindEffect{}
+	for _, e := range p.entries() {
+		if _, ok := order[e.target.Key()]; !ok {
+			continue
+		}
+		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
+		if e.kp.Visibility == string(stratav1.VisibilityKind) {
+			sim.Withheld = append(sim.Withheld, query.Withheld{GroupKind: gk, Target: e.target, Policies: e.kp.PolicyCount})
+			continue
+		}
+		te := query.TargetEffect{Target: e.target}
+		for _, c := range e.kp.Contexts {
+			if onPath(c.Path) {
+				te.Contexts = append(te.Contexts, contextEffect(c))
+			}
+		}
+		if len(te.Contexts) == 0 {
+			continue
+		}
+		ke := effects[gk]
+		if ke == nil {
+			ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
+			effects[gk] = ke
+		}
+		ke.Targets = append(ke.Targets, te)
+	}
+	for _, ke := range effects {
+		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
+		sim.Effective = append(sim.Effective, *ke)
+	}
+	slices.SortStableFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
+		if c := strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind); c != 0 {
+			return c
+		}
+		return order[a.Target.Key()] - order[b.Target.Key()]
+	})
+}
