@@ -478,15 +478,17 @@ strata render --values --field prints it.`,
 	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
 	_ = c.MarkFlagRequired("field")
 	c.ValidArgsFunction = completeSubject(&f, false)
-	_ = c.RegisterFlagCompletionFunc("field", completeField(&f))
-	_ = c.RegisterFlagCompletionFunc("kind", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var out []string
-		if res := completionLoad(&f); res != nil {
-			for _, k := range res.PolicyKinds() {
-				out = append(out, strings.ToLower(k.Kind))
+	f.completeFlag(c, "field", completeField)
+	f.completeFlag(c, "kind", func(f *sourceFlags) cobra.CompletionFunc {
+		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var out []string
+			if res := completionLoad(f); res != nil {
+				for _, k := range res.PolicyKinds() {
+					out = append(out, strings.ToLower(k.Kind))
+				}
 			}
+			return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
 		}
-		return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
 	})
 	return c
 }

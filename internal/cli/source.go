@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"weak"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -96,7 +97,25 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	kube.VisitAll(func(k *pflag.Flag) { f.connection[k.Name] = true })
 	fl.AddFlagSet(kube)
 	f.flags = fl
-	_ = c.RegisterFlagCompletionFunc("namespace", completeNamespace(f))
+	f.completeFlag(c, "namespace", completeNamespace)
+}
+
+// completeFlag registers the completion function of a command's flag
+// that reads what f reads. cobra keeps every flag's completion function
+// in a package-level map for the life of the process (spf13/cobra#2012):
+// a function holding f would keep the world f's command read alive,
+// command after command, where a process runs many (tests, benchmarks).
+// The function registered holds f weakly; while the command completes, f
+// is alive.
+func (f *sourceFlags) completeFlag(c *cobra.Command, flag string, fn func(*sourceFlags) cobra.CompletionFunc) {
+	w := weak.Make(f)
+	_ = c.RegisterFlagCompletionFunc(flag, func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		f := w.Value()
+		if f == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fn(f)(c, args, toComplete)
+	})
 }
 
 // sourceMode is the source the flags ask for.
