@@ -207,7 +207,7 @@ func TestSimulateRecordsLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(doc), "$ strata simulate GET "+url+" -n baker --route baker/baker   # as Ana\n"+out+"```") {
+		if !strings.Contains(string(doc), "(ana)$ strata simulate GET "+url+" -n baker --route baker/baker\n"+out+"```") {
 			t.Error("docs/cli.md does not quote this output as it is")
 		}
 		var got query.Simulation
