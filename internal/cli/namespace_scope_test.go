@@ -19,24 +19,9 @@ var namespaceExamples = []string{"../../examples/parable", "../../examples/gep-7
 // `get policies -A` in NS or cluster-scoped, status and counts included,
 // for every namespace of every example, also by kind.
 func TestGetPoliciesInNamespace(t *testing.T) {
-	type list struct {
-		Items []map[string]any `json:"items"`
-	}
-	read := func(t *testing.T, args ...string) list {
-		t.Helper()
-		out, errOut, code := strata(t, "", append(args, "-o", "json")...)
-		if code != 0 {
-			t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
-		}
-		var l list
-		if err := json.Unmarshal([]byte(out), &l); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	compared := 0
 	for _, dir := range namespaceExamples {
-		all := read(t, "get", "policies", "-A", "-f", dir)
+		all := readItems(t, "get", "policies", "-A", "-f", dir)
 		namespaces, kinds := map[string]bool{}, map[string]bool{}
 		for _, it := range all.Items {
 			namespaces[it["namespace"].(string)] = true
@@ -52,7 +37,7 @@ func TestGetPoliciesInNamespace(t *testing.T) {
 					want = append(want, it)
 				}
 			}
-			got := read(t, "get", "policies", "-n", ns, "-f", dir)
+			got := readItems(t, "get", "policies", "-n", ns, "-f", dir)
 			if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("%s: get policies -n %s differs from get policies -A's items in it (-want +got):\n%s", dir, ns, d)
 			}
@@ -64,7 +49,7 @@ func TestGetPoliciesInNamespace(t *testing.T) {
 						want = append(want, it)
 					}
 				}
-				got := read(t, "get", "policies", kind, "-n", ns, "-f", dir)
+				got := readItems(t, "get", "policies", kind, "-n", ns, "-f", dir)
 				if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
 					t.Errorf("%s: get policies %s -n %s differs from get policies -A's items of it (-want +got):\n%s", dir, kind, ns, d)
 				}
@@ -83,28 +68,13 @@ func TestGetPoliciesInNamespace(t *testing.T) {
 // prints exactly the items of the complete `effective -A` that are in NS
 // or cluster-scoped, for every namespace of every example.
 func TestEffectiveInNamespace(t *testing.T) {
-	type list struct {
-		Items []map[string]any `json:"items"`
-	}
-	read := func(t *testing.T, args ...string) list {
-		t.Helper()
-		out, errOut, code := strata(t, "", append(args, "-o", "json")...)
-		if code != 0 {
-			t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
-		}
-		var l list
-		if err := json.Unmarshal([]byte(out), &l); err != nil {
-			t.Fatal(err)
-		}
-		return l
-	}
 	namespaceOf := func(item map[string]any) string {
 		ns, _ := item["metadata"].(map[string]any)["namespace"].(string)
 		return ns
 	}
 	compared := 0
 	for _, dir := range namespaceExamples {
-		all := read(t, "effective", "-A", "-f", dir)
+		all := readItems(t, "effective", "-A", "-f", dir)
 		namespaces := map[string]bool{}
 		for _, it := range all.Items {
 			namespaces[namespaceOf(it)] = true
@@ -119,7 +89,7 @@ func TestEffectiveInNamespace(t *testing.T) {
 					want = append(want, it)
 				}
 			}
-			got := read(t, "effective", "-n", ns, "-f", dir)
+			got := readItems(t, "effective", "-n", ns, "-f", dir)
 			if d := cmp.Diff(want, got.Items, cmpopts.EquateEmpty()); d != "" {
 				t.Errorf("%s: effective -n %s differs from effective -A's items in it (-want +got):\n%s", dir, ns, d)
 			}
@@ -129,4 +99,23 @@ func TestEffectiveInNamespace(t *testing.T) {
 	if compared < 20 {
 		t.Fatalf("only %d items compared", compared)
 	}
+}
+
+// itemList is the items of a List or list document, as JSON reads them.
+type itemList struct {
+	Items []map[string]any `json:"items"`
+}
+
+// readItems runs strata with -o json and reads the items it prints.
+func readItems(t *testing.T, args ...string) itemList {
+	t.Helper()
+	out, errOut, code := strata(t, "", append(args, "-o", "json")...)
+	if code != 0 {
+		t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
+	}
+	var l itemList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

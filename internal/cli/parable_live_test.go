@@ -54,98 +54,9 @@ var cupcakeKinds = []struct{ kind, plural string }{
 // only that much; deleting the RetryPolicy removes it from the records in
 // one recomputation; and the steady state writes nothing.
 func TestParableLive(t *testing.T) {
-	crds, err := testenv.CRDPaths()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := testenv.StartTWith(t, testenv.Options{CRDs: crds, RBAC: true})
-	ctx := t.Context()
-	scheme := runtime.NewScheme()
-	if err := policies.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := rbacv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(env.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	create := func(obj client.Object) {
-		t.Helper()
-		// A CRD's kind is served a moment after it is Established.
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			return admin.Create(ctx, obj.DeepCopyObject().(client.Object)) == nil, nil
-		})
-		if err != nil {
-			t.Fatalf("create %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), admin.Create(ctx, obj))
-		}
-	}
-	for _, k := range cupcakeKinds {
-		crd := cupcakeCRD(k.kind, k.plural)
-		create(crd)
-		waitEstablished(ctx, t, admin, crd.Name)
-	}
-	for _, file := range []string{"kinds.yaml", "topology.yaml", "policies.yaml"} {
-		for _, u := range fileObjects(t, filepath.Join(parableDir, file)) {
-			u.SetCreationTimestamp(metav1.Time{})
-			u.SetGeneration(0)
-			delete(u.Object, "status")
-			create(u)
-		}
-	}
-
-	// Ana's permissions: the namespace's view role in baker, and nothing
-	// else. kube-apiserver makes the built-in view role (an aggregated
-	// role) and the system:aggregate-to-view role holding its rules, but
-	// envtest runs no aggregation controller: the test fills view from
-	// every role labelled aggregate-to-view as that controller would
-	// (testenv.Aggregate). Besides Strata's, one such role grants the
-	// Gateway API kinds' read, as Gateway API installations commonly do
-	// for namespace readers.
-	viewer := &rbacv1.ClusterRole{}
-	readYAMLFile(t, "../../config/rbac/effectivepolicy_viewer_role.yaml", viewer)
-	create(viewer)
-	create(&rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "gateway-api-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: []string{"gateways", "httproutes", "grpcroutes", "referencegrants"}, Verbs: []string{"get", "list", "watch"}}},
-	})
-	view := &rbacv1.ClusterRole{}
-	if err := admin.Get(ctx, client.ObjectKey{Name: "view"}, view); err != nil {
-		t.Fatal(err)
-	}
-	var roles rbacv1.ClusterRoleList
-	if err := admin.List(ctx, &roles); err != nil {
-		t.Fatal(err)
-	}
-	from := make([]*rbacv1.ClusterRole, len(roles.Items))
-	for i := range roles.Items {
-		from[i] = &roles.Items[i]
-	}
-	if err := testenv.Aggregate(view, from...); err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.Update(ctx, view); err != nil {
-		t.Fatal(err)
-	}
-	create(&rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "baker", Name: "ana-view"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "ana"}},
-	})
-	dir := t.TempDir()
-	kubeconfig := func(user string, groups ...string) string {
-		kc, err := env.KubeConfig(user, groups...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(dir, user+".kubeconfig")
-		if err := os.WriteFile(file, kc, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return file
-	}
-	ana, root := kubeconfig("ana"), kubeconfig("chihiro", "system:masters")
+	w := parableCluster(t)
+	env, scheme, admin, ctx := w.env, w.scheme, w.admin, t.Context()
+	ana, root := w.kubeconfig("ana"), w.kubeconfig("chihiro", "system:masters")
 
 	// Ana may not read the RetryPolicy, as in the parable.
 	asAna, err := client.New(env.Impersonating("ana"), client.Options{Scheme: scheme})
@@ -472,4 +383,121 @@ func readYAMLFile(t *testing.T, file string, obj any) {
 	if err := yaml.Unmarshal(b, obj); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
+}
+
+// parableWorld is the parable on a real API server with RBAC.
+type parableWorld struct {
+	env    *testenv.Env
+	scheme *runtime.Scheme
+	admin  client.Client
+	// create makes an object as the admin, retrying while its kind is
+	// not served yet.
+	create func(client.Object)
+	// kubeconfig writes the kubeconfig of a user (and groups) and
+	// returns its path.
+	kubeconfig func(user string, groups ...string) string
+}
+
+// parableGatewayKinds are the Gateway API kinds a namespace's view role
+// reads in the parable's cluster (parableCluster).
+var parableGatewayKinds = []string{"gateways", "httproutes", "grpcroutes", "referencegrants"}
+
+// parableCluster starts an API server with RBAC holding the parable: the
+// cupcake kinds' CRDs, kinds.yaml, topology.yaml and policies.yaml, made
+// by the admin, and Ana, bound to the namespace's view role in baker and
+// to nothing else.
+func parableCluster(t *testing.T) *parableWorld {
+	t.Helper()
+	crds, err := testenv.CRDPaths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := testenv.StartTWith(t, testenv.Options{CRDs: crds, RBAC: true})
+	ctx := t.Context()
+	scheme := runtime.NewScheme()
+	if err := policies.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	if err := rbacv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := client.New(env.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(obj client.Object) {
+		t.Helper()
+		// A CRD's kind is served a moment after it is Established.
+		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			return admin.Create(ctx, obj.DeepCopyObject().(client.Object)) == nil, nil
+		})
+		if err != nil {
+			t.Fatalf("create %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), admin.Create(ctx, obj))
+		}
+	}
+	for _, k := range cupcakeKinds {
+		crd := cupcakeCRD(k.kind, k.plural)
+		create(crd)
+		waitEstablished(ctx, t, admin, crd.Name)
+	}
+	for _, file := range []string{"kinds.yaml", "topology.yaml", "policies.yaml"} {
+		for _, u := range fileObjects(t, filepath.Join(parableDir, file)) {
+			u.SetCreationTimestamp(metav1.Time{})
+			u.SetGeneration(0)
+			delete(u.Object, "status")
+			create(u)
+		}
+	}
+
+	// Ana's permissions: the namespace's view role in baker, and nothing
+	// else. kube-apiserver makes the built-in view role (an aggregated
+	// role) and the system:aggregate-to-view role holding its rules, but
+	// envtest runs no aggregation controller: the test fills view from
+	// every role labelled aggregate-to-view as that controller would
+	// (testenv.Aggregate). Besides Strata's, one such role grants the
+	// Gateway API kinds' read, as Gateway API installations commonly do
+	// for namespace readers.
+	viewer := &rbacv1.ClusterRole{}
+	readYAMLFile(t, "../../config/rbac/effectivepolicy_viewer_role.yaml", viewer)
+	create(viewer)
+	create(&rbacv1.ClusterRole{
+		ObjectMeta: metav1.ObjectMeta{Name: "gateway-api-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: parableGatewayKinds, Verbs: []string{"get", "list", "watch"}}},
+	})
+	view := &rbacv1.ClusterRole{}
+	if err := admin.Get(ctx, client.ObjectKey{Name: "view"}, view); err != nil {
+		t.Fatal(err)
+	}
+	var roles rbacv1.ClusterRoleList
+	if err := admin.List(ctx, &roles); err != nil {
+		t.Fatal(err)
+	}
+	from := make([]*rbacv1.ClusterRole, len(roles.Items))
+	for i := range roles.Items {
+		from[i] = &roles.Items[i]
+	}
+	if err := testenv.Aggregate(view, from...); err != nil {
+		t.Fatal(err)
+	}
+	if err := admin.Update(ctx, view); err != nil {
+		t.Fatal(err)
+	}
+	create(&rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "baker", Name: "ana-view"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
+		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "ana"}},
+	})
+	dir := t.TempDir()
+	kubeconfig := func(user string, groups ...string) string {
+		kc, err := env.KubeConfig(user, groups...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(dir, user+".kubeconfig")
+		if err := os.WriteFile(file, kc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return file
+	}
+	return &parableWorld{env: env, scheme: scheme, admin: admin, create: create, kubeconfig: kubeconfig}
 }

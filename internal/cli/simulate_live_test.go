@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/strata-dev/strata/internal/testenv"
 	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/controller/policies"
 	"github.com/strata-dev/strata/pkg/query"
@@ -40,86 +38,14 @@ import (
 //   - the admin, naming a route the request does not reach, is told
 //     which one it reaches.
 func TestSimulateRecordsLive(t *testing.T) {
-	crds, err := testenv.CRDPaths()
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := testenv.StartTWith(t, testenv.Options{CRDs: crds, RBAC: true})
-	ctx := t.Context()
-	scheme := runtime.NewScheme()
-	if err := policies.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := rbacv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	admin, err := client.New(env.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
-	create := func(obj client.Object) {
-		t.Helper()
-		err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-			return admin.Create(ctx, obj.DeepCopyObject().(client.Object)) == nil, nil
-		})
-		if err != nil {
-			t.Fatalf("create %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), admin.Create(ctx, obj))
-		}
-	}
-	for _, k := range cupcakeKinds {
-		crd := cupcakeCRD(k.kind, k.plural)
-		create(crd)
-		waitEstablished(ctx, t, admin, crd.Name)
-	}
-	for _, file := range []string{"kinds.yaml", "topology.yaml", "policies.yaml"} {
-		for _, u := range fileObjects(t, filepath.Join(parableDir, file)) {
-			u.SetCreationTimestamp(metav1.Time{})
-			u.SetGeneration(0)
-			delete(u.Object, "status")
-			create(u)
-		}
-	}
-
-	// Ana: the view role in baker, aggregated as kube-apiserver's
-	// controller would (see TestParableLive), with the records' reader
-	// and the Gateway API kinds' read in it.
-	viewer := &rbacv1.ClusterRole{}
-	readYAMLFile(t, "../../config/rbac/effectivepolicy_viewer_role.yaml", viewer)
-	create(viewer)
-	gatewayKinds := []string{"gateways", "httproutes", "grpcroutes", "referencegrants"}
-	create(&rbacv1.ClusterRole{
-		ObjectMeta: metav1.ObjectMeta{Name: "gateway-api-view", Labels: map[string]string{"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
-		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: gatewayKinds, Verbs: []string{"get", "list", "watch"}}},
-	})
-	view := &rbacv1.ClusterRole{}
-	if err := admin.Get(ctx, client.ObjectKey{Name: "view"}, view); err != nil {
-		t.Fatal(err)
-	}
-	var roles rbacv1.ClusterRoleList
-	if err := admin.List(ctx, &roles); err != nil {
-		t.Fatal(err)
-	}
-	from := make([]*rbacv1.ClusterRole, len(roles.Items))
-	for i := range roles.Items {
-		from[i] = &roles.Items[i]
-	}
-	if err := testenv.Aggregate(view, from...); err != nil {
-		t.Fatal(err)
-	}
-	if err := admin.Update(ctx, view); err != nil {
-		t.Fatal(err)
-	}
-	create(&rbacv1.RoleBinding{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "baker", Name: "ana-view"},
-		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "view"},
-		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "ana"}},
-	})
+	w := parableCluster(t)
+	env, scheme, admin, create, ctx := w.env, w.scheme, w.admin, w.create, t.Context()
 	// Bob: every routing object and the records, cluster-wide; no policy.
 	read := []string{"get", "list", "watch"}
 	create(&rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: "routing-reader"},
 		Rules: []rbacv1.PolicyRule{
-			{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: append(gatewayKinds, "gatewayclasses", "listenersets", "tlsroutes", "tcproutes", "udproutes"), Verbs: read},
+			{APIGroups: []string{"gateway.networking.k8s.io"}, Resources: append(slices.Clone(parableGatewayKinds), "gatewayclasses", "listenersets", "tlsroutes", "tcproutes", "udproutes"), Verbs: read},
 			{APIGroups: []string{""}, Resources: []string{"services", "namespaces"}, Verbs: read},
 			{APIGroups: []string{"strata.dev"}, Resources: []string{"effectivepolicies"}, Verbs: read},
 		},
@@ -129,19 +55,7 @@ func TestSimulateRecordsLive(t *testing.T) {
 		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "routing-reader"},
 		Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: rbacv1.UserKind, Name: "bob"}},
 	})
-	dir := t.TempDir()
-	kubeconfig := func(user string, groups ...string) string {
-		kc, err := env.KubeConfig(user, groups...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		file := filepath.Join(dir, user+".kubeconfig")
-		if err := os.WriteFile(file, kc, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return file
-	}
-	ana, bob, root := kubeconfig("ana"), kubeconfig("bob"), kubeconfig("chihiro", "system:masters")
+	ana, bob, root := w.kubeconfig("ana"), w.kubeconfig("bob"), w.kubeconfig("chihiro", "system:masters")
 
 	// The controller publishes the records.
 	mgr, err := manager.New(env.Config, manager.Options{Logger: logr.Discard(), Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
