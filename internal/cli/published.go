@@ -230,15 +230,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 			}
 			te.Contexts = append(te.Contexts, contextEffect(c))
 		}
-		if len(te.Contexts) == 0 {
-			continue
-		}
-		ke := effects[gk]
-		if ke == nil {
-			ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
-			effects[gk] = ke
-		}
-		ke.Targets = append(ke.Targets, te)
+		addEffect(effects, res, gk, te)
 	}
 	for _, a := range affecting {
 		sortQueryRefs(a.AttachedTo)
@@ -506,6 +498,21 @@ func levelOf(r stratav1.Ref) int {
 
 // classOf is the class of a kind the engine knows (its declaration was
 // readable), else empty: the records do not hold it.
+// addEffect adds te, a target's contexts of kind gk read from the
+// records, to that kind's entry of effects (made on first use); a target
+// without contexts is left out.
+func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result, gk query.GroupKind, te query.TargetEffect) {
+	if len(te.Contexts) == 0 {
+		return
+	}
+	ke := effects[gk]
+	if ke == nil {
+		ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
+		effects[gk] = ke
+	}
+	ke.Targets = append(ke.Targets, te)
+}
+
 func classOf(res *engine.Result, gk query.GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)

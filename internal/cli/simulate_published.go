@@ -199,15 +199,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 					te.Contexts = append(te.Contexts, contextEffect(c))
 				}
 			}
-			if len(te.Contexts) == 0 {
-				continue
-			}
-			ke := effects[gk]
-			if ke == nil {
-				ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
-				effects[gk] = ke
-			}
-			ke.Targets = append(ke.Targets, te)
+			addEffect(effects, res, gk, te)
 		}
 	}
 	// The route first, then its rules, then the backends.
@@ -288,15 +280,7 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 				te.Contexts = append(te.Contexts, contextEffect(c))
 			}
 		}
-		if len(te.Contexts) == 0 {
-			continue
-		}
-		ke := effects[gk]
-		if ke == nil {
-			ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
-			effects[gk] = ke
-		}
-		ke.Targets = append(ke.Targets, te)
+		addEffect(effects, res, gk, te)
 	}
 	for _, ke := range effects {
 		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
