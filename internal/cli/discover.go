@@ -858,7 +858,7 @@ func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
 
 // newGraphScoped is graph; scoped false makes it run the complete engine,
 // for tests to compare. Scoped, a diagram runs no effective policy
-// (query.DiagramScope), and an svg or html drawing those below the
+// (query.NoTargets), and an svg or html drawing those below the
 // policies it colours (web.Plan).
 func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
@@ -909,7 +909,7 @@ rest counted in dashed boxes, however large the world.
 			switch {
 			case !scoped:
 			case format == printer.DOT || format == printer.Mermaid:
-				scope = query.DiagramScope
+				scope = query.NoTargets
 			default:
 				arg, ns := args[0], namespaceOf(cmd, &f)
 				plan.Focus = func(res *engine.Result) (topology.NodeID, bool) {

@@ -77,7 +77,9 @@ your own.`,
 					return kinds[i].Group+"/"+kinds[i].Kind < kinds[j].Group+"/"+kinds[j].Kind
 				})
 			} else {
-				res, err := f.load(s)
+				// The kinds are the declarations read: no target's
+				// effective policy is computed (query.NoTargets).
+				res, err := f.loadScoped(s, query.NoTargets)
 				if err != nil {
 					return err
 				}

@@ -17,11 +17,12 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// DiagramScope is the engine.RunScoped scope of Map, Around and Within:
-// no node. A diagram draws the topology and the policies' attachments,
-// which a scoped run holds complete, and reads no effective policy and
-// no status, which are most of a complete run's cost.
-func DiagramScope(*engine.Result) []topology.NodeID {
+// NoTargets is the engine.RunScoped scope of a question that reads no
+// effective policy and no status: a diagram (Map, Around, Within), which
+// draws the topology and the policies' attachments, and the list of
+// policy kinds (strata kinds). A scoped run holds those complete, and
+// skips most of a complete run's cost.
+func NoTargets(*engine.Result) []topology.NodeID {
 	return []topology.NodeID{topology.None} // an empty scope, not "everything"
 }
 

@@ -15,7 +15,7 @@ import (
 // policies): query.Map, then DOT and Mermaid. The end-to-end command,
 // reading included, is internal/cli's BenchmarkEveryCommand/graph.
 func BenchmarkDiagram(b *testing.B) {
-	res, err := engine.RunScoped(synth.Snapshot(1, 1), engine.Options{}, query.DiagramScope)
+	res, err := engine.RunScoped(synth.Snapshot(1, 1), engine.Options{}, query.NoTargets)
 	if err != nil {
 		b.Fatal(err)
 	}
