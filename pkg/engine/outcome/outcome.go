@@ -223,19 +223,27 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			t.rejectMsgs = append(t.rejectMsgs, r.Message)
 		}
 	}
-	for _, p := range policies {
-		ps := PolicyStatus{Policy: p}
-		m := reportable(p, all[p])
-		refs := make([]topology.Ref, 0, len(m))
-		for r := range m {
-			refs = append(refs, r)
-		}
-		slices.SortFunc(refs, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
-		for _, r := range refs {
-			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r, Conditions: m[r].conditions(p)})
-		}
-		out.Policies = append(out.Policies, ps)
+	// Each policy's ancestors and their conditions come from its own
+	// tallies: made on every core, each into its slot.
+	if len(policies) > 0 {
+		out.Policies = make([]PolicyStatus, len(policies))
 	}
+	cores.Each(len(policies), chunk, func() func(int) {
+		return func(i int) {
+			p := policies[i]
+			ps := PolicyStatus{Policy: p}
+			m := reportable(p, all[p])
+			refs := make([]topology.Ref, 0, len(m))
+			for r := range m {
+				refs = append(refs, r)
+			}
+			slices.SortFunc(refs, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+			for _, r := range refs {
+				ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r, Conditions: m[r].conditions(p)})
+			}
+			out.Policies[i] = ps
+		}
+	})
 	sortTargets(g, out.Targets)
 	return out
 }
@@ -410,14 +418,48 @@ func (w *pass) target(g *topology.Graph, at map[policyNode][]*attach.Attachment,
 
 // Merge joins the outcomes of separate kinds (in kind order), as Compute
 // over all of them would give.
+//
+// Each part's targets are sorted already (Compute): they are merged,
+// each target's key made once, rather than sorted again.
 func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
 	out := &Outcome{}
+	var runs [][]TargetStatus
+	n := 0
 	for _, p := range parts {
 		out.Policies = append(out.Policies, p.Policies...)
-		out.Targets = append(out.Targets, p.Targets...)
+		if len(p.Targets) > 0 {
+			runs = append(runs, p.Targets)
+			n += len(p.Targets)
+		}
 	}
-	sortTargets(g, out.Targets)
+	if n == 0 {
+		return out
+	}
+	out.Targets = make([]TargetStatus, 0, n)
+	heads := make([]string, len(runs)) // the key of each run's first target
+	for i, r := range runs {
+		heads[i] = targetKey(g, r[0])
+	}
+	for len(runs) > 0 {
+		next := 0
+		for i := 1; i < len(runs); i++ {
+			if heads[i] < heads[next] {
+				next = i
+			}
+		}
+		out.Targets = append(out.Targets, runs[next][0])
+		if runs[next] = runs[next][1:]; len(runs[next]) > 0 {
+			heads[next] = targetKey(g, runs[next][0])
+		} else {
+			runs, heads = slices.Delete(runs, next, next+1), slices.Delete(heads, next, next+1)
+		}
+	}
 	return out
+}
+
+// targetKey orders target statuses: by node locator, then kind.
+func targetKey(g *topology.Graph, t TargetStatus) string {
+	return g.Node(t.Node).Ref.Key() + "\x00" + t.Kind.Group + "/" + t.Kind.Kind
 }
 
 // sortTargets orders targets by node locator, then kind; keys are built
@@ -429,7 +471,7 @@ func sortTargets(g *topology.Graph, ts []TargetStatus) {
 	}
 	ks := make([]keyed, len(ts))
 	for i, t := range ts {
-		ks[i] = keyed{g.Node(t.Node).Ref.Key() + "\x00" + t.Kind.Group + "/" + t.Kind.Kind, t}
+		ks[i] = keyed{targetKey(g, t), t}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	for i := range ks {
