@@ -5,14 +5,16 @@ import (
 	"runtime"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// TestFragmentsOnEveryCore checks that the fragments built on several
-// cores are, in order, the ones built on one, on a world with more
-// affected objects than one core takes at a time.
+// TestFragmentsOnEveryCore checks that the fragments and the targets'
+// objects built on several cores are, in order, the ones built on one, on
+// a world with more affected objects than one core takes at a time.
 func TestFragmentsOnEveryCore(t *testing.T) {
 	s := synth.Generate(synth.Sizes{Namespaces: 6, Gateways: 12, Routes: 1500, Services: 1500, Policies: 600}, 3)
 	res, err := engine.Run(s, engine.Options{})
@@ -29,5 +31,12 @@ func TestFragmentsOnEveryCore(t *testing.T) {
 	}
 	if !reflect.DeepEqual(one, every) {
 		t.Fatalf("%d fragments on one core, %d on every core: they differ", len(one), len(every))
+	}
+	targets := func(procs int) []*unstructured.Unstructured {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		return status.Targets(res, now)
+	}
+	if a, b := targets(1), targets(4); !reflect.DeepEqual(a, b) {
+		t.Fatalf("%d targets' objects on one core, %d on every core: they differ", len(a), len(b))
 	}
 }

@@ -94,10 +94,10 @@ func (f *Fragment) Object() *unstructured.Unstructured {
 // Targets returns the Fragments as partial objects, in the same order.
 func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	fs := Fragments(r, now)
-	out := make([]*unstructured.Unstructured, 0, len(fs))
-	for _, f := range fs {
-		out = append(out, f.Object())
-	}
+	out := make([]*unstructured.Unstructured, len(fs))
+	cores.Each(len(fs), 256, func() func(int) {
+		return func(i int) { out[i] = fs[i].Object() }
+	})
 	return out
 }
 
