@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -57,16 +58,22 @@ func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 // other controllers preserved, Strata's replaced (Ancestors,
 // MergeAncestors).
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
-	var out []*unstructured.Unstructured
-	for _, ps := range Ancestors(r, now) {
-		obj := ps.Policy.Object.DeepCopy()
-		list, _ := MergeAncestors(storedAncestors(obj.Object), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
-		if list == nil {
-			list = []any{}
+	pss := Ancestors(r, now)
+	// Policies are independent of each other: each is copied and merged
+	// on whichever core takes it, into its own slot.
+	out := make([]*unstructured.Unstructured, len(pss))
+	cores.Each(len(pss), 256, func() func(int) {
+		return func(i int) {
+			ps := pss[i]
+			obj := ps.Policy.Object.DeepCopy()
+			list, _ := MergeAncestors(storedAncestors(obj.Object), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
+			if list == nil {
+				list = []any{}
+			}
+			_ = unstructured.SetNestedSlice(obj.Object, list, "status", "ancestors")
+			out[i] = obj
 		}
-		_ = unstructured.SetNestedSlice(obj.Object, list, "status", "ancestors")
-		out = append(out, obj)
-	}
+	})
 	return out
 }
 

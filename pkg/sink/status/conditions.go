@@ -51,12 +51,26 @@ func conditionsOf(v any) []metav1.Condition {
 func toMaps(conds []metav1.Condition) []any {
 	out := make([]any, 0, len(conds))
 	for i := range conds {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
-		if err == nil {
-			out = append(out, m)
-		}
+		out = append(out, conditionMap(&conds[i]))
 	}
 	return out
+}
+
+// conditionMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
+// a condition, field by field (its json tags; a zero time is null, as
+// metav1.Time.ToUnstructured has it) without reflection: every affected
+// target of a large world gets one (TestConditionMapIsConverter).
+func conditionMap(c *metav1.Condition) map[string]any {
+	m := make(map[string]any, 6)
+	m["type"] = c.Type
+	m["status"] = string(c.Status)
+	if c.ObservedGeneration != 0 {
+		m["observedGeneration"] = c.ObservedGeneration
+	}
+	m["lastTransitionTime"] = c.LastTransitionTime.ToUnstructured()
+	m["reason"] = c.Reason
+	m["message"] = c.Message
+	return m
 }
 
 // toMap renders a typed status entry for an unstructured object.

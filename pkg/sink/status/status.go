@@ -2,6 +2,7 @@ package status
 
 import (
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -159,7 +160,19 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			a.via[t.Kind][v] = true
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return order[i].Key() < order[j].Key() })
+	// Sorted by key, each key made once (not twice per comparison).
+	type keyed struct {
+		key string
+		ref topology.Ref
+	}
+	byKey := make([]keyed, len(order))
+	for i, r := range order {
+		byKey[i] = keyed{r.Key(), r}
+	}
+	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range byKey {
+		order[i] = byKey[i].ref
+	}
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the
 	// Result stays frozen) and before the objects are shared out among the
@@ -188,13 +201,14 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 // fragment is Strata's part of one affected object (Fragments).
 func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf func(topology.NodeID) string, now metav1.Time) *Fragment {
 	n := g.Node(a.node)
-	// The object as stored, read only where its stored conditions
+	// The object's stored status, read only where its stored conditions
 	// matter (Retime): an object whose part is an annotation (a
-	// Service, most of a large world's targets) is not converted.
+	// Service, most of a large world's targets) is not converted, and
+	// of the others only the status is (storedStatus).
 	var stored map[string]any
 	current := func() map[string]any {
 		if stored == nil {
-			stored = toUnstructured(n.Object)
+			stored = storedStatus(n.Object)
 		}
 		return stored
 	}
@@ -335,6 +349,33 @@ func withDefaults(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// storedStatus is an object with only its status, as unstructured: what
+// fragment reads of the object as stored (status.conditions,
+// status.listeners, status.parents). A typed object's status is converted
+// alone: converting a whole route, its rules most of its bytes, was half
+// of `strata status` on a large world (docs/performance.md).
+func storedStatus(obj any) map[string]any {
+	if u, ok := obj.(*unstructured.Unstructured); ok {
+		if st, ok := u.Object["status"]; ok {
+			return map[string]any{"status": st}
+		}
+		return map[string]any{}
+	}
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return toUnstructured(obj)
+	}
+	st := v.Elem().FieldByName("Status")
+	if !st.IsValid() || st.Kind() != reflect.Struct || !st.CanAddr() {
+		return toUnstructured(obj)
+	}
+	m := toUnstructured(st.Addr().Interface())
+	if m == nil {
+		return map[string]any{}
+	}
+	return map[string]any{"status": m}
 }
 
 func toUnstructured(obj any) map[string]any {
