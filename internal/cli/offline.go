@@ -185,10 +185,20 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 // targets of one namespace, and cluster-scoped ones, as inNamespace
 // prints them: the effective policies of the other namespaces' targets
 // are not computed (of the 20,000 routes of the performance world, a
-// namespace holds 200). nil, for every namespace, is a complete run.
+// namespace holds 200). For every namespace ("") the scope is every
+// node: each target's effective policy is a complete run's, and the
+// policies' status (engine.Result.Outcome), which an EffectivePolicy
+// does not read (each source's standing is its context's), is not
+// computed.
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
-		return nil
+		return func(r *engine.Result) []topology.NodeID {
+			out := make([]topology.NodeID, len(r.Graph.Nodes))
+			for i := range out {
+				out[i] = topology.NodeID(i)
+			}
+			return out
+		}
 	}
 	return func(r *engine.Result) []topology.NodeID {
 		out := []topology.NodeID{}

@@ -65,7 +65,12 @@ func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 			byNode[t.Node] = append(byNode[t.Node], part{res, t})
 		}
 	}
-	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
+	// Sorted by key, each key made once (not twice per comparison).
+	keys := make([]string, len(g.Nodes))
+	for _, n := range order {
+		keys[n] = g.Node(n).Ref.Key()
+	}
+	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
 	return len(order), func(i int) *EffectivePolicy {
 		n := order[i]
 		ep := newFor(g.Node(n).Ref)
@@ -113,7 +118,7 @@ func newFor(r topology.Ref) *EffectivePolicy {
 }
 
 func context(g *topology.Graph, ctx *effective.Context) Context {
-	c := Context{ResultantPolicy: object(ctx.Result.Values), FieldSources: map[string]string{}}
+	c := Context{ResultantPolicy: object(ctx.Result.Values), FieldSources: make(map[string]string, len(ctx.Result.Prov)), Path: make([]Ref, 0, len(ctx.Path))}
 	for _, n := range ctx.Path {
 		c.Path = append(c.Path, g.Node(n).Ref.API())
 	}
@@ -163,10 +168,10 @@ func sourceName(p *policykind.Policy) string {
 }
 
 func pathKey(path []Ref) string {
-	var b strings.Builder
+	var b []byte
 	for _, r := range path {
-		b.WriteString(r.Key())
-		b.WriteByte('>')
+		b = r.AppendKey(b)
+		b = append(b, '>')
 	}
-	return b.String()
+	return string(b)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"slices"
 	"strconv"
 
 	goyaml "go.yaml.in/yaml/v2"
@@ -187,6 +186,10 @@ const itemsAtOnce = 64
 // (TestItemsAsItem).
 func (l *ListWriter) Items(n int, item func(i int) any) error {
 	batch := itemsAtOnce * runtime.GOMAXPROCS(0)
+	// Each slot's buffer is reused by the batches after it, its item
+	// rendered into it and written from it: tens of megabytes of items
+	// are not copied or allocated afresh per item.
+	slots := make([][]byte, min(batch, n))
 	for start := 0; start < n; start += batch {
 		size := min(batch, n-start)
 		parts := make([][]byte, size)
@@ -195,7 +198,8 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 			render := l.renderer()
 			return func(i int) {
 				if v := item(start + i); v != nil {
-					parts[i], errs[i] = render(v)
+					parts[i], errs[i] = render(v, slots[i][:0])
+					slots[i] = parts[i]
 				}
 			}
 		})
@@ -215,22 +219,22 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 }
 
 // renderer returns a function that renders an item as Items writes it
-// (without the JSON separator), for one goroutine.
-func (l *ListWriter) renderer() func(any) ([]byte, error) {
+// (without the JSON separator), for one goroutine, appending it to dst.
+func (l *ListWriter) renderer() func(v any, dst []byte) ([]byte, error) {
 	if l.format == JSON {
-		return jsonItem
+		return func(v any, _ []byte) ([]byte, error) { return jsonItem(v) }
 	}
 	// The emitter writes what it buffers to out as an item grows (an item
 	// can be megabytes), and all of it at the item's end.
-	var out bytes.Buffer
-	e := newYAMLEmitter(&out)
+	out := &appender{}
+	e := newYAMLEmitter(out)
 	if _, err := e.listHeader(); err != nil {
-		return func(any) ([]byte, error) { return nil, err }
+		return func(any, []byte) ([]byte, error) { return nil, err }
 	}
 	e.buf = e.buf[:0]
 	after := *e // the state the header leaves
-	return func(v any) ([]byte, error) {
-		out.Reset()
+	return func(v any, dst []byte) ([]byte, error) {
+		out.b = dst
 		buf := e.buf[:0]
 		*e = after
 		e.buf = buf
@@ -240,8 +244,16 @@ func (l *ListWriter) renderer() func(any) ([]byte, error) {
 		if err := e.flush(true); err != nil {
 			return nil, err
 		}
-		return slices.Clone(out.Bytes()), nil
+		return out.b, nil
 	}
+}
+
+// appender is an io.Writer that appends to a slice the caller owns.
+type appender struct{ b []byte }
+
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }
 
 // rendered writes an item renderer made: after the List's header for the

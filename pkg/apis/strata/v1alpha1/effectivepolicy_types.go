@@ -2,6 +2,7 @@ package v1alpha1
 
 import (
 	"strings"
+	"unsafe"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -71,28 +72,35 @@ type Ref struct {
 func (r Ref) Key() string {
 	// One allocation: keys are made for every node of large worlds
 	// (`strata graph` sorts 120,000 of them; issue 18).
-	var b strings.Builder
-	b.Grow(len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.SectionName) + len(r.Role) + 5)
-	b.WriteString(r.Kind)
+	// The bytes are never written again once made, so the string can
+	// share them, as strings.Builder does.
+	b := r.AppendKey(make([]byte, 0, len(r.Kind)+len(r.Group)+len(r.Namespace)+len(r.Name)+len(r.SectionName)+len(r.Role)+5))
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// AppendKey appends Key to b, for keys of many refs in one buffer (the
+// key of a context path, one per context of a large world).
+func (r Ref) AppendKey(b []byte) []byte {
+	b = append(b, r.Kind...)
 	if r.Group != "" {
-		b.WriteString(".")
-		b.WriteString(r.Group)
+		b = append(b, '.')
+		b = append(b, r.Group...)
 	}
-	b.WriteString(":")
+	b = append(b, ':')
 	if r.Namespace != "" {
-		b.WriteString(r.Namespace)
-		b.WriteString("/")
+		b = append(b, r.Namespace...)
+		b = append(b, '/')
 	}
-	b.WriteString(r.Name)
+	b = append(b, r.Name...)
 	if r.SectionName != "" {
-		b.WriteString("#")
-		b.WriteString(r.SectionName)
+		b = append(b, '#')
+		b = append(b, r.SectionName...)
 	}
 	if r.Role != "" {
-		b.WriteString("@")
-		b.WriteString(r.Role)
+		b = append(b, '@')
+		b = append(b, r.Role...)
 	}
-	return b.String()
+	return b
 }
 
 // String is the short human form: `Kind namespace/name#section`, then

@@ -23,3 +23,15 @@ func TestRefKeyString(t *testing.T) {
 		}
 	}
 }
+
+// TestRefKeyOneAllocation pins Key to one allocation: keys are made for
+// every node and every context path of large worlds.
+func TestRefKeyOneAllocation(t *testing.T) {
+	r := Ref{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: "infra", Name: "storefront", SectionName: "https"}
+	if n := testing.AllocsPerRun(100, func() { _ = r.Key() }); n != 1 {
+		t.Errorf("Key allocates %v times, want 1", n)
+	}
+	if got, want := string(r.AppendKey([]byte("x>"))), "x>"+r.Key(); got != want {
+		t.Errorf("AppendKey = %q, want %q", got, want)
+	}
+}
