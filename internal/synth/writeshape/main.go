@@ -1,8 +1,11 @@
 // Command writeshape writes a shape of internal/synth as YAML on stdout,
 // so that the built strata binary can be measured on it (docs/performance.md,
-// "Issue 11: no cliffs"):
+// "Issue 11: no cliffs"), or the performance world at a scale (`world 1`:
+// 20,000 HTTPRoutes and 5,000 policies, the file BenchmarkEveryCommand
+// reads):
 //
 //	go run ./internal/synth/writeshape routes 100000 > routes-100000.yaml
+//	go run ./internal/synth/writeshape world 1 > world.yaml
 package main
 
 import (
@@ -23,13 +26,19 @@ func main() {
 
 func run(args []string) error {
 	if len(args) != 2 {
-		return fmt.Errorf("usage: writeshape SHAPE N (shapes: %v)", synth.Shapes())
+		return fmt.Errorf("usage: writeshape SHAPE N (shapes: %v), or writeshape world SCALE", synth.Shapes())
 	}
 	n, err := strconv.Atoi(args[1])
 	if err != nil {
 		return fmt.Errorf("size %q: %w", args[1], err)
 	}
 	w := bufio.NewWriter(os.Stdout)
+	if args[0] == "world" {
+		if err := synth.WriteYAML(w, synth.Snapshot(n, 1)); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
 	if err := synth.WriteShapeYAML(w, synth.Shape(args[0]), n); err != nil {
 		return err
 	}
