@@ -91,15 +91,21 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context) []Context {
 		key string
 		c   Context
 	}
+	switch len(ctxs) {
+	case 0:
+		return nil
+	case 1: // most targets: nothing to sort
+		return []Context{context(g, ctxs[0])}
+	}
 	ks := make([]keyed, len(ctxs))
 	for i, ctx := range ctxs {
 		c := context(g, ctx)
 		ks[i] = keyed{pathKey(c.Path), c}
 	}
 	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-	var out []Context
-	for _, k := range ks {
-		out = append(out, k.c)
+	out := make([]Context, len(ks))
+	for i, k := range ks {
+		out[i] = k.c
 	}
 	return out
 }
@@ -168,7 +174,11 @@ func sourceName(p *policykind.Policy) string {
 }
 
 func pathKey(path []Ref) string {
-	var b []byte
+	n := 0
+	for _, r := range path {
+		n += len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.SectionName) + len(r.Role) + 6
+	}
+	b := make([]byte, 0, n)
 	for _, r := range path {
 		b = r.AppendKey(b)
 		b = append(b, '>')

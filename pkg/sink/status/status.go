@@ -311,10 +311,18 @@ func gatewayController(g *topology.Graph, gw *topology.Node) string {
 		}
 		return gatewayController(g, g.Node(id))
 	}
-	class, _, _ := unstructured.NestedString(toUnstructured(gw.Object), "spec", "gatewayClassName")
+	var class string
+	if typed, ok := gw.Object.(*gwv1.Gateway); ok {
+		class = string(typed.Spec.GatewayClassName)
+	} else {
+		class, _, _ = unstructured.NestedString(toUnstructured(gw.Object), "spec", "gatewayClassName")
+	}
 	id := g.Lookup(topology.Ref{Group: hierarchy.GatewayClassKind.Group, Kind: hierarchy.GatewayClassKind.Kind, Name: class})
 	if class == "" || id == topology.None {
 		return ""
+	}
+	if typed, ok := g.Node(id).Object.(*gwv1.GatewayClass); ok {
+		return string(typed.Spec.ControllerName)
 	}
 	ctl, _, _ := unstructured.NestedString(toUnstructured(g.Node(id).Object), "spec", "controllerName")
 	return ctl
