@@ -365,7 +365,7 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 			fields(g.fields)
 			continue
 		}
-		tc := g.targets[0]
+		tc := im.Targets[g.first]
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", tc.PolicyKind.Kind, tc.Target)))
 		for _, ctx := range tc.Contexts {
 			w.printf("  via %s\n", via(ctx.Path))
@@ -376,12 +376,29 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 
 // impactGroup is targets of one kind in one namespace on which a change
 // has the same effect: the same fields change the same way, by the same
-// policies, in each of their contexts.
+// policies, in each of their contexts (and, in a diff, the targets and
+// contexts are all added, all removed or all changed).
 type impactGroup struct {
 	policyKind, targetKind, namespace string
-	targets                           []query.TargetChange
+	targets                           []query.Ref
+	first                             int // index of the first target in the list grouped
 	contexts                          int // per target
 	fields                            []query.FieldChange
+	note, contextNote                 string // a diff's changeNote of the targets and of their contexts
+}
+
+// changedTarget is a target of an impact or a diff, as groupChanges
+// reads it.
+type changedTarget struct {
+	policyKind query.GroupKind
+	target     query.Ref
+	note       string
+	contexts   []changedContext
+}
+
+type changedContext struct {
+	note   string
+	fields []query.FieldChange
 }
 
 // where says which targets: "42 HTTPRoutes in baker".
@@ -393,28 +410,39 @@ func (g *impactGroup) where() string {
 	return s
 }
 
-// groupImpact folds targets with identical effects, in the order their
+func groupImpact(im *query.Impact) []*impactGroup {
+	ts := make([]changedTarget, len(im.Targets))
+	for i, tc := range im.Targets {
+		ts[i] = changedTarget{policyKind: tc.PolicyKind, target: tc.Target, contexts: make([]changedContext, len(tc.Contexts))}
+		for j, ctx := range tc.Contexts {
+			ts[i].contexts[j] = changedContext{fields: ctx.Fields}
+		}
+	}
+	return groupChanges(ts)
+}
+
+// groupChanges folds targets with identical effects, in the order their
 // first target appears. A target whose contexts differ from one another
 // is a group of its own.
-func groupImpact(im *query.Impact) []*impactGroup {
+func groupChanges(ts []changedTarget) []*impactGroup {
 	var out []*impactGroup
 	index := map[string]*impactGroup{}
-	for _, tc := range im.Targets {
+	for i, tc := range ts {
 		key := ""
-		for i, ctx := range tc.Contexts {
-			if i > 0 && !slices.EqualFunc(ctx.Fields, tc.Contexts[0].Fields, sameFieldChange) {
+		for j, ctx := range tc.contexts {
+			if j > 0 && (ctx.note != tc.contexts[0].note || !slices.EqualFunc(ctx.fields, tc.contexts[0].fields, sameFieldChange)) {
 				key = ""
 				break
 			}
-			key = fmt.Sprint(tc.PolicyKind, "\x00", tc.Target.Kind, "\x00", tc.Target.Namespace, "\x00", len(tc.Contexts), "\x00", fieldsKey(ctx.Fields))
+			key = fmt.Sprint(tc.policyKind, "\x00", tc.target.Group, "\x00", tc.target.Kind, "\x00", tc.target.Namespace, "\x00", tc.note, "\x00", ctx.note, "\x00", len(tc.contexts), "\x00", fieldsKey(ctx.fields))
 		}
 		if g := index[key]; key != "" && g != nil {
-			g.targets = append(g.targets, tc)
+			g.targets = append(g.targets, tc.target)
 			continue
 		}
-		g := &impactGroup{policyKind: tc.PolicyKind.Kind, targetKind: tc.Target.Kind, namespace: tc.Target.Namespace, targets: []query.TargetChange{tc}, contexts: len(tc.Contexts)}
-		if len(tc.Contexts) > 0 {
-			g.fields = tc.Contexts[0].Fields
+		g := &impactGroup{policyKind: tc.policyKind.Kind, targetKind: tc.target.Kind, namespace: tc.target.Namespace, targets: []query.Ref{tc.target}, first: i, contexts: len(tc.contexts), note: tc.note}
+		if len(tc.contexts) > 0 {
+			g.fields, g.contextNote = tc.contexts[0].fields, tc.contexts[0].note
 		}
 		if key != "" {
 			index[key] = g
@@ -437,15 +465,26 @@ func fieldsKey(fs []query.FieldChange) string {
 	return b.String()
 }
 
-// names lists the first n targets' names and counts the rest.
-func names(ts []query.TargetChange, n int) string {
+// names lists the first n targets' names (with their sections: the
+// kind and namespace are the group's) and counts the rest.
+func names(ts []query.Ref, n int) string {
 	var parts []string
 	for _, t := range ts[:min(n, len(ts))] {
-		parts = append(parts, t.Target.Name)
+		parts = append(parts, shortName(t))
 	}
 	s := strings.Join(parts, ", ")
 	if len(ts) > n {
 		s += fmt.Sprintf(" and %d more", len(ts)-n)
+	}
+	return s
+}
+
+// shortName is a ref without its kind and namespace: name#section, and
+// its role.
+func shortName(r query.Ref) string {
+	s := r.String()[len(r.Kind)+1:]
+	if r.Namespace != "" {
+		s = s[len(r.Namespace)+1:]
 	}
 	return s
 }
