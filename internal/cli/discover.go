@@ -85,10 +85,11 @@ func (v *viewFlag) check() error {
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
-		// A narrowed description is listed in full: the filters are
-		// how a reader asks for the contexts.
-		full := v.full || len(v.kinds) > 0 || v.field != ""
-		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out), Full: full}); err != nil {
+		// A narrowed description lists its contexts, those of targets
+		// with the same effect as one block when they are many: the
+		// filters are how a reader asks for the contexts.
+		narrowed := len(v.kinds) > 0 || v.field != ""
+		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out), Full: v.full, Narrowed: narrowed}); err != nil {
 			return err
 		}
 		return bw.Flush()

@@ -85,12 +85,27 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			contexts += len(tg.Contexts)
 		}
 	}
-	if !h.Full && contexts > SummaryContexts {
+	grouped := !h.Full && contexts > SummaryContexts
+	if grouped && !h.Narrowed {
 		h.effectSummary(w, d, contexts)
 		return
 	}
 	for _, k := range d.Effective {
-		for _, tg := range k.Targets {
+		for _, g := range groupEffects(k, grouped) {
+			if len(g.targets) > 1 {
+				// Narrowed, and still too many contexts to list: the
+				// targets with the same effect as one block, as impact
+				// prints them.
+				where := "on " + g.where()
+				if !slices.ContainsFunc(g.targets, func(t query.Ref) bool { return t.Key() == d.Object.Key() || sameObject(t, d.Object) }) {
+					where += ", through " + d.Object.String()
+				}
+				w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
+				w.printf("  %s, each in %s\n", names(g.targets, 5), plural(g.contexts, "context"))
+				h.contextFields(w, g.ctx)
+				continue
+			}
+			tg := k.Targets[g.first]
 			where := "on " + tg.Target.String()
 			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
 				where += ", through " + d.Object.String()
@@ -102,6 +117,70 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			}
 		}
 	}
+	if grouped {
+		w.printf("\n%d contexts in all, targets with the same effect grouped: --full lists each.\n", contexts)
+	}
+}
+
+// effectGroup is effective targets of one kind in one namespace whose
+// contexts all have the same effect: the same fields, values, sources
+// and beaten policies.
+type effectGroup struct {
+	targetKind, namespace string
+	targets               []query.Ref
+	first                 int // index of the first target in the kind's
+	contexts              int // per target
+	ctx                   query.ContextEffect
+}
+
+// where says which targets: "42 HTTPRoutes in baker".
+func (g *effectGroup) where() string {
+	s := plural(len(g.targets), g.targetKind)
+	if g.namespace != "" {
+		s += " in " + g.namespace
+	}
+	return s
+}
+
+// groupEffects folds a kind's targets with the same effect, in the order
+// their first target appears, when fold is set; else every target is a
+// group of its own. A target whose contexts differ from one another is
+// a group of its own.
+func groupEffects(k query.KindEffect, fold bool) []*effectGroup {
+	out := make([]*effectGroup, 0, len(k.Targets))
+	index := map[string]*effectGroup{}
+	for i, tg := range k.Targets {
+		key := ""
+		for j, ctx := range tg.Contexts {
+			if !fold || j > 0 && effectKey(ctx.Fields) != effectKey(tg.Contexts[0].Fields) {
+				key = ""
+				break
+			}
+			key = fmt.Sprint(tg.Target.Group, "\x00", tg.Target.Kind, "\x00", tg.Target.Namespace, "\x00", len(tg.Contexts), "\x00", effectKey(ctx.Fields))
+		}
+		if g := index[key]; key != "" && g != nil {
+			g.targets = append(g.targets, tg.Target)
+			continue
+		}
+		g := &effectGroup{targetKind: tg.Target.Kind, namespace: tg.Target.Namespace, targets: []query.Ref{tg.Target}, first: i, contexts: len(tg.Contexts)}
+		if len(tg.Contexts) > 0 {
+			g.ctx = tg.Contexts[0]
+		}
+		if key != "" {
+			index[key] = g
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// effectKey identifies a context's fields by what contextFields prints.
+func effectKey(fs []query.FieldEffect) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%s\x01", f.Field, value(f.Value), f.SetBy, strings.Join(f.Beaten, ", "))
+	}
+	return b.String()
 }
 
 // contextFields is the table of one context's fields: each value with
