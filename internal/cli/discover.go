@@ -46,7 +46,7 @@ type viewFlag struct {
 
 // bindNarrow adds describe's --full, --kind and --field.
 func (v *viewFlag) bindNarrow(c *cobra.Command) {
-	c.Flags().BoolVar(&v.full, "full", false, "list every context, however many (without it, more than 20 are summarized)")
+	c.Flags().BoolVar(&v.full, "full", false, "list every context and every parent and child, however many (without it, more than 20 contexts are summarized, or grouped by effect with --kind/--field, and more than 10 parents or children counted by kind)")
 	c.Flags().StringSliceVar(&v.kinds, "kind", nil, "only these policy kinds (Kind or Kind.group; repeatable)")
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }

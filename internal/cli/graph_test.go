@@ -114,6 +114,16 @@ func TestDescribeSummary(t *testing.T) {
 	if strings.Contains(narrow, "/backoff") || strings.Contains(narrow, "TimeoutPolicy on") {
 		t.Errorf("--kind/--field left other kinds or fields:\n%s", narrow)
 	}
+	if n := strings.Count(run("describe", "namespace/baker", "--kind", "RetryPolicy", "--field", "attempts", "--full"), "  via "); n != 42 {
+		t.Errorf("--kind RetryPolicy --field attempts --full lists %d contexts, want 42", n)
+	}
+	// The Gateway's 48 routes are counted on its Children line, which
+	// --full spells out.
+	gw := run("describe", "gateway/storefront", "-n", "infra", "--kind", "RateLimitPolicy")
+	discoverGolden(t, "testdata/discover/describe-gateway-narrow.golden", gw)
+	if full := run("describe", "gateway/storefront", "-n", "infra", "--full"); strings.Count(full, "HTTPRoute ") < 48 || !strings.Contains(full, "Children:  HTTPRoute baker/allergens, HTTPRoute baker/baker,") {
+		t.Errorf("--full does not name every child:\n%s", full[:min(len(full), 2000)])
+	}
 	// A small description is listed in full, as before.
 	if n := strings.Count(run("describe", "httproute/baker", "-n", "baker"), "  via "); n == 0 {
 		t.Error("describe httproute/baker lists no context")

@@ -16,10 +16,10 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		w.printf("Sections:  %s\n", strings.Join(d.Sections, ", "))
 	}
 	if len(d.Parents) > 0 {
-		w.printf("Parents:   %s\n", refList(d.Parents))
+		w.printf("Parents:   %s\n", h.refLine(d.Parents))
 	}
 	if len(d.Children) > 0 {
-		w.printf("Children:  %s\n", refList(d.Children))
+		w.printf("Children:  %s\n", h.refLine(d.Children))
 	}
 	w.printf("\n")
 	if len(d.Policies) == 0 {
@@ -66,7 +66,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			case res == "":
 				res = "reaches no effective target"
 			}
-			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(refList(p.AttachedTo)), colored(res, resultColor(p.Results)))
+			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(h.refCell(p.AttachedTo)), colored(res, resultColor(p.Results)))
 		}
 		w.table(t)
 	}
@@ -594,6 +594,67 @@ func affects(c query.Count) string {
 		return "none"
 	}
 	return plural(c.Targets, "target") + ", " + plural(c.Contexts, "context")
+}
+
+// listedRefs is how many parents, children or nodes a policy is attached
+// to a description names; more (a Gateway's hundreds of routes) are
+// counted by kind, with the first namedRefs names of each.
+const (
+	listedRefs = 10
+	namedRefs  = 3
+)
+
+// refLine is a description's line of parents or children: all of them
+// when they are few or h.Full, else per kind, in the order the kinds
+// first appear, how many and the first few ("48 HTTPRoutes:
+// baker/allergens, baker/baker, baker/batter and 45 more").
+func (h Human) refLine(rs []query.Ref) string {
+	if h.Full || len(rs) <= listedRefs {
+		return refList(rs)
+	}
+	return refCounts(rs) + " (--full lists them)"
+}
+
+// refCounts counts refs per kind, in the order the kinds first appear,
+// with the first namedRefs names of each.
+func refCounts(rs []query.Ref) string {
+	type kindRefs struct {
+		kind string
+		refs []query.Ref
+	}
+	var kinds []*kindRefs
+	index := map[string]*kindRefs{}
+	for _, r := range rs {
+		key := r.Kind + "." + r.Group
+		k := index[key]
+		if k == nil {
+			k = &kindRefs{kind: r.Kind}
+			index[key] = k
+			kinds = append(kinds, k)
+		}
+		k.refs = append(k.refs, r)
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		var ns []string
+		for _, r := range k.refs[:min(namedRefs, len(k.refs))] {
+			ns = append(ns, r.String()[len(r.Kind)+1:])
+		}
+		parts[i] = plural(len(k.refs), k.kind) + ": " + strings.Join(ns, ", ")
+		if len(k.refs) > namedRefs {
+			parts[i] += fmt.Sprintf(" and %d more", len(k.refs)-namedRefs)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// refCell is a table cell of refs (a policy's ATTACHED TO), bounded as
+// refLine bounds a line.
+func (h Human) refCell(rs []query.Ref) string {
+	if h.Full || len(rs) <= listedRefs {
+		return refList(rs)
+	}
+	return refCounts(rs)
 }
 
 func refList(rs []query.Ref) string {
