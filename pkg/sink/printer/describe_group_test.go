@@ -103,3 +103,24 @@ func TestNarrowedGroups(t *testing.T) {
 		})
 	}
 }
+
+// Narrowed contexts that all differ are listed as they are, without the
+// note on grouping.
+func TestNarrowedNothingToGroup(t *testing.T) {
+	d := &query.Description{Object: query.Ref{Kind: "Namespace", Name: "ns"}}
+	k := query.KindEffect{GroupKind: query.GroupKind{Kind: "RetryPolicy"}}
+	for i := range SummaryContexts + 1 {
+		k.Targets = append(k.Targets, query.TargetEffect{
+			Target:   query.Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "ns", Name: fmt.Sprintf("r%02d", i)},
+			Contexts: []query.ContextEffect{{Path: []query.Ref{{Kind: "Namespace", Name: "ns"}}, Fields: []query.FieldEffect{{Field: "/attempts", Value: i, SetBy: "ns/p"}}}},
+		})
+	}
+	d.Effective = []query.KindEffect{k}
+	var buf bytes.Buffer
+	if err := PrintHuman(&buf, d, Human{Narrowed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "  via "); n != SummaryContexts+1 || strings.Contains(buf.String(), "grouped") {
+		t.Errorf("%d contexts listed, want %d, and no note on grouping:\n%s", n, SummaryContexts+1, buf.String())
+	}
+}

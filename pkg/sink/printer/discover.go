@@ -90,9 +90,11 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		h.effectSummary(w, d, contexts)
 		return
 	}
+	folded := false
 	for _, k := range d.Effective {
 		for _, g := range groupEffects(k, grouped) {
 			if len(g.targets) > 1 {
+				folded = true
 				// Narrowed, and still too many contexts to list: the
 				// targets with the same effect as one block, as impact
 				// prints them.
@@ -117,7 +119,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			}
 		}
 	}
-	if grouped {
+	if folded {
 		w.printf("\n%d contexts in all, targets with the same effect grouped: --full lists each.\n", contexts)
 	}
 }
