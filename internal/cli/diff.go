@@ -35,7 +35,9 @@ sides need not share anything. -o markdown writes a summary for a review
 comment: one line per field changing the same way on targets of one kind
 in one namespace ("/attempts 3 -> 0 on 42 HTTPRoutes in baker (set by
 baker/baker-retries)"), the status changes, then every target in a
-collapsed <details> block, bounded to fit a comment.
+collapsed <details> block, bounded to fit a comment. There and in the
+human output, targets on which the change is the same print as one
+block; -o yaml and json list each.
 
 The exit code is 0 whatever changes (the diff is informational; strata
 check is the gate), unless --exit-code: then 1 when anything changes, as

@@ -46,7 +46,7 @@ type viewFlag struct {
 
 // bindNarrow adds describe's --full, --kind and --field.
 func (v *viewFlag) bindNarrow(c *cobra.Command) {
-	c.Flags().BoolVar(&v.full, "full", false, "list every context, however many (without it, more than 20 are summarized)")
+	c.Flags().BoolVar(&v.full, "full", false, "list every context and every parent and child, however many (without it, more than 20 contexts are summarized, or grouped by effect with --kind/--field, and more than 10 parents or children counted by kind)")
 	c.Flags().StringSliceVar(&v.kinds, "kind", nil, "only these policy kinds (Kind or Kind.group; repeatable)")
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }
@@ -85,10 +85,11 @@ func (v *viewFlag) check() error {
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
-		// A narrowed description is listed in full: the filters are
-		// how a reader asks for the contexts.
-		full := v.full || len(v.kinds) > 0 || v.field != ""
-		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out), Full: full}); err != nil {
+		// A narrowed description lists its contexts, those of targets
+		// with the same effect as one block when they are many: the
+		// filters are how a reader asks for the contexts.
+		narrowed := len(v.kinds) > 0 || v.field != ""
+		if err := printer.PrintHuman(bw, doc, printer.Human{Color: colorful(s.Out), Full: v.full, Narrowed: narrowed}); err != nil {
 			return err
 		}
 		return bw.Flush()

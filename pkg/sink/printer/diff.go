@@ -63,8 +63,9 @@ func changeNote(change string) string {
 	return " (" + strings.ToLower(change) + ")"
 }
 
-// diff: the summary line, then impact's blocks per target and context,
-// then a table of the policies whose status changes.
+// diff: the summary line, the grouped table of field changes, then
+// impact's blocks per target and context (one block for targets with the
+// same change), then a table of the policies whose status changes.
 func (h Human) diff(w *errWriter, d *query.DiffResult) {
 	if d.Empty() {
 		w.printf("No change.\n")
@@ -86,16 +87,28 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		}
 		w.table(t)
 	}
-	for _, tc := range d.Targets {
+	fields := func(fs []query.FieldChange) {
+		t := &table{h: h, indent: "    "}
+		t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+		for _, f := range fs {
+			t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
+		}
+		w.table(t)
+	}
+	for _, g := range groupDiff(d) {
+		if len(g.targets) > 1 {
+			// The same change on many targets: one block, as impact
+			// prints it; -o yaml lists every target.
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s%s:", g.policyKind, g.where(), g.note)))
+			w.printf("  %s, each in %s%s\n", names(g.targets, 5), plural(g.contexts, "context"), g.contextNote)
+			fields(g.fields)
+			continue
+		}
+		tc := d.Targets[g.first]
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s%s:", tc.PolicyKind.Kind, tc.Target, changeNote(tc.Change))))
 		for _, ctx := range tc.Contexts {
 			w.printf("  via %s%s\n", via(ctx.Path), changeNote(ctx.Change))
-			t := &table{h: h, indent: "    "}
-			t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
-			for _, f := range ctx.Fields {
-				t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
-			}
-			w.table(t)
+			fields(ctx.Fields)
 		}
 	}
 	if len(d.Policies) == 0 {
@@ -108,6 +121,20 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		t.add(c(p.Kind), c(p.ID()), c(p.Change), c(statusOf(p.Before)), colored(statusOf(p.After), statusColor(p.After)))
 	}
 	w.table(t)
+}
+
+// groupDiff folds the targets on which the diff is the same, as
+// groupImpact does for an impact; targets and contexts added or removed
+// are grouped apart from those that change.
+func groupDiff(d *query.DiffResult) []*impactGroup {
+	ts := make([]changedTarget, len(d.Targets))
+	for i, tc := range d.Targets {
+		ts[i] = changedTarget{policyKind: tc.PolicyKind, target: tc.Target, note: changeNote(tc.Change), contexts: make([]changedContext, len(tc.Contexts))}
+		for j, ctx := range tc.Contexts {
+			ts[i].contexts[j] = changedContext{note: changeNote(ctx.Change), fields: ctx.Fields}
+		}
+	}
+	return groupChanges(ts)
 }
 
 func statusOf(s *query.StatusSummary) string {
@@ -198,8 +225,9 @@ func mdValue(s string) string {
 // markdownDiff writes a review comment: the summary line, one line per
 // field group ("RetryPolicy `/attempts` 3 -> 0 on 42 HTTPRoutes in
 // baker (set by baker/baker-retries)"), the policies whose status
-// changes, and every target's fields in a collapsed <details> block.
-// Both lists are bounded (markdownGroups, markdownDetails).
+// changes, and every target's fields in a collapsed <details> block,
+// the targets with the same change as one block (groupDiff). Both lists
+// are bounded (markdownGroups, markdownDetails).
 func markdownDiff(w *errWriter, d *query.DiffResult) {
 	w.printf("### Strata: effective policy changes\n\n")
 	if d.Empty() {
@@ -233,20 +261,34 @@ func markdownDiff(w *errWriter, d *query.DiffResult) {
 	}
 	w.printf("\n<details><summary>Changes per target and context (%s)</summary>\n", plural(d.Changed.Targets, "target"))
 	var b strings.Builder
-	for i, tc := range d.Targets {
+	shown := 0 // targets
+	for _, g := range groupDiff(d) {
 		var t strings.Builder
-		fmt.Fprintf(&t, "\n**%s on %s**%s\n", tc.PolicyKind.Kind, cellText(tc.Target.String()), changeNote(tc.Change))
-		for _, ctx := range tc.Contexts {
-			fmt.Fprintf(&t, "\nvia %s%s\n\n| Field | Before | After |\n| --- | --- | --- |\n", cellText(via(ctx.Path)), changeNote(ctx.Change))
-			for _, f := range ctx.Fields {
+		table := func(fs []query.FieldChange) {
+			t.WriteString("| Field | Before | After |\n| --- | --- | --- |\n")
+			for _, f := range fs {
 				fmt.Fprintf(&t, "| %s | %s | %s |\n", code(f.Field), cellText(setValue(f.Before, f.BeforeSetBy)), cellText(setValue(f.After, f.AfterSetBy)))
 			}
 		}
+		if len(g.targets) > 1 {
+			// The same change on many targets: one block, as in the
+			// human output.
+			fmt.Fprintf(&t, "\n**%s on %s**%s\n\n%s, each in %s%s\n\n", g.policyKind, cellText(g.where()), g.note, cellText(names(g.targets, 5)), plural(g.contexts, "context"), g.contextNote)
+			table(g.fields)
+		} else {
+			tc := d.Targets[g.first]
+			fmt.Fprintf(&t, "\n**%s on %s**%s\n", tc.PolicyKind.Kind, cellText(tc.Target.String()), changeNote(tc.Change))
+			for _, ctx := range tc.Contexts {
+				fmt.Fprintf(&t, "\nvia %s%s\n\n", cellText(via(ctx.Path)), changeNote(ctx.Change))
+				table(ctx.Fields)
+			}
+		}
 		if b.Len()+t.Len() > markdownDetails {
-			fmt.Fprintf(&b, "\n_... and %s more; run `strata diff` for all of them._\n", plural(len(d.Targets)-i, "target"))
+			fmt.Fprintf(&b, "\n_... and %s more; run `strata diff` for all of them._\n", plural(len(d.Targets)-shown, "target"))
 			break
 		}
 		b.WriteString(t.String())
+		shown += len(g.targets)
 	}
 	w.printf("%s\n</details>\n", b.String())
 }

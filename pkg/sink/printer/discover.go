@@ -16,10 +16,10 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		w.printf("Sections:  %s\n", strings.Join(d.Sections, ", "))
 	}
 	if len(d.Parents) > 0 {
-		w.printf("Parents:   %s\n", refList(d.Parents))
+		w.printf("Parents:   %s\n", h.refLine(d.Parents))
 	}
 	if len(d.Children) > 0 {
-		w.printf("Children:  %s\n", refList(d.Children))
+		w.printf("Children:  %s\n", h.refLine(d.Children))
 	}
 	w.printf("\n")
 	if len(d.Policies) == 0 {
@@ -66,7 +66,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			case res == "":
 				res = "reaches no effective target"
 			}
-			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(refList(p.AttachedTo)), colored(res, resultColor(p.Results)))
+			t.add(c(p.Policy.Kind), c(p.Policy.ID()), c(p.Relation), c(h.refCell(p.AttachedTo)), colored(res, resultColor(p.Results)))
 		}
 		w.table(t)
 	}
@@ -85,12 +85,29 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			contexts += len(tg.Contexts)
 		}
 	}
-	if !h.Full && contexts > SummaryContexts {
+	grouped := !h.Full && contexts > SummaryContexts
+	if grouped && !h.Narrowed {
 		h.effectSummary(w, d, contexts)
 		return
 	}
+	folded := false
 	for _, k := range d.Effective {
-		for _, tg := range k.Targets {
+		for _, g := range groupEffects(k, grouped) {
+			if len(g.targets) > 1 {
+				folded = true
+				// Narrowed, and still too many contexts to list: the
+				// targets with the same effect as one block, as impact
+				// prints them.
+				where := "on " + g.where()
+				if !slices.ContainsFunc(g.targets, func(t query.Ref) bool { return t.Key() == d.Object.Key() || sameObject(t, d.Object) }) {
+					where += ", through " + d.Object.String()
+				}
+				w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
+				w.printf("  %s, each in %s\n", names(g.targets, 5), plural(g.contexts, "context"))
+				h.contextFields(w, g.ctx)
+				continue
+			}
+			tg := k.Targets[g.first]
 			where := "on " + tg.Target.String()
 			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
 				where += ", through " + d.Object.String()
@@ -102,6 +119,70 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			}
 		}
 	}
+	if folded {
+		w.printf("\n%d contexts in all, targets with the same effect grouped: --full lists each.\n", contexts)
+	}
+}
+
+// effectGroup is effective targets of one kind in one namespace whose
+// contexts all have the same effect: the same fields, values, sources
+// and beaten policies.
+type effectGroup struct {
+	targetKind, namespace string
+	targets               []query.Ref
+	first                 int // index of the first target in the kind's
+	contexts              int // per target
+	ctx                   query.ContextEffect
+}
+
+// where says which targets: "42 HTTPRoutes in baker".
+func (g *effectGroup) where() string {
+	s := plural(len(g.targets), g.targetKind)
+	if g.namespace != "" {
+		s += " in " + g.namespace
+	}
+	return s
+}
+
+// groupEffects folds a kind's targets with the same effect, in the order
+// their first target appears, when fold is set; else every target is a
+// group of its own. A target whose contexts differ from one another is
+// a group of its own.
+func groupEffects(k query.KindEffect, fold bool) []*effectGroup {
+	out := make([]*effectGroup, 0, len(k.Targets))
+	index := map[string]*effectGroup{}
+	for i, tg := range k.Targets {
+		key := ""
+		for j, ctx := range tg.Contexts {
+			if !fold || j > 0 && effectKey(ctx.Fields) != effectKey(tg.Contexts[0].Fields) {
+				key = ""
+				break
+			}
+			key = fmt.Sprint(tg.Target.Group, "\x00", tg.Target.Kind, "\x00", tg.Target.Namespace, "\x00", len(tg.Contexts), "\x00", effectKey(ctx.Fields))
+		}
+		if g := index[key]; key != "" && g != nil {
+			g.targets = append(g.targets, tg.Target)
+			continue
+		}
+		g := &effectGroup{targetKind: tg.Target.Kind, namespace: tg.Target.Namespace, targets: []query.Ref{tg.Target}, first: i, contexts: len(tg.Contexts)}
+		if len(tg.Contexts) > 0 {
+			g.ctx = tg.Contexts[0]
+		}
+		if key != "" {
+			index[key] = g
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// effectKey identifies a context's fields by what contextFields prints.
+func effectKey(fs []query.FieldEffect) string {
+	var b strings.Builder
+	for _, f := range fs {
+		fmt.Fprintf(&b, "%s\x00%s\x00%s\x00%s\x01", f.Field, value(f.Value), f.SetBy, strings.Join(f.Beaten, ", "))
+	}
+	return b.String()
 }
 
 // contextFields is the table of one context's fields: each value with
@@ -365,7 +446,7 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 			fields(g.fields)
 			continue
 		}
-		tc := g.targets[0]
+		tc := im.Targets[g.first]
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", tc.PolicyKind.Kind, tc.Target)))
 		for _, ctx := range tc.Contexts {
 			w.printf("  via %s\n", via(ctx.Path))
@@ -376,12 +457,29 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 
 // impactGroup is targets of one kind in one namespace on which a change
 // has the same effect: the same fields change the same way, by the same
-// policies, in each of their contexts.
+// policies, in each of their contexts (and, in a diff, the targets and
+// contexts are all added, all removed or all changed).
 type impactGroup struct {
 	policyKind, targetKind, namespace string
-	targets                           []query.TargetChange
+	targets                           []query.Ref
+	first                             int // index of the first target in the list grouped
 	contexts                          int // per target
 	fields                            []query.FieldChange
+	note, contextNote                 string // a diff's changeNote of the targets and of their contexts
+}
+
+// changedTarget is a target of an impact or a diff, as groupChanges
+// reads it.
+type changedTarget struct {
+	policyKind query.GroupKind
+	target     query.Ref
+	note       string
+	contexts   []changedContext
+}
+
+type changedContext struct {
+	note   string
+	fields []query.FieldChange
 }
 
 // where says which targets: "42 HTTPRoutes in baker".
@@ -393,28 +491,39 @@ func (g *impactGroup) where() string {
 	return s
 }
 
-// groupImpact folds targets with identical effects, in the order their
+func groupImpact(im *query.Impact) []*impactGroup {
+	ts := make([]changedTarget, len(im.Targets))
+	for i, tc := range im.Targets {
+		ts[i] = changedTarget{policyKind: tc.PolicyKind, target: tc.Target, contexts: make([]changedContext, len(tc.Contexts))}
+		for j, ctx := range tc.Contexts {
+			ts[i].contexts[j] = changedContext{fields: ctx.Fields}
+		}
+	}
+	return groupChanges(ts)
+}
+
+// groupChanges folds targets with identical effects, in the order their
 // first target appears. A target whose contexts differ from one another
 // is a group of its own.
-func groupImpact(im *query.Impact) []*impactGroup {
+func groupChanges(ts []changedTarget) []*impactGroup {
 	var out []*impactGroup
 	index := map[string]*impactGroup{}
-	for _, tc := range im.Targets {
+	for i, tc := range ts {
 		key := ""
-		for i, ctx := range tc.Contexts {
-			if i > 0 && !slices.EqualFunc(ctx.Fields, tc.Contexts[0].Fields, sameFieldChange) {
+		for j, ctx := range tc.contexts {
+			if j > 0 && (ctx.note != tc.contexts[0].note || !slices.EqualFunc(ctx.fields, tc.contexts[0].fields, sameFieldChange)) {
 				key = ""
 				break
 			}
-			key = fmt.Sprint(tc.PolicyKind, "\x00", tc.Target.Kind, "\x00", tc.Target.Namespace, "\x00", len(tc.Contexts), "\x00", fieldsKey(ctx.Fields))
+			key = fmt.Sprint(tc.policyKind, "\x00", tc.target.Group, "\x00", tc.target.Kind, "\x00", tc.target.Namespace, "\x00", tc.note, "\x00", ctx.note, "\x00", len(tc.contexts), "\x00", fieldsKey(ctx.fields))
 		}
 		if g := index[key]; key != "" && g != nil {
-			g.targets = append(g.targets, tc)
+			g.targets = append(g.targets, tc.target)
 			continue
 		}
-		g := &impactGroup{policyKind: tc.PolicyKind.Kind, targetKind: tc.Target.Kind, namespace: tc.Target.Namespace, targets: []query.TargetChange{tc}, contexts: len(tc.Contexts)}
-		if len(tc.Contexts) > 0 {
-			g.fields = tc.Contexts[0].Fields
+		g := &impactGroup{policyKind: tc.policyKind.Kind, targetKind: tc.target.Kind, namespace: tc.target.Namespace, targets: []query.Ref{tc.target}, first: i, contexts: len(tc.contexts), note: tc.note}
+		if len(tc.contexts) > 0 {
+			g.fields, g.contextNote = tc.contexts[0].fields, tc.contexts[0].note
 		}
 		if key != "" {
 			index[key] = g
@@ -437,15 +546,26 @@ func fieldsKey(fs []query.FieldChange) string {
 	return b.String()
 }
 
-// names lists the first n targets' names and counts the rest.
-func names(ts []query.TargetChange, n int) string {
+// names lists the first n targets' names (with their sections: the
+// kind and namespace are the group's) and counts the rest.
+func names(ts []query.Ref, n int) string {
 	var parts []string
 	for _, t := range ts[:min(n, len(ts))] {
-		parts = append(parts, t.Target.Name)
+		parts = append(parts, shortName(t))
 	}
 	s := strings.Join(parts, ", ")
 	if len(ts) > n {
 		s += fmt.Sprintf(" and %d more", len(ts)-n)
+	}
+	return s
+}
+
+// shortName is a ref without its kind and namespace: name#section, and
+// its role.
+func shortName(r query.Ref) string {
+	s := r.String()[len(r.Kind)+1:]
+	if r.Namespace != "" {
+		s = s[len(r.Namespace)+1:]
 	}
 	return s
 }
@@ -476,6 +596,67 @@ func affects(c query.Count) string {
 		return "none"
 	}
 	return plural(c.Targets, "target") + ", " + plural(c.Contexts, "context")
+}
+
+// listedRefs is how many parents, children or nodes a policy is attached
+// to a description names; more (a Gateway's hundreds of routes) are
+// counted by kind, with the first namedRefs names of each.
+const (
+	listedRefs = 10
+	namedRefs  = 3
+)
+
+// refLine is a description's line of parents or children: all of them
+// when they are few or h.Full, else per kind, in the order the kinds
+// first appear, how many and the first few ("48 HTTPRoutes:
+// baker/allergens, baker/baker, baker/batter and 45 more").
+func (h Human) refLine(rs []query.Ref) string {
+	if h.Full || len(rs) <= listedRefs {
+		return refList(rs)
+	}
+	return refCounts(rs) + " (--full lists them)"
+}
+
+// refCounts counts refs per kind, in the order the kinds first appear,
+// with the first namedRefs names of each.
+func refCounts(rs []query.Ref) string {
+	type kindRefs struct {
+		kind string
+		refs []query.Ref
+	}
+	var kinds []*kindRefs
+	index := map[string]*kindRefs{}
+	for _, r := range rs {
+		key := r.Kind + "." + r.Group
+		k := index[key]
+		if k == nil {
+			k = &kindRefs{kind: r.Kind}
+			index[key] = k
+			kinds = append(kinds, k)
+		}
+		k.refs = append(k.refs, r)
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		var ns []string
+		for _, r := range k.refs[:min(namedRefs, len(k.refs))] {
+			ns = append(ns, r.String()[len(r.Kind)+1:])
+		}
+		parts[i] = plural(len(k.refs), k.kind) + ": " + strings.Join(ns, ", ")
+		if len(k.refs) > namedRefs {
+			parts[i] += fmt.Sprintf(" and %d more", len(k.refs)-namedRefs)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// refCell is a table cell of refs (a policy's ATTACHED TO), bounded as
+// refLine bounds a line.
+func (h Human) refCell(rs []query.Ref) string {
+	if h.Full || len(rs) <= listedRefs {
+		return refList(rs)
+	}
+	return refCounts(rs)
 }
 
 func refList(rs []query.Ref) string {

@@ -23,6 +23,11 @@ type Human struct {
 	// Namespace, a Gateway with hundreds of routes) shows a summary of
 	// its effective policies instead (`strata describe --full`).
 	Full bool
+	// Narrowed says the description is narrowed to some kinds or a field
+	// (`strata describe --kind K --field F`): more than SummaryContexts
+	// contexts then print one block per group of targets with the same
+	// effect, not the summary.
+	Narrowed bool
 }
 
 // SummaryContexts is how many contexts a description lists in full before

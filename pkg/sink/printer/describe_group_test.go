@@ -1,0 +1,126 @@
+package printer
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// A description's parents and children: up to listedRefs named, more
+// counted by kind with the first namedRefs names; --full names all.
+func TestRefLine(t *testing.T) {
+	refs := func(kind string, n int) []query.Ref {
+		var out []query.Ref
+		for i := range n {
+			out = append(out, query.Ref{Group: "gateway.networking.k8s.io", Kind: kind, Namespace: "ns", Name: fmt.Sprintf("%s-%d", strings.ToLower(kind), i)})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		refs []query.Ref
+		full bool
+		want string
+	}{
+		{"few", refs("HTTPRoute", 2), false, "HTTPRoute ns/httproute-0, HTTPRoute ns/httproute-1"},
+		{"many", refs("HTTPRoute", 48), false, "48 HTTPRoutes: ns/httproute-0, ns/httproute-1, ns/httproute-2 and 45 more (--full lists them)"},
+		{"kinds", append(refs("GRPCRoute", 4), refs("HTTPRoute", 8)...), false,
+			"4 GRPCRoutes: ns/grpcroute-0, ns/grpcroute-1, ns/grpcroute-2 and 1 more; 8 HTTPRoutes: ns/httproute-0, ns/httproute-1, ns/httproute-2 and 5 more (--full lists them)"},
+		{"full", refs("HTTPRoute", 11), true, refList(refs("HTTPRoute", 11))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := (Human{Full: c.full}).refLine(c.refs); got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
+// A narrowed description of more than SummaryContexts contexts folds
+// targets whose contexts have the same fields, values, sources and
+// beaten policies; one that differs in any of them is a block of its own.
+func TestNarrowedGroups(t *testing.T) {
+	field := func(v any, by string, beaten ...string) query.FieldEffect {
+		return query.FieldEffect{Field: "/attempts", Value: v, SetBy: by, Beaten: beaten}
+	}
+	d := &query.Description{Object: query.Ref{Kind: "Namespace", Name: "ns"}}
+	k := query.KindEffect{GroupKind: query.GroupKind{Kind: "RetryPolicy"}}
+	for i := range 30 {
+		f := field(3, "ns/p")
+		switch i {
+		case 7:
+			f = field(4, "ns/p")
+		case 8:
+			f = field(3, "ns/q")
+		case 9:
+			f = field(3, "ns/p", "ns/r")
+		}
+		k.Targets = append(k.Targets, query.TargetEffect{
+			Target:   query.Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "ns", Name: fmt.Sprintf("r%02d", i)},
+			Contexts: []query.ContextEffect{{Path: []query.Ref{{Kind: "Namespace", Name: "ns"}}, Fields: []query.FieldEffect{f}}},
+		})
+	}
+	d.Effective = []query.KindEffect{k}
+	for _, c := range []struct {
+		name string
+		h    Human
+		want []string
+	}{
+		{"narrowed", Human{Narrowed: true}, []string{
+			"RetryPolicy on 27 HTTPRoutes in ns, through Namespace ns:",
+			"RetryPolicy on HTTPRoute ns/r07, through Namespace ns:",
+			"RetryPolicy on HTTPRoute ns/r08, through Namespace ns:",
+			"RetryPolicy on HTTPRoute ns/r09, through Namespace ns:",
+		}},
+		{"full", Human{Narrowed: true, Full: true}, nil}, // every target, checked below
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := PrintHuman(&buf, d, c.h); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range strings.Split(buf.String(), "\n") {
+				if strings.HasPrefix(l, "RetryPolicy on ") {
+					got = append(got, l)
+				}
+			}
+			if c.want == nil {
+				if len(got) != 30 || strings.Contains(buf.String(), "each in") {
+					t.Errorf("--full: %d blocks, want 30:\n%s", len(got), buf.String())
+				}
+				return
+			}
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("blocks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+			if !strings.Contains(buf.String(), "  r00, r01, r02, r03, r04 and 22 more, each in 1 context\n") {
+				t.Errorf("the group does not name its first targets:\n%s", buf.String())
+			}
+		})
+	}
+}
+
+// Narrowed contexts that all differ are listed as they are, without the
+// note on grouping.
+func TestNarrowedNothingToGroup(t *testing.T) {
+	d := &query.Description{Object: query.Ref{Kind: "Namespace", Name: "ns"}}
+	k := query.KindEffect{GroupKind: query.GroupKind{Kind: "RetryPolicy"}}
+	for i := range SummaryContexts + 1 {
+		k.Targets = append(k.Targets, query.TargetEffect{
+			Target:   query.Ref{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute", Namespace: "ns", Name: fmt.Sprintf("r%02d", i)},
+			Contexts: []query.ContextEffect{{Path: []query.Ref{{Kind: "Namespace", Name: "ns"}}, Fields: []query.FieldEffect{{Field: "/attempts", Value: i, SetBy: "ns/p"}}}},
+		})
+	}
+	d.Effective = []query.KindEffect{k}
+	var buf bytes.Buffer
+	if err := PrintHuman(&buf, d, Human{Narrowed: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "  via "); n != SummaryContexts+1 || strings.Contains(buf.String(), "grouped") {
+		t.Errorf("%d contexts listed, want %d, and no note on grouping:\n%s", n, SummaryContexts+1, buf.String())
+	}
+}
