@@ -30,10 +30,11 @@ var kindNames = func() map[string]schema.GroupKind {
 		for _, n := range row.Names {
 			m[n] = row.GroupKind
 		}
-		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io.
+		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io,
+		// with the row's resource (its CRD's spec.names.plural).
 		if row.Group != "" {
 			m[strings.ToLower(row.Kind)+"."+row.Group] = row.GroupKind
-			m[Plural(row.Kind)+"."+row.Group] = row.GroupKind
+			m[row.Resource+"."+row.Group] = row.GroupKind
 		}
 	}
 	// The short name of Gateway API's Gateway CRD, which kubectl reads
@@ -95,19 +96,30 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 // policyKindNames are the names a policy kind answers to.
 func policyKindNames(k *policykind.Kind) []string {
 	kind := strings.ToLower(k.Kind)
-	plural := Plural(k.Kind)
+	plural := Resource(k)
 	group := strings.ToLower(k.Group)
 	return []string{kind, plural, kind + "." + group, plural + "." + group}
 }
 
+// Resource is a policy kind's resource: its CRD's spec.names.plural when
+// the CRD is known, else Plural of its kind.
+func Resource(k *policykind.Kind) string {
+	if k.Plural != "" {
+		return strings.ToLower(k.Plural)
+	}
+	return Plural(k.Kind)
+}
+
 // Plural is the lower-case plural of a kind, as a CRD names its resource
-// (RetryPolicy: retrypolicies).
+// by the English rule (RetryPolicy: retrypolicies; Gateway: gateways, a
+// vowel before the y keeping it; GatewayClass: gatewayclasses), for a
+// kind whose CRD is not known.
 func Plural(kind string) string {
 	kind = strings.ToLower(kind)
 	switch {
-	case strings.HasSuffix(kind, "y"):
+	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
 		return strings.TrimSuffix(kind, "y") + "ies"
-	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"), strings.HasSuffix(kind, "ch"), strings.HasSuffix(kind, "sh"):
+	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"), strings.HasSuffix(kind, "z"), strings.HasSuffix(kind, "ch"), strings.HasSuffix(kind, "sh"):
 		return kind + "es"
 	}
 	return kind + "s"
