@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,16 +52,56 @@ func (v *viewFlag) bindNarrow(c *cobra.Command) {
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }
 
-// narrow applies --kind and --field to a description.
-func (v *viewFlag) narrow(d *query.Description) (*query.Description, error) {
+// narrow applies --kind and --field to a description of an object. The
+// kinds are read as explain --kind reads its kind (policyKindFlag), so a
+// mistyped one is an error, not an empty answer. missing is the error to
+// give when the field is set in none of the object's contexts although
+// others are (explain's "not set ... did you mean"): describe of one
+// object gives it; of several, when it holds for every one of them.
+func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Description) (nd *query.Description, missing *query.FieldNotSetError, err error) {
+	var kinds []query.GroupKind
+	var names []string
+	for _, name := range v.kinds {
+		_, gk, err := policyKindFlag(f, res, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		kinds = append(kinds, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+		names = append(names, gk.Kind)
+	}
 	field := ""
 	if v.field != "" {
-		var err error
 		if field, err = query.FieldPointer(v.field); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return d.Only(v.kinds, field), nil
+	nd = d.Only(kinds, field)
+	if field != "" && len(nd.Effective) == 0 {
+		if set := d.Only(kinds, "").Fields(); len(set) > 0 {
+			which := "policy"
+			if len(names) > 0 {
+				which = strings.Join(names, " or ")
+			}
+			missing = &query.FieldNotSetError{Object: d.Object.String(), Field: field, Which: which, Fields: set}
+		}
+	}
+	return nd, missing, nil
+}
+
+// policyKindFlag reads a --kind NAME (explain's, describe's) as
+// ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
+// only the published records know (only is then nil). A kind of the
+// hierarchy is an error.
+func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
+	k, err := query.ResolveKind(res, f.kindAlias(name))
+	if gk, ok := f.published.kindNamed(name); err != nil && ok {
+		return nil, gk, nil // known from the records only
+	} else if err != nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind: %w", err)
+	} else if k.Policy == nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: want a policy kind", name)
+	}
+	return k.Policy, k.Policy.Key(), nil
 }
 
 func (v *viewFlag) bind(c *cobra.Command) {
@@ -268,6 +309,9 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		return err
 	}
 	docs := make([]any, 0, len(subjects))
+	var missing *query.FieldNotSetError // --field, set on none of the objects
+	var missed []string
+	found := false
 	for _, subj := range subjects {
 		if subj.Policy != nil {
 			docs = append(docs, query.DescribePolicy(res, subj.Policy))
@@ -277,10 +321,29 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
-		if d, err = v.narrow(d); err != nil {
+		d, miss, err := v.narrow(f, res, d)
+		if err != nil {
 			return err
 		}
+		if miss != nil {
+			if missing == nil {
+				missing = miss
+			} else {
+				missing.Fields = slices.Compact(slices.Sorted(slices.Values(append(missing.Fields, miss.Fields...))))
+			}
+			missed = append(missed, miss.Object)
+		}
+		found = found || len(d.Effective) > 0
 		docs = append(docs, d)
+	}
+	if missing != nil && !found {
+		switch {
+		case len(missed) > 3:
+			missing.Object = fmt.Sprintf("any of %s and %d more", strings.Join(missed[:3], ", "), len(missed)-3)
+		case len(missed) > 1:
+			missing.Object = "any of " + strings.Join(missed, ", ")
+		}
+		return missing
 	}
 	switch {
 	case v.format != "" && name != "" && len(docs) == 1:
@@ -326,8 +389,12 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if f.published != nil {
 		f.published.describe(d, res, subj.Node)
 	}
-	if d, err = v.narrow(d); err != nil {
+	d, missing, err := v.narrow(f, res, d)
+	if err != nil {
 		return err
+	}
+	if missing != nil {
+		return missing
 	}
 	return v.print(s, d)
 }
@@ -435,16 +502,11 @@ strata render --values --field prints it.`,
 			var only *policykind.Kind
 			onlyName := ""
 			if kind != "" {
-				k, err := query.ResolveKind(res, f.kindAlias(kind))
-				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
-					onlyName = gk.Kind // known from the records only
-				} else if err != nil {
-					return fmt.Errorf("--kind: %w", err)
-				} else if k.Policy == nil {
-					return fmt.Errorf("--kind %q: want a policy kind", kind)
-				} else {
-					only, onlyName = k.Policy, k.Policy.Kind
+				var gk schema.GroupKind
+				if only, gk, err = policyKindFlag(&f, res, kind); err != nil {
+					return err
 				}
+				onlyName = gk.Kind
 			}
 			var x *query.Explanation
 			if only != nil || onlyName == "" {
