@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // How the commands read the names a user types (kinds, KIND/NAME, field
@@ -26,6 +30,11 @@ func TestNamingErrors(t *testing.T) {
 		{"describe --field typo of a kind", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--kind", "RetryPolicies", "--field", "atempts"}},
 		{"describe --field element not there", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--field", "/codes/7"}},
 		{"describe KIND --field typo", []string{"describe", "service", "-n", "baker", "-f", discParable, "--field", "intervalSecond"}},
+		// --sort-by a value kubectl's sorter cannot compare.
+		{"get --sort-by a map", []string{"get", "policies", "-f", discParable, "--sort-by", ".spec"}},
+		{"get --sort-by a list", []string{"get", "policies", "-A", "-f", discParable, "--sort-by", "{.spec.targetRefs}"}},
+		{"kinds --sort-by a map", []string{"kinds", "-f", discParable, "--sort-by", ".spec"}},
+		{"kinds --builtin --sort-by a list", []string{"kinds", "--builtin", "--sort-by", ".spec.targetKinds", "-o", "name"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)
@@ -82,4 +91,53 @@ func TestNamingGolden(t *testing.T) {
 			discoverGolden(t, "testdata/naming/"+c.golden+".golden", "$ strata "+strings.ReplaceAll(strings.Join(c.args, " "), "../../examples/", "examples/")+"\n"+out)
 		})
 	}
+}
+
+// --sort-by checks that kubectl's sorter can compare the field's values
+// before it sorts: on any other value the sorter ends the process
+// (klog.Exitf), which no command and no test calling Main survives.
+func TestSortable(t *testing.T) {
+	obj := func(name string, spec map[string]any) runtime.Object {
+		return &unstructured.Unstructured{Object: map[string]any{"kind": "RetryPolicy", "metadata": map[string]any{"namespace": "ns", "name": name}, "spec": spec}}
+	}
+	for _, c := range []struct {
+		field string
+		specs []map[string]any
+		err   string // "" for sortable
+	}{
+		{".spec.a", []map[string]any{{"a": "x"}, {"a": "y"}, {}}, ""},
+		{".spec.a", []map[string]any{{"a": int64(2)}, {"a": int64(1)}, {"a": nil}}, ""},
+		{".spec.a", []map[string]any{{"a": 1.5}, {"a": 0.5}}, ""},
+		{".metadata.name", []map[string]any{{}, {}}, ""},
+		{".spec", []map[string]any{{"a": "x"}}, ".spec of RetryPolicy ns/p0 is not a sortable field (a map)"},
+		{".spec.a", []map[string]any{{"a": "x"}, {"a": []any{"y"}}}, ".spec.a of RetryPolicy ns/p1 is not a sortable field (a list)"},
+		{"{.spec.a}", []map[string]any{{"a": true}}, "{.spec.a} of RetryPolicy ns/p0 is not a sortable field (a boolean)"},
+		{".spec.a", []map[string]any{{"a": "x"}, {"a": int64(1)}}, ".spec.a is a string in RetryPolicy ns/p0 but an integer in RetryPolicy ns/p1, which cannot be compared"},
+		{".spec.a", []map[string]any{{"a": int64(1)}, {"a": 1.5}}, ".spec.a is an integer in RetryPolicy ns/p0 but a decimal number in RetryPolicy ns/p1"},
+	} {
+		t.Run(c.field+" "+c.err, func(t *testing.T) {
+			var objs []runtime.Object
+			for i, s := range c.specs {
+				objs = append(objs, obj(fmt.Sprintf("p%d", i), s))
+			}
+			err := sortable(c.field, objs)
+			switch {
+			case c.err == "" && err != nil:
+				t.Errorf("sortable: %v", err)
+			case c.err != "" && (err == nil || !strings.HasPrefix(err.Error(), c.err)):
+				t.Errorf("sortable: %v, want %q", err, c.err)
+			case c.err == "":
+				// What sortable lets through, kubectl's sorter sorts.
+				if _, err := newListFlags().withSortBy(c.field).order(objs); err != nil {
+					t.Errorf("order: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// withSortBy is l with --sort-by field.
+func (l *listFlags) withSortBy(field string) *listFlags {
+	*l.print.HumanReadableFlags.SortBy = field
+	return l
 }
