@@ -817,12 +817,18 @@ namespace may be left out); - reads it from stdin.`,
 				}
 				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
 			}
+			if len(args) == 0 {
+				return wrongArgs(c, args, 2)
+			}
 			arg, err := subjectArg(args)
 			if err != nil {
 				return err
 			}
-			if del == (replace != "") {
-				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version")
+			if del && replace != "" {
+				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version, not both")
+			}
+			if !del && replace == "" {
+				return needs(c, "--delete or --replace FILE (the policy's new version)")
 			}
 			if err := v.check(); err != nil {
 				return err
@@ -945,6 +951,8 @@ rest counted in dashed boxes, however large the world.
 
   strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg
   strata graph httproute/baker -n baker --depth 1 -o html -f examples/parable/ > baker.html`,
+		Example: `  strata graph httproute/baker -n baker --depth 1 -o mermaid -f examples/parable/
+  strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
 		Args: arity(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
