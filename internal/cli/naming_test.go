@@ -17,6 +17,7 @@ import (
 // nor a library's log line. The messages are kept in
 // testdata/naming/errors.golden.
 func TestNamingErrors(t *testing.T) {
+	const url = "http://baker.cupcakes.example/"
 	var all strings.Builder
 	for _, c := range []struct {
 		name string
@@ -36,6 +37,11 @@ func TestNamingErrors(t *testing.T) {
 		{"get --sort-by a list", []string{"get", "policies", "-A", "-f", discParable, "--sort-by", "{.spec.targetRefs}"}},
 		{"kinds --sort-by a map", []string{"kinds", "-f", discParable, "--sort-by", ".spec"}},
 		{"kinds --builtin --sort-by a list", []string{"kinds", "--builtin", "--sort-by", ".spec.targetKinds", "-o", "name"}},
+		// simulate --gateway and --route.
+		{"simulate --gateway typo", []string{"simulate", "GET", url, "-f", discParable, "--gateway", "infra/storefrnt"}},
+		{"simulate --gateway namespace", []string{"simulate", "GET", url, "-f", discParable, "--gateway", "baker/storefront"}},
+		{"simulate --route typo", []string{"simulate", "GET", url, "-f", discParable, "--route", "baker/bakr"}},
+		{"simulate --route namespace", []string{"simulate", "GET", url, "-f", discParable, "--route", "httproute/infra/baker"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)

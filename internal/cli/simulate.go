@@ -126,6 +126,9 @@ does.`,
 				if sim, err = query.Simulate(res, req, gateway); err != nil {
 					return err
 				}
+				if route != "" && res.Graph.Lookup(expected) == topology.None {
+					return query.NoSuchObject(res, "--route", route, expected)
+				}
 				if f.published != nil {
 					f.published.simulate(sim, res)
 				}
