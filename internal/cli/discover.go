@@ -262,6 +262,11 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
+	if name != "" {
+		if err := query.CheckSubject(kind + "/" + name); err != nil {
+			return err
+		}
+	}
 	var scope func(*engine.Result) []topology.NodeID
 	if name != "" && f.allNamespaces && sel.Empty() {
 		scope = everywhereScope(f, kind, name)
@@ -561,9 +566,10 @@ func newGet(s Streams) *cobra.Command {
 	var f sourceFlags
 	l := newListFlags()
 	c := &cobra.Command{
-		Use:   "get policies [KIND]",
+		Use:   "get policies [KIND | KIND/NAME]",
 		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
-		Long: `Lists every policy object of every declared policy kind (or of one, KIND):
+		Long: `Lists every policy object of every declared policy kind (or of one, KIND;
+or the policies of kind KIND named NAME, KIND/NAME, as kubectl get TYPE/NAME):
 its targets as written, its class, its status rolled up over its ancestors
 (Accepted, then Enforced, PartiallyEnforced or Overridden), and AFFECTS:
 the number of effective targets and contexts in which it sets a field in
@@ -580,6 +586,7 @@ custom-columns print the policy objects themselves (a v1 List); -o yaml
 and json print the PolicyList (docs/cli.md).`,
 		Example: `  strata get policies -A -f examples/parable/
   strata get policies retrypolicy -n baker -f examples/parable/ -o json
+  strata get policies retrypolicy/baker-retries -n baker -f examples/parable/
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
@@ -600,6 +607,17 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
+			// KIND, or KIND/NAME: the policies of that kind and name.
+			kind, name := "", ""
+			if len(args) == 2 {
+				var named bool
+				kind, name, named = strings.Cut(args[1], "/")
+				if named {
+					if err := query.CheckSubject(args[1]); err != nil {
+						return fmt.Errorf("get policies %w", err)
+					}
+				}
+			}
 			f.answersFromRecords = true
 			ns, all := f.namespaceScope()
 			// In one namespace (or with a selector), only the targets
@@ -608,9 +626,9 @@ and json print the PolicyList (docs/cli.md).`,
 			var scope func(*engine.Result) []topology.NodeID
 			if !all || !sel.Empty() {
 				scope = func(res *engine.Result) []topology.NodeID {
-					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
+					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
 					if len(args) == 2 {
-						k, err := query.ResolveKind(res, f.kindAlias(args[1]))
+						k, err := query.ResolveKind(res, f.kindAlias(kind))
 						if err != nil || k.Policy == nil {
 							return nil // the complete run gives the error
 						}
@@ -629,11 +647,12 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
-			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
 			var only *schema.GroupKind // a kind known from the records only
+			var k query.KindName
 			if len(args) == 2 {
-				k, err := query.ResolveKind(res, f.kindAlias(args[1]))
-				if gk, ok := f.published.kindNamed(args[1]); err != nil && ok {
+				k, err = query.ResolveKind(res, f.kindAlias(kind))
+				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {
 					return err
@@ -653,6 +672,12 @@ and json print the PolicyList (docs/cli.md).`,
 			}
 			if f.published != nil {
 				f.published.policies(pl, res, ns, all, only)
+				if name != "" {
+					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name != name })
+				}
+			}
+			if name != "" && len(pl.Items) == 0 && sel.Empty() {
+				return policyNotFound(res, k, only, name, ns, all)
 			}
 			objects := policyObjects(res, pl)
 			if !sel.Empty() && f.published != nil {
@@ -675,6 +700,21 @@ and json print the PolicyList (docs/cli.md).`,
 	c.ValidArgsFunction = completeGet(&f)
 	withWatch(c, orig, out, &f)
 	return c
+}
+
+// policyNotFound is get policies KIND/NAME's error when no policy of
+// kind k (or only, known from the published records only) is named name
+// in namespace ns (any, with all): the "not found" of describe, with the
+// namespaces that hold one and "did you mean".
+func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
+	switch {
+	case k.Policy == nil:
+		return fmt.Errorf("%s %s not found", only.Kind, name)
+	case all:
+		return query.NotFoundAnywhere(res, k, name)
+	}
+	_, err := query.Resolve(res, strings.ToLower(k.Policy.Kind)+"."+k.Policy.Group+"/"+name, ns)
+	return err
 }
 
 // policyObjects are the policy objects of l's items, in its order: the

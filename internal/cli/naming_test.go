@@ -32,6 +32,18 @@ func TestNamingErrors(t *testing.T) {
 		{"describe --field typo of a kind", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--kind", "RetryPolicies", "--field", "atempts"}},
 		{"describe --field element not there", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--field", "/codes/7"}},
 		{"describe KIND --field typo", []string{"describe", "service", "-n", "baker", "-f", discParable, "--field", "intervalSecond"}},
+		// An empty name.
+		{"empty name", []string{"describe", "httproute/#rule-0", "-n", "baker", "-f", discParable}},
+		{"empty name -A", []string{"describe", "httproute", "#rule-0", "-A", "-f", discParable}},
+		{"explain empty name -A", []string{"explain", "httproute/#rule-0", "-A", "--field", "codes", "-f", discParable}},
+		// The kinds a user may type: every kind of the hierarchy.
+		{"unknown kind", []string{"describe", "listenerst/x", "-n", "infra", "-f", discParable}},
+		// get policies KIND/NAME.
+		{"get policies KIND/NAME typo", []string{"get", "policies", "retrypolicy/baker-retrie", "-n", "baker", "-f", discParable}},
+		{"get policies KIND/NAME elsewhere", []string{"get", "policies", "retrypolicy/baker-retries", "-n", "infra", "-f", discParable}},
+		{"get policies KIND/NAME nowhere", []string{"get", "policies", "retrypolicy/baker-retrie", "-f", discParable}},
+		{"get policies KIND/", []string{"get", "policies", "retrypolicy/", "-f", discParable}},
+		{"get policies of a topology kind by name", []string{"get", "policies", "httproute/baker", "-f", discParable}},
 		// --sort-by a value kubectl's sorter cannot compare.
 		{"get --sort-by a map", []string{"get", "policies", "-f", discParable, "--sort-by", ".spec"}},
 		{"get --sort-by a list", []string{"get", "policies", "-A", "-f", discParable, "--sort-by", "{.spec.targetRefs}"}},
@@ -89,6 +101,9 @@ func TestNamingGolden(t *testing.T) {
 	}{
 		{"describe-field-element", []string{"describe", "httproute/baker", "-n", "baker", "--field", "/codes/0", "-f", discParable}},
 		{"describe-field-element.json", []string{"describe", "httproute/baker", "-n", "baker", "--field", "codes.1", "-f", discParable, "-o", "json"}},
+		{"describe-gateway-resource-group", []string{"describe", "gateways.gateway.networking.k8s.io/storefront", "-n", "infra", "-f", discParable}},
+		{"get-policies-kind-name", []string{"get", "policies", "retrypolicy/baker-retries", "-f", discParable}},
+		{"get-policies-kind-name-o-name", []string{"get", "policies", "RetryPolicies/icing-retries", "-n", "frosting", "-f", discParable, "-o", "name"}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)

@@ -162,9 +162,25 @@ func KindNames(res *engine.Result) []string {
 	return out
 }
 
-// knownKinds lists the names to suggest when a kind is unknown.
+// knownKinds lists the names to suggest when a kind is unknown: every
+// targetable kind of hierarchy.Table, in its order, with its short name
+// (the first of its Names that is neither the kind nor its resource),
+// then the policy kinds.
 func knownKinds(res *engine.Result) []string {
-	out := []string{"gatewayclass (gc)", "gateway (gw)", "httproute (route)", "grpcroute", "tcproute", "tlsroute", "udproute", "service (svc)", "namespace (ns)"}
+	var out []string
+	for _, row := range hierarchy.Table {
+		if !row.Targetable {
+			continue
+		}
+		name := strings.ToLower(row.Kind)
+		for _, n := range row.Names {
+			if n != name && n != row.Resource {
+				name += " (" + n + ")"
+				break
+			}
+		}
+		out = append(out, name)
+	}
 	var policies []string
 	for _, k := range res.PolicyKinds() {
 		policies = append(policies, strings.ToLower(k.Kind))
@@ -177,10 +193,10 @@ func knownKinds(res *engine.Result) []string {
 // rule or named port) names, in namespace ns for namespaced kinds. A
 // policy is looked up in ns, then among cluster-scoped policies.
 func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
-	kind, name, ok := strings.Cut(arg, "/")
-	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
-		return Subject{}, fmt.Errorf("%q: want KIND/NAME, e.g. httproute/baker (the namespace comes from -n)", arg)
+	if err := CheckSubject(arg); err != nil {
+		return Subject{}, err
 	}
+	kind, name, _ := strings.Cut(arg, "/")
 	k, err := ResolveKind(res, kind)
 	if err != nil {
 		return Subject{}, err
@@ -227,6 +243,20 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		return Subject{}, fmt.Errorf("%s not found%s%s", ref, elsewhere(res, k.Topology, name, info.Namespaced), DidYouMean(name, here))
 	}
 	return Subject{Node: n}, nil
+}
+
+// CheckSubject checks the form of a KIND/NAME[#SECTION] argument, before
+// anything is looked up: a kind, one slash, and a name, which a section
+// does not replace (httproute/#rule-0 names no route).
+func CheckSubject(arg string) error {
+	kind, name, ok := strings.Cut(arg, "/")
+	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%q: want KIND/NAME, e.g. httproute/baker (the namespace comes from -n)", arg)
+	}
+	if object, section, _ := strings.Cut(name, "#"); object == "" {
+		return fmt.Errorf("%q: the name is empty: want KIND/NAME#SECTION, e.g. %s/NAME#%s", arg, kind, section)
+	}
+	return nil
 }
 
 // NotFoundAnywhere is the error for KIND/NAME[#SECTION] -A that names
