@@ -53,7 +53,8 @@ whose parametersRef names a GatewayClassBlueprint, it renders the blueprint
 for each Gateway of the class and each HTTPRoute attached to one, applies
 the result with server-side apply, and writes their status and that of the
 GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
-		Args: cobra.NoArgs,
+		Example: `  strata controller --leader-elect`,
+		Args:    arity(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := controllerRESTConfig(kube)
 			if err != nil {

@@ -46,14 +46,14 @@ git diff --exit-code.`,
   strata diff -f base/deploy/ --against head/deploy/ -o markdown > comment.md
   strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json`,
 		Args: arity(0, 0),
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(c *cobra.Command, _ []string) error {
 			switch format {
 			case "", printer.YAML, printer.JSON, printer.Markdown:
 			default:
 				return fmt.Errorf("--output %q: want yaml, json or markdown (or nothing, for people)", format)
 			}
 			if len(f.files) == 0 || len(against) == 0 {
-				return errors.New("give both file sets: -f BASE... (before the change) and --against HEAD... (after it)")
+				return needs(c, "-f BASE... (before the change) and --against HEAD... (after it)")
 			}
 			if slices.Contains(f.files, "-") && slices.Contains(against, "-") {
 				return errors.New("-f and --against cannot both read stdin (-)")

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,16 +52,56 @@ func (v *viewFlag) bindNarrow(c *cobra.Command) {
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }
 
-// narrow applies --kind and --field to a description.
-func (v *viewFlag) narrow(d *query.Description) (*query.Description, error) {
+// narrow applies --kind and --field to a description of an object. The
+// kinds are read as explain --kind reads its kind (policyKindFlag), so a
+// mistyped one is an error, not an empty answer. missing is the error to
+// give when the field is set in none of the object's contexts although
+// others are (explain's "not set ... did you mean"): describe of one
+// object gives it; of several, when it holds for every one of them.
+func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Description) (nd *query.Description, missing *query.FieldNotSetError, err error) {
+	var kinds []query.GroupKind
+	var names []string
+	for _, name := range v.kinds {
+		_, gk, err := policyKindFlag(f, res, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		kinds = append(kinds, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+		names = append(names, gk.Kind)
+	}
 	field := ""
 	if v.field != "" {
-		var err error
 		if field, err = query.FieldPointer(v.field); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return d.Only(v.kinds, field), nil
+	nd = d.Only(kinds, field)
+	if field != "" && len(nd.Effective) == 0 {
+		if set := d.Only(kinds, "").Fields(); len(set) > 0 {
+			which := "policy"
+			if len(names) > 0 {
+				which = strings.Join(names, " or ")
+			}
+			missing = &query.FieldNotSetError{Object: d.Object.String(), Field: field, Which: which, Fields: set}
+		}
+	}
+	return nd, missing, nil
+}
+
+// policyKindFlag reads a --kind NAME (explain's, describe's) as
+// ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
+// only the published records know (only is then nil). A kind of the
+// hierarchy is an error.
+func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
+	k, err := query.ResolveKind(res, f.kindAlias(name))
+	if gk, ok := f.published.kindNamed(name); err != nil && ok {
+		return nil, gk, nil // known from the records only
+	} else if err != nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind: %w", err)
+	} else if k.Policy == nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: want a policy kind", name)
+	}
+	return k.Policy, k.Policy.Key(), nil
 }
 
 func (v *viewFlag) bind(c *cobra.Command) {
@@ -222,6 +263,11 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
+	if name != "" {
+		if err := query.CheckSubject(kind + "/" + name); err != nil {
+			return err
+		}
+	}
 	var scope func(*engine.Result) []topology.NodeID
 	if name != "" && f.allNamespaces && sel.Empty() {
 		scope = everywhereScope(f, kind, name)
@@ -269,6 +315,9 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		return err
 	}
 	docs := make([]any, 0, len(subjects))
+	var missing *query.FieldNotSetError // --field, set on none of the objects
+	var missed []string
+	found := false
 	for _, subj := range subjects {
 		if subj.Policy != nil {
 			docs = append(docs, query.DescribePolicy(res, subj.Policy))
@@ -278,10 +327,29 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
-		if d, err = v.narrow(d); err != nil {
+		d, miss, err := v.narrow(f, res, d)
+		if err != nil {
 			return err
 		}
+		if miss != nil {
+			if missing == nil {
+				missing = miss
+			} else {
+				missing.Fields = slices.Compact(slices.Sorted(slices.Values(append(missing.Fields, miss.Fields...))))
+			}
+			missed = append(missed, miss.Object)
+		}
+		found = found || len(d.Effective) > 0
 		docs = append(docs, d)
+	}
+	if missing != nil && !found {
+		switch {
+		case len(missed) > 3:
+			missing.Object = fmt.Sprintf("any of %s and %d more", strings.Join(missed[:3], ", "), len(missed)-3)
+		case len(missed) > 1:
+			missing.Object = "any of " + strings.Join(missed, ", ")
+		}
+		return missing
 	}
 	switch {
 	case v.format != "" && name != "" && len(docs) == 1:
@@ -327,8 +395,12 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if f.published != nil {
 		f.published.describe(d, res, subj.Node)
 	}
-	if d, err = v.narrow(d); err != nil {
+	d, missing, err := v.narrow(f, res, d)
+	if err != nil {
 		return err
+	}
+	if missing != nil {
+		return missing
 	}
 	return v.print(s, d)
 }
@@ -436,16 +508,11 @@ strata render --values --field prints it.`,
 			var only *policykind.Kind
 			onlyName := ""
 			if kind != "" {
-				k, err := query.ResolveKind(res, f.kindAlias(kind))
-				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
-					onlyName = gk.Kind // known from the records only
-				} else if err != nil {
-					return fmt.Errorf("--kind: %w", err)
-				} else if k.Policy == nil {
-					return fmt.Errorf("--kind %q: want a policy kind", kind)
-				} else {
-					only, onlyName = k.Policy, k.Policy.Kind
+				var gk schema.GroupKind
+				if only, gk, err = policyKindFlag(&f, res, kind); err != nil {
+					return err
 				}
+				onlyName = gk.Kind
 			}
 			var x *query.Explanation
 			if only != nil || onlyName == "" {
@@ -500,9 +567,10 @@ func newGet(s Streams) *cobra.Command {
 	var f sourceFlags
 	l := newListFlags()
 	c := &cobra.Command{
-		Use:   "get policies [KIND]",
+		Use:   "get policies [KIND | KIND/NAME]",
 		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
-		Long: `Lists every policy object of every declared policy kind (or of one, KIND):
+		Long: `Lists every policy object of every declared policy kind (or of one, KIND;
+or the policies of kind KIND named NAME, KIND/NAME, as kubectl get TYPE/NAME):
 its targets as written, its class, its status rolled up over its ancestors
 (Accepted, then Enforced, PartiallyEnforced or Overridden), and AFFECTS:
 the number of effective targets and contexts in which it sets a field in
@@ -519,6 +587,7 @@ custom-columns print the policy objects themselves (a v1 List); -o yaml
 and json print the PolicyList (docs/cli.md).`,
 		Example: `  strata get policies -A -f examples/parable/
   strata get policies retrypolicy -n baker -f examples/parable/ -o json
+  strata get policies retrypolicy/baker-retries -n baker -f examples/parable/
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
@@ -539,6 +608,17 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
+			// KIND, or KIND/NAME: the policies of that kind and name.
+			kind, name := "", ""
+			if len(args) == 2 {
+				var named bool
+				kind, name, named = strings.Cut(args[1], "/")
+				if named {
+					if err := query.CheckSubject(args[1]); err != nil {
+						return fmt.Errorf("get policies %w", err)
+					}
+				}
+			}
 			f.answersFromRecords = true
 			ns, all := f.namespaceScope()
 			// In one namespace (or with a selector), only the targets
@@ -547,9 +627,9 @@ and json print the PolicyList (docs/cli.md).`,
 			var scope func(*engine.Result) []topology.NodeID
 			if !all || !sel.Empty() {
 				scope = func(res *engine.Result) []topology.NodeID {
-					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
+					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
 					if len(args) == 2 {
-						k, err := query.ResolveKind(res, f.kindAlias(args[1]))
+						k, err := query.ResolveKind(res, f.kindAlias(kind))
 						if err != nil || k.Policy == nil {
 							return nil // the complete run gives the error
 						}
@@ -568,11 +648,12 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
-			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
 			var only *schema.GroupKind // a kind known from the records only
+			var k query.KindName
 			if len(args) == 2 {
-				k, err := query.ResolveKind(res, f.kindAlias(args[1]))
-				if gk, ok := f.published.kindNamed(args[1]); err != nil && ok {
+				k, err = query.ResolveKind(res, f.kindAlias(kind))
+				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {
 					return err
@@ -592,6 +673,12 @@ and json print the PolicyList (docs/cli.md).`,
 			}
 			if f.published != nil {
 				f.published.policies(pl, res, ns, all, only)
+				if name != "" {
+					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name != name })
+				}
+			}
+			if name != "" && len(pl.Items) == 0 && sel.Empty() {
+				return policyNotFound(res, k, only, name, ns, all)
 			}
 			objects := policyObjects(res, pl)
 			if !sel.Empty() && f.published != nil {
@@ -614,6 +701,21 @@ and json print the PolicyList (docs/cli.md).`,
 	c.ValidArgsFunction = completeGet(&f)
 	withWatch(c, orig, out, &f)
 	return c
+}
+
+// policyNotFound is get policies KIND/NAME's error when no policy of
+// kind k (or only, known from the published records only) is named name
+// in namespace ns (any, with all): the "not found" of describe, with the
+// namespaces that hold one and "did you mean".
+func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
+	switch {
+	case k.Policy == nil:
+		return fmt.Errorf("%s %s not found", only.Kind, name)
+	case all:
+		return query.NotFoundAnywhere(res, k, name)
+	}
+	_, err := query.Resolve(res, strings.ToLower(k.Policy.Kind)+"."+k.Policy.Group+"/"+name, ns)
+	return err
 }
 
 // policyObjects are the policy objects of l's items, in its order: the
@@ -756,12 +858,18 @@ namespace may be left out); - reads it from stdin.`,
 				}
 				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
 			}
+			if len(args) == 0 {
+				return wrongArgs(c, args, 2)
+			}
 			arg, err := subjectArg(args)
 			if err != nil {
 				return err
 			}
-			if del == (replace != "") {
-				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version")
+			if del && replace != "" {
+				return errors.New("say what changes: --delete, or --replace FILE with the policy's new version, not both")
+			}
+			if !del && replace == "" {
+				return needs(c, "--delete or --replace FILE (the policy's new version)")
 			}
 			if err := v.check(); err != nil {
 				return err
@@ -884,6 +992,8 @@ rest counted in dashed boxes, however large the world.
 
   strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg
   strata graph httproute/baker -n baker --depth 1 -o html -f examples/parable/ > baker.html`,
+		Example: `  strata graph httproute/baker -n baker --depth 1 -o mermaid -f examples/parable/
+  strata graph -f examples/gep-713/example-2 | dot -Tsvg > example-2.svg`,
 		Args: arity(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

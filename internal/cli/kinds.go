@@ -166,7 +166,7 @@ func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
 		d := policykind.Declaration{
 			TypeMeta: metav1.TypeMeta{APIVersion: policykind.Group + "/" + policykind.Version, Kind: policykind.KindName},
 			ObjectMeta: metav1.ObjectMeta{
-				Name:        query.Plural(k.Kind) + "." + k.Group,
+				Name:        query.Resource(k) + "." + k.Group,
 				Annotations: map[string]string{SourceAnnotation: k.Source},
 			},
 			Spec: k.Spec,

@@ -3,7 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"slices"
+	"reflect"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/printers"
+	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
 	"github.com/strata-dev/strata/pkg/query"
@@ -132,7 +133,18 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	if field == "" || len(objects) == 0 {
 		return nil, nil
 	}
-	sorted := slices.Clone(objects)
+	// Sorted in the unstructured form, the one sortable checks.
+	sorted := make([]runtime.Object, len(objects))
+	for i, o := range objects {
+		u, err := toUnstructured(o)
+		if err != nil {
+			return nil, err
+		}
+		sorted[i] = u
+	}
+	if err := sortable(field, sorted); err != nil {
+		return nil, fmt.Errorf("--sort-by %s: %w", field, err)
+	}
 	s, err := get.SortObjects(nil, sorted, field)
 	if err != nil {
 		return nil, fmt.Errorf("--sort-by %q: %w", field, err)
@@ -142,6 +154,81 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 		out[i] = s.OriginalPosition(i)
 	}
 	return out, nil
+}
+
+// sortable checks that kubectl's sorter can compare field's values in
+// objects (unstructured): strings, or numbers of one type, in every
+// object that has the field. On any other value (a map, a list, a
+// boolean, a string in one object and a number in another) the sorter
+// exits the process from inside the library (klog.Exitf in
+// RuntimeSort.Less), which a command, or a test calling Main, cannot
+// recover from; here it is an error naming the object and the field.
+func sortable(field string, objects []runtime.Object) error {
+	expr, err := get.RelaxedJSONPathExpression(field)
+	if err != nil {
+		return err
+	}
+	parser := jsonpath.New("sorting").AllowMissingKeys(true)
+	if err := parser.Parse(expr); err != nil {
+		return err
+	}
+	const hint = "sort by a string, number or time such as .metadata.name"
+	var first any      // the first value found, of the type every other must have
+	var firstIn string // the object it is in
+	for _, o := range objects {
+		u := o.(*unstructured.Unstructured)
+		found, err := parser.FindResults(u.Object)
+		if err != nil {
+			return err
+		}
+		if len(found) == 0 || len(found[0]) == 0 {
+			continue // the sorter puts objects without it first
+		}
+		v := found[0][0]
+		for v.Kind() == reflect.Interface && !v.IsNil() {
+			v = v.Elem()
+		}
+		if !v.IsValid() || v.Kind() == reflect.Interface {
+			continue // null
+		}
+		in := u.GetKind() + " " + u.GetName()
+		if u.GetNamespace() != "" {
+			in = u.GetKind() + " " + u.GetNamespace() + "/" + u.GetName()
+		}
+		x := v.Interface()
+		switch x.(type) {
+		case string, int64, float64, int, int32:
+		default:
+			return fmt.Errorf("%s of %s is not a sortable field (%s); %s", field, in, typeName(x), hint)
+		}
+		switch {
+		case first == nil:
+			first, firstIn = x, in
+		case reflect.TypeOf(first) != reflect.TypeOf(x):
+			return fmt.Errorf("%s is %s in %s but %s in %s, which cannot be compared; %s", field, typeName(first), firstIn, typeName(x), in, hint)
+		}
+	}
+	return nil
+}
+
+// typeName names the type of a value read from YAML or JSON, for
+// messages.
+func typeName(x any) string {
+	switch x.(type) {
+	case map[string]any:
+		return "a map"
+	case []any:
+		return "a list"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case float64:
+		return "a decimal number"
+	case int64, int, int32:
+		return "an integer"
+	}
+	return fmt.Sprintf("a %T", x)
 }
 
 // printObjects prints objects as a v1 List with the printer -o names

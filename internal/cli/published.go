@@ -112,11 +112,7 @@ func (p *published) kindNamed(name string) (schema.GroupKind, bool) {
 	}
 	name = strings.ToLower(name)
 	for gk := range p.kinds {
-		k := strings.ToLower(gk.Kind)
-		plural := k + "s"
-		if strings.HasSuffix(k, "y") {
-			plural = strings.TrimSuffix(k, "y") + "ies"
-		}
+		k, plural := strings.ToLower(gk.Kind), query.Plural(gk.Kind)
 		if name == k || name == plural || name == plural+"."+gk.Group || name == k+"."+gk.Group {
 			return gk, true
 		}

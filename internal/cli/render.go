@@ -75,6 +75,8 @@ e.g. /service/type) and prints every source that set it, the winner first.
 
 A render that fails (a template error, a refused object) prints nothing
 and names the template, the line and the value path.`,
+		Example: `  strata render gateway/shop -n team-a -f examples/blueprints
+  strata render gateway/shop -n team-a --values --field /replicas -f examples/blueprints`,
 		Args: arity(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.field != "" && !f.values {

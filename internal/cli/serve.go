@@ -51,7 +51,7 @@ kinds it may not are named "not visible to you"); it watches the kinds it
 read, and on a change reads the cluster again and the open pages reload.`,
 		Example: `  strata serve -f examples/parable/
   strata serve --address 127.0.0.1:9000`,
-		Args: cobra.NoArgs,
+		Args: arity(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(orBackground(c.Context()), os.Interrupt, syscall.SIGTERM)
 			defer stop()

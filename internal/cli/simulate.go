@@ -86,7 +86,7 @@ does.`,
   strata simulate tls://orders.db.example.com
   strata simulate tcp://db.example.com:5432 --gateway infra/l4
   strata simulate GET http://baker.cupcakes.example/ -n baker --route baker/baker`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
@@ -125,6 +125,9 @@ does.`,
 			} else {
 				if sim, err = query.Simulate(res, req, gateway); err != nil {
 					return err
+				}
+				if route != "" && res.Graph.Lookup(expected) == topology.None {
+					return query.NoSuchObject(res, "--route", route, expected)
 				}
 				if f.published != nil {
 					f.published.simulate(sim, res)

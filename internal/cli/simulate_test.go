@@ -114,7 +114,7 @@ func TestSimulateBadInput(t *testing.T) {
 		want string
 	}{
 		{"no URL", []string{"GET"}, `URL "GET": want an absolute http:// or https:// URL`},
-		{"too many", []string{"GET", "http://a.example.com/", "x"}, "accepts between 1 and 2 arg(s)"},
+		{"too many", []string{"GET", "http://a.example.com/", "x"}, "strata simulate takes [METHOD] URL"},
 		{"method of a connection", []string{"GET", "tls://a.example.com"}, "GET: a tls:// URL is a connection, not an HTTP request: give no method"},
 		{"header of a connection", []string{"tcp://:5432", "-H", "x: 1"}, "-H: a tcp:// URL is a connection, not an HTTP request: it has no headers"},
 		{"no port", []string{"udp://dns.example.com"}, "want udp://HOST:PORT: a UDP connection has no default port"},

@@ -34,6 +34,9 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	if !all {
 		return resolve(f, res, arg, ns)
 	}
+	if err := query.CheckSubject(arg); err != nil {
+		return query.Subject{}, err
+	}
 	kind, name, _ := strings.Cut(f.subjectAlias(arg), "/")
 	object, _, _ := strings.Cut(name, "#")
 	k, err := query.ResolveKind(res, kind)

@@ -72,9 +72,10 @@ func (v Version) String() string {
 func newVersion(s Streams) *cobra.Command {
 	var format string
 	c := &cobra.Command{
-		Use:   "version",
-		Short: "Print the version, commit and Go version this binary was built from",
-		Args:  arity(0, 0),
+		Use:     "version",
+		Short:   "Print the version, commit and Go version this binary was built from",
+		Example: "  strata version -o json",
+		Args:    arity(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := versionOf(debug.ReadBuildInfo())
 			switch format {

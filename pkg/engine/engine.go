@@ -620,18 +620,24 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}
-	// A kind's CRD, when known, bounds status.ancestors (status.Limit);
-	// the last CRD of a kind that declares a bound wins.
+	// A kind's CRD, when known, bounds status.ancestors (status.Limit)
+	// and names its resource; the last CRD of a kind that declares a
+	// bound (a plural) wins.
 	maxOf := map[schema.GroupKind]int{}
+	pluralOf := map[schema.GroupKind]string{}
 	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
 		if max, ok := policykind.AncestorsMaxItems(crd); ok {
 			maxOf[policykind.DefinedKind(crd)] = max
+		}
+		if plural := policykind.CRDPlural(crd); plural != "" {
+			pluralOf[policykind.DefinedKind(crd)] = plural
 		}
 	}
 	for _, k := range kinds {
 		if max, ok := maxOf[k.Key()]; ok {
 			k.MaxAncestors = max
 		}
+		k.Plural = pluralOf[k.Key()]
 	}
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0

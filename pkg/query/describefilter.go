@@ -1,7 +1,12 @@
 package query
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine/merge"
 )
 
 // Only is the description narrowed to some policy kinds and one field,
@@ -9,22 +14,20 @@ import (
 // contexts: the policies of those kinds, their effective policy, and in
 // each context the fields at or below the pointer field (a JSON pointer;
 // FieldPointer reads the dotted form). Empty kinds keep every kind; an
-// empty field keeps every field. A kind matches by Kind or Kind.group,
-// case-insensitively, as kubectl names kinds. d is not changed.
-func (d *Description) Only(kinds []string, field string) *Description {
+// empty field keeps every field. The kinds are resolved already (the CLI
+// reads them as explain --kind does, ResolveKind).
+//
+// A field below one the context lists (/codes/0 of an atomic /codes) is
+// shown as explain --field shows it: that element, its value in force
+// and the policy that set the field holding it (and the ones beaten on
+// that field); a context where the element does not exist keeps nothing.
+// d is not changed.
+func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	if len(kinds) == 0 && field == "" {
 		return d
 	}
 	match := func(gk GroupKind) bool {
-		if len(kinds) == 0 {
-			return true
-		}
-		for _, k := range kinds {
-			if strings.EqualFold(k, gk.Kind) || strings.EqualFold(k, gk.Kind+"."+gk.Group) {
-				return true
-			}
-		}
-		return false
+		return len(kinds) == 0 || slices.Contains(kinds, gk)
 	}
 	out := *d
 	out.Policies = nil
@@ -55,8 +58,15 @@ func (d *Description) Only(kinds []string, field string) *Description {
 			for _, ctx := range t.Contexts {
 				var fields []FieldEffect
 				for _, f := range ctx.Fields {
-					if f.Field == field || under(f.Field, field) {
+					switch {
+					case f.Field == field || under(f.Field, field):
 						fields = append(fields, f)
+					case under(field, f.Field):
+						if v, ok := merge.Get(map[string]any{"v": f.Value}, "/v"+field[len(f.Field):]); ok && f.Value != nil {
+							e := f
+							e.Field, e.Value = field, v
+							fields = append(fields, e)
+						}
 					}
 				}
 				if len(fields) > 0 {
@@ -74,4 +84,45 @@ func (d *Description) Only(kinds []string, field string) *Description {
 		}
 	}
 	return &out
+}
+
+// Fields are the fields in force in some context of d's effective
+// policies, sorted: for describe --field's "did you mean".
+func (d *Description) Fields() []string {
+	seen := map[string]bool{}
+	for _, k := range d.Effective {
+		for _, t := range k.Targets {
+			for _, ctx := range t.Contexts {
+				for _, f := range ctx.Fields {
+					if f.SetBy != "" {
+						seen[f.Field] = true
+					}
+				}
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// FieldNotSetError is the error for a field (a JSON pointer) that no
+// context of an object sets, as explain --field and describe --field say
+// it: the closest of the fields that are set as "did you mean", then at
+// most 20 of them.
+type FieldNotSetError struct {
+	// Object is what was asked about: "HTTPRoute baker/baker".
+	Object string
+	Field  string
+	// Which names the policy kinds asked about ("policy" for any).
+	Which string
+	// Fields are the fields that are set, sorted.
+	Fields []string
+}
+
+func (e *FieldNotSetError) Error() string {
+	fields := e.Fields
+	hint := DidYouMean(e.Field, fields)
+	if len(fields) > 20 {
+		fields = append(slices.Clip(fields[:20]), "...")
+	}
+	return fmt.Sprintf("field %s is not set on %s by any %s%s (fields in force: %s)", e.Field, e.Object, e.Which, hint, strings.Join(fields, ", "))
 }

@@ -52,13 +52,16 @@ func TestResolve(t *testing.T) {
 		{arg: "retrypolicy/baker-retries", ns: "baker", want: "RetryPolicy baker/baker-retries"},
 		{arg: "RetryPolicies/baker-retries", ns: "baker", want: "RetryPolicy baker/baker-retries"},
 		{arg: "retrypolicy.policies.cupcakes.example/baker-retries", ns: "baker", want: "RetryPolicy baker/baker-retries"},
-		{arg: "deployment/baker", ns: "baker", err: `unknown kind "deployment": want one of gatewayclass (gc), gateway (gw)`},
+		{arg: "deployment/baker", ns: "baker", err: `unknown kind "deployment": want one of namespace (ns), gatewayclass (gc), gateway (gw), listenerset (lset)`},
 		{arg: "httproute/baker", ns: "default", err: "HTTPRoute default/baker not found"},
 		{arg: "retrypolicy/nope", ns: "baker", err: "RetryPolicy baker/nope not found"},
 		{arg: "gw/storefront#https", ns: "infra", err: `Gateway infra/storefront has no listener named "https"`},
 		{arg: "ns/baker#x", ns: "", err: "Namespace has no sections"},
 		{arg: "httproute", ns: "baker", err: "want KIND/NAME"},
 		{arg: "httproute/a/b", ns: "baker", err: "want KIND/NAME"},
+		{arg: "httproute/#rule-0", ns: "baker", err: `"httproute/#rule-0": the name is empty`},
+		{arg: "gateways.gateway.networking.k8s.io/storefront", ns: "infra", want: "Gateway infra/storefront"},
+		{arg: "listenersets.gateway.networking.k8s.io/nope", ns: "infra", err: "ListenerSet infra/nope not found"},
 	} {
 		t.Run(c.arg, func(t *testing.T) {
 			s, err := query.Resolve(res, c.arg, c.ns)

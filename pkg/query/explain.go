@@ -87,12 +87,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	if !reached {
 		return nil, fmt.Errorf("no %s reaches %s", which, x.Object)
 	}
-	fields := slices.Sorted(maps.Keys(present))
-	if len(fields) > 20 {
-		fields = append(fields[:20], "...")
-	}
-	hint := DidYouMean(ptr, slices.Sorted(maps.Keys(present)))
-	return nil, fmt.Errorf("field %s is not set on %s by any %s%s (fields in force: %s)", ptr, x.Object, which, hint, strings.Join(fields, ", "))
+	return nil, &FieldNotSetError{Object: x.Object.String(), Field: ptr, Which: which, Fields: slices.Sorted(maps.Keys(present))}
 }
 
 // chain builds the candidates of one context for ptr; false when none of

@@ -21,14 +21,16 @@ type Filter struct {
 	// ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
-	// Kind, if set, lists only the policies of that kind.
+	// Kind, if set, lists only the policies of that kind; Name, if set,
+	// only those of that name (get policies KIND/NAME).
 	Kind *policykind.Kind
+	Name string
 	// Select chooses policies by label and field (-l, --field-selector).
 	Select Selector
 }
 
 func (f Filter) Keeps(p *policykind.Policy) bool {
-	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() {
+	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() || f.Name != "" && p.Name != f.Name {
 		return false
 	}
 	if !f.AllNamespaces && p.Namespace != "" && p.Namespace != f.Namespace {

@@ -30,10 +30,11 @@ var kindNames = func() map[string]schema.GroupKind {
 		for _, n := range row.Names {
 			m[n] = row.GroupKind
 		}
-		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io.
+		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io,
+		// with the row's resource (its CRD's spec.names.plural).
 		if row.Group != "" {
 			m[strings.ToLower(row.Kind)+"."+row.Group] = row.GroupKind
-			m[Plural(row.Kind)+"."+row.Group] = row.GroupKind
+			m[row.Resource+"."+row.Group] = row.GroupKind
 		}
 	}
 	// The short name of Gateway API's Gateway CRD, which kubectl reads
@@ -95,19 +96,30 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 // policyKindNames are the names a policy kind answers to.
 func policyKindNames(k *policykind.Kind) []string {
 	kind := strings.ToLower(k.Kind)
-	plural := Plural(k.Kind)
+	plural := Resource(k)
 	group := strings.ToLower(k.Group)
 	return []string{kind, plural, kind + "." + group, plural + "." + group}
 }
 
+// Resource is a policy kind's resource: its CRD's spec.names.plural when
+// the CRD is known, else Plural of its kind.
+func Resource(k *policykind.Kind) string {
+	if k.Plural != "" {
+		return strings.ToLower(k.Plural)
+	}
+	return Plural(k.Kind)
+}
+
 // Plural is the lower-case plural of a kind, as a CRD names its resource
-// (RetryPolicy: retrypolicies).
+// by the English rule (RetryPolicy: retrypolicies; Gateway: gateways, a
+// vowel before the y keeping it; GatewayClass: gatewayclasses), for a
+// kind whose CRD is not known.
 func Plural(kind string) string {
 	kind = strings.ToLower(kind)
 	switch {
-	case strings.HasSuffix(kind, "y"):
+	case strings.HasSuffix(kind, "y") && len(kind) > 1 && !strings.ContainsRune("aeiou", rune(kind[len(kind)-2])):
 		return strings.TrimSuffix(kind, "y") + "ies"
-	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"), strings.HasSuffix(kind, "ch"), strings.HasSuffix(kind, "sh"):
+	case strings.HasSuffix(kind, "s"), strings.HasSuffix(kind, "x"), strings.HasSuffix(kind, "z"), strings.HasSuffix(kind, "ch"), strings.HasSuffix(kind, "sh"):
 		return kind + "es"
 	}
 	return kind + "s"
@@ -150,9 +162,25 @@ func KindNames(res *engine.Result) []string {
 	return out
 }
 
-// knownKinds lists the names to suggest when a kind is unknown.
+// knownKinds lists the names to suggest when a kind is unknown: every
+// targetable kind of hierarchy.Table, in its order, with its short name
+// (the first of its Names that is neither the kind nor its resource),
+// then the policy kinds.
 func knownKinds(res *engine.Result) []string {
-	out := []string{"gatewayclass (gc)", "gateway (gw)", "httproute (route)", "grpcroute", "tcproute", "tlsroute", "udproute", "service (svc)", "namespace (ns)"}
+	var out []string
+	for _, row := range hierarchy.Table {
+		if !row.Targetable {
+			continue
+		}
+		name := strings.ToLower(row.Kind)
+		for _, n := range row.Names {
+			if n != name && n != row.Resource {
+				name += " (" + n + ")"
+				break
+			}
+		}
+		out = append(out, name)
+	}
 	var policies []string
 	for _, k := range res.PolicyKinds() {
 		policies = append(policies, strings.ToLower(k.Kind))
@@ -165,10 +193,10 @@ func knownKinds(res *engine.Result) []string {
 // rule or named port) names, in namespace ns for namespaced kinds. A
 // policy is looked up in ns, then among cluster-scoped policies.
 func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
-	kind, name, ok := strings.Cut(arg, "/")
-	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
-		return Subject{}, fmt.Errorf("%q: want KIND/NAME, e.g. httproute/baker (the namespace comes from -n)", arg)
+	if err := CheckSubject(arg); err != nil {
+		return Subject{}, err
 	}
+	kind, name, _ := strings.Cut(arg, "/")
 	k, err := ResolveKind(res, kind)
 	if err != nil {
 		return Subject{}, err
@@ -215,6 +243,20 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		return Subject{}, fmt.Errorf("%s not found%s%s", ref, elsewhere(res, k.Topology, name, info.Namespaced), DidYouMean(name, here))
 	}
 	return Subject{Node: n}, nil
+}
+
+// CheckSubject checks the form of a KIND/NAME[#SECTION] argument, before
+// anything is looked up: a kind, one slash, and a name, which a section
+// does not replace (httproute/#rule-0 names no route).
+func CheckSubject(arg string) error {
+	kind, name, ok := strings.Cut(arg, "/")
+	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("%q: want KIND/NAME, e.g. httproute/baker (the namespace comes from -n)", arg)
+	}
+	if object, section, _ := strings.Cut(name, "#"); object == "" {
+		return fmt.Errorf("%q: the name is empty: want KIND/NAME#SECTION, e.g. %s/NAME#%s", arg, kind, section)
+	}
+	return nil
 }
 
 // NotFoundAnywhere is the error for KIND/NAME[#SECTION] -A that names

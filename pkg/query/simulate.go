@@ -1,7 +1,11 @@
 package query
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -85,6 +89,12 @@ type Withheld struct {
 // the effective policies along its path. A request nothing handles is a
 // Simulation with a Failure, not an error.
 func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulation, error) {
+	if ns, name, ok := strings.Cut(gateway, "/"); ok && ns != "" && name != "" {
+		gw := topology.Ref{Group: hierarchy.GatewayGroup, Kind: hierarchy.GatewayKind.Kind, Namespace: ns, Name: name}
+		if res.Graph.Lookup(gw) == topology.None {
+			return nil, NoSuchObject(res, "--gateway", gateway, gw)
+		}
+	}
 	tr, err := routing.Route(res.Graph, req, gateway)
 	if err != nil {
 		return nil, err
@@ -138,6 +148,45 @@ func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulat
 		}
 	}
 	return s, nil
+}
+
+// NoSuchObject is the error for a flag (simulate's --gateway, --route)
+// whose value names, as [KIND/]NAMESPACE/NAME, an object ref that res
+// does not hold, with the hints every command gives: the namespaces
+// holding an object of that kind and name, and the objects of the kind
+// whose name is close to the one typed ("did you mean"): in its
+// namespace, as describe suggests them, else whose NAMESPACE/NAME is.
+func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) error {
+	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
+	key := ref.Namespace + "/" + ref.Name
+	prefix := strings.TrimSuffix(value, key) // KIND/, as typed
+	var in, here, all []string
+	for _, id := range res.Graph.ByKind(gk) {
+		r := res.Graph.Node(id).Ref
+		all = append(all, r.Namespace+"/"+r.Name)
+		if r.Namespace == ref.Namespace {
+			here = append(here, r.Name)
+		}
+		if r.Name == ref.Name {
+			in = append(in, r.Namespace)
+		}
+	}
+	hint := ""
+	if len(in) > 0 {
+		slices.Sort(in)
+		hint = fmt.Sprintf(" (found in namespace %s: %s %s%s/%s)", strings.Join(in, ", "), flag, prefix, in[0], ref.Name)
+	}
+	// Names are compared alone, so that the namespace does not widen the
+	// distance a typo may be at; NAMESPACE/NAME when none is close and
+	// no other namespace holds the name.
+	close := Suggest(ref.Name, here)
+	for i, n := range close {
+		close[i] = ref.Namespace + "/" + n
+	}
+	if len(close) == 0 && len(in) == 0 {
+		close = Suggest(key, all)
+	}
+	return fmt.Errorf("%s %s: no such %s%s%s", flag, value, ref.Kind, hint, didYouMean(close))
 }
 
 // SimulationScope is the engine.RunScoped scope of a simulation: the

@@ -92,6 +92,10 @@ type Kind struct {
 	// when the CRD is known (AncestorsMaxItems), else 0: how many
 	// PolicyAncestorStatus entries the API server accepts.
 	MaxAncestors int
+	// Plural is the resource of the kind's CRD (spec.names.plural) when
+	// the CRD is known (CRDPlural), else "": what kubectl's
+	// resource.group form of the kind names (retrypolicies.example.com).
+	Plural string
 
 	specPath []string
 	// childPath is the path of spec.childMerge.field from the object
@@ -626,6 +630,13 @@ func DefinedKind(crd *unstructured.Unstructured) schema.GroupKind {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
 	return schema.GroupKind{Group: group, Kind: kind}
+}
+
+// CRDPlural reads a CustomResourceDefinition's resource, its
+// spec.names.plural ("" when it has none).
+func CRDPlural(crd *unstructured.Unstructured) string {
+	plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+	return plural
 }
 
 // AncestorsMaxItems reads the maxItems of status.ancestors from a
