@@ -39,10 +39,16 @@ collapsed <details> block, bounded to fit a comment.
 
 The exit code is 0 whatever changes (the diff is informational; strata
 check is the gate), unless --exit-code: then 1 when anything changes, as
-git diff --exit-code.`,
+git diff --exit-code.
+
+Every namespace is compared (-A is the default); -n NS lists only the
+targets in NS and the policies in NS, with the cluster-scoped ones (as
+effective -n and get policies -n choose them), and --exit-code looks at
+those only.`,
 		Example: `  strata diff -f base/deploy/ --against head/deploy/
   strata diff -f base/deploy/ --against head/deploy/ -o markdown > comment.md
-  strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json`,
+  strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json
+  strata diff -f base/deploy/ --against head/deploy/ -n baker`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			switch format {
@@ -71,6 +77,9 @@ git diff --exit-code.`,
 				return fmt.Errorf("head (--against): %w", err)
 			}
 			d := query.Diff(base, head)
+			if ns := f.onlyNamespace(); ns != "" {
+				d = d.Within(ns)
+			}
 			var buf bytes.Buffer
 			if err := printer.PrintDiff(&buf, d, format, printer.Human{Color: colorful(s.Out)}); err != nil {
 				return err
@@ -85,6 +94,7 @@ git diff --exit-code.`,
 		},
 	}
 	f.bind(c)
+	c.Flags().Lookup("all-namespaces").Usage = "compare every namespace: the default, stated (-n NS compares one)"
 	c.Flags().StringSliceVar(&against, "against", nil, "the files after the change (HEAD): files, directories (recursive) or - for stdin, read as -f reads")
 	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml, json or markdown (default: human-readable)")
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit with 1 when anything changes, 0 otherwise")
