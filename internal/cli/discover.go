@@ -862,10 +862,11 @@ func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
 // policies it colours (web.Plan).
 func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
+	var sf selectorFlags
 	var format string
 	var depth int
 	c := &cobra.Command{
-		Use:   "graph [KIND/NAME | KIND NAME] [--depth N] -o dot|mermaid|svg|html",
+		Use:   "graph [KIND/NAME | KIND NAME] [--depth N] [-l SELECTOR] -o dot|mermaid|svg|html",
 		Short: "Draw the topology with its policies (Graphviz DOT, Mermaid, SVG or a self-contained HTML page)",
 		Long: `Draws every object, section and namespace of the hierarchy, with solid
 edges from parents to children, and every policy with dashed edges to the
@@ -874,7 +875,12 @@ policies. Node identifiers follow the objects' locators, so the same input
 draws the same bytes. With -n, only that namespace is drawn, with the
 nodes one edge away from it (the Gateway its routes attach to).
 
-With KIND/NAME, only that object's neighbourhood is drawn: the nodes up to
+-l and --field-selector choose the policies drawn, by their labels, name
+and namespace, as kubectl does (strata graph -l team=baker: where team
+baker's policies attach); the objects are drawn as without them.
+
+With KIND/NAME (in namespace -n; with -A, in whichever namespace holds
+it), only that object's neighbourhood is drawn: the nodes up to
 --depth steps above and below it (default 2) and the policies attached to
 them. -o svg and -o html draw it without Graphviz, laid out in columns by
 hierarchy level and coloured by standing, as the web view does (strata
@@ -904,6 +910,13 @@ rest counted in dashed boxes, however large the world.
 			if depth < 0 {
 				return fmt.Errorf("--depth %d: want 0 or more", depth)
 			}
+			sel, err := query.ParseSelector(sf.label, sf.field)
+			if err != nil {
+				return err
+			}
+			if !sel.Empty() && (format == "svg" || format == "html") {
+				return fmt.Errorf("-l and --field-selector choose the policies of a dot or mermaid drawing; -o %s draws every policy of the neighbourhood, coloured by standing", format)
+			}
 			var scope func(*engine.Result) []topology.NodeID
 			plan := &web.Plan{Depth: depth, Limits: web.DefaultLimits}
 			switch {
@@ -913,7 +926,7 @@ rest counted in dashed boxes, however large the world.
 			default:
 				arg, ns := args[0], namespaceOf(cmd, &f)
 				plan.Focus = func(res *engine.Result) (topology.NodeID, bool) {
-					subj, err := resolve(&f, res, arg, ns) // as below
+					subj, err := pickSubject(&f, res, arg, ns, f.allNamespaces) // as below
 					return subj.Node, err == nil && subj.Policy == nil
 				}
 				scope = plan.Scope
@@ -924,7 +937,8 @@ rest counted in dashed boxes, however large the world.
 			}
 			var subj query.Subject
 			if len(args) == 1 {
-				if subj, err = resolve(&f, res, args[0], namespaceOf(cmd, &f)); err != nil {
+				// With -A, wherever it is (as describe KIND/NAME -A).
+				if subj, err = pickSubject(&f, res, args[0], namespaceOf(cmd, &f), f.allNamespaces); err != nil {
 					return err
 				}
 				if subj.Policy != nil {
@@ -945,6 +959,9 @@ rest counted in dashed boxes, however large the world.
 				}
 			default:
 				d := query.Map(res)
+				if !sel.Empty() {
+					d = query.Chosen(res, d, sel)
+				}
 				if len(args) == 1 {
 					d = query.Around(res, d, subj.Node, depth)
 				} else if ns := f.onlyNamespace(); ns != "" {
@@ -962,6 +979,8 @@ rest counted in dashed boxes, however large the world.
 	f.bind(c)
 	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot, mermaid, svg or html (svg and html need KIND/NAME)")
 	c.Flags().IntVar(&depth, "depth", 2, "with KIND/NAME: how many steps above and below it to draw")
+	c.Flags().StringVarP(&sf.label, "selector", "l", "", "selector (label query) to choose the policies drawn, supports '=', '==', '!=', 'in', 'notin' (e.g. -l team=baker); as kubectl")
+	c.Flags().StringVar(&sf.field, "field-selector", "", "selector (field query) to choose the policies drawn: metadata.name and metadata.namespace (e.g. --field-selector metadata.namespace=baker); as kubectl")
 	completeOutput(c, printer.DOT, printer.Mermaid, "svg", "html")
 	return c
 }

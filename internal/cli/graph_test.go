@@ -156,3 +156,22 @@ func TestGraphScopedMatchesComplete(t *testing.T) {
 	}
 	t.Logf("%d commands compared", len(calls))
 }
+
+// graph KIND/NAME -A finds the object in whichever namespace holds it,
+// as describe KIND/NAME -A does, and draws what -n with its namespace
+// draws, to the byte, in every format.
+func TestGraphEverywhereMatchesNamespace(t *testing.T) {
+	for _, c := range []struct{ arg, ns string }{
+		{"httproute/baker", "baker"},
+		{"service/tint", "frosting"},
+		{"gateway/storefront", "infra"},
+	} {
+		for _, format := range []string{"dot", "mermaid", "svg", "html"} {
+			in, errIn, _ := strata(t, "", "graph", c.arg, "-n", c.ns, "-f", discParable, "-o", format)
+			all, errAll, _ := strata(t, "", "graph", c.arg, "-A", "-f", discParable, "-o", format)
+			if in != all || errIn != errAll || in == "" {
+				t.Errorf("graph %s -o %s: -A differs from -n %s:\n%s", c.arg, format, c.ns, cmp.Diff(in+errIn, all+errAll))
+			}
+		}
+	}
+}

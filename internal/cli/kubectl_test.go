@@ -68,6 +68,10 @@ func TestKubectlGolden(t *testing.T) {
 		// -n on the commands that print everything.
 		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},
+		// graph: KIND/NAME -A, and -l choosing the policies drawn.
+		{"graph-all-namespaces", []string{"graph", "httproute/baker", "-A", "--depth", "1", "-f", discParable, "-o", "mermaid"}},
+		{"graph-selector", []string{"graph", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "mermaid"}},
+		{"graph-field-selector", []string{"graph", "gateway/storefront", "-n", "infra", "--depth", "0", "--field-selector", "metadata.name!=storefront-timeouts", "-f", discParable}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)
@@ -105,6 +109,8 @@ func TestKubectlErrors(t *testing.T) {
 		{"field typo", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codez", "-f", discParable}},
 		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
 		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"ambiguous graph -A", []string{"graph", "service/baker", "-A", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"graph -l with svg", []string{"graph", "httproute/baker", "-n", "baker", "-l", "team=baker", "-o", "svg", "-f", discParable}},
 		{"describe without arguments", []string{"describe", "-f", discParable}},
 		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
 		{"explain with three", []string{"explain", "a", "b", "c", "--field", "x", "-f", discParable}},
