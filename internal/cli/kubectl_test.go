@@ -45,6 +45,8 @@ func TestKubectlGolden(t *testing.T) {
 		// kinds: the same flags.
 		{"kinds-name", []string{"kinds", "-f", discParable, "-o", "name"}},
 		{"kinds-no-headers-sorted", []string{"kinds", "-f", discParable, "--no-headers", "--sort-by", ".metadata.name"}},
+		{"kinds-wide", []string{"kinds", "-f", discParable, "-o", "wide"}},
+		{"kinds-wide-crd", []string{"kinds", "-f", kubectlKind, "-f", kubectlWorld, "-o", "wide"}},
 		{"kinds-custom-columns", []string{"kinds", "-f", discParable, "-o", "custom-columns=NAME:.metadata.name,DEFAULT:.spec.defaultStrategy"}},
 		// describe: both forms, resource.group, KIND alone, selectors, -A.
 		{"describe-two-args", []string{"describe", "httproute", "tint", "-n", "frosting", "-f", discParable}},
