@@ -128,6 +128,10 @@ are the same whatever is chosen.`,
 	}
 	c.Flags().StringSliceVar(&failOn, "fail-on", failOn, "finding classes that make the exit code 1:\n"+strings.Join(classes, "\n"))
 	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json or sarif")
+	completeOutput(c, "text", "json", "sarif")
+	_ = c.RegisterFlagCompletionFunc("fail-on", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return completeList(query.FindingClasses, toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 

@@ -207,6 +207,8 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	v.bindNarrow(c)
 	sel.bind(c)
 	c.ValidArgsFunction = completeSubject(&f, false)
+	f.completeFlag(c, "kind", completePolicyKinds)
+	f.completeFlag(c, "field", completeField)
 	withWatch(c, orig, out, &f)
 	return c
 }
@@ -477,17 +479,22 @@ strata render --values --field prints it.`,
 	c.Flags().StringVar(&field, "field", "", "the field: a JSON pointer (/colors/light) or a dotted path (colors.light)")
 	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
 	_ = c.MarkFlagRequired("field")
-	c.ValidArgsFunction = completeSubject(&f, false)
+	c.ValidArgsFunction = completeObject(&f)
 	f.completeFlag(c, "field", completeField)
 	f.completeFlag(c, "kind", func(f *sourceFlags) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			var out []string
 			if res := completionLoad(f); res != nil {
 				for _, k := range res.PolicyKinds() {
 					out = append(out, strings.ToLower(k.Kind))
 				}
 			}
-			return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
+			// BlueprintValues only where there are blueprints: on any
+			// other input, choosing it is an error.
+			if blueprintsIn(f) {
+				out = append(out, strings.ToLower(blueprint.ValuesKind))
+			}
+			return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 	})
 	return c
@@ -982,5 +989,6 @@ rest counted in dashed boxes, however large the world.
 	c.Flags().StringVarP(&sf.label, "selector", "l", "", "selector (label query) to choose the policies drawn, supports '=', '==', '!=', 'in', 'notin' (e.g. -l team=baker); as kubectl")
 	c.Flags().StringVar(&sf.field, "field-selector", "", "selector (field query) to choose the policies drawn: metadata.name and metadata.namespace (e.g. --field-selector metadata.namespace=baker); as kubectl")
 	completeOutput(c, printer.DOT, printer.Mermaid, "svg", "html")
+	c.ValidArgsFunction = completeObject(&f)
 	return c
 }

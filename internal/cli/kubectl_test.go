@@ -163,8 +163,10 @@ func TestSuggest(t *testing.T) {
 // Shell completion: what `strata __complete ARGS...` (which the scripts
 // of `strata completion bash|zsh|fish` call) offers, kept in
 // testdata/kubectl/completion.golden: kinds, names from the -f files in
-// the -n namespace, sections, explain's fields (pointers or dotted),
-// namespaces, policy kinds, -o formats.
+// the -n namespace (every namespace with -A), sections, explain's,
+// describe's and render's fields (pointers or dotted), namespaces,
+// policy kinds (BlueprintValues only where there are blueprints),
+// simulate's Gateways and routes, check's finding classes, -o formats.
 func TestCompletion(t *testing.T) {
 	var all strings.Builder
 	for _, args := range [][]string{
@@ -184,6 +186,22 @@ func TestCompletion(t *testing.T) {
 		{"get", "-f", discParable, "policies", ""},
 		{"get", "-f", discParable, "policies", "-o", "js"},
 		{"graph", "-o", ""},
+		{"graph", "-f", discParable, ""},
+		{"graph", "-f", discParable, "-n", "frosting", "service/"},
+		{"graph", "-f", discParable, "-A", "httproute/bu"},
+		{"graph", "-f", discParable, "httproute", "-n", "baker", "b"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--kind", ""},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--kind", "retrypolicy,t"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--field", ""},
+		{"describe", "-f", discParable, "-A", "httproute/baker", "--field", "/b"},
+		{"explain", "-f", "../../examples/blueprints", "--kind", ""},
+		{"explain", "-f", discParable, "-A", "service/tint", "--field", "/"},
+		{"render", "-f", "../../examples/blueprints", "gateway/shop", "-n", "team-a", "--values", "--field", "/s"},
+		{"render", "-f", "../../examples/blueprints", "--values", "--field", "rep"},
+		{"simulate", "-f", discParable, "GET", "http://baker.cupcakes.example/", "--gateway", ""},
+		{"simulate", "-f", discParable, "GET", "http://baker.cupcakes.example/", "--route", "frosting/"},
+		{"check", "-f", discParable, "--fail-on", ""},
+		{"check", "-f", discParable, "--fail-on", "invalid,conflicted,"},
 		{"render", ""},
 		{"describe", "-f", "testdata/kubectl/no-such-file.yaml", ""},
 	} {
