@@ -884,7 +884,8 @@ nodes one edge away from it (the Gateway its routes attach to).
 
 -l and --field-selector choose the policies drawn, by their labels, name
 and namespace, as kubectl does (strata graph -l team=baker: where team
-baker's policies attach); the objects are drawn as without them.
+baker's policies attach), in every format; the objects are drawn as
+without them.
 
 With KIND/NAME (in namespace -n; with -A, in whichever namespace holds
 it), only that object's neighbourhood is drawn: the nodes up to
@@ -921,11 +922,12 @@ rest counted in dashed boxes, however large the world.
 			if err != nil {
 				return err
 			}
-			if !sel.Empty() && (format == "svg" || format == "html") {
-				return fmt.Errorf("-l and --field-selector choose the policies of a dot or mermaid drawing; -o %s draws every policy of the neighbourhood, coloured by standing", format)
-			}
+
 			var scope func(*engine.Result) []topology.NodeID
 			plan := &web.Plan{Depth: depth, Limits: web.DefaultLimits}
+			if !sel.Empty() {
+				plan.Keep = func(p *policykind.Policy) bool { return query.Chosen(p, sel) }
+			}
 			switch {
 			case !scoped:
 			case format == printer.DOT || format == printer.Mermaid:
@@ -967,7 +969,7 @@ rest counted in dashed boxes, however large the world.
 			default:
 				d := query.Map(res)
 				if !sel.Empty() {
-					d = query.Chosen(res, d, sel)
+					d = query.ChosenPolicies(res, d, sel)
 				}
 				if len(args) == 1 {
 					d = query.Around(res, d, subj.Node, depth)

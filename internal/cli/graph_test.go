@@ -149,6 +149,12 @@ func TestGraphScopedMatchesComplete(t *testing.T) {
 		err := c.Execute()
 		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerror: %v\n", out.String(), errb.String(), err)
 	}
+	// -l and --field-selector choose the policies drawn.
+	for _, format := range formats {
+		calls = append(calls,
+			[]string{"service/b1", "--depth", "4", "-l", "team=web", "-o", format, "-f", kubectlKind, "-f", kubectlWorld},
+			[]string{"httproute/baker", "-n", "baker", "--field-selector", "metadata.namespace!=baker", "-o", format, "-f", discParable})
+	}
 	for _, args := range calls {
 		if d := cmp.Diff(run(args, false), run(args, true)); d != "" {
 			t.Errorf("strata graph %s: scoped run differs (-complete +scoped):\n%s", strings.Join(args, " "), d)

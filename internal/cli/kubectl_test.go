@@ -73,6 +73,7 @@ func TestKubectlGolden(t *testing.T) {
 		// graph: KIND/NAME -A, and -l choosing the policies drawn.
 		{"graph-all-namespaces", []string{"graph", "httproute/baker", "-A", "--depth", "1", "-f", discParable, "-o", "mermaid"}},
 		{"graph-selector", []string{"graph", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "mermaid"}},
+		{"graph-selector-svg", []string{"graph", "service/b1", "--depth", "4", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "svg"}},
 		{"graph-field-selector", []string{"graph", "gateway/storefront", "-n", "infra", "--depth", "0", "--field-selector", "metadata.name!=storefront-timeouts", "-f", discParable}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
@@ -112,7 +113,6 @@ func TestKubectlErrors(t *testing.T) {
 		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
 		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
 		{"ambiguous graph -A", []string{"graph", "service/baker", "-A", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
-		{"graph -l with svg", []string{"graph", "httproute/baker", "-n", "baker", "-l", "team=baker", "-o", "svg", "-f", discParable}},
 		{"describe without arguments", []string{"describe", "-f", discParable}},
 		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
 		{"explain with three", []string{"explain", "a", "b", "c", "--field", "x", "-f", discParable}},

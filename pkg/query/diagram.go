@@ -236,11 +236,17 @@ func Map(res *engine.Result) *Diagram {
 	return d
 }
 
-// Chosen is the diagram of res (Map) with only the policies sel chooses
+// Chosen reports whether sel chooses policy p, by its labels, name and
+// namespace.
+func Chosen(p *policykind.Policy, sel Selector) bool {
+	return sel.Matches(policyLabels(p), p.Namespace, p.Name)
+}
+
+// ChosenPolicies is the diagram of res (Map) with only the policies sel chooses
 // by their labels, name and namespace (`strata graph -l`,
 // --field-selector): the topology is kept whole, for the chosen policies
 // to attach to; the other policies and their edges are left out.
-func Chosen(res *engine.Result, d *Diagram, sel Selector) *Diagram {
+func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 	keep := map[string]bool{}
 	mark := func(n DiagramNode) { keep[n.ID] = n.Shape != PolicyShape }
 	for _, c := range d.Clusters {
@@ -253,7 +259,7 @@ func Chosen(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 		mark(n)
 	}
 	for i, p := range res.Policies { // Map names policy i "p<i>"
-		if sel.Matches(policyLabels(p), p.Namespace, p.Name) {
+		if Chosen(p, sel) {
 			keep["p"+strconv.Itoa(i)] = true
 		}
 	}
