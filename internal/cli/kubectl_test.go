@@ -112,6 +112,8 @@ func TestKubectlErrors(t *testing.T) {
 		{"field typo", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codez", "-f", discParable}},
 		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
 		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"graph name typo -A", []string{"graph", "httproute/bakr", "-A", "-f", discParable}},
+		{"impact name typo -A", []string{"impact", "retrypolicy/baker-retry", "-A", "--delete", "-f", discParable}},
 		{"ambiguous graph -A", []string{"graph", "service/baker", "-A", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
 		{"describe without arguments", []string{"describe", "-f", discParable}},
 		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
