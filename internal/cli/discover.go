@@ -735,10 +735,11 @@ func newImpact(s Streams) *cobra.Command { return newImpactScoped(s, true) }
 func newImpactScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
+	var sf selectorFlags
 	var del bool
 	var replace, add string
 	c := &cobra.Command{
-		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE) | impact --add FILE",
+		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE) | impact POLICY-KIND (-l SELECTOR | --field-selector SELECTOR) --delete | impact --add FILE",
 		Short: "Show what would change if a policy were deleted, replaced or added",
 		Long: `Computes the effective policies twice, as they are and without the policy
 (--delete), with its new version from FILE (--replace), or with a policy
@@ -750,17 +751,31 @@ field's value and source before and after.
 Only the targets the policy reaches, before or after the change, are
 computed: those below the objects it (or its new version) targets. The
 answer costs the targets the policy reaches, not the world. FILE holds the policy's new version (same kind, namespace and name; the
-namespace may be left out); - reads it from stdin.`,
+namespace may be left out); - reads it from stdin.
+
+POLICY-KIND with -l or --field-selector chooses several policies of the
+kind (in namespace -n, or every namespace with -A), as kubectl delete -l
+does, and --delete answers for deleting them together: not the sum of
+each one's answer, since a policy another one shadows changes nothing
+alone.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
   strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3
-  strata impact --add new-retries.yaml -n baker -f examples/parable/`,
+  strata impact --add new-retries.yaml -n baker -f examples/parable/
+  strata impact healthcheckpolicy -n frosting --field-selector metadata.namespace=frosting --delete -f examples/parable/
+  strata impact retrypolicy -l team=baker -A --delete -f deploy/`,
 		Args: arity(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if add != "" {
-				if len(args) > 0 || del || replace != "" {
+				if len(args) > 0 || del || replace != "" || sf.given() {
 					return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
 				}
 				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
+			}
+			if sf.given() {
+				if !del || replace != "" {
+					return errors.New("-l and --field-selector choose policies to --delete together; --replace FILE is one policy's new version: name it (POLICY-KIND/NAME)")
+				}
+				return impactOfDeleting(s, &f, &v, &sf, args, namespaceOf(c, &f), scoped)
 			}
 			arg, err := subjectArg(args)
 			if err != nil {
@@ -842,8 +857,68 @@ namespace may be left out); - reads it from stdin.`,
 	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
 	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
 	c.Flags().StringVar(&add, "add", "", "what if the policy in this file (- for stdin), which does not exist yet, were created")
+	c.Flags().StringVarP(&sf.label, "selector", "l", "", "with POLICY-KIND and --delete: the policies to delete together, by label (e.g. -l team=baker); as kubectl")
+	c.Flags().StringVar(&sf.field, "field-selector", "", "with POLICY-KIND and --delete: the policies to delete together, by metadata.name and metadata.namespace; as kubectl")
 	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
+}
+
+// impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`:
+// what deleting together the policies of the kind the selectors choose,
+// in namespace ns (every namespace with -A), would change.
+func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, args []string, ns string, scoped bool) error {
+	if len(args) != 1 || strings.Contains(args[0], "/") {
+		return errors.New("-l and --field-selector choose among the policies of a kind: give POLICY-KIND alone (strata impact retrypolicy -l team=baker --delete)")
+	}
+	if err := v.check(); err != nil {
+		return err
+	}
+	sel, err := query.ParseSelector(sf.label, sf.field)
+	if err != nil {
+		return err
+	}
+	choose := func(res *engine.Result) ([]*policykind.Policy, error) {
+		k, err := query.ResolveKind(res, f.kindAlias(args[0]))
+		if err != nil {
+			return nil, err
+		}
+		if k.Policy == nil {
+			return nil, fmt.Errorf("impact takes a policy kind, not %s", k.Topology.Kind)
+		}
+		var ps []*policykind.Policy
+		for _, subj := range query.Subjects(res, k, "", ns, f.allNamespaces, sel) {
+			ps = append(ps, subj.Policy)
+		}
+		return ps, nil
+	}
+	var scope func(*engine.Result) []topology.NodeID
+	if scoped {
+		// Only the targets below the chosen policies' are computed.
+		scope = query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
+			ps, _ := choose(res)
+			return ps
+		})
+	}
+	before, err := f.loadScoped(s, scope)
+	if err != nil {
+		return err
+	}
+	ps, err := choose(before)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		where := "in namespace " + ns
+		if f.allNamespaces {
+			where = "in any namespace"
+		}
+		return fmt.Errorf("no %s %s is chosen by the selectors: nothing to delete", args[0], where)
+	}
+	im, _, err := query.ImpactOfDeleting(before, ps)
+	if err != nil {
+		return err
+	}
+	return v.print(s, im)
 }
 
 // readOne reads the one object of a YAML or JSON file (or stdin), as -f

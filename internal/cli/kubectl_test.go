@@ -61,6 +61,9 @@ func TestKubectlGolden(t *testing.T) {
 		// explain and impact: both forms and -A.
 		{"explain-two-args-all", []string{"explain", "httproute", "tint", "-A", "--field", "path", "-f", discParable}},
 		{"impact-two-args-all", []string{"impact", "retrypolicy", "icing-retries", "-A", "--delete", "-f", discParable}},
+		// impact POLICY-KIND -l --delete: the chosen policies deleted together.
+		{"impact-selector", []string{"impact", "cp", "-l", "team=web", "--delete", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"impact-field-selector-all", []string{"impact", "healthcheckpolicy", "-A", "--field-selector", "metadata.namespace=frosting", "--delete", "-f", discParable, "-o", "yaml"}},
 		// status and effective: kubectl's object formats.
 		{"status-custom-columns", []string{"status", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.kind,NAME:.metadata.name,ANCESTORS:.status.ancestors[*].ancestorRef.name"}},
 		{"status-sorted-name", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name", "--sort-by", ".metadata.name"}},
@@ -114,6 +117,9 @@ func TestKubectlErrors(t *testing.T) {
 		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
 		{"graph name typo -A", []string{"graph", "httproute/bakr", "-A", "-f", discParable}},
 		{"impact name typo -A", []string{"impact", "retrypolicy/baker-retry", "-A", "--delete", "-f", discParable}},
+		{"impact -l with --replace", []string{"impact", "retrypolicy", "-l", "team=baker", "--replace", "x.yaml", "-f", discParable}},
+		{"impact -l with a name", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "-l", "team=baker", "--delete", "-f", discParable}},
+		{"impact -l choosing none", []string{"impact", "retrypolicy", "-n", "baker", "-l", "team=baker", "--delete", "-f", discParable}},
 		{"ambiguous graph -A", []string{"graph", "service/baker", "-A", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
 		{"describe without arguments", []string{"describe", "-f", discParable}},
 		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
