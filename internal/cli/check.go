@@ -38,7 +38,7 @@ func newCheck(s Streams) *cobra.Command {
 	var format string
 	failOn := slices.Clone(defaultFailOn)
 	c := &cobra.Command{
-		Use:   "check [-f PATH... | --with-file PATH...] [--fail-on CLASS,...] [-o text|json|sarif]",
+		Use:   "check [-f PATH... | --with-file PATH...] [-n NS | -A] [-l SELECTOR] [--fail-on CLASS,...] [-o text|json|sarif]",
 		Short: "A gate for GitOps repositories: list the policies that would not be accepted, would be overridden or reach nothing",
 		Long: `Runs the engine on the input, as status does, and prints one line per
 finding: a policy that would not be accepted (invalid, conflicted,

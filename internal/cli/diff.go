@@ -19,7 +19,7 @@ func newDiff(s Streams) *cobra.Command {
 	var format string
 	var exitCode bool
 	c := &cobra.Command{
-		Use:   "diff -f BASE... --against HEAD... [-o yaml|json|markdown] [--exit-code]",
+		Use:   "diff -f BASE... --against HEAD... [-n NS | -A] [-o yaml|json|markdown] [--exit-code]",
 		Short: "Show what changes in the effective policies and statuses between two file sets (a pull request's base and head)",
 		Long: `Runs the engine on two inputs, the files of -f (BASE, e.g. the checkout of
 a pull request's base) and those of --against (HEAD, its head), and lists
