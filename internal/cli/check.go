@@ -34,10 +34,11 @@ var checkDescriptions = map[string]string{
 
 func newCheck(s Streams) *cobra.Command {
 	var f sourceFlags
+	var sf selectorFlags
 	var format string
 	failOn := slices.Clone(defaultFailOn)
 	c := &cobra.Command{
-		Use:   "check [-f PATH... | --with-file PATH...] [--fail-on CLASS,...] [-o text|json|sarif]",
+		Use:   "check [-f PATH... | --with-file PATH...] [-n NS | -A] [-l SELECTOR] [--fail-on CLASS,...] [-o text|json|sarif]",
 		Short: "A gate for GitOps repositories: list the policies that would not be accepted, would be overridden or reach nothing",
 		Long: `Runs the engine on the input, as status does, and prints one line per
 finding: a policy that would not be accepted (invalid, conflicted,
@@ -50,10 +51,18 @@ invalid,conflicted,targetnotfound; --fail-on '' never fails on findings),
 0 otherwise. -o json prints the findings as a JSON list; -o sarif as a
 SARIF 2.1.0 log for code-review annotations (GitHub code scanning and
 others), with one rule per class and file locations relative to the
-working directory.`,
+working directory.
+
+Every policy of the input is checked, in every namespace (-A is the
+default, also when reading a cluster); -n NS checks only NS's policies
+and the cluster-scoped ones (as get policies -n lists them), and -l and
+--field-selector choose policies by label, name and namespace, as
+kubectl does. The engine still reads everything: a policy's findings
+are the same whatever is chosen.`,
 		Example: `  strata check -f deploy/
   strata check -f deploy/ --fail-on invalid,conflicted,targetnotfound,overridden,unused
-  strata check -f deploy/ -o sarif > strata.sarif`,
+  strata check -f deploy/ -o sarif > strata.sarif
+  strata check -f deploy/ -n baker -l team=baker`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
 			if err := checkClasses(failOn); err != nil {
@@ -62,11 +71,19 @@ working directory.`,
 			if format != "text" && format != "json" && format != "sarif" {
 				return fmt.Errorf("--output %q: want text, json or sarif", format)
 			}
+			sel, err := query.ParseSelector(sf.label, sf.field)
+			if err != nil {
+				return err
+			}
 			res, err := f.load(s)
 			if err != nil {
 				return err
 			}
-			found := query.Check(res)
+			// Every namespace unless -n (a repository's check looks at
+			// everything), as get policies -n: NS's policies and the
+			// cluster-scoped ones.
+			ns := f.onlyNamespace()
+			found := query.CheckOnly(res, query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel})
 			places := f.places()
 			var buf bytes.Buffer
 			switch format {
@@ -103,12 +120,18 @@ working directory.`,
 		},
 	}
 	f.bind(c)
+	c.Flags().Lookup("all-namespaces").Usage = "check the policies of every namespace: the default, stated (-n NS checks one)"
+	sf.bind(c)
 	var classes []string
 	for _, cl := range query.FindingClasses {
 		classes = append(classes, cl+": "+checkDescriptions[cl])
 	}
 	c.Flags().StringSliceVar(&failOn, "fail-on", failOn, "finding classes that make the exit code 1:\n"+strings.Join(classes, "\n"))
 	c.Flags().StringVarP(&format, "output", "o", "text", "output format: text, json or sarif")
+	completeOutput(c, "text", "json", "sarif")
+	_ = c.RegisterFlagCompletionFunc("fail-on", func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return completeList(query.FindingClasses, toComplete), cobra.ShellCompDirectiveNoFileComp
+	})
 	return c
 }
 

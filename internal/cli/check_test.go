@@ -102,3 +102,46 @@ func TestCheckRefuses(t *testing.T) {
 		}
 	}
 }
+
+// check looks at every namespace unless -n (-A, the default, may be
+// given); -n NS checks NS's policies (and cluster-scoped ones, as get
+// policies -n), -l and --field-selector choose policies. The lines kept
+// are the complete check's, exit code included.
+func TestCheckChoosesPolicies(t *testing.T) {
+	const (
+		conflicted = "../../examples/parable/policies.yaml:445: HealthCheckPolicy.policies.cupcakes.example frosting/tint-health-v2: conflicted:"
+		notFound   = "../../examples/parable/policies.yaml:429: TimeoutPolicy.policies.cupcakes.example frosting/sprinkle-timeout: targetnotfound:"
+		dangling   = checkDir + "/policies.yaml:26: ColorPolicy.policies.controller.io default/dangling: targetnotfound:"
+		sideways   = checkDir + "/policies.yaml:18: ColorPolicy.policies.controller.io default/sideways: invalid:"
+	)
+	for _, c := range []struct {
+		args []string
+		want []string
+		code int
+	}{
+		{[]string{"check", "-f", discParable}, []string{conflicted, notFound}, 1},
+		{[]string{"check", "-f", discParable, "-A"}, []string{conflicted, notFound}, 1},
+		{[]string{"check", "-f", discParable, "-n", "baker"}, nil, 0},
+		{[]string{"check", "-f", discParable, "-n", "frosting"}, []string{conflicted, notFound}, 1},
+		{[]string{"check", "-f", discParable, "-n", "baker", "-A"}, []string{conflicted, notFound}, 1},
+		{[]string{"check", "-f", discParable, "--field-selector", "metadata.name=sprinkle-timeout"}, []string{notFound}, 1},
+		{checkArgs("-l", "team=web"), []string{dangling, sideways}, 1},
+		{checkArgs("-l", "team=ops", "--fail-on", "unused"), []string{checkDir + "/policies.yaml:34: ColorPolicy.policies.controller.io default/idle: unused:"}, 1},
+		{checkArgs("-l", "team=nobody"), nil, 0},
+	} {
+		out, errOut, code := strata(t, "", c.args...)
+		var got []string
+		for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+			if line != "" {
+				got = append(got, line)
+			}
+		}
+		ok := code == c.code && len(got) == len(c.want)
+		for i := 0; ok && i < len(got); i++ {
+			ok = strings.HasPrefix(got[i], c.want[i])
+		}
+		if !ok {
+			t.Errorf("%v: exit %d (want %d), stderr %q, lines:\n%s\nwant lines starting:\n%s", c.args, code, c.code, errOut, out, strings.Join(c.want, "\n"))
+		}
+	}
+}

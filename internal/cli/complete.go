@@ -6,10 +6,14 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 
+	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/query/routing"
 )
 
 // Dynamic shell completion (cobra's: `strata completion bash|zsh|fish|
@@ -41,6 +45,17 @@ func completionLoad(f *sourceFlags) *engine.Result {
 // namespace, or every namespace with -A. policies limits the kinds to
 // policy kinds (impact).
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
+	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
+}
+
+// completeObject is completeSubject for the commands that take an
+// object, never a policy (graph, explain).
+func completeObject(f *sourceFlags) cobra.CompletionFunc {
+	return completeSubjectOf(f, func(k query.KindName) bool { return k.Policy == nil })
+}
+
+// completeSubjectOf is completeSubject offering the kinds keep keeps.
+func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
@@ -65,7 +80,7 @@ func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 			out = subjectNames(res, kind, ns, f.allNamespaces, kind+"/")
 		default:
 			for _, k := range query.KindNames(res) {
-				if kn, err := query.ResolveKind(res, k); err == nil && (!policies || kn.Policy != nil) {
+				if kn, err := query.ResolveKind(res, k); err == nil && keep(kn) {
 					out = append(out, k)
 				}
 			}
@@ -109,7 +124,7 @@ func completeField(f *sourceFlags) cobra.CompletionFunc {
 		if res == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		subj, err := query.Resolve(res, arg, namespaceOf(c, f))
+		subj, err := pickSubject(f, res, arg, namespaceOf(c, f), f.allNamespaces)
 		if err != nil || subj.Policy != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -207,4 +222,154 @@ func unique(s []string) []string {
 		}
 	}
 	return out
+}
+
+// completeList completes a comma-separated list flag (check --fail-on,
+// describe --kind): the word's last item among candidates, after the
+// items already given, none of which is offered again.
+func completeList(candidates []string, toComplete string) []cobra.Completion {
+	i := strings.LastIndex(toComplete, ",")
+	given := strings.Split(toComplete[:i+1], ",")
+	var out []string
+	for _, c := range candidates {
+		if !slices.Contains(given, c) {
+			out = append(out, toComplete[:i+1]+c)
+		}
+	}
+	return prefixed(out, toComplete)
+}
+
+// completePolicyKinds completes a flag naming policy kinds of the input
+// (describe --kind, comma-separated or repeated), in lower case as the
+// kinds are typed.
+func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []string
+		if res := completionLoad(f); res != nil {
+			for _, k := range res.PolicyKinds() {
+				out = append(out, strings.ToLower(k.Kind))
+			}
+		}
+		return completeList(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// completeObjectNamed completes a flag naming an object NAMESPACE/NAME
+// (simulate --gateway): the objects of the kinds given, every namespace.
+func completeObjectNamed(f *sourceFlags, kinds ...schema.GroupKind) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		res := completionLoad(f)
+		if res == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return prefixed(namespacedNames(res, kinds, ""), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in
+// locator order.
+func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string) []string {
+	var out []string
+	for _, gk := range kinds {
+		for _, id := range res.Graph.ByKind(gk) {
+			if n := res.Graph.Node(id); !n.Virtual && n.Ref.Section == "" {
+				out = append(out, prefix+n.Ref.Namespace+"/"+n.Ref.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME: the
+// routes of the kinds the URL's scheme is routed by (http when no URL is
+// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/... for
+// the others.
+func completeRoute(f *sourceFlags) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		scheme := "http"
+		if len(args) > 0 {
+			if sc, _, ok := strings.Cut(args[len(args)-1], "://"); ok {
+				scheme = strings.ToLower(sc)
+			}
+		}
+		sc, ok := routing.Schemes[scheme]
+		res := completionLoad(f)
+		if !ok || res == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var out []string
+		for i, gk := range sc.Kinds {
+			prefix := ""
+			if i > 0 {
+				prefix = strings.ToLower(gk.Kind) + "/"
+			}
+			out = append(out, namespacedNames(res, []schema.GroupKind{gk}, prefix)...)
+		}
+		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// blueprintsIn reports whether the input holds GatewayClassBlueprints:
+// explain --kind BlueprintValues answers only then.
+func blueprintsIn(f *sourceFlags) bool {
+	quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
+	var w blueprint.World
+	var err error
+	switch {
+	case len(f.withFiles) > 0:
+		return false // explain --kind BlueprintValues refuses --with-file
+	case len(f.files) > 0:
+		w, _, err = fileWorld(unique(f.files), quiet)
+	default:
+		w, _, _, err = liveWorld(f.kube, quiet, blueprint.DefaultControllerName)
+	}
+	return err == nil && len(w.Blueprints) > 0
+}
+
+// completeRenderField completes render --values --field: the merged
+// values of the Gateways and HTTPRoutes rendered (the one named, when
+// one is), as JSON pointers, or dotted paths when the word does not start
+// with /.
+func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
+		var w blueprint.World
+		var err error
+		if len(f.files) > 0 {
+			w, _, err = fileWorld(unique(f.files), quiet)
+		} else {
+			w, _, _, err = liveWorld(kube, quiet, f.controllerName)
+		}
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		_, jobs := blueprint.Plan(w, f.controllerName, f.namespace)
+		if arg, aerr := subjectArg(args); aerr == nil {
+			ns := "default"
+			if *kube.Namespace != "" {
+				ns = *kube.Namespace
+			}
+			if jobs, err = only(jobs, arg, ns, *all); err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+		}
+		var out []string
+		for _, j := range jobs {
+			if j.Err != nil || j.Values == nil {
+				continue
+			}
+			for _, l := range j.Values.Leaves {
+				p := l.Pointer
+				if !strings.HasPrefix(toComplete, "/") {
+					p = dotted(p)
+				}
+				if !slices.Contains(out, p) {
+					out = append(out, p)
+				}
+			}
+		}
+		slices.Sort(out)
+		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
 }

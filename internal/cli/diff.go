@@ -19,7 +19,7 @@ func newDiff(s Streams) *cobra.Command {
 	var format string
 	var exitCode bool
 	c := &cobra.Command{
-		Use:   "diff -f BASE... --against HEAD... [-o yaml|json|markdown] [--exit-code]",
+		Use:   "diff -f BASE... --against HEAD... [-n NS | -A] [-o yaml|json|markdown] [--exit-code]",
 		Short: "Show what changes in the effective policies and statuses between two file sets (a pull request's base and head)",
 		Long: `Runs the engine on two inputs, the files of -f (BASE, e.g. the checkout of
 a pull request's base) and those of --against (HEAD, its head), and lists
@@ -41,10 +41,16 @@ block; -o yaml and json list each.
 
 The exit code is 0 whatever changes (the diff is informational; strata
 check is the gate), unless --exit-code: then 1 when anything changes, as
-git diff --exit-code.`,
+git diff --exit-code.
+
+Every namespace is compared (-A is the default); -n NS lists only the
+targets in NS and the policies in NS, with the cluster-scoped ones (as
+effective -n and get policies -n choose them), and --exit-code looks at
+those only.`,
 		Example: `  strata diff -f base/deploy/ --against head/deploy/
   strata diff -f base/deploy/ --against head/deploy/ -o markdown > comment.md
-  strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json`,
+  strata diff -f base/deploy/ --against head/deploy/ --exit-code -o json
+  strata diff -f base/deploy/ --against head/deploy/ -n baker`,
 		Args: arity(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			switch format {
@@ -73,6 +79,9 @@ git diff --exit-code.`,
 				return fmt.Errorf("head (--against): %w", err)
 			}
 			d := query.Diff(base, head)
+			if ns := f.onlyNamespace(); ns != "" {
+				d = d.Within(ns)
+			}
 			var buf bytes.Buffer
 			if err := printer.PrintDiff(&buf, d, format, printer.Human{Color: colorful(s.Out)}); err != nil {
 				return err
@@ -87,6 +96,7 @@ git diff --exit-code.`,
 		},
 	}
 	f.bind(c)
+	c.Flags().Lookup("all-namespaces").Usage = "compare every namespace: the default, stated (-n NS compares one)"
 	c.Flags().StringSliceVar(&against, "against", nil, "the files after the change (HEAD): files, directories (recursive) or - for stdin, read as -f reads")
 	c.Flags().StringVarP(&format, "output", "o", "", "output format: yaml, json or markdown (default: human-readable)")
 	c.Flags().BoolVar(&exitCode, "exit-code", false, "exit with 1 when anything changes, 0 otherwise")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"strings"
 	"testing"
@@ -94,5 +95,61 @@ func TestDiffStderrNamesSide(t *testing.T) {
 	out, errOut, code := strata(t, dep, "diff", "-f", discParable, "--against", discParable+",-")
 	if code != 0 || out != "No change.\n" || errOut != "head: note: ignored objects of kinds outside Strata's hierarchy: Deployment.apps(1)\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// diff compares every namespace unless -n (-A, the default, may be
+// given): diff -n NS lists exactly the complete diff's targets and
+// policies in NS (or cluster-scoped), its counts are theirs, and
+// --exit-code looks at them only. The head changes baker only.
+func TestDiffInNamespace(t *testing.T) {
+	type doc struct {
+		Changed struct{ Targets, Contexts int }
+		Targets []struct {
+			Target   struct{ Namespace string }
+			Contexts []json.RawMessage
+		}
+		Policies []struct{ Namespace string }
+	}
+	read := func(args ...string) (doc, []byte) {
+		out, errOut, code := strata(t, "", append([]string{"diff", "-f", discParable, "--against", diffHead, "-o", "json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var d doc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d, []byte(out)
+	}
+	all, allOut := read()
+	if _, again := read("-A"); string(again) != string(allOut) {
+		t.Errorf("diff -A differs from diff")
+	}
+	for _, ns := range []string{"baker", "frosting", "infra"} {
+		got, _ := read("-n", ns)
+		var targets, contexts, policies int
+		for _, tg := range all.Targets {
+			if n := tg.Target.Namespace; n == ns || n == "" {
+				targets++
+				contexts += len(tg.Contexts)
+			}
+		}
+		for _, p := range all.Policies {
+			if p.Namespace == ns || p.Namespace == "" {
+				policies++
+			}
+		}
+		if len(got.Targets) != targets || got.Changed.Targets != targets || got.Changed.Contexts != contexts || len(got.Policies) != policies {
+			t.Errorf("diff -n %s: %d targets, changed %+v, %d policies; want %d targets in %d contexts, %d policies", ns, len(got.Targets), got.Changed, len(got.Policies), targets, contexts, policies)
+		}
+		for _, tg := range got.Targets {
+			if n := tg.Target.Namespace; n != ns && n != "" {
+				t.Errorf("diff -n %s lists a target in %s", ns, n)
+			}
+		}
+	}
+	if _, errOut, code := strata(t, "", "diff", "-f", discParable, "--against", diffHead, "-n", "frosting", "--exit-code"); code != 0 {
+		t.Errorf("diff -n frosting --exit-code: exit %d, %s; nothing changes in frosting", code, errOut)
 	}
 }

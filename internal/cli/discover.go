@@ -249,6 +249,8 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	v.bindNarrow(c)
 	sel.bind(c)
 	c.ValidArgsFunction = completeSubject(&f, false)
+	f.completeFlag(c, "kind", completePolicyKinds)
+	f.completeFlag(c, "field", completeField)
 	withWatch(c, orig, out, &f)
 	return c
 }
@@ -545,17 +547,22 @@ strata render --values --field prints it.`,
 	c.Flags().StringVar(&field, "field", "", "the field: a JSON pointer (/colors/light) or a dotted path (colors.light)")
 	c.Flags().StringVar(&kind, "kind", "", "only this policy kind (when several kinds set a field of that name)")
 	_ = c.MarkFlagRequired("field")
-	c.ValidArgsFunction = completeSubject(&f, false)
+	c.ValidArgsFunction = completeObject(&f)
 	f.completeFlag(c, "field", completeField)
 	f.completeFlag(c, "kind", func(f *sourceFlags) cobra.CompletionFunc {
-		return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			var out []string
 			if res := completionLoad(f); res != nil {
 				for _, k := range res.PolicyKinds() {
 					out = append(out, strings.ToLower(k.Kind))
 				}
 			}
-			return append(out, strings.ToLower(blueprint.ValuesKind)), cobra.ShellCompDirectiveNoFileComp
+			// BlueprintValues only where there are blueprints: on any
+			// other input, choosing it is an error.
+			if blueprintsIn(f) {
+				out = append(out, strings.ToLower(blueprint.ValuesKind))
+			}
+			return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
 		}
 	})
 	return c
@@ -831,10 +838,11 @@ func newImpact(s Streams) *cobra.Command { return newImpactScoped(s, true) }
 func newImpactScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
+	var sf selectorFlags
 	var del bool
 	var replace, add string
 	c := &cobra.Command{
-		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE) | impact --add FILE",
+		Use:   "impact (POLICY-KIND/NAME | POLICY-KIND NAME) (--delete | --replace FILE) | impact POLICY-KIND (-l SELECTOR | --field-selector SELECTOR) --delete | impact --add FILE",
 		Short: "Show what would change if a policy were deleted, replaced or added",
 		Long: `Computes the effective policies twice, as they are and without the policy
 (--delete), with its new version from FILE (--replace), or with a policy
@@ -846,17 +854,31 @@ field's value and source before and after.
 Only the targets the policy reaches, before or after the change, are
 computed: those below the objects it (or its new version) targets. The
 answer costs the targets the policy reaches, not the world. FILE holds the policy's new version (same kind, namespace and name; the
-namespace may be left out); - reads it from stdin.`,
+namespace may be left out); - reads it from stdin.
+
+POLICY-KIND with -l or --field-selector chooses several policies of the
+kind (in namespace -n, or every namespace with -A), as kubectl delete -l
+does, and --delete answers for deleting them together: not the sum of
+each one's answer, since a policy another one shadows changes nothing
+alone.`,
 		Example: `  strata impact retrypolicy/baker-retries -n baker --delete -f examples/parable/
   strata impact colorpolicy/p3 --replace p3-v2.yaml -f examples/gep-713/example-3
-  strata impact --add new-retries.yaml -n baker -f examples/parable/`,
+  strata impact --add new-retries.yaml -n baker -f examples/parable/
+  strata impact healthcheckpolicy -n frosting --field-selector metadata.namespace=frosting --delete -f examples/parable/
+  strata impact retrypolicy -l team=baker -A --delete -f deploy/`,
 		Args: arity(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			if add != "" {
-				if len(args) > 0 || del || replace != "" {
+				if len(args) > 0 || del || replace != "" || sf.given() {
 					return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
 				}
 				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
+			}
+			if sf.given() {
+				if !del || replace != "" {
+					return errors.New("-l and --field-selector choose policies to --delete together; --replace FILE is one policy's new version: name it (POLICY-KIND/NAME)")
+				}
+				return impactOfDeleting(s, &f, &v, &sf, args, namespaceOf(c, &f), scoped)
 			}
 			if len(args) == 0 {
 				return wrongArgs(c, args, 2)
@@ -944,8 +966,68 @@ namespace may be left out); - reads it from stdin.`,
 	c.Flags().BoolVar(&del, "delete", false, "what if the policy were deleted")
 	c.Flags().StringVar(&replace, "replace", "", "what if the policy were replaced by the one in this file (- for stdin)")
 	c.Flags().StringVar(&add, "add", "", "what if the policy in this file (- for stdin), which does not exist yet, were created")
+	c.Flags().StringVarP(&sf.label, "selector", "l", "", "with POLICY-KIND and --delete: the policies to delete together, by label (e.g. -l team=baker); as kubectl")
+	c.Flags().StringVar(&sf.field, "field-selector", "", "with POLICY-KIND and --delete: the policies to delete together, by metadata.name and metadata.namespace; as kubectl")
 	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
+}
+
+// impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`:
+// what deleting together the policies of the kind the selectors choose,
+// in namespace ns (every namespace with -A), would change.
+func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, args []string, ns string, scoped bool) error {
+	if len(args) != 1 || strings.Contains(args[0], "/") {
+		return errors.New("-l and --field-selector choose among the policies of a kind: give POLICY-KIND alone (strata impact retrypolicy -l team=baker --delete)")
+	}
+	if err := v.check(); err != nil {
+		return err
+	}
+	sel, err := query.ParseSelector(sf.label, sf.field)
+	if err != nil {
+		return err
+	}
+	choose := func(res *engine.Result) ([]*policykind.Policy, error) {
+		k, err := query.ResolveKind(res, f.kindAlias(args[0]))
+		if err != nil {
+			return nil, err
+		}
+		if k.Policy == nil {
+			return nil, fmt.Errorf("impact takes a policy kind, not %s", k.Topology.Kind)
+		}
+		var ps []*policykind.Policy
+		for _, subj := range query.Subjects(res, k, "", ns, f.allNamespaces, sel) {
+			ps = append(ps, subj.Policy)
+		}
+		return ps, nil
+	}
+	var scope func(*engine.Result) []topology.NodeID
+	if scoped {
+		// Only the targets below the chosen policies' are computed.
+		scope = query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
+			ps, _ := choose(res)
+			return ps
+		})
+	}
+	before, err := f.loadScoped(s, scope)
+	if err != nil {
+		return err
+	}
+	ps, err := choose(before)
+	if err != nil {
+		return err
+	}
+	if len(ps) == 0 {
+		where := "in namespace " + ns
+		if f.allNamespaces {
+			where = "in any namespace"
+		}
+		return fmt.Errorf("no %s %s is chosen by the selectors: nothing to delete", args[0], where)
+	}
+	im, _, err := query.ImpactOfDeleting(before, ps)
+	if err != nil {
+		return err
+	}
+	return v.print(s, im)
 }
 
 // readOne reads the one object of a YAML or JSON file (or stdin), as -f
@@ -971,10 +1053,11 @@ func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
 // policies it colours (web.Plan).
 func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
+	var sf selectorFlags
 	var format string
 	var depth int
 	c := &cobra.Command{
-		Use:   "graph [KIND/NAME | KIND NAME] [--depth N] -o dot|mermaid|svg|html",
+		Use:   "graph [KIND/NAME | KIND NAME] [--depth N] [-l SELECTOR] -o dot|mermaid|svg|html",
 		Short: "Draw the topology with its policies (Graphviz DOT, Mermaid, SVG or a self-contained HTML page)",
 		Long: `Draws every object, section and namespace of the hierarchy, with solid
 edges from parents to children, and every policy with dashed edges to the
@@ -983,7 +1066,13 @@ policies. Node identifiers follow the objects' locators, so the same input
 draws the same bytes. With -n, only that namespace is drawn, with the
 nodes one edge away from it (the Gateway its routes attach to).
 
-With KIND/NAME, only that object's neighbourhood is drawn: the nodes up to
+-l and --field-selector choose the policies drawn, by their labels, name
+and namespace, as kubectl does (strata graph -l team=baker: where team
+baker's policies attach), in every format; the objects are drawn as
+without them.
+
+With KIND/NAME (in namespace -n; with -A, in whichever namespace holds
+it), only that object's neighbourhood is drawn: the nodes up to
 --depth steps above and below it (default 2) and the policies attached to
 them. -o svg and -o html draw it without Graphviz, laid out in columns by
 hierarchy level and coloured by standing, as the web view does (strata
@@ -1015,8 +1104,16 @@ rest counted in dashed boxes, however large the world.
 			if depth < 0 {
 				return fmt.Errorf("--depth %d: want 0 or more", depth)
 			}
+			sel, err := query.ParseSelector(sf.label, sf.field)
+			if err != nil {
+				return err
+			}
+
 			var scope func(*engine.Result) []topology.NodeID
 			plan := &web.Plan{Depth: depth, Limits: web.DefaultLimits}
+			if !sel.Empty() {
+				plan.Keep = func(p *policykind.Policy) bool { return query.Chosen(p, sel) }
+			}
 			switch {
 			case !scoped:
 			case format == printer.DOT || format == printer.Mermaid:
@@ -1024,7 +1121,7 @@ rest counted in dashed boxes, however large the world.
 			default:
 				arg, ns := args[0], namespaceOf(cmd, &f)
 				plan.Focus = func(res *engine.Result) (topology.NodeID, bool) {
-					subj, err := resolve(&f, res, arg, ns) // as below
+					subj, err := pickSubject(&f, res, arg, ns, f.allNamespaces) // as below
 					return subj.Node, err == nil && subj.Policy == nil
 				}
 				scope = plan.Scope
@@ -1035,7 +1132,8 @@ rest counted in dashed boxes, however large the world.
 			}
 			var subj query.Subject
 			if len(args) == 1 {
-				if subj, err = resolve(&f, res, args[0], namespaceOf(cmd, &f)); err != nil {
+				// With -A, wherever it is (as describe KIND/NAME -A).
+				if subj, err = pickSubject(&f, res, args[0], namespaceOf(cmd, &f), f.allNamespaces); err != nil {
 					return err
 				}
 				if subj.Policy != nil {
@@ -1056,6 +1154,9 @@ rest counted in dashed boxes, however large the world.
 				}
 			default:
 				d := query.Map(res)
+				if !sel.Empty() {
+					d = query.ChosenPolicies(res, d, sel)
+				}
 				if len(args) == 1 {
 					d = query.Around(res, d, subj.Node, depth)
 				} else if ns := f.onlyNamespace(); ns != "" {
@@ -1073,6 +1174,9 @@ rest counted in dashed boxes, however large the world.
 	f.bind(c)
 	c.Flags().StringVarP(&format, "output", "o", printer.DOT, "output format: dot, mermaid, svg or html (svg and html need KIND/NAME)")
 	c.Flags().IntVar(&depth, "depth", 2, "with KIND/NAME: how many steps above and below it to draw")
+	c.Flags().StringVarP(&sf.label, "selector", "l", "", "selector (label query) to choose the policies drawn, supports '=', '==', '!=', 'in', 'notin' (e.g. -l team=baker); as kubectl")
+	c.Flags().StringVar(&sf.field, "field-selector", "", "selector (field query) to choose the policies drawn: metadata.name and metadata.namespace (e.g. --field-selector metadata.namespace=baker); as kubectl")
 	completeOutput(c, printer.DOT, printer.Mermaid, "svg", "html")
+	c.ValidArgsFunction = completeObject(&f)
 	return c
 }

@@ -163,10 +163,35 @@ func TestGraphScopedMatchesComplete(t *testing.T) {
 		err := c.Execute()
 		return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerror: %v\n", out.String(), errb.String(), err)
 	}
+	// -l and --field-selector choose the policies drawn.
+	for _, format := range formats {
+		calls = append(calls,
+			[]string{"service/b1", "--depth", "4", "-l", "team=web", "-o", format, "-f", kubectlKind, "-f", kubectlWorld},
+			[]string{"httproute/baker", "-n", "baker", "--field-selector", "metadata.namespace!=baker", "-o", format, "-f", discParable})
+	}
 	for _, args := range calls {
 		if d := cmp.Diff(run(args, false), run(args, true)); d != "" {
 			t.Errorf("strata graph %s: scoped run differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
 		}
 	}
 	t.Logf("%d commands compared", len(calls))
+}
+
+// graph KIND/NAME -A finds the object in whichever namespace holds it,
+// as describe KIND/NAME -A does, and draws what -n with its namespace
+// draws, to the byte, in every format.
+func TestGraphEverywhereMatchesNamespace(t *testing.T) {
+	for _, c := range []struct{ arg, ns string }{
+		{"httproute/baker", "baker"},
+		{"service/tint", "frosting"},
+		{"gateway/storefront", "infra"},
+	} {
+		for _, format := range []string{"dot", "mermaid", "svg", "html"} {
+			in, errIn, _ := strata(t, "", "graph", c.arg, "-n", c.ns, "-f", discParable, "-o", format)
+			all, errAll, _ := strata(t, "", "graph", c.arg, "-A", "-f", discParable, "-o", format)
+			if in != all || errIn != errAll || in == "" {
+				t.Errorf("graph %s -o %s: -A differs from -n %s:\n%s", c.arg, format, c.ns, cmp.Diff(in+errIn, all+errAll))
+			}
+		}
+	}
 }

@@ -97,3 +97,37 @@ func runImpact(args []string, scoped bool) string {
 	err := c.Execute()
 	return fmt.Sprintf("stdout:\n%s\nstderr:\n%s\nerror: %v\n", out.String(), errb.String(), err)
 }
+
+// impact POLICY-KIND -l/--field-selector --delete computes only the
+// targets below the chosen policies (query.DeletionScope) and answers
+// what the complete run answers, for every kind in every namespace of
+// the examples (the policies of a kind in a namespace, deleted
+// together).
+func TestImpactSelectorScoped(t *testing.T) {
+	compared := 0
+	for _, dir := range []string{discParable, "../../examples/gep-713/example-3", "../../examples/childmerge"} {
+		res := loadForTest(t, dir)
+		seen := map[string]bool{}
+		for _, p := range res.Policies {
+			kind := strings.ToLower(p.Kind.Kind) + "." + p.Kind.Group
+			ns := p.Namespace
+			if ns == "" || seen[kind+" "+ns] {
+				continue
+			}
+			seen[kind+" "+ns] = true
+			args := []string{kind, "-n", ns, "--field-selector", "metadata.namespace=" + ns, "--delete", "-f", dir, "-o", "yaml"}
+			complete, scoped := runImpact(args, false), runImpact(args, true)
+			if d := cmp.Diff(complete, scoped); d != "" {
+				t.Errorf("strata impact %s: scoped differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
+			}
+			if !strings.Contains(complete, "changed:") {
+				t.Errorf("strata impact %s: no answer:\n%s", strings.Join(args, " "), complete)
+			}
+			compared++
+		}
+	}
+	if compared < 10 {
+		t.Fatalf("only %d questions compared", compared)
+	}
+	t.Logf("%d questions compared", compared)
+}

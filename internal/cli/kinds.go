@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -39,6 +40,10 @@ policy kinds of Gateway API, Envoy Gateway, Kuadrant and NGINX Gateway
 Fabric, used for kinds the input uses but does not declare; a PolicyKind
 overrides an entry).
 
+-o wide adds the kind's CRD in the input (name, storage version, scope,
+short names; - when none was read), its controller and how many
+policies of it the input holds.
+
 --builtin lists the whole catalogue without reading any input. -o yaml
 or json prints the declarations as PolicyKind objects, defaults filled
 in, annotated with their source: a starting point for a PolicyKind of
@@ -56,6 +61,10 @@ your own.`,
 				return err
 			}
 			var kinds []*policykind.Kind
+			// What -o wide adds, from the input: the policies of each
+			// kind and its CRD (none with --builtin).
+			var counts map[schema.GroupKind]int
+			var crds map[schema.GroupKind]*unstructured.Unstructured
 			if catalogue {
 				if len(f.files) > 0 || len(f.withFiles) > 0 {
 					return fmt.Errorf("--builtin reads no input: drop -f and --with-file")
@@ -84,6 +93,11 @@ your own.`,
 					return err
 				}
 				kinds = res.PolicyKinds()
+				counts = map[schema.GroupKind]int{}
+				for _, p := range res.Policies {
+					counts[p.Kind.Key()]++
+				}
+				crds = kindCRDs(f.read.Snapshot.CRDs, f.read.Snapshot.PolicyCRDs)
 			}
 			decls := kindDeclarations(kinds)
 			if !sel.Empty() {
@@ -116,9 +130,15 @@ your own.`,
 			}
 			t := &metav1.Table{ColumnDefinitions: kindColumns}
 			for i, k := range kinds {
+				crd := crdColumns(crds[k.Key()])
+				policies := "-"
+				if counts != nil {
+					policies = strconv.Itoa(counts[k.Key()])
+				}
 				t.Rows = append(t.Rows, metav1.TableRow{
 					Cells: []any{k.Kind, dash(k.Group), string(k.Class), strconv.FormatBool(k.Managed),
-						kindNames(targetKindsOf(k)), effectiveNames(k), k.Default.String(), k.Source},
+						kindNames(targetKindsOf(k)), effectiveNames(k), k.Default.String(), k.Source,
+						crd[0], crd[1], crd[2], crd[3], dash(k.ControllerName), policies},
 					Object: runtime.RawExtension{Object: objects[i]},
 				})
 			}
@@ -146,6 +166,46 @@ var kindColumns = []metav1.TableColumnDefinition{
 	{Name: "Effective Targets", Type: "string"},
 	{Name: "Default", Type: "string"},
 	{Name: "Source", Type: "string"},
+	// -o wide: the kind's CRD in the input (- when none was read: the
+	// built-in catalogue, or a cluster without it), its controller and
+	// how many policies of it the input holds.
+	{Name: "CRD", Type: "string", Priority: 1},
+	{Name: "Version", Type: "string", Priority: 1},
+	{Name: "Scope", Type: "string", Priority: 1},
+	{Name: "Short Names", Type: "string", Priority: 1},
+	{Name: "Controller", Type: "string", Priority: 1},
+	{Name: "Policies", Type: "string", Priority: 1},
+}
+
+// kindCRDs are the CRDs read, by the group and kind they serve.
+func kindCRDs(lists ...[]*unstructured.Unstructured) map[schema.GroupKind]*unstructured.Unstructured {
+	out := map[schema.GroupKind]*unstructured.Unstructured{}
+	for _, l := range lists {
+		for _, crd := range l {
+			g, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+			k, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
+			out[schema.GroupKind{Group: g, Kind: k}] = crd
+		}
+	}
+	return out
+}
+
+// crdColumns are a CRD's name, storage version, scope and short names
+// (kubectl get crd's and api-resources' columns); dashes without one.
+func crdColumns(crd *unstructured.Unstructured) [4]string {
+	if crd == nil {
+		return [4]string{"-", "-", "-", "-"}
+	}
+	version := "-"
+	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
+	for _, v := range versions {
+		if m, ok := v.(map[string]any); ok && m["storage"] == true {
+			version, _ = m["name"].(string)
+		}
+	}
+	scope, _, _ := unstructured.NestedString(crd.Object, "spec", "scope")
+	short, _, _ := unstructured.NestedStringSlice(crd.Object, "spec", "names", "shortNames")
+	return [4]string{crd.GetName(), version, dash(scope), dash(strings.Join(short, ","))}
 }
 
 // kindItems are declarations as the items of a List.

@@ -45,6 +45,8 @@ func TestKubectlGolden(t *testing.T) {
 		// kinds: the same flags.
 		{"kinds-name", []string{"kinds", "-f", discParable, "-o", "name"}},
 		{"kinds-no-headers-sorted", []string{"kinds", "-f", discParable, "--no-headers", "--sort-by", ".metadata.name"}},
+		{"kinds-wide", []string{"kinds", "-f", discParable, "-o", "wide"}},
+		{"kinds-wide-crd", []string{"kinds", "-f", kubectlKind, "-f", kubectlWorld, "-o", "wide"}},
 		{"kinds-custom-columns", []string{"kinds", "-f", discParable, "-o", "custom-columns=NAME:.metadata.name,DEFAULT:.spec.defaultStrategy"}},
 		// describe: both forms, resource.group, KIND alone, selectors, -A.
 		{"describe-two-args", []string{"describe", "httproute", "tint", "-n", "frosting", "-f", discParable}},
@@ -59,6 +61,9 @@ func TestKubectlGolden(t *testing.T) {
 		// explain and impact: both forms and -A.
 		{"explain-two-args-all", []string{"explain", "httproute", "tint", "-A", "--field", "path", "-f", discParable}},
 		{"impact-two-args-all", []string{"impact", "retrypolicy", "icing-retries", "-A", "--delete", "-f", discParable}},
+		// impact POLICY-KIND -l --delete: the chosen policies deleted together.
+		{"impact-selector", []string{"impact", "cp", "-l", "team=web", "--delete", "-f", kubectlKind, "-f", kubectlWorld}},
+		{"impact-field-selector-all", []string{"impact", "healthcheckpolicy", "-A", "--field-selector", "metadata.namespace=frosting", "--delete", "-f", discParable, "-o", "yaml"}},
 		// status and effective: kubectl's object formats.
 		{"status-custom-columns", []string{"status", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.kind,NAME:.metadata.name,ANCESTORS:.status.ancestors[*].ancestorRef.name"}},
 		{"status-sorted-name", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-o", "name", "--sort-by", ".metadata.name"}},
@@ -68,6 +73,11 @@ func TestKubectlGolden(t *testing.T) {
 		// -n on the commands that print everything.
 		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},
+		// graph: KIND/NAME -A, and -l choosing the policies drawn.
+		{"graph-all-namespaces", []string{"graph", "httproute/baker", "-A", "--depth", "1", "-f", discParable, "-o", "mermaid"}},
+		{"graph-selector", []string{"graph", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "mermaid"}},
+		{"graph-selector-svg", []string{"graph", "service/b1", "--depth", "4", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "svg"}},
+		{"graph-field-selector", []string{"graph", "gateway/storefront", "-n", "infra", "--depth", "0", "--field-selector", "metadata.name!=storefront-timeouts", "-f", discParable}},
 	} {
 		t.Run(c.golden, func(t *testing.T) {
 			out, errOut, code := strata(t, "", c.args...)
@@ -105,6 +115,12 @@ func TestKubectlErrors(t *testing.T) {
 		{"field typo", []string{"explain", "httproute/baker", "-n", "baker", "--field", "codez", "-f", discParable}},
 		{"render field typo", []string{"render", "gateway/shop", "-n", "team-a", "--values", "--field", "tags.exposur", "-f", "../../examples/blueprints"}},
 		{"ambiguous -A", []string{"explain", "service/baker", "-A", "--field", "path", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
+		{"graph name typo -A", []string{"graph", "httproute/bakr", "-A", "-f", discParable}},
+		{"impact name typo -A", []string{"impact", "retrypolicy/baker-retry", "-A", "--delete", "-f", discParable}},
+		{"impact -l with --replace", []string{"impact", "retrypolicy", "-l", "team=baker", "--replace", "x.yaml", "-f", discParable}},
+		{"impact -l with a name", []string{"impact", "retrypolicy/baker-retries", "-n", "baker", "-l", "team=baker", "--delete", "-f", discParable}},
+		{"impact -l choosing none", []string{"impact", "retrypolicy", "-n", "baker", "-l", "team=baker", "--delete", "-f", discParable}},
+		{"ambiguous graph -A", []string{"graph", "service/baker", "-A", "-f", discParable, "-f", "testdata/kubectl/second-baker.yaml"}},
 		{"describe without arguments", []string{"describe", "-f", discParable}},
 		{"describe with three", []string{"describe", "httproute", "baker", "extra", "-f", discParable}},
 		{"explain with three", []string{"explain", "a", "b", "c", "--field", "x", "-f", discParable}},
@@ -155,8 +171,10 @@ func TestSuggest(t *testing.T) {
 // Shell completion: what `strata __complete ARGS...` (which the scripts
 // of `strata completion bash|zsh|fish` call) offers, kept in
 // testdata/kubectl/completion.golden: kinds, names from the -f files in
-// the -n namespace, sections, explain's fields (pointers or dotted),
-// namespaces, policy kinds, -o formats.
+// the -n namespace (every namespace with -A), sections, explain's,
+// describe's and render's fields (pointers or dotted), namespaces,
+// policy kinds (BlueprintValues only where there are blueprints),
+// simulate's Gateways and routes, check's finding classes, -o formats.
 func TestCompletion(t *testing.T) {
 	var all strings.Builder
 	for _, args := range [][]string{
@@ -176,6 +194,22 @@ func TestCompletion(t *testing.T) {
 		{"get", "-f", discParable, "policies", ""},
 		{"get", "-f", discParable, "policies", "-o", "js"},
 		{"graph", "-o", ""},
+		{"graph", "-f", discParable, ""},
+		{"graph", "-f", discParable, "-n", "frosting", "service/"},
+		{"graph", "-f", discParable, "-A", "httproute/bu"},
+		{"graph", "-f", discParable, "httproute", "-n", "baker", "b"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--kind", ""},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--kind", "retrypolicy,t"},
+		{"describe", "-f", discParable, "-n", "baker", "httproute/baker", "--field", ""},
+		{"describe", "-f", discParable, "-A", "httproute/baker", "--field", "/b"},
+		{"explain", "-f", "../../examples/blueprints", "--kind", ""},
+		{"explain", "-f", discParable, "-A", "service/tint", "--field", "/"},
+		{"render", "-f", "../../examples/blueprints", "gateway/shop", "-n", "team-a", "--values", "--field", "/s"},
+		{"render", "-f", "../../examples/blueprints", "--values", "--field", "rep"},
+		{"simulate", "-f", discParable, "GET", "http://baker.cupcakes.example/", "--gateway", ""},
+		{"simulate", "-f", discParable, "GET", "http://baker.cupcakes.example/", "--route", "frosting/"},
+		{"check", "-f", discParable, "--fail-on", ""},
+		{"check", "-f", discParable, "--fail-on", "invalid,conflicted,"},
 		{"render", ""},
 		{"describe", "-f", "testdata/kubectl/no-such-file.yaml", ""},
 	} {

@@ -159,6 +159,7 @@ and names the template, the line and the value path.`,
 	kube.AddFlags(c.Flags())
 	c.Flags().StringVar(&f.controllerName, "controller-name", blueprint.DefaultControllerName, "GatewayClass controllerName of the blueprint controller")
 	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprint.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
+	_ = c.RegisterFlagCompletionFunc("field", completeRenderField(&f, kube, &allNamespaces))
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/query/routing"
@@ -163,5 +164,7 @@ does.`,
 	c.Flags().StringVar(&gateway, "gateway", "", "only this Gateway (NAMESPACE/NAME): the one the client connects to")
 	c.Flags().StringVar(&route, "route", "", "the route you expect the request to reach ([KIND/]NAMESPACE/NAME; KIND defaults to the scheme's: HTTPRoute, TLSRoute, TCPRoute, UDPRoute): an error when another handles it; when you cannot read the Gateways and routes of every namespace, its own rules are followed and the effective policies of its context paths read from its published EffectivePolicy records")
 	c.Flags().StringArrayVarP(&headers, "header", "H", nil, "a request header, 'Name: value' (repeatable)")
+	f.completeFlag(c, "gateway", func(f *sourceFlags) cobra.CompletionFunc { return completeObjectNamed(f, hierarchy.GatewayKind) })
+	f.completeFlag(c, "route", completeRoute)
 	return c
 }

@@ -29,7 +29,9 @@ func subjectArg(args []string) (string, error) {
 }
 
 // pickSubject finds what arg (KIND/NAME) names: in namespace ns, or with
-// -A (all) in whichever namespace holds it, as long as only one does.
+// -A (all) in whichever namespace holds it, as long as only one does
+// (describe KIND/NAME -A describes all of them; explain, impact and
+// graph answer for one).
 func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (query.Subject, error) {
 	if !all {
 		return resolve(f, res, arg, ns)
@@ -46,7 +48,16 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	in := query.Namespaces(res, k, object)
 	switch len(in) {
 	case 0:
-		return resolve(f, res, arg, ns)
+		// Nowhere: no namespace to blame, as describe KIND/NAME -A says
+		// it (unless the kind could not be read).
+		gk := k.Topology
+		if k.Policy != nil {
+			gk = k.Policy.Key()
+		}
+		if err := f.readable(gk); err != nil {
+			return query.Subject{}, err
+		}
+		return query.Subject{}, query.NotFoundAnywhere(res, k, object)
 	case 1:
 		return resolve(f, res, arg, in[0])
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/pkg/engine"
@@ -243,5 +244,53 @@ func TestImpactOf(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// ImpactOfDeleting several policies together, scoped below them, is
+// what the complete recomputation without all of them says: for every
+// two policies of a kind in turn, and for two of different kinds.
+func TestImpactOfDeleting(t *testing.T) {
+	compared, changing := 0, 0
+	for _, dir := range []string{example3, parable} {
+		res := run(t, dir)
+		var sets [][]*policykind.Policy
+		for i := 1; i < len(res.Policies); i++ {
+			a, b := res.Policies[i-1], res.Policies[i]
+			sets = append(sets, []*policykind.Policy{a, b}) // same kind or the boundary of two kinds
+		}
+		for _, ps := range sets {
+			dirty := map[schema.GroupKind]bool{}
+			gone := map[*policykind.Policy]bool{}
+			for _, p := range ps {
+				dirty[p.Kind.Key()], gone[p] = true, true
+			}
+			var objs []*unstructured.Unstructured
+			for _, q := range res.Policies {
+				if dirty[q.Kind.Key()] && !gone[q] {
+					objs = append(objs, q.Object)
+				}
+			}
+			full, err := res.Recompute(objs, dirty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := query.Compare(res, full, query.PolicyRefOf(ps[0]), query.ChangeDelete)
+			want.Also = []query.PolicyRef{query.PolicyRefOf(ps[1])}
+			got, _, err := query.ImpactOfDeleting(res, ps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%s and %s deleted together (-full +scoped):\n%s", ps[0].ID(), ps[1].ID(), d)
+			}
+			compared++
+			if len(got.Targets) > 0 {
+				changing++
+			}
+		}
+	}
+	if compared < 20 || changing < 10 {
+		t.Fatalf("only %d sets compared, %d changing something", compared, changing)
 	}
 }

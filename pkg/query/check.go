@@ -44,11 +44,20 @@ type Finding struct {
 // reads the same status `strata status` prints, so a finding here is what
 // the cluster would report once the input is applied.
 func Check(res *engine.Result) []Finding {
+	return CheckOnly(res, Filter{AllNamespaces: true})
+}
+
+// CheckOnly is Check for the policies f keeps (`strata check -n NS -l
+// SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
+// -n lists them, chosen by label and field.
+func CheckOnly(res *engine.Result, f Filter) []Finding {
 	statuses := statusByPolicy(res)
 	reached := reachedContexts(res)
 	var out []Finding
 	for _, p := range res.Policies {
-		out = append(out, findings(p, statuses[p], reached[p])...)
+		if f.Keeps(p) {
+			out = append(out, findings(p, statuses[p], reached[p])...)
+		}
 	}
 	return out
 }

@@ -236,6 +236,36 @@ func Map(res *engine.Result) *Diagram {
 	return d
 }
 
+// Chosen reports whether sel chooses policy p, by its labels, name and
+// namespace.
+func Chosen(p *policykind.Policy, sel Selector) bool {
+	return sel.Matches(policyLabels(p), p.Namespace, p.Name)
+}
+
+// ChosenPolicies is the diagram of res (Map) with only the policies sel chooses
+// by their labels, name and namespace (`strata graph -l`,
+// --field-selector): the topology is kept whole, for the chosen policies
+// to attach to; the other policies and their edges are left out.
+func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
+	keep := map[string]bool{}
+	mark := func(n DiagramNode) { keep[n.ID] = n.Shape != PolicyShape }
+	for _, c := range d.Clusters {
+		mark(c.Node)
+		for _, n := range c.Nodes {
+			mark(n)
+		}
+	}
+	for _, n := range d.Nodes {
+		mark(n)
+	}
+	for i, p := range res.Policies { // Map names policy i "p<i>"
+		if Chosen(p, sel) {
+			keep["p"+strconv.Itoa(i)] = true
+		}
+	}
+	return d.only(keep)
+}
+
 // Within is the part of a diagram about one namespace, for `strata graph
 // -n`: the namespace's objects, sections and policies, and the nodes one
 // edge away from them (the Gateway a route attaches to, a policy in

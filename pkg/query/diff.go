@@ -123,6 +123,27 @@ func Diff(base, head *engine.Result) *DiffResult {
 	return d
 }
 
+// Within is the part of d about namespace ns (`strata diff -n NS`): the
+// targets in ns and the cluster-scoped ones, with all their contexts,
+// and the policies in ns and the cluster-scoped ones, as get policies -n
+// and effective -n choose them; Changed counts what is left.
+func (d *DiffResult) Within(ns string) *DiffResult {
+	out := &DiffResult{TypeMeta: d.TypeMeta, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
+	for _, t := range d.Targets {
+		if t.Target.Namespace == "" || t.Target.Namespace == ns {
+			out.Targets = append(out.Targets, t)
+			out.Changed.Contexts += len(t.Contexts)
+		}
+	}
+	out.Changed.Targets = len(out.Targets)
+	for _, p := range d.Policies {
+		if p.Namespace == "" || p.Namespace == ns {
+			out.Policies = append(out.Policies, p)
+		}
+	}
+	return out
+}
+
 // diffKind diffs the effective results of one kind; either may be nil
 // (the kind exists on one side only).
 func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []TargetDiff {

@@ -60,6 +60,76 @@ func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstr
 	return compare(before, after, PolicyRefOf(p), change, in), after, nil
 }
 
+// ImpactOfDeleting is what deleting the policies ps together would
+// change (`strata impact POLICY-KIND -l SELECTOR --delete`): not the sum
+// of each one's ImpactOf, since a policy that another one shadows
+// changes nothing alone. Their kinds are recomputed at once, only below
+// the nodes they attach to, as ImpactOf does for one. The answer names
+// the first policy as Policy and the others in Also.
+func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, *engine.Result, error) {
+	switch len(ps) {
+	case 0:
+		return nil, nil, fmt.Errorf("no policy to delete")
+	case 1:
+		return ImpactOf(before, ps[0], nil)
+	}
+	dirty := map[schema.GroupKind]bool{}
+	gone := map[*policykind.Policy]bool{}
+	var from []topology.NodeID
+	for _, p := range ps {
+		dirty[p.Kind.Key()], gone[p] = true, true
+		for _, a := range before.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
+			from = append(from, a.Node)
+		}
+	}
+	var objs []*unstructured.Unstructured
+	for _, q := range before.Policies {
+		if dirty[q.Kind.Key()] && !gone[q] {
+			objs = append(objs, q.Object)
+		}
+	}
+	in := below(before.Graph, from)
+	scope := func(*engine.Result) []topology.NodeID {
+		out := slices.Sorted(maps.Keys(in))
+		if len(out) == 0 {
+			out = append(out, topology.None) // an empty scope, not "everything"
+		}
+		return out
+	}
+	after, err := before.RecomputeScoped(objs, dirty, scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	im := compare(before, after, PolicyRefOf(ps[0]), ChangeDelete, in)
+	for _, p := range ps[1:] {
+		im.Also = append(im.Also, PolicyRefOf(p))
+	}
+	return im, after, nil
+}
+
+// DeletionScope is ImpactScope for ImpactOfDeleting: the nodes below
+// those the policies find returns attach to; nil (a complete run) when
+// it finds none.
+func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		ps := find(res)
+		if len(ps) == 0 {
+			return nil
+		}
+		var nodes []topology.NodeID
+		for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
+			for _, a := range as {
+				nodes = append(nodes, a.Node)
+			}
+		}
+		out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
+		if len(out) == 0 {
+			out = append(out, topology.None)
+		}
+		return out
+	}
+}
+
 // replacement checks that u is a new version of p (same group, kind,
 // namespace and name; an empty namespace is p's).
 func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {

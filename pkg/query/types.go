@@ -374,6 +374,9 @@ type Impact struct {
 	TypeMeta `json:",inline"`
 	// Policy is the policy deleted or replaced.
 	Policy PolicyRef `json:"policy"`
+	// Also are the other policies deleted with Policy, together
+	// (impact POLICY-KIND -l SELECTOR --delete); empty for one policy.
+	Also []PolicyRef `json:"also,omitempty"`
 	// Change is Delete or Replace.
 	Change string `json:"change"`
 	// Changed counts the targets and contexts that change.

@@ -421,6 +421,12 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 		verb = "Adding"
 	}
 	subject := fmt.Sprintf("%s %s %s", verb, im.Policy.Kind, im.Policy.ID())
+	for _, p := range im.Also {
+		subject += fmt.Sprintf(", %s %s", p.Kind, p.ID())
+	}
+	if len(im.Also) > 0 {
+		subject += " together"
+	}
 	if im.Changed.Targets == 0 {
 		w.printf("%s changes no effective policy.\n", h.heading(subject))
 		return

@@ -275,6 +275,9 @@ type Plan struct {
 	Focus  func(*engine.Result) (topology.NodeID, bool)
 	Depth  int
 	Limits Limits
+	// Keep, when not nil, chooses the policies drawn (`strata graph
+	// -l`); the objects are drawn as without it.
+	Keep func(*policykind.Policy) bool
 
 	// focus and drawn are the node and the policies drawn, and attached
 	// what is attached where (World.attached), set by Scope (asked).
@@ -295,6 +298,7 @@ func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
 		return nil
 	}
 	w := index(res)
+	w.attached = p.kept(w.attached)
 	p.asked, p.focus, p.attached = true, focus, w.attached
 	p.drawn = w.neighbourhood(focus, p.Depth, p.Limits).drawn
 	return query.StatusScope(res, p.drawn)
@@ -305,7 +309,9 @@ func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
 // whose World has the summaries of the policies drawn only.
 func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph, error) {
 	if res.Scope == nil {
-		return NewWorld(res).Neighbourhood(focus, p.Depth, p.Limits), nil
+		w := NewWorld(res)
+		w.attached = p.kept(w.attached)
+		return w.Neighbourhood(focus, p.Depth, p.Limits), nil
 	}
 	if !p.asked || focus != p.focus {
 		return nil, fmt.Errorf("draw %s: the run was not scoped for it (Plan.Scope)", res.Graph.Node(focus).Ref)
@@ -318,6 +324,27 @@ func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph,
 	// policies at the same nodes.
 	w := &World{Res: res, summaries: sums, attached: p.attached}
 	return w.Neighbourhood(focus, p.Depth, p.Limits), nil
+}
+
+// kept is attached with only the policies Keep chooses: a new map, the
+// world's own is left as it is.
+func (p *Plan) kept(attached map[topology.NodeID][]*policykind.Policy) map[topology.NodeID][]*policykind.Policy {
+	if p.Keep == nil {
+		return attached
+	}
+	out := make(map[topology.NodeID][]*policykind.Policy, len(attached))
+	for n, ps := range attached {
+		var keep []*policykind.Policy
+		for _, q := range ps {
+			if p.Keep(q) {
+				keep = append(keep, q)
+			}
+		}
+		if len(keep) > 0 {
+			out[n] = keep
+		}
+	}
+	return out
 }
 
 // layout places the nodes in columns by layer (hierarchy level; a
