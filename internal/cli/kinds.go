@@ -69,7 +69,7 @@ your own.`,
 					if err != nil {
 						return fmt.Errorf("%s: %w", e.Source(), err)
 					}
-					k.Source = e.Source()
+					k.Source, k.Labels = e.Source(), e.Declaration.Labels
 					kinds = append(kinds, k)
 				}
 				// In the engine's order: group, then kind.
@@ -167,6 +167,7 @@ func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
 			TypeMeta: metav1.TypeMeta{APIVersion: policykind.Group + "/" + policykind.Version, Kind: policykind.KindName},
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        query.Plural(k.Kind) + "." + k.Group,
+				Labels:      k.Labels,
 				Annotations: map[string]string{SourceAnnotation: k.Source},
 			},
 			Spec: k.Spec,

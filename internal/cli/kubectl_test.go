@@ -17,6 +17,10 @@ const kubectlWorld = "testdata/kubectl/labelled.yaml"
 // name, cp.
 const kubectlKind = "testdata/kubectl/kind.yaml"
 
+// kubectlKinds declares policy kinds with labels: two PolicyKinds and a
+// labelled CRD.
+const kubectlKinds = "testdata/kubectl/labelled-kinds.yaml"
+
 // kubectl's conventions (issue 18): the output flags of kubectl get on
 // the commands that list, selectors, -A and -n, both forms of an object's
 // name, resource.group kinds. One golden per flag, under
@@ -46,6 +50,12 @@ func TestKubectlGolden(t *testing.T) {
 		{"kinds-name", []string{"kinds", "-f", discParable, "-o", "name"}},
 		{"kinds-no-headers-sorted", []string{"kinds", "-f", discParable, "--no-headers", "--sort-by", ".metadata.name"}},
 		{"kinds-custom-columns", []string{"kinds", "-f", discParable, "-o", "custom-columns=NAME:.metadata.name,DEFAULT:.spec.defaultStrategy"}},
+		{"kinds-wide", []string{"kinds", "-f", discParable, "-o", "wide"}},
+		// The labels of the PolicyKind, or of the CRD, that declares a kind.
+		{"kinds-label-columns", []string{"kinds", "-f", kubectlKinds, "-L", "team,tier"}},
+		{"kinds-show-labels", []string{"kinds", "-f", kubectlKinds, "--show-labels"}},
+		{"kinds-selector", []string{"kinds", "-f", kubectlKinds, "-l", "team=web,tier!=gold"}},
+		{"kinds-field-selector", []string{"kinds", "-f", kubectlKinds, "--field-selector", "metadata.name=retrypolicies.policies.cupcakes.example"}},
 		// describe: both forms, resource.group, KIND alone, selectors, -A.
 		{"describe-two-args", []string{"describe", "httproute", "tint", "-n", "frosting", "-f", discParable}},
 		{"describe-resource-group", []string{"describe", "httproutes.gateway.networking.k8s.io/tint", "-A", "-f", discParable}},
