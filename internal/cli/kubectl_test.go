@@ -75,6 +75,13 @@ func TestKubectlGolden(t *testing.T) {
 		{"effective-jsonpath", []string{"effective", "-n", "frosting", "-f", discParable, "-o", `jsonpath={range .items[*]}{.target.kind}/{.target.name}: {.policies[*].kind}{"\n"}{end}`}},
 		{"effective-selector", []string{"effective", "-f", discParable, "-l", "strata.dev/target-kind=Service", "--field-selector", "metadata.namespace=frosting", "-o", "name"}},
 		{"status-field-selector", []string{"status", "-f", discParable, "--field-selector", "metadata.name=icing-retries"}},
+		{"status-selector", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "name"}},
+		{"status-name", []string{"status", "-n", "frosting", "-f", discParable, "-o", "name"}},
+		{"effective-name", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "name"}},
+		{"effective-sort-by", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "custom-columns=TARGET:.target.name,KIND:.target.kind", "--sort-by", ".target.name"}},
+		{"effective-custom-columns-no-headers", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.target.kind,TARGET:.target.name,POLICY KINDS:.policies[*].kind", "--no-headers"}},
+		// render -A: every Gateway's and route's blueprint children.
+		{"render-all-namespaces", []string{"render", "-A", "-f", "../../examples/blueprints"}},
 		// -n on the commands that print everything.
 		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},
