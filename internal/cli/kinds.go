@@ -78,7 +78,7 @@ your own.`,
 					if err != nil {
 						return fmt.Errorf("%s: %w", e.Source(), err)
 					}
-					k.Source = e.Source()
+					k.Source, k.Labels = e.Source(), e.Declaration.Labels
 					kinds = append(kinds, k)
 				}
 				// In the engine's order: group, then kind.
@@ -227,6 +227,7 @@ func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
 			TypeMeta: metav1.TypeMeta{APIVersion: policykind.Group + "/" + policykind.Version, Kind: policykind.KindName},
 			ObjectMeta: metav1.ObjectMeta{
 				Name:        query.Resource(k) + "." + k.Group,
+				Labels:      k.Labels,
 				Annotations: map[string]string{SourceAnnotation: k.Source},
 			},
 			Spec: k.Spec,

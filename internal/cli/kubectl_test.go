@@ -17,6 +17,10 @@ const kubectlWorld = "testdata/kubectl/labelled.yaml"
 // name, cp.
 const kubectlKind = "testdata/kubectl/kind.yaml"
 
+// kubectlKinds declares policy kinds with labels: two PolicyKinds and a
+// labelled CRD.
+const kubectlKinds = "testdata/kubectl/labelled-kinds.yaml"
+
 // kubectl's conventions (issue 18): the output flags of kubectl get on
 // the commands that list, selectors, -A and -n, both forms of an object's
 // name, resource.group kinds. One golden per flag, under
@@ -48,6 +52,12 @@ func TestKubectlGolden(t *testing.T) {
 		{"kinds-wide", []string{"kinds", "-f", discParable, "-o", "wide"}},
 		{"kinds-wide-crd", []string{"kinds", "-f", kubectlKind, "-f", kubectlWorld, "-o", "wide"}},
 		{"kinds-custom-columns", []string{"kinds", "-f", discParable, "-o", "custom-columns=NAME:.metadata.name,DEFAULT:.spec.defaultStrategy"}},
+		{"kinds-wide", []string{"kinds", "-f", discParable, "-o", "wide"}},
+		// The labels of the PolicyKind, or of the CRD, that declares a kind.
+		{"kinds-label-columns", []string{"kinds", "-f", kubectlKinds, "-L", "team,tier"}},
+		{"kinds-show-labels", []string{"kinds", "-f", kubectlKinds, "--show-labels"}},
+		{"kinds-selector", []string{"kinds", "-f", kubectlKinds, "-l", "team=web,tier!=gold"}},
+		{"kinds-field-selector", []string{"kinds", "-f", kubectlKinds, "--field-selector", "metadata.name=retrypolicies.policies.cupcakes.example"}},
 		// describe: both forms, resource.group, KIND alone, selectors, -A.
 		{"describe-two-args", []string{"describe", "httproute", "tint", "-n", "frosting", "-f", discParable}},
 		{"describe-resource-group", []string{"describe", "httproutes.gateway.networking.k8s.io/tint", "-A", "-f", discParable}},
@@ -70,6 +80,13 @@ func TestKubectlGolden(t *testing.T) {
 		{"effective-jsonpath", []string{"effective", "-n", "frosting", "-f", discParable, "-o", `jsonpath={range .items[*]}{.target.kind}/{.target.name}: {.policies[*].kind}{"\n"}{end}`}},
 		{"effective-selector", []string{"effective", "-f", discParable, "-l", "strata.dev/target-kind=Service", "--field-selector", "metadata.namespace=frosting", "-o", "name"}},
 		{"status-field-selector", []string{"status", "-f", discParable, "--field-selector", "metadata.name=icing-retries"}},
+		{"status-selector", []string{"status", "-f", kubectlKind, "-f", kubectlWorld, "-l", "team=web", "-o", "name"}},
+		{"status-name", []string{"status", "-n", "frosting", "-f", discParable, "-o", "name"}},
+		{"effective-name", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "name"}},
+		{"effective-sort-by", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "custom-columns=TARGET:.target.name,KIND:.target.kind", "--sort-by", ".target.name"}},
+		{"effective-custom-columns-no-headers", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "custom-columns=KIND:.target.kind,TARGET:.target.name,POLICY KINDS:.policies[*].kind", "--no-headers"}},
+		// render -A: every Gateway's and route's blueprint children.
+		{"render-all-namespaces", []string{"render", "-A", "-f", "../../examples/blueprints"}},
 		// -n on the commands that print everything.
 		{"effective-namespace", []string{"effective", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"graph-namespace", []string{"graph", "-n", "frosting", "-f", discParable, "-o", "mermaid"}},

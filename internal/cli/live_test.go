@@ -175,6 +175,8 @@ func fileObjects(t *testing.T, file string) []*unstructured.Unstructured {
 func TestLive(t *testing.T) {
 	lc := startLive(t)
 	t.Run("watch", func(t *testing.T) { testWatch(t, lc) })
+	t.Run("watch describe", func(t *testing.T) { testWatchDescribe(t, lc) })
+	t.Run("watch status", func(t *testing.T) { testWatchStatus(t, lc) })
 
 	t.Run("effective", func(t *testing.T) {
 		want := mustStrata(t, "", "effective", "-f", example3Dir, "-o", "json")

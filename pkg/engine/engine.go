@@ -574,7 +574,7 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 			errs = append(errs, &DeclarationError{Group: policykind.Group, Kind: policykind.KindName, Name: d.Name, Err: fmt.Errorf("PolicyKind %s: declares %s, already declared by PolicyKind %s", d.Name, k.Key(), prev)})
 			continue
 		}
-		k.Source = "PolicyKind " + d.Name
+		k.Source, k.Labels = "PolicyKind "+d.Name, d.Labels
 		seen[k.Key()] = d.Name
 		kinds = append(kinds, k)
 	}
@@ -597,7 +597,7 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 			errs = append(errs, fmt.Errorf("%s: %w", e.Source(), err))
 			continue
 		}
-		k.Source = e.Source()
+		k.Source, k.Labels = e.Source(), e.Declaration.Labels
 		seen[gk] = e.Source()
 		kinds = append(kinds, k)
 	}
@@ -616,7 +616,7 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 			errs = append(errs, &DeclarationError{Group: crdGroup, Kind: crdKind, Name: crd.GetName(), Err: err})
 			continue
 		}
-		k.Source = "CustomResourceDefinition " + crd.GetName()
+		k.Source, k.Labels = "CustomResourceDefinition "+crd.GetName(), crd.GetLabels()
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}

@@ -88,6 +88,10 @@ type Kind struct {
 	Custom map[string]CustomStrategy
 	// Source says where the declaration came from, for messages.
 	Source string
+	// Labels are the labels of the object that declared the kind (the
+	// PolicyKind, or the labelled CRD): what `strata kinds -l`, -L and
+	// --show-labels read.
+	Labels map[string]string
 	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
 	// when the CRD is known (AncestorsMaxItems), else 0: how many
 	// PolicyAncestorStatus entries the API server accepts.
