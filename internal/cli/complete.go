@@ -128,25 +128,33 @@ func completeField(f *sourceFlags) cobra.CompletionFunc {
 		if err != nil || subj.Policy != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		var out []string
+		var ptrs []string
 		for _, k := range query.Describe(res, subj.Node).Effective {
 			for _, t := range k.Targets {
 				for _, ctx := range t.Contexts {
 					for _, fd := range ctx.Fields {
-						p := fd.Field
-						if !strings.HasPrefix(toComplete, "/") {
-							p = dotted(p)
-						}
-						if !slices.Contains(out, p) {
-							out = append(out, p)
-						}
+						ptrs = append(ptrs, fd.Field)
 					}
 				}
 			}
 		}
-		slices.Sort(out)
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return fieldCompletions(ptrs, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// fieldCompletions offers field pointers in the form being typed (a
+// pointer after "/", else dotted), each once, sorted, those that start
+// with toComplete.
+func fieldCompletions(ptrs []string, toComplete string) []string {
+	out := make([]string, 0, len(ptrs))
+	for _, p := range ptrs {
+		if !strings.HasPrefix(toComplete, "/") {
+			p = dotted(p)
+		}
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return prefixed(slices.Compact(out), toComplete)
 }
 
 // dotted writes a JSON pointer as the dotted path query.FieldPointer
@@ -354,22 +362,15 @@ func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, al
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 		}
-		var out []string
+		var ptrs []string
 		for _, j := range jobs {
 			if j.Err != nil || j.Values == nil {
 				continue
 			}
 			for _, l := range j.Values.Leaves {
-				p := l.Pointer
-				if !strings.HasPrefix(toComplete, "/") {
-					p = dotted(p)
-				}
-				if !slices.Contains(out, p) {
-					out = append(out, p)
-				}
+				ptrs = append(ptrs, l.Pointer)
 			}
 		}
-		slices.Sort(out)
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return fieldCompletions(ptrs, toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }

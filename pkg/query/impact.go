@@ -116,17 +116,7 @@ func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.
 		if len(ps) == 0 {
 			return nil
 		}
-		var nodes []topology.NodeID
-		for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
-			for _, a := range as {
-				nodes = append(nodes, a.Node)
-			}
-		}
-		out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
-		if len(out) == 0 {
-			out = append(out, topology.None)
-		}
-		return out
+		return belowAttachments(res, ps)
 	}
 }
 
@@ -228,18 +218,25 @@ func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.U
 		if len(ps) == 0 {
 			return nil
 		}
-		var nodes []topology.NodeID
-		for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
-			for _, a := range as {
-				nodes = append(nodes, a.Node)
-			}
-		}
-		out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
-		if len(out) == 0 {
-			out = append(out, topology.None) // an empty scope, not "everything"
-		}
-		return out
+		return belowAttachments(res, ps)
 	}
+}
+
+// belowAttachments is the scope of a question about policies ps: the
+// nodes at and below where they attach, sorted; when they attach
+// nowhere, an empty scope (topology.None alone), not "everything".
+func belowAttachments(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
+	var nodes []topology.NodeID
+	for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
+		for _, a := range as {
+			nodes = append(nodes, a.Node)
+		}
+	}
+	out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
+	if len(out) == 0 {
+		out = append(out, topology.None)
+	}
+	return out
 }
 
 // instances lists the objects of p's kind with p left out, or replaced by

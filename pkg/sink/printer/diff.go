@@ -87,14 +87,7 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		}
 		w.table(t)
 	}
-	fields := func(fs []query.FieldChange) {
-		t := &table{h: h, indent: "    "}
-		t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
-		for _, f := range fs {
-			t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
-		}
-		w.table(t)
-	}
+	fields := func(fs []query.FieldChange) { w.table(fieldChanges(h, fs)) }
 	for _, g := range groupDiff(d) {
 		if len(g.targets) > 1 {
 			// The same change on many targets: one block, as impact
@@ -307,4 +300,15 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// fieldChanges is the table of a target's changed fields, each value
+// with the policy that set it, as impact and diff print it.
+func fieldChanges(h Human, fs []query.FieldChange) *table {
+	t := &table{h: h, indent: "    "}
+	t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+	for _, f := range fs {
+		t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
+	}
+	return t
 }

@@ -433,14 +433,7 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
 		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
-	fields := func(fs []query.FieldChange) {
-		t := &table{h: h, indent: "    "}
-		t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
-		for _, f := range fs {
-			t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
-		}
-		w.table(t)
-	}
+	fields := func(fs []query.FieldChange) { w.table(fieldChanges(h, fs)) }
 	for _, g := range groupImpact(im) {
 		if len(g.targets) > 1 {
 			// Identical effects on many targets: one block, the targets
