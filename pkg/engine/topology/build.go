@@ -126,15 +126,19 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 	return id
 }
 
-// section adds a named section under an object node. A name declared twice
-// is ambiguous: kept once and reported (policies targeting it are Invalid).
-func (g *Graph) section(obj NodeID, name, field string) NodeID {
+// section adds a named section under an object node, the name of item i
+// of the object's spec.<list>. A name declared twice is ambiguous: kept
+// once and reported (policies targeting it are Invalid).
+func (g *Graph) section(obj NodeID, name, list string, i int) NodeID {
 	o := &g.Nodes[obj]
 	if id, dup := o.Sections[name]; dup {
 		if o.Ambiguous == nil {
 			o.Ambiguous = map[string]bool{}
 		}
 		o.Ambiguous[name] = true
+		// The field is named only here: tens of thousands of sections are
+		// added to a large world, and almost none is a duplicate.
+		field := fmt.Sprintf("spec.%s[%d].name", list, i)
 		g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", hierarchy.Kinds[o.Ref.GroupKind()].Section, name)})
 		return id
 	}
@@ -160,7 +164,7 @@ func (g *Graph) addGateway(gw *gwv1.Gateway) {
 		g.link(gc, id)
 	}
 	for i, l := range gw.Spec.Listeners {
-		g.section(id, string(l.Name), fmt.Sprintf("spec.listeners[%d].name", i))
+		g.section(id, string(l.Name), "listeners", i)
 	}
 }
 
@@ -171,7 +175,7 @@ func (g *Graph) addService(svc *corev1.Service) {
 	}
 	for i, p := range svc.Spec.Ports {
 		if p.Name != "" {
-			g.section(id, p.Name, fmt.Sprintf("spec.ports[%d].name", i))
+			g.section(id, p.Name, "ports", i)
 		}
 	}
 }
@@ -209,7 +213,7 @@ func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 		return
 	}
 	for i, l := range ls.Spec.Listeners {
-		g.section(id, string(l.Name), fmt.Sprintf("spec.listeners[%d].name", i))
+		g.section(id, string(l.Name), "listeners", i)
 	}
 	p := ls.Spec.ParentRef
 	gwNS := ls.Namespace
@@ -272,7 +276,7 @@ func (b *attacher) addRoute(r route) {
 		if rule.Name != nil && *rule.Name != "" {
 			name = string(*rule.Name)
 		}
-		rules[i] = g.section(id, name, fmt.Sprintf("spec.rules[%d].name", i))
+		rules[i] = g.section(id, name, "rules", i)
 	}
 	for i, p := range r.ParentRefs {
 		kind := hierarchy.GatewayKind
