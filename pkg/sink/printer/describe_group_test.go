@@ -39,6 +39,33 @@ func TestRefLine(t *testing.T) {
 	}
 }
 
+func TestSectionLine(t *testing.T) {
+	names := func(n int) []string {
+		var out []string
+		for i := range n {
+			out = append(out, fmt.Sprintf("http-%d", i))
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		names []string
+		full  bool
+		want  string
+	}{
+		{"few", names(2), false, "http-0, http-1"},
+		{"at the bound", names(10), false, strings.Join(names(10), ", ")},
+		{"many", names(100000), false, "100000 sections: http-0, http-1, http-2 and 99997 more (--full lists them)"},
+		{"full", names(11), true, strings.Join(names(11), ", ")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := (Human{Full: c.full}).sectionLine(c.names); got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+		})
+	}
+}
+
 // A narrowed description of more than SummaryContexts contexts folds
 // targets whose contexts have the same fields, values, sources and
 // beaten policies; one that differs in any of them is a block of its own.

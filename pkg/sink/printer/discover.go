@@ -13,7 +13,7 @@ import (
 func (h Human) description(w *errWriter, d *query.Description) {
 	w.printf("%s\n", h.heading(d.Object.String()))
 	if len(d.Sections) > 0 {
-		w.printf("Sections:  %s\n", strings.Join(d.Sections, ", "))
+		w.printf("Sections:  %s\n", h.sectionLine(d.Sections))
 	}
 	if len(d.Parents) > 0 {
 		w.printf("Parents:   %s\n", h.refLine(d.Parents))
@@ -614,6 +614,15 @@ func (h Human) refLine(rs []query.Ref) string {
 		return refList(rs)
 	}
 	return refCounts(rs) + " (--full lists them)"
+}
+
+// sectionLine is an object's section names, bounded as refLine bounds
+// refs: a Gateway may have thousands of listeners.
+func (h Human) sectionLine(names []string) string {
+	if h.Full || len(names) <= listedRefs {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%d sections: %s and %d more (--full lists them)", len(names), strings.Join(names[:namedRefs], ", "), len(names)-namedRefs)
 }
 
 // refCounts counts refs per kind, in the order the kinds first appear,
