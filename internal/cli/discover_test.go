@@ -110,11 +110,7 @@ func TestDiscoverGolden(t *testing.T) {
 // Errors are one line on stderr, exit code 1, nothing on stdout; their
 // text is kept in testdata/discover/errors.golden.
 func TestDiscoverErrors(t *testing.T) {
-	var all strings.Builder
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
+	errorsGolden(t, "testdata/discover/errors.golden", []errorCase{
 		{"unknown kind", []string{"describe", "deployment/baker", "-n", "baker", "-f", discParable}},
 		{"not found", []string{"describe", "httproute/baker", "-f", discParable}},
 		{"no such section", []string{"describe", "gateway/storefront#https", "-n", "infra", "-f", discParable}},
@@ -130,22 +126,7 @@ func TestDiscoverErrors(t *testing.T) {
 		{"get policies of a topology kind", []string{"get", "policies", "httproute", "-f", discParable}},
 		{"bad output", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "-o", "xml"}},
 		{"bad graph output", []string{"graph", "-f", discParable, "-o", "svg"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := strata(t, "", c.args...)
-			if code != 1 {
-				t.Errorf("exit code %d, want 1", code)
-			}
-			if out != "" {
-				t.Errorf("stdout not empty: %q", out)
-			}
-			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
-				t.Errorf("want one error line on stderr, got %q", errOut)
-			}
-			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
-		})
-	}
-	discoverGolden(t, "testdata/discover/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+	})
 }
 
 // --replace takes the policy's new version from a file or stdin.
@@ -359,4 +340,34 @@ func argOf(r topology.Ref) (arg, ns string, ok bool) {
 func loadForTest(t *testing.T, paths ...string) *engine.Result {
 	t.Helper()
 	return enginetest.Run(t, nil, paths...)
+}
+
+// errorCase is a command line that must fail.
+type errorCase struct {
+	name string
+	args []string
+}
+
+// errorsGolden runs each case, which must exit 1 with nothing on stdout
+// and one error line on stderr, and compares the transcript of them all
+// with golden.
+func errorsGolden(t *testing.T, golden string, cases []errorCase) {
+	t.Helper()
+	var all strings.Builder
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, errOut, code := strata(t, "", c.args...)
+			if code != 1 {
+				t.Errorf("exit code %d, want 1", code)
+			}
+			if out != "" {
+				t.Errorf("stdout not empty: %q", out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
+				t.Errorf("want one error line on stderr, got %q", errOut)
+			}
+			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
+		})
+	}
+	discoverGolden(t, golden, strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
 }

@@ -115,11 +115,7 @@ func TestKubectlGolden(t *testing.T) {
 // a wrong number of arguments. One error line each, exit 1, nothing on
 // stdout; the text is kept in testdata/kubectl/errors.golden.
 func TestKubectlErrors(t *testing.T) {
-	var all strings.Builder
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
+	errorsGolden(t, "testdata/kubectl/errors.golden", []errorCase{
 		{"kind typo", []string{"describe", "httprote/baker", "-n", "baker", "-f", discParable}},
 		{"policy kind typo", []string{"describe", "retrypolcy/baker-retries", "-n", "baker", "-f", discParable}},
 		{"get kind typo", []string{"get", "policies", "timeoutpolicys", "-f", discParable}},
@@ -147,22 +143,7 @@ func TestKubectlErrors(t *testing.T) {
 		{"both forms at once", []string{"describe", "httproute/baker", "baker", "-f", discParable}},
 		{"bad field selector", []string{"get", "policies", "-f", discParable, "--field-selector", "spec.x=1"}},
 		{"bad output", []string{"get", "policies", "-f", discParable, "-o", "jsonpth={.items}"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := strata(t, "", c.args...)
-			if code != 1 {
-				t.Errorf("exit code %d, want 1", code)
-			}
-			if out != "" {
-				t.Errorf("stdout not empty: %q", out)
-			}
-			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
-				t.Errorf("want one error line on stderr, got %q", errOut)
-			}
-			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
-		})
-	}
-	discoverGolden(t, "testdata/kubectl/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+	})
 }
 
 func TestSuggest(t *testing.T) {

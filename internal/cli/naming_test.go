@@ -18,11 +18,7 @@ import (
 // testdata/naming/errors.golden.
 func TestNamingErrors(t *testing.T) {
 	const url = "http://baker.cupcakes.example/"
-	var all strings.Builder
-	for _, c := range []struct {
-		name string
-		args []string
-	}{
+	errorsGolden(t, "testdata/naming/errors.golden", []errorCase{
 		// describe --kind reads kinds as explain --kind does.
 		{"describe --kind typo", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--kind", "retrypolcy"}},
 		{"describe --kind of the hierarchy", []string{"describe", "httproute/baker", "-n", "baker", "-f", discParable, "--kind", "httproute"}},
@@ -54,22 +50,7 @@ func TestNamingErrors(t *testing.T) {
 		{"simulate --gateway namespace", []string{"simulate", "GET", url, "-f", discParable, "--gateway", "baker/storefront"}},
 		{"simulate --route typo", []string{"simulate", "GET", url, "-f", discParable, "--route", "baker/bakr"}},
 		{"simulate --route namespace", []string{"simulate", "GET", url, "-f", discParable, "--route", "httproute/infra/baker"}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			out, errOut, code := strata(t, "", c.args...)
-			if code != 1 {
-				t.Errorf("exit code %d, want 1", code)
-			}
-			if out != "" {
-				t.Errorf("stdout not empty: %q", out)
-			}
-			if strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "error: ") {
-				t.Errorf("want one error line on stderr, got %q", errOut)
-			}
-			all.WriteString("$ strata " + strings.Join(c.args, " ") + "\n" + errOut)
-		})
-	}
-	discoverGolden(t, "testdata/naming/errors.golden", strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+	})
 }
 
 // describe --kind takes every name explain --kind and describe KIND/NAME
