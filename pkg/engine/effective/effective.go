@@ -376,7 +376,15 @@ func (c *computer) ownScope(target topology.NodeID, path []topology.NodeID) []to
 // then defaults newest first (the more specific wins them), so a level's
 // overrides also beat its defaults (001 "Conflict Resolution").
 func (c *computer) stack(atts []*attach.Attachment) []*Entry {
-	var entries []*Entry
+	// The entries of a stack are allocated together: one allocation per
+	// context, not one per block (56,000 contexts of 3.7 blocks on the
+	// performance world).
+	n := 0
+	for _, a := range atts {
+		n += len(a.Policy.Blocks)
+	}
+	backing := make([]Entry, 0, n)
+	entries := make([]*Entry, 0, n)
 	for _, a := range atts {
 		lvl := c.g.Node(a.Node).Level
 		if a.Global {
@@ -389,7 +397,8 @@ func (c *computer) stack(atts []*attach.Attachment) []*Entry {
 				v = merge.Of(b.Values, a.Policy)
 				c.values[b] = v
 			}
-			entries = append(entries, &Entry{Attachment: a, Rank: a.Policy.Kind.Rank(), Level: lvl, Block: b, Value: v})
+			backing = append(backing, Entry{Attachment: a, Rank: a.Policy.Kind.Rank(), Level: lvl, Block: b, Value: v})
+			entries = append(entries, &backing[len(backing)-1])
 		}
 	}
 	Order(entries)

@@ -14,41 +14,18 @@ import (
 // over few keys so that steps collide: nulls, empty objects, scalars
 // replaced by objects and back, pointers locked and later replaced.
 func TestAccMatchesImmutable(t *testing.T) {
-	keys := []string{"a", "b", "c", "x/y", "t~"}
-	srcs := make([]*testSource, 6)
-	for i := range srcs {
-		srcs[i] = &testSource{Name: fmt.Sprintf("p%d", i)}
-	}
-	// Half the seeds have no nulls, so that values stay in normal form
-	// and AtomicDefaults grafts in place.
-	nulls := false
-	var value func(r *rand.Rand, depth int) map[string]any
-	value = func(r *rand.Rand, depth int) map[string]any {
-		m := map[string]any{}
-		for range r.IntN(4) {
-			k := keys[r.IntN(len(keys))]
-			switch x := r.IntN(6); {
-			case x == 0 && nulls:
-				m[k] = nil
-			case x == 1 && depth < 3:
-				m[k] = value(r, depth+1)
-			case x == 2:
-				m[k] = []any{"l", int64(r.IntN(3))}
-			default:
-				m[k] = fmt.Sprintf("v%d", r.IntN(3))
-			}
-		}
-		return m
-	}
+	srcs := testSources()
 	for seed := range uint64(3000) {
 		r := rand.New(rand.NewPCG(seed, 1))
-		nulls = seed%2 == 0
-		ref := Of(value(r, 0), srcs[0])
+		// Half the seeds have no nulls, so that values stay in normal
+		// form and AtomicDefaults grafts in place.
+		value := randomValues(r, seed%2 == 0)
+		ref := Of(value(0), srcs[0])
 		acc := NewAcc(ref)
 		locked := map[string]bool{}
 		locks := NewLocks()
 		for step := range 12 {
-			m := Of(value(r, 0), srcs[r.IntN(len(srcs))])
+			m := Of(value(0), srcs[r.IntN(len(srcs))])
 			op := r.IntN(5)
 			switch op {
 			case 0, 1:
@@ -85,6 +62,103 @@ func TestAccMatchesImmutable(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRestoreShortcut folds random stacks as TestAccMatchesImmutable
+// does and, at every defaults step under locks, requires Restore (which
+// returns v itself when nothing locked would change) to equal restoreAll
+// (which always copies and puts back). Both outcomes of the shortcut must
+// occur often, or the comparison proves nothing.
+func TestRestoreShortcut(t *testing.T) {
+	srcs := testSources()
+	var hits, misses int
+	for seed := range uint64(3000) {
+		r := rand.New(rand.NewPCG(seed, 2))
+		value := randomValues(r, seed%2 == 0)
+		ref := Of(value(0), srcs[0])
+		locked := map[string]bool{}
+		for step := range 12 {
+			m := Of(value(0), srcs[r.IntN(len(srcs))])
+			var v Value
+			switch r.IntN(3) {
+			case 0:
+				v = Patch(ref, m)
+			case 1:
+				v = Atomic(ref, m)
+			case 2:
+				v = ref // a step that changed nothing
+			}
+			got, want := Restore(v, ref, locked), restoreAll(v, ref, locked)
+			if len(locked) > 0 {
+				if restored(v, ref, locked) {
+					hits++
+				} else {
+					misses++
+				}
+			}
+			if !reflect.DeepEqual(got.Values, want.Values) || !reflect.DeepEqual(got.Prov, want.Prov) {
+				t.Fatalf("seed %d step %d: Restore\n%v\n%v\nrestoreAll\n%v\n%v", seed, step, got.Values, got.Prov, want.Values, want.Prov)
+			}
+			ref = got
+			if r.IntN(2) == 0 {
+				s := srcs[r.IntN(len(srcs))]
+				for p, q := range ref.Prov {
+					if q == s {
+						locked[p] = true
+					}
+				}
+			}
+		}
+	}
+	// Values out of normal form (a source on an object that has fields,
+	// as an override of an empty object leaves under a later patch):
+	// Restore drops the source above or below a locked pointer.
+	s1, s2 := srcs[1], srcs[2]
+	odd := Value{Values: map[string]any{"a": map[string]any{"b": "v"}}, Prov: map[string]Source{"/a": s1, "/a/b": s2}}
+	for _, p := range []string{"/a", "/a/b"} {
+		locked := map[string]bool{p: true}
+		if got, want := Restore(odd, odd, locked), restoreAll(odd, odd, locked); !reflect.DeepEqual(got.Prov, want.Prov) {
+			t.Errorf("locked %s: Restore kept %v, restoreAll gives %v", p, got.Prov, want.Prov)
+		}
+	}
+	if hits < 1000 || misses < 1000 {
+		t.Fatalf("shortcut taken %d times, not taken %d times: the random stacks no longer exercise both", hits, misses)
+	}
+}
+
+// testSources are six sources p0..p5.
+func testSources() []*testSource {
+	srcs := make([]*testSource, 6)
+	for i := range srcs {
+		srcs[i] = &testSource{Name: fmt.Sprintf("p%d", i)}
+	}
+	return srcs
+}
+
+// randomValues makes random values, small over few keys so that steps
+// collide: nulls (when nulls is true), empty objects, scalars replaced
+// by objects and back, lists.
+func randomValues(r *rand.Rand, nulls bool) func(depth int) map[string]any {
+	keys := []string{"a", "b", "c", "x/y", "t~"}
+	var value func(depth int) map[string]any
+	value = func(depth int) map[string]any {
+		m := map[string]any{}
+		for range r.IntN(4) {
+			k := keys[r.IntN(len(keys))]
+			switch x := r.IntN(6); {
+			case x == 0 && nulls:
+				m[k] = nil
+			case x == 1 && depth < 3:
+				m[k] = value(depth + 1)
+			case x == 2:
+				m[k] = []any{"l", int64(r.IntN(3))}
+			default:
+				m[k] = fmt.Sprintf("v%d", r.IntN(3))
+			}
+		}
+		return m
+	}
+	return value
 }
 
 // testSource is an opaque Source for the tests of this package.

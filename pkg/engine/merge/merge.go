@@ -2,6 +2,7 @@ package merge
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -205,9 +206,15 @@ func isItem(rest string) bool {
 // provenance keys: JSON pointers, and list items as MergeByKey writes them
 // (/rules[name=login]).
 func Restore(v, from Value, locked map[string]bool) Value {
-	if len(locked) == 0 {
+	if len(locked) == 0 || restored(v, from, locked) {
 		return v
 	}
+	return restoreAll(v, from, locked)
+}
+
+// restoreAll is Restore without its shortcut: every locked pointer put
+// back, in pointer order, into a copy of v's provenance.
+func restoreAll(v, from Value, locked map[string]bool) Value {
 	out := Value{Values: v.Values, Prov: make(map[string]Source, len(v.Prov))}
 	for p, s := range v.Prov {
 		out.Prov[p] = s
@@ -251,6 +258,71 @@ func Restore(v, from Value, locked map[string]bool) Value {
 		out.Prov[p] = from.Prov[p]
 	}
 	return out
+}
+
+// restored reports whether v already holds every locked pointer as
+// Restore would put it back from from, so that Restore would return v
+// unchanged: the common step of a fold, a default that touches no
+// overridden field. Restore copies v's provenance whatever it restores;
+// under an override every later defaults step of a stack paid that copy
+// (docs/performance.md, "Every command, fourth pass"). The check is
+// exact, not a guess: each locked pointer is at the same map keys in both
+// values with an equal value and the same source, no provenance key lies
+// above or below it, and no list item is named (Restore splits a list
+// kept whole into its items). Otherwise false, and Restore does its work.
+func restored(v, from Value, locked map[string]bool) bool {
+	for p := range locked {
+		if strings.IndexByte(p, '[') >= 0 {
+			return false
+		}
+		fsteps, fval, ok := walk(from.Values, p)
+		if !ok || !settable(fsteps) {
+			continue // Restore skips it too
+		}
+		// The source first: a default that set p differs there, and
+		// costs no walk of v.
+		if s, ok := v.Prov[p]; !ok || s != from.Prov[p] {
+			return false
+		}
+		vsteps, vval, ok := walk(v.Values, p)
+		if !ok || !settable(vsteps) || !sameLeaf(vval, fval) {
+			return false
+		}
+		above := false
+		prefixes(p, func(q string) {
+			if _, ok := v.Prov[q]; ok {
+				above = true
+			}
+		})
+		if above {
+			return false
+		}
+	}
+	for q := range v.Prov {
+		if strings.IndexByte(q, '[') >= 0 {
+			return false
+		}
+		below := false
+		prefixes(q, func(r string) {
+			if locked[r] {
+				below = true
+			}
+		})
+		if below {
+			return false
+		}
+	}
+	return true
+}
+
+// sameLeaf reports whether two leaf values are equal: JSON scalars by
+// ==, anything else (objects, lists) by content.
+func sameLeaf(a, b any) bool {
+	switch a.(type) {
+	case string, float64, int64, int, bool, nil:
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // Get reads the value at a JSON pointer; numeric segments index lists,

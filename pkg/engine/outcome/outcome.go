@@ -115,12 +115,16 @@ type policyNode struct {
 	n topology.NodeID
 }
 
-// attachedAt indexes a kind's attachments by policy and node, so that
-// which attachments of a policy lie on a context path costs the path's
-// length, not the policy's number of attachments.
+// attachedAt indexes the attachments of a kind's policies that have many
+// (more than manyAttachments) by policy and node, so that which of them
+// lie on a context path costs the path's length, not the policy's number
+// of attachments. The others are scanned (pass.target).
 func attachedAt(att *attach.Result) map[policyNode][]*attach.Attachment {
 	out := map[policyNode][]*attach.Attachment{}
 	for p, as := range att.ByPolicy {
+		if len(as) <= manyAttachments {
+			continue
+		}
 		for _, a := range as {
 			k := policyNode{p, a.Node}
 			out[k] = append(out[k], a)
@@ -170,7 +174,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			mu.Lock()
 			passes = append(passes, w)
 			mu.Unlock()
-			return func(i int) { w.target(g, at, res.Targets[i]) }
+			return func(i int) { w.target(g, att, at, res.Targets[i]) }
 		})
 		seen := map[*attach.Attachment]bool{}
 		for _, w := range passes {
@@ -247,6 +251,10 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	sortTargets(g, out.Targets)
 	return out
 }
+
+// manyAttachments is the number of attachments above which a policy's
+// attachments on a path are looked up by node rather than scanned.
+const manyAttachments = 16
 
 // chunk is how many targets a core tallies at a time (cores.Each).
 const chunk = 256
@@ -348,7 +356,7 @@ type pass struct {
 // target tallies every policy in every context of tg and records which
 // policies affect tg (GEP-713: a target is affected by the policies whose
 // settings reach it in some context).
-func (w *pass) target(g *topology.Graph, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
+func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
 	// Per kind: the kinds of a value space share one result.
 	affecting := map[*policykind.Kind]map[string]bool{}
 	via := map[*policykind.Kind]map[topology.NodeID]bool{}
@@ -363,13 +371,24 @@ func (w *pass) target(g *topology.Graph, at map[policyNode][]*attach.Attachment,
 			// A policy attached at two nodes of this path counts at
 			// the more specific one; the other attachment reaches
 			// this context all the same.
-			// Walk the (short) path, not the policy's attachments:
-			// a policy with 100,000 targetRefs has as many
-			// contexts, and scanning them all in each would be
-			// quadratic (issue 11, "No cliffs").
-			for _, n := range ctx.Path {
-				for _, a := range at[policyNode{p, n}] {
-					w.seen[a] = true
+			// A policy's few attachments are scanned for the
+			// path's nodes: a lookup per node of the path, nearly
+			// all of them misses, was most of this loop. A policy
+			// with many (100,000 targetRefs, as many contexts)
+			// has the path walked instead, or scanning them all in
+			// each context would be quadratic (issue 11, "No
+			// cliffs").
+			if as := att.ByPolicy[p]; len(as) <= manyAttachments {
+				for _, a := range as {
+					if slices.Contains(ctx.Path, a.Node) {
+						w.seen[a] = true
+					}
+				}
+			} else {
+				for _, n := range ctx.Path {
+					for _, a := range at[policyNode{p, n}] {
+						w.seen[a] = true
+					}
 				}
 			}
 			t := w.tallies.get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))

@@ -1,11 +1,13 @@
 package effectivepolicy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -44,6 +46,13 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 // at only reads the frozen result, so any number of goroutines may call
 // it at once (a printer that renders on every core, printer.ListWriter's
 // Items).
+//
+// Contexts whose stacks fold to one effective.Folded (the engine's memo:
+// same policies at the same nodes) share its resultant policy and field
+// sources, made once: the EffectivePolicies at makes share those two,
+// which no reader may change. On the performance world, 56,000 contexts
+// fold to 14,000 values (docs/performance.md, "Every command, fourth
+// pass").
 func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 	g := r.Graph
 	// Index first (which kinds' targets each node is), build later.
@@ -71,38 +80,61 @@ func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 		keys[n] = g.Node(n).Ref.Key()
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
+	var shared sync.Map // *effective.Folded -> *folded
 	return len(order), func(i int) *EffectivePolicy {
 		n := order[i]
 		ep := newFor(g.Node(n).Ref)
 		for _, p := range byNode[n] {
 			kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
-			kp.Contexts = sortedContexts(g, p.target.Contexts)
+			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared)
 			ep.Policies = append(ep.Policies, kp)
 		}
 		return ep
 	}
 }
 
+// folded is what a context's record takes from its folded value alone.
+type folded struct {
+	resultant    *apiextensionsv1.JSON
+	fieldSources map[string]string
+}
+
+// foldedOf is the record's part of f, made once per f in shared.
+func foldedOf(f *effective.Folded, shared *sync.Map) *folded {
+	if v, ok := shared.Load(f); ok {
+		return v.(*folded)
+	}
+	out := &folded{resultant: object(f.Result.Values), fieldSources: make(map[string]string, len(f.Result.Prov))}
+	for ptr, src := range f.Result.Prov {
+		out.fieldSources[ptr] = sourceName(effective.PolicyOf(src))
+	}
+	v, _ := shared.LoadOrStore(f, out)
+	return v.(*folded)
+}
+
 // sortedContexts are a target's contexts sorted by path, each path's key
 // made once (not once per comparison: a Service below 100,000 listeners
-// has 100,000 contexts).
-func sortedContexts(g *topology.Graph, ctxs []*effective.Context) []Context {
-	type keyed struct {
-		key string
-		c   Context
-	}
+// has 100,000 contexts), all of them in one buffer.
+func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.Map) []Context {
 	switch len(ctxs) {
 	case 0:
 		return nil
 	case 1: // most targets: nothing to sort
-		return []Context{context(g, ctxs[0])}
+		return []Context{context(g, ctxs[0], shared)}
+	}
+	type keyed struct {
+		from, to int // the key in buf
+		c        Context
 	}
 	ks := make([]keyed, len(ctxs))
+	var buf []byte
 	for i, ctx := range ctxs {
-		c := context(g, ctx)
-		ks[i] = keyed{pathKey(c.Path), c}
+		c := context(g, ctx, shared)
+		from := len(buf)
+		buf = appendPathKey(buf, c.Path)
+		ks[i] = keyed{from, len(buf), c}
 	}
-	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	slices.SortFunc(ks, func(a, b keyed) int { return bytes.Compare(buf[a.from:a.to], buf[b.from:b.to]) })
 	out := make([]Context, len(ks))
 	for i, k := range ks {
 		out[i] = k.c
@@ -123,21 +155,30 @@ func newFor(r topology.Ref) *EffectivePolicy {
 	return ep
 }
 
-func context(g *topology.Graph, ctx *effective.Context) Context {
-	c := Context{ResultantPolicy: object(ctx.Result.Values), FieldSources: make(map[string]string, len(ctx.Result.Prov)), Path: make([]Ref, 0, len(ctx.Path))}
+func context(g *topology.Graph, ctx *effective.Context, shared *sync.Map) Context {
+	f := foldedOf(ctx.Folded, shared)
+	c := Context{ResultantPolicy: f.resultant, FieldSources: f.fieldSources, Path: make([]Ref, 0, len(ctx.Path)), Sources: make([]Source, 0, len(ctx.Entries))}
 	for _, n := range ctx.Path {
 		c.Path = append(c.Path, g.Node(n).Ref.API())
 	}
-	for ptr, src := range ctx.Result.Prov {
-		c.FieldSources[ptr] = sourceName(effective.PolicyOf(src))
+	// Each policy is listed once, at its first block. Nearly every stack
+	// is short, and a scan of the entries before costs less than a set
+	// per context; a long one (thousands of policies on one Gateway)
+	// gets the set, not a quadratic scan (issue 11, "No cliffs").
+	var seen map[*policykind.Policy]bool
+	if len(ctx.Entries) > 16 {
+		seen = make(map[*policykind.Policy]bool, len(ctx.Entries))
 	}
-	seen := map[*policykind.Policy]bool{}
-	for _, e := range ctx.Entries {
+	for i, e := range ctx.Entries {
 		p := e.Policy()
-		if seen[p] {
+		if seen != nil {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+		} else if slices.ContainsFunc(ctx.Entries[:i], func(o *effective.Entry) bool { return o.Policy() == p }) {
 			continue
 		}
-		seen[p] = true
 		c.Sources = append(c.Sources, Source{Namespace: p.Namespace, Name: p.Name, Result: standing(ctx, p)})
 	}
 	return c
@@ -173,15 +214,11 @@ func sourceName(p *policykind.Policy) string {
 	return p.ID()
 }
 
-func pathKey(path []Ref) string {
-	n := 0
-	for _, r := range path {
-		n += len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.SectionName) + len(r.Role) + 6
-	}
-	b := make([]byte, 0, n)
+// appendPathKey appends a path's sort key to b.
+func appendPathKey(b []byte, path []Ref) []byte {
 	for _, r := range path {
 		b = r.AppendKey(b)
 		b = append(b, '>')
 	}
-	return string(b)
+	return b
 }

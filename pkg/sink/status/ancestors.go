@@ -5,7 +5,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/internal/cores"
@@ -56,7 +55,8 @@ func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 // Policies returns, for every policy of a managed kind, a copy of the
 // policy object with the status.ancestors Strata would write: entries of
 // other controllers preserved, Strata's replaced (Ancestors,
-// MergeAncestors).
+// MergeAncestors). The copies share every other field with the policy
+// objects of r (withStatus): what reads them must not change them.
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	pss := Ancestors(r, now)
 	// Policies are independent of each other: each is copied and merged
@@ -65,13 +65,12 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	cores.Each(len(pss), 256, func() func(int) {
 		return func(i int) {
 			ps := pss[i]
-			obj := ps.Policy.Object.DeepCopy()
-			list, _ := MergeAncestors(storedAncestors(obj.Object), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
+			src := ps.Policy.Object.Object
+			list, _ := MergeAncestors(storedAncestors(src), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
 			if list == nil {
 				list = []any{}
 			}
-			_ = unstructured.SetNestedSlice(obj.Object, list, "status", "ancestors")
-			out[i] = obj
+			out[i] = withStatus(src, "ancestors", list)
 		}
 	})
 	return out
@@ -94,11 +93,7 @@ func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(co
 	}
 	for _, a := range ours {
 		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&a)
-		if err != nil {
-			continue // a PolicyAncestorStatus always converts
-		}
-		merged = append(merged, m)
+		merged = append(merged, ancestorMap(&a))
 	}
 	return merged, theirs
 }
@@ -163,4 +158,25 @@ func deref[T ~string](p *T) string {
 		return ""
 	}
 	return string(*p)
+}
+
+// withStatus returns a copy of obj with status.field set to v, sharing
+// obj's other fields: the object and its status map are new, nothing
+// below them is copied. A deep copy of each policy (spec, metadata and
+// the entries of other controllers, all left as they are) was most of
+// what `strata status` allocated for policies on the performance world
+// (docs/performance.md, "Every command, fourth pass").
+func withStatus(obj map[string]any, field string, v any) *unstructured.Unstructured {
+	out := make(map[string]any, len(obj)+1)
+	for k, x := range obj {
+		out[k] = x
+	}
+	old, _ := obj["status"].(map[string]any)
+	st := make(map[string]any, len(old)+1)
+	for k, x := range old {
+		st[k] = x
+	}
+	st[field] = v
+	out["status"] = st
+	return &unstructured.Unstructured{Object: out}
 }

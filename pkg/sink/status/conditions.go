@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Retime gives conds their lastTransitionTime, apimachinery's
@@ -73,11 +74,50 @@ func conditionMap(c *metav1.Condition) map[string]any {
 	return m
 }
 
-// toMap renders a typed status entry for an unstructured object.
-func toMap(v any) map[string]any {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(v)
-	if err != nil {
-		return nil // Gateway API status types always convert
+// parentRefMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
+// a ParentReference, field by field (its json tags: pointers omitted when
+// nil, the port an int64), without reflection: every policy ancestor and
+// route parent entry Strata writes has one (TestStatusMapsAreConverter).
+func parentRefMap(r *gwv1.ParentReference) map[string]any {
+	m := make(map[string]any, 6)
+	if r.Group != nil {
+		m["group"] = string(*r.Group)
+	}
+	if r.Kind != nil {
+		m["kind"] = string(*r.Kind)
+	}
+	if r.Namespace != nil {
+		m["namespace"] = string(*r.Namespace)
+	}
+	m["name"] = string(r.Name)
+	if r.SectionName != nil {
+		m["sectionName"] = string(*r.SectionName)
+	}
+	if r.Port != nil {
+		m["port"] = int64(*r.Port)
+	}
+	return m
+}
+
+// ancestorMap is the converter's PolicyAncestorStatus (parentRefMap).
+func ancestorMap(a *gwv1.PolicyAncestorStatus) map[string]any {
+	return entryMap("ancestorRef", &a.AncestorRef, a.ControllerName, a.Conditions)
+}
+
+// routeParentMap is the converter's RouteParentStatus (parentRefMap).
+func routeParentMap(p *gwv1.RouteParentStatus) map[string]any {
+	return entryMap("parentRef", &p.ParentRef, p.ControllerName, p.Conditions)
+}
+
+// entryMap is a status entry of one controller for one parent: the ref
+// under refField, the controller and the conditions (omitted when none,
+// their omitempty).
+func entryMap(refField string, ref *gwv1.ParentReference, controller gwv1.GatewayController, conds []metav1.Condition) map[string]any {
+	m := make(map[string]any, 3)
+	m[refField] = parentRefMap(ref)
+	m["controllerName"] = string(controller)
+	if len(conds) > 0 {
+		m["conditions"] = toMaps(conds)
 	}
 	return m
 }

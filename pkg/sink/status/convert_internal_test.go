@@ -83,3 +83,118 @@ func TestStoredStatusIsWholeObjects(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusMapsAreConverter checks that parentRefMap, ancestorMap and
+// routeParentMap render as apimachinery's converter does, for refs with
+// every optional field unset, set, and set to its zero value.
+func TestStatusMapsAreConverter(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	group, kind, ns, sec := gwv1.Group(""), gwv1.Kind("Gateway"), gwv1.Namespace("ns"), gwv1.SectionName("http")
+	var port, zeroPort gwv1.PortNumber = 8443, 0
+	conds := []metav1.Condition{{Type: "T", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "R", ObservedGeneration: 3}}
+	for name, ref := range map[string]gwv1.ParentReference{
+		"name only": {Name: "gw"},
+		"full":      {Group: &group, Kind: &kind, Namespace: &ns, Name: "gw", SectionName: &sec, Port: &port},
+		"zero port": {Name: "gw", Port: &zeroPort},
+		"empty":     {},
+	} {
+		for cname, cs := range map[string][]metav1.Condition{"no conditions": nil, "empty conditions": {}, "conditions": conds} {
+			t.Run(name+"/"+cname, func(t *testing.T) {
+				a := gwv1.PolicyAncestorStatus{AncestorRef: ref, ControllerName: "strata.dev/controller", Conditions: cs}
+				p := gwv1.RouteParentStatus{ParentRef: ref, ControllerName: "strata.dev/controller", Conditions: cs}
+				for what, c := range map[string]struct {
+					typed any
+					got   map[string]any
+				}{
+					"ancestor":   {&a, ancestorMap(&a)},
+					"parent":     {&p, routeParentMap(&p)},
+					"parent ref": {&ref, parentRefMap(&ref)},
+				} {
+					want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c.typed)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(want, c.got); diff != "" {
+						t.Errorf("%s differs from the converter (-converter +ours):\n%s", what, diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestFragmentObjectIsSetters checks that Fragment.Object builds the
+// object unstructured's setters build, for fragments with and without
+// each part.
+func TestFragmentObjectIsSetters(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	conds := []metav1.Condition{{Type: "strata.dev/RetryPolicyAffected", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "Affected", Message: "m"}}
+	gvk := gwv1.SchemeGroupVersion.WithKind("HTTPRoute")
+	for name, f := range map[string]Fragment{
+		"empty":       {},
+		"service":     {GVK: corev1.SchemeGroupVersion.WithKind("Service"), Namespace: "ns", Name: "svc", Conditions: conds},
+		"cluster":     {GVK: gwv1.SchemeGroupVersion.WithKind("GatewayClass"), Name: "gc", Conditions: conds},
+		"listeners":   {GVK: gvk, Namespace: "ns", Name: "gw", Listeners: []Listener{{Name: "http", Conditions: conds}, {Name: "https"}}},
+		"parents":     {GVK: gvk, Namespace: "ns", Name: "r", Parents: []gwv1.RouteParentStatus{{ParentRef: gwv1.ParentReference{Name: "gw"}, ControllerName: "c", Conditions: conds}}},
+		"annotations": {GVK: gvk, Namespace: "ns", Name: "r", Annotations: map[string]string{"strata.dev/affected": "x"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			want := &unstructured.Unstructured{Object: map[string]any{}}
+			want.SetGroupVersionKind(f.GVK)
+			want.SetName(f.Name)
+			want.SetNamespace(f.Namespace)
+			if len(f.Conditions) > 0 {
+				_ = unstructured.SetNestedSlice(want.Object, toMaps(f.Conditions), "status", "conditions")
+			}
+			if len(f.Parents) > 0 {
+				var parents []any
+				for i := range f.Parents {
+					m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&f.Parents[i])
+					if err != nil {
+						t.Fatal(err)
+					}
+					parents = append(parents, m)
+				}
+				_ = unstructured.SetNestedSlice(want.Object, parents, "status", "parents")
+			}
+			if len(f.Listeners) > 0 {
+				var ls []any
+				for _, l := range f.Listeners {
+					ls = append(ls, map[string]any{"name": l.Name, "conditions": toMaps(l.Conditions)})
+				}
+				_ = unstructured.SetNestedSlice(want.Object, ls, "status", "listeners")
+			}
+			if len(f.Annotations) > 0 {
+				want.SetAnnotations(f.Annotations)
+			}
+			if diff := cmp.Diff(want.Object, f.Object().Object); diff != "" {
+				t.Errorf("Object differs from the setters (-setters +Object):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWithStatusLeavesObject checks that withStatus sets the field in a
+// copy, keeping the object's other fields and status fields, and leaves
+// the object it was given as it was.
+func TestWithStatusLeavesObject(t *testing.T) {
+	obj := map[string]any{
+		"kind":     "RetryPolicy",
+		"metadata": map[string]any{"name": "p"},
+		"spec":     map[string]any{"attempts": int64(3)},
+		"status":   map[string]any{"ancestors": []any{"old"}, "other": "kept"},
+	}
+	before := runtime.DeepCopyJSON(obj)
+	got := withStatus(obj, "ancestors", []any{"new"})
+	if diff := cmp.Diff(before, obj); diff != "" {
+		t.Errorf("the object changed (-before +after):\n%s", diff)
+	}
+	want := runtime.DeepCopyJSON(obj)
+	want["status"].(map[string]any)["ancestors"] = []any{"new"}
+	if diff := cmp.Diff(want, got.Object); diff != "" {
+		t.Errorf("withStatus (-want +got):\n%s", diff)
+	}
+	if got := withStatus(map[string]any{"kind": "K"}, "ancestors", []any{}); !cmp.Equal(got.Object, map[string]any{"kind": "K", "status": map[string]any{"ancestors": []any{}}}) {
+		t.Errorf("without a status: %v", got.Object)
+	}
+}

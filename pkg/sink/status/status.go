@@ -64,32 +64,52 @@ type Listener struct {
 }
 
 // Object renders the fragment as a partial object (what the CLI prints).
+// Its maps are built directly, not through unstructured's setters, which
+// deep-copy every list they are given: each affected target of a large
+// world has one (TestFragmentObjectIsSetters).
 func (f *Fragment) Object() *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{}}
-	u.SetGroupVersionKind(f.GVK)
-	u.SetName(f.Name)
-	u.SetNamespace(f.Namespace)
+	obj := make(map[string]any, 4)
+	obj["apiVersion"] = f.GVK.GroupVersion().String()
+	obj["kind"] = f.GVK.Kind
+	meta := make(map[string]any, 3)
+	if f.Name != "" {
+		meta["name"] = f.Name
+	}
+	if f.Namespace != "" {
+		meta["namespace"] = f.Namespace
+	}
+	if len(f.Annotations) > 0 {
+		ann := make(map[string]any, len(f.Annotations))
+		for k, v := range f.Annotations {
+			ann[k] = v
+		}
+		meta["annotations"] = ann
+	}
+	if len(meta) > 0 {
+		obj["metadata"] = meta
+	}
+	st := make(map[string]any, 3)
 	if len(f.Conditions) > 0 {
-		_ = unstructured.SetNestedSlice(u.Object, toMaps(f.Conditions), "status", "conditions")
+		st["conditions"] = toMaps(f.Conditions)
 	}
 	if len(f.Parents) > 0 {
 		parents := make([]any, 0, len(f.Parents))
 		for i := range f.Parents {
-			parents = append(parents, toMap(&f.Parents[i]))
+			parents = append(parents, routeParentMap(&f.Parents[i]))
 		}
-		_ = unstructured.SetNestedSlice(u.Object, parents, "status", "parents")
+		st["parents"] = parents
 	}
 	if len(f.Listeners) > 0 {
 		listeners := make([]any, 0, len(f.Listeners))
 		for _, l := range f.Listeners {
 			listeners = append(listeners, map[string]any{"name": l.Name, "conditions": toMaps(l.Conditions)})
 		}
-		_ = unstructured.SetNestedSlice(u.Object, listeners, "status", "listeners")
+		st["listeners"] = listeners
 	}
-	if len(f.Annotations) > 0 {
-		u.SetAnnotations(f.Annotations)
+	if len(st) > 0 {
+		obj["status"] = st
 	}
-	return u
+	return &unstructured.Unstructured{Object: obj}
 }
 
 // Targets returns the Fragments as partial objects, in the same order.

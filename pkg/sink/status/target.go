@@ -83,7 +83,7 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	}
 	ourParents := map[string][]metav1.Condition{}
 	for _, p := range frag.Parents {
-		ourParents[entryKey(toMap(&p.ParentRef), string(p.ControllerName))] = p.Conditions
+		ourParents[entryKey(parentRefMap(&p.ParentRef), string(p.ControllerName))] = p.Conditions
 	}
 	parents := keep(slice(desired.Object, "status", "parents"), not(isOurParent))
 	for _, p := range parents {
