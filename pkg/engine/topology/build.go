@@ -49,7 +49,7 @@ func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
 	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
 	g := &Graph{
 		Nodes:    make([]Node, 0, 2*n),
-		index:    make(map[Ref]NodeID, 2*n),
+		index:    make(map[Ref]NodeID, n), // objects only: sections are not indexed
 		byKind:   map[schema.GroupKind][]NodeID{},
 		byKindIn: map[kindIn][]NodeID{},
 		grants:   NewGrants(s.ReferenceGrants),
@@ -145,8 +145,8 @@ func (g *Graph) section(obj NodeID, name, list string, i int) NodeID {
 	r := o.Ref
 	r.Section = name
 	sec := Node{Ref: r, Level: hierarchy.Kinds[r.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
-	id := g.add(sec)
-	o = &g.Nodes[obj] // g.add may have moved the slice
+	id := g.addUnindexed(sec)
+	o = &g.Nodes[obj] // adding may have moved the slice
 	if o.Sections == nil {
 		o.Sections = map[string]NodeID{}
 	}

@@ -1163,3 +1163,24 @@ func TestByKindIn(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupSections: sections are not in the graph's index but found
+// through their object, and a virtual ref naming an existing section is
+// that section, not a new node.
+func TestLookupSections(t *testing.T) {
+	s := &snapshot.Snapshot{Gateways: []*gwv1.Gateway{gateway("infra", "gw", "gc", listener("http", gwv1.HTTPProtocolType, 80))}}
+	sec := gwRef("infra", "gw", "http")
+	g := topology.BuildWith(s, topology.Extra{Virtual: []topology.Ref{sec}})
+	id := mustLookup(t, g, sec)
+	if n := g.Node(id); n.Ref != sec || n.Virtual || !slices.Contains(n.Parents, mustLookup(t, g, gwRef("infra", "gw", ""))) {
+		t.Errorf("section node %+v", n)
+	}
+	for _, r := range []topology.Ref{gwRef("infra", "gw", "https"), gwRef("infra", "other", "http"), gwRef("other", "gw", "http")} {
+		if g.Lookup(r) != topology.None {
+			t.Errorf("Lookup(%v) found a node", r)
+		}
+	}
+	if ext := g.Extend(topology.Extra{Virtual: []topology.Ref{sec}}); ext != g {
+		t.Errorf("Extend with an existing section made a new graph")
+	}
+}

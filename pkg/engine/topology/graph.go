@@ -46,6 +46,14 @@ func (g *Graph) Lookup(r Ref) NodeID {
 	if id, ok := g.index[r]; ok {
 		return id
 	}
+	if r.Section != "" {
+		// A section is found through its object (Graph.section).
+		if obj, ok := g.index[r.Object()]; ok {
+			if id, ok := g.Nodes[obj].Sections[r.Section]; ok {
+				return id
+			}
+		}
+	}
 	return None
 }
 
@@ -87,7 +95,7 @@ func (g *Graph) addExtra(extra Extra) {
 		g.namespaceNode(ns)
 	}
 	for _, r := range extra.Virtual {
-		if _, ok := g.index[r]; ok {
+		if g.Lookup(r) != None {
 			continue
 		}
 		id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.namespaceNode(r.Namespace)})
@@ -212,9 +220,19 @@ func (g *Graph) Ancestors(id NodeID, fn func(path []NodeID)) {
 }
 
 func (g *Graph) add(n Node) NodeID {
+	id := g.addUnindexed(n)
+	g.index[n.Ref] = id
+	return id
+}
+
+// addUnindexed adds a node that Lookup finds otherwise: a section, through
+// its object's Sections. Half the nodes of a world of routes are their
+// rules; each index entry hashes a five-string Ref into a map of every
+// node, most of what building the graph cost (docs/performance.md,
+// "Every command, fourth pass").
+func (g *Graph) addUnindexed(n Node) NodeID {
 	id := NodeID(len(g.Nodes))
 	g.Nodes = append(g.Nodes, n)
-	g.index[n.Ref] = id
 	return id
 }
 

@@ -127,7 +127,14 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 		c        Context
 	}
 	ks := make([]keyed, len(ctxs))
-	var buf []byte
+	size := 0
+	for _, ctx := range ctxs {
+		for _, n := range ctx.Path {
+			r := g.Node(n).Ref
+			size += len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.Section) + 16 // separators and a role
+		}
+	}
+	buf := make([]byte, 0, size) // grown a dozen times, it cost more than the keys
 	for i, ctx := range ctxs {
 		c := context(g, ctx, shared)
 		from := len(buf)

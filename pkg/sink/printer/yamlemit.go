@@ -906,7 +906,7 @@ func resolvesToString(s string) bool {
 	if hint == 0 {
 		return true
 	}
-	if _, ok := resolveMap[s]; ok {
+	if len(s) <= maxResolveWord && resolveMap[s] {
 		return false
 	}
 	switch hint {
@@ -970,6 +970,10 @@ var resolveMap = func() map[string]bool {
 	}
 	return m
 }()
+
+// maxResolveWord is the length of resolveMap's longest word ("FALSE",
+// "+.inf"): a longer string is not looked up (TestMaxResolveWord).
+const maxResolveWord = 5
 
 var yamlStyleFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
