@@ -140,14 +140,24 @@ type affected struct {
 // conditions whose status changed from the snapshot object's (Retime).
 func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	g := r.Graph
-	objs := map[topology.Ref]*affected{}
-	var order []topology.Ref
-	add := func(m map[*policykind.Kind]map[string]bool, k *policykind.Kind, ps []string) {
-		if m[k] == nil {
-			m[k] = map[string]bool{}
+	// Objects by node, in a slice rather than a map keyed by a
+	// five-string Ref: this loop runs on one core over every affected
+	// target of the world. A section's object is looked up; any other
+	// target is its own object. An object's maps are made when first
+	// needed.
+	objs := make([]*affected, len(g.Nodes))
+	var order []topology.NodeID
+	add := func(m *map[*policykind.Kind]map[string]bool, k *policykind.Kind, ps []string) {
+		if *m == nil {
+			*m = map[*policykind.Kind]map[string]bool{}
+		}
+		set := (*m)[k]
+		if set == nil {
+			set = make(map[string]bool, len(ps))
+			(*m)[k] = set
 		}
 		for _, p := range ps {
-			m[k][p] = true
+			set[p] = true
 		}
 	}
 	for _, t := range r.Outcome.Targets {
@@ -158,20 +168,33 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		if n.Virtual {
 			continue
 		}
-		objRef := n.Ref.Object()
-		a := objs[objRef]
-		if a == nil {
-			a = &affected{node: g.Lookup(objRef), kinds: map[*policykind.Kind]map[string]bool{}, sections: map[string]map[*policykind.Kind]map[string]bool{}, via: map[*policykind.Kind]map[topology.NodeID]bool{}}
-			objs[objRef] = a
-			order = append(order, objRef)
-		}
-		if n.Ref.Section != "" && hierarchy.Kinds[objRef.GroupKind()].Section == "listener" {
-			if a.sections[n.Ref.Section] == nil {
-				a.sections[n.Ref.Section] = map[*policykind.Kind]map[string]bool{}
+		obj := t.Node
+		if n.Ref.Section != "" {
+			if obj = g.Lookup(n.Ref.Object()); obj == topology.None {
+				continue // a section has its object: never here
 			}
-			add(a.sections[n.Ref.Section], t.Kind, t.Policies)
+		}
+		a := objs[obj]
+		if a == nil {
+			a = &affected{node: obj}
+			objs[obj] = a
+			order = append(order, obj)
+		}
+		if n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener" {
+			if a.sections == nil {
+				a.sections = map[string]map[*policykind.Kind]map[string]bool{}
+			}
+			m := a.sections[n.Ref.Section]
+			add(&m, t.Kind, t.Policies)
+			a.sections[n.Ref.Section] = m
 		} else {
-			add(a.kinds, t.Kind, t.Policies)
+			add(&a.kinds, t.Kind, t.Policies)
+		}
+		if len(t.Via) == 0 {
+			continue
+		}
+		if a.via == nil {
+			a.via = map[*policykind.Kind]map[topology.NodeID]bool{}
 		}
 		if a.via[t.Kind] == nil {
 			a.via[t.Kind] = map[topology.NodeID]bool{}
@@ -183,23 +206,20 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// Sorted by key, each key made once (not twice per comparison).
 	type keyed struct {
 		key string
-		ref topology.Ref
+		obj topology.NodeID
 	}
 	byKey := make([]keyed, len(order))
-	for i, r := range order {
-		byKey[i] = keyed{r.Key(), r}
+	for i, obj := range order {
+		byKey[i] = keyed{g.Node(obj).Ref.Key(), obj}
 	}
 	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-	for i := range byKey {
-		order[i] = byKey[i].ref
-	}
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the
 	// Result stays frozen) and before the objects are shared out among the
 	// cores, which then only read it.
 	controllers := map[topology.NodeID]string{}
-	for _, a := range objs {
-		for _, vs := range a.via {
+	for _, obj := range order {
+		for _, vs := range objs[obj].via {
 			for v := range vs {
 				if _, ok := controllers[v]; !ok {
 					controllers[v] = gatewayController(g, g.Node(v))
@@ -211,9 +231,12 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// Objects are independent of each other: each fragment is built on
 	// whichever core takes it, into its own slot, so the order is the
 	// sorted one whatever the cores do.
-	out := make([]*Fragment, len(order))
-	cores.Each(len(order), 256, func() func(int) {
-		return func(i int) { out[i] = fragment(g, order[i], objs[order[i]], controllerOf, now) }
+	out := make([]*Fragment, len(byKey))
+	cores.Each(len(byKey), 256, func() func(int) {
+		return func(i int) {
+			obj := byKey[i].obj
+			out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, now)
+		}
 	})
 	return out
 }
