@@ -224,6 +224,14 @@ func restoreAll(v, from Value, locked map[string]bool) Value {
 		ptrs = append(ptrs, p)
 	}
 	sort.Strings(ptrs)
+	// Values are set at the end, all at once, copying each map on the
+	// way once (setAll), when no pointer names a list item (whose
+	// provenance step reads the values set before it) and none lies
+	// below another (whose sets would overlap): a stack whose override
+	// locks several fields of one object copied that object, and the
+	// root, once per field.
+	var pending []pendingSet
+	batch := batchable(ptrs, locked)
 	for _, p := range ptrs {
 		steps, val, ok := walk(from.Values, p)
 		if !ok || !settable(steps) {
@@ -254,8 +262,67 @@ func restoreAll(v, from Value, locked map[string]bool) Value {
 			}
 		}
 		drop(out.Prov, p)
-		out.Values = set(out.Values, steps, val)
+		if batch {
+			pending = append(pending, pendingSet{steps, val})
+		} else {
+			out.Values = set(out.Values, steps, val)
+		}
 		out.Prov[p] = from.Prov[p]
+	}
+	if len(pending) > 0 {
+		out.Values = setAll(out.Values, pending, 0)
+	}
+	return out
+}
+
+// pendingSet is a value restoreAll puts at steps.
+type pendingSet struct {
+	steps []step
+	val   any
+}
+
+// batchable reports whether restoreAll may set the values of ptrs (sorted)
+// at once: none names a list item, and none lies below another.
+func batchable(ptrs []string, locked map[string]bool) bool {
+	for _, p := range ptrs {
+		if strings.IndexByte(p, '[') >= 0 {
+			return false
+		}
+		below := false
+		prefixes(p, func(q string) {
+			if locked[q] {
+				below = true
+			}
+		})
+		if below {
+			return false
+		}
+	}
+	return true
+}
+
+// setAll returns m with every set's value at its steps (map keys from
+// depth on), as set applied to each in turn returns it, copying each map
+// it changes once. sets are in pointer order, so the sets under one key
+// are neighbours; none lies below another (batchable).
+func setAll(m map[string]any, sets []pendingSet, depth int) map[string]any {
+	out := make(map[string]any, len(m)+len(sets))
+	for k, x := range m {
+		out[k] = x
+	}
+	for i := 0; i < len(sets); {
+		key := sets[i].steps[depth].key
+		j := i + 1
+		for j < len(sets) && sets[j].steps[depth].key == key {
+			j++
+		}
+		if len(sets[i].steps) == depth+1 {
+			out[key] = sets[j-1].val // one set ends here: none lies below another
+		} else {
+			sub, _ := out[key].(map[string]any)
+			out[key] = setAll(sub, sets[i:j], depth+1)
+		}
+		i = j
 	}
 	return out
 }

@@ -72,11 +72,9 @@ func (t *tally) absorb(o *tally) {
 	t.full += o.full
 	t.none += o.none
 	t.conflicted += o.conflicted
-	for _, set := range []struct{ to, from map[string]bool }{{t.winners, o.winners}, {t.beaters, o.beaters}, {t.lost, o.lost}} {
-		for k := range set.from {
-			set.to[k] = true
-		}
-	}
+	union(&t.winners, o.winners)
+	union(&t.beaters, o.beaters)
+	union(&t.lost, o.lost)
 	if o.rejectReason != "" && (t.rejectReason == "" || o.rejectReason == ReasonInvalid) {
 		t.rejectReason = o.rejectReason
 	}

@@ -211,7 +211,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 					if w, lost := c[p]; lost {
 						t.total++
 						t.conflicted++
-						t.winners[w.ID()] = true
+						addAll(&t.winners, []string{w.ID()})
 						continue
 					}
 					t.noTargets = true
@@ -273,7 +273,7 @@ func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 	}
 	t := m[ref]
 	if t == nil {
-		t = &tally{ref: ref, winners: map[string]bool{}, beaters: map[string]bool{}, lost: map[string]bool{}}
+		t = &tally{ref: ref} // its sets are made when first added to
 		m[ref] = t
 	}
 	return t
@@ -301,9 +301,9 @@ func (t *tally) join(o *tally) {
 	t.full += o.full
 	t.none += o.none
 	t.conflicted += o.conflicted
-	maps.Copy(t.winners, o.winners)
-	maps.Copy(t.beaters, o.beaters)
-	maps.Copy(t.lost, o.lost)
+	union(&t.winners, o.winners)
+	union(&t.beaters, o.beaters)
+	union(&t.lost, o.lost)
 	for _, pair := range []struct{ to, from *map[string]bool }{{&t.mergedInto, &o.mergedInto}, {&t.mergedBy, &o.mergedBy}} {
 		if *pair.from == nil {
 			continue
@@ -315,33 +315,41 @@ func (t *tally) join(o *tally) {
 	}
 }
 
-// seenBefore returns a function that reports whether the policy of
-// entries[i] has an entry before i, asked for i in increasing order. A
-// stack holds each policy's blocks (defaults, overrides): nearly always a
-// few entries, scanned, where a map per context would cost more; a
-// stack of thousands (thousands of policies on one Gateway) is indexed,
-// so that it stays linear (issue 11, "No cliffs").
-func seenBefore(entries []*effective.Entry) func(i int) bool {
-	if len(entries) <= 16 {
-		return func(i int) bool {
-			p := entries[i].Policy()
-			for _, e := range entries[:i] {
-				if e.Policy() == p {
-					return true
-				}
-			}
-			return false
-		}
+// seenBefore reports whether the policy of entries[i] has an entry
+// before i, asked for i in increasing order (before). A stack holds each
+// policy's blocks (defaults, overrides): nearly always a few entries,
+// scanned, where a map per context would cost more; a stack of thousands
+// (thousands of policies on one Gateway) is indexed, so that it stays
+// linear (issue 11, "No cliffs"). A value, not a closure: one per
+// context of the world.
+type seenBefore struct {
+	entries []*effective.Entry
+	done    map[*policykind.Policy]bool
+}
+
+func newSeenBefore(entries []*effective.Entry) seenBefore {
+	s := seenBefore{entries: entries}
+	if len(entries) > 16 {
+		s.done = make(map[*policykind.Policy]bool, len(entries))
 	}
-	done := make(map[*policykind.Policy]bool, len(entries))
-	return func(i int) bool {
-		p := entries[i].Policy()
-		if done[p] {
-			return true
+	return s
+}
+
+func (s *seenBefore) before(i int) bool {
+	p := s.entries[i].Policy()
+	if s.done == nil {
+		for _, e := range s.entries[:i] {
+			if e.Policy() == p {
+				return true
+			}
 		}
-		done[p] = true
 		return false
 	}
+	if s.done[p] {
+		return true
+	}
+	s.done[p] = true
+	return false
 }
 
 // pass is one worker's share of a kind's targets: the tallies of the
@@ -358,14 +366,15 @@ type pass struct {
 // settings reach it in some context).
 func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
 	// Per kind: the kinds of a value space share one result.
-	affecting := map[*policykind.Kind]map[string]bool{}
-	via := map[*policykind.Kind]map[topology.NodeID]bool{}
+	// Made when a policy contributes.
+	var affecting map[*policykind.Kind]map[string]bool
+	var via map[*policykind.Kind]map[topology.NodeID]bool
 	for _, ctx := range tg.Contexts {
 		gw, ls := gatewayOf(g, ctx.Path)
-		seen := seenBefore(ctx.Entries)
+		seen := newSeenBefore(ctx.Entries)
 		for i, e := range ctx.Entries {
 			p := e.Policy()
-			if seen(i) {
+			if seen.before(i) {
 				continue // count each policy once per context
 			}
 			// A policy attached at two nodes of this path counts at
@@ -400,16 +409,19 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 			switch st {
 			case effective.Conflicted:
 				t.conflicted++
-				addAll(t.winners, others)
+				addAll(&t.winners, others)
 				continue
 			case effective.Enforced:
 				t.full++
 			case effective.Overridden:
 				t.none++
 			}
-			addAll(t.beaters, others)
-			addAll(t.lost, lost)
+			addAll(&t.beaters, others)
+			addAll(&t.lost, lost)
 			if ctx.Contributes(p) {
+				if affecting == nil {
+					affecting, via = map[*policykind.Kind]map[string]bool{}, map[*policykind.Kind]map[topology.NodeID]bool{}
+				}
 				if affecting[p.Kind] == nil {
 					affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
 				}
@@ -670,10 +682,30 @@ func gatewayOf(g *topology.Graph, path []topology.NodeID) (gw, ls topology.NodeI
 	return gw, ls
 }
 
-func addAll(set map[string]bool, items []string) {
-	for _, i := range items {
-		set[i] = true
+// addAll adds items to *set, made when first needed: most tallies of a
+// large world have no winner, beater or lost field, and three maps per
+// tally were a tenth of what the outcome allocated.
+func addAll(set *map[string]bool, items []string) {
+	if len(items) == 0 {
+		return
 	}
+	if *set == nil {
+		*set = make(map[string]bool, len(items))
+	}
+	for _, i := range items {
+		(*set)[i] = true
+	}
+}
+
+// union adds the members of from to *set, made when first needed.
+func union(set *map[string]bool, from map[string]bool) {
+	if len(from) == 0 {
+		return
+	}
+	if *set == nil {
+		*set = make(map[string]bool, len(from))
+	}
+	maps.Copy(*set, from)
 }
 
 // sortedSet is a set's members, sorted.
