@@ -639,6 +639,10 @@ type immutable struct {
 func (a *immutable) value() merge.Value { return a.acc }
 func (a *immutable) set(v merge.Value)  { a.acc = v }
 func (a *immutable) defaults(at string, m merge.Value) {
+	if at == policykind.Patch { // merge.Patch (Funcs)
+		a.acc = merge.PatchDefaults(a.acc, m, a.lockedSet)
+		return
+	}
 	a.acc = merge.Restore(a.c.funcs[at](a.acc, m), a.acc, a.lockedSet)
 }
 func (a *immutable) overrides(at string, m merge.Value) { a.acc = a.c.funcs[at](m, a.acc) }

@@ -126,6 +126,80 @@ func TestRestoreShortcut(t *testing.T) {
 	}
 }
 
+// TestPatchDefaults folds random stacks with PatchDefaults, which writes
+// Patch's new maps in place, and requires after every step what
+// Restore(Patch(...)) gives, and the values it started from unchanged
+// (the folds of other contexts share them; CI runs this under -race,
+// which also sees a write of the value a map already holds).
+func TestPatchDefaults(t *testing.T) {
+	srcs := testSources()
+	for seed := range uint64(3000) {
+		r := rand.New(rand.NewPCG(seed, 3))
+		value := randomValues(r, seed%2 == 0)
+		ref := Of(value(0), srcs[0])
+		locked := map[string]bool{}
+		for step := range 12 {
+			m := Of(value(0), srcs[r.IntN(len(srcs))])
+			before, mBefore := deepCopyValue(ref), deepCopyValue(m)
+			// Two folds from the same values at once, as the workers of
+			// one computation do: under -race, a write into a map of
+			// ref or m (even of the value it holds) is reported.
+			var other Value
+			done := make(chan struct{})
+			go func() { other = PatchDefaults(ref, m, locked); close(done) }()
+			got, want := PatchDefaults(ref, m, locked), Restore(Patch(ref, m), ref, locked)
+			<-done
+			if !reflect.DeepEqual(other.Values, got.Values) {
+				t.Fatalf("seed %d step %d: two PatchDefaults of the same values differ", seed, step)
+			}
+			if !reflect.DeepEqual(got.Values, want.Values) || !reflect.DeepEqual(got.Prov, want.Prov) {
+				t.Fatalf("seed %d step %d: PatchDefaults\n%v\n%v\nRestore(Patch)\n%v\n%v", seed, step, got.Values, got.Prov, want.Values, want.Prov)
+			}
+			if !reflect.DeepEqual(before, deepCopyValue(ref)) || !reflect.DeepEqual(mBefore, deepCopyValue(m)) {
+				t.Fatalf("seed %d step %d: PatchDefaults changed its arguments", seed, step)
+			}
+			ref = got
+			if r.IntN(2) == 0 {
+				s := srcs[r.IntN(len(srcs))]
+				for p, q := range ref.Prov {
+					if q == s {
+						locked[p] = true
+					}
+				}
+			}
+		}
+	}
+}
+
+// deepCopyValue copies a Value's maps and lists, to tell whether a step
+// wrote into the values it was given.
+func deepCopyValue(v Value) Value {
+	var cp func(x any) any
+	cp = func(x any) any {
+		switch y := x.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(y))
+			for k, e := range y {
+				out[k] = cp(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(y))
+			for i, e := range y {
+				out[i] = cp(e)
+			}
+			return out
+		}
+		return x
+	}
+	vals, _ := cp(v.Values).(map[string]any)
+	prov := make(map[string]Source, len(v.Prov))
+	for p, s := range v.Prov {
+		prov[p] = s
+	}
+	return Value{Values: vals, Prov: prov}
+}
+
 // testSources are six sources p0..p5.
 func testSources() []*testSource {
 	srcs := make([]*testSource, 6)

@@ -212,12 +212,39 @@ func Restore(v, from Value, locked map[string]bool) Value {
 	return restoreAll(v, from, locked)
 }
 
+// PatchDefaults is Restore(Patch(lower, higher), lower, locked): higher
+// merged over lower as defaults, lower's locked pointers put back, the
+// step of a fold under an override. Patch's result is new where it is
+// not lower's (its provenance, its root, and each object higher holds
+// an object at), so the locked pointers are put back into it in place,
+// not into copies: a step copied them twice (docs/performance.md, "Every
+// command, fourth pass"). TestPatchDefaults compares it with
+// Restore(Patch(...)).
+func PatchDefaults(lower, higher Value, locked map[string]bool) Value {
+	v := Patch(lower, higher)
+	if len(locked) == 0 || restored(v, lower, locked) {
+		return v
+	}
+	return restore(v, lower, locked, higher.Values, true)
+}
+
 // restoreAll is Restore without its shortcut: every locked pointer put
 // back, in pointer order, into a copy of v's provenance.
 func restoreAll(v, from Value, locked map[string]bool) Value {
-	out := Value{Values: v.Values, Prov: make(map[string]Source, len(v.Prov))}
-	for p, s := range v.Prov {
-		out.Prov[p] = s
+	return restore(v, from, locked, nil, false)
+}
+
+// restore puts back the locked pointers of from into v. When own is true,
+// v is Patch's result over a higher value whose values are patched: v's
+// provenance and root, and the objects at the places patched holds an
+// object, are v's own and written in place; anything else is copied.
+func restore(v, from Value, locked map[string]bool, patched map[string]any, own bool) Value {
+	out := Value{Values: v.Values, Prov: v.Prov}
+	if !own {
+		out.Prov = make(map[string]Source, len(v.Prov))
+		for p, s := range v.Prov {
+			out.Prov[p] = s
+		}
 	}
 	ptrs := make([]string, 0, len(locked))
 	for p := range locked {
@@ -270,7 +297,7 @@ func restoreAll(v, from Value, locked map[string]bool) Value {
 		out.Prov[p] = from.Prov[p]
 	}
 	if len(pending) > 0 {
-		out.Values = setAll(out.Values, pending, 0)
+		out.Values = setAll(out.Values, pending, 0, patched, own)
 	}
 	return out
 }
@@ -303,12 +330,18 @@ func batchable(ptrs []string, locked map[string]bool) bool {
 
 // setAll returns m with every set's value at its steps (map keys from
 // depth on), as set applied to each in turn returns it, copying each map
-// it changes once. sets are in pointer order, so the sets under one key
-// are neighbours; none lies below another (batchable).
-func setAll(m map[string]any, sets []pendingSet, depth int) map[string]any {
-	out := make(map[string]any, len(m)+len(sets))
-	for k, x := range m {
-		out[k] = x
+// it changes once, or none when own says m is the caller's to write
+// (restore: m is Patch's, and so is each object below it that patched,
+// the higher value at the same place, holds as an object). sets are in
+// pointer order, so the sets under one key are neighbours; none lies
+// below another (batchable).
+func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]any, own bool) map[string]any {
+	out := m
+	if !own || m == nil {
+		out = make(map[string]any, len(m)+len(sets))
+		for k, x := range m {
+			out[k] = x
+		}
 	}
 	for i := 0; i < len(sets); {
 		key := sets[i].steps[depth].key
@@ -320,7 +353,8 @@ func setAll(m map[string]any, sets []pendingSet, depth int) map[string]any {
 			out[key] = sets[j-1].val // one set ends here: none lies below another
 		} else {
 			sub, _ := out[key].(map[string]any)
-			out[key] = setAll(sub, sets[i:j], depth+1)
+			hsub, isMap := patched[key].(map[string]any)
+			out[key] = setAll(sub, sets[i:j], depth+1, hsub, own && isMap)
 		}
 		i = j
 	}
