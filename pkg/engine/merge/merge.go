@@ -446,9 +446,17 @@ type step struct {
 
 // walk follows a pointer, returning the steps taken and the value found.
 func walk(m map[string]any, ptr string) ([]step, any, bool) {
-	var steps []step
+	// One allocation for the steps, none for the segments: a fold walks
+	// every locked pointer at every step under an override.
+	steps := make([]step, 0, strings.Count(ptr, "/"))
 	var cur any = m
-	for _, seg := range splitPointer(ptr) {
+	rest := strings.TrimPrefix(ptr, "/")
+	for more := true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
+		if strings.Contains(seg, "~") {
+			seg = unescape(seg)
+		}
 		switch c := cur.(type) {
 		case map[string]any:
 			if v, ok := c[seg]; ok {
@@ -564,8 +572,13 @@ func splitPointer(p string) []string {
 	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
 	for i, s := range parts {
 		if strings.Contains(s, "~") {
-			parts[i] = strings.NewReplacer("~1", "/", "~0", "~").Replace(s)
+			parts[i] = unescape(s)
 		}
 	}
 	return parts
+}
+
+// unescape is RFC 6901's reading of a reference token: ~1 is "/", ~0 "~".
+func unescape(seg string) string {
+	return strings.NewReplacer("~1", "/", "~0", "~").Replace(seg)
 }
