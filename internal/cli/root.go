@@ -35,6 +35,7 @@ func NewRoot(s Streams) *cobra.Command {
 	root.SetOut(s.Out)
 	root.SetErr(s.Err)
 	root.AddCommand(newStatus(s), newEffective(s), newController(s), newDescribe(s), newExplain(s), newGet(s), newImpact(s), newDiff(s), newGraph(s), newRender(s), newCheck(s), newSimulate(s), newKinds(s), newServe(s), newVersion(s))
+	ownCommands(root)
 	return root
 }
 

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -129,11 +130,11 @@ func TestStatusMapsAreConverter(t *testing.T) {
 func TestFragmentObjectIsSetters(t *testing.T) {
 	at := metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
 	conds := []metav1.Condition{{Type: "strata.dev/RetryPolicyAffected", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "Affected", Message: "m"}}
-	gvk := gwv1.SchemeGroupVersion.WithKind("HTTPRoute")
+	gvk := schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "HTTPRoute"}
 	for name, f := range map[string]Fragment{
 		"empty":       {},
 		"service":     {GVK: corev1.SchemeGroupVersion.WithKind("Service"), Namespace: "ns", Name: "svc", Conditions: conds},
-		"cluster":     {GVK: gwv1.SchemeGroupVersion.WithKind("GatewayClass"), Name: "gc", Conditions: conds},
+		"cluster":     {GVK: schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kind: "GatewayClass"}, Name: "gc", Conditions: conds},
 		"listeners":   {GVK: gvk, Namespace: "ns", Name: "gw", Listeners: []Listener{{Name: "http", Conditions: conds}, {Name: "https"}}},
 		"parents":     {GVK: gvk, Namespace: "ns", Name: "r", Parents: []gwv1.RouteParentStatus{{ParentRef: gwv1.ParentReference{Name: "gw"}, ControllerName: "c", Conditions: conds}}},
 		"annotations": {GVK: gvk, Namespace: "ns", Name: "r", Annotations: map[string]string{"strata.dev/affected": "x"}},
