@@ -12,6 +12,9 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"github.com/spf13/cobra"
 
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -75,15 +78,34 @@ are the same whatever is chosen.`,
 			if err != nil {
 				return err
 			}
-			res, err := f.load(s)
+			// Every namespace unless -n (a repository's check looks at
+			// everything), as get policies -n: NS's policies and the
+			// cluster-scoped ones. In one namespace, or with a
+			// selector, only the targets the chosen policies reach are
+			// computed, as get policies -n does (query.StatusScope):
+			// their findings are the complete run's.
+			ns := f.onlyNamespace()
+			filter := query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}
+			var scope func(*engine.Result) []topology.NodeID
+			if ns != "" || !sel.Empty() {
+				scope = func(res *engine.Result) []topology.NodeID {
+					var ps []*policykind.Policy
+					for _, p := range res.Policies {
+						if filter.Keeps(p) {
+							ps = append(ps, p)
+						}
+					}
+					return query.StatusScope(res, ps)
+				}
+			}
+			res, err := f.loadScoped(s, scope)
 			if err != nil {
 				return err
 			}
-			// Every namespace unless -n (a repository's check looks at
-			// everything), as get policies -n: NS's policies and the
-			// cluster-scoped ones.
-			ns := f.onlyNamespace()
-			found := query.CheckOnly(res, query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel})
+			found, err := query.CheckOnly(res, filter)
+			if err != nil {
+				return err
+			}
 			places := f.places()
 			var buf bytes.Buffer
 			switch format {

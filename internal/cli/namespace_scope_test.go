@@ -119,3 +119,66 @@ func readItems(t *testing.T, args ...string) itemList {
 	}
 	return l
 }
+
+// TestCheckInNamespace checks that `check -n NS`, which computes only the
+// targets NS's policies (and cluster-scoped ones) reach
+// (query.StatusScope), finds exactly what the complete `check` finds for
+// the policies in NS or cluster-scoped, for every namespace of every
+// example; and that a label selector is scoped the same way.
+func TestCheckInNamespace(t *testing.T) {
+	findings := func(args ...string) []map[string]any {
+		t.Helper()
+		out, errOut, code := strata(t, "", append(args, "-o", "json", "--fail-on", "")...)
+		if code != 0 {
+			t.Fatalf("strata %v: exit %d: %s", args, code, errOut)
+		}
+		var fs []map[string]any
+		if err := json.Unmarshal([]byte(out), &fs); err != nil {
+			t.Fatalf("strata %v: %v\n%s", args, err, out)
+		}
+		return fs
+	}
+	namespaceOf := func(f map[string]any) string {
+		ns, _ := f["policy"].(map[string]any)["namespace"].(string)
+		return ns
+	}
+	compared := 0
+	for _, dir := range namespaceExamples {
+		all := findings("check", "-f", dir)
+		namespaces := map[string]bool{}
+		for _, f := range all {
+			namespaces[namespaceOf(f)] = true
+		}
+		for ns := range namespaces {
+			if ns == "" {
+				continue
+			}
+			var want []map[string]any
+			for _, f := range all {
+				if n := namespaceOf(f); n == ns || n == "" {
+					want = append(want, f)
+				}
+			}
+			got := findings("check", "-n", ns, "-f", dir)
+			if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("%s: check -n %s differs from check's findings in it (-want +got):\n%s", dir, ns, d)
+			}
+			compared += len(want)
+		}
+	}
+	if compared < 5 {
+		t.Fatalf("only %d findings compared", compared)
+	}
+	// The parable's findings of one namespace, chosen by a field
+	// selector instead of -n.
+	var want []map[string]any
+	for _, f := range findings("check", "-f", "../../examples/parable") {
+		if namespaceOf(f) == "frosting" {
+			want = append(want, f)
+		}
+	}
+	got := findings("check", "--field-selector", "metadata.namespace=frosting", "-f", "../../examples/parable")
+	if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" || len(want) == 0 {
+		t.Errorf("check --field-selector metadata.namespace=frosting (%d findings) differs (-want +got):\n%s", len(want), d)
+	}
+}

@@ -44,22 +44,35 @@ type Finding struct {
 // reads the same status `strata status` prints, so a finding here is what
 // the cluster would report once the input is applied.
 func Check(res *engine.Result) []Finding {
-	return CheckOnly(res, Filter{AllNamespaces: true})
+	out, _ := CheckOnly(res, Filter{AllNamespaces: true}) // a complete run has every status
+	return out
 }
 
 // CheckOnly is Check for the policies f keeps (`strata check -n NS -l
 // SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
 // -n lists them, chosen by label and field.
-func CheckOnly(res *engine.Result, f Filter) []Finding {
-	statuses := statusByPolicy(res)
-	reached := reachedContexts(res)
-	var out []Finding
+//
+// res may be a run scoped to StatusScope of those policies (`check -n`
+// computes only the targets a namespace's policies reach): their
+// statuses are then computed here (Statuses), and every context that
+// stacks one of them is in the scope.
+func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
+	var kept []*policykind.Policy
 	for _, p := range res.Policies {
 		if f.Keeps(p) {
-			out = append(out, findings(p, statuses[p], reached[p])...)
+			kept = append(kept, p)
 		}
 	}
-	return out
+	statuses, err := Statuses(res, kept)
+	if err != nil {
+		return nil, err
+	}
+	reached := reachedContexts(res)
+	var out []Finding
+	for _, p := range kept {
+		out = append(out, findings(p, statuses[p], reached[p])...)
+	}
+	return out, nil
 }
 
 // reachedContexts counts, per policy, the contexts whose stack holds it,

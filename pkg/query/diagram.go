@@ -90,6 +90,22 @@ func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID 
 // the effective targets the scope holds, as the engine computes every
 // policy's (outcome.Compute): the targets they stack on are all there.
 func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
+	statuses, err := Statuses(res, ps)
+	if err != nil {
+		return nil, err
+	}
+	return summariesWith(res, ps, statuses), nil
+}
+
+// Statuses are the statuses of the policies ps: the complete run's, or,
+// on a run scoped to StatusScope(ps) or more, which computes no Outcome,
+// computed for ps alone from their kinds' attachments and the effective
+// targets the scope holds, as the engine computes every policy's
+// (outcome.Compute): the targets they stack on are all there.
+func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]*outcome.PolicyStatus, error) {
+	if res.Outcome != nil {
+		return statusByPolicy(res), nil
+	}
 	var byKind [][]*policykind.Policy // ps by kind, in order of first sight
 	at := map[schema.GroupKind]int{}
 	for _, p := range ps {
@@ -100,27 +116,22 @@ func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Pol
 		}
 		byKind[at[gk]] = append(byKind[at[gk]], p)
 	}
-	var statuses map[*policykind.Policy]*outcome.PolicyStatus
-	if res.Outcome != nil {
-		statuses = statusByPolicy(res)
-	} else {
-		statuses = map[*policykind.Policy]*outcome.PolicyStatus{}
-		for _, kps := range byKind {
-			k := kps[0].Kind
-			kr := res.Of(k.Key())
-			if kr == nil || kr.Kind != k {
-				return nil, fmt.Errorf("status of %s %s: not a policy kind of this run", k.Kind, kps[0].ID())
-			}
-			if k.Space() != "" {
-				return nil, fmt.Errorf("status of %s %s: its kind folds with value space %s, which a scoped run cannot answer (StatusScope)", k.Kind, kps[0].ID(), k.Space())
-			}
-			o := outcome.Compute(res.Graph, kps, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}})
-			for i := range o.Policies {
-				statuses[o.Policies[i].Policy] = &o.Policies[i]
-			}
+	statuses := map[*policykind.Policy]*outcome.PolicyStatus{}
+	for _, kps := range byKind {
+		k := kps[0].Kind
+		kr := res.Of(k.Key())
+		if kr == nil || kr.Kind != k {
+			return nil, fmt.Errorf("status of %s %s: not a policy kind of this run", k.Kind, kps[0].ID())
+		}
+		if k.Space() != "" {
+			return nil, fmt.Errorf("status of %s %s: its kind folds with value space %s, which a scoped run cannot answer (StatusScope)", k.Kind, kps[0].ID(), k.Space())
+		}
+		o := outcome.Compute(res.Graph, kps, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}})
+		for i := range o.Policies {
+			statuses[o.Policies[i].Policy] = &o.Policies[i]
 		}
 	}
-	return summariesWith(res, ps, statuses), nil
+	return statuses, nil
 }
 
 // summariesWith are the summaries of ps with the statuses given (a
