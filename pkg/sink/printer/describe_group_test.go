@@ -151,3 +151,50 @@ func TestNarrowedNothingToGroup(t *testing.T) {
 		t.Errorf("%d contexts listed, want %d, and no note on grouping:\n%s", n, SummaryContexts+1, buf.String())
 	}
 }
+
+// A policy's description lists up to listedRows ancestors and reached
+// targets; more are grouped by condition or result, counted by kind with
+// the first names; --full lists each.
+func TestPolicyDescriptionGrouped(t *testing.T) {
+	cond := func(typ, reason, msg string) []query.Condition {
+		return []query.Condition{{Type: "Accepted", Status: "True", Reason: "Accepted"}, {Type: typ, Status: "True", Reason: reason, Message: msg}}
+	}
+	d := &query.PolicyDescription{Policy: query.PolicySummary{PolicyRef: query.PolicyRef{Kind: "RetryPolicy", Namespace: "infra", Name: "p"}}}
+	for i := range 25 {
+		gw := query.Ref{Group: "gateway.networking.k8s.io", Kind: "Gateway", Namespace: "infra", Name: fmt.Sprintf("gw-%02d", i)}
+		c := cond("Enforced", "Enforced", fmt.Sprintf("fully enforced in %d contexts", i+1))
+		if i >= 22 {
+			c = cond("Overridden", "Overridden", "overridden by infra/q")
+		}
+		d.Ancestors = append(d.Ancestors, query.AncestorStatus{Ancestor: gw, Conditions: c})
+		d.Reaches = append(d.Reaches, query.Reach{Target: query.Ref{Kind: "Service", Namespace: "app", Name: fmt.Sprintf("svc-%02d", i)}, Results: map[string]int{"Enforced": 1}})
+	}
+	print := func(h Human) string {
+		var buf bytes.Buffer
+		h.policyDescription(&errWriter{w: &buf}, d)
+		return buf.String()
+	}
+	grouped := print(Human{})
+	for _, want := range []string{
+		"  Enforced=True    Enforced    22 Gateways: infra/gw-00, infra/gw-01, infra/gw-02 and 19 more\n",
+		"  Overridden=True  Overridden  3 Gateways: infra/gw-22, infra/gw-23, infra/gw-24\n",
+		"  25 ancestors grouped: --full lists each with its message.\n",
+		"  Enforced  25 Services: app/svc-00, app/svc-01, app/svc-02 and 22 more\n",
+		"  25 targets grouped: --full lists each.\n",
+	} {
+		if !strings.Contains(grouped, want) {
+			t.Errorf("grouped description lacks %q:\n%s", want, grouped)
+		}
+	}
+	if strings.Contains(grouped, "fully enforced in") {
+		t.Errorf("grouped description lists messages:\n%s", grouped)
+	}
+	full := print(Human{Full: true})
+	if n := strings.Count(full, "Gateway infra/gw-"); n != 25 || strings.Count(full, "Service app/svc-") != 25 || strings.Contains(full, "grouped") {
+		t.Errorf("--full: %d ancestors listed, want 25 of each and no groups:\n%s", n, full)
+	}
+	d.Ancestors, d.Reaches = d.Ancestors[:listedRows], d.Reaches[:listedRows]
+	if at := print(Human{}); strings.Contains(at, "grouped") {
+		t.Errorf("%d rows are listed, not grouped:\n%s", listedRows, at)
+	}
+}

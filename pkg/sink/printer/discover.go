@@ -328,27 +328,23 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	if len(d.Ancestors) > 0 {
 		w.printf("\n%s\n", h.heading("Status by ancestor:"))
 		t := &table{h: h, indent: "  "}
-		t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
-		for _, a := range d.Ancestors {
-			// Accepted, or the condition that carries the standing: the
-			// True one of Enforced, PartiallyEnforced and Overridden, or
-			// Programmed, True or False (PolicyKind spec.status.vocabulary).
-			cond := a.Conditions[0] // Accepted
-			for _, x := range a.Conditions[1:] {
-				if x.Reason != "NotApplicable" {
-					cond = x
-				}
+		if !h.Full && len(d.Ancestors) > listedRows {
+			h.groupedAncestors(w, d.Ancestors)
+		} else {
+			t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
+			for _, a := range d.Ancestors {
+				cond := standingCondition(a)
+				t.add(c(a.Ancestor.String()), conditionCell(cond), c(cond.Reason), c(cond.Message))
 			}
-			col := outcomeColors[cond.Reason]
-			if cond.Status != "True" {
-				col = red
-			}
-			t.add(c(a.Ancestor.String()), colored(cond.Type+"="+cond.Status, col), c(cond.Reason), c(cond.Message))
+			w.table(t)
 		}
-		w.table(t)
 	}
 	w.printf("\n%s\n", h.heading(fmt.Sprintf("Reaches %s:", plural(len(d.Reaches), "effective target"))))
-	if len(d.Reaches) > 0 {
+	switch {
+	case len(d.Reaches) == 0:
+	case !h.Full && len(d.Reaches) > listedRows:
+		h.groupedReaches(w, d.Reaches)
+	default:
 		t := &table{h: h, indent: "  "}
 		t.add(c("TARGET"), c("RESULT"))
 		for _, r := range d.Reaches {
@@ -356,6 +352,95 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 		}
 		w.table(t)
 	}
+}
+
+// listedRows is how many ancestors or reached targets a policy's
+// description lists one by one; more (a policy on a GatewayClass has an
+// ancestor per Gateway and reaches every route) are grouped by
+// condition or result, each group counted by kind with its first names,
+// and --full lists them all.
+const listedRows = 20
+
+// standingCondition is the condition of an ancestor entry a description
+// shows: Accepted, or the one that carries the standing (the True one of
+// Enforced, PartiallyEnforced and Overridden, or Programmed, True or
+// False: PolicyKind spec.status.vocabulary).
+func standingCondition(a query.AncestorStatus) query.Condition {
+	cond := a.Conditions[0] // Accepted
+	for _, x := range a.Conditions[1:] {
+		if x.Reason != "NotApplicable" {
+			cond = x
+		}
+	}
+	return cond
+}
+
+// conditionCell is TYPE=STATUS coloured by its reason.
+func conditionCell(cond query.Condition) cell {
+	col := outcomeColors[cond.Reason]
+	if cond.Status != "True" {
+		col = red
+	}
+	return colored(cond.Type+"="+cond.Status, col)
+}
+
+// groupedAncestors lists ancestors grouped by condition and reason, in
+// the order they first appear. Their messages (which count each one's
+// contexts) are --full's.
+func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
+	type group struct {
+		cond query.Condition
+		refs []query.Ref
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, a := range as {
+		cond := standingCondition(a)
+		key := cond.Type + "=" + cond.Status + "/" + cond.Reason
+		g := index[key]
+		if g == nil {
+			g = &group{cond: cond}
+			index[key] = g
+			groups = append(groups, g)
+		}
+		g.refs = append(g.refs, a.Ancestor)
+	}
+	t := &table{h: h, indent: "  "}
+	t.add(c("CONDITION"), c("REASON"), c("ANCESTORS"))
+	for _, g := range groups {
+		t.add(conditionCell(g.cond), c(g.cond.Reason), c(refCounts(g.refs)))
+	}
+	w.table(t)
+	w.printf("  %d ancestors grouped: --full lists each with its message.\n", len(as))
+}
+
+// groupedReaches lists reached targets grouped by result, in the order
+// the results first appear.
+func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
+	type group struct {
+		result  string
+		results map[string]int
+		refs    []query.Ref
+	}
+	var groups []*group
+	index := map[string]*group{}
+	for _, r := range rs {
+		key := results(r.Results)
+		g := index[key]
+		if g == nil {
+			g = &group{result: key, results: r.Results}
+			index[key] = g
+			groups = append(groups, g)
+		}
+		g.refs = append(g.refs, r.Target)
+	}
+	t := &table{h: h, indent: "  "}
+	t.add(c("RESULT"), c("TARGETS"))
+	for _, g := range groups {
+		t.add(colored(g.result, resultColor(g.results)), c(refCounts(g.refs)))
+	}
+	w.table(t)
+	w.printf("  %d targets grouped: --full lists each.\n", len(rs))
 }
 
 // explanation: one chain per context, candidates least specific first.
