@@ -22,9 +22,17 @@ import (
 const TargetSource = "(target)"
 
 // Build makes one EffectivePolicy per effective target of a run, over all
-// policy kinds, sorted by target.
+// policy kinds, sorted by target. Each is a deep copy, sharing nothing
+// with the others: Indexed shares a folded stack's resultant policy and
+// field sources between contexts, and the objects Build returns are
+// written to the API server, whose response a client decodes into them,
+// maps included (the controller publishes them; TestBuildSharesNothing).
 func Build(r *engine.Result) []*EffectivePolicy {
-	return slices.Collect(All(r))
+	out := slices.Collect(All(r))
+	for i, ep := range out {
+		out[i] = ep.DeepCopy()
+	}
+	return out
 }
 
 // All yields what Build returns, in the same order, making each
