@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -88,15 +87,7 @@ are the same whatever is chosen.`,
 			filter := query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}
 			var scope func(*engine.Result) []topology.NodeID
 			if ns != "" || !sel.Empty() {
-				scope = func(res *engine.Result) []topology.NodeID {
-					var ps []*policykind.Policy
-					for _, p := range res.Policies {
-						if filter.Keeps(p) {
-							ps = append(ps, p)
-						}
-					}
-					return query.StatusScope(res, ps)
-				}
+				scope = func(res *engine.Result) []topology.NodeID { return query.StatusScope(res, filter.Kept(res)) }
 			}
 			res, err := f.loadScoped(s, scope)
 			if err != nil {

@@ -642,13 +642,7 @@ and json print the PolicyList (docs/cli.md).`,
 						}
 						filter.Kind = k.Policy
 					}
-					var ps []*policykind.Policy
-					for _, p := range res.Policies {
-						if filter.Keeps(p) {
-							ps = append(ps, p)
-						}
-					}
-					return query.StatusScope(res, ps)
+					return query.StatusScope(res, filter.Kept(res))
 				}
 			}
 			res, err := f.loadScoped(s, scope)

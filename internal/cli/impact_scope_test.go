@@ -69,14 +69,7 @@ func TestImpactScoped(t *testing.T) {
 				{arg, "-n", ns, "--replace", movedFile},
 				{"--add", addedFile, "-n", ns},
 			} {
-				args = append(args, "-f", dir, "-o", "yaml")
-				complete, scoped := runImpact(args, false), runImpact(args, true)
-				if d := cmp.Diff(complete, scoped); d != "" {
-					t.Errorf("strata impact %s: scoped differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
-				}
-				if !strings.Contains(complete, "changed:") {
-					t.Errorf("strata impact %s: no answer:\n%s", strings.Join(args, " "), complete)
-				}
+				compareImpact(t, append(args, "-f", dir, "-o", "yaml"))
 				compared++
 			}
 		}
@@ -85,6 +78,19 @@ func TestImpactScoped(t *testing.T) {
 		t.Fatalf("only %d questions compared", compared)
 	}
 	t.Logf("%d questions compared", compared)
+}
+
+// compareImpact requires impact with args to answer the same scoped as
+// complete, and to answer something.
+func compareImpact(t *testing.T, args []string) {
+	t.Helper()
+	complete, scoped := runImpact(args, false), runImpact(args, true)
+	if d := cmp.Diff(complete, scoped); d != "" {
+		t.Errorf("strata impact %s: scoped differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
+	}
+	if !strings.Contains(complete, "changed:") {
+		t.Errorf("strata impact %s: no answer:\n%s", strings.Join(args, " "), complete)
+	}
 }
 
 // runImpact runs impact, scoped or not, and returns what it wrote and its
@@ -115,14 +121,7 @@ func TestImpactSelectorScoped(t *testing.T) {
 				continue
 			}
 			seen[kind+" "+ns] = true
-			args := []string{kind, "-n", ns, "--field-selector", "metadata.namespace=" + ns, "--delete", "-f", dir, "-o", "yaml"}
-			complete, scoped := runImpact(args, false), runImpact(args, true)
-			if d := cmp.Diff(complete, scoped); d != "" {
-				t.Errorf("strata impact %s: scoped differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
-			}
-			if !strings.Contains(complete, "changed:") {
-				t.Errorf("strata impact %s: no answer:\n%s", strings.Join(args, " "), complete)
-			}
+			compareImpact(t, []string{kind, "-n", ns, "--field-selector", "metadata.namespace=" + ns, "--delete", "-f", dir, "-o", "yaml"})
 			compared++
 		}
 	}

@@ -57,12 +57,7 @@ func Check(res *engine.Result) []Finding {
 // statuses are then computed here (Statuses), and every context that
 // stacks one of them is in the scope.
 func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
-	var kept []*policykind.Policy
-	for _, p := range res.Policies {
-		if f.Keeps(p) {
-			kept = append(kept, p)
-		}
-	}
+	kept := f.Kept(res)
 	statuses, err := Statuses(res, kept)
 	if err != nil {
 		return nil, err

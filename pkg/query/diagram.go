@@ -259,16 +259,7 @@ func Chosen(p *policykind.Policy, sel Selector) bool {
 // to attach to; the other policies and their edges are left out.
 func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 	keep := map[string]bool{}
-	mark := func(n DiagramNode) { keep[n.ID] = n.Shape != PolicyShape }
-	for _, c := range d.Clusters {
-		mark(c.Node)
-		for _, n := range c.Nodes {
-			mark(n)
-		}
-	}
-	for _, n := range d.Nodes {
-		mark(n)
-	}
+	d.eachNode(func(n DiagramNode) { keep[n.ID] = n.Shape != PolicyShape })
 	for i, p := range res.Policies { // Map names policy i "p<i>"
 		if Chosen(p, sel) {
 			keep["p"+strconv.Itoa(i)] = true
@@ -346,20 +337,11 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 		}
 	}
 	keep := map[string]bool{}
-	visit := func(dn DiagramNode) {
+	d.eachNode(func(dn DiagramNode) {
 		if dn.Shape != PolicyShape && labels[dn.Label] {
 			keep[dn.ID] = true
 		}
-	}
-	for _, c := range d.Clusters {
-		visit(c.Node)
-		for _, dn := range c.Nodes {
-			visit(dn)
-		}
-	}
-	for _, dn := range d.Nodes {
-		visit(dn)
-	}
+	})
 	for _, e := range d.PolicyEdges {
 		if keep[e.To] {
 			keep[e.From] = true
@@ -371,6 +353,20 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 // sectionsOf lists a node's sections in NodeID order.
 func sectionsOf(g *topology.Graph, n topology.NodeID) []topology.NodeID {
 	return slices.Sorted(maps.Values(g.Node(n).Sections))
+}
+
+// eachNode calls fn with every node of d: each namespace's cluster node and
+// its nodes, then the cluster-scoped ones.
+func (d *Diagram) eachNode(fn func(DiagramNode)) {
+	for _, c := range d.Clusters {
+		fn(c.Node)
+		for _, n := range c.Nodes {
+			fn(n)
+		}
+	}
+	for _, n := range d.Nodes {
+		fn(n)
+	}
 }
 
 // only is the diagram with the nodes of keep and the edges between them;

@@ -29,6 +29,17 @@ type Filter struct {
 	Select Selector
 }
 
+// Kept are the policies of res the filter keeps, in engine order.
+func (f Filter) Kept(res *engine.Result) []*policykind.Policy {
+	var kept []*policykind.Policy
+	for _, p := range res.Policies {
+		if f.Keeps(p) {
+			kept = append(kept, p)
+		}
+	}
+	return kept
+}
+
 func (f Filter) Keeps(p *policykind.Policy) bool {
 	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() || f.Name != "" && p.Name != f.Name {
 		return false
@@ -47,12 +58,7 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 // namespace's policies reach, not the world's.
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
-	var kept []*policykind.Policy
-	for _, p := range res.Policies {
-		if f.Keeps(p) {
-			kept = append(kept, p)
-		}
-	}
+	kept := f.Kept(res)
 	sums, err := Summaries(res, kept)
 	if err != nil {
 		// A scoped run StatusScope did not make: the statuses it cannot

@@ -41,20 +41,9 @@ func TestAccMatchesImmutable(t *testing.T) {
 				ref = m
 				acc.Replace(m, locks)
 			}
-			// Lock some pointers of one source, as an overrides block does.
-			if r.IntN(2) == 0 {
-				s := srcs[r.IntN(len(srcs))]
-				ptrs := make([]string, 0, len(ref.Prov))
-				for p, q := range ref.Prov {
-					if q == s {
-						ptrs = append(ptrs, p)
-					}
-				}
-				sort.Strings(ptrs)
-				for _, p := range ptrs {
-					locked[p] = true
-					locks.Lock(acc, p)
-				}
+			for _, p := range lockSome(r, srcs, ref) {
+				locked[p] = true
+				locks.Lock(acc, p)
 			}
 			got := acc.Value()
 			if !reflect.DeepEqual(got.Values, ref.Values) || !reflect.DeepEqual(got.Prov, ref.Prov) {
@@ -100,13 +89,8 @@ func TestRestoreShortcut(t *testing.T) {
 				t.Fatalf("seed %d step %d: Restore\n%v\n%v\nrestoreAll\n%v\n%v", seed, step, got.Values, got.Prov, want.Values, want.Prov)
 			}
 			ref = got
-			if r.IntN(2) == 0 {
-				s := srcs[r.IntN(len(srcs))]
-				for p, q := range ref.Prov {
-					if q == s {
-						locked[p] = true
-					}
-				}
+			for _, p := range lockSome(r, srcs, ref) {
+				locked[p] = true
 			}
 		}
 	}
@@ -159,13 +143,8 @@ func TestPatchDefaults(t *testing.T) {
 				t.Fatalf("seed %d step %d: PatchDefaults changed its arguments", seed, step)
 			}
 			ref = got
-			if r.IntN(2) == 0 {
-				s := srcs[r.IntN(len(srcs))]
-				for p, q := range ref.Prov {
-					if q == s {
-						locked[p] = true
-					}
-				}
+			for _, p := range lockSome(r, srcs, ref) {
+				locked[p] = true
 			}
 		}
 	}
@@ -198,6 +177,23 @@ func deepCopyValue(v Value) Value {
 		prov[p] = s
 	}
 	return Value{Values: vals, Prov: prov}
+}
+
+// lockSome is, every other step, the pointers of one random source in v
+// (sorted), which a fold then locks as an overrides block does.
+func lockSome(r *rand.Rand, srcs []*testSource, v Value) []string {
+	if r.IntN(2) != 0 {
+		return nil
+	}
+	s := srcs[r.IntN(len(srcs))]
+	ptrs := make([]string, 0, len(v.Prov))
+	for p, q := range v.Prov {
+		if q == s {
+			ptrs = append(ptrs, p)
+		}
+	}
+	sort.Strings(ptrs)
+	return ptrs
 }
 
 // testSources are six sources p0..p5.
