@@ -1,0 +1,47 @@
+package files
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+)
+
+// TestTypedDecodeIsEncodingJSON: the typed decoders (go-json-experiment's
+// v1 package) read what encoding/json reads, the same object or an error
+// both ways, on the inputs where the two libraries' defaults differ:
+// names in another case, a name twice, unknown fields, nulls, numbers out
+// of range, invalid UTF-8, times.
+func TestTypedDecodeIsEncodingJSON(t *testing.T) {
+	route := schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
+	for name, doc := range map[string]string{
+		"plain":        `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"r","namespace":"ns"},"spec":{"hostnames":["a.example"]}}`,
+		"other case":   `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","Metadata":{"NAME":"r"},"spec":{"ParentRefs":[{"Name":"gw"}]}}`,
+		"name twice":   `{"kind":"HTTPRoute","metadata":{"name":"a","name":"b"}}`,
+		"unknown":      `{"kind":"HTTPRoute","metadata":{"name":"r"},"spec":{"nosuch":1,"rules":[{"nosuch":[1]}]}}`,
+		"nulls":        `{"kind":"HTTPRoute","metadata":null,"spec":{"hostnames":null,"rules":[null]}}`,
+		"port range":   `{"kind":"HTTPRoute","metadata":{"name":"r"},"spec":{"rules":[{"backendRefs":[{"name":"s","port":99999999999}]}]}}`,
+		"port float":   `{"kind":"HTTPRoute","metadata":{"name":"r"},"spec":{"rules":[{"backendRefs":[{"name":"s","port":80.5}]}]}}`,
+		"port string":  `{"kind":"HTTPRoute","metadata":{"name":"r"},"spec":{"rules":[{"backendRefs":[{"name":"s","port":"80"}]}]}}`,
+		"bad utf-8":    "{\"kind\":\"HTTPRoute\",\"metadata\":{\"name\":\"r\xff\"}}",
+		"time":         `{"kind":"HTTPRoute","metadata":{"name":"r","creationTimestamp":"2026-01-02T03:04:05Z"}}`,
+		"bad time":     `{"kind":"HTTPRoute","metadata":{"name":"r","creationTimestamp":"yesterday"}}`,
+		"labels":       `{"kind":"HTTPRoute","metadata":{"name":"r","labels":{"a":"1","a":"2"}}}`,
+		"list for map": `{"kind":"HTTPRoute","metadata":{"name":"r","labels":["a"]}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, gotErr := decoders[route].decode([]byte(doc))
+			want := typed.Kinds[route].New()
+			wantErr := json.Unmarshal([]byte(doc), want)
+			if (gotErr != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+			}
+			if gotErr == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("decoded\n%+v\nencoding/json\n%+v", got, want)
+			}
+		})
+	}
+}
