@@ -164,6 +164,19 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped
 // When scope (or its answer) is nil, the result is Run's, Outcome
 // included.
 func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topology.NodeID) (*Result, error) {
+	// The graph of the objects is built on another core while the
+	// declarations and the policies are read: only the nodes the
+	// policies add (topology.Extra) wait for them (docs/performance.md,
+	// "Every command, fifth pass").
+	objects := make(chan func(topology.Extra) *topology.Graph, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil { // panic where the build is awaited, as before
+				objects <- func(topology.Extra) *topology.Graph { panic(p) }
+			}
+		}()
+		objects <- topology.Objects(s)
+	}()
 	if opts.Registry == nil {
 		opts.Registry = merge.DefaultRegistry()
 	}
@@ -173,7 +186,7 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 	}
 	res := &Result{kindErrors: kindErrs, opts: opts}
 	res.schemas, res.schemaWarnings = schemas(s)
-	build := func(extra topology.Extra) *topology.Graph { return topology.BuildWith(s, extra) }
+	build := func(extra topology.Extra) *topology.Graph { return (<-objects)(extra) }
 	if err := res.run(kinds, s.Policies, topology.NewGrants(s.ReferenceGrants), build, nil, nil, scope); err != nil {
 		return nil, err
 	}

@@ -359,6 +359,36 @@ type pass struct {
 	tallies tallies
 	seen    map[*attach.Attachment]bool
 	targets []TargetStatus
+	// byNodes finds the tally of a policy in a context by the nodes
+	// its ancestor ref is made of (tally): the ref, five strings, is
+	// made and hashed once per tally instead of once per context, which
+	// was most of the pass (docs/performance.md, "Every command, fifth
+	// pass").
+	byNodes map[tallyNodes]*tally
+}
+
+// tallyNodes are what a tally's ancestor ref is made of: a policy, the
+// ancestor node of a context and the node the policy is attached at
+// (ancestorRef).
+type tallyNodes struct {
+	p                  *policykind.Policy
+	ancestor, attached topology.NodeID
+}
+
+// tally is tallies.get of p at ancestorRef(g, ancestor, attached).
+// Different nodes may make the same ref (a Gateway's listeners, a
+// Service and its frontend), so the tallies stay keyed by ref.
+func (w *pass) tally(g *topology.Graph, p *policykind.Policy, ancestor, attached topology.NodeID) *tally {
+	k := tallyNodes{p, ancestor, attached}
+	if t, ok := w.byNodes[k]; ok {
+		return t
+	}
+	t := w.tallies.get(p, ancestorRef(g, ancestor, attached))
+	if w.byNodes == nil {
+		w.byNodes = map[tallyNodes]*tally{}
+	}
+	w.byNodes[k] = t
+	return t
 }
 
 // target tallies every policy in every context of tg and records which
@@ -400,7 +430,7 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 					}
 				}
 			}
-			t := w.tallies.get(p, ancestorRef(g, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node))
+			t := w.tally(g, p, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node)
 			t.total++
 			for q, into := range ctx.Merged {
 				t.merged(p, q, into)

@@ -414,3 +414,40 @@ func TestMerge(t *testing.T) {
 		t.Errorf("targets = %d, want three (web by both kinds, other by Beta)", len(merged.Targets))
 	}
 }
+
+// TestAncestorPerListener checks that a policy attached to two listeners
+// of one Gateway reports each listener as an ancestor of its own (GEP-713
+// "Metaresource status": the ancestorRef names the section the policy
+// targets), although both are reached through the same Gateway: the
+// pass finds a context's tally by the policy, its ancestor node and the
+// node it is attached at, and a tally found by the first two alone would
+// count route adm under the http listener.
+func TestAncestorPerListener(t *testing.T) {
+	k := "TestPolicy"
+	adm := `apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: adm, namespace: web}
+spec:
+  parentRefs: [{name: gw, namespace: infra, sectionName: admin}]
+  hostnames: [admin.example.com]
+  rules: [{backendRefs: [{name: svc, port: 80}]}]
+`
+	p := fmt.Sprintf(`apiVersion: example.io/v1
+kind: %s
+metadata: {name: p, namespace: infra, creationTimestamp: "2026-01-01T00:00:00Z", generation: 3}
+spec:
+  targetRefs:
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: http}
+  - {group: gateway.networking.k8s.io, kind: Gateway, name: gw, sectionName: admin}
+  defaults: {a: p}
+`, k)
+	_, o := run(t, world, adm, kindDecl(k, "HTTPRoute", patch), p)
+	got := ancestors(t, o, "p")
+	want := map[string][]string{
+		"Gateway infra/gw#admin": enforced("fully enforced in 1 context"),
+		"Gateway infra/gw#http":  enforced("fully enforced in 2 contexts"),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ancestors:\n got %q\nwant %q", got, want)
+	}
+}

@@ -44,12 +44,36 @@ func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 // BuildWith is Build with the nodes the policies of s need beyond its
 // objects (Extra), appended after them: the graph is complete when it is
 // returned, and never changes after.
-func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
+func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(extra) }
+
+// Objects builds the graph of a snapshot's objects, everything BuildWith
+// does but the extra nodes, and returns the function that appends those
+// and returns the graph, complete: the caller knows the extra nodes only
+// once it has read its policies, which it can do on another core while
+// the objects are linked (engine.RunScoped). finish must be called once.
+func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	rs := routes(s)
-	n := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + 2*len(rs)
+	// The graph is sized for its objects and their sections, and an
+	// eighth more for the nodes made on the way (implicit namespaces,
+	// Service frontends) and the extra ones: a graph of 100,000 nodes of
+	// 200 bytes is not copied to grow, nor allocated twice its size.
+	objects := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + len(rs)
+	n := objects
+	for _, gw := range s.Gateways {
+		n += len(gw.Spec.Listeners)
+	}
+	for _, ls := range s.ListenerSets {
+		n += len(ls.Spec.Listeners)
+	}
+	for _, svc := range s.Services {
+		n += len(svc.Spec.Ports)
+	}
+	for _, r := range rs {
+		n += len(r.Rules)
+	}
 	g := &Graph{
-		Nodes:    make([]Node, 0, 2*n),
-		index:    make(map[Ref]NodeID, n), // objects only: sections are not indexed
+		Nodes:    make([]Node, 0, n+n/8+16),
+		index:    make(map[Ref]NodeID, objects+objects/8+16), // objects only: sections are not indexed
 		byKind:   map[schema.GroupKind][]NodeID{},
 		byKindIn: map[kindIn][]NodeID{},
 		grants:   NewGrants(s.ReferenceGrants),
@@ -88,8 +112,10 @@ func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph {
 	slices.SortFunc(g.Problems, func(a, b Problem) int {
 		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
 	})
-	g.addExtra(extra)
-	return g
+	return func(extra Extra) *Graph {
+		g.addExtra(extra)
+		return g
+	}
 }
 
 // routes reads the routes of s, kind by kind in the order of

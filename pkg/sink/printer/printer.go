@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 
 	goyaml "go.yaml.in/yaml/v2"
 
@@ -190,12 +191,24 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 	// rendered into it and written from it: tens of megabytes of items
 	// are not copied or allocated afresh per item.
 	slots := make([][]byte, min(batch, n))
+	// So are the renderers, one per worker, each with its emitter's
+	// buffer: a batch's worker takes the renderer of its number.
+	renderers := make([]func(any, []byte) ([]byte, error), runtime.GOMAXPROCS(0))
 	for start := 0; start < n; start += batch {
 		size := min(batch, n-start)
 		parts := make([][]byte, size)
 		errs := make([]error, size)
+		var workers atomic.Int32
 		cores.Each(size, 1, func() func(int) {
-			render := l.renderer()
+			var render func(any, []byte) ([]byte, error)
+			if w := int(workers.Add(1) - 1); w < len(renderers) {
+				if renderers[w] == nil {
+					renderers[w] = l.renderer()
+				}
+				render = renderers[w]
+			} else {
+				render = l.renderer() // GOMAXPROCS grew meanwhile
+			}
 			return func(i int) {
 				if v := item(start + i); v != nil {
 					parts[i], errs[i] = render(v, slots[i][:0])
