@@ -28,6 +28,11 @@ func TestRunOnEveryCore(t *testing.T) {
 		return res
 	}
 	one, every := run(1), run(4)
+	// The routes' parents and backends are found on every core too
+	// (topology.attacher.addRoutes).
+	if !reflect.DeepEqual(one.Graph.Nodes, every.Graph.Nodes) || !reflect.DeepEqual(one.Graph.Problems, every.Graph.Problems) {
+		t.Fatal("the graph on one core and on every core differ")
+	}
 	if !reflect.DeepEqual(one.Outcome, every.Outcome) {
 		t.Fatal("status on one core and on every core differ")
 	}

@@ -2,9 +2,9 @@ package topology
 
 import (
 	"fmt"
-	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"slices"
 	"strings"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
@@ -51,7 +53,11 @@ func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(ext
 // and returns the graph, complete: the caller knows the extra nodes only
 // once it has read its policies, which it can do on another core while
 // the objects are linked (engine.RunScoped). finish must be called once.
-func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
+func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) { return objects(s, routesAtOnce) }
+
+// objects is Objects with the number of routes a core takes at a time, a
+// parameter so that tests can share out a small world.
+func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	rs := routes(s)
 	// The graph is sized for its objects and their sections, and an
 	// eighth more for the nodes made on the way (implicit namespaces,
@@ -87,7 +93,7 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	for _, gc := range s.GatewayClasses {
 		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
 	}
-	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
+	b := &attacher{g: g, nsLabels: map[string]labels.Set{}, chunk: chunk}
 	for _, ns := range s.Namespaces {
 		b.nsLabels[ns.Name] = ns.Labels
 	}
@@ -100,9 +106,7 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	for _, svc := range s.Services {
 		g.addService(svc)
 	}
-	for _, r := range rs {
-		b.addRoute(r)
-	}
+	b.addRoutes(rs)
 	for i := range g.Nodes {
 		slices.Sort(g.Nodes[i].Parents)
 		g.Nodes[i].Parents = slices.Compact(g.Nodes[i].Parents)
@@ -214,6 +218,8 @@ type attacher struct {
 	// listenerSets are the listeners of each ListenerSet its Gateway
 	// accepts, as Gateway listeners, so routes attach to both alike.
 	listenerSets map[NodeID][]gwv1.Listener
+	// chunk is how many routes a core resolves at a time (addRoutes).
+	chunk int
 }
 
 // listeners are what routes attach to in a parent node: a Gateway's
@@ -289,11 +295,57 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 	return false
 }
 
-func (b *attacher) addRoute(r route) {
+// addRoutes adds routes in three steps. Their nodes, rules and mesh
+// parents are added one route after another, so node ids follow the
+// input. Their Gateway and ListenerSet parents and their backends are
+// then found on every core: lookups only, each worker with its own
+// selector cache, into edges of its own. The edges are linked last; a
+// node's parents and children are sorted when the graph is done, so the
+// graph does not depend on how the routes fell to workers. Finding
+// parents and backends was half of the build, which runs on one core
+// while the policies are read (docs/performance.md, "Every command,
+// fifth pass").
+func (b *attacher) addRoutes(rs []route) {
+	g := b.g
+	ids := make([]NodeID, len(rs))
+	rules := make([][]NodeID, len(rs))
+	for i, r := range rs {
+		ids[i], rules[i] = b.addRouteNode(r)
+	}
+	var mu sync.Mutex
+	var found []*[][2]NodeID
+	cores.Each(len(rs), b.chunk, func() func(int) {
+		w := *b
+		w.selectors = nil
+		edges := new([][2]NodeID)
+		mu.Lock()
+		found = append(found, edges)
+		mu.Unlock()
+		return func(i int) {
+			if ids[i] != None {
+				*edges = w.routeEdges(*edges, rs[i], ids[i], rules[i])
+			}
+		}
+	})
+	for _, edges := range found {
+		for _, e := range *edges {
+			g.link(e[0], e[1])
+		}
+	}
+}
+
+// routesAtOnce is how many routes a core resolves at a time.
+const routesAtOnce = 256
+
+// addRouteNode adds a route's node, its rules as sections and its
+// Service parents (GEP-1426), and reports parentRefs of kinds outside the
+// hierarchy; it returns the route's node and its rules' nodes, None for
+// a duplicate.
+func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	g := b.g
 	id := g.object(r.GroupKind, r.Meta, r.Object)
 	if g.Nodes[id].Object != r.Object {
-		return
+		return None, nil
 	}
 	ns := r.Meta.Namespace
 	rules := make([]NodeID, len(r.Rules))
@@ -305,24 +357,48 @@ func (b *attacher) addRoute(r route) {
 		rules[i] = g.section(id, name, "rules", i)
 	}
 	for i, p := range r.ParentRefs {
-		kind := hierarchy.GatewayKind
-		if p.Kind != nil {
-			kind.Kind = string(*p.Kind)
+		kind := parentKind(p)
+		switch {
+		case kind == hierarchy.ServiceKind:
+			parentNS := ns
+			if p.Namespace != nil {
+				parentNS = string(*p.Namespace)
+			}
+			b.addMeshParent(id, i, p, parentNS)
+		case kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind:
+			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
 		}
-		if p.Group != nil {
-			kind.Group = string(*p.Group)
+	}
+	return id, rules
+}
+
+// parentKind is the group and kind a parentRef names (Gateway by default).
+func parentKind(p gwv1.ParentReference) schema.GroupKind {
+	kind := hierarchy.GatewayKind
+	if p.Kind != nil {
+		kind.Kind = string(*p.Kind)
+	}
+	if p.Group != nil {
+		kind.Group = string(*p.Group)
+	}
+	return kind
+}
+
+// routeEdges appends to edges the links of route r (node id, rules'
+// nodes rules) to the listeners that admit it and from its rules to
+// their backends. It only reads the graph (and writes b's selector
+// cache).
+func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []NodeID) [][2]NodeID {
+	g := b.g
+	ns := r.Meta.Namespace
+	for _, p := range r.ParentRefs {
+		kind := parentKind(p)
+		if kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
+			continue // a Service parent, or a problem (addRouteNode)
 		}
 		parentNS := ns
 		if p.Namespace != nil {
 			parentNS = string(*p.Namespace)
-		}
-		if kind == hierarchy.ServiceKind {
-			b.addMeshParent(id, i, p, parentNS)
-			continue
-		}
-		if kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
-			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
-			continue
 		}
 		parent := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)})
 		if parent == None {
@@ -343,7 +419,7 @@ func (b *attacher) addRoute(r route) {
 				continue
 			}
 			if lid, ok := g.Nodes[parent].Sections[string(l.Name)]; ok {
-				g.link(lid, id)
+				edges = append(edges, [2]NodeID{lid, id})
 			}
 		}
 	}
@@ -363,9 +439,10 @@ func (b *attacher) addRoute(r route) {
 			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
 				continue
 			}
-			g.link(rules[i], svc)
+			edges = append(edges, [2]NodeID{rules[i], svc})
 		}
 	}
+	return edges
 }
 
 // addMeshParent links route node id under the frontend of the Service
