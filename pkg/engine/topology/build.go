@@ -357,13 +357,9 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 		rules[i] = g.section(id, name, "rules", i)
 	}
 	for i, p := range r.ParentRefs {
-		kind := parentKind(p)
+		kind, parentNS := parentOf(p, ns)
 		switch {
 		case kind == hierarchy.ServiceKind:
-			parentNS := ns
-			if p.Namespace != nil {
-				parentNS = string(*p.Namespace)
-			}
 			b.addMeshParent(id, i, p, parentNS)
 		case kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind:
 			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
@@ -372,8 +368,10 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	return id, rules
 }
 
-// parentKind is the group and kind a parentRef names (Gateway by default).
-func parentKind(p gwv1.ParentReference) schema.GroupKind {
+// parentOf is the group and kind a parentRef of a route in namespace ns
+// names (Gateway by default) and the parent's namespace (the route's by
+// default).
+func parentOf(p gwv1.ParentReference, ns string) (schema.GroupKind, string) {
 	kind := hierarchy.GatewayKind
 	if p.Kind != nil {
 		kind.Kind = string(*p.Kind)
@@ -381,7 +379,10 @@ func parentKind(p gwv1.ParentReference) schema.GroupKind {
 	if p.Group != nil {
 		kind.Group = string(*p.Group)
 	}
-	return kind
+	if p.Namespace != nil {
+		ns = string(*p.Namespace)
+	}
+	return kind, ns
 }
 
 // routeEdges appends to edges the links of route r (node id, rules'
@@ -392,13 +393,9 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 	g := b.g
 	ns := r.Meta.Namespace
 	for _, p := range r.ParentRefs {
-		kind := parentKind(p)
+		kind, parentNS := parentOf(p, ns)
 		if kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
 			continue // a Service parent, or a problem (addRouteNode)
-		}
-		parentNS := ns
-		if p.Namespace != nil {
-			parentNS = string(*p.Namespace)
 		}
 		parent := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)})
 		if parent == None {
