@@ -365,6 +365,8 @@ type pass struct {
 	// was most of the pass (docs/performance.md, "Every command, fifth
 	// pass").
 	byNodes map[tallyNodes]*tally
+	// affecting is target's scratch space (affect).
+	affecting []affecting
 }
 
 // tallyNodes are what a tally's ancestor ref is made of: a policy, the
@@ -395,10 +397,9 @@ func (w *pass) tally(g *topology.Graph, p *policykind.Policy, ancestor, attached
 // policies affect tg (GEP-713: a target is affected by the policies whose
 // settings reach it in some context).
 func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
-	// Per kind: the kinds of a value space share one result.
-	// Made when a policy contributes.
-	var affecting map[*policykind.Kind]map[string]bool
-	var via map[*policykind.Kind]map[topology.NodeID]bool
+	// Per kind (the kinds of a value space share one result), the
+	// policies that contribute and the parents they do it through.
+	w.affecting = w.affecting[:0]
 	for _, ctx := range tg.Contexts {
 		gw, ls := gatewayOf(g, ctx.Path)
 		seen := newSeenBefore(ctx.Entries)
@@ -449,31 +450,65 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 			addAll(&t.beaters, others)
 			addAll(&t.lost, lost)
 			if ctx.Contributes(p) {
-				if affecting == nil {
-					affecting, via = map[*policykind.Kind]map[string]bool{}, map[*policykind.Kind]map[topology.NodeID]bool{}
-				}
-				if affecting[p.Kind] == nil {
-					affecting[p.Kind], via[p.Kind] = map[string]bool{}, map[topology.NodeID]bool{}
-				}
-				affecting[p.Kind][p.ID()] = true
 				// The route's parent: the ListenerSet when the
 				// path goes through one (GEP-1713 "Route
 				// Attachment": its direct parent), else the Gateway.
+				parent := gw
 				if ls != topology.None {
-					via[p.Kind][ls] = true
-				} else if gw != topology.None {
-					via[p.Kind][gw] = true
+					parent = ls
 				}
+				w.affect(p, parent)
 			}
 		}
 	}
-	for k, names := range affecting {
-		ts := TargetStatus{Node: tg.Node, Kind: k, Policies: sortedSet(names)}
-		for n := range via[k] {
-			ts.Via = append(ts.Via, n)
+	for i := range w.affecting {
+		a := &w.affecting[i]
+		slices.Sort(a.policies)
+		slices.Sort(a.via)
+		ts := TargetStatus{Node: tg.Node, Kind: a.kind, Policies: slices.Clone(slices.Compact(a.policies))}
+		if via := slices.Compact(a.via); len(via) > 0 {
+			ts.Via = slices.Clone(via)
 		}
-		slices.Sort(ts.Via)
 		w.targets = append(w.targets, ts)
+	}
+}
+
+// affecting is what pass.target gathers of one kind at a target: the
+// policies that contribute in some context and the parents (Gateways or
+// ListenerSets) of those contexts, each as often as met. The lists are
+// the pass's scratch space, sorted and compacted into the target's
+// status when the target is done: two maps per target were a tenth of
+// the outcome's allocations (docs/performance.md, "Every command, sixth
+// pass"), and sorting what was met costs n log n where a lookup for
+// each addition into a list would cost n² for a target many policies
+// reach (issue 11, "No cliffs").
+type affecting struct {
+	kind     *policykind.Kind
+	policies []string
+	via      []topology.NodeID
+}
+
+// affect records that p contributes at the current target through
+// parent (topology.None outside any Gateway's context).
+func (w *pass) affect(p *policykind.Policy, parent topology.NodeID) {
+	i := 0
+	for i < len(w.affecting) && w.affecting[i].kind != p.Kind {
+		i++ // one kind, or the few of a value space
+	}
+	if i == len(w.affecting) {
+		if i < cap(w.affecting) {
+			w.affecting = w.affecting[:i+1] // its lists kept to reuse
+			w.affecting[i].kind = p.Kind
+			w.affecting[i].policies = w.affecting[i].policies[:0]
+			w.affecting[i].via = w.affecting[i].via[:0]
+		} else {
+			w.affecting = append(w.affecting, affecting{kind: p.Kind})
+		}
+	}
+	a := &w.affecting[i]
+	a.policies = append(a.policies, p.ID())
+	if parent != topology.None {
+		a.via = append(a.via, parent)
 	}
 }
 

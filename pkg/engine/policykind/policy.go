@@ -36,11 +36,18 @@ type Policy struct {
 	// API server would have dropped, fields that look like typos. Read
 	// by the CLI only; a cluster's policies were admitted by the server.
 	Warnings []string
+
+	// id is ID, made once by Read: the outcome, the status and the
+	// conflict order ask for it once per context or more.
+	id string
 }
 
 // ID is `namespace/name`, the form GEP-713's conflict rules sort by and
 // messages name policies with.
 func (p *Policy) ID() string {
+	if p.id != "" {
+		return p.id
+	}
 	if p.Namespace == "" {
 		return p.Name
 	}
@@ -83,6 +90,7 @@ type Block struct {
 // Policy.Invalid so the policy still gets a status that explains them.
 func (k *Kind) Read(u *unstructured.Unstructured) *Policy {
 	p := &Policy{Kind: k, Object: u, Namespace: u.GetNamespace(), Name: u.GetName(), Created: u.GetCreationTimestamp().Time}
+	p.id = p.ID()
 	spec, ok := k.SpecOf(u)
 	if !ok && len(k.ReferencedBy) > 0 {
 		// An object others refer to (a blueprint) need not carry values.

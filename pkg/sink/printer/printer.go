@@ -248,9 +248,13 @@ func (l *ListWriter) renderer() func(v any, dst []byte) ([]byte, error) {
 	after := *e // the state the header leaves
 	return func(v any, dst []byte) ([]byte, error) {
 		out.b = dst
-		buf := e.buf[:0]
+		// The state after the header, with the scratch space the items
+		// before grew kept: the buffer, and the key lists of each depth,
+		// which were made again for every item (docs/performance.md,
+		// "Every command, sixth pass").
+		buf, keys := e.buf[:0], e.keys
 		*e = after
-		e.buf = buf
+		e.buf, e.keys = buf, keys
 		if err := e.listItem(v); err != nil {
 			return nil, err
 		}

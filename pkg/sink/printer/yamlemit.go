@@ -239,11 +239,11 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	for len(e.keys) <= depth {
 		e.keys = append(e.keys, nil)
 	}
-	keys := e.keys[depth][:0]
+	keys := keyList(e.keys[depth][:0])
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Sort(keyList(keys))
+	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
 	e.keys[depth] = keys
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -80,6 +81,38 @@ func TestStoredStatusIsWholeObjects(t *testing.T) {
 				if wantFound != haveFound || !cmp.Equal(want, have) {
 					t.Errorf("%v: storedStatus has %v (%v), the whole object %v (%v)", path, have, haveFound, want, wantFound)
 				}
+			}
+		})
+	}
+}
+
+// TestStoredConditionsAreConverted checks that storedConditions, which
+// reads a typed object's status.conditions as they are, gives the
+// conditions the whole object converted to unstructured gives, for
+// typed objects with and without conditions and for unstructured ones.
+func TestStoredConditionsAreConverted(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	conds := []metav1.Condition{
+		{Type: "strata.dev/ColorPolicyAffected", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "Affected", Message: "affected by ns/p", ObservedGeneration: 2},
+		{Type: "Ready", Status: metav1.ConditionFalse, Reason: "NotYet"}, // no time
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"kind": "X", "status": map[string]any{"conditions": []any{
+		map[string]any{"type": "A", "status": "True", "lastTransitionTime": "2026-02-03T04:05:06Z", "reason": "R", "message": ""},
+		"not a condition",
+	}}}}
+	for name, obj := range map[string]any{
+		"service":              &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"}, Status: corev1.ServiceStatus{Conditions: conds}},
+		"service without":      &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "s"}},
+		"gateway":              &gwv1.Gateway{ObjectMeta: metav1.ObjectMeta{Name: "g"}, Status: gwv1.GatewayStatus{Conditions: conds}},
+		"namespace (no field)": &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "n"}},
+		"unstructured":         u,
+	} {
+		t.Run(name, func(t *testing.T) {
+			old, _, _ := unstructured.NestedSlice(toUnstructured(obj), "status", "conditions")
+			want := conditionsOf(old)
+			got := storedConditions(obj, func() map[string]any { return storedStatus(obj) })
+			if !cmp.Equal(want, got, cmpopts.EquateEmpty()) {
+				t.Errorf("storedConditions %v, converted %v", got, want)
 			}
 		})
 	}

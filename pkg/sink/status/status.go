@@ -1,7 +1,7 @@
 package status
 
 import (
-	"maps"
+	"cmp"
 	"reflect"
 	"slices"
 	"sort"
@@ -124,11 +124,68 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 
 // affected gathers, for one object, the policies of each kind that
 // affect it or its listeners, and the Gateways it is reached through.
+// The lists are the outcome's (outcome.TargetStatus: sorted, without
+// duplicates, frozen) until a second target of the same object and kind
+// (a section) joins them into new ones: a map per object and kind, made
+// and read back sorted, was a fifth of what `strata status` allocated
+// for targets (docs/performance.md, "Every command, sixth pass").
 type affected struct {
 	node     topology.NodeID
-	kinds    map[*policykind.Kind]map[string]bool
-	sections map[string]map[*policykind.Kind]map[string]bool
-	via      map[*policykind.Kind]map[topology.NodeID]bool
+	kinds    []kindSet
+	sections map[string][]kindSet
+	via      []kindVia
+}
+
+// kindSet is the policies of one kind, sorted, without duplicates.
+type kindSet struct {
+	kind     *policykind.Kind
+	policies []string
+}
+
+// kindVia is the Gateways (or ListenerSets) a kind's policies reach an
+// object through, by NodeID, without duplicates.
+type kindVia struct {
+	kind  *policykind.Kind
+	nodes []topology.NodeID
+}
+
+// addPolicies adds ps (sorted, without duplicates) to the set of k.
+func addPolicies(sets []kindSet, k *policykind.Kind, ps []string) []kindSet {
+	for i := range sets {
+		if sets[i].kind == k {
+			sets[i].policies = union(sets[i].policies, ps, strings.Compare)
+			return sets
+		}
+	}
+	return append(sets, kindSet{k, ps})
+}
+
+// addVia adds nodes (sorted, without duplicates) to the Gateways of k.
+func addVia(vias []kindVia, k *policykind.Kind, nodes []topology.NodeID) []kindVia {
+	for i := range vias {
+		if vias[i].kind == k {
+			vias[i].nodes = union(vias[i].nodes, nodes, cmp.Compare)
+			return vias
+		}
+	}
+	return append(vias, kindVia{k, nodes})
+}
+
+// union merges two sorted lists without duplicates into a new one; a and
+// b are not changed (they may be the outcome's).
+func union[T any](a, b []T, compare func(T, T) int) []T {
+	out := make([]T, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		switch c := compare(a[0], b[0]); {
+		case c < 0:
+			out, a = append(out, a[0]), a[1:]
+		case c > 0:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // Fragments returns Strata's part of every object affected by a managed
@@ -143,23 +200,9 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// Objects by node, in a slice rather than a map keyed by a
 	// five-string Ref: this loop runs on one core over every affected
 	// target of the world. A section's object is looked up; any other
-	// target is its own object. An object's maps are made when first
-	// needed.
+	// target is its own object.
 	objs := make([]*affected, len(g.Nodes))
 	var order []topology.NodeID
-	add := func(m *map[*policykind.Kind]map[string]bool, k *policykind.Kind, ps []string) {
-		if *m == nil {
-			*m = map[*policykind.Kind]map[string]bool{}
-		}
-		set := (*m)[k]
-		if set == nil {
-			set = make(map[string]bool, len(ps))
-			(*m)[k] = set
-		}
-		for _, p := range ps {
-			set[p] = true
-		}
-	}
 	for _, t := range r.Outcome.Targets {
 		if !t.Kind.Managed {
 			continue
@@ -182,25 +225,14 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 		if n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener" {
 			if a.sections == nil {
-				a.sections = map[string]map[*policykind.Kind]map[string]bool{}
+				a.sections = map[string][]kindSet{}
 			}
-			m := a.sections[n.Ref.Section]
-			add(&m, t.Kind, t.Policies)
-			a.sections[n.Ref.Section] = m
+			a.sections[n.Ref.Section] = addPolicies(a.sections[n.Ref.Section], t.Kind, t.Policies)
 		} else {
-			add(&a.kinds, t.Kind, t.Policies)
+			a.kinds = addPolicies(a.kinds, t.Kind, t.Policies)
 		}
-		if len(t.Via) == 0 {
-			continue
-		}
-		if a.via == nil {
-			a.via = map[*policykind.Kind]map[topology.NodeID]bool{}
-		}
-		if a.via[t.Kind] == nil {
-			a.via[t.Kind] = map[topology.NodeID]bool{}
-		}
-		for _, v := range t.Via {
-			a.via[t.Kind][v] = true
+		if len(t.Via) > 0 {
+			a.via = addVia(a.via, t.Kind, t.Via)
 		}
 	}
 	// Sorted by key, each key made once (not twice per comparison).
@@ -220,7 +252,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	controllers := map[topology.NodeID]string{}
 	for _, obj := range order {
 		for _, vs := range objs[obj].via {
-			for v := range vs {
+			for _, v := range vs.nodes {
 				if _, ok := controllers[v]; !ok {
 					controllers[v] = gatewayController(g, g.Node(v))
 				}
@@ -257,14 +289,14 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 	}
 	f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
 	place := hierarchy.Kinds[ref.GroupKind()].Conditions
-	for _, k := range sortedKinds(a.kinds) {
-		ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.kinds[k])}
+	for _, ks := range sortedKinds(a.kinds) {
+		k := ks.kind
+		ts := outcome.TargetStatus{Kind: k, Policies: ks.policies}
 		cond := ts.AffectedCondition(n.Generation)
-		vias := sortedNodes(g, a.via[k])
+		vias := sortedNodes(g, a.viaOf(k))
 		switch {
 		case place == hierarchy.InStatusConditions:
-			old, _, _ := unstructured.NestedSlice(current(), "status", "conditions")
-			f.Conditions = append(f.Conditions, Retime(conditionsOf(old), []metav1.Condition{cond}, now)...)
+			f.Conditions = append(f.Conditions, Retime(storedConditions(n.Object, current), []metav1.Condition{cond}, now)...)
 		case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current(), ref.Namespace)) > 0:
 			for _, e := range gatewayEntries(g, controllerOf, vias, current(), ref.Namespace) {
 				f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
@@ -278,8 +310,8 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 	}
 	for _, sec := range sortedKeys(a.sections) {
 		var conds []metav1.Condition
-		for _, k := range sortedKinds(a.sections[sec]) {
-			ts := outcome.TargetStatus{Kind: k, Policies: sortedSet(a.sections[sec][k])}
+		for _, ks := range sortedKinds(a.sections[sec]) {
+			ts := outcome.TargetStatus{Kind: ks.kind, Policies: ks.policies}
 			conds = append(conds, ts.AffectedCondition(n.Generation))
 		}
 		f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current(), sec), conds, now)})
@@ -429,6 +461,28 @@ func storedStatus(obj any) map[string]any {
 	return map[string]any{"status": m}
 }
 
+// storedConditions is the object's status.conditions as stored. A typed
+// object whose status holds them as metav1.Condition (a Service, a
+// Gateway) is read as it is: converting its status to unstructured and
+// its conditions back, for every affected Service of a large world, was
+// a tenth of what `strata status` allocated for targets
+// (docs/performance.md, "Every command, sixth pass"). Any other object
+// is read from its status as unstructured (current, storedStatus).
+// Retime only reads what is returned.
+func storedConditions(obj any, current func() map[string]any) []metav1.Condition {
+	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
+		if st := v.Elem().FieldByName("Status"); st.IsValid() && st.Kind() == reflect.Struct {
+			if c := st.FieldByName("Conditions"); c.IsValid() && c.CanInterface() {
+				if conds, ok := c.Interface().([]metav1.Condition); ok {
+					return conds
+				}
+			}
+		}
+	}
+	old, _, _ := unstructured.NestedSlice(current(), "status", "conditions")
+	return conditionsOf(old)
+}
+
 func toUnstructured(obj any) map[string]any {
 	if obj == nil {
 		return nil
@@ -452,17 +506,24 @@ func apiVersion(obj any, ref topology.Ref) string {
 	return ref.Group + "/v1"
 }
 
-func sortedKinds[V any](m map[*policykind.Kind]V) []*policykind.Kind {
-	out := make([]*policykind.Kind, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.SortFunc(out, func(a, b *policykind.Kind) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+// sortedKinds is sets ordered by group/kind, in a new slice.
+func sortedKinds(sets []kindSet) []kindSet {
+	out := slices.Clone(sets)
+	slices.SortFunc(out, func(a, b kindSet) int {
+		return strings.Compare(a.kind.Group+"/"+a.kind.Kind, b.kind.Group+"/"+b.kind.Kind)
+	})
 	return out
 }
 
-// sortedSet is a set's members, sorted.
-func sortedSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+// viaOf is the Gateways the policies of k reach the object through.
+func (a *affected) viaOf(k *policykind.Kind) []topology.NodeID {
+	for _, v := range a.via {
+		if v.kind == k {
+			return v.nodes
+		}
+	}
+	return nil
+}
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
@@ -473,11 +534,9 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-func sortedNodes(g *topology.Graph, m map[topology.NodeID]bool) []topology.NodeID {
-	out := make([]topology.NodeID, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
+// sortedNodes is nodes ordered by ref, in a new slice.
+func sortedNodes(g *topology.Graph, nodes []topology.NodeID) []topology.NodeID {
+	out := slices.Clone(nodes)
 	slices.SortFunc(out, func(a, b topology.NodeID) int { return strings.Compare(g.Node(a).Ref.Key(), g.Node(b).Ref.Key()) })
 	return out
 }
