@@ -124,11 +124,21 @@ func foldedOf(f *effective.Folded, shared *sync.Map) *folded {
 // made once (not once per comparison: a Service below 100,000 listeners
 // has 100,000 contexts), all of them in one buffer.
 func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.Map) []Context {
-	switch len(ctxs) {
-	case 0:
+	switch {
+	case len(ctxs) == 0:
 		return nil
-	case 1: // most targets: nothing to sort
-		return []Context{context(g, ctxs[0], shared)}
+	case len(ctxs) <= fewContexts:
+		// Most targets: their few contexts sorted by keys made on the
+		// stack at each comparison. A buffer of keys for each target
+		// was a fifth of what `strata effective` allocated on the
+		// performance world (docs/performance.md, "Every command, sixth
+		// pass").
+		out := make([]Context, len(ctxs))
+		for i, ctx := range ctxs {
+			out[i] = context(g, ctx, shared)
+		}
+		slices.SortFunc(out, func(a, b Context) int { return comparePaths(a.Path, b.Path) })
+		return out
 	}
 	type keyed struct {
 		from, to int // the key in buf
@@ -227,6 +237,19 @@ func sourceName(p *policykind.Policy) string {
 		return TargetSource
 	}
 	return p.ID()
+}
+
+// fewContexts is the most contexts sortedContexts sorts by keys made at
+// each comparison rather than once each: n log n keys cost less than a
+// buffer of n for a few, not for the 100,000 contexts of a Service below
+// 100,000 listeners (issue 11, "No cliffs").
+const fewContexts = 8
+
+// comparePaths orders two paths by their keys (appendPathKey), made on
+// the stack for the paths of a usual depth.
+func comparePaths(a, b []Ref) int {
+	var ab, bb [512]byte
+	return bytes.Compare(appendPathKey(ab[:0], a), appendPathKey(bb[:0], b))
 }
 
 // appendPathKey appends a path's sort key to b.

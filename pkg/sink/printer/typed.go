@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"sort"
 	"strconv"
 	"unicode/utf8"
@@ -261,6 +262,13 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 		e.null()
 		return nil
 	}
+	var slot *seenTree
+	if e.trees != nil {
+		slot = &e.trees[maphash.Comparable(e.seed, j)%treesSize]
+		if slot.j == j {
+			return e.node(slot.v, false, true, false, depth)
+		}
+	}
 	raw, err := j.MarshalJSON()
 	if err != nil {
 		return fmt.Errorf("encode output: %w", err)
@@ -275,8 +283,26 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 			return fmt.Errorf("encode output: read back JSON: %w", err)
 		}
 	}
+	if slot != nil {
+		*slot = seenTree{j, v}
+	}
 	return e.node(v, false, true, false, depth)
 }
+
+// seenTree is a raw JSON value an emitter read, by its address: the
+// contexts of an EffectivePolicy List that share a folded stack share its
+// resultant policy (effectivepolicy.Indexed), which was read back once
+// per context (docs/performance.md, "Every command, sixth pass"). The
+// tree is only read once made (object sorts its members the first time,
+// in place, to the same order every time), and the JSON it was read from
+// is frozen, as every record Indexed makes is.
+type seenTree struct {
+	j *apiextensionsv1.JSON
+	v any
+}
+
+// treesSize is how many raw JSON values an emitter remembers.
+const treesSize = 256
 
 // readCompact reads JSON written by encoding/json (jsonReader).
 func readCompact(s string) (any, error) {

@@ -16,7 +16,8 @@ import (
 // go-yaml prints its JSON: random ones with every member present or
 // absent, nil and empty slices and maps, strings made of the pieces that
 // change go-yaml's choices, resultant policies compact, indented, empty
-// and nil, and metadata the typed path leaves to the generic one.
+// and nil, shared by contexts or not, and metadata the typed path leaves
+// to the generic one.
 func TestTypedIsGoYAML(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for i := range 1500 {
@@ -96,6 +97,11 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 					}
 				}
 				kp.Contexts = append(kp.Contexts, c)
+			}
+			if len(kp.Contexts) > 1 && r.IntN(2) == 0 {
+				// Contexts of one folded stack share its resultant
+				// policy (effectivepolicy.Indexed).
+				kp.Contexts[1].ResultantPolicy = kp.Contexts[0].ResultantPolicy
 			}
 		}
 		ep.Policies = append(ep.Policies, kp)

@@ -3,6 +3,7 @@ package printer
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"math"
 	"regexp"
@@ -46,7 +47,30 @@ type yamlEmitter struct {
 	sequenceContext, mappingContext, simpleKeyContext bool
 
 	keys [][]string // scratch key lists, one per mapping depth
+
+	// seen remembers how recent strings are emitted (classify); shared
+	// by the copies of an emitter a renderer makes, one per item.
+	seen  *[seenSize]seenScalar
+	trees *[treesSize]seenTree
+	seed  maphash.Seed
 }
+
+// seenScalar is a string's analysis and the style its value takes.
+type seenScalar struct {
+	s     string
+	a     analysis
+	style scalarStyle
+}
+
+// seenSize is how many strings an emitter remembers, by hash: a status
+// List repeats its keys, reasons, times and controller names thousands
+// of times, and analyzing each again (the timestamps parsed, to quote
+// them) was a third of the emitter (docs/performance.md, "Every command,
+// sixth pass"). seenMax is the longest remembered.
+const (
+	seenSize = 512
+	seenMax  = 64
+)
 
 // go-yaml's defaults: best_indent 2, best_width 80.
 const (
@@ -55,7 +79,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10)}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), seed: maphash.MakeSeed()}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
@@ -289,15 +313,15 @@ func (e *yamlEmitter) entry(k string, v any, depth int) error {
 // follows in the mapping context (yaml_emitter_emit_block_mapping_key).
 func (e *yamlEmitter) key(k string) {
 	e.writeIndent()
-	a := analyze(k)
+	a, style := e.classify(k)
 	if !a.multiline && len(k) <= 128 { // yaml_emitter_check_simple_key
 		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
-		e.stringScalarAnalyzed(k, a)
+		e.scalar(k, style, a)
 		e.writeIndicator(":", false, false, false)
 	} else {
 		e.writeIndicator("?", true, false, true)
 		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
-		e.stringScalarAnalyzed(k, a)
+		e.scalar(k, style, a)
 		e.writeIndent()
 		e.writeIndicator(":", true, false, true)
 	}
@@ -323,10 +347,27 @@ func (e *yamlEmitter) plainScalar(s string) {
 // (encoder.stringv): literal when it has a line feed, plain when it reads
 // back as a string, double-quoted otherwise.
 func (e *yamlEmitter) stringScalar(s string) {
-	e.stringScalarAnalyzed(s, analyze(s))
+	a, style := e.classify(s)
+	e.scalar(s, style, a)
 }
 
-func (e *yamlEmitter) stringScalarAnalyzed(s string, a analysis) {
+// classify is a string's analysis and the style stringScalar gives it,
+// both functions of the string alone, remembered for short strings.
+func (e *yamlEmitter) classify(s string) (analysis, scalarStyle) {
+	if len(s) > seenMax || e.seen == nil {
+		return stringStyle(s)
+	}
+	slot := &e.seen[maphash.String(e.seed, s)%seenSize]
+	if slot.s == s && s != "" {
+		return slot.a, slot.style
+	}
+	a, style := stringStyle(s)
+	*slot = seenScalar{s, a, style}
+	return a, style
+}
+
+// stringStyle is classify without memory.
+func stringStyle(s string) (analysis, scalarStyle) {
 	style := doubleQuotedStyle
 	switch {
 	case strings.Contains(s, "\n"):
@@ -334,7 +375,7 @@ func (e *yamlEmitter) stringScalarAnalyzed(s string, a analysis) {
 	case resolvesToString(s) && !isBase60Float(s):
 		style = plainStyle
 	}
-	e.scalar(s, style, a)
+	return analyze(s), style
 }
 
 // scalar is yaml_emitter_emit_scalar: the emitter's choice of style
