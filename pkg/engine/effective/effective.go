@@ -211,6 +211,12 @@ type computer struct {
 	chunk int
 	// keyBuf is key's buffer.
 	keyBuf []byte
+	// stacks are the stacks made, by attsKey; attIDs number the
+	// attachments for it, in attsBuf. allBuf is context's scratch list.
+	stacks  map[string]*stacked
+	attIDs  map[*attach.Attachment]uint32
+	attsBuf []byte
+	allBuf  []*attach.Attachment
 }
 
 // targets lists the effective targets reached by any attachment, in
@@ -312,7 +318,8 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// namespace only (topology.Graph.ConsumerPolicy): in the contexts of
 	// that namespace's consumer routes.
 	frontend, consumer := g.Mesh(path)
-	var all []*attach.Attachment
+	all := c.allBuf[:0]
+	defer func() { c.allBuf = all[:0] }()
 	for _, n := range nodes {
 		for _, a := range c.att.ByNode[n] {
 			if a.Scope != "" && a.Scope != gatewayNS {
@@ -328,21 +335,62 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		return nil
 	}
 	atts := lastOfEach(all)
-	entries := c.stack(atts)
+	// Contexts with the same attachments have the same stack, and,
+	// without the target's own values, the same fold: the stack is built
+	// once per list of attachments and shared, read-only, by their
+	// contexts. Building each context's stack again, to find its fold in
+	// memo, was a sixth of the effective computation on the performance
+	// world (docs/performance.md, "Every command, sixth pass").
+	k := c.attsKey(atts)
+	st, ok := c.stacks[string(k)] // no string made to look up
+	if !ok {
+		st = &stacked{entries: c.stack(atts)}
+		c.stacks[string(k)] = st
+	}
+	entries := st.entries
 	ctx := &Context{Path: full, Entries: entries, ConsumerRoute: consumer != ""}
 	obj := c.objectValues(target)
 	if obj == nil {
-		key := c.key(entries)
-		if o, ok := c.memo[string(key)]; ok { // no string made to look up
-			ctx.Folded = o
-			return ctx
+		if st.folded == nil {
+			key := c.key(entries)
+			if o, ok := c.memo[string(key)]; ok {
+				st.folded = o
+			} else {
+				st.folded = c.freeze(c.fold(entries, nil), entries)
+				c.memo[string(key)] = st.folded
+			}
 		}
-		ctx.Folded = c.freeze(c.fold(entries, nil), entries)
-		c.memo[string(key)] = ctx.Folded
+		ctx.Folded = st.folded
 		return ctx
 	}
 	ctx.Folded = c.freeze(c.fold(entries, obj), entries)
 	return ctx
+}
+
+// stacked is the stack of a list of attachments and its fold without
+// the target's own values (nil until a context needs it).
+type stacked struct {
+	entries []*Entry
+	folded  *Folded
+}
+
+// attsKey identifies a list of attachments within this computer, in the
+// computer's buffer: the attachments' numbers, in order.
+func (c *computer) attsKey(atts []*attach.Attachment) []byte {
+	if c.attIDs == nil {
+		c.attIDs, c.stacks = map[*attach.Attachment]uint32{}, map[string]*stacked{}
+	}
+	b := c.attsBuf[:0]
+	for _, a := range atts {
+		id, ok := c.attIDs[a]
+		if !ok {
+			id = uint32(len(c.attIDs))
+			c.attIDs[a] = id
+		}
+		b = binary.LittleEndian.AppendUint32(b, id)
+	}
+	c.attsBuf = b
+	return b
 }
 
 // ownScope lists the nodes whose policies reach a target that stands
