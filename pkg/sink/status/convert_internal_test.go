@@ -232,3 +232,35 @@ func TestWithStatusLeavesObject(t *testing.T) {
 		t.Errorf("without a status: %v", got.Object)
 	}
 }
+
+// TestJoinedLists: an object's lists of one kind (its own, its
+// sections') join into one sorted list without duplicates, and a single
+// list is the outcome's own, not a copy.
+func TestJoinedLists(t *testing.T) {
+	join := func(lists ...[]string) []string {
+		var kl []kindLists[string]
+		for _, l := range lists {
+			kl = add(kl, nil, l)
+		}
+		return kl[0].joined()
+	}
+	one := []string{"ns/a", "ns/b"}
+	if got := join(one); &got[0] != &one[0] {
+		t.Errorf("one list copied: %v", got)
+	}
+	for _, tc := range []struct {
+		lists [][]string
+		want  []string
+	}{
+		{[][]string{{"ns/a", "ns/c"}, {"ns/b", "ns/c"}}, []string{"ns/a", "ns/b", "ns/c"}},
+		{[][]string{{"ns/b"}, {}, {"ns/a"}, {"ns/b"}}, []string{"ns/a", "ns/b"}},
+	} {
+		if got := join(tc.lists...); !cmp.Equal(got, tc.want) {
+			t.Errorf("joined %v = %v, want %v", tc.lists, got, tc.want)
+		}
+	}
+	nodes := add(add(nil, nil, []int32{3, 9}), nil, []int32{1, 3})[0].joined()
+	if !cmp.Equal(nodes, []int32{1, 3, 9}) {
+		t.Errorf("joined nodes %v", nodes)
+	}
+}

@@ -125,67 +125,46 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // affected gathers, for one object, the policies of each kind that
 // affect it or its listeners, and the Gateways it is reached through.
 // The lists are the outcome's (outcome.TargetStatus: sorted, without
-// duplicates, frozen) until a second target of the same object and kind
-// (a section) joins them into new ones: a map per object and kind, made
-// and read back sorted, was a fifth of what `strata status` allocated
-// for targets (docs/performance.md, "Every command, sixth pass").
+// duplicates, frozen), joined only when an object has more than one for
+// a kind (its sections) and only when its fragment is made: a map per
+// object and kind, made and read back sorted, was a fifth of what
+// `strata status` allocated for targets (docs/performance.md, "Every
+// command, sixth pass").
 type affected struct {
 	node     topology.NodeID
-	kinds    []kindSet
-	sections map[string][]kindSet
-	via      []kindVia
+	kinds    []kindLists[string]
+	sections map[string][]kindLists[string]
+	via      []kindLists[topology.NodeID]
 }
 
-// kindSet is the policies of one kind, sorted, without duplicates.
-type kindSet struct {
-	kind     *policykind.Kind
-	policies []string
-}
-
-// kindVia is the Gateways (or ListenerSets) a kind's policies reach an
-// object through, by NodeID, without duplicates.
-type kindVia struct {
+// kindLists are the sorted lists of one kind gathered for an object:
+// the first, and the others when there are (its sections').
+type kindLists[T cmp.Ordered] struct {
 	kind  *policykind.Kind
-	nodes []topology.NodeID
+	first []T
+	more  [][]T
 }
 
-// addPolicies adds ps (sorted, without duplicates) to the set of k.
-func addPolicies(sets []kindSet, k *policykind.Kind, ps []string) []kindSet {
-	for i := range sets {
-		if sets[i].kind == k {
-			sets[i].policies = union(sets[i].policies, ps, strings.Compare)
-			return sets
+// add adds list, sorted and without duplicates, to the lists of k.
+func add[T cmp.Ordered](all []kindLists[T], k *policykind.Kind, list []T) []kindLists[T] {
+	for i := range all {
+		if all[i].kind == k {
+			all[i].more = append(all[i].more, list)
+			return all
 		}
 	}
-	return append(sets, kindSet{k, ps})
+	return append(all, kindLists[T]{kind: k, first: list})
 }
 
-// addVia adds nodes (sorted, without duplicates) to the Gateways of k.
-func addVia(vias []kindVia, k *policykind.Kind, nodes []topology.NodeID) []kindVia {
-	for i := range vias {
-		if vias[i].kind == k {
-			vias[i].nodes = union(vias[i].nodes, nodes, cmp.Compare)
-			return vias
-		}
+// joined is the union of the lists, sorted: the one list as it is, or
+// a new one; n log n however many lists there are (issue 11, "No
+// cliffs": a route of many rule sections, each reached by policies of
+// its own).
+func (kl kindLists[T]) joined() []T {
+	if len(kl.more) == 0 {
+		return kl.first
 	}
-	return append(vias, kindVia{k, nodes})
-}
-
-// union merges two sorted lists without duplicates into a new one; a and
-// b are not changed (they may be the outcome's).
-func union[T any](a, b []T, compare func(T, T) int) []T {
-	out := make([]T, 0, len(a)+len(b))
-	for len(a) > 0 && len(b) > 0 {
-		switch c := compare(a[0], b[0]); {
-		case c < 0:
-			out, a = append(out, a[0]), a[1:]
-		case c > 0:
-			out, b = append(out, b[0]), b[1:]
-		default:
-			out, a, b = append(out, a[0]), a[1:], b[1:]
-		}
-	}
-	return append(append(out, a...), b...)
+	return slices.Compact(slices.Sorted(slices.Values(slices.Concat(append([][]T{kl.first}, kl.more...)...))))
 }
 
 // Fragments returns Strata's part of every object affected by a managed
@@ -225,14 +204,14 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 		if n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener" {
 			if a.sections == nil {
-				a.sections = map[string][]kindSet{}
+				a.sections = map[string][]kindLists[string]{}
 			}
-			a.sections[n.Ref.Section] = addPolicies(a.sections[n.Ref.Section], t.Kind, t.Policies)
+			a.sections[n.Ref.Section] = add(a.sections[n.Ref.Section], t.Kind, t.Policies)
 		} else {
-			a.kinds = addPolicies(a.kinds, t.Kind, t.Policies)
+			a.kinds = add(a.kinds, t.Kind, t.Policies)
 		}
 		if len(t.Via) > 0 {
-			a.via = addVia(a.via, t.Kind, t.Via)
+			a.via = add(a.via, t.Kind, t.Via)
 		}
 	}
 	// Sorted by key, each key made once (not twice per comparison).
@@ -252,7 +231,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	controllers := map[topology.NodeID]string{}
 	for _, obj := range order {
 		for _, vs := range objs[obj].via {
-			for _, v := range vs.nodes {
+			for _, v := range vs.joined() {
 				if _, ok := controllers[v]; !ok {
 					controllers[v] = gatewayController(g, g.Node(v))
 				}
@@ -291,7 +270,7 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 	place := hierarchy.Kinds[ref.GroupKind()].Conditions
 	for _, ks := range sortedKinds(a.kinds) {
 		k := ks.kind
-		ts := outcome.TargetStatus{Kind: k, Policies: ks.policies}
+		ts := outcome.TargetStatus{Kind: k, Policies: ks.joined()}
 		cond := ts.AffectedCondition(n.Generation)
 		vias := sortedNodes(g, a.viaOf(k))
 		switch {
@@ -311,7 +290,7 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 	for _, sec := range sortedKeys(a.sections) {
 		var conds []metav1.Condition
 		for _, ks := range sortedKinds(a.sections[sec]) {
-			ts := outcome.TargetStatus{Kind: ks.kind, Policies: ks.policies}
+			ts := outcome.TargetStatus{Kind: ks.kind, Policies: ks.joined()}
 			conds = append(conds, ts.AffectedCondition(n.Generation))
 		}
 		f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current(), sec), conds, now)})
@@ -507,9 +486,9 @@ func apiVersion(obj any, ref topology.Ref) string {
 }
 
 // sortedKinds is sets ordered by group/kind, in a new slice.
-func sortedKinds(sets []kindSet) []kindSet {
+func sortedKinds(sets []kindLists[string]) []kindLists[string] {
 	out := slices.Clone(sets)
-	slices.SortFunc(out, func(a, b kindSet) int {
+	slices.SortFunc(out, func(a, b kindLists[string]) int {
 		return strings.Compare(a.kind.Group+"/"+a.kind.Kind, b.kind.Group+"/"+b.kind.Kind)
 	})
 	return out
@@ -519,7 +498,7 @@ func sortedKinds(sets []kindSet) []kindSet {
 func (a *affected) viaOf(k *policykind.Kind) []topology.NodeID {
 	for _, v := range a.via {
 		if v.kind == k {
-			return v.nodes
+			return v.joined()
 		}
 	}
 	return nil
