@@ -94,9 +94,12 @@ custom-columns print the same objects; --sort-by orders them.`,
 				return err
 			}
 			sel, _ := l.selection()
-			var objects []runtime.Object
-			for _, u := range slices.Concat(status.Policies(res, t), status.Targets(res, t)) {
-				if f.inNamespace(u.GetNamespace()) && sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
+			all := slices.Concat(status.Policies(res, t), status.Targets(res, t))
+			objects := make([]runtime.Object, 0, len(all))
+			for _, u := range all {
+				// Labels are copied out of an object (GetLabels) only
+				// for a selector that reads them.
+				if f.inNamespace(u.GetNamespace()) && (sel.Empty() || sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName())) {
 					objects = append(objects, u)
 				}
 			}

@@ -89,6 +89,9 @@ type TargetStatus struct {
 type Outcome struct {
 	Policies []PolicyStatus
 	Targets  []TargetStatus
+	// keys are the Targets' sort keys (targetKey), when Compute made
+	// them, for Merge.
+	keys []string
 }
 
 // ConditionType is the <Kind>Affected condition (and annotation) name of a
@@ -248,7 +251,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			out.Policies[i] = ps
 		}
 	})
-	sortTargets(g, out.Targets)
+	out.keys = sortTargets(g, out.Targets)
 	return out
 }
 
@@ -515,39 +518,46 @@ func (w *pass) affect(p *policykind.Policy, parent topology.NodeID) {
 // Merge joins the outcomes of separate kinds (in kind order), as Compute
 // over all of them would give.
 //
-// Each part's targets are sorted already (Compute): they are merged,
-// each target's key made once, rather than sorted again.
+// Each part's targets are sorted already (Compute): they are merged by
+// the keys Compute sorted them by (made again only for a part that has
+// none), rather than sorted again.
 func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
 	out := &Outcome{}
-	var runs [][]TargetStatus
+	type run struct {
+		ts   []TargetStatus
+		keys []string
+	}
+	var runs []run
 	n := 0
 	for _, p := range parts {
 		out.Policies = append(out.Policies, p.Policies...)
 		if len(p.Targets) > 0 {
-			runs = append(runs, p.Targets)
+			keys := p.keys
+			if len(keys) != len(p.Targets) {
+				keys = make([]string, len(p.Targets))
+				for i, t := range p.Targets {
+					keys[i] = targetKey(g, t)
+				}
+			}
+			runs = append(runs, run{p.Targets, keys})
 			n += len(p.Targets)
 		}
 	}
 	if n == 0 {
 		return out
 	}
-	out.Targets = make([]TargetStatus, 0, n)
-	heads := make([]string, len(runs)) // the key of each run's first target
-	for i, r := range runs {
-		heads[i] = targetKey(g, r[0])
-	}
+	out.Targets, out.keys = make([]TargetStatus, 0, n), make([]string, 0, n)
 	for len(runs) > 0 {
 		next := 0
 		for i := 1; i < len(runs); i++ {
-			if heads[i] < heads[next] {
+			if runs[i].keys[0] < runs[next].keys[0] {
 				next = i
 			}
 		}
-		out.Targets = append(out.Targets, runs[next][0])
-		if runs[next] = runs[next][1:]; len(runs[next]) > 0 {
-			heads[next] = targetKey(g, runs[next][0])
-		} else {
-			runs, heads = slices.Delete(runs, next, next+1), slices.Delete(heads, next, next+1)
+		r := &runs[next]
+		out.Targets, out.keys = append(out.Targets, r.ts[0]), append(out.keys, r.keys[0])
+		if r.ts, r.keys = r.ts[1:], r.keys[1:]; len(r.ts) == 0 {
+			runs = slices.Delete(runs, next, next+1)
 		}
 	}
 	return out
@@ -558,21 +568,24 @@ func targetKey(g *topology.Graph, t TargetStatus) string {
 	return g.Node(t.Node).Ref.Key() + "\x00" + t.Kind.Group + "/" + t.Kind.Kind
 }
 
-// sortTargets orders targets by node locator, then kind; keys are built
-// once per target, not once per comparison.
-func sortTargets(g *topology.Graph, ts []TargetStatus) {
+// sortTargets orders targets by node locator, then kind, and returns
+// their keys in that order; keys are built once per target, not once
+// per comparison, on every core.
+func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
 	type keyed struct {
 		key string
 		t   TargetStatus
 	}
 	ks := make([]keyed, len(ts))
-	for i, t := range ts {
-		ks[i] = keyed{targetKey(g, t), t}
-	}
+	cores.Each(len(ts), chunk, func() func(int) {
+		return func(i int) { ks[i] = keyed{targetKey(g, ts[i]), ts[i]} }
+	})
 	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	keys := make([]string, len(ks))
 	for i := range ks {
-		ts[i] = ks[i].t
+		ts[i], keys[i] = ks[i].t, ks[i].key
 	}
+	return keys
 }
 
 func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
