@@ -319,7 +319,6 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// that namespace's consumer routes.
 	frontend, consumer := g.Mesh(path)
 	all := c.allBuf[:0]
-	defer func() { c.allBuf = all[:0] }()
 	for _, n := range nodes {
 		for _, a := range c.att.ByNode[n] {
 			if a.Scope != "" && a.Scope != gatewayNS {
@@ -331,6 +330,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 			all = append(all, a)
 		}
 	}
+	c.allBuf = all // kept, grown, for the next context
 	if len(all) == 0 {
 		return nil
 	}

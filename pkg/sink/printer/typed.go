@@ -262,12 +262,9 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 		e.null()
 		return nil
 	}
-	var slot *seenTree
-	if e.trees != nil {
-		slot = &e.trees[maphash.Comparable(e.seed, j)%treesSize]
-		if slot.j == j {
-			return e.node(slot.v, false, true, false, depth)
-		}
+	slot := &e.trees[maphash.Comparable(e.seed, j)%treesSize]
+	if slot.j == j {
+		return e.node(slot.v, false, true, false, depth)
 	}
 	raw, err := j.MarshalJSON()
 	if err != nil {
@@ -283,9 +280,7 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 			return fmt.Errorf("encode output: read back JSON: %w", err)
 		}
 	}
-	if slot != nil {
-		*slot = seenTree{j, v}
-	}
+	*slot = seenTree{j, v}
 	return e.node(v, false, true, false, depth)
 }
 

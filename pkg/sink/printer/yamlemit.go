@@ -354,11 +354,11 @@ func (e *yamlEmitter) stringScalar(s string) {
 // classify is a string's analysis and the style stringScalar gives it,
 // both functions of the string alone, remembered for short strings.
 func (e *yamlEmitter) classify(s string) (analysis, scalarStyle) {
-	if len(s) > seenMax || e.seen == nil {
+	if len(s) == 0 || len(s) > seenMax { // "" is an empty slot's
 		return stringStyle(s)
 	}
 	slot := &e.seen[maphash.String(e.seed, s)%seenSize]
-	if slot.s == s && s != "" {
+	if slot.s == s {
 		return slot.a, slot.style
 	}
 	a, style := stringStyle(s)

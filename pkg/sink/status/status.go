@@ -425,12 +425,8 @@ func storedStatus(obj any) map[string]any {
 		}
 		return map[string]any{}
 	}
-	v := reflect.ValueOf(obj)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
-		return toUnstructured(obj)
-	}
-	st := v.Elem().FieldByName("Status")
-	if !st.IsValid() || st.Kind() != reflect.Struct || !st.CanAddr() {
+	st, ok := typedStatus(obj)
+	if !ok {
 		return toUnstructured(obj)
 	}
 	m := toUnstructured(st.Addr().Interface())
@@ -449,17 +445,26 @@ func storedStatus(obj any) map[string]any {
 // is read from its status as unstructured (current, storedStatus).
 // Retime only reads what is returned.
 func storedConditions(obj any, current func() map[string]any) []metav1.Condition {
-	if v := reflect.ValueOf(obj); v.Kind() == reflect.Pointer && !v.IsNil() && v.Elem().Kind() == reflect.Struct {
-		if st := v.Elem().FieldByName("Status"); st.IsValid() && st.Kind() == reflect.Struct {
-			if c := st.FieldByName("Conditions"); c.IsValid() && c.CanInterface() {
-				if conds, ok := c.Interface().([]metav1.Condition); ok {
-					return conds
-				}
+	if st, ok := typedStatus(obj); ok {
+		if c := st.FieldByName("Conditions"); c.IsValid() && c.CanInterface() {
+			if conds, ok := c.Interface().([]metav1.Condition); ok {
+				return conds
 			}
 		}
 	}
 	old, _, _ := unstructured.NestedSlice(current(), "status", "conditions")
 	return conditionsOf(old)
+}
+
+// typedStatus is the Status struct of a typed object (a pointer to a
+// struct with one), addressable; false for anything else.
+func typedStatus(obj any) (reflect.Value, bool) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return reflect.Value{}, false
+	}
+	st := v.Elem().FieldByName("Status")
+	return st, st.IsValid() && st.Kind() == reflect.Struct && st.CanAddr()
 }
 
 func toUnstructured(obj any) map[string]any {
