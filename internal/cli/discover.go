@@ -379,7 +379,7 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped bool) error {
 	var scope func(*engine.Result) []topology.NodeID
 	if scoped {
-		scope = subjectScope(arg, ns)
+		scope = subjectScope(f, arg, ns)
 	}
 	f.answersFromRecords = true
 	res, err := f.loadScoped(s, scope)
@@ -409,19 +409,31 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 
 // everywhereScope is subjectScope for KIND/NAME -A: the union of the
 // scopes of the object of that name in every namespace that holds one;
-// nil (the complete run) when any of them would be, or none is found.
+// nil (the complete run) when any of them would be; nothing when the
+// kind, the object or its section is not found (the error is the
+// answer, as in subjectScope).
 func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		kind := f.kindAlias(kind)
 		k, err := query.ResolveKind(res, kind)
-		if err != nil || k.Policy != nil {
+		if err != nil {
+			return query.NoTargets(res)
+		}
+		if k.Policy != nil {
 			return nil
 		}
 		object, _, _ := strings.Cut(name, "#")
+		in := query.Namespaces(res, k, object)
+		if len(in) == 0 {
+			return query.NoTargets(res)
+		}
 		var ids []topology.NodeID
-		for _, ns := range query.Namespaces(res, k, object) {
+		for _, ns := range in {
 			subj, err := query.Resolve(res, kind+"/"+name, ns)
-			if err != nil || subj.Policy != nil {
+			if err != nil {
+				return query.NoTargets(res)
+			}
+			if subj.Policy != nil {
 				return nil
 			}
 			sc := query.Scope(res, subj.Node)
@@ -437,13 +449,20 @@ func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []t
 // subjectScope is the engine.RunScoped scope of a question about the
 // object or section that KIND/NAME names: its node and everything below
 // (query.Scope). It is nil, asking for the complete run, when the
-// argument names a policy (whose status needs every target), a Namespace,
-// or nothing: then the error, "not found" with its hints, is the complete
-// run's.
-func subjectScope(arg, ns string) func(*engine.Result) []topology.NodeID {
+// argument names a policy (whose status needs every target) or a
+// Namespace. When it names nothing, nothing is computed: the error, "not
+// found" with its hints, is read from the names of the objects and the
+// policies, which a scoped run holds complete; a mistyped name was
+// answered after the complete run, three times describe's time on the
+// performance world (docs/performance.md, "Every command, seventh
+// pass").
+func subjectScope(f *sourceFlags, arg, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
-		subj, err := query.Resolve(res, arg, ns)
-		if err != nil || subj.Policy != nil {
+		subj, err := query.Resolve(res, f.subjectAlias(arg), ns)
+		if err != nil {
+			return query.NoTargets(res)
+		}
+		if subj.Policy != nil {
 			return nil
 		}
 		return query.Scope(res, subj.Node)
@@ -493,7 +512,7 @@ strata render --values --field prints it.`,
 			}
 			var scope func(*engine.Result) []topology.NodeID
 			if scoped && !f.allNamespaces {
-				scope = subjectScope(arg, ns)
+				scope = subjectScope(&f, arg, ns)
 			}
 			f.answersFromRecords = true
 			res, err := f.loadScoped(s, scope)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
 )
 
 const (
@@ -235,6 +237,14 @@ func TestScopedMatchesComplete(t *testing.T) {
 		[]string{"explain", "retrypolicy/baker-retries", "-n", "baker", "--field", "codes", "-f", discParable},
 		[]string{"explain", "httproute/baker", "-n", "baker", "--field", "retries", "-f", discParable},
 		[]string{"explain", "service/stencil", "-n", "frosting", "--field", "path", "-f", discParable},
+		// Subjects that name nothing, whose scoped run computes nothing
+		// (subjectScope): the same "not found" and hints.
+		[]string{"describe", "httproute/bakr", "-n", "baker", "-f", discParable},
+		[]string{"describe", "httproute/baker", "-n", "frosting", "-f", discParable},
+		[]string{"describe", "gateway/storefront#htps", "-n", "infra", "-f", discParable},
+		[]string{"describe", "gatway/storefront", "-n", "infra", "-f", discParable},
+		[]string{"explain", "httproute/bakr", "-n", "baker", "--field", "codes", "-f", discParable},
+		[]string{"explain", "service/b3", "--field", "/colors/light", "-f", discEx3},
 	)
 	// Every node of the examples, by its locator's kind/name#section (the
 	// human output is a function of the JSON one).
@@ -370,4 +380,57 @@ func errorsGolden(t *testing.T, golden string, cases []errorCase) {
 		})
 	}
 	discoverGolden(t, golden, strings.ReplaceAll(all.String(), "../../examples/", "examples/"))
+}
+
+// A subject that names nothing (a kind, an object or a section not
+// found) is answered with its error from a run that computes no
+// effective policy and no status; a policy or a Namespace needs the
+// complete run; any other subject, its own scope.
+func TestSubjectScopeOfNothing(t *testing.T) {
+	res := loadForTest(t, discParable)
+	f := &sourceFlags{}
+	for _, c := range []struct {
+		arg, ns string
+		want    string // nothing, complete or scoped
+	}{
+		{"httproute/bakr", "baker", "nothing"},
+		{"httproute/baker", "frosting", "nothing"},
+		{"gateway/storefront#htps", "infra", "nothing"},
+		{"gatway/storefront", "infra", "nothing"},
+		{"retrypolicy/baker-retries", "baker", "complete"},
+		{"namespace/baker", "", "complete"},
+		{"httproute/baker", "baker", "scoped"},
+	} {
+		got := "scoped"
+		switch nodes := subjectScope(f, c.arg, c.ns)(res); {
+		case nodes == nil:
+			got = "complete"
+		case slices.Equal(nodes, query.NoTargets(res)):
+			got = "nothing"
+		}
+		if got != c.want {
+			t.Errorf("%s -n %s: scope is %s, want %s", c.arg, c.ns, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		kind, name string
+		want       string
+	}{
+		{"httproute", "bakr", "nothing"},
+		{"httproute", "baker#nope", "nothing"},
+		{"gatway", "storefront", "nothing"},
+		{"retrypolicy", "baker-retries", "complete"},
+		{"httproute", "baker", "scoped"},
+	} {
+		got := "scoped"
+		switch nodes := everywhereScope(f, c.kind, c.name)(res); {
+		case nodes == nil:
+			got = "complete"
+		case slices.Equal(nodes, query.NoTargets(res)):
+			got = "nothing"
+		}
+		if got != c.want {
+			t.Errorf("%s/%s -A: scope is %s, want %s", c.kind, c.name, got, c.want)
+		}
+	}
 }
