@@ -5,12 +5,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/query"
 )
 
 // TestImpactScoped checks that `impact`, which computes only the targets
@@ -129,4 +134,43 @@ func TestImpactSelectorScoped(t *testing.T) {
 		t.Fatalf("only %d questions compared", compared)
 	}
 	t.Logf("%d questions compared", compared)
+}
+
+// An impact question that names no policy (not found, an object, a kind
+// that is no policy kind) fails as the complete run fails, from a run
+// that computes nothing (query.ImpactScope).
+func TestImpactErrorsScoped(t *testing.T) {
+	added := filepath.Join(t.TempDir(), "route.yaml")
+	if err := os.WriteFile(added, []byte("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: r9, namespace: baker}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"retrypolicy/baker-retrie", "-n", "baker", "--delete"},
+		{"retrypolicy/baker-retries", "-n", "frosting", "--delete"},
+		{"retrypolicy/baker-retrie", "-n", "baker", "--delete", "-A"},
+		{"httproute/baker", "-n", "baker", "--delete"},
+		{"retrypolicy/baker-retrie", "-n", "baker", "--replace", added},
+		{"--add", added, "-n", "baker"},
+	} {
+		args = append(args, "-f", discParable)
+		complete, scoped := runImpact(args, false), runImpact(args, true)
+		if d := cmp.Diff(complete, scoped); d != "" {
+			t.Errorf("strata impact %s: scoped differs (-complete +scoped):\n%s", strings.Join(args, " "), d)
+		}
+		if !strings.Contains(complete, "error: ") || strings.Contains(complete, "error: <nil>") {
+			t.Errorf("strata impact %s: want an error, got:\n%s", strings.Join(args, " "), complete)
+		}
+	}
+	res := loadForTest(t, discParable)
+	none := func(*engine.Result) *policykind.Policy { return nil }
+	if got := query.ImpactScope(none, nil)(res); !slices.Equal(got, query.NoTargets(res)) {
+		t.Errorf("no policy, no new version: scope %v, want nothing", got)
+	}
+	route := &unstructured.Unstructured{}
+	route.SetAPIVersion("gateway.networking.k8s.io/v1")
+	route.SetKind("HTTPRoute")
+	route.SetName("r9")
+	if got := query.ImpactScope(none, route)(res); !slices.Equal(got, query.NoTargets(res)) {
+		t.Errorf("no policy, a new version of no policy kind: scope %v, want nothing", got)
+	}
 }

@@ -114,7 +114,7 @@ func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.
 	return func(res *engine.Result) []topology.NodeID {
 		ps := find(res)
 		if len(ps) == 0 {
-			return nil
+			return NoTargets(res)
 		}
 		return belowAttachments(res, ps)
 	}
@@ -196,8 +196,13 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 // resolves their targetRefs. Those are all the targets the change can
 // touch, so the answer scoped to them is the complete one
 // (TestImpactScoped), for the cost of the targets the policy reaches.
-// The scope is nil, a complete run, when neither is found (the question
-// then fails with the complete run's error).
+// When neither is found the question fails ("not found" with its hints,
+// not a policy, not a policy kind), with an error read from the names of
+// the objects and the policies, which a scoped run holds complete: the
+// scope is then empty (topology.None alone), and nothing is computed. It
+// was the complete run, three times the scoped answer's time for a
+// mistyped name on the performance world (docs/performance.md, "Every
+// command, seventh pass").
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -216,7 +221,7 @@ func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.U
 			}
 		}
 		if len(ps) == 0 {
-			return nil
+			return NoTargets(res)
 		}
 		return belowAttachments(res, ps)
 	}
