@@ -113,9 +113,10 @@ func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(co
 			merged = append(merged, m)
 		}
 	}
+	var last lastConditions
 	for _, a := range ours {
 		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
-		merged = append(merged, ancestorMap(&a))
+		merged = append(merged, ancestorMap(&a, &last))
 	}
 	return merged, theirs
 }

@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	"slices"
 )
 
 // Retime gives conds their lastTransitionTime, apimachinery's
@@ -46,6 +47,32 @@ func conditionsOf(v any) []metav1.Condition {
 		}
 	}
 	return out
+}
+
+// lastConditions remembers the conditions last rendered (toMaps) and
+// their maps, to render the same conditions again as the same maps. A
+// policy's ancestors mostly carry the same conditions (its standing,
+// which the ancestors share), and so do Services side by side that the
+// same policies affect: 320,000 condition maps of the performance
+// world's `strata status` were 20,000 different ones. The maps are
+// shared read-only, as withStatus shares a policy's other fields; a
+// writer copies them (unstructured.SetNestedSlice). Only the last is
+// remembered: no table that a world of all-different conditions would
+// grow (docs/performance.md, "Every command, seventh pass").
+type lastConditions struct {
+	conds []metav1.Condition
+	maps  []any
+}
+
+// toMaps is toMaps(conds), the maps of last when conds are the same
+// conditions.
+func (last *lastConditions) toMaps(conds []metav1.Condition) []any {
+	if last.maps != nil && slices.Equal(conds, last.conds) {
+		return last.maps
+	}
+	m := toMaps(conds)
+	last.conds, last.maps = conds, m
+	return m
 }
 
 // toMaps renders conditions for an unstructured object.
@@ -100,24 +127,24 @@ func parentRefMap(r *gwv1.ParentReference) map[string]any {
 }
 
 // ancestorMap is the converter's PolicyAncestorStatus (parentRefMap).
-func ancestorMap(a *gwv1.PolicyAncestorStatus) map[string]any {
-	return entryMap("ancestorRef", &a.AncestorRef, a.ControllerName, a.Conditions)
+func ancestorMap(a *gwv1.PolicyAncestorStatus, last *lastConditions) map[string]any {
+	return entryMap("ancestorRef", &a.AncestorRef, a.ControllerName, a.Conditions, last)
 }
 
 // routeParentMap is the converter's RouteParentStatus (parentRefMap).
-func routeParentMap(p *gwv1.RouteParentStatus) map[string]any {
-	return entryMap("parentRef", &p.ParentRef, p.ControllerName, p.Conditions)
+func routeParentMap(p *gwv1.RouteParentStatus, last *lastConditions) map[string]any {
+	return entryMap("parentRef", &p.ParentRef, p.ControllerName, p.Conditions, last)
 }
 
 // entryMap is a status entry of one controller for one parent: the ref
 // under refField, the controller and the conditions (omitted when none,
 // their omitempty).
-func entryMap(refField string, ref *gwv1.ParentReference, controller gwv1.GatewayController, conds []metav1.Condition) map[string]any {
+func entryMap(refField string, ref *gwv1.ParentReference, controller gwv1.GatewayController, conds []metav1.Condition, last *lastConditions) map[string]any {
 	m := make(map[string]any, 3)
 	m[refField] = parentRefMap(ref)
 	m["controllerName"] = string(controller)
 	if len(conds) > 0 {
-		m["conditions"] = toMaps(conds)
+		m["conditions"] = last.toMaps(conds)
 	}
 	return m
 }

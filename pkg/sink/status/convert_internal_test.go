@@ -1,6 +1,8 @@
 package status
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -140,8 +142,8 @@ func TestStatusMapsAreConverter(t *testing.T) {
 					typed any
 					got   map[string]any
 				}{
-					"ancestor":   {&a, ancestorMap(&a)},
-					"parent":     {&p, routeParentMap(&p)},
+					"ancestor":   {&a, ancestorMap(&a, &lastConditions{})},
+					"parent":     {&p, routeParentMap(&p, &lastConditions{})},
 					"parent ref": {&ref, parentRefMap(&ref)},
 				} {
 					want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c.typed)
@@ -262,5 +264,54 @@ func TestJoinedLists(t *testing.T) {
 	nodes := add(add(nil, nil, []int32{3, 9}), nil, []int32{1, 3})[0].joined()
 	if !cmp.Equal(nodes, []int32{1, 3, 9}) {
 		t.Errorf("joined nodes %v", nodes)
+	}
+}
+
+// TestSameConditionsShareMaps checks that MergeAncestors and Targets'
+// fragments render the same conditions as the previous entry's as the
+// same maps (lastConditions), and different ones as their own: each
+// entry as the converter renders it, whatever came before.
+func TestSameConditionsShareMaps(t *testing.T) {
+	at := metav1.NewTime(time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC))
+	later := metav1.NewTime(at.Add(time.Second))
+	accepted := []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "Accepted", ObservedGeneration: 1}}
+	same := slices.Clone(accepted)
+	otherTime := []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, LastTransitionTime: later, Reason: "Accepted", ObservedGeneration: 1}}
+	otherMessage := []metav1.Condition{{Type: "Accepted", Status: metav1.ConditionTrue, LastTransitionTime: at, Reason: "Accepted", ObservedGeneration: 1, Message: "m"}}
+	two := append(slices.Clone(accepted), metav1.Condition{Type: "Overridden", Status: metav1.ConditionFalse, LastTransitionTime: at, Reason: "NotApplicable"})
+	lists := [][]metav1.Condition{accepted, same, otherTime, otherMessage, two, two, nil, accepted}
+	shared := []bool{false, true, false, false, false, true, false, false}
+
+	var ours []gwv1.PolicyAncestorStatus
+	for i, cs := range lists {
+		ours = append(ours, gwv1.PolicyAncestorStatus{AncestorRef: gwv1.ParentReference{Name: gwv1.ObjectName(fmt.Sprint("gw", i))}, ControllerName: "c", Conditions: cs})
+	}
+	merged, _ := MergeAncestors(nil, ours, func(string) bool { return false }, at)
+	var frags []*Fragment
+	for i, cs := range lists {
+		frags = append(frags, &Fragment{GVK: corev1.SchemeGroupVersion.WithKind("Service"), Namespace: "ns", Name: fmt.Sprint("s", i), Conditions: cs})
+	}
+	var last lastConditions
+	for i := range lists {
+		want, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ours[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, merged[i]); diff != "" {
+			t.Errorf("ancestor %d differs from the converter (-converter +merged):\n%s", i, diff)
+		}
+		fresh := frags[i].Object().Object
+		obj := frags[i].object(&last).Object
+		if diff := cmp.Diff(fresh, obj); diff != "" {
+			t.Errorf("fragment %d differs from its own Object (-Object +after the others):\n%s", i, diff)
+		}
+		if i == 0 {
+			continue
+		}
+		prevConds, _, _ := unstructured.NestedFieldNoCopy(merged[i-1].(map[string]any), "conditions")
+		conds, _, _ := unstructured.NestedFieldNoCopy(merged[i].(map[string]any), "conditions")
+		if got := conds != nil && prevConds != nil && &conds.([]any)[0] == &prevConds.([]any)[0]; got != shared[i] {
+			t.Errorf("ancestor %d shares the conditions of the one before: %v, want %v", i, got, shared[i])
+		}
 	}
 }

@@ -67,7 +67,11 @@ type Listener struct {
 // Its maps are built directly, not through unstructured's setters, which
 // deep-copy every list they are given: each affected target of a large
 // world has one (TestFragmentObjectIsSetters).
-func (f *Fragment) Object() *unstructured.Unstructured {
+func (f *Fragment) Object() *unstructured.Unstructured { return f.object(&lastConditions{}) }
+
+// object is Object, rendering the same conditions as the previous
+// fragment's as the same maps (lastConditions).
+func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 	obj := make(map[string]any, 4)
 	obj["apiVersion"] = f.GVK.GroupVersion().String()
 	obj["kind"] = f.GVK.Kind
@@ -90,19 +94,19 @@ func (f *Fragment) Object() *unstructured.Unstructured {
 	}
 	st := make(map[string]any, 3)
 	if len(f.Conditions) > 0 {
-		st["conditions"] = toMaps(f.Conditions)
+		st["conditions"] = last.toMaps(f.Conditions)
 	}
 	if len(f.Parents) > 0 {
 		parents := make([]any, 0, len(f.Parents))
 		for i := range f.Parents {
-			parents = append(parents, routeParentMap(&f.Parents[i]))
+			parents = append(parents, routeParentMap(&f.Parents[i], last))
 		}
 		st["parents"] = parents
 	}
 	if len(f.Listeners) > 0 {
 		listeners := make([]any, 0, len(f.Listeners))
 		for _, l := range f.Listeners {
-			listeners = append(listeners, map[string]any{"name": l.Name, "conditions": toMaps(l.Conditions)})
+			listeners = append(listeners, map[string]any{"name": l.Name, "conditions": last.toMaps(l.Conditions)})
 		}
 		st["listeners"] = listeners
 	}
@@ -117,7 +121,8 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	fs := Fragments(r, now)
 	out := make([]*unstructured.Unstructured, len(fs))
 	cores.Each(len(fs), 256, func() func(int) {
-		return func(i int) { out[i] = fs[i].Object() }
+		var last lastConditions // each core's own
+		return func(i int) { out[i] = fs[i].object(&last) }
 	})
 	return out
 }
