@@ -136,5 +136,13 @@ func listCases() map[string][]any {
 		random = append(random, map[string]any{"nested": m, "list": []any{m, long[:r.IntN(len(long))]}})
 	}
 	cases["random"] = random
+	// Items that end in a block scalar keeping its line breaks (|+): the
+	// next item, and the List's kind, start on the line after them.
+	cases["kept line breaks"] = []any{
+		map[string]any{"message": "two lines\n\n"},
+		map[string]any{"message": "one\n"},
+		"a bare item\n\n\n",
+		map[string]any{"z": map[string]any{"message": "x\ny\n\n"}},
+	}
 	return cases
 }

@@ -14,6 +14,7 @@ import (
 	goyaml "go.yaml.in/yaml/v2"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // Formats accepted by -o.
@@ -106,6 +107,10 @@ type ListWriter struct {
 	n      int          // items written
 	y      *yamlEmitter // YAML: the emitter, its state kept across items
 	saved  int          // YAML: the indent to restore after the items
+	// broken: the last item Items rendered ended on a line break (a
+	// block scalar keeping its breaks, |+), where the emitter writing
+	// every item in turn starts the next at its indent without one.
+	broken bool
 }
 
 // NewListWriter starts a List on w in format (yaml or json). Nothing is
@@ -138,9 +143,13 @@ func (l *ListWriter) Item(item any) error {
 			return err
 		}
 	}
+	if l.broken {
+		e.column, e.whitespace, e.indention = 0, true, true // after Items' last part
+	}
 	if err := e.listItem(item); err != nil {
 		return err
 	}
+	l.broken = e.column == 0
 	return e.flush(false)
 }
 
@@ -299,6 +308,13 @@ func (l *ListWriter) rendered(part []byte) error {
 	if err := e.flush(true); err != nil {
 		return err
 	}
+	// A part starts with the line break its renderer wrote after the
+	// header; after a part that ended on one, the emitter that wrote
+	// them in turn writes none (yaml_emitter_write_indent at column 0).
+	if l.broken && len(part) > 0 && part[0] == '\n' {
+		part = part[1:]
+	}
+	l.broken = len(part) > 0 && part[len(part)-1] == '\n'
 	_, err := l.w.Write(part)
 	return err
 }
@@ -306,6 +322,9 @@ func (l *ListWriter) rendered(part []byte) error {
 // jsonItem renders one item of a JSON List, indented as its place in
 // the List wants.
 func jsonItem(item any) ([]byte, error) {
+	if f, ok := item.(*status.Fragment); ok && f != nil {
+		item = f.Object().Object // the object it stands for (fragment.go)
+	}
 	generic, err := genericOf(item)
 	if err != nil {
 		return nil, err
@@ -327,6 +346,11 @@ func (l *ListWriter) Close() error {
 	if l.n == 0 {
 		_, err := io.WriteString(l.w, "apiVersion: v1\nitems: []\nkind: List\n")
 		return err
+	}
+	if l.broken {
+		// After the line break the last part ended on, as the emitter
+		// that wrote it would be.
+		e.column, e.whitespace, e.indention = 0, true, true
 	}
 	e.indent = l.saved
 	if err := e.entry("kind", "List", 0); err != nil {
