@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,14 +93,34 @@ custom-columns print the same objects; --sort-by orders them.`,
 				return err
 			}
 			sel, _ := l.selection()
-			all := slices.Concat(status.Policies(res, t), status.Targets(res, t))
-			objects := make([]runtime.Object, 0, len(all))
-			for _, u := range all {
+			policies, fragments := status.Policies(res, t), status.Fragments(res, t)
+			var items []any // the document's: policies' objects, targets' fragments
+			objects := make([]runtime.Object, 0, len(policies)+len(fragments))
+			for _, u := range policies {
 				// Labels are copied out of an object (GetLabels) only
 				// for a selector that reads them.
 				if f.inNamespace(u.GetNamespace()) && (sel.Empty() || sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName())) {
 					objects = append(objects, u)
+					items = append(items, u.Object)
 				}
+			}
+			document := l.document() && !l.sorted()
+			for _, fr := range fragments {
+				// A fragment's object carries no labels.
+				if !f.inNamespace(fr.Namespace) || !sel.Empty() && !sel.Matches(nil, fr.Namespace, fr.Name) {
+					continue
+				}
+				if document {
+					// Printed from its fields as the object it renders
+					// (printer's fragment.go): the object, five maps
+					// and a list per target, is not made.
+					items = append(items, fr)
+				} else {
+					objects = append(objects, fr.Object())
+				}
+			}
+			if document {
+				return printEach(s, len(items), func(i int) any { return items[i] }, l.format())
 			}
 			return printObjects(s, l, objects, func(o runtime.Object) any { return o.(*unstructured.Unstructured).Object })
 		},

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // yamlEmitter writes JSON-shaped values (what encoding/json decodes into
@@ -53,6 +54,9 @@ type yamlEmitter struct {
 	seen  *[seenSize]seenScalar
 	trees *[treesSize]seenTree
 	seed  maphash.Seed
+	// time is the text of the last condition time written (timeText),
+	// shared as seen is.
+	time *seenTime
 }
 
 // seenScalar is a string's analysis and the style its value takes.
@@ -79,7 +83,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), seed: maphash.MakeSeed()}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), seed: maphash.MakeSeed(), time: &seenTime{}}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
@@ -211,6 +215,12 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	case strata.EffectivePolicy:
 		return e.node(&x, sequence, mapping, simpleKey, depth)
+	case *status.Fragment:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.fragment(x, depth)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}

@@ -1,0 +1,159 @@
+package printer
+
+import (
+	"strconv"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/strata-dev/strata/pkg/sink/status"
+)
+
+// The emitter writes a status.Fragment, Strata's part of an affected
+// target, straight from its Go fields, as the object Fragment.Object
+// renders (the bytes of that object's emission): the 20,000 Services of
+// the performance world's `strata status` were each built as five maps
+// and a list, only to be printed and dropped, a fifth of what the
+// command kept live (docs/performance.md, "Every command, seventh
+// pass"). Each function below writes the members Object's maps hold, in
+// go-yaml's key order, which for these fixed names is the order written
+// here. TestFragmentIsObject compares the bytes with Object's.
+
+func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
+	saved := e.increaseIndent(false, false)
+	e.field("apiVersion", f.GVK.GroupVersion().String())
+	e.field("kind", f.GVK.Kind)
+	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
+		e.key("metadata")
+		e.value()
+		inner := e.increaseIndent(false, false)
+		if len(f.Annotations) > 0 {
+			e.key("annotations")
+			e.value()
+			if err := e.stringMap(f.Annotations, depth+2); err != nil {
+				return err
+			}
+		}
+		if f.Name != "" {
+			e.field("name", f.Name)
+		}
+		if f.Namespace != "" {
+			e.field("namespace", f.Namespace)
+		}
+		e.indent = inner
+	}
+	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
+		e.key("status")
+		e.value()
+		inner := e.increaseIndent(false, false)
+		if len(f.Conditions) > 0 {
+			e.key("conditions")
+			e.value()
+			e.conditions(f.Conditions)
+		}
+		if len(f.Listeners) > 0 {
+			e.key("listeners")
+			e.value()
+			_ = e.items(len(f.Listeners), func(i int) error {
+				l := &f.Listeners[i]
+				s := e.increaseIndent(false, false)
+				e.key("conditions")
+				e.value()
+				e.conditions(l.Conditions)
+				e.field("name", l.Name)
+				e.indent = s
+				return nil
+			})
+		}
+		if len(f.Parents) > 0 {
+			e.key("parents")
+			e.value()
+			_ = e.items(len(f.Parents), func(i int) error {
+				p := &f.Parents[i]
+				s := e.increaseIndent(false, false)
+				if len(p.Conditions) > 0 {
+					e.key("conditions")
+					e.value()
+					e.conditions(p.Conditions)
+				}
+				e.field("controllerName", string(p.ControllerName))
+				e.key("parentRef")
+				e.value()
+				e.parentRef(&p.ParentRef)
+				e.indent = s
+				return nil
+			})
+		}
+		e.indent = inner
+	}
+	e.indent = saved
+	return nil
+}
+
+// conditions emits a list of conditions as their converter's maps
+// (status.conditionMap): message and reason always, observedGeneration
+// when set, a zero time as null.
+func (e *yamlEmitter) conditions(cs []metav1.Condition) {
+	_ = e.items(len(cs), func(i int) error {
+		c := &cs[i]
+		saved := e.increaseIndent(false, false)
+		e.key("lastTransitionTime")
+		e.value()
+		if c.LastTransitionTime.IsZero() {
+			e.null()
+		} else {
+			e.stringScalar(e.timeText(c.LastTransitionTime.Time))
+		}
+		e.field("message", c.Message)
+		if c.ObservedGeneration != 0 {
+			e.key("observedGeneration")
+			e.value()
+			e.plainScalar(strconv.FormatInt(c.ObservedGeneration, 10))
+		}
+		e.field("reason", c.Reason)
+		e.field("status", string(c.Status))
+		e.field("type", c.Type)
+		e.indent = saved
+		return nil
+	})
+}
+
+// seenTime is a time and its text.
+type seenTime struct {
+	t    time.Time
+	text string
+}
+
+// timeText is metav1.Time's text (RFC 3339, in UTC), of the last time
+// asked for remembered: a List's conditions mostly carry one time.
+func (e *yamlEmitter) timeText(t time.Time) string {
+	if m := e.time; m.text == "" || !t.Equal(m.t) {
+		m.t, m.text = t, t.UTC().Format(time.RFC3339)
+	}
+	return e.time.text
+}
+
+// parentRef emits a ParentReference as status.parentRefMap has it.
+func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
+	saved := e.increaseIndent(false, false)
+	if r.Group != nil {
+		e.field("group", string(*r.Group))
+	}
+	if r.Kind != nil {
+		e.field("kind", string(*r.Kind))
+	}
+	e.field("name", string(r.Name))
+	if r.Namespace != nil {
+		e.field("namespace", string(*r.Namespace))
+	}
+	if r.Port != nil {
+		e.key("port")
+		e.value()
+		e.plainScalar(strconv.FormatInt(int64(*r.Port), 10))
+	}
+	if r.SectionName != nil {
+		e.field("sectionName", string(*r.SectionName))
+	}
+	e.indent = saved
+}

@@ -1,0 +1,152 @@
+package printer
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/strata-dev/strata/pkg/sink/status"
+)
+
+// TestFragmentIsObject checks that a status.Fragment prints, in a List
+// of YAML or JSON, as the object Fragment.Object renders prints (and,
+// in YAML, as go-yaml writes that object), for random fragments with and
+// without each part, printed one after another by the same emitter.
+func TestFragmentIsObject(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range 300 {
+		var typed, objects []any
+		for range 1 + r.IntN(6) {
+			f := randomFragment(r)
+			typed = append(typed, f)
+			objects = append(objects, f.Object().Object)
+		}
+		if round == 0 {
+			typed = append(typed, &status.Fragment{})
+			objects = append(objects, (&status.Fragment{}).Object().Object)
+		}
+		name := fmt.Sprintf("round %d", round)
+		for _, format := range []string{YAML, JSON} {
+			want, got := listBytes(t, objects, format), listBytes(t, typed, format)
+			if want != got {
+				t.Fatalf("%s, %s: the fragments print otherwise than their objects:\n--- objects\n%s\n--- fragments\n%s", name, format, want, got)
+			}
+			var whole, wholeObjects bytes.Buffer
+			if err := Print(&whole, List(typed), format); err != nil {
+				t.Fatal(err)
+			}
+			if err := Print(&wholeObjects, List(objects), format); err != nil {
+				t.Fatal(err)
+			}
+			if whole.String() != wholeObjects.String() {
+				t.Fatalf("%s, %s: Print of the fragments differs from their objects':\n--- objects\n%s\n--- fragments\n%s", name, format, wholeObjects.String(), whole.String())
+			}
+			if wholeObjects.String() != want {
+				t.Errorf("%s, %s: Print of the objects differs from the ListWriter's:\n--- ListWriter\n%s\n--- Print\n%s", name, format, want, wholeObjects.String())
+			}
+		}
+		var goyaml bytes.Buffer
+		if err := printWhole(&goyaml, List(objects), YAML); err != nil {
+			t.Fatal(err)
+		}
+		if got := listBytes(t, typed, YAML); goyaml.String() != got {
+			t.Fatalf("%s: the fragments print otherwise than go-yaml writes their objects:\n--- go-yaml\n%s\n--- fragments\n%s", name, goyaml.String(), got)
+		}
+	}
+}
+
+// listBytes prints items as a List through a ListWriter, as `strata
+// status` does.
+func listBytes(t *testing.T, items []any, format string) string {
+	t.Helper()
+	var b bytes.Buffer
+	lw, err := NewListWriter(&b, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Items(len(items), func(i int) any { return items[i] }); err != nil {
+		t.Fatal(err)
+	}
+	if err := lw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func randomFragment(r *rand.Rand) *status.Fragment {
+	str := func() string {
+		if r.IntN(3) == 0 {
+			return ""
+		}
+		return randomString(r, 4)
+	}
+	times := []metav1.Time{{}, metav1.NewTime(time.Date(2026, 1, 1, 1, 23, 19, 0, time.UTC)), metav1.NewTime(time.Date(2026, 1, 1, 2, 23, 19, 0, time.FixedZone("x", 3600)))}
+	conds := func() []metav1.Condition {
+		if r.IntN(4) == 0 {
+			return nil
+		}
+		var cs []metav1.Condition
+		for range r.IntN(4) {
+			cs = append(cs, metav1.Condition{
+				Type: str(), Status: metav1.ConditionStatus(str()), Reason: str(), Message: str(),
+				ObservedGeneration: int64(r.IntN(3)) - 1, LastTransitionTime: times[r.IntN(len(times))],
+			})
+		}
+		return cs
+	}
+	opt := func() *string {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		s := str()
+		return &s
+	}
+	ref := func() gwv1.ParentReference {
+		ref := gwv1.ParentReference{Name: gwv1.ObjectName(str())}
+		if s := opt(); s != nil {
+			ref.Group = (*gwv1.Group)(s)
+		}
+		if s := opt(); s != nil {
+			ref.Kind = (*gwv1.Kind)(s)
+		}
+		if s := opt(); s != nil {
+			ref.Namespace = (*gwv1.Namespace)(s)
+		}
+		if s := opt(); s != nil {
+			ref.SectionName = (*gwv1.SectionName)(s)
+		}
+		if r.IntN(2) == 0 {
+			port := gwv1.PortNumber(r.IntN(3) * 4000)
+			ref.Port = &port
+		}
+		return ref
+	}
+	f := &status.Fragment{
+		GVK:       schema.GroupVersionKind{Group: str(), Version: "v1", Kind: str()},
+		Namespace: str(), Name: str(),
+		Conditions: conds(),
+	}
+	if r.IntN(3) == 0 {
+		for range r.IntN(3) {
+			f.Listeners = append(f.Listeners, status.Listener{Name: str(), Conditions: conds()})
+		}
+	}
+	if r.IntN(3) == 0 {
+		for range r.IntN(3) {
+			f.Parents = append(f.Parents, gwv1.RouteParentStatus{ParentRef: ref(), ControllerName: gwv1.GatewayController(str()), Conditions: conds()})
+		}
+	}
+	if r.IntN(3) == 0 {
+		f.Annotations = map[string]string{}
+		for range r.IntN(3) {
+			f.Annotations[randomString(r, 3)] = str()
+		}
+	}
+	return f
+}
