@@ -389,6 +389,9 @@ func readInput(f string, stdin io.Reader) ([]byte, error) {
 // them that is not JSON, with the error. Trailing blank and comment lines
 // are YAML's and end the stream. The values share raw's memory.
 func jsonStream(raw []byte) ([][]byte, error) {
+	if yamlStart(raw) {
+		return nil, nil
+	}
 	start := 0 // after the leading blank and comment lines
 	for line := range bytes.Lines(raw) {
 		if !yamlBlank(line) {
@@ -908,32 +911,58 @@ func yamlDocumentLines(b []byte) iter.Seq2[[]byte, int] {
 	}
 }
 
+// splitYAML is yamlDocumentLines. Marker lines are found with
+// bytes.Index and lines counted with bytes.Count, both vectorized, rather
+// than line by line: the split runs on one core before any document is
+// parsed, and the performance world's 946,000 lines took it 18 ms
+// (docs/performance.md, "Every command, seventh pass").
+// TestSplitYAMLIsLineByLine compares it with the line-by-line reading.
 func splitYAML(b []byte, yield func([]byte, int) bool) {
 	start, startLine := 0, 1        // of the current document
 	lineNo := 1                     // of the line at pos
 	first, prefixOnly := true, true // before the first marker, only a prefix so far
-	for pos := 0; pos < len(b); lineNo++ {
-		end := bytes.IndexByte(b[pos:], '\n') + 1
-		if end == 0 {
-			end = len(b) - pos
+	for pos := 0; pos < len(b); {
+		// The next line at or after pos that starts with "---".
+		next := len(b)
+		if bytes.HasPrefix(b[pos:], []byte("---")) {
+			next = pos
+		} else if i := bytes.Index(b[pos:], []byte("\n---")); i >= 0 {
+			next = pos + i + 1
 		}
-		line := b[pos : pos+end]
-		if rest, ok := bytes.CutPrefix(line, []byte("---")); ok && (len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n') {
+		if first && prefixOnly {
+			for line := range bytes.Lines(b[pos:next]) {
+				t := bytes.TrimSpace(line)
+				if prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'; !prefixOnly {
+					break
+				}
+			}
+		}
+		lineNo += bytes.Count(b[pos:next], []byte("\n"))
+		if next == len(b) {
+			break
+		}
+		end := bytes.IndexByte(b[next:], '\n') + 1
+		if end == 0 {
+			end = len(b) - next
+		}
+		line := b[next : next+end]
+		if rest := line[3:]; len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n' {
 			if !first || !prefixOnly {
-				if !yield(b[start:pos], startLine) {
+				if !yield(b[start:next], startLine) {
 					return
 				}
 			}
 			first = false
-			start, startLine = pos+end, lineNo+1
+			start, startLine = next+end, lineNo+1
 			if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '#' {
-				start, startLine = pos+3, lineNo // "--- {a: 1}": content on the marker line
+				start, startLine = next+3, lineNo // "--- {a: 1}": content on the marker line
 			}
 		} else if first && prefixOnly {
 			t := bytes.TrimSpace(line)
 			prefixOnly = len(t) == 0 || t[0] == '#' || t[0] == '%'
 		}
-		pos += end
+		pos = next + end
+		lineNo++
 	}
 	if !first || !prefixOnly || len(bytes.TrimSpace(b[start:])) > 0 {
 		yield(b[start:], startLine)

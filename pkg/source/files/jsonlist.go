@@ -51,6 +51,9 @@ type jsonValue struct {
 // must split it), and vals is nil with ok true for a document that does
 // not start with a JSON object (YAML). The values are not validated.
 func splitJSONQuick(raw []byte) (vals []jsonValue, ok bool) {
+	if yamlStart(raw) {
+		return nil, true
+	}
 	start := 0 // after the leading blank and comment lines
 	for line := range bytes.Lines(raw) {
 		if !yamlBlank(line) {
@@ -226,6 +229,23 @@ func skipString(b []byte, i int) (end int, ok bool) {
 			return j, true
 		}
 	}
+}
+
+// yamlStart reports, for most YAML documents at a glance, that raw does
+// not start with a JSON object: its first byte past ASCII blanks is
+// neither '{' nor a comment's '#', nor a byte that bytes.TrimSpace might
+// trim (\v, \f, or one of a multi-byte space), which the line-by-line
+// look of jsonStream and splitJSONQuick would skip. Those looks cost
+// two line iterators per document, a third of splitting the
+// performance world's 45,000 documents (docs/performance.md, "Every
+// command, seventh pass"). False says nothing: look line by line.
+func yamlStart(raw []byte) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return false
+	}
+	c := raw[i]
+	return c < 0x80 && c != '{' && c != '#' && c != '\v' && c != '\f'
 }
 
 func skipSpace(b []byte, i int) int {
