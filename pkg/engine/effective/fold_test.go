@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
+	"github.com/strata-dev/strata/pkg/source/files"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -91,6 +93,11 @@ func eachSyntheticKind(t *testing.T, check func(t *testing.T, c func() *computer
 		}
 		worlds[string(sh)] = s
 	}
+	eachKind(t, worlds, check)
+}
+
+// eachKind is eachSyntheticKind for the worlds given.
+func eachKind(t *testing.T, worlds map[string]*snapshot.Snapshot, check func(t *testing.T, c func() *computer)) {
 	for name, s := range worlds {
 		t.Run(name, func(t *testing.T) {
 			var extra topology.Extra
@@ -155,4 +162,72 @@ func TestLastOfEach(t *testing.T) {
 			t.Errorf("%d attachments: got %v, want %v", n, got, want)
 		}
 	}
+}
+
+// TestFoldResumesPrefixes checks that a fold resumed from the fold of a
+// prefix of its stack (foldImmutable) is the fold of the whole stack on
+// a computer that has folded nothing before: value, provenance,
+// conflicts, merges, replacements and standings, for every context's
+// stack of the synthetic worlds and of examples/childmerge (policies
+// that merge into their parents, spec.childMerge), folded in order and
+// in reverse order on one computer.
+func TestFoldResumesPrefixes(t *testing.T) {
+	worlds := map[string]*snapshot.Snapshot{
+		"generate": synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 160, Services: 160, Policies: 400}, 7),
+	}
+	for _, sh := range []synth.Shape{synth.PoliciesMixed, synth.PoliciesConflicts, synth.PoliciesRouteEffective} {
+		s, err := synth.GenerateShape(sh, 12)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worlds[string(sh)] = s
+	}
+	child, err := files.Read([]string{"../../../examples/childmerge"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := builtin.Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range cat {
+		child.Snapshot.Declarations = append(child.Snapshot.Declarations, e.Declaration)
+	}
+	worlds["childmerge"] = child.Snapshot
+	resumed, merged := 0, 0
+	eachKind(t, worlds, func(t *testing.T, c func() *computer) {
+		var stacks [][]*Entry
+		for _, tg := range c().compute(nil).Targets {
+			for _, ctx := range tg.Contexts {
+				stacks = append(stacks, ctx.Entries)
+			}
+		}
+		for _, order := range []string{"in order", "reversed"} {
+			warm := c()
+			for i := range stacks {
+				entries := stacks[i]
+				if order == "reversed" {
+					entries = stacks[len(stacks)-1-i]
+				}
+				before := len(warm.prefixes)
+				got := warm.freeze(warm.fold(entries, nil), entries)
+				if len(warm.prefixes) < before+len(entries) {
+					resumed++
+				}
+				fresh := c()
+				want := fresh.freeze(fresh.fold(entries, nil), entries)
+				got.owned, want.owned = nil, nil // an index of Result.Prov (compared) in map order
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, %s, stack of %d: resumed fold %+v, whole fold %+v", warm.k.Kind, order, len(entries), got, want)
+				}
+				if len(got.Merged) > 0 {
+					merged++
+				}
+			}
+		}
+	})
+	if resumed == 0 || merged == 0 {
+		t.Fatalf("%d folds resumed a prefix, %d merged: the worlds do not test resuming", resumed, merged)
+	}
+	t.Logf("%d folds resumed a prefix, %d with merges", resumed, merged)
 }
