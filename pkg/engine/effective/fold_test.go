@@ -11,13 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/internal/synth"
-	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
-	"github.com/strata-dev/strata/pkg/source/files"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // TestFoldInPlace checks that folding in place (merge.Acc) gives exactly
