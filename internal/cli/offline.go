@@ -93,27 +93,34 @@ custom-columns print the same objects; --sort-by orders them.`,
 				return err
 			}
 			sel, _ := l.selection()
-			policies, fragments := status.Policies(res, t), status.Fragments(res, t)
-			var items []any // the document's: policies' objects, targets' fragments
-			objects := make([]runtime.Object, 0, len(policies)+len(fragments))
-			for _, u := range policies {
+			policies, fragments := status.PolicyObjects(res, t), status.Fragments(res, t)
+			// A document (yaml, json) is printed from the policies'
+			// and the targets' parts as the objects they render
+			// (printer's statusobjects.go): the maps of those objects,
+			// made to be printed and dropped, are not made. kubectl's
+			// printers and --sort-by get the objects.
+			document := l.document() && !l.sorted()
+			var items []any
+			var objects []runtime.Object
+			for _, p := range policies {
+				u := &unstructured.Unstructured{Object: p.Source} // its metadata is the object's
 				// Labels are copied out of an object (GetLabels) only
 				// for a selector that reads them.
-				if f.inNamespace(u.GetNamespace()) && (sel.Empty() || sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName())) {
-					objects = append(objects, u)
-					items = append(items, u.Object)
+				if !f.inNamespace(u.GetNamespace()) || !sel.Empty() && !sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
+					continue
+				}
+				if document {
+					items = append(items, p)
+				} else {
+					objects = append(objects, p.Object())
 				}
 			}
-			document := l.document() && !l.sorted()
 			for _, fr := range fragments {
 				// A fragment's object carries no labels.
 				if !f.inNamespace(fr.Namespace) || !sel.Empty() && !sel.Matches(nil, fr.Namespace, fr.Name) {
 					continue
 				}
 				if document {
-					// Printed from its fields as the object it renders
-					// (printer's fragment.go): the object, five maps
-					// and a list per target, is not made.
 					items = append(items, fr)
 				} else {
 					objects = append(objects, fr.Object())

@@ -322,8 +322,15 @@ func (l *ListWriter) rendered(part []byte) error {
 // jsonItem renders one item of a JSON List, indented as its place in
 // the List wants.
 func jsonItem(item any) ([]byte, error) {
-	if f, ok := item.(*status.Fragment); ok && f != nil {
-		item = f.Object().Object // the object it stands for (fragment.go)
+	switch x := item.(type) { // the objects they stand for (statusobjects.go)
+	case *status.Fragment:
+		if x != nil {
+			item = x.Object().Object
+		}
+	case *status.PolicyObject:
+		if x != nil {
+			item = x.Object().Object
+		}
 	}
 	generic, err := genericOf(item)
 	if err != nil {

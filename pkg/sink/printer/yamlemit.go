@@ -221,6 +221,12 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 			return nil
 		}
 		return e.fragment(x, depth)
+	case *status.PolicyObject:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyObject(x, depth)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}

@@ -80,22 +80,53 @@ func ancestors(ps outcome.PolicyStatus, now metav1.Time) []gwv1.PolicyAncestorSt
 // MergeAncestors). The copies share every other field with the policy
 // objects of r (withStatus): what reads them must not change them.
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
+	pos := PolicyObjects(r, now)
+	out := make([]*unstructured.Unstructured, len(pos))
+	cores.Each(len(pos), 256, func() func(int) {
+		return func(i int) { out[i] = pos[i].Object() }
+	})
+	return out
+}
+
+// PolicyObject is a policy object with the status.ancestors Strata would
+// write, as its parts: the object as it is (Source), the stored entries
+// of other controllers (Theirs, as stored) and Strata's (Ours, timed
+// against Strata's stored ones), in that order. Object puts them
+// together; a printer may write them as they are (the CLI's status
+// List), without the maps of Strata's entries.
+type PolicyObject struct {
+	Source map[string]any
+	Theirs []any
+	Ours   []gwv1.PolicyAncestorStatus
+}
+
+// PolicyObjects is Policies as PolicyObjects.
+func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
 	pss := Ancestors(r, now)
-	// Policies are independent of each other: each is copied and merged
-	// on whichever core takes it, into its own slot.
-	out := make([]*unstructured.Unstructured, len(pss))
+	// Policies are independent of each other: each is merged on
+	// whichever core takes it, into its own slot.
+	out := make([]*PolicyObject, len(pss))
 	cores.Each(len(pss), 256, func() func(int) {
 		return func(i int) {
 			ps := pss[i]
 			src := ps.Policy.Object.Object
-			list, _ := MergeAncestors(storedAncestors(src), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
-			if list == nil {
-				list = []any{}
-			}
-			out[i] = withStatus(src, "ancestors", list)
+			theirs, ours, _ := mergeAncestors(storedAncestors(src), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
+			out[i] = &PolicyObject{Source: src, Theirs: theirs, Ours: ours}
 		}
 	})
 	return out
+}
+
+// Object is the policy object with its status.ancestors, sharing every
+// other field with Source (withStatus).
+func (p *PolicyObject) Object() *unstructured.Unstructured {
+	list := make([]any, 0, len(p.Theirs)+len(p.Ours))
+	list = append(list, p.Theirs...)
+	var last lastConditions
+	for i := range p.Ours {
+		list = append(list, ancestorMap(&p.Ours[i], &last))
+	}
+	return withStatus(p.Source, "ancestors", list)
 }
 
 // MergeAncestors returns status.ancestors with Strata's entries replaced
@@ -107,18 +138,31 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // objects are dropped. The CLI's Policies and the controller's write both
 // merge here.
 func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (merged []any, theirs int) {
+	others, timed, theirs := mergeAncestors(stored, ours, mine, now)
+	merged = append(merged, others...)
+	var last lastConditions
+	for i := range timed {
+		merged = append(merged, ancestorMap(&timed[i], &last))
+	}
+	return merged, theirs
+}
+
+// mergeAncestors is MergeAncestors in parts: the stored entries of other
+// controllers, ours timed, and how many stored entries other
+// controllers have (what Limit must leave room for).
+func mergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (others []any, timed []gwv1.PolicyAncestorStatus, theirs int) {
 	theirs, old := splitAncestors(stored, mine)
 	for _, e := range stored {
 		if m, ok := e.(map[string]any); ok && !mine(str(m, "controllerName")) {
-			merged = append(merged, m)
+			others = append(others, m)
 		}
 	}
-	var last lastConditions
-	for _, a := range ours {
+	timed = make([]gwv1.PolicyAncestorStatus, len(ours))
+	for i, a := range ours {
 		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
-		merged = append(merged, ancestorMap(&a, &last))
+		timed[i] = a
 	}
-	return merged, theirs
+	return others, timed, theirs
 }
 
 // splitAncestors counts the stored entries of other controllers and reads

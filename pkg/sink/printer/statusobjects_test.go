@@ -20,22 +20,46 @@ import (
 // without each part, printed one after another by the same emitter.
 func TestFragmentIsObject(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
+	assertPrintsAsObjects(t, r, func() (any, map[string]any) {
+		f := randomFragment(r)
+		return f, f.Object().Object
+	}, &status.Fragment{}, (&status.Fragment{}).Object().Object)
+}
+
+// TestPolicyObjectIsObject is TestFragmentIsObject for policies with
+// Strata's status.ancestors: random objects, with a status or without
+// (or one that is not an object), entries of other controllers and
+// Strata's.
+func TestPolicyObjectIsObject(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 17))
+	empty := &status.PolicyObject{Source: map[string]any{}}
+	assertPrintsAsObjects(t, r, func() (any, map[string]any) {
+		p := randomPolicyObject(r)
+		return p, p.Object().Object
+	}, empty, empty.Object().Object)
+}
+
+// assertPrintsAsObjects prints Lists of random items (item: the item
+// and its object), and once the item first and its object, as
+// TestFragmentIsObject says.
+func assertPrintsAsObjects(t *testing.T, r *rand.Rand, item func() (any, map[string]any), first any, firstObject map[string]any) {
+	t.Helper()
 	for round := range 300 {
 		var typed, objects []any
 		for range 1 + r.IntN(6) {
-			f := randomFragment(r)
-			typed = append(typed, f)
-			objects = append(objects, f.Object().Object)
+			it, obj := item()
+			typed = append(typed, it)
+			objects = append(objects, obj)
 		}
 		if round == 0 {
-			typed = append(typed, &status.Fragment{})
-			objects = append(objects, (&status.Fragment{}).Object().Object)
+			typed = append(typed, first)
+			objects = append(objects, firstObject)
 		}
 		name := fmt.Sprintf("round %d", round)
 		for _, format := range []string{YAML, JSON} {
 			want, got := listBytes(t, objects, format), listBytes(t, typed, format)
 			if want != got {
-				t.Fatalf("%s, %s: the fragments print otherwise than their objects:\n--- objects\n%s\n--- fragments\n%s", name, format, want, got)
+				t.Fatalf("%s, %s: the items print otherwise than their objects:\n--- objects\n%s\n--- items\n%s", name, format, want, got)
 			}
 			var whole, wholeObjects bytes.Buffer
 			if err := Print(&whole, List(typed), format); err != nil {
@@ -45,10 +69,10 @@ func TestFragmentIsObject(t *testing.T) {
 				t.Fatal(err)
 			}
 			if whole.String() != wholeObjects.String() {
-				t.Fatalf("%s, %s: Print of the fragments differs from their objects':\n--- objects\n%s\n--- fragments\n%s", name, format, wholeObjects.String(), whole.String())
+				t.Fatalf("%s, %s: Print of the items differs from their objects':\n--- objects\n%s\n--- items\n%s", name, format, wholeObjects.String(), whole.String())
 			}
 			if wholeObjects.String() != want {
-				t.Errorf("%s, %s: Print of the objects differs from the ListWriter's:\n--- ListWriter\n%s\n--- Print\n%s", name, format, want, wholeObjects.String())
+				t.Fatalf("%s, %s: Print of the objects differs from the ListWriter's:\n--- ListWriter\n%s\n--- Print\n%s", name, format, want, wholeObjects.String())
 			}
 		}
 		var goyaml bytes.Buffer
@@ -56,7 +80,7 @@ func TestFragmentIsObject(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := listBytes(t, typed, YAML); goyaml.String() != got {
-			t.Fatalf("%s: the fragments print otherwise than go-yaml writes their objects:\n--- go-yaml\n%s\n--- fragments\n%s", name, goyaml.String(), got)
+			t.Fatalf("%s: the items print otherwise than go-yaml writes their objects:\n--- go-yaml\n%s\n--- items\n%s", name, goyaml.String(), got)
 		}
 	}
 }
@@ -149,4 +173,41 @@ func randomFragment(r *rand.Rand) *status.Fragment {
 		}
 	}
 	return f
+}
+
+func randomPolicyObject(r *rand.Rand) *status.PolicyObject {
+	src := map[string]any{}
+	if m, ok := randomValue(r, 1).(map[string]any); ok {
+		src = m
+	}
+	src["apiVersion"], src["kind"] = "policies.example.com/v1", "ColorPolicy"
+	switch r.IntN(4) {
+	case 0: // no status
+		delete(src, "status")
+	case 1: // a status that is not an object
+		src["status"] = randomString(r, 3)
+	default: // a status with other members, an old ancestors list perhaps
+		st := map[string]any{}
+		for range r.IntN(3) {
+			st[randomString(r, 3)] = randomValue(r, 3)
+		}
+		if r.IntN(2) == 0 {
+			st["ancestors"] = []any{map[string]any{"controllerName": "old"}}
+		}
+		src["status"] = st
+	}
+	p := &status.PolicyObject{Source: src}
+	for range r.IntN(3) {
+		m, ok := randomValue(r, 3).(map[string]any)
+		if !ok {
+			m = map[string]any{}
+		}
+		m["controllerName"] = "other.example.com/" + randomString(r, 2)
+		p.Theirs = append(p.Theirs, m)
+	}
+	f := randomFragment(r) // its parents' refs and conditions
+	for _, pr := range f.Parents {
+		p.Ours = append(p.Ours, gwv1.PolicyAncestorStatus{AncestorRef: pr.ParentRef, ControllerName: pr.ControllerName, Conditions: pr.Conditions})
+	}
+	return p
 }

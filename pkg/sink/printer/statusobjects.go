@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"sort"
 	"strconv"
 	"time"
 
@@ -10,15 +11,81 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// The emitter writes a status.Fragment, Strata's part of an affected
-// target, straight from its Go fields, as the object Fragment.Object
-// renders (the bytes of that object's emission): the 20,000 Services of
-// the performance world's `strata status` were each built as five maps
-// and a list, only to be printed and dropped, a fifth of what the
+// The emitter writes the objects of `strata status` straight from their
+// parts, as the objects they render (the bytes of those objects'
+// emission): a status.Fragment, Strata's part of an affected target, from
+// its Go fields, and a status.PolicyObject, a policy with Strata's
+// status.ancestors, as its object with the ancestors written from their
+// Go fields. The 20,000 Services of the performance world's `strata
+// status` were each built as five maps and a list, and each policy's
+// ancestors as maps, only to be printed and dropped: a fifth of what the
 // command kept live (docs/performance.md, "Every command, seventh
-// pass"). Each function below writes the members Object's maps hold, in
-// go-yaml's key order, which for these fixed names is the order written
-// here. TestFragmentIsObject compares the bytes with Object's.
+// pass"). Each function below writes the members the objects' maps hold,
+// in go-yaml's key order, which for these fixed names is the order
+// written here. TestFragmentIsObject and TestPolicyObjectIsObject
+// compare the bytes with the objects'.
+
+// policyObject emits p.Object(): p.Source with status.ancestors set.
+func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
+	return e.mappingWith(p.Source, "status", depth, func(depth int) error {
+		old, _ := p.Source["status"].(map[string]any)
+		return e.mappingWith(old, "ancestors", depth, func(int) error {
+			n := len(p.Theirs)
+			return e.items(n+len(p.Ours), func(i int) error {
+				if i < n {
+					return e.node(p.Theirs[i], true, false, false, depth+1)
+				}
+				a := &p.Ours[i-n]
+				saved := e.increaseIndent(false, false)
+				e.key("ancestorRef")
+				e.value()
+				e.parentRef(&a.AncestorRef)
+				if len(a.Conditions) > 0 {
+					e.key("conditions")
+					e.value()
+					e.conditions(a.Conditions)
+				}
+				e.field("controllerName", string(a.ControllerName))
+				e.indent = saved
+				return nil
+			})
+		})
+	})
+}
+
+// mappingWith emits m with its member key set to what value emits, as
+// mapping emits such a map (never empty), without copying m.
+func (e *yamlEmitter) mappingWith(m map[string]any, key string, depth int, value func(depth int) error) error {
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	keys := keyList(e.keys[depth][:0])
+	for k := range m {
+		if k != key {
+			keys = append(keys, k)
+		}
+	}
+	keys = append(keys, key)
+	sort.Sort(&keys)
+	e.keys[depth] = keys
+	saved := e.increaseIndent(false, false)
+	for _, k := range keys {
+		if k == key {
+			e.key(validUTF8(k))
+			e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
+			if err := value(depth + 1); err != nil {
+				return err
+			}
+		} else if err := e.entry(validUTF8(k), m[k], depth); err != nil {
+			return err
+		}
+		if err := e.flush(false); err != nil {
+			return err
+		}
+	}
+	e.indent = saved
+	return nil
+}
 
 func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 	saved := e.increaseIndent(false, false)
