@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -259,5 +261,53 @@ func TestRecomputeLeavesResult(t *testing.T) {
 	}
 	if got := statusOf(res); got != beforeStatus {
 		t.Errorf("Recompute changed the status of the result it derives from")
+	}
+}
+
+// TestRunLeavesPolicies checks that nothing Strata computes from a
+// snapshot writes its policy objects, whose specs the policies' blocks
+// share (policykind.Kind.SpecOf): the run, a recompute, the status and
+// the effective policies of the parable, the child-merge example (merges
+// into parents), the examples of GEP-713 and a synthetic world leave
+// every policy as it was.
+func TestRunLeavesPolicies(t *testing.T) {
+	now := metav1.NewTime(time.Unix(0, 0))
+	for _, dir := range []string{"../../examples/parable", "../../examples/childmerge", "../../examples/gep-713/example-3", "../../examples/gep-713/listenerset", "../../examples/gep-713/mesh"} {
+		t.Run(dir, func(t *testing.T) {
+			src, err := files.Read([]string{dir}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := make([]*unstructured.Unstructured, len(src.Snapshot.Policies))
+			for i, u := range src.Snapshot.Policies {
+				before[i] = u.DeepCopy()
+			}
+			cat, err := builtin.Catalogue()
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := engine.Run(src.Snapshot, engine.Options{Catalogue: cat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := json.Marshal([]any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res)}); err != nil {
+				t.Fatal(err)
+			}
+			kinds := map[schema.GroupKind]bool{}
+			for _, p := range res.Policies {
+				kinds[p.Kind.Key()] = true
+			}
+			if _, err := res.Recompute(src.Snapshot.Policies, kinds); err != nil {
+				t.Fatal(err)
+			}
+			for i, u := range src.Snapshot.Policies {
+				if !equality.Semantic.DeepEqual(before[i].Object, u.Object) {
+					t.Errorf("%s %s/%s changed:\nbefore %v\nafter  %v", u.GetKind(), u.GetNamespace(), u.GetName(), before[i].Object, u.Object)
+				}
+			}
+			if len(before) == 0 {
+				t.Fatal("no policies")
+			}
+		})
 	}
 }

@@ -164,10 +164,16 @@ func (k *Kind) AllowsTarget(gk schema.GroupKind) bool {
 // (["spec"]).
 func (k *Kind) SpecPath() []string { return slices.Clone(k.specPath) }
 
-// SpecOf returns the object at Fields.Spec of a policy, or nil.
+// SpecOf returns the object at Fields.Spec of a policy, or nil: the
+// policy's own, not a copy. Read's blocks share its values, as contexts
+// share the blocks' values; nothing writes them (merge's functions
+// return new values; TestRunLeavesPolicies). A deep copy of every spec
+// was 2% of what `strata status` allocated on the performance world
+// (docs/performance.md, "Every command, seventh pass").
 func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
-	m, ok, _ := unstructured.NestedMap(p.Object, k.specPath...)
-	return m, ok
+	v, ok, _ := unstructured.NestedFieldNoCopy(p.Object, k.specPath...)
+	m, isMap := v.(map[string]any)
+	return m, ok && isMap
 }
 
 // Compile validates a declaration and fills its defaults. Errors name the
