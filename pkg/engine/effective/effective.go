@@ -212,9 +212,9 @@ type computer struct {
 	chunk int
 	// keyBuf is key's buffer.
 	keyBuf []byte
-	// prefixes are the folds of stacks' prefixes on immutable values,
-	// by key (foldImmutable).
-	prefixes map[string]*foldState
+	// prefixes are the folds of stacks' prefixes on immutable values
+	// (foldImmutable).
+	prefixes map[prefixKey]*foldState
 	// stacks are the stacks made, by attsKey; attIDs number the
 	// attachments for it, in attsBuf. allBuf is context's scratch list.
 	stacks  map[string]*stacked
@@ -534,36 +534,56 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 // fold of its longest prefix already folded, and remembering the fold of
 // each longer prefix. Stacks share their less specific entries (the
 // Gateway's, the listener's, the namespace's policies) and differ in the
-// most specific ones: the performance world's 13,000 stacks of 58,000
+// most specific ones: the performance world's 13,400 folds of 58,000
 // entries have 14,600 prefixes, so most folds take one step instead of
-// four (docs/performance.md, "Every command, seventh pass").
+// three or four (docs/performance.md, "Every command, seventh pass").
 //
-// Prefixes are keyed as stacks are (key: each entry's policy, node and
-// strategy), which is what a step reads of its entry. A remembered state
-// is frozen (foldState); a fold resumes on copies of what a step writes.
+// The prefixes form a tree: a prefix's fold is found from its parent's
+// and its last entry, keyed as stacks are (key: the entry's policy,
+// node and strategy, what a step reads of its entry), in fixed-size
+// keys, so that what is remembered grows with the prefixes and not with
+// their lengths. A remembered state is frozen (foldState); a fold
+// resumes on copies of what a step writes.
 func (c *computer) foldImmutable(entries []*Entry) *folding {
 	if c.prefixes == nil {
-		c.prefixes = map[string]*foldState{}
+		c.prefixes = map[prefixKey]*foldState{}
 	}
-	key := c.key(entries) // entry i's part is key[i*keySize:(i+1)*keySize]
-	k := len(entries)
-	var f *folding
-	for ; k > 0; k-- {
-		if st, ok := c.prefixes[string(key[:k*keySize])]; ok {
-			f = st.resume(c)
+	var parent *foldState // the fold of entries[:k]
+	k := 0
+	for ; k < len(entries); k++ {
+		st, ok := c.prefixes[c.prefixKey(parent, entries[k])]
+		if !ok {
 			break
 		}
+		parent = st
 	}
-	if f == nil {
+	var f *folding
+	if parent != nil {
+		f = parent.resume(c)
+	} else {
 		f = c.start(&immutable{c: c, acc: entries[0].Value}, entries[0])
+		parent = f.freeze()
+		c.prefixes[c.prefixKey(nil, entries[0])] = parent
 		k = 1
-		c.prefixes[string(key[:keySize])] = f.freeze()
 	}
 	for ; k < len(entries); k++ {
 		f.step(entries[k])
-		c.prefixes[string(key[:(k+1)*keySize])] = f.freeze()
+		st := f.freeze()
+		c.prefixes[c.prefixKey(parent, entries[k])] = st
+		parent = st
 	}
 	return f
+}
+
+// prefixKey is a prefix of a stack: the fold of the prefix before its
+// last entry (nil for the first) and that entry's part of key.
+type prefixKey struct {
+	parent             *foldState
+	policy, node, base uint32
+}
+
+func (c *computer) prefixKey(parent *foldState, e *Entry) prefixKey {
+	return prefixKey{parent: parent, policy: c.policyID(e.Policy()), node: uint32(e.Attachment.Node), base: uint32(e.Block.Strategy.Base[0])}
 }
 
 // folding is fold's state between steps: the value accumulated so far,
@@ -1029,31 +1049,32 @@ func isEmpty(v any) bool {
 	return false
 }
 
-// keySize is the size of one entry's part of a key.
-const keySize = 12
-
 // key identifies a stack for memoization: the same blocks attached at the
-// same nodes fold to the same outcome. Entry i's part is
-// key[i*keySize:(i+1)*keySize], so a prefix's key is a prefix of the key.
+// same nodes fold to the same outcome.
 // The key is built in a buffer the computer reuses: valid until the next
 // call.
 func (c *computer) key(entries []*Entry) []byte {
-	if c.ids == nil {
-		c.ids = map[*policykind.Policy]uint32{}
-	}
 	b := c.keyBuf[:0]
 	for _, e := range entries {
-		id, ok := c.ids[e.Policy()]
-		if !ok {
-			id = uint32(len(c.ids))
-			c.ids[e.Policy()] = id
-		}
-		b = binary.LittleEndian.AppendUint32(b, id)
+		b = binary.LittleEndian.AppendUint32(b, c.policyID(e.Policy()))
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.Attachment.Node))
 		b = binary.LittleEndian.AppendUint32(b, uint32(e.Block.Strategy.Base[0]))
 	}
 	c.keyBuf = b
 	return b
+}
+
+// policyID numbers p within this computer, for keys.
+func (c *computer) policyID(p *policykind.Policy) uint32 {
+	if c.ids == nil {
+		c.ids = map[*policykind.Policy]uint32{}
+	}
+	id, ok := c.ids[p]
+	if !ok {
+		id = uint32(len(c.ids))
+		c.ids[p] = id
+	}
+	return id
 }
 
 // lastOfEach keeps, of attachments in path order, each policy's last
