@@ -108,10 +108,11 @@ func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
 	out := make([]*PolicyObject, len(pss))
 	cores.Each(len(pss), 256, func() func(int) {
 		return func(i int) {
+			// Ancestors timed Strata's entries against the same stored
+			// ones: they are merged as they are.
 			ps := pss[i]
 			src := ps.Policy.Object.Object
-			theirs, ours, _ := mergeAncestors(storedAncestors(src), ps.Ancestors, controlledBy(ps.Policy.Kind.ControllerName), now)
-			out[i] = &PolicyObject{Source: src, Theirs: theirs, Ours: ours}
+			out[i] = &PolicyObject{Source: src, Theirs: othersOf(storedAncestors(src), controlledBy(ps.Policy.Kind.ControllerName)), Ours: ps.Ancestors}
 		}
 	})
 	return out
@@ -152,17 +153,23 @@ func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(co
 // controllers have (what Limit must leave room for).
 func mergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (others []any, timed []gwv1.PolicyAncestorStatus, theirs int) {
 	theirs, old := splitAncestors(stored, mine)
-	for _, e := range stored {
-		if m, ok := e.(map[string]any); ok && !mine(str(m, "controllerName")) {
-			others = append(others, m)
-		}
-	}
+	others = othersOf(stored, mine)
 	timed = make([]gwv1.PolicyAncestorStatus, len(ours))
 	for i, a := range ours {
 		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
 		timed[i] = a
 	}
 	return others, timed, theirs
+}
+
+// othersOf are the stored entries of other controllers, as they are.
+func othersOf(stored []any, mine func(string) bool) (others []any) {
+	for _, e := range stored {
+		if m, ok := e.(map[string]any); ok && !mine(str(m, "controllerName")) {
+			others = append(others, m)
+		}
+	}
+	return others
 }
 
 // splitAncestors counts the stored entries of other controllers and reads

@@ -1,11 +1,12 @@
 package status
 
 import (
+	"slices"
+
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	"slices"
 )
 
 // Retime gives conds their lastTransitionTime, apimachinery's

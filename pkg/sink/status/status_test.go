@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -91,6 +92,14 @@ status:
 	anc, _, _ := unstructured.NestedSlice(objs[0].Object, "status", "ancestors")
 	if len(anc) != 2 {
 		t.Fatalf("want the other controller's entry and one of ours, got %d: %v", len(anc), anc)
+	}
+	// The controller's merge, which times Strata's entries again against
+	// what is stored when it writes, says the same of the same stored
+	// entries.
+	stored, _, _ := unstructured.NestedSlice(res.Policies[0].Object.Object, "status", "ancestors")
+	merged, theirs := status.MergeAncestors(stored, status.Ancestors(res, now)[0].Ancestors, func(c string) bool { return c == "strata.dev/policy-controller" }, now)
+	if theirs != 1 || !equality.Semantic.DeepEqual(merged, anc) {
+		t.Errorf("the controller's merge (%d of others) differs:\n%v\n%v", theirs, merged, anc)
 	}
 	if anc[0].(map[string]any)["controllerName"] != "other.io/controller" {
 		t.Errorf("other controller's entry not kept first: %v", anc[0])
