@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/strata-dev/strata/internal/synth"
@@ -110,6 +111,16 @@ func writeShape(b *testing.B, sh synth.Shape, n int) string {
 //
 // go test -run '^$' -bench BenchmarkEveryCommand -benchtime 1x ./internal/cli/
 func BenchmarkEveryCommand(b *testing.B) {
+	// The collector's GOGC of a strata process (commandGCPercent) for
+	// the whole benchmark, as a process runs: Main sets it for each
+	// command and puts back the one it found, which in a test process is
+	// 100. Between the iterations the collector then ran at 100 and
+	// moved its cycles with the heap's size: `describe` of a route took
+	// 0.34 or 0.58 s at -benchtime 2x by where they fell
+	// (docs/performance.md, "Every command, seventh pass").
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(commandGCPercent))
+	}
 	s, path := perfWorld(b)
 	route := s.HTTPRoutes[len(s.HTTPRoutes)/2]
 	gw := s.Gateways[0]
