@@ -401,14 +401,7 @@ func TestSubjectScopeOfNothing(t *testing.T) {
 		{"namespace/baker", "", "complete"},
 		{"httproute/baker", "baker", "scoped"},
 	} {
-		got := "scoped"
-		switch nodes := subjectScope(f, c.arg, c.ns)(res); {
-		case nodes == nil:
-			got = "complete"
-		case slices.Equal(nodes, query.NoTargets(res)):
-			got = "nothing"
-		}
-		if got != c.want {
+		if got := scopeOf(res, subjectScope(f, c.arg, c.ns)); got != c.want {
 			t.Errorf("%s -n %s: scope is %s, want %s", c.arg, c.ns, got, c.want)
 		}
 	}
@@ -422,15 +415,20 @@ func TestSubjectScopeOfNothing(t *testing.T) {
 		{"retrypolicy", "baker-retries", "complete"},
 		{"httproute", "baker", "scoped"},
 	} {
-		got := "scoped"
-		switch nodes := everywhereScope(f, c.kind, c.name)(res); {
-		case nodes == nil:
-			got = "complete"
-		case slices.Equal(nodes, query.NoTargets(res)):
-			got = "nothing"
-		}
-		if got != c.want {
+		if got := scopeOf(res, everywhereScope(f, c.kind, c.name)); got != c.want {
 			t.Errorf("%s/%s -A: scope is %s, want %s", c.kind, c.name, got, c.want)
 		}
 	}
+}
+
+// scopeOf says what scope gives on res: the complete run (nil), nothing
+// (query.NoTargets) or a scope.
+func scopeOf(res *engine.Result, scope func(*engine.Result) []topology.NodeID) string {
+	switch nodes := scope(res); {
+	case nodes == nil:
+		return "complete"
+	case slices.Equal(nodes, query.NoTargets(res)):
+		return "nothing"
+	}
+	return "scoped"
 }

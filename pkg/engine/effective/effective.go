@@ -562,13 +562,13 @@ func (c *computer) foldImmutable(entries []*Entry) *folding {
 		f = parent.resume(c)
 	} else {
 		f = c.start(&immutable{c: c, acc: entries[0].Value}, entries[0])
-		parent = f.freeze()
+		parent = f.frozen()
 		c.prefixes[c.prefixKey(nil, entries[0])] = parent
 		k = 1
 	}
 	for ; k < len(entries); k++ {
 		f.step(entries[k])
-		st := f.freeze()
+		st := f.frozen()
 		c.prefixes[c.prefixKey(parent, entries[k])] = st
 		parent = st
 	}
@@ -598,7 +598,7 @@ type folding struct {
 	live     []*policykind.Policy
 	replaced map[*policykind.Policy]*policykind.Policy
 	prev     *Entry
-	// shared: live and replaced are a frozen foldState's too (freeze,
+	// shared: live and replaced are a frozen foldState's too (frozen,
 	// resume), copied before they are written.
 	shared bool
 }
@@ -737,7 +737,7 @@ func (f *folding) step(m *Entry) {
 // entry dictates.
 func (f *folding) finish(object *merge.Value) *Folded {
 	if len(f.replaced) > 0 {
-		f.own() // deleted from here, and from out.replaced by freeze
+		f.own() // deleted from here, and from out.replaced by c.freeze
 	}
 	out, replaced := f.out, f.replaced
 	for _, p := range f.live {
@@ -760,7 +760,8 @@ func (f *folding) finish(object *merge.Value) *Folded {
 }
 
 // foldState is a folding on immutable values frozen: nothing in it is
-// written after freeze, so folds of longer stacks resume from it.
+// written after frozen made it, so folds of longer stacks resume from
+// it.
 type foldState struct {
 	acc        merge.Value
 	locked     map[string]bool
@@ -771,12 +772,12 @@ type foldState struct {
 	prev       *Entry
 }
 
-// freeze is f's state, frozen: the values accumulated are never written
+// frozen is f's state, frozen: the values accumulated are never written
 // (merge's functions return new ones); the locked leaves, the live and
 // the replaced policies are shared with f, which copies them before it
 // writes them (own, lockLeaf); the rarer merges and conflicts are
 // copied.
-func (f *folding) freeze() *foldState {
+func (f *folding) frozen() *foldState {
 	a := f.acc.(*immutable)
 	a.shared, f.shared = true, true
 	return &foldState{

@@ -121,11 +121,9 @@ func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
 // Object is the policy object with its status.ancestors, sharing every
 // other field with Source (withStatus).
 func (p *PolicyObject) Object() *unstructured.Unstructured {
-	list := make([]any, 0, len(p.Theirs)+len(p.Ours))
-	list = append(list, p.Theirs...)
-	var last lastConditions
-	for i := range p.Ours {
-		list = append(list, ancestorMap(&p.Ours[i], &last))
+	list := ancestorList(p.Theirs, p.Ours)
+	if list == nil {
+		list = []any{}
 	}
 	return withStatus(p.Source, "ancestors", list)
 }
@@ -136,30 +134,32 @@ func (p *PolicyObject) Object() *unstructured.Unstructured {
 // keeping the lastTransitionTime of the stored entry of Strata for the
 // same ancestorRef when its status is the same (Retime). theirs is how
 // many entries belong to other controllers. Stored items that are not
-// objects are dropped. The CLI's Policies and the controller's write both
-// merge here.
+// objects are dropped. The controller's write merges here; the CLI's
+// Policies lists the same entries (PolicyObject), ours timed once, by
+// Ancestors, against the same stored ones.
 func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (merged []any, theirs int) {
-	others, timed, theirs := mergeAncestors(stored, ours, mine, now)
-	merged = append(merged, others...)
-	var last lastConditions
-	for i := range timed {
-		merged = append(merged, ancestorMap(&timed[i], &last))
-	}
-	return merged, theirs
-}
-
-// mergeAncestors is MergeAncestors in parts: the stored entries of other
-// controllers, ours timed, and how many stored entries other
-// controllers have (what Limit must leave room for).
-func mergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (others []any, timed []gwv1.PolicyAncestorStatus, theirs int) {
 	theirs, old := splitAncestors(stored, mine)
-	others = othersOf(stored, mine)
-	timed = make([]gwv1.PolicyAncestorStatus, len(ours))
+	timed := make([]gwv1.PolicyAncestorStatus, len(ours))
 	for i, a := range ours {
 		a.Conditions = Retime(old[parentKey(a.AncestorRef)], a.Conditions, now)
 		timed[i] = a
 	}
-	return others, timed, theirs
+	return ancestorList(othersOf(stored, mine), timed), theirs
+}
+
+// ancestorList is status.ancestors of the entries of other controllers,
+// as they are, then ours; nil when there are none.
+func ancestorList(theirs []any, ours []gwv1.PolicyAncestorStatus) []any {
+	if len(theirs)+len(ours) == 0 {
+		return nil
+	}
+	list := make([]any, 0, len(theirs)+len(ours))
+	list = append(list, theirs...)
+	var last lastConditions
+	for i := range ours {
+		list = append(list, ancestorMap(&ours[i], &last))
+	}
+	return list
 }
 
 // othersOf are the stored entries of other controllers, as they are.
