@@ -57,8 +57,9 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 //
 // Contexts whose stacks fold to one effective.Folded (the engine's memo:
 // same policies at the same nodes) share its resultant policy and field
-// sources, made once: the EffectivePolicies at makes share those two,
-// which no reader may change. On the performance world, 56,000 contexts
+// sources, made once, and targets of one kind share their labels: the
+// EffectivePolicies at makes share those three maps, which no reader may
+// change. On the performance world, 56,000 contexts
 // fold to 14,000 values (docs/performance.md, "Every command, fourth
 // pass").
 func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
@@ -88,10 +89,20 @@ func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 		keys[n] = g.Node(n).Ref.Key()
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
+	// One label map per target kind, shared like the folded parts: a
+	// map per target was a twelfth of what `strata effective` allocated
+	// on the performance world (docs/performance.md, "Every command,
+	// eighth pass").
+	labels := map[string]map[string]string{}
+	for _, n := range order {
+		if k := g.Node(n).Ref.Kind; labels[k] == nil {
+			labels[k] = kindLabels(k)
+		}
+	}
 	var shared sync.Map // *effective.Folded -> *folded
 	return len(order), func(i int) *EffectivePolicy {
 		n := order[i]
-		ep := newFor(g.Node(n).Ref)
+		ep := newFor(g.Node(n).Ref, labels[g.Node(n).Ref.Kind])
 		for _, p := range byNode[n] {
 			kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
 			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared)
@@ -167,7 +178,13 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 	return out
 }
 
-func newFor(r topology.Ref) *EffectivePolicy {
+// kindLabels are the labels of the EffectivePolicy of a target of kind
+// k, which `strata effective -l` selects on.
+func kindLabels(k string) map[string]string { return map[string]string{Group + "/target-kind": k} }
+
+// newFor is the EffectivePolicy of target r, without its policies, with
+// labels, which it does not copy.
+func newFor(r topology.Ref, labels map[string]string) *EffectivePolicy {
 	ep := &EffectivePolicy{Target: r.API()}
 	ep.APIVersion = Group + "/" + Version
 	ep.Kind = Kind
@@ -176,7 +193,7 @@ func newFor(r topology.Ref) *EffectivePolicy {
 		ep.Name += "." + r.Section
 	}
 	ep.Namespace = r.Namespace
-	ep.Labels = map[string]string{Group + "/target-kind": r.Kind}
+	ep.Labels = labels
 	return ep
 }
 
