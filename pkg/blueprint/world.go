@@ -208,7 +208,7 @@ func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []Listene
 	for _, l := range gw.Spec.Listeners {
 		lr := ListenerRoutes{Name: string(l.Name)}
 		if gwID != topology.None {
-			if lid, ok := g.Node(gwID).Sections[string(l.Name)]; ok && !g.Node(gwID).Ambiguous[string(l.Name)] {
+			if lid, ok := g.Node(gwID).Sections.Get(string(l.Name)); ok && !g.Node(gwID).Ambiguous[string(l.Name)] {
 				for _, c := range g.Node(lid).Children {
 					r, ok := g.Node(c).Object.(*gwv1.HTTPRoute)
 					if !ok {

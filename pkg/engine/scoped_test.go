@@ -48,7 +48,7 @@ func TestRunScoped(t *testing.T) {
 		if i%10 == 0 {
 			scope = append(scope, id)
 			for _, sec := range full.Graph.Node(id).Sections {
-				scope = append(scope, sec)
+				scope = append(scope, sec.Node)
 			}
 		}
 	}

@@ -275,7 +275,7 @@ func below(g *topology.Graph, nodes []topology.NodeID) map[topology.NodeID]bool 
 		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, s := range g.Node(n).Sections {
-			push(s)
+			push(s.Node)
 		}
 		for _, c := range g.Node(n).Children {
 			push(c)

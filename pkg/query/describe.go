@@ -23,10 +23,9 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 	d := &Description{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDescription}, Object: q.ref(n)}
 	node := q.g.Node(n)
 	own := q.own(n)
-	for name := range node.Sections {
-		d.Sections = append(d.Sections, name)
+	for _, s := range node.Sections { // sorted by name
+		d.Sections = append(d.Sections, s.Name)
 	}
-	sort.Strings(d.Sections)
 	d.Parents, d.Children = q.neighbours(own)
 
 	type affecting struct {

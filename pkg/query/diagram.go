@@ -303,7 +303,7 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 	add := func(m topology.NodeID) {
 		nodes[m] = true
 		for _, s := range g.Node(m).Sections {
-			nodes[s] = true
+			nodes[s.Node] = true
 		}
 	}
 	add(n)
@@ -352,7 +352,9 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 
 // sectionsOf lists a node's sections in NodeID order.
 func sectionsOf(g *topology.Graph, n topology.NodeID) []topology.NodeID {
-	return slices.Sorted(maps.Values(g.Node(n).Sections))
+	out := g.Node(n).Sections.Nodes()
+	slices.Sort(out)
+	return out
 }
 
 // eachNode calls fn with every node of d: each namespace's cluster node and

@@ -120,7 +120,7 @@ type scopedTarget struct {
 func (q *query) own(n topology.NodeID) []topology.NodeID {
 	out := []topology.NodeID{n}
 	for _, s := range q.g.Node(n).Sections {
-		out = append(out, s)
+		out = append(out, s.Node)
 	}
 	slices.Sort(out)
 	return out

@@ -96,7 +96,7 @@ func (a *attachment) listenerChildren(listener gwv1.SectionName) []topology.Node
 	if a.gwID == topology.None {
 		return nil
 	}
-	lid, ok := a.graph.Node(a.gwID).Sections[string(listener)]
+	lid, ok := a.graph.Node(a.gwID).Sections.Get(string(listener))
 	if !ok {
 		return nil
 	}

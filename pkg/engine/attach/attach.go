@@ -350,7 +350,7 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	if n.Ambiguous[t.Section] {
 		return nil, rejection(p, t, target, ReasonInvalid, t.Field+".sectionName", "%s %q is declared more than once in %s", info.Section, t.Section, n.Ref)
 	}
-	sec, ok := n.Sections[t.Section]
+	sec, ok := n.Sections.Get(t.Section)
 	if !ok {
 		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field+".sectionName", "%s has no %s named %q", n.Ref, info.Section, t.Section)
 	}
@@ -405,7 +405,7 @@ func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo
 		}
 		if section == "" {
 			out = append(out, id)
-		} else if sec, ok := n.Sections[section]; ok && !n.Ambiguous[section] {
+		} else if sec, ok := n.Sections.Get(section); ok && !n.Ambiguous[section] {
 			out = append(out, sec)
 		}
 	}

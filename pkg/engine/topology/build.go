@@ -156,34 +156,67 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 	return id
 }
 
-// section adds a named section under an object node, the name of item i
-// of the object's spec.<list>. A name declared twice is ambiguous: kept
-// once and reported (policies targeting it are Invalid).
-func (g *Graph) section(obj NodeID, name, list string, i int) NodeID {
+// sections adds the named sections of an object node, the names of the
+// n items of the object's spec.<list>, name(i) being item i's ("" for an
+// item that is no section: an unnamed Service port), and returns their
+// nodes (None for "", the first item's for a duplicate). A name declared twice is
+// ambiguous: kept once, at its first item, and reported (policies
+// targeting it are Invalid). The object's Sections are set sorted, so
+// that the routes linked next find listeners by name.
+func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string) []NodeID {
 	o := &g.Nodes[obj]
-	if id, dup := o.Sections[name]; dup {
-		if o.Ambiguous == nil {
-			o.Ambiguous = map[string]bool{}
+	secs := make(Sections, 0, n)
+	ids := make([]NodeID, n)
+	// Duplicates are found by a scan of the names before for the few
+	// sections of nearly every object, by a set for many (a Service with
+	// thousands of ports: issue 11, "No cliffs").
+	var seen map[string]NodeID
+	if n > fewSections {
+		seen = make(map[string]NodeID, n)
+	}
+	sec := Node{Ref: o.Ref, Level: hierarchy.Kinds[o.Ref.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
+	for i := range n {
+		nm := name(i)
+		ids[i] = None
+		if nm == "" {
+			continue
 		}
-		o.Ambiguous[name] = true
-		// The field is named only here: tens of thousands of sections are
-		// added to a large world, and almost none is a duplicate.
-		field := fmt.Sprintf("spec.%s[%d].name", list, i)
-		g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", hierarchy.Kinds[o.Ref.GroupKind()].Section, name)})
-		return id
+		first, dup := None, false
+		if seen != nil {
+			first, dup = seen[nm]
+		} else if j := slices.IndexFunc(secs, func(s Section) bool { return s.Name == nm }); j >= 0 {
+			first, dup = secs[j].Node, true
+		}
+		if dup {
+			ids[i] = first
+			o := &g.Nodes[obj]
+			if o.Ambiguous == nil {
+				o.Ambiguous = map[string]bool{}
+			}
+			o.Ambiguous[nm] = true
+			// The field is named only here: tens of thousands of sections
+			// are added to a large world, and almost none is a duplicate.
+			field := fmt.Sprintf("spec.%s[%d].name", list, i)
+			g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", hierarchy.Kinds[o.Ref.GroupKind()].Section, nm)})
+			continue
+		}
+		sec.Ref.Section = nm
+		id := g.addUnindexed(sec)
+		if seen != nil {
+			seen[nm] = id
+		}
+		secs = append(secs, Section{Name: nm, Node: id})
+		g.link(obj, id)
+		ids[i] = id
 	}
-	r := o.Ref
-	r.Section = name
-	sec := Node{Ref: r, Level: hierarchy.Kinds[r.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
-	id := g.addUnindexed(sec)
-	o = &g.Nodes[obj] // adding may have moved the slice
-	if o.Sections == nil {
-		o.Sections = map[string]NodeID{}
-	}
-	o.Sections[name] = id
-	g.link(obj, id)
-	return id
+	slices.SortFunc(secs, func(a, b Section) int { return strings.Compare(a.Name, b.Name) })
+	g.Nodes[obj].Sections = secs
+	return ids
 }
+
+// fewSections is the most sections an object may have for its duplicates
+// to be found by a scan rather than a set.
+const fewSections = 16
 
 func (g *Graph) addGateway(gw *gwv1.Gateway) {
 	id := g.object(hierarchy.GatewayKind, &gw.ObjectMeta, gw)
@@ -193,9 +226,7 @@ func (g *Graph) addGateway(gw *gwv1.Gateway) {
 	if gc := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: string(gw.Spec.GatewayClassName)}); gc != None {
 		g.link(gc, id)
 	}
-	for i, l := range gw.Spec.Listeners {
-		g.section(id, string(l.Name), "listeners", i)
-	}
+	g.sections(id, "listeners", len(gw.Spec.Listeners), func(i int) string { return string(gw.Spec.Listeners[i].Name) })
 }
 
 func (g *Graph) addService(svc *corev1.Service) {
@@ -203,11 +234,7 @@ func (g *Graph) addService(svc *corev1.Service) {
 	if g.Nodes[id].Object != svc {
 		return
 	}
-	for i, p := range svc.Spec.Ports {
-		if p.Name != "" {
-			g.section(id, p.Name, "ports", i)
-		}
-	}
+	g.sections(id, "ports", len(svc.Spec.Ports), func(i int) string { return svc.Spec.Ports[i].Name })
 }
 
 // attacher links routes to listeners and backends.
@@ -244,9 +271,7 @@ func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 	if g.Nodes[id].Object != ls {
 		return
 	}
-	for i, l := range ls.Spec.Listeners {
-		g.section(id, string(l.Name), "listeners", i)
-	}
+	g.sections(id, "listeners", len(ls.Spec.Listeners), func(i int) string { return string(ls.Spec.Listeners[i].Name) })
 	p := ls.Spec.ParentRef
 	gwNS := ls.Namespace
 	if p.Namespace != nil {
@@ -348,14 +373,12 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 		return None, nil
 	}
 	ns := r.Meta.Namespace
-	rules := make([]NodeID, len(r.Rules))
-	for i, rule := range r.Rules {
-		name := GeneratedRuleName(i)
-		if rule.Name != nil && *rule.Name != "" {
-			name = string(*rule.Name)
+	rules := g.sections(id, "rules", len(r.Rules), func(i int) string {
+		if n := r.Rules[i].Name; n != nil && *n != "" {
+			return string(*n)
 		}
-		rules[i] = g.section(id, name, "rules", i)
-	}
+		return GeneratedRuleName(i)
+	})
 	for i, p := range r.ParentRefs {
 		kind, parentNS := parentOf(p, ns)
 		switch {
@@ -415,7 +438,7 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 			if !b.allowed(parentNS, &l, r, ns) {
 				continue
 			}
-			if lid, ok := g.Nodes[parent].Sections[string(l.Name)]; ok {
+			if lid, ok := g.Nodes[parent].Sections.Get(string(l.Name)); ok {
 				edges = append(edges, [2]NodeID{lid, id})
 			}
 		}

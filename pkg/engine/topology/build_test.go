@@ -563,7 +563,8 @@ func TestBuildRuleSections(t *testing.T) {
 			rid := mustLookup(t, g, routeRef("HTTPRoute", "ns", "r", ""))
 			n := g.Node(rid)
 			var got []string
-			for name, sid := range n.Sections {
+			for _, s := range n.Sections {
+				name, sid := s.Name, s.Node
 				got = append(got, name)
 				sec := g.Node(sid)
 				if sec.Ref != routeRef("HTTPRoute", "ns", "r", name) {
@@ -648,7 +649,7 @@ func TestBuildDuplicates(t *testing.T) {
 				if yes {
 					amb = append(amb, name)
 				}
-				if _, ok := n.Sections[name]; !ok {
+				if _, ok := n.Sections.Get(name); !ok {
 					t.Errorf("ambiguous section %q has no node", name)
 				}
 			}
@@ -1182,5 +1183,75 @@ func TestLookupSections(t *testing.T) {
 	}
 	if ext := g.Extend(topology.Extra{Virtual: []topology.Ref{sec}}); ext != g {
 		t.Errorf("Extend with an existing section made a new graph")
+	}
+}
+
+// TestSectionsFewAndMany: an object's sections are found alike whether
+// its duplicates are found by a scan (few sections) or by a set (many):
+// sorted by name, each name once at its first item's node, the later
+// items with that name reported and ambiguous, and a duplicate rule's
+// backends linked below the first rule of that name.
+func TestSectionsFewAndMany(t *testing.T) {
+	for _, n := range []int{10, 40} { // below and above fewSections
+		t.Run(fmt.Sprintf("%d names", n), func(t *testing.T) {
+			// Names in reverse order, every fifth one the name of the
+			// item before.
+			var names []string
+			for i := range n {
+				name := fmt.Sprintf("p%03d", n-i)
+				if i%5 == 4 {
+					name = names[i-1]
+				}
+				names = append(names, name)
+			}
+			rules := make([]rule, n)
+			for i, name := range names {
+				rules[i] = rule{name: name}
+				if i%5 == 4 {
+					rules[i].backends = []gwv1.BackendObjectReference{{Name: "b"}}
+				}
+			}
+			g := topology.Build(&snapshot.Snapshot{
+				Services:   []*corev1.Service{service("ns", "s", names...), service("ns", "b")},
+				HTTPRoutes: []*gwv1.HTTPRoute{httpRoute("ns", "r", nil, nil, rules...)},
+			})
+			for _, obj := range []topology.Ref{svcRef("ns", "s", ""), routeRef("HTTPRoute", "ns", "r", "")} {
+				node := g.Node(mustLookup(t, g, obj))
+				if !slices.IsSortedFunc(node.Sections, func(a, b topology.Section) int { return strings.Compare(a.Name, b.Name) }) {
+					t.Errorf("%s: sections not sorted: %v", obj.Key(), node.Sections)
+				}
+				var unique []string
+				for i, name := range names {
+					id, ok := node.Sections.Get(name)
+					switch {
+					case !ok:
+						t.Errorf("%s: section %q not found", obj.Key(), name)
+					case g.Node(id).Ref.Section != name:
+						t.Errorf("%s: section %q is node %s", obj.Key(), name, g.Node(id).Ref.Key())
+					case (slices.Contains(names[:i], name) || slices.Contains(names[i+1:], name)) != node.Ambiguous[name]:
+						t.Errorf("%s: section %q ambiguous %v", obj.Key(), name, node.Ambiguous[name])
+					}
+					if !slices.Contains(unique, name) {
+						unique = append(unique, name)
+					}
+				}
+				if len(node.Sections) != len(unique) {
+					t.Errorf("%s: %d sections, want %d", obj.Key(), len(node.Sections), len(unique))
+				}
+				if _, ok := node.Sections.Get("none"); ok {
+					t.Errorf("%s: a name not declared found", obj.Key())
+				}
+			}
+			b := mustLookup(t, g, svcRef("ns", "b", ""))
+			for i := 4; i < n; i += 5 {
+				first, _ := g.Node(mustLookup(t, g, routeRef("HTTPRoute", "ns", "r", ""))).Sections.Get(names[i])
+				if !slices.Contains(g.Node(first).Children, b) {
+					t.Errorf("backend of rules[%d] (%q, a duplicate) not below the first rule of that name", i, names[i])
+				}
+			}
+			if want := n / 5 * 2; len(g.Problems) != want {
+				t.Errorf("%d problems, want %d: %v", len(g.Problems), want, g.Problems)
+			}
+		})
 	}
 }

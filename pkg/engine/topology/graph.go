@@ -49,7 +49,7 @@ func (g *Graph) Lookup(r Ref) NodeID {
 	if r.Section != "" {
 		// A section is found through its object (Graph.section).
 		if obj, ok := g.index[r.Object()]; ok {
-			if id, ok := g.Nodes[obj].Sections[r.Section]; ok {
+			if id, ok := g.Nodes[obj].Sections.Get(r.Section); ok {
 				return id
 			}
 		}

@@ -237,7 +237,7 @@ func (t *Trace) decide(g *topology.Graph, req *Request, l *listener, ids []topol
 			exact = 0
 		}
 		for i, rule := range v.rules {
-			ruleNode, ok := g.Node(id).Sections[rule.name]
+			ruleNode, ok := g.Node(id).Sections.Get(rule.name)
 			if !ok {
 				continue
 			}

@@ -161,7 +161,7 @@ func listenersOf(g *topology.Graph, gw topology.NodeID) []listener {
 	}
 	var out []listener
 	for _, l := range obj.Spec.Listeners {
-		if sec, ok := n.Sections[string(l.Name)]; ok {
+		if sec, ok := n.Sections.Get(string(l.Name)); ok {
 			out = append(out, listener{node: sec, gw: gw, set: topology.None, spec: l})
 		}
 	}
@@ -181,7 +181,7 @@ func listenersOf(g *topology.Graph, gw topology.NodeID) []listener {
 	})
 	for _, ls := range sets {
 		for _, l := range ls.Spec.Listeners {
-			if sec, ok := g.Node(ids[ls]).Sections[string(l.Name)]; ok {
+			if sec, ok := g.Node(ids[ls]).Sections.Get(string(l.Name)); ok {
 				out = append(out, listener{node: sec, gw: gw, set: ids[ls], spec: gwv1.Listener(l)})
 			}
 		}
@@ -365,7 +365,7 @@ func servicePort(g *topology.Graph, svc topology.NodeID, port int32) (topology.N
 		if p.Port != port {
 			continue
 		}
-		if sec, ok := n.Sections[p.Name]; ok && p.Name != "" {
+		if sec, ok := n.Sections.Get(p.Name); ok && p.Name != "" {
 			return sec, ""
 		}
 		return topology.None, ""

@@ -551,7 +551,7 @@ func (w *World) gatewayRow(gw topology.NodeID) GatewayRow {
 				routes[c] = true
 				count(c)
 				for _, s := range g.Node(c).Sections {
-					count(s)
+					count(s.Node)
 				}
 			case lvl < hierarchy.LevelRoute:
 				stack = append(stack, c)

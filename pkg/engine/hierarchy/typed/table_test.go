@@ -171,7 +171,7 @@ func TestEveryConsumerCoversEveryRow(t *testing.T) {
 				if p := g.Nodes[id].Parents; len(p) != 1 || p[0] != listener {
 					t.Errorf("route %s is not linked to its listener: parents %v", ref.Key(), p)
 				}
-				rule := g.Nodes[id].Sections[topology.GeneratedRuleName(0)]
+				rule, _ := g.Nodes[id].Sections.Get(topology.GeneratedRuleName(0))
 				svc := g.Lookup(topology.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: "ns", Name: "svc"})
 				if c := g.Nodes[rule].Children; rule == topology.None || len(c) != 1 || c[0] != svc {
 					t.Errorf("rule of %s is not linked to its Service: children %v", ref.Key(), c)
