@@ -36,32 +36,36 @@ func validAncestorRef(r topology.Ref) bool {
 // reported against (GEP-1897: a target is also a valid ancestor; the
 // policy is the one object the message certainly concerns). Their
 // messages name the targetRef field, so nothing is lost.
-func reportable(p *policykind.Policy, m map[topology.Ref]*tally) map[topology.Ref]*tally {
-	var bad []topology.Ref
-	for r := range m {
-		if !validAncestorRef(r) {
-			bad = append(bad, r)
+func reportable(p *policykind.Policy, ts []*tally) []*tally {
+	var bad []*tally
+	for _, t := range ts {
+		if !validAncestorRef(t.ref) {
+			bad = append(bad, t)
 		}
 	}
 	if len(bad) == 0 {
-		return m
+		return ts
 	}
-	slices.SortFunc(bad, func(a, b topology.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+	slices.SortFunc(bad, func(a, b *tally) int { return strings.Compare(a.ref.Key(), b.ref.Key()) })
 	self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
-	out := make(map[topology.Ref]*tally, len(m))
-	for r, t := range m {
-		if validAncestorRef(r) {
-			out[r] = t
+	out := make([]*tally, 0, len(ts))
+	var at *tally // the tally at self, among the valid ones or made of the first bad one
+	for _, t := range ts {
+		if validAncestorRef(t.ref) {
+			out = append(out, t)
+			if t.ref == self {
+				at = t
+			}
 		}
 	}
-	for _, r := range bad {
-		t := m[r]
-		if s, ok := out[self]; ok {
-			s.absorb(t)
+	for _, t := range bad {
+		if at != nil {
+			at.absorb(t)
 			continue
 		}
 		t.ref = self
-		out[self] = t
+		at = t
+		out = append(out, t)
 	}
 	return out
 }

@@ -239,22 +239,22 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		return func(i int) {
 			p := policies[i]
 			ps := PolicyStatus{Policy: p}
-			m := reportable(p, all[p])
+			m := reportable(p, all[p].all())
 			// Sorted by key, each key made once, not twice per
 			// comparison: 3% of what `strata status` allocated on
 			// the performance world (docs/performance.md, "Every
 			// command, seventh pass").
 			type keyed struct {
 				key string
-				ref topology.Ref
+				t   *tally
 			}
 			refs := make([]keyed, 0, len(m))
-			for r := range m {
-				refs = append(refs, keyed{r.Key(), r})
+			for _, t := range m {
+				refs = append(refs, keyed{t.ref.Key(), t})
 			}
 			slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 			for _, r := range refs {
-				ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.ref, Conditions: m[r.ref].conditions(p)})
+				ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
 			}
 			out.Policies[i] = ps
 		}
@@ -271,35 +271,80 @@ const manyAttachments = 16
 const chunk = 256
 
 // tallies holds a tally per policy and ancestor.
-type tallies map[*policykind.Policy]map[topology.Ref]*tally
+type tallies map[*policykind.Policy]*ancestorTallies
 
 func newTallies() tallies { return tallies{} }
 
 // get returns p's tally at ref, new and empty the first time.
 func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
-	m := ts[p]
-	if m == nil {
-		m = map[topology.Ref]*tally{}
-		ts[p] = m
+	a := ts[p]
+	if a == nil {
+		a = &ancestorTallies{}
+		ts[p] = a
 	}
-	t := m[ref]
-	if t == nil {
-		t = &tally{ref: ref} // its sets are made when first added to
-		m[ref] = t
+	return a.get(ref)
+}
+
+// ancestorTallies are one policy's tallies, one per ancestor, in the
+// order they were first counted. Nearly every policy has one to a few
+// ancestors, found by a scan: a map keyed by ref for each policy on each
+// core was 3% of what `strata status` allocated on the performance
+// world (docs/performance.md, "Every command, eighth pass"). A policy
+// with many (100,000 targetRefs) gets an index, not a quadratic scan
+// (issue 11, "No cliffs").
+type ancestorTallies struct {
+	list  []*tally
+	index map[topology.Ref]*tally // with more than fewAncestors
+}
+
+// fewAncestors is the most ancestors a policy's tallies are scanned for.
+const fewAncestors = 8
+
+// get returns the tally at ref, new and empty the first time.
+func (a *ancestorTallies) get(ref topology.Ref) *tally {
+	if a.index != nil {
+		if t, ok := a.index[ref]; ok {
+			return t
+		}
+	} else {
+		for _, t := range a.list {
+			if t.ref == ref {
+				return t
+			}
+		}
+	}
+	t := &tally{ref: ref} // its sets are made when first added to
+	a.list = append(a.list, t)
+	switch {
+	case a.index != nil:
+		a.index[ref] = t
+	case len(a.list) > fewAncestors:
+		a.index = make(map[topology.Ref]*tally, 2*len(a.list))
+		for _, t := range a.list {
+			a.index[t.ref] = t
+		}
 	}
 	return t
+}
+
+// all returns the tallies, nil for a policy without any.
+func (a *ancestorTallies) all() []*tally {
+	if a == nil {
+		return nil
+	}
+	return a.list
 }
 
 // join adds the tallies of other, which counted other targets, to ts;
 // other must not be used after.
 func (ts tallies) join(other tallies) {
-	for p, m := range other {
+	for p, a := range other {
 		if _, ok := ts[p]; !ok {
-			ts[p] = m // other is not used after: its tallies move
+			ts[p] = a // other is not used after: its tallies move
 			continue
 		}
-		for ref, o := range m {
-			ts.get(p, ref).join(o)
+		for _, o := range a.list {
+			ts.get(p, o.ref).join(o)
 		}
 	}
 }
