@@ -288,7 +288,7 @@ func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 // ancestorTallies are one policy's tallies, one per ancestor, in the
 // order they were first counted. Nearly every policy has one to a few
 // ancestors, found by a scan: a map keyed by ref for each policy on each
-// core was 3% of what `strata status` allocated on the performance
+// core was 2% of what `strata status` allocated on the performance
 // world (docs/performance.md, "Every command, eighth pass"). A policy
 // with many (100,000 targetRefs) gets an index, not a quadratic scan
 // (issue 11, "No cliffs").

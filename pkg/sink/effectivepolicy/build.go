@@ -90,7 +90,7 @@ func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
 	// One label map per target kind, shared like the folded parts: a
-	// map per target was a twelfth of what `strata effective` allocated
+	// map per target was 2% of what `strata effective` allocated
 	// on the performance world (docs/performance.md, "Every command,
 	// eighth pass").
 	labels := map[string]map[string]string{}
