@@ -158,11 +158,12 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 
 // sections adds the named sections of an object node, the names of the
 // n items of the object's spec.<list>, name(i) being item i's ("" for an
-// item that is no section: an unnamed Service port), and returns their
-// nodes (None for "", the first item's for a duplicate). A name declared twice is
-// ambiguous: kept once, at its first item, and reported (policies
-// targeting it are Invalid). The object's Sections are set sorted, so
-// that the routes linked next find listeners by name.
+// item that is no section: an unnamed Service port), and returns the
+// items' nodes (None for "", the first item's of its name for a
+// duplicate). A name declared twice is ambiguous: kept once, at its
+// first item, and reported (policies targeting it are Invalid). The
+// object's Sections are set sorted, so that the routes linked next find
+// listeners by name.
 func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string) []NodeID {
 	o := &g.Nodes[obj]
 	secs := make(Sections, 0, n)
