@@ -158,16 +158,15 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 
 // sections adds the named sections of an object node, the names of the
 // n items of the object's spec.<list>, name(i) being item i's ("" for an
-// item that is no section: an unnamed Service port), and returns the
-// items' nodes (None for "", the first item's of its name for a
-// duplicate). A name declared twice is ambiguous: kept once, at its
-// first item, and reported (policies targeting it are Invalid). The
-// object's Sections are set sorted, so that the routes linked next find
-// listeners by name.
-func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string) []NodeID {
+// item that is no section: an unnamed Service port), and sets ids[i],
+// when ids is not nil, to item i's node (None for "", the first item's
+// of its name for a duplicate). A name declared twice is ambiguous: kept
+// once, at its first item, and reported (policies targeting it are
+// Invalid). The object's Sections are set sorted, so that the routes
+// linked next find listeners by name.
+func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string, ids []NodeID) {
 	o := &g.Nodes[obj]
 	secs := make(Sections, 0, n)
-	ids := make([]NodeID, n)
 	// Duplicates are found by a scan of the names before for the few
 	// sections of nearly every object, by a set for many (a Service with
 	// thousands of ports: issue 11, "No cliffs").
@@ -178,7 +177,9 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	sec := Node{Ref: o.Ref, Level: hierarchy.Kinds[o.Ref.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
 	for i := range n {
 		nm := name(i)
-		ids[i] = None
+		if ids != nil {
+			ids[i] = None
+		}
 		if nm == "" {
 			continue
 		}
@@ -189,7 +190,9 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 			first, dup = secs[j].Node, true
 		}
 		if dup {
-			ids[i] = first
+			if ids != nil {
+				ids[i] = first
+			}
 			o := &g.Nodes[obj]
 			if o.Ambiguous == nil {
 				o.Ambiguous = map[string]bool{}
@@ -208,11 +211,12 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 		}
 		secs = append(secs, Section{Name: nm, Node: id})
 		g.link(obj, id)
-		ids[i] = id
+		if ids != nil {
+			ids[i] = id
+		}
 	}
 	slices.SortFunc(secs, func(a, b Section) int { return strings.Compare(a.Name, b.Name) })
 	g.Nodes[obj].Sections = secs
-	return ids
 }
 
 // fewSections is the most sections an object may have for its duplicates
@@ -227,7 +231,7 @@ func (g *Graph) addGateway(gw *gwv1.Gateway) {
 	if gc := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: string(gw.Spec.GatewayClassName)}); gc != None {
 		g.link(gc, id)
 	}
-	g.sections(id, "listeners", len(gw.Spec.Listeners), func(i int) string { return string(gw.Spec.Listeners[i].Name) })
+	g.sections(id, "listeners", len(gw.Spec.Listeners), func(i int) string { return string(gw.Spec.Listeners[i].Name) }, nil)
 }
 
 func (g *Graph) addService(svc *corev1.Service) {
@@ -235,7 +239,7 @@ func (g *Graph) addService(svc *corev1.Service) {
 	if g.Nodes[id].Object != svc {
 		return
 	}
-	g.sections(id, "ports", len(svc.Spec.Ports), func(i int) string { return svc.Spec.Ports[i].Name })
+	g.sections(id, "ports", len(svc.Spec.Ports), func(i int) string { return svc.Spec.Ports[i].Name }, nil)
 }
 
 // attacher links routes to listeners and backends.
@@ -272,7 +276,7 @@ func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 	if g.Nodes[id].Object != ls {
 		return
 	}
-	g.sections(id, "listeners", len(ls.Spec.Listeners), func(i int) string { return string(ls.Spec.Listeners[i].Name) })
+	g.sections(id, "listeners", len(ls.Spec.Listeners), func(i int) string { return string(ls.Spec.Listeners[i].Name) }, nil)
 	p := ls.Spec.ParentRef
 	gwNS := ls.Namespace
 	if p.Namespace != nil {
@@ -374,12 +378,13 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 		return None, nil
 	}
 	ns := r.Meta.Namespace
-	rules := g.sections(id, "rules", len(r.Rules), func(i int) string {
+	rules := make([]NodeID, len(r.Rules))
+	g.sections(id, "rules", len(r.Rules), func(i int) string {
 		if n := r.Rules[i].Name; n != nil && *n != "" {
 			return string(*n)
 		}
 		return GeneratedRuleName(i)
-	})
+	}, rules)
 	for i, p := range r.ParentRefs {
 		kind, parentNS := parentOf(p, ns)
 		switch {
