@@ -174,7 +174,8 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	if n > fewSections {
 		seen = make(map[string]NodeID, n)
 	}
-	sec := Node{Ref: o.Ref, Level: hierarchy.Kinds[o.Ref.GroupKind()].SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
+	info := hierarchy.Kinds[o.Ref.GroupKind()]
+	sec := Node{Ref: o.Ref, Level: info.SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
 	for i := range n {
 		nm := name(i)
 		if ids != nil {
@@ -201,7 +202,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 			// The field is named only here: tens of thousands of sections
 			// are added to a large world, and almost none is a duplicate.
 			field := fmt.Sprintf("spec.%s[%d].name", list, i)
-			g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", hierarchy.Kinds[o.Ref.GroupKind()].Section, nm)})
+			g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", info.Section, nm)})
 			continue
 		}
 		sec.Ref.Section = nm

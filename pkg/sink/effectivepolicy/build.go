@@ -59,9 +59,8 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 // same policies at the same nodes) share its resultant policy and field
 // sources, made once, and targets of one kind share their labels: the
 // EffectivePolicies at makes share those three maps, which no reader may
-// change. On the performance world, 56,000 contexts
-// fold to 14,000 values (docs/performance.md, "Every command, fourth
-// pass").
+// change. On the performance world, 56,000 contexts fold to 14,000
+// values (docs/performance.md, "Every command, fourth pass").
 func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 	g := r.Graph
 	// Index first (which kinds' targets each node is), build later.
