@@ -436,6 +436,22 @@ func yamlBlank(b []byte) bool {
 	return true
 }
 
+// Size is how many bytes the files of paths hold, as Read expands them,
+// before they are read: a command sizes its memory by it (internal/thp).
+// "-" and what cannot be read count nothing; Read reports them.
+func Size(paths []string) int64 {
+	var n int64
+	for _, p := range paths {
+		files, _ := expand(p)
+		for _, f := range files {
+			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+				n += st.Size()
+			}
+		}
+	}
+	return n
+}
+
 // expand turns a path into the files it names, sorted.
 func expand(p string) ([]string, error) {
 	if p == "-" {

@@ -266,3 +266,47 @@ func TestReadStdinOverLimit(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
+
+// TestSize counts what Read would read: the .yaml, .yml and .json files
+// of a directory, a file named directly whatever its extension, and
+// nothing for stdin, a missing path or what is not a regular file.
+func TestSize(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, n int) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(strings.Repeat("x", n)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("tree/a.yaml", 100)
+	write("tree/sub/b.JSON", 20)
+	write("tree/c.yml", 3)
+	write("tree/notes.txt", 1000)
+	txt := write("other.txt", 7)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		paths []string
+		want  int64
+	}{
+		{"a directory's inputs, recursively", []string{filepath.Join(dir, "tree")}, 123},
+		{"a file named directly", []string{txt}, 7},
+		{"both, and stdin", []string{filepath.Join(dir, "tree"), "-", txt}, 130},
+		{"missing", []string{filepath.Join(dir, "nothing.yaml")}, 0},
+		{"a FIFO, not opened", []string{fifo}, 0},
+		{"nothing", nil, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := files.Size(c.paths); got != c.want {
+				t.Errorf("Size(%q) = %d, want %d", c.paths, got, c.want)
+			}
+		})
+	}
+}
