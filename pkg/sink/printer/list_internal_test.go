@@ -3,6 +3,7 @@ package printer
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -145,4 +146,52 @@ func listCases() map[string][]any {
 		map[string]any{"z": map[string]any{"message": "x\ny\n\n"}},
 	}
 	return cases
+}
+
+// TestItemsStopsAtTheFirstError: an item that does not encode (a
+// channel), in the first, a middle or the last batch, ends the List
+// there with its error, the batch after it being rendered meanwhile:
+// what was written, closed, is the List of the items before it.
+func TestItemsStopsAtTheFirstError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	items := listCases()["random"]
+	for len(items) < 4*itemsAtOnce*2 {
+		items = append(items, items...)
+	}
+	for _, format := range []string{YAML, JSON} {
+		for _, bad := range []int{0, itemsAtOnce*2 + 5, len(items) - 1} {
+			t.Run(fmt.Sprintf("%s/item %d", format, bad), func(t *testing.T) {
+				at := func(i int) any {
+					if i == bad || i == bad+3 {
+						return map[string]any{"c": make(chan int)}
+					}
+					return items[i]
+				}
+				// The items before it, by Items (which TestItemsAsItem
+				// holds to Item's bytes): Item, failing, leaves the start
+				// of the bad item in its emitter.
+				var want, got bytes.Buffer
+				seq, _ := NewListWriter(&want, format)
+				if err := seq.Items(bad, at); err != nil {
+					t.Fatal(err)
+				}
+				if err := seq.Close(); err != nil {
+					t.Fatal(err)
+				}
+				one, _ := NewListWriter(io.Discard, format)
+				wantErr := one.Item(at(bad))
+				par, _ := NewListWriter(&got, format)
+				err := par.Items(len(items), at)
+				if err == nil || wantErr == nil || err.Error() != wantErr.Error() {
+					t.Fatalf("Items: %v, want the error of Item: %v", err, wantErr)
+				}
+				if err := par.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if want.String() != got.String() {
+					t.Errorf("closed after the error, Items wrote %d bytes, not the %d of the items before it", got.Len(), want.Len())
+				}
+			})
+		}
+	}
 }

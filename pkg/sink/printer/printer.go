@@ -189,6 +189,12 @@ const itemsAtOnce = 64
 // megabytes of YAML, which one core takes seconds to make and print
 // (issue 18's one-second budget; docs/performance.md).
 //
+// A batch is written while the next one is rendered. Written between
+// batches, the writing (to a file, 82 MB for `strata effective` of the
+// performance world) left all but one core idle for a sixth of the
+// printing (docs/performance.md, "Every command, ninth pass"). The
+// first error, in the items' order, ends the List there, as before.
+//
 // A YAML item is rendered by an emitter of its own, in the state the
 // List's header leaves: an item starts on a new line at the sequence's
 // indent whether the header or another item came before it, so the
@@ -196,45 +202,73 @@ const itemsAtOnce = 64
 // (TestItemsAsItem).
 func (l *ListWriter) Items(n int, item func(i int) any) error {
 	batch := itemsAtOnce * runtime.GOMAXPROCS(0)
-	// Each slot's buffer is reused by the batches after it, its item
-	// rendered into it and written from it: tens of megabytes of items
-	// are not copied or allocated afresh per item.
-	slots := make([][]byte, min(batch, n))
+	// Each slot's buffer is reused two batches later, its item rendered
+	// into it and written from it: tens of megabytes of items are not
+	// copied or allocated afresh per item. Two sets of slots, for the
+	// batch being written and the one being rendered.
+	var slots [2][][]byte
 	// So are the renderers, one per worker, each with its emitter's
 	// buffer: a batch's worker takes the renderer of its number.
 	renderers := make([]func(any, []byte) ([]byte, error), runtime.GOMAXPROCS(0))
-	for start := 0; start < n; start += batch {
+	written := make(chan error, 1) // the batch being written, once it is
+	writing := false
+	for k, start := 0, 0; start < n; k, start = k+1, start+batch {
 		size := min(batch, n-start)
-		parts := make([][]byte, size)
-		errs := make([]error, size)
-		var workers atomic.Int32
-		cores.Each(size, 1, func() func(int) {
-			var render func(any, []byte) ([]byte, error)
-			if w := int(workers.Add(1) - 1); w < len(renderers) {
-				if renderers[w] == nil {
-					renderers[w] = l.renderer()
-				}
-				render = renderers[w]
-			} else {
-				render = l.renderer() // GOMAXPROCS grew meanwhile
-			}
-			return func(i int) {
-				if v := item(start + i); v != nil {
-					parts[i], errs[i] = render(v, slots[i][:0])
-					slots[i] = parts[i]
-				}
-			}
-		})
-		for i, part := range parts {
-			if errs[i] != nil {
-				return errs[i]
-			}
-			if part == nil {
-				continue
-			}
-			if err := l.rendered(part); err != nil {
+		if slots[k%2] == nil {
+			slots[k%2] = make([][]byte, size)
+		}
+		parts, errs := l.render(start, item, slots[k%2][:size], renderers)
+		if writing {
+			if err := <-written; err != nil {
 				return err
 			}
+		}
+		go func() { written <- l.write(parts, errs) }()
+		writing = true
+	}
+	if writing {
+		return <-written
+	}
+	return nil
+}
+
+// render renders the items of a batch from start on every core, each
+// into its slot, which keeps the buffer it grew.
+func (l *ListWriter) render(start int, item func(i int) any, slots [][]byte, renderers []func(any, []byte) ([]byte, error)) ([][]byte, []error) {
+	parts := make([][]byte, len(slots))
+	errs := make([]error, len(slots))
+	var workers atomic.Int32
+	cores.Each(len(slots), 1, func() func(int) {
+		var render func(any, []byte) ([]byte, error)
+		if w := int(workers.Add(1) - 1); w < len(renderers) {
+			if renderers[w] == nil {
+				renderers[w] = l.renderer()
+			}
+			render = renderers[w]
+		} else {
+			render = l.renderer() // GOMAXPROCS grew meanwhile
+		}
+		return func(i int) {
+			if v := item(start + i); v != nil {
+				parts[i], errs[i] = render(v, slots[i][:0])
+				slots[i] = parts[i]
+			}
+		}
+	})
+	return parts, errs
+}
+
+// write writes a batch's parts in order, up to the first error.
+func (l *ListWriter) write(parts [][]byte, errs []error) error {
+	for i, part := range parts {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if part == nil {
+			continue
+		}
+		if err := l.rendered(part); err != nil {
+			return err
 		}
 	}
 	return nil
