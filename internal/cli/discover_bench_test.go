@@ -137,12 +137,7 @@ func BenchmarkEveryCommand(b *testing.B) {
 			// its own, not with the garbage of the one before.
 			runtime.GC()
 			for b.Loop() {
-				if err := out.Truncate(0); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := out.Seek(0, 0); err != nil {
-					b.Fatal(err)
-				}
+				rewind(b, out)
 				var errb bytes.Buffer
 				code := Main(append(c.args, "-f", path), Streams{Out: out, Err: &errb})
 				if code != c.exit {
@@ -168,6 +163,7 @@ func BenchmarkEveryProcess(b *testing.B) {
 			out := outputFile(b)
 			var cpu time.Duration
 			for b.Loop() {
+				rewind(b, out)
 				var errb bytes.Buffer
 				cmd := exec.Command(os.Args[0], append(c.args, "-f", path)...)
 				cmd.Env = append(os.Environ(), asStrata+"=1")
@@ -220,6 +216,19 @@ func everyCommand(b *testing.B) (string, []command) {
 		{"check", []string{"check"}, 1},
 		{"graph-around", []string{"graph", "httproute/" + route.Name, "-n", route.Namespace, "-o", "svg"}, 0},
 		{"graph", []string{"graph"}, 0},
+	}
+}
+
+// rewind empties out for the next iteration's output, as the shell's
+// `> out.yaml` does: without it, a process started with out as its
+// stdout wrote after the iterations before.
+func rewind(b *testing.B, out *os.File) {
+	b.Helper()
+	if err := out.Truncate(0); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := out.Seek(0, 0); err != nil {
+		b.Fatal(err)
 	}
 }
 
