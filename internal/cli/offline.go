@@ -29,24 +29,27 @@ func print(s Streams, v any, format string) error {
 	return err
 }
 
-// printEach prints a List of the items seq yields, each made, printed
-// and let go before the next, so that memory is bounded by the largest
-// item and not the whole output (issue 11, "No cliffs": `effective` of
-// 100,000 listeners is half a gigabyte of YAML). Unlike print, an error
-// while printing can leave part of the List on stdout; the engine's
-// errors all come before the first byte.
 // printEach writes a List of n items, item(i) being the i-th or nil for
 // one left out, in format (yaml or json), made and rendered on every core
 // a batch at a time (printer.ListWriter.Items): a large world's List is
-// never whole in memory, and its tens of megabytes take a fraction of
-// the time one core would.
+// never whole in memory (issue 11, "No cliffs": `effective` of 100,000
+// listeners is half a gigabyte of YAML), and its tens of megabytes take
+// a fraction of the time one core would. Unlike print, an error while
+// printing can leave part of the List on stdout; the engine's errors all
+// come before the first byte.
 func printEach(s Streams, n int, item func(int) any, format string) error {
+	return printEachBy(s, n, func() func(int) any { return item }, format)
+}
+
+// printEachBy is printEach with an item function per rendering goroutine,
+// whose items may reuse one memory (printer.ListWriter.ItemsBy).
+func printEachBy(s Streams, n int, worker func() func(int) any, format string) error {
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	lw, err := printer.NewListWriter(bw, format)
 	if err != nil {
 		return err
 	}
-	if err := lw.Items(n, item); err != nil {
+	if err := lw.ItemsBy(n, worker); err != nil {
 		return err
 	}
 	if err := lw.Close(); err != nil {
@@ -165,25 +168,28 @@ custom-columns print the same objects; --sort-by orders them.`,
 			}
 			sel, _ := l.selection()
 			n, at := effectivepolicy.Indexed(res)
-			chosen := func(i int) *effectivepolicy.EffectivePolicy {
-				if e := at(i); f.inNamespace(e.Namespace) && sel.Matches(e.Labels, e.Namespace, e.Name) {
+			chosen := func(i int, scratch *effectivepolicy.Scratch) *effectivepolicy.EffectivePolicy {
+				if e := at(i, scratch); f.inNamespace(e.Namespace) && sel.Matches(e.Labels, e.Namespace, e.Name) {
 					return e
 				}
 				return nil
 			}
 			if l.document() && !l.sorted() {
 				// Streamed: a batch of EffectivePolicies in memory at a
-				// time.
-				return printEach(s, n, func(i int) any {
-					if e := chosen(i); e != nil {
-						return e
+				// time, each goroutine's made in one Scratch.
+				return printEachBy(s, n, func() func(int) any {
+					var scratch effectivepolicy.Scratch
+					return func(i int) any {
+						if e := chosen(i, &scratch); e != nil {
+							return e
+						}
+						return nil
 					}
-					return nil
 				}, l.format())
 			}
 			var objects []runtime.Object
 			for i := range n {
-				if e := chosen(i); e != nil {
+				if e := chosen(i, nil); e != nil {
 					objects = append(objects, e)
 				}
 			}

@@ -43,17 +43,18 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 	n, at := Indexed(r)
 	return func(yield func(*EffectivePolicy) bool) {
 		for i := range n {
-			if !yield(at(i)) {
+			if !yield(at(i, nil)) {
 				return
 			}
 		}
 	}
 }
 
-// Indexed is All by position: n EffectivePolicies, at(i) making the i-th.
-// at only reads the frozen result, so any number of goroutines may call
-// it at once (a printer that renders on every core, printer.ListWriter's
-// Items).
+// Indexed is All by position: n EffectivePolicies, at(i, s) making the
+// i-th in s (nil for memory of its own). at only reads the frozen result,
+// so any number of goroutines may call it at once, each with a Scratch of
+// its own (a printer that renders on every core, printer.ListWriter's
+// ItemsBy).
 //
 // Contexts whose stacks fold to one effective.Folded (the engine's memo:
 // same policies at the same nodes) share its resultant policy and field
@@ -61,7 +62,7 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 // EffectivePolicies at makes share those three maps, which no reader may
 // change. On the performance world, 56,000 contexts fold to 14,000
 // values (docs/performance.md, "Every command, fourth pass").
-func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
+func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePolicy) {
 	g := r.Graph
 	// Index first (which kinds' targets each node is), build later.
 	type part struct {
@@ -99,16 +100,93 @@ func Indexed(r *engine.Result) (n int, at func(i int) *EffectivePolicy) {
 		}
 	}
 	var shared sync.Map // *effective.Folded -> *folded
-	return len(order), func(i int) *EffectivePolicy {
+	return len(order), func(i int, s *Scratch) *EffectivePolicy {
 		n := order[i]
-		ep := newFor(g.Node(n).Ref, labels[g.Node(n).Ref.Kind])
+		var size scratchSize
+		size.policies = len(byNode[n])
+		for _, p := range byNode[n] {
+			size.contexts += len(p.target.Contexts)
+			for _, ctx := range p.target.Contexts {
+				size.refs += len(ctx.Path)
+				size.sources += len(ctx.Entries)
+			}
+		}
+		if s == nil {
+			s = new(Scratch)
+		}
+		s.reserve(size)
+		ep := &s.ep
+		newFor(ep, g.Node(n).Ref, labels[g.Node(n).Ref.Kind])
+		ep.Policies = cut(&s.policies, size.policies)
 		for _, p := range byNode[n] {
 			kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
-			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared)
+			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared, s)
 			ep.Policies = append(ep.Policies, kp)
 		}
 		return ep
 	}
+}
+
+// Scratch is the memory of the records at (Indexed) makes, which a
+// caller may reuse: an EffectivePolicy made in a Scratch is valid until
+// the next one made in it, which overwrites it. A printer renders each
+// record before it makes the next (printer.ListWriter's ItemsBy), so the
+// records of a whole world are made in the memory of its largest one:
+// made afresh, their contexts, paths and sources were 50 MB of what
+// `strata effective` allocated on the performance world, each byte of
+// it a page the kernel zeroed (docs/performance.md, "Every command,
+// tenth pass"). The zero Scratch is ready to use.
+type Scratch struct {
+	ep       EffectivePolicy
+	policies []KindPolicies
+	contexts []Context
+	refs     []Ref
+	sources  []Source
+	// The keys that sort a target's many contexts (sortedContexts),
+	// which no record keeps.
+	keyed []keyed
+	keys  []byte
+}
+
+// keyed is a context and its sort key, buf[from:to] of the keys.
+type keyed struct {
+	from, to int
+	c        Context
+}
+
+// scratchSize is how many of each part a record takes, at most.
+type scratchSize struct{ policies, contexts, refs, sources int }
+
+// reserve frees the memory of the record made before for the next one,
+// which takes at most size, so that cut never outgrows a slab.
+func (s *Scratch) reserve(size scratchSize) {
+	s.ep = EffectivePolicy{}
+	s.policies = slab(s.policies, size.policies)
+	s.contexts = slab(s.contexts, size.contexts)
+	s.refs = slab(s.refs, size.refs)
+	s.sources = slab(s.sources, size.sources)
+}
+
+// slab is s emptied, or a new slab when s cannot hold n: of n exactly
+// for a new Scratch, a quarter more for one that grows. A slab outgrown
+// is left to the records made in it, not copied.
+func slab[T any](s []T, n int) []T {
+	switch {
+	case cap(s) == 0:
+		return make([]T, 0, n)
+	case cap(s) < n:
+		return make([]T, 0, n+n/4)
+	}
+	return s[:0]
+}
+
+// cut takes room for n elements from a slab that has it (reserve): an
+// empty slice of capacity n, which an append beyond n moves out of the
+// slab rather than over its neighbour.
+func cut[T any](slab *[]T, n int) []T {
+	from := len(*slab)
+	*slab = (*slab)[:from+n]
+	return (*slab)[from:from:from+n]
 }
 
 // folded is what a context's record takes from its folded value alone.
@@ -133,7 +211,7 @@ func foldedOf(f *effective.Folded, shared *sync.Map) *folded {
 // sortedContexts are a target's contexts sorted by path, each path's key
 // made once (not once per comparison: a Service below 100,000 listeners
 // has 100,000 contexts), all of them in one buffer.
-func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.Map) []Context {
+func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.Map, s *Scratch) []Context {
 	switch {
 	case len(ctxs) == 0:
 		return nil
@@ -143,18 +221,15 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 		// was a fifth of what `strata effective` allocated on the
 		// performance world (docs/performance.md, "Every command, sixth
 		// pass").
-		out := make([]Context, len(ctxs))
-		for i, ctx := range ctxs {
-			out[i] = context(g, ctx, shared)
+		out := cut(&s.contexts, len(ctxs))
+		for _, ctx := range ctxs {
+			out = append(out, context(g, ctx, shared, s))
 		}
 		slices.SortFunc(out, func(a, b Context) int { return comparePaths(a.Path, b.Path) })
 		return out
 	}
-	type keyed struct {
-		from, to int // the key in buf
-		c        Context
-	}
-	ks := make([]keyed, len(ctxs))
+	s.keyed = slab(s.keyed, len(ctxs))
+	ks := s.keyed[:len(ctxs)]
 	size := 0
 	for _, ctx := range ctxs {
 		for _, n := range ctx.Path {
@@ -162,17 +237,19 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 			size += len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.Section) + 16 // separators and a role
 		}
 	}
-	buf := make([]byte, 0, size) // grown a dozen times, it cost more than the keys
+	s.keys = slab(s.keys, size) // grown a dozen times, it cost more than the keys
+	buf := s.keys
 	for i, ctx := range ctxs {
-		c := context(g, ctx, shared)
+		c := context(g, ctx, shared, s)
 		from := len(buf)
 		buf = appendPathKey(buf, c.Path)
 		ks[i] = keyed{from, len(buf), c}
 	}
+	s.keys = buf[:0]
 	slices.SortFunc(ks, func(a, b keyed) int { return bytes.Compare(buf[a.from:a.to], buf[b.from:b.to]) })
-	out := make([]Context, len(ks))
-	for i, k := range ks {
-		out[i] = k.c
+	out := cut(&s.contexts, len(ks))
+	for _, k := range ks {
+		out = append(out, k.c)
 	}
 	return out
 }
@@ -181,10 +258,10 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 // k, which `strata effective -l` selects on.
 func kindLabels(k string) map[string]string { return map[string]string{Group + "/target-kind": k} }
 
-// newFor is the EffectivePolicy of target r, without its policies, with
-// labels, which it does not copy.
-func newFor(r topology.Ref, labels map[string]string) *EffectivePolicy {
-	ep := &EffectivePolicy{Target: r.API()}
+// newFor makes ep the EffectivePolicy of target r, without its policies,
+// with labels, which it does not copy.
+func newFor(ep *EffectivePolicy, r topology.Ref, labels map[string]string) {
+	ep.Target = r.API()
 	ep.APIVersion = Group + "/" + Version
 	ep.Kind = Kind
 	ep.Name = r.Name
@@ -193,12 +270,11 @@ func newFor(r topology.Ref, labels map[string]string) *EffectivePolicy {
 	}
 	ep.Namespace = r.Namespace
 	ep.Labels = labels
-	return ep
 }
 
-func context(g *topology.Graph, ctx *effective.Context, shared *sync.Map) Context {
+func context(g *topology.Graph, ctx *effective.Context, shared *sync.Map, s *Scratch) Context {
 	f := foldedOf(ctx.Folded, shared)
-	c := Context{ResultantPolicy: f.resultant, FieldSources: f.fieldSources, Path: make([]Ref, 0, len(ctx.Path)), Sources: make([]Source, 0, len(ctx.Entries))}
+	c := Context{ResultantPolicy: f.resultant, FieldSources: f.fieldSources, Path: cut(&s.refs, len(ctx.Path)), Sources: cut(&s.sources, len(ctx.Entries))}
 	for _, n := range ctx.Path {
 		c.Path = append(c.Path, g.Node(n).Ref.API())
 	}

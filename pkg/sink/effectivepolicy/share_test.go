@@ -46,7 +46,7 @@ func TestBuildSharesNothing(t *testing.T) {
 	n, at := Indexed(res)
 	var indexed []*EffectivePolicy
 	for i := range n {
-		indexed = append(indexed, at(i))
+		indexed = append(indexed, at(i, nil))
 	}
 	if contexts, reused := shared(indexed); contexts < 50 || reused == 0 {
 		t.Fatalf("Indexed: %d contexts, %d shared parts; the test needs contexts that share", contexts, reused)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -193,5 +194,73 @@ func TestItemsStopsAtTheFirstError(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestItemsByReusesItsItems: a worker's items made in one memory, each
+// overwriting the last, print as items of their own do: ItemsBy renders
+// each before it asks its worker for the next, in a batch and from one
+// batch to the next, and keeps one worker per goroutine for the List.
+func TestItemsByReusesItsItems(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	type record struct {
+		Name  string            `json:"name"`
+		Lines []string          `json:"lines"`
+		Attrs map[string]string `json:"attrs,omitempty"`
+	}
+	make := func(i int, into *record) *record {
+		into.Name = fmt.Sprintf("item-%d", i)
+		into.Lines = into.Lines[:0]
+		for j := range i%5 + 1 {
+			into.Lines = append(into.Lines, strings.Repeat("word ", 3*j+i%17))
+		}
+		clear(into.Attrs)
+		if i%3 == 0 {
+			if into.Attrs == nil {
+				into.Attrs = map[string]string{}
+			}
+			into.Attrs["third"] = fmt.Sprint(i / 3)
+		}
+		return into
+	}
+	n := 5*itemsAtOnce*2 + 7 // five batches and part of a sixth
+	for _, format := range []string{YAML, JSON} {
+		t.Run(format, func(t *testing.T) {
+			var want, got bytes.Buffer
+			fresh, _ := NewListWriter(&want, format)
+			if err := fresh.Items(n, func(i int) any {
+				if i%11 == 4 {
+					return nil
+				}
+				return make(i, new(record))
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var workers atomic.Int32
+			reused, _ := NewListWriter(&got, format)
+			if err := reused.ItemsBy(n, func() func(int) any {
+				workers.Add(1)
+				var r record
+				return func(i int) any {
+					if i%11 == 4 {
+						return nil
+					}
+					return make(i, &r)
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range []*ListWriter{fresh, reused} {
+				if err := w.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want.String() != got.String() {
+				t.Errorf("items made in one memory print differently:\n--- fresh\n%.2000s\n--- reused\n%.2000s", want.String(), got.String())
+			}
+			if w := workers.Load(); w < 1 || w > 2 {
+				t.Errorf("%d workers for a List rendered by 2 goroutines, want one each", w)
+			}
+		})
 	}
 }

@@ -201,15 +201,25 @@ const itemsAtOnce = 64
 // bytes are those of the emitter that wrote them all in turn
 // (TestItemsAsItem).
 func (l *ListWriter) Items(n int, item func(i int) any) error {
+	return l.ItemsBy(n, func() func(int) any { return item })
+}
+
+// ItemsBy is Items with an item function for each goroutine that renders:
+// worker makes one per goroutine, which Items calls again only once it
+// has rendered the item the last call returned. The items of one
+// function may so be made in the same memory, each overwriting the last
+// (effectivepolicy.Scratch): tens of thousands of items then take the
+// memory of a few, not of all.
+func (l *ListWriter) ItemsBy(n int, worker func() func(i int) any) error {
 	batch := itemsAtOnce * runtime.GOMAXPROCS(0)
 	// Each slot's buffer is reused two batches later, its item rendered
 	// into it and written from it: tens of megabytes of items are not
 	// copied or allocated afresh per item. Two sets of slots, for the
 	// batch being written and the one being rendered.
 	var slots [2][][]byte
-	// So are the renderers, one per worker, each with its emitter's
-	// buffer: a batch's worker takes the renderer of its number.
-	renderers := make([]func(any, []byte) ([]byte, error), runtime.GOMAXPROCS(0))
+	// So are the workers, each with its emitter's buffer and its item
+	// function: a batch's goroutine takes the worker of its number.
+	workers := make([]renderWorker, runtime.GOMAXPROCS(0))
 	written := make(chan error, 1) // the batch being written, once it is
 	writing := false
 	for k, start := 0, 0; start < n; k, start = k+1, start+batch {
@@ -217,7 +227,7 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 		if slots[k%2] == nil {
 			slots[k%2] = make([][]byte, size)
 		}
-		parts, errs := l.render(start, item, slots[k%2][:size], renderers)
+		parts, errs := l.render(start, slots[k%2][:size], workers, worker)
 		if writing {
 			if err := <-written; err != nil {
 				return err
@@ -232,25 +242,33 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 	return nil
 }
 
+// renderWorker is what one goroutine of Items keeps from batch to
+// batch: its renderer and its item function.
+type renderWorker struct {
+	render func(any, []byte) ([]byte, error)
+	item   func(i int) any
+}
+
 // render renders the items of a batch from start on every core, each
-// into its slot, which keeps the buffer it grew.
-func (l *ListWriter) render(start int, item func(i int) any, slots [][]byte, renderers []func(any, []byte) ([]byte, error)) ([][]byte, []error) {
+// into its slot, which keeps the buffer it grew. A worker renders each
+// item before it makes the next, in this batch or a later one (ItemsBy).
+func (l *ListWriter) render(start int, slots [][]byte, workers []renderWorker, worker func() func(i int) any) ([][]byte, []error) {
 	parts := make([][]byte, len(slots))
 	errs := make([]error, len(slots))
-	var workers atomic.Int32
+	var started atomic.Int32
 	cores.Each(len(slots), 1, func() func(int) {
-		var render func(any, []byte) ([]byte, error)
-		if w := int(workers.Add(1) - 1); w < len(renderers) {
-			if renderers[w] == nil {
-				renderers[w] = l.renderer()
-			}
-			render = renderers[w]
+		var w *renderWorker
+		if k := int(started.Add(1) - 1); k < len(workers) {
+			w = &workers[k]
 		} else {
-			render = l.renderer() // GOMAXPROCS grew meanwhile
+			w = new(renderWorker) // GOMAXPROCS grew meanwhile
+		}
+		if w.render == nil {
+			w.render, w.item = l.renderer(), worker()
 		}
 		return func(i int) {
-			if v := item(start + i); v != nil {
-				parts[i], errs[i] = render(v, slots[i][:0])
+			if v := w.item(start + i); v != nil {
+				parts[i], errs[i] = w.render(v, slots[i][:0])
 				slots[i] = parts[i]
 			}
 		}
