@@ -186,7 +186,7 @@ func slab[T any](s []T, n int) []T {
 func cut[T any](slab *[]T, n int) []T {
 	from := len(*slab)
 	*slab = (*slab)[:from+n]
-	return (*slab)[from:from:from+n]
+	return (*slab)[from : from : from+n]
 }
 
 // folded is what a context's record takes from its folded value alone.
