@@ -111,7 +111,8 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 				size.sources += len(ctx.Entries)
 			}
 		}
-		if s == nil {
+		own := s == nil
+		if own {
 			s = new(Scratch)
 		}
 		s.reserve(size)
@@ -122,6 +123,10 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 			kp := KindPolicies{Group: p.res.Kind.Group, Kind: p.res.Kind.Kind, ControllerName: p.res.Kind.ControllerName}
 			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared, s)
 			ep.Policies = append(ep.Policies, kp)
+		}
+		if own {
+			// The record keeps its parts, not the keys that sorted them.
+			s.keyed, s.keys = nil, nil
 		}
 		return ep
 	}
