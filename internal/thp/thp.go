@@ -114,8 +114,15 @@ const piece = 4 << 20
 
 // reserve allocates n bytes in pieces, advises huge pages on them and
 // collects them; it returns the advised ranges, which the heap reuses.
+// The collector is off while the pieces are allocated: the heap growing
+// from a few megabytes to n started three collections of a heap with
+// nothing to collect, and with them the reservation took 13-18 ms of a
+// command's start instead of 7-12 (docs/performance.md, "Every command,
+// tenth pass"). The one collection after frees the pieces.
 func reserve(n int64) ([][2]uintptr, error) {
+	gc := debug.SetGCPercent(-1)
 	runs, err := block(n)
+	debug.SetGCPercent(gc)
 	runtime.GC() // the pieces are garbage once block returns
 	return runs, err
 }
