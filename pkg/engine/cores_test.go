@@ -4,19 +4,23 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // TestRunOnEveryCore checks that a run on several cores, where effective
 // policies and status are computed for chunks of targets on separate
-// workers (internal/cores), answers exactly what a run on one core
-// answers: every policy's and target's status, and every context's
-// effective spec, provenance and standings, on a world of some thousands
-// of targets (more chunks than workers). Under -race it also checks that
-// the workers share nothing they write.
+// workers (internal/cores), and the policy kinds at once (computeAll),
+// answers exactly what a run on one core answers: every policy's and
+// target's status, and every context's effective spec, provenance and
+// standings, on a world of some thousands of targets (more chunks than
+// workers) and two kinds. Under -race it also checks that the workers
+// and the kinds share nothing they write.
 func TestRunOnEveryCore(t *testing.T) {
 	s := synth.Generate(synth.Sizes{Namespaces: 6, Gateways: 12, Routes: 1500, Services: 1500, Policies: 600}, 3)
 	run := func(procs int) *engine.Result {
@@ -38,6 +42,9 @@ func TestRunOnEveryCore(t *testing.T) {
 	}
 	if a, b := contexts(one), contexts(every); !reflect.DeepEqual(a, b) {
 		t.Fatalf("effective policies on one core (%d contexts) and on every core (%d) differ", len(a), len(b))
+	}
+	if n := len(one.Kinds); n < 2 {
+		t.Fatalf("only %d policy kinds: the test needs kinds computed at once", n)
 	}
 	if n := len(contexts(one)); n < 1000 {
 		t.Fatalf("only %d contexts: the world is too small to share out", n)
@@ -66,4 +73,37 @@ func contexts(res *engine.Result) []context {
 		}
 	}
 	return out
+}
+
+// TestKindPanicReachesTheCaller: the kinds are computed on goroutines of
+// their own (computeAll), yet a panic while one is computed is raised
+// where Run was called, as when they were computed in turn, so that a
+// caller that recovers (controller-runtime's reconciler) still does. On
+// one core the merge function runs on the kind's goroutine, which is
+// where it panics here.
+func TestKindPanicReachesTheCaller(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	boom := strings.Replace(kind("Service", `  strategies:
+    supported: [AtomicDefaults, BoomDefaults]
+    custom: [{name: Boom, function: boom}]`), "name: tests", "name: boom", 1)
+	other := strings.NewReplacer("name: tests", "name: other", "kind: TestPolicy", "kind: OtherPolicy").Replace(kind("Service", ""))
+	src, err := files.Read([]string{"-"}, strings.NewReader(strings.Join([]string{topo, boom, other,
+		policy("infra", "gw", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: Gateway, name: gw}\n  strategy: boom\n  a: 1"),
+		policy("web", "route", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  a: 2"),
+		strings.Replace(policy("web", "other", "2026-01-01T00:00:00Z", "  targetRef: {group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}\n  b: 1"), "kind: TestPolicy", "kind: OtherPolicy", 1),
+	}, "\n---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	registry := merge.DefaultRegistry()
+	registry["boom"] = func(map[string]string) (merge.Func, error) {
+		return func(_, _ merge.Value) merge.Value { panic("boom merged") }, nil
+	}
+	defer func() {
+		if p := recover(); p != "boom merged" {
+			t.Fatalf("recovered %v, want the merge function's panic", p)
+		}
+	}()
+	res, err := engine.Run(src.Snapshot, engine.Options{Registry: registry})
+	t.Fatalf("Run returned (%d kinds, %v), want its panic", len(res.Kinds), err)
 }

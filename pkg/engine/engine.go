@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -336,10 +337,6 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 	// The groups to compute, with their policies; the virtual objects
 	// they target are nodes of the graph from the start, in the order
 	// attachment meets them.
-	type group struct {
-		members []*KindResult
-		ps      []*policykind.Policy
-	}
 	var todo []group
 	for _, members := range res.folds() {
 		if prev != nil && !slices.ContainsFunc(members, func(kr *KindResult) bool { return dirty[kr.Kind.Key()] }) {
@@ -366,10 +363,8 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 			res.Scope = nodes
 		}
 	}
-	for _, g := range todo {
-		if err := res.compute(g.members, g.ps, in); err != nil {
-			return err
-		}
+	if err := res.computeAll(todo, in); err != nil {
+		return err
 	}
 	if in == nil {
 		parts := make([]*outcome.Outcome, len(res.Kinds))
@@ -407,19 +402,62 @@ func (res *Result) folds() [][]*KindResult {
 	return out
 }
 
-// compute attaches the policies ps of a group of kinds that fold
-// together and computes their effective policies and outcome. A group of
-// one kind is the common case. For a value space every kind keeps its
-// own attachments (a view of the group's), and all of them share one
-// effective result and one outcome, held at the group's first kind, so
-// each policy's standing is the one the shared value gives it.
-func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in func(topology.NodeID) bool) error {
-	first := members[0].Kind
+// group is a group of kinds that fold together (Result.folds), to
+// compute, with their policies.
+type group struct {
+	members []*KindResult
+	ps      []*policykind.Policy
+}
+
+// computeAll computes the groups of kinds, each as compute does, all at
+// once. Each group reads the frozen graph and its own policies and
+// writes only its members' results, so the order does not matter. Within
+// a group, attaching the policies, joining the outcome's tallies and
+// sorting its targets run on one core; another group's work now fills
+// the others meanwhile (docs/performance.md, "Every command, tenth
+// pass"). The merge functions are made first, in order, on this
+// goroutine: a registry's factories (merge.Registry) need not be safe to
+// call at once, and the first group's error is the one returned. A panic
+// in a group is raised again here, as it was when the groups ran in
+// turn.
+func (res *Result) computeAll(todo []group, in func(topology.NodeID) bool) error {
+	funcs := make([]map[string]merge.Func, len(todo))
+	for i, g := range todo {
+		fs, err := res.funcs(g.members)
+		if err != nil {
+			return err
+		}
+		funcs[i] = fs
+	}
+	if len(todo) == 1 {
+		res.compute(todo[0].members, todo[0].ps, funcs[0], in)
+		return nil
+	}
+	panics := make([]any, len(todo))
+	var wg sync.WaitGroup
+	for i, g := range todo {
+		wg.Go(func() {
+			defer func() { panics[i] = recover() }()
+			res.compute(g.members, g.ps, funcs[i], in)
+		})
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	return nil
+}
+
+// funcs are the merge functions of a group of kinds that fold together:
+// each kind's, the first kind's where two name one strategy.
+func (res *Result) funcs(members []*KindResult) (map[string]merge.Func, error) {
 	funcs := map[string]merge.Func{}
 	for _, kr := range members {
 		fs, err := effective.Funcs(res.opts.Registry, kr.Kind, res.patchMeta(kr.Kind))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for name, f := range fs {
 			if _, dup := funcs[name]; !dup {
@@ -427,6 +465,18 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in fu
 			}
 		}
 	}
+	return funcs, nil
+}
+
+// compute attaches the policies ps of a group of kinds that fold
+// together and computes their effective policies and outcome with funcs
+// (Result.funcs). A group of one kind is the common case. For a value
+// space every kind keeps its own attachments (a view of the group's),
+// and all of them share one effective result and one outcome, held at
+// the group's first kind, so each policy's standing is the one the
+// shared value gives it.
+func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs map[string]merge.Func, in func(topology.NodeID) bool) {
+	first := members[0].Kind
 	att := attach.Resolve(res.Graph, ps)
 	eff := effective.ComputeOnly(res.Graph, first, att, funcs, in)
 	for _, kr := range members {
@@ -440,7 +490,6 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, in fu
 	if in == nil {
 		members[0].outcome = outcome.Compute(res.Graph, ps, []outcome.Input{{Attachments: att, Effective: eff}})
 	}
-	return nil
 }
 
 // SharedWith returns the index of the first kind whose effective result
