@@ -56,10 +56,7 @@ func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
 // mappingWith emits m with its member key set to what value emits, as
 // mapping emits such a map (never empty), without copying m.
 func (e *yamlEmitter) mappingWith(m map[string]any, key string, depth int, value func(depth int) error) error {
-	for len(e.keys) <= depth {
-		e.keys = append(e.keys, nil)
-	}
-	keys := keyList(e.keys[depth][:0])
+	keys := e.scratchKeys(depth)
 	for k := range m {
 		if k != key {
 			keys = append(keys, k)

@@ -88,10 +88,7 @@ func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
 	// The keys in the scratch list of the depth, as mapping's: a list
 	// made for each context's fieldSources was a third of what the
 	// emitter allocated for `strata effective` on the performance world.
-	for len(e.keys) <= depth {
-		e.keys = append(e.keys, nil)
-	}
-	keys := keyList(e.keys[depth][:0])
+	keys := e.scratchKeys(depth)
 	for k := range m {
 		if !utf8.ValidString(k) {
 			// Two keys could become one; leave that to the generic way.

@@ -269,6 +269,16 @@ func (e *yamlEmitter) emptyFlow(open, close string) {
 	e.writeIndicator(close, false, false, false)
 }
 
+// scratchKeys is the key list of depth, emptied, to sort a mapping's
+// keys in without making a list per mapping; the caller stores it back
+// (e.keys[depth]) once grown.
+func (e *yamlEmitter) scratchKeys(depth int) keyList {
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	return keyList(e.keys[depth][:0])
+}
+
 // mapping emits a block mapping with go-yaml's key order, or {} when
 // empty.
 func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
@@ -276,10 +286,7 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 		e.emptyFlow("{", "}")
 		return nil
 	}
-	for len(e.keys) <= depth {
-		e.keys = append(e.keys, nil)
-	}
-	keys := keyList(e.keys[depth][:0])
+	keys := e.scratchKeys(depth)
 	for k := range m {
 		keys = append(keys, k)
 	}
