@@ -15,6 +15,26 @@ import (
 // many Services as routes.
 func TestContextsSortedByPath(t *testing.T) {
 	few, many := 0, 0
+	for _, w := range contextWorlds(t) {
+		order(t, w.res, &few, &many)
+	}
+	if few == 0 || many == 0 {
+		t.Fatalf("the worlds have %d targets with a few contexts and %d with many; the test needs both", few, many)
+	}
+}
+
+// contextWorld is a run of one of contextWorlds, with its sizes.
+type contextWorld struct {
+	sizes synth.Sizes
+	res   *engine.Result
+}
+
+// contextWorlds are the runs of a world whose few Services are the
+// backends of many routes (targets with many contexts) and of a world
+// of as many Services as routes (targets with a few).
+func contextWorlds(t *testing.T) []contextWorld {
+	t.Helper()
+	var out []contextWorld
 	for _, sizes := range []synth.Sizes{
 		{Namespaces: 2, Gateways: 4, Routes: 120, Services: 12, Policies: 40},
 		{Namespaces: 3, Gateways: 6, Routes: 60, Services: 60, Policies: 40},
@@ -23,11 +43,9 @@ func TestContextsSortedByPath(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		order(t, res, &few, &many)
+		out = append(out, contextWorld{sizes, res})
 	}
-	if few == 0 || many == 0 {
-		t.Fatalf("the worlds have %d targets with a few contexts and %d with many; the test needs both", few, many)
-	}
+	return out
 }
 
 func order(t *testing.T, res *engine.Result, few, many *int) {

@@ -4,9 +4,6 @@ import (
 	"reflect"
 	"runtime"
 	"testing"
-
-	"github.com/strata-dev/strata/internal/synth"
-	"github.com/strata-dev/strata/pkg/engine"
 )
 
 // TestScratchRecords: a record made in a reused Scratch is the record made
@@ -15,15 +12,9 @@ import (
 // grown to the largest record it makes every record without allocating
 // its contexts, paths or sources again.
 func TestScratchRecords(t *testing.T) {
-	for _, sizes := range []synth.Sizes{
-		{Namespaces: 2, Gateways: 4, Routes: 120, Services: 12, Policies: 40},
-		{Namespaces: 3, Gateways: 6, Routes: 60, Services: 60, Policies: 40},
-	} {
-		res, err := engine.Run(synth.Generate(sizes, 1), engine.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, at := Indexed(res)
+	for _, w := range contextWorlds(t) {
+		sizes := w.sizes
+		n, at := Indexed(w.res)
 		var s Scratch
 		contexts := 0
 		for i := range n {
