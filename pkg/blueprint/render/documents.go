@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/internal/yamljson"
 )
 
 // document is one YAML document of a template's rendered output.
@@ -38,7 +39,7 @@ var yamlLineRE = regexp.MustCompile(`(?m)\bline (\d+): (.*)$`)
 // must be an object. Errors name the document and the line of the
 // rendered output it starts on.
 func decodeObject(d *document, y []byte) (ok bool, err error) {
-	j, err := yaml.YAMLToJSONStrict(y)
+	j, err := yamljson.ToJSONStrict(y)
 	if err != nil {
 		return false, fmt.Errorf("rendered document %d (from line %d of the rendered output): %w", d.N, d.Line, err)
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/yaml"
+
+	"github.com/strata-dev/strata/internal/yamljson"
 )
 
 // removedFuncs are the sprig functions templates cannot call, because the
@@ -168,11 +171,18 @@ func toYaml(v any) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// fromYaml decodes a YAML object. Unlike Helm's, a bad document is an
-// error, not a map with an "Error" key.
+// fromYaml decodes a YAML object as Helm's does (sigs.k8s.io/yaml,
+// numbers as float64). Unlike Helm's, a bad document is an error, not a
+// map with an "Error" key, and so is a mapping with two keys that are one
+// JSON key, which sigs.k8s.io/yaml reads to either value by chance
+// (internal/yamljson).
 func fromYaml(s string) (map[string]any, error) {
+	j, err := yamljson.ToJSON([]byte(s))
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]any{}
-	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+	if err := json.Unmarshal(j, &m); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -54,6 +54,8 @@ func TestFuncs(t *testing.T) {
 		{`{{ toYaml .m }}`, "a: 1\nb: 2\nc:\n  d: e", ""},
 		{`{{ (fromYaml "a: [1, 2]").a | toJson }}`, "[1,2]", ""},
 		{`{{ fromYaml "a: [" }}`, "", "yaml"},
+		{`{{ fromYaml "7: a\n'7': b" }}`, "", `the integer 7 and the string "7" are both the JSON key "7"`},
+		{`{{ index (fromYaml "1: one\n'2': two") "1" }}`, "one", ""},
 		{`{{ required "need x" (index .m "x") }}`, "", "need x"},
 		{`{{ required "need x" "" }}`, "", "need x"},
 		{`{{ required "need a" .m.a }}`, "1", ""},

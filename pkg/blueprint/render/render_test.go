@@ -360,6 +360,13 @@ func TestRenderErrors(t *testing.T) {
 		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters,
 		contains: `line 2 of the rendered output (document 1): yaml: key "kind" already set in map`,
 	}, {
+		// sigs.k8s.io/yaml keeps either label 9, by map order: the same
+		// inputs would render different objects from run to run.
+		name:     "two keys that are one JSON key",
+		bp:       testBlueprint("", "cm", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    09: a\n    0011: b\n"),
+		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters,
+		contains: `metadata.labels: the float 9 and the integer 9 are both the JSON key "9"`,
+	}, {
 		name:     "not an object",
 		bp:       testBlueprint("", "cm", "\n---\n- a\n"),
 		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters,

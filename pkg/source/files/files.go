@@ -10,7 +10,9 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,9 +22,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	sigsjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -578,8 +580,12 @@ func groupKindOf(apiVersion, kind string) schema.GroupKind {
 	return schema.GroupKind{Group: gv.Group, Kind: kind}
 }
 
-// split reads one document the slow way, with sigs.k8s.io/yaml, into
-// its objects: none for an empty document, the items of a List.
+// split reads one document the slow way, as sigs.k8s.io/yaml reads it
+// (internal/yamljson), into its objects: none for an empty document, the
+// items of a List. A key given twice in one mapping is an error, in YAML
+// as in JSON, as kubectl's default strict field validation has it, and so
+// are two keys that are one JSON key; go-yaml's line numbers are made the
+// file's.
 func split(r rawDocument) ([]Document, error) {
 	file, i := r.file, r.index
 	if blank(r.raw) {
@@ -602,9 +608,9 @@ func split(r rawDocument) ([]Document, error) {
 	} else if l, ok := parseBlockList(r.raw); ok {
 		obj = l
 	} else {
-		js, err := yaml.YAMLToJSON(r.raw)
+		js, err := yamljson.ToJSONStrict(r.raw)
 		if err != nil {
-			return nil, fmt.Errorf("%s: document %d: invalid YAML: %w", file, i, err)
+			return nil, fmt.Errorf("%s: document %d: invalid YAML: %s", file, i, fileLines(err.Error(), r.line))
 		}
 		js = bytes.TrimSpace(js)
 		if len(js) == 0 || string(js) == "null" {
@@ -626,6 +632,35 @@ func split(r rawDocument) ([]Document, error) {
 	}
 	return []Document{d}, nil
 }
+
+// yamlLine finds the line numbers in go-yaml's messages: "yaml: line 5:
+// ..." for a syntax error, "yaml: unmarshal errors:\n  line 5: ..." for
+// each key given twice.
+var yamlLine = regexp.MustCompile(`(?m)^(yaml: |\s+)line (\d+):`)
+
+// fileLines makes the line numbers of go-yaml's message about a document
+// that starts on line first of its file lines of the file, which is what
+// an editor shows (go-yaml counts from the document's first line), and
+// puts the message on one line, its errors separated by semicolons.
+func fileLines(msg string, first int) string {
+	msg = yamlLine.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := yamlLine.FindStringSubmatch(m)
+		n, err := strconv.Atoi(sub[2])
+		if err != nil || first < 1 {
+			return m
+		}
+		return fmt.Sprintf("%sline %d:", sub[1], n+first-1)
+	})
+	return yamlBreak.ReplaceAllStringFunc(msg, func(m string) string {
+		if m[0] == ':' {
+			return ": "
+		}
+		return "; "
+	})
+}
+
+// yamlBreak is a line break in go-yaml's list of unmarshal errors.
+var yamlBreak = regexp.MustCompile(`:?\n\s*`)
 
 // blank reports whether a YAML document holds only blank lines and
 // comments, which YAML reads as an empty document (null).

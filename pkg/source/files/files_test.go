@@ -285,6 +285,39 @@ func TestReadErrors(t *testing.T) {
 			want:  []string{"-: document 2: invalid YAML"},
 		},
 		{
+			// go-yaml counts from the document's first line.
+			name:  "a YAML error's line is the file's",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  namespace: [x\n",
+			want:  []string{"-: document 2: invalid YAML: yaml: line 9: did not find expected ',' or ']'"},
+		},
+		{
+			// As in JSON, and as kubectl's strict field validation.
+			name:  "a key twice in a YAML mapping",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: Namespace\nmetadata: {name: x}\n---\n# c\napiVersion: v1\nkind: Service\nkind: Service\nmetadata:\n  name: a\n  name: b\n",
+			want:  []string{`-: document 2: invalid YAML: yaml: unmarshal errors: line 8: key "kind" already set in map; line 11: key "name" already set in map`},
+		},
+		{
+			name:  "a key twice in an item of a YAML List",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n    name: b\n",
+			want:  []string{`-: document 1: invalid YAML: yaml: unmarshal errors: line 8: key "name" already set in map`},
+		},
+		{
+			// sigs.k8s.io/yaml keeps either label 9, by map order.
+			name:  "two keys that are one JSON key",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    09: a\n    0011: b\n",
+			want:  []string{`-: document 1: invalid YAML: metadata.labels: the float 9 and the integer 9 are both the JSON key "9"`},
+		},
+		{
+			name:  "two keys that are one JSON key in an item of a List",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data:\n    '7': a\n    7: b\n",
+			want:  []string{`-: document 1: invalid YAML: items[0].data: the integer 7 and the string "7" are both the JSON key "7"`},
+		},
+		{
 			name:  "missing kind",
 			paths: []string{"testdata/bad/nokind.yaml"},
 			want:  []string{"testdata/bad/nokind.yaml: document 2: apiVersion and kind are required"},

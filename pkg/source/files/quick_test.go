@@ -97,7 +97,7 @@ var quickLists = []struct {
 	{"yaml: item without a kind", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  metadata:\n    name: a\n", false},
 	{"yaml: List inside a List", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Namespace\n    metadata: {name: a}\n", false},
 	{"yaml: anchors across items", "apiVersion: v1\nitems:\n- &s\n  apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n- *s\nkind: List\n", false},
-	{"yaml: a key twice in an item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n    name: b\n", true},
+	{"yaml: a key twice in an item", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n    name: b\n", false},
 	{"yaml: List without apiVersion", "kind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata: {name: a}\n", false},
 	{"yaml: not a List", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\nitems:\n- x\n", false},
 }

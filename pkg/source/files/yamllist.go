@@ -8,9 +8,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	"sigs.k8s.io/yaml"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/internal/yamljson"
 )
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
@@ -142,7 +142,7 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	hjs, err := yaml.YAMLToJSON(header)
+	hjs, err := yamljson.ToJSONStrict(header)
 	if err != nil {
 		return nil, false
 	}
@@ -166,7 +166,7 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 				js = t.out
 			} else {
 				var err error
-				if js, err = yaml.YAMLToJSON(items[i]); err != nil {
+				if js, err = yamljson.ToJSONStrict(items[i]); err != nil {
 					failed.Store(true)
 					return
 				}
@@ -203,7 +203,7 @@ func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 	if !ok {
 		return parsed{}, false
 	}
-	hjs, err := yaml.YAMLToJSON(header)
+	hjs, err := yamljson.ToJSONStrict(header)
 	if err != nil {
 		return parsed{}, false
 	}
@@ -258,7 +258,7 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		js = t.out
 	} else {
 		var err error
-		if js, err = yaml.YAMLToJSON(raw); err != nil {
+		if js, err = yamljson.ToJSONStrict(raw); err != nil {
 			return item{}, false
 		}
 	}

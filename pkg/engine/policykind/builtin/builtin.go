@@ -22,8 +22,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
-	"sigs.k8s.io/yaml"
 
+	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
@@ -66,7 +66,7 @@ func Catalogue() ([]Entry, error) {
 }
 
 func decode(b []byte) (*policykind.Declaration, error) {
-	js, err := yaml.YAMLToJSON(bytes.TrimSpace(b))
+	js, err := yamljson.ToJSONStrict(bytes.TrimSpace(b))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,195 @@
+// Package yamljson reads a YAML document into JSON as sigs.k8s.io/yaml
+// does, and refuses what that reading leaves to chance.
+//
+// sigs.k8s.io/yaml.YAMLToJSON decodes the document with go-yaml v2 into
+// maps keyed by the keys' YAML values, then writes each key as a JSON
+// string: the integer 9, the float 9 (`09:`, which is not octal, reads as
+// a float) and the string "9" are three keys in YAML and one in JSON. It
+// fills the JSON object in the YAML map's order, which Go randomizes, so
+// the value that is kept changes from run to run: a Service labelled
+// `09: a` and `0011: b` (octal 9) had the label 9=a in about one run of
+// four and 9=b in the others. Strata promises the same output for the
+// same input, so such a mapping is an error here, naming where it is and
+// the keys. The rest is YAMLToJSON's reading, with go-yaml v2's decoder,
+// its key conversion (convertToJSONableObject in sigs.k8s.io/yaml's
+// yaml.go, without a target type) and encoding/json.
+package yamljson
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v2"
+)
+
+// ToJSON is sigs.k8s.io/yaml.YAMLToJSON, refusing a mapping with two keys
+// that are one JSON key.
+func ToJSON(y []byte) ([]byte, error) { return toJSON(y, yaml.Unmarshal) }
+
+// ToJSONStrict is sigs.k8s.io/yaml.YAMLToJSONStrict (a key given twice is
+// an error), refusing a mapping with two keys that are one JSON key.
+func ToJSONStrict(y []byte) ([]byte, error) { return toJSON(y, yaml.UnmarshalStrict) }
+
+func toJSON(y []byte, unmarshal func([]byte, any) error) ([]byte, error) {
+	var v any
+	if err := unmarshal(y, &v); err != nil {
+		return nil, err
+	}
+	j, ok := jsonable(v)
+	if !ok {
+		// Walked again in a fixed order, so that of several problems
+		// the same one is reported every time.
+		return nil, problem(v, "")
+	}
+	return json.Marshal(j)
+}
+
+// jsonable converts go-yaml's value to encoding/json's: maps keyed by
+// strings, converted as sigs.k8s.io/yaml converts them. ok is false when
+// a key has no JSON form or two keys of a mapping have the same one;
+// problem then says which.
+func jsonable(v any) (any, bool) {
+	switch v := v.(type) {
+	case map[any]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			key, ok := keyString(k)
+			if !ok {
+				return nil, false
+			}
+			if _, twice := m[key]; twice {
+				return nil, false
+			}
+			if m[key], ok = jsonable(e); !ok {
+				return nil, false
+			}
+		}
+		return m, true
+	case []any:
+		l := make([]any, len(v))
+		for i, e := range v {
+			var ok bool
+			if l[i], ok = jsonable(e); !ok {
+				return nil, false
+			}
+		}
+		return l, true
+	default:
+		return v, true
+	}
+}
+
+// keyString is the JSON key sigs.k8s.io/yaml makes of a YAML key: go-yaml
+// v2 gives keys the types string, int, int64, float64 and bool (and nil
+// or a collection, which have none). A float is written as go-yaml writes
+// one, at 32 bits, so that 1.00000001 is "1".
+func keyString(k any) (string, bool) {
+	switch k := k.(type) {
+	case string:
+		return k, true
+	case int:
+		return strconv.Itoa(k), true
+	case int64:
+		return strconv.FormatInt(k, 10), true
+	case float64:
+		switch s := strconv.FormatFloat(k, 'g', -1, 32); s {
+		case "+Inf":
+			return ".inf", true
+		case "-Inf":
+			return "-.inf", true
+		case "NaN":
+			return ".nan", true
+		default:
+			return s, true
+		}
+	case bool:
+		return strconv.FormatBool(k), true
+	default:
+		return "", false
+	}
+}
+
+// problem finds, in the order of the JSON the document would be (keys
+// sorted, items in order), the first mapping with a key that has no JSON
+// form or two keys that are one, and says where it is (a field path, ""
+// for the root) and which keys. The keys are given as go-yaml read them,
+// with their types: the text they were written as is gone.
+func problem(v any, at string) error {
+	switch v := v.(type) {
+	case map[any]any:
+		type entry struct {
+			key string
+			k   any
+			e   any
+		}
+		entries := make([]entry, 0, len(v))
+		for k, e := range v {
+			key, ok := keyString(k)
+			if !ok {
+				return fmt.Errorf("%s: a key is %s, which has no JSON form; keys must be strings, numbers or booleans", where(at), describe(k))
+			}
+			entries = append(entries, entry{key, k, e})
+		}
+		slices.SortFunc(entries, func(a, b entry) int {
+			if c := strings.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return strings.Compare(describe(a.k), describe(b.k))
+		})
+		for i := 1; i < len(entries); i++ {
+			if a, b := entries[i-1], entries[i]; a.key == b.key {
+				return fmt.Errorf("%s: %s and %s are both the JSON key %q, and only one would be kept; quote the keys meant as strings", where(at), describe(a.k), describe(b.k), a.key)
+			}
+		}
+		for _, en := range entries {
+			if err := problem(en.e, field(at, en.key)); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := problem(e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// field is the path of key in the mapping at path at.
+func field(at, key string) string {
+	if at == "" {
+		return key
+	}
+	return at + "." + key
+}
+
+// where names a path for a message.
+func where(at string) string {
+	if at == "" {
+		return "the document's top level"
+	}
+	return at
+}
+
+// describe is a YAML key with its type as go-yaml read it: `the integer
+// 9`, `the float 9`, `the string "9"`.
+func describe(k any) string {
+	switch k := k.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", k)
+	case int, int64:
+		return fmt.Sprintf("the integer %d", k)
+	case float64:
+		return "the float " + strconv.FormatFloat(k, 'g', -1, 64)
+	case bool:
+		return fmt.Sprintf("the boolean %t", k)
+	case nil:
+		return "null"
+	default:
+		return fmt.Sprintf("a %T", k)
+	}
+}
