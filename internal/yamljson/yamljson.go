@@ -1,23 +1,34 @@
 // Package yamljson reads a YAML document into JSON as sigs.k8s.io/yaml
-// does, and refuses what that reading leaves to chance.
+// does, and refuses the two inputs that reading gets wrong without a
+// word.
 //
-// sigs.k8s.io/yaml.YAMLToJSON decodes the document with go-yaml v2 into
-// maps keyed by the keys' YAML values, then writes each key as a JSON
-// string: the integer 9, the float 9 (`09:`, which is not octal, reads as
-// a float) and the string "9" are three keys in YAML and one in JSON. It
-// fills the JSON object in the YAML map's order, which Go randomizes, so
-// the value that is kept changes from run to run: a Service labelled
-// `09: a` and `0011: b` (octal 9) had the label 9=a in about one run of
-// four and 9=b in the others. Strata promises the same output for the
-// same input, so such a mapping is an error here, naming where it is and
-// the keys. The rest is YAMLToJSON's reading, with go-yaml v2's decoder,
-// its key conversion (convertToJSONableObject in sigs.k8s.io/yaml's
-// yaml.go, without a target type) and encoding/json.
+// Keys that are one JSON key. sigs.k8s.io/yaml.YAMLToJSON decodes with
+// go-yaml v2 into maps keyed by the keys' YAML values, then writes each
+// key as a JSON string: the integer 9, the float 9 (`09:`, which is not
+// octal, reads as a float) and the string "9" are three keys in YAML and
+// one in JSON. It fills the JSON object in the YAML map's order, which Go
+// randomizes, so the value kept changes from run to run: a Service
+// labelled `09: a` and `0011: b` (octal 9) had the label 9=a in about one
+// run of four and 9=b in the others. Strata promises the same output for
+// the same input, so such a mapping is an error naming where it is and
+// the keys.
+//
+// A second document. YAMLToJSON reads the first document of its text and
+// drops the others. Callers split their input on lines "---", but a
+// document may also begin after a line "..." or after a line break YAML
+// counts and they do not (a lone "\r"): that document was lost.
+//
+// The rest is YAMLToJSON's reading: go-yaml v2's decoder, its key
+// conversion (convertToJSONableObject in sigs.k8s.io/yaml's yaml.go,
+// without a target type) and encoding/json.
 package yamljson
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,16 +37,35 @@ import (
 )
 
 // ToJSON is sigs.k8s.io/yaml.YAMLToJSON, refusing a mapping with two keys
-// that are one JSON key.
-func ToJSON(y []byte) ([]byte, error) { return toJSON(y, yaml.Unmarshal) }
+// that are one JSON key, and text that holds more than one document.
+func ToJSON(y []byte) ([]byte, error) { return toJSON(y, false) }
 
 // ToJSONStrict is sigs.k8s.io/yaml.YAMLToJSONStrict (a key given twice is
-// an error), refusing a mapping with two keys that are one JSON key.
-func ToJSONStrict(y []byte) ([]byte, error) { return toJSON(y, yaml.UnmarshalStrict) }
+// an error), refusing a mapping with two keys that are one JSON key, and
+// text that holds more than one document.
+func ToJSONStrict(y []byte) ([]byte, error) { return toJSON(y, true) }
 
-func toJSON(y []byte, unmarshal func([]byte, any) error) ([]byte, error) {
+// errMoreDocuments is the error for text with a second document.
+// YAMLToJSON reads the first and drops the rest, unsaid. The callers
+// split their input on lines "---", so a second document here began
+// after a line "..." (a document's end, after which another may begin
+// without a marker) or after a "---" that a line break other than "\n"
+// (a lone "\r", which YAML counts as one) put at a line's start.
+var errMoreDocuments = errors.New(`yaml: a second YAML document follows the first, after a line "..." or a line break that is not "\n"; begin each document with a line "---" after "\n"`)
+
+func toJSON(y []byte, strict bool) ([]byte, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(y))
+	dec.SetStrict(strict)
 	var v any
-	if err := unmarshal(y, &v); err != nil {
+	if err := dec.Decode(&v); err != nil && err != io.EOF {
+		return nil, err
+	}
+	var next any
+	switch err := dec.Decode(&next); err {
+	case io.EOF:
+	case nil:
+		return nil, errMoreDocuments
+	default:
 		return nil, err
 	}
 	j, ok := jsonable(v)

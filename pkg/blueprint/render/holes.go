@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"reflect"
 	"regexp"
 	"slices"
@@ -425,21 +426,21 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 	for _, c := range splitDocuments(skel) {
 		f.chunk = c
 		f.lines = bytes.Split(c.text, []byte("\n"))
-		var doc yaml.Node
-		if err := yaml.Unmarshal(c.text, &doc); err != nil {
+		doc, err := oneDocument(c.text)
+		if err != nil {
 			return nil, yamlError(n+1, chunk{text: []byte(f.hide(string(c.text))), line: c.line}, errors.New(f.hide(err.Error())))
 		}
 		if len(doc.Content) == 0 {
 			continue
 		}
 		f.doc, f.landed = n+1, nil
-		if err := f.fill(&doc, false, ""); err != nil {
+		if err := f.fill(doc, false, ""); err != nil {
 			return nil, err
 		}
 		var out bytes.Buffer
 		enc := yaml.NewEncoder(&out)
 		enc.SetIndent(2)
-		if err := enc.Encode(&doc); err != nil {
+		if err := enc.Encode(doc); err != nil {
 			return nil, fmt.Errorf("rendered document %d: %w", n+1, err)
 		}
 		if err := enc.Close(); err != nil {
@@ -458,6 +459,26 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 		docs = append(docs, d)
 	}
 	return docs, nil
+}
+
+// oneDocument parses the one YAML document of text. yaml.Unmarshal
+// would read the first of several and drop the rest without a word; the
+// documents are split at lines "---", but one may also begin after a
+// line "...", which is an error here naming its line.
+func oneDocument(text []byte) (*yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc, next yaml.Node
+	if err := dec.Decode(&doc); err != nil && err != io.EOF {
+		return nil, err
+	}
+	switch err := dec.Decode(&next); err {
+	case io.EOF:
+		return &doc, nil
+	case nil:
+		return nil, fmt.Errorf(`yaml: line %d: a second YAML document begins here, after a line "..."; begin each document with a line "---"`, next.Line)
+	default:
+		return nil, err
+	}
 }
 
 // filler puts the values of one template's holes into its skeleton.

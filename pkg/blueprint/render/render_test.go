@@ -440,6 +440,18 @@ func TestRenderErrors(t *testing.T) {
 		template: "gatewayTemplate.status", reason: ReasonInvalidParameters,
 		contains: "must render one object",
 	}, {
+		// YAML parsers read one document of it: b was dropped unsaid.
+		name:     "a document after a document end marker",
+		bp:       testBlueprint("", "cm", fmt.Sprintf(cm, "a")+"...\n"+fmt.Sprintf(cm, "b")),
+		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters,
+		contains: `line 5 of the rendered output (document 1): yaml: did not find expected <document start>: "..."`,
+	}, {
+		// A lone "\r" is a line break to YAML, not to the split at "---".
+		name:     "a document after a marker that a carriage return starts",
+		bp:       testBlueprint("", "cm", "apiVersion: v1\rkind: ConfigMap\rmetadata: {name: a}\r---\rapiVersion: v1\rkind: ConfigMap\rmetadata: {name: b}\r"),
+		template: "gatewayTemplate.resourceTemplates[cm]", reason: ReasonInvalidParameters,
+		contains: `a second YAML document begins here`,
+	}, {
 		name:     "endless loop",
 		bp:       testBlueprint("", "cm", "{{ $l := until 10000 }}\n{{ range $l }}{{ range $l }}{{ end }}{{ end }}"),
 		template: "gatewayTemplate.resourceTemplates[cm]", line: 2, reason: ReasonInvalidParameters,

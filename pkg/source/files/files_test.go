@@ -285,6 +285,19 @@ func TestReadErrors(t *testing.T) {
 			want:  []string{"-: document 2: invalid YAML"},
 		},
 		{
+			// The YAML parser read the first document and dropped y.
+			name:  "documents split by lone carriage returns",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\rkind: Namespace\rmetadata:\r  name: x\r---\rapiVersion: v1\rkind: Namespace\rmetadata:\r  name: y\r",
+			want:  []string{`-: document 1: invalid YAML: yaml: a second YAML document follows the first`},
+		},
+		{
+			name:  "content after a document end marker",
+			paths: []string{"-"},
+			stdin: "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: x\n...\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: y\n",
+			want:  []string{`-: document 1: invalid YAML: yaml: line 5: did not find expected <document start>`},
+		},
+		{
 			// go-yaml counts from the document's first line.
 			name:  "a YAML error's line is the file's",
 			paths: []string{"-"},

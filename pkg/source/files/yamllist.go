@@ -38,7 +38,9 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 	}
 	items = make([][]byte, len(spans))
 	for i, s := range spans {
-		items[i] = blockItem(raw[s.start:s.end], marker)
+		if items[i], ok = blockItem(raw[s.start:s.end], marker); !ok {
+			return nil, nil, false
+		}
 	}
 	return header, items, true
 }
@@ -48,6 +50,9 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 // markers. blockItem makes each item's document of its lines, which
 // parseListQuick does on every core.
 func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
+	if otherBreaks(raw) {
+		return nil, nil, 0, false
+	}
 	var hdr bytes.Buffer
 	in := false // inside the items' region
 	marker = -1
@@ -85,7 +90,7 @@ func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok boo
 				marker = indent
 			}
 			items = append(items, span{lineStart, pos})
-		case indent == 0:
+		case indent == 0 && rootKey(trimmed):
 			// The next root key: the items are over.
 			in = false
 			hdr.Write(line)
@@ -99,37 +104,103 @@ func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok boo
 	return hdr.Bytes(), items, marker, true
 }
 
+// otherBreaks reports whether raw holds a line break other than "\n":
+// a "\r" (alone, or before "\n"), or one of the breaks of YAML 1.1 that
+// go-yaml v2 counts (NEL, LS, PS). The split above reads lines at "\n"
+// only, where the YAML parser would see more ("- \r-" is two entries).
+func otherBreaks(raw []byte) bool {
+	return bytes.IndexByte(raw, '\r') >= 0 || bytes.Contains(raw, []byte("\u0085")) ||
+		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
+}
+
+// rootKey reports whether a line at column 0 after the items is plainly
+// the next key of the root mapping: a plain key of the characters
+// kubectl's keys are made of, or a quoted one without quotes inside,
+// then ":" and a space or the line's end. Anything else there (a block
+// scalar's "|" under an empty "-" entry, which the YAML parser reads as
+// that entry's value, say) is left to the parser.
+func rootKey(line []byte) bool {
+	end := 0
+	switch {
+	case len(line) > 0 && (line[0] == '"' || line[0] == '\''):
+		close := bytes.IndexByte(line[1:], line[0])
+		if close < 0 {
+			return false
+		}
+		end = close + 2
+	default:
+		for end < len(line) && (isAlnum(line[end]) || bytes.IndexByte([]byte("_./-"), line[end]) >= 0) {
+			end++
+		}
+		if end == 0 {
+			return false
+		}
+	}
+	return end < len(line) && line[end] == ':' && (end+1 == len(line) || line[end+1] == ' ')
+}
+
+// isAlnum reports whether b is an ASCII letter or digit.
+func isAlnum(b byte) bool {
+	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
+}
+
 // blockItem is the document of one item of a block List, whose lines
 // are lines and whose "-" marker is at column marker: its first line
 // without the marker, the others de-indented; lines less indented than
 // its content (blank, or comments) are empty lines. Line ends are kept as
 // they are (a block scalar at the end of the file has none).
-func blockItem(lines []byte, marker int) []byte {
+//
+// ok is false when the document would not read as the item does, for
+// what column 0 means to the YAML parser: a line there that is a
+// document marker ("---", "...") or a directive ("%"), and a block
+// scalar (or a tag or an anchor, which may start one) as the item's
+// content, whose lines at column 0 are not a root block scalar's ("- |"
+// then "  0" is "0" in the List, "" on its own).
+func blockItem(lines []byte, marker int) (doc []byte, ok bool) {
 	cut := marker + 2
 	out := make([]byte, 0, len(lines))
-	first := true
+	first, content := true, false // content: the item's content has begun
 	for line := range bytes.Lines(lines) {
+		var text []byte // the line as the document has it
 		if first {
 			// "- content": what follows "- " (or "-"), as if indented
 			// to the item's content.
 			first = false
-			text := bytes.TrimRight(line, "\n")
-			trimmed := bytes.TrimLeft(text, " ")
-			rest := bytes.TrimLeft(line, " ")[min(2, len(trimmed)):]
-			if cut+len(rest) > cut {
-				out = append(out, rest...)
-			} else {
-				out = append(out, '\n')
-			}
+			t := bytes.TrimRight(line, "\n")
+			trimmed := bytes.TrimLeft(t, " ")
+			text = bytes.TrimLeft(line, " ")[min(2, len(trimmed)):]
+		} else if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
+			text = line[cut:]
+		}
+		if len(bytes.TrimRight(text, "\n")) == 0 {
+			out = append(out, '\n')
 			continue
 		}
-		if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
-			out = append(out, line[cut:]...)
-		} else {
-			out = append(out, '\n')
+		if columnZero(text) {
+			return nil, false
 		}
+		if c := bytes.TrimLeft(bytes.TrimRight(text, "\n"), " "); !content && len(c) > 0 && c[0] != '#' {
+			content = true
+			if bytes.IndexByte([]byte("|>!&"), c[0]) >= 0 {
+				return nil, false
+			}
+		}
+		out = append(out, text...)
 	}
-	return out
+	return out, true
+}
+
+// columnZero reports whether a line means something else at column 0 of
+// a document than as content: a document marker ("---" or "..." alone or
+// before a blank) or a directive ("%...").
+func columnZero(line []byte) bool {
+	if len(line) > 0 && line[0] == '%' {
+		return true
+	}
+	if !bytes.HasPrefix(line, []byte("---")) && !bytes.HasPrefix(line, []byte("...")) {
+		return false
+	}
+	return len(line) == 3 || bytes.IndexByte([]byte(" \t\n"), line[3]) >= 0
 }
 
 // parseBlockList reads a YAML List document split by blockList: the
@@ -224,7 +295,12 @@ func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 				return
 			}
 			s := items[i]
-			it, ok := t.listItem(r, blockItem(r.raw[s.start:s.end], marker))
+			doc, ok := blockItem(r.raw[s.start:s.end], marker)
+			if !ok {
+				failed.Store(true)
+				return
+			}
+			it, ok := t.listItem(r, doc)
 			if !ok {
 				failed.Store(true)
 				return

@@ -27,6 +27,27 @@ func TestBlockListMatchesYAML(t *testing.T) {
 		{"not a List", "apiVersion: v1\nkind: Thing\nitems:\n- a\n", false},
 		{"items inline", "apiVersion: v1\nkind: List\nitems: []\n", false},
 		{"broken indentation", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n kind: Service\n", false},
+		// Found by FuzzBlockList: the YAML parser reads the "|" as the
+		// empty entry's value, not as a root key after the items.
+		{"a block scalar at column 0 under an empty entry", "kind: List\nitems:\n-\n|", false},
+		// Its content at column 0 is not a root block scalar's.
+		{"an item that is a block scalar", "kind: List\nitems:\n- |\n  0", false},
+		{"an item that is a tagged block scalar", "kind: List\nitems:\n- !!str |\n  0\n", false},
+		{"an empty entry, then a block scalar", "kind: List\nitems:\n-\n  |\n  0\n", false},
+		{"an empty entry, a line of spaces, then a block scalar", "kind: List\nitems:\n-\n     \n  |\n  0\n", false},
+		// Found by FuzzBlockList: "---" at column 0 of the item's own
+		// document is a document marker, not the scalar "---".
+		{"an item that is a document marker", "kind: List\nitems:\n- --- ", false},
+		{"an item's line that is a document end marker", "kind: List\nitems:\n- a\n  ...\n", false},
+		{"an item's line that is a directive", "kind: List\nitems:\n- a\n  %b\n", false},
+		{"markers deeper in an item", "kind: List\nitems:\n- a: |\n    ---\n    ...\n    %x\n", true},
+		// A "\r" is a line break to the YAML parser: two entries.
+		{"a carriage return", "kind: List\nitems:\n- \r-", false},
+		{"Windows line ends", "apiVersion: v1\r\nkind: List\r\nitems:\r\n- apiVersion: v1\r\n  kind: Service\r\n", false},
+		{"a line separator", "kind: List\nitems:\n- a\u2028- b\n", false},
+		// The header's keys 09 (a float) and 0011 (octal 9) are one JSON
+		// key, which the YAML parser keeps either value of.
+		{"header keys that are one JSON key", "09: 2\nitems:\n-\n0011: \nkind: List", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := parseBlockList([]byte(tc.doc))
