@@ -492,7 +492,9 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 	md["labels"] = labels
 	if err := checkTyped(r.kinds.Types, obj); err != nil {
 		at := ""
-		if te, ok := errors.AsType[*TypeError](err); ok && te.Field != "" {
+		if te, ok := errors.AsType[*TypeError](err); ok && te.Pointer != "" {
+			at = te.Pointer
+		} else if ok && te.Field != "" {
 			at = "/" + strings.ReplaceAll(te.Field, ".", "/")
 		}
 		return nil, failAt(at, ReasonInvalidParameters, "%v", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -14,11 +15,14 @@ import (
 // TypeError is a rendered object of a built-in kind whose field does not
 // have the type its Go type (and so the API server) wants: a string where
 // a number goes (`replicas: "1\n---\n..."`, a value placed as the literal
-// text it is), or a field the kind does not have. Field is the JSON path,
-// e.g. spec.replicas.
+// text it is), or a field the kind does not have. Field is the field's
+// path, e.g. spec.template.spec.containers[0].image, and Pointer the same
+// as a JSON pointer (/spec/template/spec/containers/0/image), which names
+// the value a tenant put there (blame); both are empty when unknown.
 type TypeError struct {
 	Kind, Name string
 	Field      string
+	Pointer    string
 	Err        error
 }
 
@@ -52,7 +56,13 @@ func checkTyped(types runtime.ObjectCreater, obj *unstructured.Unstructured) err
 		te := &TypeError{Kind: obj.GetKind(), Name: obj.GetName(), Err: err}
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) {
+			// ute.Field leaves out the indexes of lists
+			// (spec.template.spec.containers.image): the value is found
+			// by where in b it was read.
 			te.Field = ute.Field
+			if ptr, field, ok := pointerAt(b, ute.Offset); ok {
+				te.Pointer, te.Field = ptr, field
+			}
 			te.Err = fmt.Errorf("cannot read %s as %s", ute.Value, ute.Type)
 		} else if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			te.Err = fmt.Errorf("unknown field %s", f)
@@ -60,4 +70,75 @@ func checkTyped(types runtime.ObjectCreater, obj *unstructured.Unstructured) err
 		return te
 	}
 	return nil
+}
+
+// pointerAt finds the value of JSON document b that encoding/json's
+// UnmarshalTypeError.Offset points at (the end of a scalar, the opening
+// of an object or a list) and returns its JSON pointer and its field path
+// (/spec/ports/0/port and spec.ports[0].port). ok is false when no value is
+// there.
+func pointerAt(b []byte, offset int64) (pointer, field string, ok bool) {
+	type frame struct {
+		object   bool
+		key      string // object: the current member's
+		index    int    // list: the current item's
+		wantsKey bool   // object: the next string is a key
+	}
+	var stack []frame
+	at := func() (string, string) {
+		var p, f strings.Builder
+		for _, fr := range stack {
+			if fr.object {
+				p.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(fr.key, "~", "~0"), "/", "~1"))
+				if f.Len() > 0 {
+					f.WriteByte('.')
+				}
+				f.WriteString(fr.key)
+			} else {
+				p.WriteString("/" + strconv.Itoa(fr.index))
+				f.WriteString("[" + strconv.Itoa(fr.index) + "]")
+			}
+		}
+		return p.String(), f.String()
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", "", false
+		}
+		top := len(stack) - 1
+		if d, isDelim := tok.(json.Delim); isDelim && (d == '}' || d == ']') {
+			stack = stack[:top]
+			if dec.InputOffset() >= offset {
+				pointer, field = at()
+				return pointer, field, true
+			}
+			if top > 0 && stack[top-1].object {
+				stack[top-1].wantsKey = true
+			}
+			continue
+		}
+		if top >= 0 && stack[top].object && stack[top].wantsKey {
+			stack[top].key, stack[top].wantsKey = tok.(string), false
+			continue
+		}
+		if top >= 0 && !stack[top].object {
+			stack[top].index++
+		}
+		// A scalar's error is at its end; an object's or a list's where
+		// it opens, after its "{" or "[".
+		if dec.InputOffset() >= offset {
+			pointer, field = at()
+			return pointer, field, true
+		}
+		if d, isDelim := tok.(json.Delim); isDelim {
+			stack = append(stack, frame{object: d == '{', index: -1, wantsKey: d == '{'})
+			continue
+		}
+		if top >= 0 && stack[top].object {
+			stack[top].wantsKey = true
+		}
+	}
 }
