@@ -72,7 +72,10 @@ func toJSON(y []byte, strict bool) ([]byte, error) {
 	if !ok {
 		// Walked again in a fixed order, so that of several problems
 		// the same one is reported every time.
-		return nil, problem(v, "")
+		if err := problem(v, ""); err != nil {
+			return nil, err
+		}
+		return nil, errors.New("yaml: two keys of a mapping are one JSON key")
 	}
 	return json.Marshal(j)
 }
