@@ -121,6 +121,7 @@ func TestKubectlErrors(t *testing.T) {
 		{"get kind typo", []string{"get", "policies", "timeoutpolicys", "-f", discParable}},
 		{"get policies typo", []string{"get", "polcies", "-f", discParable}},
 		{"name typo", []string{"describe", "httproute", "bakr", "-n", "baker", "-f", discParable}},
+		{"name typo in the wrong namespace", []string{"describe", "httproutes/bakr", "-f", discParable}},
 		{"name typo -A", []string{"describe", "service/bater", "-A", "-f", discParable}},
 		{"policy name typo -A", []string{"describe", "retrypolicy/baker-retry", "-A", "-f", discParable}},
 		{"policy name typo", []string{"impact", "retrypolicy/baker-retry", "-n", "baker", "--delete", "-f", discParable}},

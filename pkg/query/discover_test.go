@@ -62,6 +62,12 @@ func TestResolve(t *testing.T) {
 		{arg: "httproute/#rule-0", ns: "baker", err: `"httproute/#rule-0": the name is empty`},
 		{arg: "gateways.gateway.networking.k8s.io/storefront", ns: "infra", want: "Gateway infra/storefront"},
 		{arg: "listenersets.gateway.networking.k8s.io/nope", ns: "infra", err: "ListenerSet infra/nope not found"},
+		// Mistyped and in the wrong namespace: the close names of every
+		// namespace, with theirs.
+		{arg: "httproute/bakr", ns: "default", err: "HTTPRoute default/bakr not found; did you mean baker (in baker)?"},
+		{arg: "retrypolicy/baker-retrys", ns: "default", err: "RetryPolicy default/baker-retrys not found; did you mean baker-retries (in baker)?"},
+		// Close names where asked come first, alone.
+		{arg: "httproute/bakr", ns: "baker", err: "HTTPRoute baker/bakr not found; did you mean baker?"},
 	} {
 		t.Run(c.arg, func(t *testing.T) {
 			s, err := query.Resolve(res, c.arg, c.ns)

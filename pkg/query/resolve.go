@@ -220,7 +220,16 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 				here = append(here, p.Name)
 			}
 		}
-		return Subject{}, fmt.Errorf("%s %s not found%s%s", k.Policy.Kind, id(ns, name), foundIn(in), DidYouMean(name, here))
+		all := func() map[string][]string {
+			where := map[string][]string{}
+			for _, p := range res.Policies {
+				if p.Kind.Key() == k.Policy.Key() {
+					where[p.Name] = append(where[p.Name], p.Namespace)
+				}
+			}
+			return where
+		}
+		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), notFoundHint(name, foundIn(in), here, all))
 	}
 	name, section, _ := strings.Cut(name, "#")
 	info := hierarchy.Kinds[k.Topology]
@@ -240,7 +249,17 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		for _, id := range res.Graph.ByKindIn(k.Topology, ref.Namespace) {
 			here = append(here, res.Graph.Node(id).Ref.Name)
 		}
-		return Subject{}, fmt.Errorf("%s not found%s%s", ref, elsewhere(res, k.Topology, name, info.Namespaced), DidYouMean(name, here))
+		all := func() map[string][]string {
+			where := map[string][]string{}
+			if info.Namespaced {
+				for _, id := range res.Graph.ByKind(k.Topology) {
+					r := res.Graph.Node(id).Ref
+					where[r.Name] = append(where[r.Name], r.Namespace)
+				}
+			}
+			return where
+		}
+		return Subject{}, fmt.Errorf("%s not found%s", ref, notFoundHint(name, elsewhere(res, k.Topology, name, info.Namespaced), here, all))
 	}
 	return Subject{Node: n}, nil
 }
@@ -279,6 +298,21 @@ func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 		where[r.Name] = append(where[r.Name], r.Namespace)
 	}
 	return fmt.Errorf("%s %s not found in any namespace%s", k.Topology.Kind, object, suggestWhere(object, where))
+}
+
+// notFoundHint is what follows "not found": the namespaces that hold the
+// name (found, foundIn's hint), and the names close to it in the
+// namespace asked about (here); when neither has anything, the names
+// close to it in every namespace (all, made only then: name to
+// namespaces), each with its namespaces, so that a name mistyped and
+// looked for in the wrong namespace still gets a suggestion ("HTTPRoute
+// default/bakr not found; did you mean baker (in baker)?").
+func notFoundHint(name, found string, here []string, all func() map[string][]string) string {
+	mean := DidYouMean(name, here)
+	if found == "" && mean == "" {
+		mean = suggestWhere(name, all())
+	}
+	return found + mean
 }
 
 // suggestWhere is DidYouMean over the names of where, each with the
