@@ -213,3 +213,32 @@ func FuzzReadQuick(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadTwice: reading the same input gives the same objects, or the
+// same error, every time. Go randomizes map order, so a reading that
+// depends on it shows here within a few reads: sigs.k8s.io/yaml kept
+// either value of the keys 09 and 0011, which are one JSON key
+// (internal/yamljson).
+func FuzzReadTwice(f *testing.F) {
+	for _, tc := range quickLists {
+		f.Add(tc.doc)
+	}
+	f.Add("apiVersion: v1\nkind: Service\nmetadata:\n  name: a\n  labels:\n    09: a\n    0011: b\n")
+	f.Add("apiVersion: v1\nkind: Namespace\nmetadata: {name: x, labels: {1: a, 1.0: b, '1': c}}\n---\napiVersion: v1\nkind: Namespace\nmetadata: {name: y}\n")
+	f.Fuzz(func(t *testing.T, doc string) {
+		read := func() (*Result, string) {
+			res, err := ReadIn([]string{"-"}, strings.NewReader(doc), "")
+			return res, fmt.Sprint(err)
+		}
+		first, firstErr := read()
+		for range 4 {
+			again, err := read()
+			if err != firstErr {
+				t.Fatalf("error %s, then %s", firstErr, err)
+			}
+			if d := cmp.Diff(first, again); d != "" {
+				t.Fatalf("read differently (-first +again):\n%s", d)
+			}
+		}
+	})
+}
