@@ -220,16 +220,7 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 				here = append(here, p.Name)
 			}
 		}
-		all := func() map[string][]string {
-			where := map[string][]string{}
-			for _, p := range res.Policies {
-				if p.Kind.Key() == k.Policy.Key() {
-					where[p.Name] = append(where[p.Name], p.Namespace)
-				}
-			}
-			return where
-		}
-		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), notFoundHint(name, foundIn(in), here, all))
+		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), notFoundHint(res, k, name, foundIn(in), here))
 	}
 	name, section, _ := strings.Cut(name, "#")
 	info := hierarchy.Kinds[k.Topology]
@@ -249,17 +240,7 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		for _, id := range res.Graph.ByKindIn(k.Topology, ref.Namespace) {
 			here = append(here, res.Graph.Node(id).Ref.Name)
 		}
-		all := func() map[string][]string {
-			where := map[string][]string{}
-			if info.Namespaced {
-				for _, id := range res.Graph.ByKind(k.Topology) {
-					r := res.Graph.Node(id).Ref
-					where[r.Name] = append(where[r.Name], r.Namespace)
-				}
-			}
-			return where
-		}
-		return Subject{}, fmt.Errorf("%s not found%s", ref, notFoundHint(name, elsewhere(res, k.Topology, name, info.Namespaced), here, all))
+		return Subject{}, fmt.Errorf("%s not found%s", ref, notFoundHint(res, k, name, elsewhere(res, k.Topology, name, info.Namespaced), here))
 	}
 	return Subject{Node: n}, nil
 }
@@ -284,6 +265,16 @@ func CheckSubject(arg string) error {
 // suggested, with where they are.
 func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 	object, _, _ := strings.Cut(name, "#")
+	kind := k.Topology.Kind
+	if k.Policy != nil {
+		kind = k.Policy.Kind
+	}
+	return fmt.Errorf("%s %s not found in any namespace%s", kind, object, suggestWhere(object, namesWhere(res, k)))
+}
+
+// namesWhere maps the names of the objects or policies of kind k to the
+// namespaces that hold them.
+func namesWhere(res *engine.Result, k KindName) map[string][]string {
 	where := map[string][]string{}
 	if k.Policy != nil {
 		for _, p := range res.Policies {
@@ -291,26 +282,26 @@ func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 				where[p.Name] = append(where[p.Name], p.Namespace)
 			}
 		}
-		return fmt.Errorf("%s %s not found in any namespace%s", k.Policy.Kind, object, suggestWhere(object, where))
+		return where
 	}
 	for _, id := range res.Graph.ByKind(k.Topology) {
 		r := res.Graph.Node(id).Ref
 		where[r.Name] = append(where[r.Name], r.Namespace)
 	}
-	return fmt.Errorf("%s %s not found in any namespace%s", k.Topology.Kind, object, suggestWhere(object, where))
+	return where
 }
 
 // notFoundHint is what follows "not found": the namespaces that hold the
 // name (found, foundIn's hint), and the names close to it in the
-// namespace asked about (here); when neither has anything, the names
-// close to it in every namespace (all, made only then: name to
-// namespaces), each with its namespaces, so that a name mistyped and
-// looked for in the wrong namespace still gets a suggestion ("HTTPRoute
+// namespace asked about (here); when neither has anything, the names of
+// kind k close to it in every namespace (namesWhere, looked up only
+// then), each with its namespaces, so that a name mistyped and looked
+// for in the wrong namespace still gets a suggestion ("HTTPRoute
 // default/bakr not found; did you mean baker (in baker)?").
-func notFoundHint(name, found string, here []string, all func() map[string][]string) string {
+func notFoundHint(res *engine.Result, k KindName, name, found string, here []string) string {
 	mean := DidYouMean(name, here)
 	if found == "" && mean == "" {
-		mean = suggestWhere(name, all())
+		mean = suggestWhere(name, namesWhere(res, k))
 	}
 	return found + mean
 }
