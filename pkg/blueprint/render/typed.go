@@ -111,10 +111,6 @@ func pointerAt(b []byte, offset int64) (pointer, field string, ok bool) {
 		top := len(stack) - 1
 		if d, isDelim := tok.(json.Delim); isDelim && (d == '}' || d == ']') {
 			stack = stack[:top]
-			if dec.InputOffset() >= offset {
-				pointer, field = at()
-				return pointer, field, true
-			}
 			if top > 0 && stack[top-1].object {
 				stack[top-1].wantsKey = true
 			}

@@ -172,14 +172,15 @@ func blockItem(lines []byte, marker int) (doc []byte, ok bool) {
 		} else if len(line) > cut && bytes.Count(line[:cut], []byte(" ")) == cut {
 			text = line[cut:]
 		}
-		if len(bytes.TrimRight(text, "\n")) == 0 {
+		body := bytes.TrimRight(text, "\n")
+		if len(body) == 0 {
 			out = append(out, '\n')
 			continue
 		}
 		if columnZero(text) {
 			return nil, false
 		}
-		if c := bytes.TrimLeft(bytes.TrimRight(text, "\n"), " "); !content && len(c) > 0 && c[0] != '#' {
+		if c := bytes.TrimLeft(body, " "); !content && len(c) > 0 && c[0] != '#' {
 			content = true
 			if bytes.IndexByte([]byte("|>!&"), c[0]) >= 0 {
 				return nil, false
