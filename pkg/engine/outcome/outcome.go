@@ -149,6 +149,10 @@ type tally struct {
 	// and those that merged into it (effective.Folded.Merged); nil
 	// until a merge is seen.
 	mergedInto, mergedBy map[string]bool
+
+	// lastWinners, lastBeaters and lastLost are the items last added to
+	// each set (addNew).
+	lastWinners, lastBeaters, lastLost []string
 }
 
 // Input is what Compute reads of one kind (or of the kinds of one value
@@ -496,15 +500,15 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 			switch st {
 			case effective.Conflicted:
 				t.conflicted++
-				addAll(&t.winners, others)
+				addNew(&t.winners, &t.lastWinners, others)
 				continue
 			case effective.Enforced:
 				t.full++
 			case effective.Overridden:
 				t.none++
 			}
-			addAll(&t.beaters, others)
-			addAll(&t.lost, lost)
+			addNew(&t.beaters, &t.lastBeaters, others)
+			addNew(&t.lost, &t.lastLost, lost)
 			if ctx.Contributes(p) {
 				// The route's parent: the ListenerSet when the
 				// path goes through one (GEP-1713 "Route
@@ -826,6 +830,22 @@ func addAll(set *map[string]bool, items []string) {
 	for _, i := range items {
 		(*set)[i] = true
 	}
+}
+
+// addNew is addAll of items unless they are the items added last
+// (*last), which it then remembers. A policy's tally meets the same
+// lists context after context: the same fields lost to the same
+// policies along every route below one Gateway. Comparing the lists
+// (the same strings, equal at their first byte) cost less than hashing
+// each string into the set again, which was a fifth of the outcome's
+// time on the performance world (docs/performance.md, "Every command,
+// twelfth pass").
+func addNew(set *map[string]bool, last *[]string, items []string) {
+	if len(items) == 0 || slices.Equal(*last, items) {
+		return
+	}
+	*last = items
+	addAll(set, items)
 }
 
 // union adds the members of from to *set, made when first needed.
