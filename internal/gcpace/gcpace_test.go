@@ -1,0 +1,145 @@
+package gcpace
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// gogc is the process's GOGC (set back at once).
+func gogc() int {
+	g := debug.SetGCPercent(100)
+	debug.SetGCPercent(g)
+	return g
+}
+
+// withGOGC runs the test under GOGC g and puts the test binary's back.
+func withGOGC(t *testing.T, g int) {
+	t.Helper()
+	old := debug.SetGCPercent(g)
+	t.Cleanup(func() { debug.SetGCPercent(old) })
+}
+
+// sink keeps the last allocation reachable, so that allocate's garbage is
+// not optimized away.
+var sink []byte
+
+// allocate makes garbage, a mebibyte at a time, until done is closed; it
+// fails after limit mebibytes. It waits on the hold's release, not on a
+// time: the collection that releases comes when the heap reaches its
+// goal, however slow the machine.
+func allocate(t *testing.T, done <-chan struct{}, limit int) {
+	t.Helper()
+	for i := range limit {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		sink = make([]byte, 1<<20)
+		if i%64 == 0 {
+			runtime.Gosched() // let the cleanup goroutine run
+		}
+	}
+	t.Fatalf("no release after %d MiB of garbage", limit)
+}
+
+func TestCollectionReleases(t *testing.T) {
+	withGOGC(t, 400)
+	runtime.GC()
+	h := hold(64 << 20)
+	if h == nil {
+		t.Fatal("hold(64 MiB) left GOGC as it was")
+	}
+	if g := gogc(); g <= 400 {
+		t.Fatalf("GOGC while held = %d, want above 400", g)
+	}
+	allocate(t, h.released, 4096)
+	if g := gogc(); g != 400 {
+		t.Errorf("GOGC after the first collection = %d, want 400 back", g)
+	}
+	h.release() // a second end changes nothing
+	if g := gogc(); g != 400 {
+		t.Errorf("GOGC after release = %d, want 400", g)
+	}
+}
+
+func TestForcedCollectionDoesNotRelease(t *testing.T) {
+	withGOGC(t, 400)
+	h := hold(1 << 40)
+	if h == nil {
+		t.Fatal("hold(1 TiB) left GOGC as it was")
+	}
+	defer h.release()
+	held := gogc()
+	// Forced collections until the sentinel's cleanup has run and armed
+	// another one: counted, not timed.
+	for i := 0; ; i++ {
+		runtime.GC()
+		runtime.Gosched()
+		h.mu.Lock()
+		rearmed, done := h.rearmed, h.done
+		h.mu.Unlock()
+		if done {
+			t.Fatal("a forced collection ended the hold")
+		}
+		if rearmed > 0 {
+			break
+		}
+		if i == 1000 {
+			t.Fatal("the sentinel's cleanup did not run in 1,000 forced collections")
+		}
+	}
+	if g := gogc(); g != held {
+		t.Errorf("GOGC after forced collections = %d, want %d (held)", g, held)
+	}
+	h.release()
+	if g := gogc(); g != 400 {
+		t.Errorf("GOGC after release = %d, want 400", g)
+	}
+}
+
+func TestReleaseBeforeCollection(t *testing.T) {
+	withGOGC(t, 400)
+	release := Hold(1 << 40)
+	release()
+	release()
+	if g := gogc(); g != 400 {
+		t.Errorf("GOGC after release = %d, want 400", g)
+	}
+	// The sentinel's cleanup, after the release, changes nothing.
+	debug.SetGCPercent(250)
+	for range 3 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if g := gogc(); g != 250 {
+		t.Errorf("GOGC = %d after a cleanup that came after release, want 250 (left alone)", g)
+	}
+}
+
+func TestHoldLeavesAlone(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		gogc  int
+		first uint64
+	}{
+		{"collector off", -1, 1 << 30},
+		{"already late enough", 1 << 20, 64 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			withGOGC(t, c.gogc)
+			if h := hold(c.first); h != nil {
+				h.release()
+				t.Fatalf("hold changed GOGC %d", c.gogc)
+			}
+			if g := gogc(); g != c.gogc {
+				t.Errorf("GOGC = %d, want %d", g, c.gogc)
+			}
+			Hold(c.first)() // the no-op release
+			if g := gogc(); g != c.gogc {
+				t.Errorf("GOGC after release = %d, want %d", g, c.gogc)
+			}
+		})
+	}
+}
