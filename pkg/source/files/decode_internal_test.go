@@ -1,21 +1,22 @@
 package files
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 )
 
-// TestTypedDecodeIsEncodingJSON: the typed decoders (go-json-experiment's
-// v1 package) read what encoding/json reads, the same object or an error
-// both ways, on the inputs where the two libraries' defaults differ:
-// names in another case, a name twice, unknown fields, nulls, numbers out
-// of range, invalid UTF-8, times.
-func TestTypedDecodeIsEncodingJSON(t *testing.T) {
+// TestTypedDecodeIsAPIMachinery: the typed decoders (go-json-experiment
+// with its v1 package's options) read what Kubernetes reads
+// (k8s.io/apimachinery's util/json, encoding/json with names matched in
+// their case), the same object or an error both ways, on the inputs where
+// the libraries' defaults differ: names in another case, a name twice,
+// unknown fields, nulls, numbers out of range, invalid UTF-8, times.
+func TestTypedDecodeIsAPIMachinery(t *testing.T) {
 	route := schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}
 	for name, doc := range map[string]string{
 		"plain":        `{"apiVersion":"gateway.networking.k8s.io/v1","kind":"HTTPRoute","metadata":{"name":"r","namespace":"ns"},"spec":{"hostnames":["a.example"]}}`,
@@ -35,12 +36,12 @@ func TestTypedDecodeIsEncodingJSON(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			got, gotErr := decoders[route].decode([]byte(doc))
 			want := typed.Kinds[route].New()
-			wantErr := json.Unmarshal([]byte(doc), want)
+			wantErr := utiljson.Unmarshal([]byte(doc), want)
 			if (gotErr != nil) != (wantErr != nil) {
-				t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+				t.Fatalf("error %v, apimachinery's %v", gotErr, wantErr)
 			}
 			if gotErr == nil && !reflect.DeepEqual(got, want) {
-				t.Errorf("decoded\n%+v\nencoding/json\n%+v", got, want)
+				t.Errorf("decoded\n%+v\napimachinery\n%+v", got, want)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -133,6 +134,11 @@ var decoders = func() map[schema.GroupKind]kindDecoder {
 	return m
 }()
 
+// typedOptions are encoding/json's semantics (jsonv1.DefaultOptionsV1)
+// with names matched in their case, as Kubernetes reads objects
+// (sigs.k8s.io/json.UnmarshalCaseSensitivePreserveInts).
+var typedOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false))
+
 // tableDecoder is the kindDecoder of a kind of hierarchy.Table.
 func tableDecoder(row hierarchy.Row) kindDecoder {
 	k := typed.Kinds[row.GroupKind]
@@ -140,15 +146,18 @@ func tableDecoder(row hierarchy.Row) kindDecoder {
 		namespaced: row.Namespaced,
 		decode: func(js []byte) (any, error) {
 			obj := k.New()
-			// encoding/json's semantics (case-insensitive names, the
-			// last of duplicate names, UnmarshalJSON methods) on the
-			// decoder of encoding/json/v2 (go-json-experiment, its
-			// upstream): the same objects and near-identical errors
-			// ("cannot unmarshal number into Go struct field
-			// HTTPRoute.spec.hostnames"), for a sixth less time and a
-			// third fewer allocations reading the performance world
-			// (docs/performance.md, "Every command, fourth pass").
-			if err := jsonv1.Unmarshal(js, obj); err != nil {
+			// The API server's reading (k8s.io/apimachinery's
+			// util/json: encoding/json's semantics, names matched in
+			// their case) on the decoder of encoding/json/v2
+			// (go-json-experiment, its upstream): the same objects and
+			// near-identical errors ("cannot unmarshal number into Go
+			// struct field HTTPRoute.spec.hostnames"), for a sixth
+			// less time and a third fewer allocations reading the
+			// performance world (docs/performance.md, "Every command,
+			// fourth pass"). A field in another case (ParentRefs) is
+			// an unknown field, as the API server stores the object,
+			// not the field it resembles.
+			if err := jsonv2.Unmarshal(js, obj, typedOptions); err != nil {
 				return nil, err
 			}
 			return obj, nil
@@ -535,10 +544,9 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
 		if dec, ok := decoders[gk]; ok && typed {
-			// Without a name, the slow path says what is wrong; and
-			// with one the transcoder did not see (metadata or its name
-			// in another case, which encoding/json reads and checkMeta
-			// does not).
+			// Without a name, or with one the transcoder did not see
+			// (metadata or its name in another case, which the typed
+			// decoders leave out), the slow path says what is wrong.
 			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}

@@ -236,6 +236,41 @@ func TestReadTyped(t *testing.T) {
 	}
 }
 
+// TestFieldsInAnotherCase: a field written in another case is not the
+// field it resembles, as the API server reads it (names matched in their
+// case): a route's `ParentRefs` attaches it to nothing, on every path of
+// the reader (a document block style, JSON, a List item).
+func TestFieldsInAnotherCase(t *testing.T) {
+	route := "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: r\n  namespace: ns\nspec:\n  ParentRefs:\n  - name: gw\n  hostnames:\n  - a.example\n"
+	js, err := yaml.YAMLToJSON([]byte(route))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{
+		"yaml":      route,
+		"json":      string(js),
+		"yaml list": "apiVersion: v1\nkind: List\nitems:\n- " + strings.ReplaceAll(strings.TrimSuffix(route, "\n"), "\n", "\n  ") + "\n",
+		"json list": `{"apiVersion": "v1", "kind": "List", "items": [` + string(js) + `]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res, err := files.Read([]string{"-"}, strings.NewReader(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := res.Snapshot.HTTPRoutes
+			if len(rs) != 1 {
+				t.Fatalf("%d routes, want 1", len(rs))
+			}
+			if p := rs[0].Spec.ParentRefs; len(p) != 0 {
+				t.Errorf("spec.ParentRefs read as spec.parentRefs: %+v", p)
+			}
+			if h := rs[0].Spec.Hostnames; len(h) != 1 || h[0] != "a.example" {
+				t.Errorf("hostnames %v, want [a.example]", h)
+			}
+		})
+	}
+}
+
 func TestReadErrors(t *testing.T) {
 	tests := []struct {
 		name  string

@@ -357,8 +357,9 @@ type jsonHeader struct {
 
 // miscased reports whether key, at depth (1 for the root's keys), may
 // be metadata, or its name or creationTimestamp, written in another
-// case: encoding/json reads it into the typed object, checkMeta, which
-// the careful path runs first, does not see it.
+// case: the careful path, whose checkMeta names what is wrong with the
+// object's metadata, reads such an object (the typed decoders match
+// names in their case and leave the field out).
 func miscased(key []byte, depth int) bool {
 	switch depth {
 	case 1:

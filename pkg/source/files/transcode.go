@@ -202,8 +202,9 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 			return false
 		}
 		for _, k := range t.keys[depth] {
-			// Duplicates, and keys equal but for case, which encoding/json
-			// would fold onto one field: the slow path's map decides those.
+			// Duplicates, and keys equal but for case (encoding/json
+			// folds them onto one field; the typed decoders, matching
+			// names in their case, do not): the slow path decides those.
 			if equalFoldASCII(k, key) {
 				return false
 			}
