@@ -7,8 +7,8 @@
 // (400, cli.commandGCPercent) the collector still ran once, at about
 // 110 MB, to mark 100 MB that all stayed live and free 10 MB, and the
 // write barriers and assists of that cycle slowed the parse running
-// alongside it. Without it `status` and `get policies -A` take a tenth
-// less user time (docs/performance.md, "Every command, twelfth pass").
+// alongside it. Without it the commands on that world take 3-10% less
+// user time (docs/performance.md, "Every command, twelfth pass").
 //
 // Hold raises GOGC so that the first collection comes when the heap
 // reaches a given size, and puts the GOGC it found back after that
