@@ -129,7 +129,7 @@ func rootKey(line []byte) bool {
 		}
 		end = close + 2
 	default:
-		for end < len(line) && (isAlnum(line[end]) || bytes.IndexByte([]byte("_./-"), line[end]) >= 0) {
+		for end < len(line) && (isLetter(line[end]) || isDigit(line[end]) || bytes.IndexByte([]byte("_./-"), line[end]) >= 0) {
 			end++
 		}
 		if end == 0 {
@@ -137,11 +137,6 @@ func rootKey(line []byte) bool {
 		}
 	}
 	return end < len(line) && line[end] == ':' && (end+1 == len(line) || line[end+1] == ' ')
-}
-
-// isAlnum reports whether b is an ASCII letter or digit.
-func isAlnum(b byte) bool {
-	return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }
 
 // blockItem is the document of one item of a block List, whose lines
