@@ -52,9 +52,9 @@ type held struct {
 	// forced is how many collections the process had forced when the
 	// current sentinel was made.
 	forced uint64
-	// rearmed counts the sentinels made again after a forced collection,
-	// and released is closed when the GOGC is put back: for tests.
-	rearmed  int
+	// cleanups counts the sentinels' cleanups that have run, and
+	// released is closed when the GOGC is put back: for tests.
+	cleanups int
 	released chan struct{}
 }
 
@@ -97,11 +97,11 @@ func (h *held) arm() {
 func (h *held) collected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.cleanups++
 	if h.done {
 		return
 	}
 	if forcedCollections() > h.forced {
-		h.rearmed++
 		h.arm()
 		return
 	}

@@ -72,23 +72,8 @@ func TestForcedCollectionDoesNotRelease(t *testing.T) {
 	}
 	defer h.release()
 	held := gogc()
-	// Forced collections until the sentinel's cleanup has run and armed
-	// another one: counted, not timed.
-	for i := 0; ; i++ {
-		runtime.GC()
-		runtime.Gosched()
-		h.mu.Lock()
-		rearmed, done := h.rearmed, h.done
-		h.mu.Unlock()
-		if done {
-			t.Fatal("a forced collection ended the hold")
-		}
-		if rearmed > 0 {
-			break
-		}
-		if i == 1000 {
-			t.Fatal("the sentinel's cleanup did not run in 1,000 forced collections")
-		}
+	if forceUntilCleanup(t, h) {
+		t.Fatal("a forced collection ended the hold")
 	}
 	if g := gogc(); g != held {
 		t.Errorf("GOGC after forced collections = %d, want %d (held)", g, held)
@@ -101,21 +86,39 @@ func TestForcedCollectionDoesNotRelease(t *testing.T) {
 
 func TestReleaseBeforeCollection(t *testing.T) {
 	withGOGC(t, 400)
-	release := Hold(1 << 40)
-	release()
-	release()
+	h := hold(1 << 40)
+	if h == nil {
+		t.Fatal("hold(1 TiB) left GOGC as it was")
+	}
+	h.release()
+	h.release()
 	if g := gogc(); g != 400 {
 		t.Errorf("GOGC after release = %d, want 400", g)
 	}
 	// The sentinel's cleanup, after the release, changes nothing.
 	debug.SetGCPercent(250)
-	for range 3 {
-		runtime.GC()
-		runtime.Gosched()
-	}
+	forceUntilCleanup(t, h)
 	if g := gogc(); g != 250 {
 		t.Errorf("GOGC = %d after a cleanup that came after release, want 250 (left alone)", g)
 	}
+}
+
+// forceUntilCleanup forces collections until a sentinel's cleanup has
+// run for h, counted, not timed, and reports whether the hold has ended.
+func forceUntilCleanup(t *testing.T, h *held) (done bool) {
+	t.Helper()
+	for range 1000 {
+		runtime.GC()
+		runtime.Gosched()
+		h.mu.Lock()
+		cleanups, done := h.cleanups, h.done
+		h.mu.Unlock()
+		if cleanups > 0 {
+			return done
+		}
+	}
+	t.Fatal("no sentinel's cleanup ran in 1,000 forced collections")
+	return false
 }
 
 func TestHoldLeavesAlone(t *testing.T) {
