@@ -184,12 +184,19 @@ func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// completeGet completes get: "policies", then a policy kind.
+// completeGet completes get: "policies" then a policy kind, or, as
+// kubectl get TYPE NAME, a policy kind then its policies' names.
 func completeGet(f *sourceFlags) cobra.CompletionFunc {
+	policyNames := completeSubject(f, true)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case len(args) == 0:
+			out, directive := policyNames(c, args, toComplete)
+			return append(prefixed([]string{"policies"}, toComplete), out...), directive
+		case len(args) == 1 && !slices.Contains([]string{"policies", "policy", "pol"}, strings.ToLower(args[0])):
+			return policyNames(c, args, toComplete)
+		}
 		switch len(args) {
-		case 0:
-			return prefixed([]string{"policies"}, toComplete), cobra.ShellCompDirectiveNoFileComp
 		case 1:
 			res := completionLoad(f)
 			if res == nil {

@@ -93,15 +93,13 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 // only the published records know (only is then nil). A kind of the
 // hierarchy is an error.
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
-	k, err := query.ResolveKind(res, f.kindAlias(name))
+	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
 	if gk, ok := f.published.kindNamed(name); err != nil && ok {
 		return nil, gk, nil // known from the records only
 	} else if err != nil {
-		return nil, schema.GroupKind{}, fmt.Errorf("--kind: %w", err)
-	} else if k.Policy == nil {
-		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: want a policy kind", name)
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: %w", name, err)
 	}
-	return k.Policy, k.Policy.Key(), nil
+	return k, k.Key(), nil
 }
 
 func (v *viewFlag) bind(c *cobra.Command) {
@@ -593,7 +591,7 @@ func newGet(s Streams) *cobra.Command {
 	var f sourceFlags
 	l := newListFlags()
 	c := &cobra.Command{
-		Use:   "get policies [KIND | KIND/NAME]",
+		Use:   "get (policies [KIND | KIND/NAME] | KIND [NAME] | KIND/NAME)",
 		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
 		Long: `Lists every policy object of every declared policy kind (or of one, KIND;
 or the policies of kind KIND named NAME, KIND/NAME, as kubectl get TYPE/NAME):
@@ -601,6 +599,11 @@ its targets as written, its class, its status rolled up over its ancestors
 (Accepted, then Enforced, PartiallyEnforced or Overridden), and AFFECTS:
 the number of effective targets and contexts in which it sets a field in
 force (GEP-713: "How many things does this Policy affect?").
+
+As kubectl get TYPE does, get KIND, get KIND NAME and get KIND/NAME list
+the policies of policy kind KIND (get policies KIND, get policies
+KIND/NAME); KIND is any name describe takes for it (retrypolicies,
+retrypolicy.policies.cupcakes.example, a CRD's short name).
 
 The namespace is -n; -A lists all namespaces; reading files without -n
 lists every namespace of the files. Cluster-scoped policies are always
@@ -614,18 +617,16 @@ and json print the PolicyList (docs/cli.md).`,
 		Example: `  strata get policies -A -f examples/parable/
   strata get policies retrypolicy -n baker -f examples/parable/ -o json
   strata get policies retrypolicy/baker-retries -n baker -f examples/parable/
+  strata get retrypolicies -A -f examples/parable/
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
 		Args: arity(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			switch strings.ToLower(args[0]) {
-			case "policies", "policy", "pol":
-			default:
-				if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
-					return fmt.Errorf("get %s: did you mean strata get policies?", args[0])
-				}
-				return fmt.Errorf("get %s: only policies can be listed (strata get policies); use kubectl get for other kinds", args[0])
+			said := "get " + strings.Join(args, " ") // as typed, for errors
+			args, err := policiesArgs(args)
+			if err != nil {
+				return err
 			}
 			if err := l.check(); err != nil {
 				return err
@@ -672,13 +673,13 @@ and json print the PolicyList (docs/cli.md).`,
 			var only *schema.GroupKind // a kind known from the records only
 			var k query.KindName
 			if len(args) == 2 {
-				k, err = query.ResolveKind(res, f.kindAlias(kind))
+				var pk *policykind.Kind
+				pk, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
+				k.Policy = pk
 				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {
-					return err
-				} else if k.Policy == nil {
-					return fmt.Errorf("get policies %s: %s is not a policy kind", args[1], k.Topology.Kind)
+					return fmt.Errorf("%s: %w", said, err)
 				} else if err := f.readable(k.Policy.Key()); err != nil {
 					return err
 				} else {
@@ -721,6 +722,32 @@ and json print the PolicyList (docs/cli.md).`,
 	c.ValidArgsFunction = completeGet(&f)
 	withWatch(c, orig, out, &f)
 	return c
+}
+
+// policiesArgs reads get's arguments as get policies': kubectl's forms
+// with a policy kind for the type, get KIND, get KIND NAME and get
+// KIND/NAME, are get policies KIND and get policies KIND/NAME. Whether
+// KIND is a policy kind is known once the input is read (the kinds are
+// declared there); a kind of the hierarchy is refused here.
+func policiesArgs(args []string) ([]string, error) {
+	switch strings.ToLower(args[0]) {
+	case "policies", "policy", "pol":
+		return args, nil
+	}
+	kind, _, named := strings.Cut(args[0], "/")
+	if gk, ok := query.HierarchyKind(kind); ok {
+		return nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
+	}
+	if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
+		return nil, fmt.Errorf("get %s: did you mean strata get policies?", args[0])
+	}
+	switch {
+	case named && len(args) == 2:
+		return nil, fmt.Errorf("get %s %s: name the policy once, as KIND/NAME or KIND NAME", args[0], args[1])
+	case len(args) == 2:
+		return []string{"policies", args[0] + "/" + args[1]}, nil
+	}
+	return []string{"policies", args[0]}, nil
 }
 
 // policyNotFound is get policies KIND/NAME's error when no policy of

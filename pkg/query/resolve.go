@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -47,8 +48,32 @@ var kindNames = func() map[string]schema.GroupKind {
 // line (ResolveKind without policy kinds, for commands that run no
 // engine).
 func HierarchyKind(name string) (schema.GroupKind, bool) {
-	gk, ok := kindNames[strings.ToLower(name)]
+	lower := strings.ToLower(name)
+	gk, ok := kindNames[lower]
+	if !ok {
+		if unversioned, versioned := withoutVersion(lower); versioned {
+			gk, ok = kindNames[unversioned]
+		}
+	}
 	return gk, ok
+}
+
+// apiVersion is the form of a Kubernetes API version (v1, v1beta1,
+// v2alpha3: the API conventions' "Alpha, Beta, and Stable Versions").
+var apiVersion = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)
+
+// withoutVersion reads kubectl's fully specified form, resource.version.group
+// (httproutes.v1.gateway.networking.k8s.io, as schema.ParseResourceArg
+// splits it), and returns it as resource.group. versioned is false for any
+// other name. The version is not checked against the versions a cluster
+// serves: offline there is no cluster to ask, and every version of a kind
+// names the same objects.
+func withoutVersion(name string) (unversioned string, versioned bool) {
+	gvr, _ := schema.ParseResourceArg(name)
+	if gvr == nil || gvr.Group == "" || !apiVersion.MatchString(gvr.Version) {
+		return name, false
+	}
+	return gvr.Resource + "." + gvr.Group, true
 }
 
 // KindName is a kind a user named: a kind of the hierarchy or a policy
@@ -68,14 +93,12 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	if gk, ok := kindNames[lower]; ok {
 		return KindName{Topology: gk}, nil
 	}
-	var found []*policykind.Kind
-	for _, k := range res.PolicyKinds() {
-		for _, n := range policyKindNames(k) {
-			if n == lower {
-				found = append(found, k)
-				break
-			}
+	found := policyKindsNamed(res, lower)
+	if unversioned, versioned := withoutVersion(lower); len(found) == 0 && versioned {
+		if gk, ok := kindNames[unversioned]; ok {
+			return KindName{Topology: gk}, nil
 		}
+		found = policyKindsNamed(res, unversioned)
 	}
 	switch len(found) {
 	case 1:
@@ -91,6 +114,18 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 		qualified = append(qualified, strings.ToLower(k.Kind+"."+k.Group))
 	}
 	return KindName{}, fmt.Errorf("kind %q is ambiguous: write one of %s", name, strings.Join(qualified, ", "))
+}
+
+// policyKindsNamed returns the run's policy kinds that answer to name
+// (lower case).
+func policyKindsNamed(res *engine.Result, name string) []*policykind.Kind {
+	var found []*policykind.Kind
+	for _, k := range res.PolicyKinds() {
+		if slices.Contains(policyKindNames(k), name) {
+			found = append(found, k)
+		}
+	}
+	return found
 }
 
 // policyKindNames are the names a policy kind answers to.
@@ -125,12 +160,45 @@ func Plural(kind string) string {
 	return kind + "s"
 }
 
+// ResolvePolicyKind is ResolveKind where only a policy kind will do
+// (get policies KIND, --kind): a kind of the hierarchy is refused, and an
+// unknown kind's error suggests and lists the policy kinds alone.
+func ResolvePolicyKind(res *engine.Result, name string) (*policykind.Kind, error) {
+	k, err := ResolveKind(res, name)
+	var policies []string
+	for _, pk := range res.PolicyKinds() {
+		policies = append(policies, strings.ToLower(pk.Kind))
+	}
+	sort.Strings(policies)
+	switch {
+	case err == nil && k.Policy != nil:
+		return k.Policy, nil
+	case err == nil:
+		return nil, fmt.Errorf("%s is not a policy kind (policy kinds: %s)", k.Topology.Kind, strings.Join(policies, ", "))
+	case len(policies) == 0:
+		return nil, fmt.Errorf("unknown policy kind %q: the input declares none (strata kinds lists what it reads)", name)
+	}
+	lower := strings.ToLower(name)
+	if unversioned, _ := withoutVersion(lower); len(policyKindsNamed(res, lower)) > 1 || len(policyKindsNamed(res, unversioned)) > 1 {
+		return nil, err // ambiguous: its error names the kinds to write
+	}
+	return nil, fmt.Errorf("unknown policy kind %q%s (policy kinds: %s)", name, suggestKindsOf(res, name, false), strings.Join(policies, ", "))
+}
+
 // suggestKinds is the "did you mean" of a mistyped kind: the kinds one of
 // whose names (ResolveKind's) is close to it, each by its kind name.
 func suggestKinds(res *engine.Result, typed string) string {
+	return suggestKindsOf(res, typed, true)
+}
+
+// suggestKindsOf is suggestKinds among the policy kinds, and with
+// hierarchy the kinds of the hierarchy too.
+func suggestKindsOf(res *engine.Result, typed string, hierarchy bool) string {
 	canonical := map[string]string{}
 	for n, gk := range kindNames {
-		canonical[n] = strings.ToLower(gk.Kind)
+		if hierarchy {
+			canonical[n] = strings.ToLower(gk.Kind)
+		}
 	}
 	for _, k := range res.PolicyKinds() {
 		for _, n := range policyKindNames(k) {

@@ -72,11 +72,19 @@ func TestHierarchyKindResourceGroup(t *testing.T) {
 			}
 			names := []string{strings.ToLower(row.Kind), want, strings.ToUpper(want)}
 			if row.Group != hierarchy.CoreGroup {
-				names = append(names, want+"."+row.Group, strings.ToLower(row.Kind)+"."+row.Group, row.Kind+"."+strings.ToUpper(row.Group))
+				names = append(names, want+"."+row.Group, strings.ToLower(row.Kind)+"."+row.Group, row.Kind+"."+strings.ToUpper(row.Group),
+					// kubectl's resource.version.group and kind.version.group.
+					want+"."+row.Version+"."+row.Group, row.Kind+".v1beta1."+row.Group)
 			}
 			for _, n := range names {
 				if gk, ok := query.HierarchyKind(n); !ok || gk != row.GroupKind {
 					t.Errorf("HierarchyKind(%q) = %v, %v; want %v", n, gk, ok, row.GroupKind)
+				}
+			}
+			// What sits between resource and group must be a version.
+			for _, n := range []string{want + ".vbeta." + row.Group, want + ".x." + row.Group, want + ".v1", want + ".v1."} {
+				if gk, ok := query.HierarchyKind(n); ok {
+					t.Errorf("HierarchyKind(%q) = %v, want no kind", n, gk)
 				}
 			}
 		})
@@ -119,13 +127,16 @@ func TestPolicyKindCRDPlural(t *testing.T) {
 		}
 	}
 	res := run(t, dir)
-	for _, name := range []string{"colours", "Colours.policies.controller.io", "colorpolicy", "colorpolicy.policies.controller.io"} {
+	for _, name := range []string{"colours", "Colours.policies.controller.io", "colorpolicy", "colorpolicy.policies.controller.io",
+		"colours.v1alpha1.policies.controller.io", "ColorPolicy.v1.policies.controller.io"} {
 		k, err := query.ResolveKind(res, name)
 		if err != nil || k.Policy == nil || k.Policy.Kind != "ColorPolicy" {
 			t.Errorf("ResolveKind(%q) = %+v, %v; want ColorPolicy", name, k, err)
 		}
 	}
-	if _, err := query.ResolveKind(res, "colorpolicies"); err == nil {
-		t.Errorf("ResolveKind(colorpolicies): the English guess, not the CRD's plural, answers")
+	for _, name := range []string{"colorpolicies", "colorpolicies.v1.policies.controller.io", "colours.one.policies.controller.io"} {
+		if _, err := query.ResolveKind(res, name); err == nil {
+			t.Errorf("ResolveKind(%q) answers, want an unknown kind", name)
+		}
 	}
 }
