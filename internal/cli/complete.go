@@ -48,6 +48,22 @@ func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
 
+// completeSubjects is completeSubject for describe, which takes several
+// objects: after KIND NAME, more names of KIND; after KIND/NAME, another
+// KIND/NAME.
+func completeSubjects(f *sourceFlags) cobra.CompletionFunc {
+	one := completeSubject(f, false)
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case len(args) > 0 && !strings.Contains(args[0], "/"):
+			return one(c, args[:1], toComplete)
+		case len(args) > 0:
+			return one(c, nil, toComplete)
+		}
+		return one(c, args, toComplete)
+	}
+}
+
 // completeObject is completeSubject for the commands that take an
 // object, never a policy (graph, explain).
 func completeObject(f *sourceFlags) cobra.CompletionFunc {

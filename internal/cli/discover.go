@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -199,7 +200,7 @@ func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
 	var v viewFlag
 	var sel selectorFlags
 	c := &cobra.Command{
-		Use:   "describe (KIND/NAME | KIND NAME | KIND [-l SELECTOR])",
+		Use:   "describe (KIND/NAME... | KIND NAME... | KIND [-l SELECTOR])",
 		Short: "Show the policies affecting an object and the effective policy in force, field by field",
 		Long: `Describes an object (gateway, httproute, service, namespace, gatewayclass;
 KIND/NAME#SECTION for a listener, rule or named port) in namespace -n:
@@ -216,21 +217,34 @@ shown, in the contexts that pass through it.
 KIND may also be a policy kind (retrypolicy/NAME): then the policy is
 described, with its status and every target it reaches.
 
-As with kubectl describe: KIND NAME is KIND/NAME; KIND alone describes
-every object of the kind in the namespace, -l and --field-selector choose
-among them, and -A looks in every namespace; KIND is a name, a short name
-(gw, svc) or resource.group (httproutes.gateway.networking.k8s.io).`,
+As with kubectl describe: KIND NAME is KIND/NAME; several objects are
+KIND NAME NAME... or KIND/NAME KIND/NAME..., described one after another;
+KIND alone describes every object of the kind in the namespace, -l and
+--field-selector choose among them, and -A looks in every namespace; KIND
+is a name, a short name (gw, svc) or resource.group
+(httproutes.gateway.networking.k8s.io).`,
 		Example: `  strata describe httproute/baker -n baker -f examples/parable/
   strata describe httproute baker -n baker -f examples/parable/
+  strata describe service baker batter -n baker -f examples/parable/
   strata describe httproutes.gateway.networking.k8s.io/baker -A -f examples/parable/
   strata describe service -n frosting --field-selector metadata.name=tint -f examples/parable/
   strata describe service/b2 -f examples/gep-713/example-3 -o yaml`,
-		Args: arity(1, 2),
+		Args: arity(1, math.MaxInt),
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
 			}
 			ns := namespaceOf(c, &f)
+			if len(args) > 2 || len(args) == 2 && strings.Contains(args[1], "/") {
+				named, err := subjectArgs(args)
+				if err != nil {
+					return err
+				}
+				if sel.given() {
+					return fmt.Errorf("%s: name objects or choose them with -l or --field-selector, not both", strings.Join(args, " "))
+				}
+				return describeNamed(s, &f, &v, named, ns, scoped)
+			}
 			if len(args) == 1 && !strings.Contains(args[0], "/") || sel.given() || f.allNamespaces {
 				kind, name, _ := strings.Cut(strings.Join(args, "/"), "/")
 				return describeMany(s, &f, &v, &sel, kind, name, ns)
@@ -246,7 +260,7 @@ among them, and -A looks in every namespace; KIND is a name, a short name
 	v.bind(c)
 	v.bindNarrow(c)
 	sel.bind(c)
-	c.ValidArgsFunction = completeSubject(&f, false)
+	c.ValidArgsFunction = completeSubjects(&f)
 	f.completeFlag(c, "kind", completePolicyKinds)
 	f.completeFlag(c, "field", completeField)
 	withWatch(c, orig, out, &f)
@@ -314,6 +328,96 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		_, err := fmt.Fprintf(s.Err, "No resources found %s.\n", where)
 		return err
 	}
+	docs, err := descriptions(f, v, res, subjects)
+	if err != nil {
+		return err
+	}
+	return printDescriptions(s, v, docs, name != "")
+}
+
+// describeNamed describes the objects and policies that args name, each
+// KIND/NAME[#SECTION] (describe KIND NAME NAME..., describe KIND/NAME
+// KIND/NAME...), in namespace ns, or with -A in every namespace that
+// holds one, one after another: kubectl describe TYPE NAME... With
+// scoped, the engine computes the union of what each answer reads
+// (subjectScope). Any name not found is the error, and nothing is
+// printed.
+func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns string, scoped bool) error {
+	for _, a := range args {
+		if err := query.CheckSubject(a); err != nil {
+			return err
+		}
+	}
+	var scope func(*engine.Result) []topology.NodeID
+	if scoped {
+		scope = namedScope(f, args, ns)
+	}
+	f.answersFromRecords = true
+	res, err := f.loadScoped(s, scope)
+	if err != nil {
+		return err
+	}
+	var subjects []query.Subject
+	for _, a := range args {
+		if !f.allNamespaces {
+			subj, err := resolve(f, res, a, ns)
+			if err != nil {
+				return err
+			}
+			subjects = append(subjects, subj)
+			continue
+		}
+		kind, name, _ := strings.Cut(f.subjectAlias(a), "/")
+		k, err := query.ResolveKind(res, kind)
+		if err != nil {
+			return err
+		}
+		object, _, _ := strings.Cut(name, "#")
+		in := query.Namespaces(res, k, object)
+		if len(in) == 0 {
+			return query.NotFoundAnywhere(res, k, name)
+		}
+		for _, n := range in {
+			subj, err := resolve(f, res, a, n)
+			if err != nil {
+				return err
+			}
+			subjects = append(subjects, subj)
+		}
+	}
+	docs, err := descriptions(f, v, res, subjects)
+	if err != nil {
+		return err
+	}
+	return printDescriptions(s, v, docs, false)
+}
+
+// namedScope is describeNamed's scope: the union of each KIND/NAME's
+// (subjectScope, or everywhereScope with -A), nil when one of them needs
+// the complete run.
+func namedScope(f *sourceFlags, args []string, ns string) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		var ids []topology.NodeID
+		for _, a := range args {
+			one := subjectScope(f, a, ns)
+			if f.allNamespaces {
+				kind, name, _ := strings.Cut(a, "/")
+				one = everywhereScope(f, kind, name)
+			}
+			sc := one(res)
+			if sc == nil {
+				return nil // one of them needs the complete run
+			}
+			ids = append(ids, sc...)
+		}
+		return ids
+	}
+}
+
+// descriptions describes each subject (query.Describe, or DescribePolicy
+// for a policy), narrowed by --kind and --field; a --field set on none
+// of the objects is the error, naming them.
+func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []query.Subject) ([]any, error) {
 	docs := make([]any, 0, len(subjects))
 	var missing *query.FieldNotSetError // --field, set on none of the objects
 	var missed []string
@@ -329,7 +433,7 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		}
 		d, miss, err := v.narrow(f, res, d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if miss != nil {
 			if missing == nil {
@@ -349,10 +453,17 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		case len(missed) > 1:
 			missing.Object = "any of " + strings.Join(missed, ", ")
 		}
-		return missing
+		return nil, missing
 	}
+	return docs, nil
+}
+
+// printDescriptions prints descriptions: for people one after another,
+// for programs a v1 List of them, or, when one named object was asked
+// for (KIND/NAME -A finding one), that description alone, as without -A.
+func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	switch {
-	case v.format != "" && name != "" && len(docs) == 1:
+	case v.format != "" && named && len(docs) == 1:
 		return v.print(s, docs[0]) // KIND/NAME -A: the one object, as without -A
 	case v.format != "":
 		return v.print(s, printer.List(docs))

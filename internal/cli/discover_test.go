@@ -245,6 +245,13 @@ func TestScopedMatchesComplete(t *testing.T) {
 		[]string{"describe", "gatway/storefront", "-n", "infra", "-f", discParable},
 		[]string{"explain", "httproute/bakr", "-n", "baker", "--field", "codes", "-f", discParable},
 		[]string{"explain", "service/b3", "--field", "/colors/light", "-f", discEx3},
+		// Several subjects: the union of their scopes, or the complete
+		// run when one is a policy; one not found is the error.
+		[]string{"describe", "service", "baker", "batter", "-n", "baker", "-f", discParable},
+		[]string{"describe", "httproute/tint", "service/tint", "gateway/storefront", "-A", "-f", discParable, "-o", "json"},
+		[]string{"describe", "service/tint", "retrypolicy/icing-retries", "-n", "frosting", "-f", discParable},
+		[]string{"describe", "service", "baker", "bater", "-n", "baker", "-f", discParable},
+		[]string{"describe", "service/baker", "httproute/bakr", "-A", "-f", discParable},
 	)
 	// Every node of the examples, by its locator's kind/name#section (the
 	// human output is a function of the JSON one).

@@ -28,6 +28,29 @@ func subjectArg(args []string) (string, error) {
 	return "", fmt.Errorf("want KIND/NAME or KIND NAME")
 }
 
+// subjectArgs reads several objects named on the command line as
+// KIND/NAME each, as kubectl describe reads TYPE NAME... and
+// TYPE/NAME...: KIND NAME NAME... (one kind for all the names) or
+// KIND/NAME KIND/NAME..., not a mix of the two.
+func subjectArgs(args []string) ([]string, error) {
+	if !strings.Contains(args[0], "/") {
+		out := make([]string, 0, len(args)-1)
+		for _, a := range args[1:] {
+			if strings.Contains(a, "/") {
+				return nil, fmt.Errorf("%q %q: give KIND NAME... or KIND/NAME..., not both", args[0], a)
+			}
+			out = append(out, args[0]+"/"+a)
+		}
+		return out, nil
+	}
+	for _, a := range args[1:] {
+		if !strings.Contains(a, "/") {
+			return nil, fmt.Errorf("%q after %q: give KIND NAME... or KIND/NAME..., not both", a, args[0])
+		}
+	}
+	return args, nil
+}
+
 // pickSubject finds what arg (KIND/NAME) names: in namespace ns, or with
 // -A (all) in whichever namespace holds it, as long as only one does
 // (describe KIND/NAME -A describes all of them; explain, impact and
