@@ -107,7 +107,7 @@ func TestArityEveryCommand(t *testing.T) {
 		"status":     {{"status", "a"}},
 		"effective":  {{"effective", "a"}},
 		"controller": {{"controller", "a"}},
-		"describe":   {{"describe"}, {"describe", "a", "b", "c"}},
+		"describe":   {{"describe"}}, // any number of KIND/NAME, or KIND and names
 		"explain":    {{"explain", "--field", "x"}, {"explain", "a", "b", "c", "--field", "x"}, {"explain", "httproute/baker", "-n", "baker", "-f", discParable}},
 		"get":        {{"get"}, {"get", "policies", "a", "b"}},
 		"impact":     {{"impact", "-f", discParable}, {"impact", "a", "b", "c"}, {"impact", "retrypolicy/baker-retries", "-n", "baker", "-f", discParable}},
