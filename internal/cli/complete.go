@@ -201,7 +201,7 @@ func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
 }
 
 // completeGet completes get: "policies" then a policy kind, or, as
-// kubectl get TYPE NAME, a policy kind then its policies' names.
+// kubectl get TYPE NAME..., a policy kind then its policies' names.
 func completeGet(f *sourceFlags) cobra.CompletionFunc {
 	policyNames := completeSubject(f, true)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -209,8 +209,10 @@ func completeGet(f *sourceFlags) cobra.CompletionFunc {
 		case len(args) == 0:
 			out, directive := policyNames(c, args, toComplete)
 			return append(prefixed([]string{"policies"}, toComplete), out...), directive
-		case len(args) == 1 && !slices.Contains([]string{"policies", "policy", "pol"}, strings.ToLower(args[0])):
-			return policyNames(c, args, toComplete)
+		case !isPolicies(args[0]) && !strings.Contains(args[0], "/"):
+			return policyNames(c, args[:1], toComplete) // get KIND NAME...
+		case !isPolicies(args[0]):
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		switch len(args) {
 		case 1:

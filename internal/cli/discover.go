@@ -702,7 +702,7 @@ func newGet(s Streams) *cobra.Command {
 	var f sourceFlags
 	l := newListFlags()
 	c := &cobra.Command{
-		Use:   "get (policies [KIND | KIND/NAME] | KIND [NAME] | KIND/NAME)",
+		Use:   "get (policies [KIND | KIND/NAME] | KIND [NAME...] | KIND/NAME)",
 		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
 		Long: `Lists every policy object of every declared policy kind (or of one, KIND;
 or the policies of kind KIND named NAME, KIND/NAME, as kubectl get TYPE/NAME):
@@ -711,10 +711,12 @@ its targets as written, its class, its status rolled up over its ancestors
 the number of effective targets and contexts in which it sets a field in
 force (GEP-713: "How many things does this Policy affect?").
 
-As kubectl get TYPE does, get KIND, get KIND NAME and get KIND/NAME list
-the policies of policy kind KIND (get policies KIND, get policies
-KIND/NAME); KIND is any name describe takes for it (retrypolicies,
-retrypolicy.policies.cupcakes.example, a CRD's short name).
+As kubectl get TYPE does, get KIND, get KIND NAME... and get KIND/NAME
+list the policies of policy kind KIND (get policies KIND, get policies
+KIND/NAME, for one name or several); KIND is any name describe takes for
+it (retrypolicies, retrypolicy.policies.cupcakes.example, a CRD's short
+name). Names and -l or --field-selector together are refused, as kubectl
+refuses them.
 
 The namespace is -n; -A lists all namespaces; reading files without -n
 lists every namespace of the files. Cluster-scoped policies are always
@@ -732,10 +734,15 @@ and json print the PolicyList (docs/cli.md).`,
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
-		Args: arity(1, 2),
+		Args: arity(1, math.MaxInt),
 		RunE: func(c *cobra.Command, args []string) error {
 			said := "get " + strings.Join(args, " ") // as typed, for errors
-			args, err := policiesArgs(args)
+			if isPolicies(args[0]) && len(args) > 2 {
+				return wrongArgs(c, args, 2)
+			}
+			// KIND, KIND/NAME or KIND NAME...: the policies of that kind
+			// (and those names).
+			kind, names, err := getArgs(args)
 			if err != nil {
 				return err
 			}
@@ -746,16 +753,8 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
-			// KIND, or KIND/NAME: the policies of that kind and name.
-			kind, name := "", ""
-			if len(args) == 2 {
-				var named bool
-				kind, name, named = strings.Cut(args[1], "/")
-				if named {
-					if err := query.CheckSubject(args[1]); err != nil {
-						return fmt.Errorf("get policies %w", err)
-					}
-				}
+			if len(names) > 0 && !sel.Empty() {
+				return fmt.Errorf("%s: name policies or choose them with -l or --field-selector, not both", said)
 			}
 			f.answersFromRecords = true
 			ns, all := f.namespaceScope()
@@ -765,8 +764,8 @@ and json print the PolicyList (docs/cli.md).`,
 			var scope func(*engine.Result) []topology.NodeID
 			if !all || !sel.Empty() {
 				scope = func(res *engine.Result) []topology.NodeID {
-					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
-					if len(args) == 2 {
+					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
+					if kind != "" {
 						k, err := query.ResolveKind(res, f.kindAlias(kind))
 						if err != nil || k.Policy == nil {
 							return nil // the complete run gives the error
@@ -780,10 +779,10 @@ and json print the PolicyList (docs/cli.md).`,
 			if err != nil {
 				return err
 			}
-			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Name: name}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
 			var only *schema.GroupKind // a kind known from the records only
 			var k query.KindName
-			if len(args) == 2 {
+			if kind != "" {
 				var pk *policykind.Kind
 				pk, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
 				k.Policy = pk
@@ -805,12 +804,14 @@ and json print the PolicyList (docs/cli.md).`,
 			}
 			if f.published != nil {
 				f.published.policies(pl, res, ns, all, only)
-				if name != "" {
-					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name != name })
+				if len(names) > 0 {
+					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return !slices.Contains(names, p.Name) })
 				}
 			}
-			if name != "" && len(pl.Items) == 0 && sel.Empty() {
-				return policyNotFound(res, k, only, name, ns, all)
+			for _, name := range names {
+				if !slices.ContainsFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name == name }) {
+					return policyNotFound(res, k, only, name, ns, all)
+				}
 			}
 			objects := policyObjects(res, pl)
 			if !sel.Empty() && f.published != nil {
@@ -835,30 +836,57 @@ and json print the PolicyList (docs/cli.md).`,
 	return c
 }
 
-// policiesArgs reads get's arguments as get policies': kubectl's forms
-// with a policy kind for the type, get KIND, get KIND NAME and get
-// KIND/NAME, are get policies KIND and get policies KIND/NAME. Whether
-// KIND is a policy kind is known once the input is read (the kinds are
-// declared there); a kind of the hierarchy is refused here.
-func policiesArgs(args []string) ([]string, error) {
-	switch strings.ToLower(args[0]) {
+// isPolicies reports whether get's first argument is the word
+// "policies" (or its singular or short form).
+func isPolicies(arg string) bool {
+	switch strings.ToLower(arg) {
 	case "policies", "policy", "pol":
-		return args, nil
+		return true
 	}
-	kind, _, named := strings.Cut(args[0], "/")
+	return false
+}
+
+// getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
+// kubectl's forms with a policy kind for the type, get KIND [NAME...] and
+// get KIND/NAME. kind is "" for the policies of every kind. Whether KIND
+// is a policy kind is known once the input is read (the kinds are
+// declared there); a kind of the hierarchy is refused here.
+func getArgs(args []string) (kind string, names []string, err error) {
+	if isPolicies(args[0]) {
+		if len(args) == 1 {
+			return "", nil, nil
+		}
+		kind, name, named := strings.Cut(args[1], "/")
+		if !named {
+			return kind, nil, nil
+		}
+		if err := query.CheckSubject(args[1]); err != nil {
+			return "", nil, fmt.Errorf("get policies %w", err)
+		}
+		return kind, []string{name}, nil
+	}
+	kind, name, named := strings.Cut(args[0], "/")
 	if gk, ok := query.HierarchyKind(kind); ok {
-		return nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
+		return "", nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
 	}
 	if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
-		return nil, fmt.Errorf("get %s: did you mean strata get policies?", args[0])
+		return "", nil, fmt.Errorf("get %s: did you mean strata get policies?", args[0])
 	}
-	switch {
-	case named && len(args) == 2:
-		return nil, fmt.Errorf("get %s %s: name the policy once, as KIND/NAME or KIND NAME", args[0], args[1])
-	case len(args) == 2:
-		return []string{"policies", args[0] + "/" + args[1]}, nil
+	if named {
+		if len(args) > 1 {
+			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
+		}
+		if err := query.CheckSubject(args[0]); err != nil {
+			return "", nil, fmt.Errorf("get %w", err)
+		}
+		return kind, []string{name}, nil
 	}
-	return []string{"policies", args[0]}, nil
+	for _, n := range args[1:] {
+		if strings.Contains(n, "/") || n == "" {
+			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
+		}
+	}
+	return kind, slices.Clone(args[1:]), nil
 }
 
 // policyNotFound is get policies KIND/NAME's error when no policy of

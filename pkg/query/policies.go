@@ -21,10 +21,11 @@ type Filter struct {
 	// ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
-	// Kind, if set, lists only the policies of that kind; Name, if set,
-	// only those of that name (get policies KIND/NAME).
-	Kind *policykind.Kind
-	Name string
+	// Kind, if set, lists only the policies of that kind; Names, if
+	// set, only those of these names (get policies KIND/NAME, get KIND
+	// NAME...).
+	Kind  *policykind.Kind
+	Names []string
 	// Select chooses policies by label and field (-l, --field-selector).
 	Select Selector
 }
@@ -41,7 +42,7 @@ func (f Filter) Kept(res *engine.Result) []*policykind.Policy {
 }
 
 func (f Filter) Keeps(p *policykind.Policy) bool {
-	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() || f.Name != "" && p.Name != f.Name {
+	if f.Kind != nil && p.Kind.Key() != f.Kind.Key() || len(f.Names) > 0 && !slices.Contains(f.Names, p.Name) {
 		return false
 	}
 	if !f.AllNamespaces && p.Namespace != "" && p.Namespace != f.Namespace {
