@@ -857,6 +857,9 @@ func getArgs(args []string) (kind string, names []string, err error) {
 			return "", nil, nil
 		}
 		kind, name, named := strings.Cut(args[1], "/")
+		if kind == "" {
+			return "", nil, fmt.Errorf("get policies %q: want a policy kind, KIND or KIND/NAME", args[1])
+		}
 		if !named {
 			return kind, nil, nil
 		}
@@ -866,6 +869,9 @@ func getArgs(args []string) (kind string, names []string, err error) {
 		return kind, []string{name}, nil
 	}
 	kind, name, named := strings.Cut(args[0], "/")
+	if kind == "" {
+		return "", nil, fmt.Errorf("get %q: want policies or a policy kind", args[0])
+	}
 	if gk, ok := query.HierarchyKind(kind); ok {
 		return "", nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
 	}
