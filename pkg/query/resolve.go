@@ -48,14 +48,34 @@ var kindNames = func() map[string]schema.GroupKind {
 // line (ResolveKind without policy kinds, for commands that run no
 // engine).
 func HierarchyKind(name string) (schema.GroupKind, bool) {
-	lower := strings.ToLower(name)
-	gk, ok := kindNames[lower]
-	if !ok {
-		if unversioned, versioned := withoutVersion(lower); versioned {
-			gk, ok = kindNames[unversioned]
-		}
-	}
+	gk, ok, _ := lookupKind(nil, name)
 	return gk, ok
+}
+
+// lookupKind finds what a kind typed on the command line names: a kind of
+// the hierarchy (ok), else the policy kinds of res that answer to it
+// (several when the name is ambiguous; none with a nil res). The name is
+// read as typed first, then without kubectl's version (withoutVersion).
+func lookupKind(res *engine.Result, name string) (gk schema.GroupKind, ok bool, found []*policykind.Kind) {
+	lower := strings.ToLower(name)
+	if gk, ok, found = lookupName(res, lower); ok || len(found) > 0 {
+		return gk, ok, found
+	}
+	if unversioned, versioned := withoutVersion(lower); versioned {
+		return lookupName(res, unversioned)
+	}
+	return gk, ok, found
+}
+
+// lookupName is lookupKind for one lower-case name, as it stands.
+func lookupName(res *engine.Result, name string) (schema.GroupKind, bool, []*policykind.Kind) {
+	if gk, ok := kindNames[name]; ok {
+		return gk, true, nil
+	}
+	if res == nil {
+		return schema.GroupKind{}, false, nil
+	}
+	return schema.GroupKind{}, false, policyKindsNamed(res, name)
 }
 
 // apiVersion is the form of a Kubernetes API version (v1, v1beta1,
@@ -89,31 +109,28 @@ type KindName struct {
 // name, its plural, or either followed by ".group" — all
 // case-insensitively.
 func ResolveKind(res *engine.Result, name string) (KindName, error) {
-	lower := strings.ToLower(name)
-	if gk, ok := kindNames[lower]; ok {
+	gk, ok, found := lookupKind(res, name)
+	switch {
+	case ok:
 		return KindName{Topology: gk}, nil
-	}
-	found := policyKindsNamed(res, lower)
-	if unversioned, versioned := withoutVersion(lower); len(found) == 0 && versioned {
-		if gk, ok := kindNames[unversioned]; ok {
-			return KindName{Topology: gk}, nil
-		}
-		found = policyKindsNamed(res, unversioned)
-	}
-	switch len(found) {
-	case 1:
+	case len(found) == 1:
 		return KindName{Policy: found[0]}, nil
-	case 0:
-		if hint := suggestKinds(res, name); hint != "" {
-			return KindName{}, fmt.Errorf("unknown kind %q%s (kinds: %s)", name, hint, strings.Join(knownKinds(res), ", "))
-		}
-		return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
+	case len(found) > 1:
+		return KindName{}, ambiguousKind(name, found)
 	}
+	if hint := suggestKinds(res, name); hint != "" {
+		return KindName{}, fmt.Errorf("unknown kind %q%s (kinds: %s)", name, hint, strings.Join(knownKinds(res), ", "))
+	}
+	return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
+}
+
+// ambiguousKind is the error for a name several policy kinds answer to.
+func ambiguousKind(name string, found []*policykind.Kind) error {
 	var qualified []string
 	for _, k := range found {
 		qualified = append(qualified, strings.ToLower(k.Kind+"."+k.Group))
 	}
-	return KindName{}, fmt.Errorf("kind %q is ambiguous: write one of %s", name, strings.Join(qualified, ", "))
+	return fmt.Errorf("kind %q is ambiguous: write one of %s", name, strings.Join(qualified, ", "))
 }
 
 // policyKindsNamed returns the run's policy kinds that answer to name
@@ -164,25 +181,32 @@ func Plural(kind string) string {
 // (get policies KIND, --kind): a kind of the hierarchy is refused, and an
 // unknown kind's error suggests and lists the policy kinds alone.
 func ResolvePolicyKind(res *engine.Result, name string) (*policykind.Kind, error) {
-	k, err := ResolveKind(res, name)
-	var policies []string
-	for _, pk := range res.PolicyKinds() {
-		policies = append(policies, strings.ToLower(pk.Kind))
-	}
-	sort.Strings(policies)
+	gk, ok, found := lookupKind(res, name)
 	switch {
-	case err == nil && k.Policy != nil:
-		return k.Policy, nil
-	case err == nil:
-		return nil, fmt.Errorf("%s is not a policy kind (policy kinds: %s)", k.Topology.Kind, strings.Join(policies, ", "))
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		return nil, ambiguousKind(name, found)
+	}
+	policies := policyKindList(res)
+	switch {
+	case ok:
+		return nil, fmt.Errorf("%s is not a policy kind (policy kinds: %s)", gk.Kind, strings.Join(policies, ", "))
 	case len(policies) == 0:
 		return nil, fmt.Errorf("unknown policy kind %q: the input declares none (strata kinds lists what it reads)", name)
 	}
-	lower := strings.ToLower(name)
-	if unversioned, _ := withoutVersion(lower); len(policyKindsNamed(res, lower)) > 1 || len(policyKindsNamed(res, unversioned)) > 1 {
-		return nil, err // ambiguous: its error names the kinds to write
-	}
 	return nil, fmt.Errorf("unknown policy kind %q%s (policy kinds: %s)", name, suggestKindsOf(res, name, false), strings.Join(policies, ", "))
+}
+
+// policyKindList is the run's policy kinds by their lower-case kind
+// names, sorted: what an unknown kind's error lists.
+func policyKindList(res *engine.Result) []string {
+	var out []string
+	for _, k := range res.PolicyKinds() {
+		out = append(out, strings.ToLower(k.Kind))
+	}
+	sort.Strings(out)
+	return out
 }
 
 // suggestKinds is the "did you mean" of a mistyped kind: the kinds one of
@@ -249,12 +273,7 @@ func knownKinds(res *engine.Result) []string {
 		}
 		out = append(out, name)
 	}
-	var policies []string
-	for _, k := range res.PolicyKinds() {
-		policies = append(policies, strings.ToLower(k.Kind))
-	}
-	sort.Strings(policies)
-	return append(out, policies...)
+	return append(out, policyKindList(res)...)
 }
 
 // Resolve finds what "KIND/NAME" (or "KIND/NAME#SECTION" for a listener,
