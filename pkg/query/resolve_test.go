@@ -140,3 +140,42 @@ func TestPolicyKindCRDPlural(t *testing.T) {
 		}
 	}
 }
+
+// Two policy kinds of one kind name in two groups: the bare name is
+// ambiguous to ResolveKind and ResolvePolicyKind alike, and the error
+// names both; kind.group and resource.version.group choose one.
+func TestAmbiguousPolicyKind(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"kind.yaml", "scenario.yaml"} {
+		b, err := os.ReadFile(filepath.Join(example3, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if f == "kind.yaml" {
+			other := strings.ReplaceAll(string(b), "policies.controller.io", "other.controller.io")
+			if err := os.WriteFile(filepath.Join(dir, "other-kind.yaml"), []byte(other), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res := run(t, dir)
+	want := `kind "ColorPolicy" is ambiguous: write one of colorpolicy.other.controller.io, colorpolicy.policies.controller.io`
+	if _, err := query.ResolveKind(res, "ColorPolicy"); err == nil || err.Error() != want {
+		t.Errorf("ResolveKind(ColorPolicy) = %v, want %s", err, want)
+	}
+	if _, err := query.ResolvePolicyKind(res, "ColorPolicy"); err == nil || err.Error() != want {
+		t.Errorf("ResolvePolicyKind(ColorPolicy) = %v, want %s", err, want)
+	}
+	for name, group := range map[string]string{
+		"colorpolicy.other.controller.io":         "other.controller.io",
+		"colorpolicies.v1.policies.controller.io": "policies.controller.io",
+	} {
+		k, err := query.ResolvePolicyKind(res, name)
+		if err != nil || k.Group != group {
+			t.Errorf("ResolvePolicyKind(%q) = %v, %v; want the kind of %s", name, k, err, group)
+		}
+	}
+}
