@@ -299,14 +299,9 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		return err
 	}
 	var subjects []query.Subject
-	if object, _, _ := strings.Cut(name, "#"); name != "" && f.allNamespaces {
-		// KIND/NAME[#SECTION] -A: wherever it is.
-		for _, n := range query.Namespaces(res, k, object) {
-			subj, err := resolve(f, res, kind+"/"+name, n)
-			if err != nil {
-				return err
-			}
-			subjects = append(subjects, subj)
+	if name != "" && f.allNamespaces {
+		if subjects, err = everywhere(f, res, k, kind+"/"+name); err != nil {
+			return err
 		}
 	} else {
 		subjects = query.Subjects(res, k, name, ns, f.allNamespaces, sel)
@@ -372,24 +367,37 @@ func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns str
 		if err != nil {
 			return err
 		}
-		object, _, _ := strings.Cut(name, "#")
-		in := query.Namespaces(res, k, object)
+		in, err := everywhere(f, res, k, a)
+		if err != nil {
+			return err
+		}
 		if len(in) == 0 {
 			return query.NotFoundAnywhere(res, k, name)
 		}
-		for _, n := range in {
-			subj, err := resolve(f, res, a, n)
-			if err != nil {
-				return err
-			}
-			subjects = append(subjects, subj)
-		}
+		subjects = append(subjects, in...)
 	}
 	docs, err := descriptions(f, v, res, subjects)
 	if err != nil {
 		return err
 	}
 	return printDescriptions(s, v, docs, false)
+}
+
+// everywhere resolves KIND/NAME[#SECTION] (arg, of kind k) in every
+// namespace that holds an object or policy of that name (-A): none when
+// no namespace does.
+func everywhere(f *sourceFlags, res *engine.Result, k query.KindName, arg string) ([]query.Subject, error) {
+	_, name, _ := strings.Cut(arg, "/")
+	object, _, _ := strings.Cut(name, "#")
+	var out []query.Subject
+	for _, n := range query.Namespaces(res, k, object) {
+		subj, err := resolve(f, res, arg, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, subj)
+	}
+	return out, nil
 }
 
 // namedScope is describeNamed's scope: the union of each KIND/NAME's
