@@ -64,12 +64,21 @@ func TestCollectionReleases(t *testing.T) {
 	}
 }
 
-func TestForcedCollectionDoesNotRelease(t *testing.T) {
+// holdAt400 runs the test under GOGC 400, a command's, and holds its
+// first collection back until first bytes; it fails the test when hold
+// leaves GOGC as it was.
+func holdAt400(t *testing.T, first uint64) *held {
+	t.Helper()
 	withGOGC(t, 400)
-	h := hold(1 << 40)
+	h := hold(first)
 	if h == nil {
-		t.Fatal("hold(1 TiB) left GOGC as it was")
+		t.Fatalf("hold(%d MiB) left GOGC 400 as it was", first>>20)
 	}
+	return h
+}
+
+func TestForcedCollectionDoesNotRelease(t *testing.T) {
+	h := holdAt400(t, 1<<40)
 	defer h.release()
 	held := gogc()
 	if forceUntilCleanup(t, h) {
@@ -85,11 +94,7 @@ func TestForcedCollectionDoesNotRelease(t *testing.T) {
 }
 
 func TestReleaseBeforeCollection(t *testing.T) {
-	withGOGC(t, 400)
-	h := hold(1 << 40)
-	if h == nil {
-		t.Fatal("hold(1 TiB) left GOGC as it was")
-	}
+	h := holdAt400(t, 1<<40)
 	h.release()
 	h.release()
 	if g := gogc(); g != 400 {
