@@ -895,8 +895,11 @@ func getArgs(args []string) (kind string, names []string, err error) {
 		}
 		return kind, []string{name}, nil
 	}
-	for _, n := range args[1:] {
-		if strings.Contains(n, "/") || n == "" {
+	for i, n := range args[1:] {
+		switch {
+		case n == "":
+			return "", nil, fmt.Errorf("get %s: name %d is empty", args[0], i+1)
+		case strings.Contains(n, "/"):
 			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
 		}
 	}

@@ -138,6 +138,7 @@ func TestKubectlErrors(t *testing.T) {
 		{"get names, one not found", []string{"get", "retrypolicy", "baker-retries", "icing-retries", "-n", "baker", "-f", discParable}},
 		{"get an empty kind", []string{"get", "", "-f", discParable}},
 		{"get policies of an empty kind", []string{"get", "policies", "", "-f", discParable}},
+		{"get an empty name", []string{"get", "retrypolicy", "baker-retries", "", "-f", discParable}},
 		{"get names and a selector", []string{"get", "retrypolicy", "baker-retries", "-l", "team=baker", "-f", discParable}},
 		{"name typo", []string{"describe", "httproute", "bakr", "-n", "baker", "-f", discParable}},
 		{"name typo in the wrong namespace", []string{"describe", "httproutes/bakr", "-f", discParable}},
