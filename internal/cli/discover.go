@@ -21,10 +21,12 @@ import (
 
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
+	sinkstatus "github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/sink/web"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -733,12 +735,17 @@ listed. -l and --field-selector choose policies as kubectl does.
 The output flags are kubectl get's: -o wide adds the kind's group, whether
 Strata manages it and the creation time; --no-headers, --show-labels, -L
 and --sort-by act on the table; -o name, jsonpath, go-template and
-custom-columns print the policy objects themselves (a v1 List); -o yaml
-and json print the PolicyList (docs/cli.md).`,
+custom-columns print the policy objects themselves (a v1 List), with the
+status.ancestors Strata would write, as strata status prints them; -o
+yaml and json print the PolicyList (docs/cli.md). kubectl's forms (get
+KIND, get KIND NAME..., get KIND/NAME) print the objects for -o yaml and
+json too, as kubectl get TYPE -o yaml does, and a policy named alone as
+itself, not in a List, in every object format.`,
 		Example: `  strata get policies -A -f examples/parable/
   strata get policies retrypolicy -n baker -f examples/parable/ -o json
   strata get policies retrypolicy/baker-retries -n baker -f examples/parable/
   strata get retrypolicies -A -f examples/parable/
+  strata get retrypolicy/icing-retries -n frosting -f examples/parable/ -o yaml
   strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
   strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
@@ -821,20 +828,30 @@ and json print the PolicyList (docs/cli.md).`,
 					return policyNotFound(res, k, only, name, ns, all)
 				}
 			}
-			objects := policyObjects(res, pl)
+			now, err := stampTime("", res)
+			if err != nil {
+				return err
+			}
+			// The status Strata would write is made only for a format
+			// that may read it: not for a table or names, unless sorted.
+			policies, err := listedPolicies(res, pl, now, !(l.human() || l.format() == "name") || l.sorted())
+			if err != nil {
+				return err
+			}
 			if !sel.Empty() && f.published != nil {
 				// The policies known from the published records only
 				// have no labels: choose them by name and namespace.
 				items := []query.PolicySummary{}
-				var objs []runtime.Object
+				var kept []listedPolicy
 				for i, p := range pl.Items {
-					if u := objects[i].(*unstructured.Unstructured); sel.Matches(u.GetLabels(), p.Namespace, p.Name) {
-						items, objs = append(items, p), append(objs, u)
+					if u := policies[i].read; sel.Matches(u.GetLabels(), p.Namespace, p.Name) {
+						items, kept = append(items, p), append(kept, policies[i])
 					}
 				}
-				pl.Items, objects = items, objs
+				pl.Items, policies = items, kept
 			}
-			return printPolicies(s, l, pl, objects)
+			kubectlForm := !isPolicies(args[0])
+			return printPolicies(s, l, pl, policies, kubectlForm, kubectlForm && len(names) == 1)
 		},
 	}
 	f.bind(c)
@@ -921,40 +938,95 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 	return err
 }
 
-// policyObjects are the policy objects of l's items, in its order: the
-// objects read, or for a policy known from the published records only,
-// an object with its kind, namespace and name.
-func policyObjects(res *engine.Result, l *query.PolicyList) []runtime.Object {
-	byRef := make(map[query.PolicyRef]*unstructured.Unstructured, len(res.Policies))
+// listedPolicy is one policy get lists: its object as read (for a policy
+// known from the published records only, an object with its kind,
+// namespace and name) and, when the output reads it, the object with the
+// status.ancestors Strata would write.
+type listedPolicy struct {
+	read   *unstructured.Unstructured
+	status *sinkstatus.PolicyObject // nil: as read
+}
+
+// object is the policy object printed: with Strata's status, as strata
+// status prints it, or as read.
+func (p listedPolicy) object() runtime.Object {
+	if p.status != nil {
+		return p.status.Object()
+	}
+	return p.read
+}
+
+// item is object for the List printers (printEach), which write a
+// PolicyObject as it is, without making its map.
+func (p listedPolicy) item() any {
+	if p.status != nil {
+		return p.status
+	}
+	return p.read.Object
+}
+
+// listedPolicies are the policies of l's items, in its order. With
+// status, each policy of a kind Strata manages gets the status.ancestors
+// Strata would write, stamped now (sinkstatus.ObjectOf), so that -o yaml
+// or a template reads what kubectl shows once the controller has written
+// it; a policy of a kind Strata does not manage keeps its status as read.
+func listedPolicies(res *engine.Result, l *query.PolicyList, now metav1.Time, status bool) ([]listedPolicy, error) {
+	byRef := make(map[query.PolicyRef]*policykind.Policy, len(l.Items))
+	for _, p := range l.Items {
+		byRef[p.PolicyRef] = nil
+	}
+	var ps []*policykind.Policy
 	for _, p := range res.Policies {
-		if p.Object != nil {
-			byRef[query.PolicyRefOf(p)] = p.Object
+		if _, listed := byRef[query.PolicyRefOf(p)]; listed && p.Object != nil {
+			byRef[query.PolicyRefOf(p)] = p
+			ps = append(ps, p)
 		}
 	}
-	out := make([]runtime.Object, len(l.Items))
-	for i, p := range l.Items {
-		if u, ok := byRef[p.PolicyRef]; ok {
-			out[i] = u
+	var statuses map[*policykind.Policy]*outcome.PolicyStatus
+	if status && len(ps) > 0 {
+		var err error
+		if statuses, err = query.Statuses(res, ps); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]listedPolicy, len(l.Items))
+	for i, item := range l.Items {
+		p := byRef[item.PolicyRef]
+		if p == nil {
+			u := &unstructured.Unstructured{}
+			u.SetAPIVersion(schema.GroupVersion{Group: item.Group}.String())
+			u.SetKind(item.Kind)
+			u.SetNamespace(item.Namespace)
+			u.SetName(item.Name)
+			out[i].read = u
 			continue
 		}
-		u := &unstructured.Unstructured{}
-		u.SetAPIVersion(schema.GroupVersion{Group: p.Group}.String())
-		u.SetKind(p.Kind)
-		u.SetNamespace(p.Namespace)
-		u.SetName(p.Name)
-		out[i] = u
+		out[i].read = p.Object
+		if st := statuses[p]; st != nil {
+			out[i].status = sinkstatus.ObjectOf(*st, now)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // printPolicies prints a PolicyList as listFlags ask (see listFlags):
-// objects[i] is the object of l.Items[i].
-func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, objects []runtime.Object) error {
-	order, err := lf.order(objects)
-	if err != nil {
-		return err
+// policies[i] is l.Items[i]'s. For kubectl's forms (get KIND, get KIND
+// NAME..., get KIND/NAME: asObjects) -o yaml and json print the policy
+// objects, as kubectl get does, rather than the PolicyList; and one, the
+// policy named alone, is printed as itself, not in a List, by every
+// object format (kubectl's single item).
+func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
+	if lf.sorted() {
+		objects := make([]runtime.Object, len(policies))
+		for i, p := range policies {
+			objects[i] = p.object()
+		}
+		order, err := lf.order(objects)
+		if err != nil {
+			return err
+		}
+		l.Items, policies = reorder(l.Items, order), reorder(policies, order)
 	}
-	l.Items, objects = reorder(l.Items, order), reorder(objects, order)
 	switch {
 	case lf.human() && lf.plain() && colorful(s.Out):
 		return (&viewFlag{}).print(s, l)
@@ -963,14 +1035,33 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, objects []runt
 			_, err := io.WriteString(s.Out, "No policies found.\n")
 			return err
 		}
+		objects := make([]runtime.Object, len(policies))
+		for i, p := range policies {
+			objects[i] = p.read
+		}
 		var buf bytes.Buffer
 		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
 			return err
 		}
 		_, err := s.Out.Write(buf.Bytes())
 		return err
-	case lf.document():
+	case lf.document() && !asObjects:
 		return (&viewFlag{format: lf.format()}).print(s, l)
+	case lf.document() && one && len(policies) == 1:
+		u, err := toUnstructured(policies[0].object())
+		if err != nil {
+			return err
+		}
+		return (&viewFlag{format: lf.format()}).print(s, u.Object)
+	case lf.document():
+		// Streamed, as strata status prints its List, in the same bytes.
+		return printEach(s, len(policies), func(i int) any { return policies[i].item() }, lf.format())
+	case one && len(policies) == 1:
+		return lf.printObject(s, policies[0].object())
+	}
+	objects := make([]runtime.Object, len(policies))
+	for i, p := range policies {
+		objects[i] = p.object()
 	}
 	return lf.printObjects(s, objects)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,6 +76,12 @@ func TestKubectlGolden(t *testing.T) {
 		{"get-kind-name", []string{"get", "retrypolicy", "icing-retries", "-n", "frosting", "-f", discParable, "-o", "name"}},
 		{"get-kind-slash-name", []string{"get", "cp/p3", "-f", kubectlKind, "-f", kubectlWorld}},
 		{"get-kind-names", []string{"get", "healthcheckpolicy", "tint-health", "tint-health-v2", "baker-health", "-A", "-f", discParable}},
+		// kubectl's forms print objects, with the status Strata would
+		// write: -o yaml|json a List, or the policy named alone as itself.
+		{"get-kind-name-yaml", []string{"get", "retrypolicy", "icing-retries", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
+		{"get-kind-slash-name-jsonpath", []string{"get", "retrypolicy/icing-retries", "-n", "frosting", "-f", discParable, "-o", `jsonpath={.kind} {.metadata.name}: {.status.ancestors[0].conditions[?(@.type=="PartiallyEnforced")].message}{"\n"}`}},
+		{"get-kind-json", []string{"get", "timeoutpolicies", "-n", "frosting", "-f", discParable, "-o", "json"}},
+		{"get-kind-names-go-template", []string{"get", "healthcheckpolicy", "tint-health", "tint-health-v2", "-n", "frosting", "-f", discParable, "-o", `go-template={{.kind}}:{{range .items}} {{.metadata.name}}={{(index .status.ancestors 0).ancestorRef.name}}{{end}}{{"\n"}}`}},
 		{"get-resource-version-group", []string{"get", "retrypolicies.v1alpha1.policies.cupcakes.example", "-A", "-f", discParable, "-o", "name"}},
 		{"describe-resource-version-group", []string{"describe", "httproutes.v1.gateway.networking.k8s.io/tint", "-A", "-f", discParable}},
 		{"describe-gtw", []string{"describe", "gtw", "g2", "-f", kubectlKind, "-f", kubectlWorld}},
@@ -118,6 +125,53 @@ func TestKubectlGolden(t *testing.T) {
 			}
 			discoverGolden(t, filepath.Join("testdata/kubectl", c.golden+".golden"), got)
 		})
+	}
+}
+
+// TestGetObjectsAreStatus checks that the objects kubectl's forms of get
+// print (get KIND NAME -o json, on a run scoped to the policy's
+// namespace) are, policy by policy, those strata status prints from the
+// complete run: the same status.ancestors, stamped with the same time.
+// Policies of a kind Strata does not manage are printed as read, as
+// status leaves them out.
+func TestGetObjectsAreStatus(t *testing.T) {
+	for _, world := range [][]string{{"-f", discParable}, {"-f", kubectlKind, "-f", kubectlWorld}} {
+		out, errOut, code := strata(t, "", append([]string{"status", "-A", "-o", "json"}, world...)...)
+		if code != 0 {
+			t.Fatalf("status: exit %d: %s", code, errOut)
+		}
+		var list struct{ Items []map[string]any }
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatal(err)
+		}
+		policies := 0
+		for _, want := range list.Items {
+			meta := want["metadata"].(map[string]any)
+			if st, _ := want["status"].(map[string]any); st["ancestors"] == nil {
+				continue // a target's <Kind>Affected, not a policy
+			}
+			policies++
+			group, _, _ := strings.Cut(want["apiVersion"].(string), "/")
+			ref := strings.ToLower(want["kind"].(string)) + "." + group + "/" + meta["name"].(string)
+			args := append([]string{"get", ref, "-o", "json"}, world...)
+			if ns, ok := meta["namespace"].(string); ok {
+				args = append(args, "-n", ns)
+			}
+			out, errOut, code := strata(t, "", args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errOut)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%v: not the object strata status prints (-status +get):\n%s", args, d)
+			}
+		}
+		if policies == 0 {
+			t.Fatalf("%v: status printed no policy", world)
+		}
 	}
 }
 

@@ -33,10 +33,11 @@ import (
 // GoTemplatePrinter and table printer; kubectl's CustomColumnsPrinter and
 // sorter), so their help, their errors and what they print are kubectl's.
 // Two differences: -o yaml and -o json print the command's own document
-// (a PolicyList, a List of PolicyKinds; docs/cli.md), and the table is
-// Strata's (columns two spaces apart; wide adds columns). For name,
-// jsonpath, go-template and custom-columns the objects printed are the
-// listed objects themselves in a v1 List, as kubectl get prints them.
+// (a PolicyList, a List of PolicyKinds; docs/cli.md) where the command
+// has one, and the table is Strata's (columns two spaces apart; wide adds
+// columns). For name, jsonpath, go-template and custom-columns the objects
+// printed are the command's objects in a v1 List (printObjects), or one
+// object alone (printObject), as kubectl get prints them.
 type listFlags struct {
 	print                   *get.PrintFlags
 	selector, fieldSelector string
@@ -251,6 +252,26 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	}
 	var buf bytes.Buffer
 	if err := p.PrintObj(list, &buf); err != nil {
+		return err
+	}
+	_, err = s.Out.Write(buf.Bytes())
+	return err
+}
+
+// printObject prints one object as itself, not in a List, with the
+// printer -o names (yaml, json, name, jsonpath, go-template,
+// custom-columns): kubectl get's output for an object named alone.
+func (l *listFlags) printObject(s Streams, o runtime.Object) error {
+	p, err := l.print.ToPrinter()
+	if err != nil {
+		return err
+	}
+	u, err := toUnstructured(o)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := p.PrintObj(u, &buf); err != nil {
 		return err
 	}
 	_, err = s.Out.Write(buf.Bytes())

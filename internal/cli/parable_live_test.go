@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -173,6 +174,38 @@ func TestParableLive(t *testing.T) {
 		out, _ := asks("get", "policies", "retrypolicy", "-n", "baker")
 		if !strings.Contains(out, "baker/baker-retries") || !strings.Contains(out, "42 targets, 42 contexts") {
 			t.Errorf("get policies does not list baker/baker-retries affecting 42 routes:\n%s", out)
+		}
+	})
+	// The object kubectl's form of get prints from the cluster carries the
+	// status the controller wrote: the CLI's status and the controller's
+	// are one computation, and an unchanged condition keeps its time.
+	t.Run("get KIND NAME -o json", func(t *testing.T) {
+		stored := &unstructured.Unstructured{}
+		stored.SetAPIVersion("policies.cupcakes.example/v1")
+		stored.SetKind("RetryPolicy")
+		until("the status of RetryPolicy baker/baker-retries", func() error {
+			if err := admin.Get(ctx, client.ObjectKey{Namespace: "baker", Name: "baker-retries"}, stored); err != nil {
+				return err
+			}
+			if a, _, _ := unstructured.NestedSlice(stored.Object, "status", "ancestors"); len(a) == 0 {
+				return errors.New("no status.ancestors yet")
+			}
+			return nil
+		})
+		var got map[string]any
+		out := mustStrata(t, "", "get", "retrypolicy", "baker-retries", "-n", "baker", "-o", "json", "--kubeconfig", root)
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		var want map[string]any // as JSON reads it: numbers are float64
+		if b, err := json.Marshal(stored.Object); err != nil || json.Unmarshal(b, &want) != nil {
+			t.Fatalf("RetryPolicy baker/baker-retries as JSON: %v", err)
+		}
+		if d := cmp.Diff(want["status"], got["status"]); d != "" {
+			t.Errorf("get retrypolicy baker-retries -o json: not the status the controller wrote (-stored +printed):\n%s", d)
+		}
+		if got["kind"] != "RetryPolicy" {
+			t.Errorf("get retrypolicy baker-retries -o json printed a %v, want the RetryPolicy itself", got["kind"])
 		}
 	})
 	t.Run("impact", func(t *testing.T) {

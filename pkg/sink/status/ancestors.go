@@ -1,6 +1,7 @@
 package status
 
 import (
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,20 +103,28 @@ type PolicyObject struct {
 
 // PolicyObjects is Policies as PolicyObjects.
 func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
-	pss := Ancestors(r, now)
-	// Policies are independent of each other: each is merged on
-	// whichever core takes it, into its own slot.
-	out := make([]*PolicyObject, len(pss))
-	cores.Each(len(pss), 256, func() func(int) {
-		return func(i int) {
-			// Ancestors timed Strata's entries against the same stored
-			// ones: they are merged as they are.
-			ps := pss[i]
-			src := ps.Policy.Object.Object
-			out[i] = &PolicyObject{Source: src, Theirs: othersOf(storedAncestors(src), controlledBy(ps.Policy.Kind.ControllerName)), Ours: ps.Ancestors}
-		}
+	// Policies are independent of each other: each is fitted, timed and
+	// merged on whichever core takes it, into its own slot; then the
+	// managed ones are kept in order.
+	all := r.Outcome.Policies
+	slots := make([]*PolicyObject, len(all))
+	cores.Each(len(all), 256, func() func(int) {
+		return func(i int) { slots[i] = ObjectOf(all[i], now) }
 	})
-	return out
+	return slices.DeleteFunc(slots, func(p *PolicyObject) bool { return p == nil })
+}
+
+// ObjectOf is the PolicyObject of one policy's outcome, as PolicyObjects
+// makes it; nil when its kind is not managed, for Strata writes no status
+// on it. A caller that lists a few policies (strata get) makes theirs
+// without the others'.
+func ObjectOf(ps outcome.PolicyStatus, now metav1.Time) *PolicyObject {
+	p := ps.Policy
+	if !p.Kind.Managed {
+		return nil
+	}
+	src := p.Object.Object
+	return &PolicyObject{Source: src, Theirs: othersOf(storedAncestors(src), controlledBy(p.Kind.ControllerName)), Ours: ancestors(ps, now)}
 }
 
 // Object is the policy object with its status.ancestors, sharing every
