@@ -216,6 +216,9 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 						rel = query.Attached
 					case first >= 0 && i > first && rel != query.Attached:
 						rel = query.Below
+					case first >= 0 && rel != query.Attached && at.Group == "" && at.Kind == "Namespace" &&
+						!query.InheritsNamespace(c.Path, first, at.Name, func(r stratav1.Ref) (string, bool) { return r.Namespace, r.Group == "" && r.Kind == "Namespace" }):
+						rel = query.Below // a Namespace of an object below
 					}
 				}
 				a := note(query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}, rel, s.AttachedTo)

@@ -9,6 +9,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/merge"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -64,6 +65,12 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 						rel = Attached
 					case first >= 0 && at > first:
 						rel = Below
+					case first >= 0 && !q.namespaceAbove(ctx.Path, first, e.Attachment.Node):
+						// A Namespace on the path because of an object
+						// below this one (baker's, for a route of baker
+						// under Gateway infra/storefront): its policy
+						// acts on that object, not on this one.
+						rel = Below
 					}
 					a := note(p, e.Attachment.Node, rel)
 					if !done[p] {
@@ -111,6 +118,45 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 		d.Effective = []KindEffect{}
 	}
 	return d
+}
+
+// namespaceAbove reports whether node n of a context path is above or at
+// path[first] for inheritance (InheritsNamespace): any node but a
+// Namespace is, as it stands before path[first].
+func (q *query) namespaceAbove(path []topology.NodeID, first int, n topology.NodeID) bool {
+	ref := q.g.Node(n).Ref
+	if ref.GroupKind() != hierarchy.NamespaceKind {
+		return true
+	}
+	return InheritsNamespace(path, first, ref.Name, func(p topology.NodeID) (string, bool) {
+		r := q.g.Node(p).Ref
+		return r.Namespace, r.GroupKind() == hierarchy.NamespaceKind
+	})
+}
+
+// InheritsNamespace reports whether path[first], the described object on
+// a context path, inherits a policy attached to Namespace ns on that
+// path: whether it or an object above it is in ns (namespaceOf gives a
+// node's namespace, and whether it is itself a Namespace). A context path
+// puts the Namespaces of its objects first, in the order of the objects
+// (effective.Context), so a Namespace is on the path of a Gateway's
+// context because a route below the Gateway is in it, and a policy
+// attached to that Namespace acts on the route (GEP-713: a policy on a
+// Namespace acts on the objects in it), not on the Gateway: seen from
+// the Gateway, it is Below. A described Namespace (path[first] is one)
+// inherits the Namespaces before it, those of the objects above its
+// own. Both describe answers, from the policies and from the published
+// records, decide by it.
+func InheritsNamespace[T any](path []T, first int, ns string, namespaceOf func(T) (string, bool)) bool {
+	if _, isNS := namespaceOf(path[first]); isNS {
+		return true
+	}
+	for _, p := range path[:first+1] {
+		if in, _ := namespaceOf(p); in == ns {
+			return true
+		}
+	}
+	return false
 }
 
 // contextEffect renders one context: stack, resultant spec, and each

@@ -1,6 +1,8 @@
 package query_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -204,6 +206,48 @@ func TestDescribeParable(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("policies (-want +got):\n%s", diff)
+	}
+}
+
+// A policy on a Namespace acts on the objects in it. Seen from the
+// parable's Gateway, in infra, baker's RetryPolicy is on the Namespace of
+// routes below it (Below), and a RetryPolicy on infra is on the Gateway's
+// own Namespace (Inherited); seen from baker's route and Service, both
+// are inherited: the route is in baker, the Gateway above it in infra.
+// (RetryPolicy's effective targets are routes: a Service has none.)
+func TestDescribeNamespacePolicy(t *testing.T) {
+	infra := filepath.Join(t.TempDir(), "infra-retries.yaml")
+	if err := os.WriteFile(infra, []byte(`apiVersion: policies.cupcakes.example/v1
+kind: RetryPolicy
+metadata: {name: infra-retries, namespace: infra}
+spec:
+  targetRefs: [{group: "", kind: Namespace, name: infra}]
+  defaults: {backoff: 2s}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, parable, infra)
+	for _, c := range []struct {
+		arg, ns string
+		want    map[string]string
+	}{
+		{"gateway/storefront", "infra", map[string]string{"baker-retries": query.Below, "icing-retries": query.Below, "infra-retries": query.Inherited}},
+		{"httproute/baker", "baker", map[string]string{"baker-retries": query.Inherited, "infra-retries": query.Inherited}},
+		// A Namespace inherits the Namespaces of the objects above its own.
+		{"ns/baker", "", map[string]string{"baker-retries": query.Attached, "infra-retries": query.Inherited}},
+		{"ns/infra", "", map[string]string{"baker-retries": query.Below, "icing-retries": query.Below, "infra-retries": query.Attached}},
+	} {
+		t.Run(c.arg, func(t *testing.T) {
+			got := map[string]string{}
+			for _, p := range query.Describe(res, node(t, res, c.arg, c.ns)).Policies {
+				if p.Policy.Kind == "RetryPolicy" {
+					got[p.Policy.Name] = p.Relation
+				}
+			}
+			if d := cmp.Diff(c.want, got); d != "" {
+				t.Errorf("RetryPolicy relations (-want +got):\n%s", d)
+			}
+		})
 	}
 }
 

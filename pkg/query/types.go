@@ -30,11 +30,13 @@ const (
 	// Attached: the policy targets the object or one of its sections.
 	Attached = "Attached"
 	// Inherited: the policy is attached above the object on a context
-	// path (a Namespace, the GatewayClass, a Gateway, a listener...).
+	// path (the GatewayClass, a Gateway, a listener..., or the Namespace
+	// of the object or of an object above it).
 	Inherited = "Inherited"
 	// Below: the policy is attached below the object and acts on the
 	// effective targets reached through it (a Service policy, seen from
-	// the route in front of the Service).
+	// the route in front of the Service; a policy on the Namespace of a
+	// route, seen from the route's Gateway in another Namespace).
 	Below = "Below"
 )
 
