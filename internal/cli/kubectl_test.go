@@ -80,6 +80,8 @@ func TestKubectlGolden(t *testing.T) {
 		// write: -o yaml|json a List, or the policy named alone as itself.
 		{"get-kind-name-yaml", []string{"get", "retrypolicy", "icing-retries", "-n", "frosting", "-f", discParable, "-o", "yaml"}},
 		{"get-kind-slash-name-jsonpath", []string{"get", "retrypolicy/icing-retries", "-n", "frosting", "-f", discParable, "-o", `jsonpath={.kind} {.metadata.name}: {.status.ancestors[0].conditions[?(@.type=="PartiallyEnforced")].message}{"\n"}`}},
+		// A kind Strata does not manage (managed: false): as read.
+		{"get-kind-name-unmanaged-yaml", []string{"get", "backendtrafficpolicy", "gw-btp", "-f", "../../examples/childmerge", "-o", "yaml"}},
 		{"get-kind-json", []string{"get", "timeoutpolicies", "-n", "frosting", "-f", discParable, "-o", "json"}},
 		{"get-kind-names-go-template", []string{"get", "healthcheckpolicy", "tint-health", "tint-health-v2", "-n", "frosting", "-f", discParable, "-o", `go-template={{.kind}}:{{range .items}} {{.metadata.name}}={{(index .status.ancestors 0).ancestorRef.name}}{{end}}{{"\n"}}`}},
 		{"get-resource-version-group", []string{"get", "retrypolicies.v1alpha1.policies.cupcakes.example", "-A", "-f", discParable, "-o", "name"}},
