@@ -945,6 +945,9 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 type listedPolicy struct {
 	read   *unstructured.Unstructured
 	status *sinkstatus.PolicyObject // nil: as read
+	// recorded: known from the published records only, which the reader
+	// may read where the policy itself is forbidden; read is a stub.
+	recorded bool
 }
 
 // object is the policy object printed: with Strata's status, as strata
@@ -998,7 +1001,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, now metav1.Time, st
 			u.SetKind(item.Kind)
 			u.SetNamespace(item.Namespace)
 			u.SetName(item.Name)
-			out[i].read = u
+			out[i].read, out[i].recorded = u, true
 			continue
 		}
 		out[i].read = p.Object
@@ -1026,6 +1029,15 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 			return err
 		}
 		l.Items, policies = reorder(l.Items, order), reorder(policies, order)
+	}
+	if lf.document() && asObjects {
+		// The records hold a policy's effect, not the policy: there is
+		// no object to print, as kubectl get would be refused it.
+		for _, p := range policies {
+			if p.recorded {
+				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), policyID(p.read.GetNamespace(), p.read.GetName()), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())
+			}
+		}
 	}
 	switch {
 	case lf.human() && lf.plain() && colorful(s.Out):

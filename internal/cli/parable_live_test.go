@@ -208,6 +208,15 @@ func TestParableLive(t *testing.T) {
 			t.Errorf("get retrypolicy baker-retries -o json printed a %v, want the RetryPolicy itself", got["kind"])
 		}
 	})
+	// Ana may not read the RetryPolicy: the records hold its effect, not
+	// the object, so kubectl's form of get has no object to print.
+	t.Run("get KIND NAME -o yaml as Ana", func(t *testing.T) {
+		out, errOut, code := strata(t, "", "get", "retrypolicy", "baker-retries", "-n", "baker", "-o", "yaml", "--kubeconfig", ana)
+		want := "error: RetryPolicy baker/baker-retries: you cannot read RetryPolicy objects, only their published effective policies: strata get policies retrypolicy -o yaml prints what those say\n"
+		if code != 1 || out != "" || !strings.HasSuffix(errOut, want) {
+			t.Errorf("exit %d, stdout %q, stderr %q; want exit 1, nothing printed and %q", code, out, errOut, want)
+		}
+	})
 	t.Run("impact", func(t *testing.T) {
 		out, _ := asks("impact", "retrypolicy/baker-retries", "-n", "baker", "--delete")
 		if !strings.Contains(out, "42 targets in 42 contexts") {
