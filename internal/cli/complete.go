@@ -214,17 +214,10 @@ func completeGet(f *sourceFlags) cobra.CompletionFunc {
 		case !isPolicies(args[0]):
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		switch len(args) {
-		case 1:
-			res := completionLoad(f)
-			if res == nil {
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-			var out []string
-			for _, k := range res.PolicyKinds() {
-				out = append(out, strings.ToLower(k.Kind))
-			}
-			return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		if len(args) == 1 {
+			// get policies KIND or KIND/NAME: describe's completion of a
+			// policy subject, kinds first, then the names of the kind.
+			return policyNames(c, nil, toComplete)
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

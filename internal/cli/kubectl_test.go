@@ -276,6 +276,7 @@ func TestCompletion(t *testing.T) {
 		{"get", "-f", discParable, "-n", "frosting", "retrypolicy", ""},
 		{"get", "-f", discParable, "-n", "frosting", "healthcheckpolicy", "tint-health", "tint"},
 		{"get", "-f", discParable, "-A", "retrypolicy/"},
+		{"get", "-f", discParable, "-A", "policies", "retrypolicy/"},
 		{"get", "-f", discParable, "policies", "-o", "js"},
 		{"graph", "-o", ""},
 		{"graph", "-f", discParable, ""},
