@@ -828,13 +828,9 @@ itself, not in a List, in every object format.`,
 					return policyNotFound(res, k, only, name, ns, all)
 				}
 			}
-			now, err := stampTime("", res)
-			if err != nil {
-				return err
-			}
 			// The status Strata would write is made only for a format
 			// that may read it: not for a table or names, unless sorted.
-			policies, err := listedPolicies(res, pl, now, !(l.human() || l.format() == "name") || l.sorted())
+			policies, err := listedPolicies(res, pl, !(l.human() || l.format() == "name") || l.sorted())
 			if err != nil {
 				return err
 			}
@@ -970,27 +966,32 @@ func (p listedPolicy) item() any {
 
 // listedPolicies are the policies of l's items, in its order. With
 // status, each policy of a kind Strata manages gets the status.ancestors
-// Strata would write, stamped now (sinkstatus.ObjectOf), so that -o yaml
-// or a template reads what kubectl shows once the controller has written
-// it; a policy of a kind Strata does not manage keeps its status as read.
-func listedPolicies(res *engine.Result, l *query.PolicyList, now metav1.Time, status bool) ([]listedPolicy, error) {
+// Strata would write (sinkstatus.ObjectOf), stamped as strata status
+// stamps them by default (the newest creationTimestamp of the input), so
+// that -o yaml or a template reads what kubectl shows once the controller
+// has written it; a policy of a kind Strata does not manage keeps its
+// status as read.
+func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]listedPolicy, error) {
 	byRef := make(map[query.PolicyRef]*policykind.Policy, len(l.Items))
 	for _, p := range l.Items {
 		byRef[p.PolicyRef] = nil
 	}
 	var ps []*policykind.Policy
 	for _, p := range res.Policies {
-		if _, listed := byRef[query.PolicyRefOf(p)]; listed && p.Object != nil {
-			byRef[query.PolicyRefOf(p)] = p
+		ref := query.PolicyRefOf(p)
+		if _, listed := byRef[ref]; listed && p.Object != nil {
+			byRef[ref] = p
 			ps = append(ps, p)
 		}
 	}
 	var statuses map[*policykind.Policy]*outcome.PolicyStatus
+	var now metav1.Time
 	if status && len(ps) > 0 {
 		var err error
 		if statuses, err = query.Statuses(res, ps); err != nil {
 			return nil, err
 		}
+		now = metav1.NewTime(newest(res))
 	}
 	out := make([]listedPolicy, len(l.Items))
 	for i, item := range l.Items {
@@ -1020,11 +1021,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, now metav1.Time, st
 // object format (kubectl's single item).
 func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
 	if lf.sorted() {
-		objects := make([]runtime.Object, len(policies))
-		for i, p := range policies {
-			objects[i] = p.object()
-		}
-		order, err := lf.order(objects)
+		order, err := lf.order(objectsOf(policies))
 		if err != nil {
 			return err
 		}
@@ -1071,11 +1068,16 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 	case one && len(policies) == 1:
 		return lf.printObject(s, policies[0].object())
 	}
-	objects := make([]runtime.Object, len(policies))
+	return lf.printObjects(s, objectsOf(policies))
+}
+
+// objectsOf are the objects of policies, as printed (listedPolicy.object).
+func objectsOf(policies []listedPolicy) []runtime.Object {
+	out := make([]runtime.Object, len(policies))
 	for i, p := range policies {
-		objects[i] = p.object()
+		out[i] = p.object()
 	}
-	return lf.printObjects(s, objects)
+	return out
 }
 
 // impactOfAdd answers `impact --add FILE`: what creating the policy in
