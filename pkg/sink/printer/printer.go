@@ -43,23 +43,20 @@ func Print(w io.Writer, v any, format string) error {
 
 // printWhole writes v as one document.
 func printWhole(w io.Writer, v any, format string) error {
+	if format == JSON {
+		out, err := newJSONWriter("").item(v, nil)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(out, '\n'))
+		return err
+	}
 	// Round-trip through JSON so typed and unstructured objects print alike.
 	js, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode output: %w", err)
 	}
 	switch format {
-	case JSON:
-		var generic any
-		if err := json.Unmarshal(js, &generic); err != nil {
-			return err
-		}
-		out, err := json.MarshalIndent(generic, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(out, '\n'))
-		return err
 	case YAML, "":
 		out, err := jsonToYAML(js)
 		if err != nil {
@@ -106,6 +103,7 @@ type ListWriter struct {
 	format string
 	n      int          // items written
 	y      *yamlEmitter // YAML: the emitter, its state kept across items
+	j      *jsonWriter  // JSON: the writer of Item's items
 	saved  int          // YAML: the indent to restore after the items
 	// broken: the last item Items rendered ended on a line break (a
 	// block scalar keeping its breaks, |+), where the emitter writing
@@ -128,7 +126,10 @@ func NewListWriter(w io.Writer, format string) (*ListWriter, error) {
 // Item writes the next item.
 func (l *ListWriter) Item(item any) error {
 	if l.format == JSON {
-		part, err := jsonItem(item)
+		if l.j == nil {
+			l.j = newJSONWriter(jsonPrefix)
+		}
+		part, err := l.j.item(jsonItem(item), nil)
 		if err != nil {
 			return err
 		}
@@ -296,7 +297,8 @@ func (l *ListWriter) write(parts [][]byte, errs []error) error {
 // (without the JSON separator), for one goroutine, appending it to dst.
 func (l *ListWriter) renderer() func(v any, dst []byte) ([]byte, error) {
 	if l.format == JSON {
-		return func(v any, _ []byte) ([]byte, error) { return jsonItem(v) }
+		w := newJSONWriter(jsonPrefix)
+		return func(v any, dst []byte) ([]byte, error) { return w.item(jsonItem(v), dst) }
 	}
 	// The emitter writes what it buffers to out as an item grows (an item
 	// can be megabytes), and all of it at the item's end.
@@ -371,24 +373,20 @@ func (l *ListWriter) rendered(part []byte) error {
 	return err
 }
 
-// jsonItem renders one item of a JSON List, indented as its place in
-// the List wants.
-func jsonItem(item any) ([]byte, error) {
-	switch x := item.(type) { // the objects they stand for (statusobjects.go)
+// jsonItem is what a JSON List prints for an item: the object a status
+// record stands for (statusobjects.go), or the item.
+func jsonItem(item any) any {
+	switch x := item.(type) {
 	case *status.Fragment:
 		if x != nil {
-			item = x.Object().Object
+			return x.Object().Object
 		}
 	case *status.PolicyObject:
 		if x != nil {
-			item = x.Object().Object
+			return x.Object().Object
 		}
 	}
-	generic, err := genericOf(item)
-	if err != nil {
-		return nil, err
-	}
-	return json.MarshalIndent(generic, "    ", "  ")
+	return item
 }
 
 // Close ends the List.
@@ -418,20 +416,6 @@ func (l *ListWriter) Close() error {
 	e.indent = -1
 	e.writeIndent() // the document's end
 	return e.flush(true)
-}
-
-// genericOf is v as encoding/json reads it back: maps with sorted keys
-// when encoded, as Print writes every object.
-func genericOf(v any) (any, error) {
-	js, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode output: %w", err)
-	}
-	var generic any
-	if err := json.Unmarshal(js, &generic); err != nil {
-		return nil, err
-	}
-	return generic, nil
 }
 
 // jsonToYAML is sigs.k8s.io/yaml's JSONToYAML without its one flaw: that

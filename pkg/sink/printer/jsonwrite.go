@@ -1,0 +1,569 @@
+package printer
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/maphash"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+)
+
+// jsonWriter writes a value as -o json has always printed it: the bytes
+// of json.MarshalIndent of the value encoded and read back into an any
+// (an item of a List indented at its place), without the any. That
+// way (encoding/json into an any, then the any encoded again with its
+// maps sorted) took 3.3 s and 1.2 GB to print `strata effective -o json`
+// of the performance world, eight times the YAML emitter's time for the
+// same List (docs/performance.md, "Every command, fifteenth pass").
+//
+// What the round trip through an any does is done here as such:
+//   - object members in the byte order of their names, a name given twice
+//     in raw JSON (a resultant policy) kept once, with its last value;
+//   - every number as the float64 encoding/json reads it into, written as
+//     encoding/json writes a float64;
+//   - strings with each byte that is not UTF-8 read as U+FFFD, and written
+//     with encoding/json's escapes (HTML characters as \u003c...).
+//
+// An EffectivePolicy is written from its Go fields, as the YAML emitter
+// writes it (typed.go); maps and slices of what unstructured holds are
+// written as they are; anything else is read back from its JSON first
+// (jsonTree). TestJSONWriterIsMarshalIndent compares the bytes with the
+// round trip's on random values.
+type jsonWriter struct {
+	prefix string // of every line but the first
+	buf    []byte
+	depth  int  // nesting of the value being written
+	first  bool // no member or element written yet in the open object or array
+	keys   [][]string
+	// trees remembers the written text of resultant policies that the
+	// contexts of one folded stack share (effectivepolicy.Indexed), as
+	// the YAML emitter remembers their trees (seenTree).
+	trees *[treesSize]writtenTree
+	seed  maphash.Seed
+}
+
+// writtenTree is a raw JSON value's text as written at a depth.
+type writtenTree struct {
+	j     *apiextensionsv1.JSON
+	depth int
+	text  []byte
+}
+
+// jsonPrefix is the indentation of a List's items.
+const jsonPrefix = "    "
+
+// newJSONWriter makes a writer of values whose lines after the first
+// start with prefix.
+func newJSONWriter(prefix string) *jsonWriter {
+	return &jsonWriter{prefix: prefix, trees: new([treesSize]writtenTree), seed: maphash.MakeSeed()}
+}
+
+// item appends v to dst.
+func (w *jsonWriter) item(v any, dst []byte) ([]byte, error) {
+	w.buf, w.depth, w.first = dst, 0, false
+	err := w.value(v)
+	return w.buf, err
+}
+
+func (w *jsonWriter) newline() {
+	w.buf = append(w.buf, '\n')
+	w.buf = append(w.buf, w.prefix...)
+	for range w.depth {
+		w.buf = append(w.buf, "  "...)
+	}
+}
+
+// open starts an object or array.
+func (w *jsonWriter) open(c byte) {
+	w.buf = append(w.buf, c)
+	w.depth++
+	w.first = true
+}
+
+// close ends what open started: on the line after its last member, or
+// at once when it has none ({} and []).
+func (w *jsonWriter) close(c byte) {
+	w.depth--
+	if !w.first {
+		w.newline()
+	}
+	w.buf = append(w.buf, c)
+	w.first = false
+}
+
+// next starts a member or an element on a line of its own.
+func (w *jsonWriter) next() {
+	if !w.first {
+		w.buf = append(w.buf, ',')
+	}
+	w.first = false
+	w.newline()
+}
+
+// member starts the member named k.
+func (w *jsonWriter) member(k string) {
+	w.next()
+	w.str(k)
+	w.buf = append(w.buf, ": "...)
+}
+
+// field writes a string member.
+func (w *jsonWriter) field(k, v string) {
+	w.member(k)
+	w.str(v)
+}
+
+func (w *jsonWriter) null() { w.buf = append(w.buf, "null"...) }
+
+// value writes a value of a tree (jsonTree's, unstructured's) or a typed one.
+func (w *jsonWriter) value(v any) error {
+	switch x := v.(type) {
+	case nil:
+		w.null()
+	case string:
+		w.str(x)
+	case bool:
+		w.buf = strconv.AppendBool(w.buf, x)
+	case json.Number:
+		return w.number(string(x))
+	case int:
+		w.integer(int64(x))
+	case int32:
+		w.integer(int64(x))
+	case int64:
+		w.integer(x)
+	case float64:
+		return w.float(x)
+	case map[string]any:
+		return w.mapping(x)
+	case jsonObject:
+		return w.object(x)
+	case []any:
+		w.open('[')
+		for _, item := range x {
+			w.next()
+			if err := w.value(item); err != nil {
+				return err
+			}
+		}
+		w.close(']')
+	case *strata.EffectivePolicy:
+		if x != nil && simpleMeta(&x.ObjectMeta) {
+			return w.effectivePolicy(x)
+		}
+		return w.generic(v)
+	case strata.EffectivePolicy:
+		return w.value(&x)
+	default:
+		return w.generic(v)
+	}
+	return nil
+}
+
+// generic writes a typed value as its JSON read back.
+func (w *jsonWriter) generic(v any) error {
+	t, err := jsonTree(v)
+	if err != nil {
+		return err
+	}
+	return w.value(t)
+}
+
+// scratchKeys is the emptied key list of the current depth.
+func (w *jsonWriter) scratchKeys() []string {
+	for len(w.keys) <= w.depth {
+		w.keys = append(w.keys, nil)
+	}
+	return w.keys[w.depth][:0]
+}
+
+// mapping writes a map with its keys in byte order; keys that are not
+// UTF-8 go the generic way, where two of them may become one.
+func (w *jsonWriter) mapping(m map[string]any) error {
+	keys := w.scratchKeys()
+	for k := range m {
+		if !utf8.ValidString(k) {
+			return w.generic(m)
+		}
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.keys[w.depth] = keys
+	w.open('{')
+	for _, k := range keys {
+		w.member(k)
+		if err := w.value(m[k]); err != nil {
+			return err
+		}
+	}
+	w.close('}')
+	return nil
+}
+
+// object writes an object read from JSON text, its members sorted in
+// place (a copy when some name is not UTF-8), a repeated name once with
+// its last value.
+func (w *jsonWriter) object(o jsonObject) error {
+	for _, m := range o {
+		if !utf8.ValidString(m.key) {
+			o = slices.Clone(o)
+			for i := range o {
+				o[i].key = toValidUTF8(o[i].key)
+			}
+			break
+		}
+	}
+	slices.SortStableFunc(o, func(a, b jsonMember) int { return strings.Compare(a.key, b.key) })
+	w.open('{')
+	for i, m := range o {
+		if i+1 < len(o) && o[i+1].key == m.key {
+			continue // encoding/json keeps the last
+		}
+		w.member(m.key)
+		if err := w.value(m.value); err != nil {
+			return err
+		}
+	}
+	w.close('}')
+	return nil
+}
+
+// integer writes an integer as the float64 it is read into.
+func (w *jsonWriter) integer(n int64) {
+	if n >= -1<<53 && n <= 1<<53 {
+		w.buf = strconv.AppendInt(w.buf, n, 10)
+		return
+	}
+	_ = w.float(float64(n)) // finite
+}
+
+// number writes a JSON number's text as the float64 it is read into.
+func (w *jsonWriter) number(s string) error {
+	if plainInteger(s) {
+		w.buf = append(w.buf, s...)
+		return nil
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("encode output: number %s: %w", s, err)
+	}
+	return w.float(f)
+}
+
+// plainInteger reports whether s is an integer that a float64 holds
+// exactly and encoding/json writes back as s: no sign but "-", no
+// leading zero, at most 15 digits.
+func plainInteger(s string) bool {
+	d := strings.TrimPrefix(s, "-")
+	if len(d) == 0 || len(d) > 15 || len(d) > 1 && d[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// float writes f as encoding/json writes a float64 (its floatEncoder):
+// ES6's choice between decimal and exponent, without e-09's zero.
+func (w *jsonWriter) float(f float64) error {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Errorf("encode output: unsupported value %v", f)
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b := strconv.AppendFloat(w.buf, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	w.buf = b
+	return nil
+}
+
+// str writes a string as encoding/json writes it, with HTML escaping,
+// each byte that is not UTF-8 as U+FFFD (what reading back its \ufffd
+// gives).
+func (w *jsonWriter) str(s string) {
+	b := append(w.buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				const hex = "0123456789abcdef"
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, "\uFFFD"...)
+		case r == '\u2028':
+			b = append(b, s[start:i]...)
+			b = append(b, `\u2028`...)
+		case r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, `\u2029`...)
+		default:
+			i += n
+			continue
+		}
+		i += n
+		start = i
+	}
+	b = append(b, s[start:]...)
+	w.buf = append(b, '"')
+}
+
+// toValidUTF8 is s with each byte that is not UTF-8 replaced by U+FFFD,
+// as encoding/json's round trip replaces it.
+func toValidUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString("\uFFFD")
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// The typed writers follow typed.go's, member for member.
+
+func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
+	w.open('{')
+	if p.APIVersion != "" {
+		w.field("apiVersion", p.APIVersion)
+	}
+	if p.Kind != "" {
+		w.field("kind", p.Kind)
+	}
+	w.member("metadata")
+	w.meta(&p.ObjectMeta)
+	w.member("policies")
+	if p.Policies == nil {
+		w.null()
+	} else {
+		w.open('[')
+		for i := range p.Policies {
+			w.next()
+			if err := w.kindPolicies(&p.Policies[i]); err != nil {
+				return err
+			}
+		}
+		w.close(']')
+	}
+	w.member("target")
+	w.ref(&p.Target)
+	w.close('}')
+	return nil
+}
+
+func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
+	w.open('{')
+	if len(m.Labels) > 0 {
+		w.member("labels")
+		w.stringMap(m.Labels)
+	}
+	if m.Name != "" {
+		w.field("name", m.Name)
+	}
+	if m.Namespace != "" {
+		w.field("namespace", m.Namespace)
+	}
+	w.close('}')
+}
+
+// stringMap writes a map[string]string with its keys in byte order;
+// keys that are not UTF-8 are replaced first, a key that becomes
+// another keeping the value encoding/json's reading keeps: the last in
+// the order it reads them, which is the sorted order of the keys as
+// they were.
+func (w *jsonWriter) stringMap(m map[string]string) {
+	keys := w.scratchKeys()
+	valid := true
+	for k := range m {
+		valid = valid && utf8.ValidString(k)
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.keys[w.depth] = keys
+	if !valid {
+		fixed := make(map[string]any, len(keys))
+		for _, k := range keys {
+			fixed[toValidUTF8(k)] = m[k]
+		}
+		_ = w.mapping(fixed) // strings only: no error
+		return
+	}
+	w.open('{')
+	for _, k := range keys {
+		w.field(k, m[k])
+	}
+	w.close('}')
+}
+
+func (w *jsonWriter) ref(r *strata.Ref) {
+	w.open('{')
+	w.field("group", r.Group)
+	w.field("kind", r.Kind)
+	w.field("name", r.Name)
+	if r.Namespace != "" {
+		w.field("namespace", r.Namespace)
+	}
+	if r.Role != "" {
+		w.field("role", r.Role)
+	}
+	if r.SectionName != "" {
+		w.field("sectionName", r.SectionName)
+	}
+	w.close('}')
+}
+
+func (w *jsonWriter) refs(rs []strata.Ref) {
+	if rs == nil {
+		w.null()
+		return
+	}
+	w.open('[')
+	for i := range rs {
+		w.next()
+		w.ref(&rs[i])
+	}
+	w.close(']')
+}
+
+func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
+	w.open('{')
+	w.member("contexts")
+	if k.Contexts == nil {
+		w.null()
+	} else {
+		w.open('[')
+		for i := range k.Contexts {
+			w.next()
+			if err := w.context(&k.Contexts[i]); err != nil {
+				return err
+			}
+		}
+		w.close(']')
+	}
+	w.field("controllerName", k.ControllerName)
+	w.field("group", k.Group)
+	w.field("kind", k.Kind)
+	if k.OmittedContexts != 0 {
+		w.member("omittedContexts")
+		w.integer(int64(k.OmittedContexts))
+	}
+	if k.PolicyCount != 0 {
+		w.member("policyCount")
+		w.integer(int64(k.PolicyCount))
+	}
+	if k.Visibility != "" {
+		w.field("visibility", k.Visibility)
+	}
+	w.close('}')
+	return nil
+}
+
+func (w *jsonWriter) context(c *strata.Context) error {
+	w.open('{')
+	if len(c.FieldSources) > 0 {
+		w.member("fieldSources")
+		w.stringMap(c.FieldSources)
+	}
+	w.member("path")
+	w.refs(c.Path)
+	w.member("resultantPolicy")
+	if err := w.rawJSON(c.ResultantPolicy); err != nil {
+		return err
+	}
+	w.member("sources")
+	if c.Sources == nil {
+		w.null()
+	} else {
+		w.open('[')
+		for i := range c.Sources {
+			w.next()
+			w.source(&c.Sources[i])
+		}
+		w.close(']')
+	}
+	w.close('}')
+	return nil
+}
+
+func (w *jsonWriter) source(s *strata.Source) {
+	w.open('{')
+	if len(s.AttachedTo) > 0 {
+		w.member("attachedTo")
+		w.refs(s.AttachedTo)
+	}
+	w.field("name", s.Name)
+	if s.Namespace != "" {
+		w.field("namespace", s.Namespace)
+	}
+	w.field("result", s.Result)
+	w.close('}')
+}
+
+// rawJSON writes a free-form field (apiextensionsv1.JSON: its MarshalJSON
+// writes Raw, or null when empty), remembering the text by the value's
+// address and depth: Raw is frozen, as every record Indexed makes is.
+func (w *jsonWriter) rawJSON(j *apiextensionsv1.JSON) error {
+	if j == nil {
+		w.null()
+		return nil
+	}
+	slot := &w.trees[maphash.Comparable(w.seed, j)%treesSize]
+	if slot.j == j && slot.depth == w.depth {
+		w.buf = append(w.buf, slot.text...)
+		return nil
+	}
+	start := len(w.buf)
+	if err := w.generic(j); err != nil {
+		return err
+	}
+	*slot = writtenTree{j: j, depth: w.depth, text: append(slot.text[:0], w.buf[start:]...)}
+	return nil
+}
