@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -187,9 +188,14 @@ custom-columns print the same objects; --sort-by orders them.`,
 					}
 				}, l.format())
 			}
+			// Made on every core, each in memory of its own.
+			made := make([]*effectivepolicy.EffectivePolicy, n)
+			cores.Each(n, 64, func() func(int) {
+				return func(i int) { made[i] = chosen(i, nil) }
+			})
 			var objects []runtime.Object
-			for i := range n {
-				if e := chosen(i, nil); e != nil {
+			for _, e := range made {
+				if e != nil {
 					objects = append(objects, e)
 				}
 			}
@@ -205,6 +211,13 @@ custom-columns print the same objects; --sort-by orders them.`,
 // ask: yaml or json as a List of item(o) (printEach's bytes), else
 // kubectl's printers; in --sort-by's order.
 func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
+	if !l.document() && l.sorted() {
+		// Converted once, for the sorting and the printer alike.
+		var err error
+		if objects, err = unstructuredAll(objects); err != nil {
+			return err
+		}
+	}
 	order, err := l.order(objects)
 	if err != nil {
 		return err

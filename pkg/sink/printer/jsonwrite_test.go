@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"testing"
 
@@ -27,6 +28,25 @@ func roundTrip(item any) ([]byte, error) {
 	return json.MarshalIndent(generic, jsonPrefix, "  ")
 }
 
+// marshalIndent is the reference of a document printed whole in JSON:
+// v's JSON read back into an any and indented, and a line break.
+func marshalIndent(w io.Writer, v any) error {
+	js, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode output: %w", err)
+	}
+	var generic any
+	if err := json.Unmarshal(js, &generic); err != nil {
+		return err
+	}
+	out, err := json.MarshalIndent(generic, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(out, '\n'))
+	return err
+}
+
 // TestPrintWholeJSONIsMarshalIndent: a document printed whole (Print of
 // anything but a List) in JSON is the round trip's bytes, unindented,
 // and a line break: the List cases, and random values.
@@ -43,24 +63,15 @@ func TestPrintWholeJSONIsMarshalIndent(t *testing.T) {
 		}{randomValue(r, 0), r.IntN(2)})
 	}
 	for i, v := range values {
-		js, err := json.Marshal(v)
-		if err != nil {
+		var want, got bytes.Buffer
+		if err := marshalIndent(&want, v); err != nil {
 			t.Fatal(err)
 		}
-		var generic any
-		if err := json.Unmarshal(js, &generic); err != nil {
-			t.Fatal(err)
-		}
-		want, err := json.MarshalIndent(generic, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got bytes.Buffer
 		if err := Print(&got, v, JSON); err != nil {
 			t.Fatal(err)
 		}
-		if got.String() != string(want)+"\n" {
-			t.Fatalf("value %d: differs from the round trip:\n--- want\n%s\n--- got\n%s", i, want, got.String())
+		if got.String() != want.String() {
+			t.Fatalf("value %d: differs from the round trip:\n--- want\n%s\n--- got\n%s", i, want.String(), got.String())
 		}
 	}
 }

@@ -3,15 +3,13 @@
 package printer
 
 import (
-	"bytes"
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
 	"strconv"
 	"sync/atomic"
-
-	goyaml "go.yaml.in/yaml/v2"
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/sink/status"
@@ -51,21 +49,25 @@ func printWhole(w io.Writer, v any, format string) error {
 		_, err = w.Write(append(out, '\n'))
 		return err
 	}
-	// Round-trip through JSON so typed and unstructured objects print alike.
-	js, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode output: %w", err)
+	if format != YAML && format != "" {
+		return fmt.Errorf("output format %q: want yaml or json", format)
 	}
-	switch format {
-	case YAML, "":
-		out, err := jsonToYAML(js)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(out)
+	// The emitter, as for a List's items: go-yaml's bytes for the value's
+	// JSON (TestPrintWholeIsGoYAML), without go-yaml's heap of about 100
+	// bytes per byte written, which made the 100 MB answer of `strata
+	// impact -o yaml` about a policy that reaches every target take
+	// gigabytes (docs/performance.md, "Every command, fifteenth pass").
+	bw := bufio.NewWriterSize(w, 64<<10)
+	e := newYAMLEmitter(bw)
+	if err := e.node(v, false, false, false, 0); err != nil {
 		return err
 	}
-	return fmt.Errorf("output format %q: want yaml or json", format)
+	e.indent = -1
+	e.writeIndent() // the document's end
+	if err := e.flush(true); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // isList reports whether l is what List makes.
@@ -416,29 +418,6 @@ func (l *ListWriter) Close() error {
 	e.indent = -1
 	e.writeIndent() // the document's end
 	return e.flush(true)
-}
-
-// jsonToYAML is sigs.k8s.io/yaml's JSONToYAML without its one flaw: that
-// reads the JSON back with a YAML parser, which refuses implicit keys over
-// 1024 characters (YAML 1.2 "Implicit Keys"), so the JSON pointer of a
-// field in a deeply nested spec (fieldSources: /a/b/c/...) made -o yaml
-// fail where -o json worked. Reading with encoding/json instead (the same
-// depth limit as -o json) and picking number types as go-yaml would keeps
-// the bytes JSONToYAML writes for everything it could write; go-yaml
-// writes a long key as an explicit "? key" entry, which YAML readers
-// accept.
-func jsonToYAML(js []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("encode output as YAML: %w", err)
-	}
-	out, err := goyaml.Marshal(yamlNumbers(v))
-	if err != nil {
-		return nil, fmt.Errorf("encode output as YAML: %w", err)
-	}
-	return out, nil
 }
 
 // yamlNumbers replaces json.Numbers by the type go-yaml resolves the same

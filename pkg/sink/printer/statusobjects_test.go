@@ -76,7 +76,7 @@ func assertPrintsAsObjects(t *testing.T, r *rand.Rand, item func() (any, map[str
 			}
 		}
 		var goyaml bytes.Buffer
-		if err := printWhole(&goyaml, List(objects), YAML); err != nil {
+		if err := goYAML(&goyaml, List(objects)); err != nil {
 			t.Fatal(err)
 		}
 		if got := listBytes(t, typed, YAML); goyaml.String() != got {

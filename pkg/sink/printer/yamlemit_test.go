@@ -74,7 +74,7 @@ func randomValue(r *rand.Rand, depth int) any {
 	}
 }
 
-// The emitter writes what go-yaml v2 writes (through printWhole, the path
+// The emitter writes what go-yaml v2 writes (through goYAML, the path
 // Print took before it), for random values made of the pieces that change
 // go-yaml's choices, at every depth.
 func TestEmitterIsGoYAML(t *testing.T) {
@@ -121,7 +121,7 @@ func assertSameYAML(t *testing.T, name string, items []any) {
 	t.Helper()
 	l := List(items)
 	var want, got bytes.Buffer
-	if err := printWhole(&want, l, YAML); err != nil {
+	if err := goYAML(&want, l); err != nil {
 		t.Fatalf("%s: go-yaml: %v", name, err)
 	}
 	if err := Print(&got, l, YAML); err != nil {
@@ -133,7 +133,7 @@ func assertSameYAML(t *testing.T, name string, items []any) {
 }
 
 // BenchmarkPrintList prints a List of 2,000 status-like items with the
-// emitter (Print) and with go-yaml (printWhole, the path before it); bytes
+// emitter (Print) and with go-yaml (goYAML, the path before it); bytes
 // per op are the heap each needs for the same output.
 //
 //	go test -run '^$' -bench BenchmarkPrintList -benchmem ./pkg/sink/printer/
@@ -159,7 +159,7 @@ func BenchmarkPrintList(b *testing.B) {
 		print func(*bytes.Buffer) error
 	}{
 		{"emitter", func(w *bytes.Buffer) error { return Print(w, l, YAML) }},
-		{"go-yaml", func(w *bytes.Buffer) error { return printWhole(w, l, YAML) }},
+		{"go-yaml", func(w *bytes.Buffer) error { return goYAML(w, l) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var out bytes.Buffer
