@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 )
 
 const checkDir = "testdata/check"
@@ -76,6 +78,15 @@ func TestCheckMachineOutputs(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(out), &log); err != nil || log.Version != "2.1.0" || len(log.Runs) != 1 {
 		t.Fatalf("sarif: %v, %+v", err, log)
+	}
+	// Valid against the SARIF 2.1.0 schema, which writeSARIF leaves to
+	// this test.
+	rep, err := sarif.FromString(out)
+	if err != nil {
+		t.Fatalf("sarif: %v", err)
+	}
+	if err := rep.Validate(); err != nil {
+		t.Fatalf("sarif: %v", err)
 	}
 	for _, r := range log.Runs[0].Results {
 		want := "warning"

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -182,6 +183,14 @@ func BenchmarkEveryProcess(b *testing.B) {
 	}
 }
 
+// firstOf is a list's first item, or nil.
+func firstOf(l []any) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[0]
+}
+
 // asStrata is the environment variable that makes this test binary the
 // strata command (TestMain), for BenchmarkEveryProcess.
 const asStrata = "STRATA_TEST_AS_STRATA"
@@ -202,6 +211,19 @@ func everyCommand(b *testing.B) (string, []command) {
 	gw := s.Gateways[0]
 	p := s.Policies[len(s.Policies)/2]
 	policy := fmt.Sprintf("%s/%s", p.GetKind(), p.GetName())
+	// The widest policy: the GatewayClass's global one, in every
+	// target's contexts, whose impact is as large as the world's
+	// effective policies.
+	var wide *unstructured.Unstructured
+	for _, q := range s.Policies {
+		refs, _, _ := unstructured.NestedSlice(q.Object, "spec", "targetRefs")
+		if ref, ok := firstOf(refs).(map[string]any); ok && ref["kind"] == "GatewayClass" && wide == nil {
+			wide = q
+		}
+	}
+	if wide == nil {
+		b.Fatal("the performance world has no policy on its GatewayClass")
+	}
 	return path, []command{
 		{"describe-route", []string{"describe", "httproute/" + route.Name, "-n", route.Namespace}, 0},
 		{"describe-gateway", []string{"describe", "gateway/" + gw.Name, "-n", gw.Namespace}, 0},
@@ -216,6 +238,13 @@ func everyCommand(b *testing.B) (string, []command) {
 		{"check", []string{"check"}, 1},
 		{"graph-around", []string{"graph", "httproute/" + route.Name, "-n", route.Namespace, "-o", "svg"}, 0},
 		{"graph", []string{"graph"}, 0},
+		// Every format of the large answers: JSON, kubectl's printers,
+		// and the impact of the widest policy, written whole.
+		{"status-json", []string{"status", "-o", "json"}, 0},
+		{"effective-json", []string{"effective", "-o", "json"}, 0},
+		{"effective-name", []string{"effective", "-o", "name"}, 0},
+		{"get-policies-yaml", []string{"get", "policies", "-A", "-o", "yaml"}, 0},
+		{"impact-widest-yaml", []string{"impact", wide.GetKind() + "/" + wide.GetName(), "-n", wide.GetNamespace(), "--delete", "-o", "yaml"}, 0},
 	}
 }
 
