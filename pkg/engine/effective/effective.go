@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -135,14 +136,25 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 	// numbered as the graph is built, so a chunk is mostly one
 	// namespace's, whose stacks repeat), each worker with a computer and
 	// memo of its own, and every target lands in its own slot, so the
-	// result is the same however the chunks fall. Contexts with equal
-	// stacks on different workers get equal, not shared, Folded values.
+	// result is the same however the chunks fall. The folds the workers
+	// make are also kept in one memo they share (sharedMemo), by keys
+	// whose policy numbers are the same on every worker: a stack met by
+	// two workers, as the stacks of policies on the GatewayClass and on
+	// Gateways whose routes live in other namespaces are, is folded
+	// once. Each worker folded its own before, a quarter more folds on
+	// two cores for the performance world (docs/performance.md, "Every
+	// command, fifteenth pass").
 	slots := make([]*Target, len(targets))
+	var shared *sharedMemo
+	if len(targets) > c.chunk {
+		shared = newSharedMemo(c.att)
+	}
 	cores.Each(len(targets), c.chunk, func() func(int) {
 		w := c
-		if len(targets) > c.chunk {
+		if shared != nil {
 			w = newComputer(c.g, c.k, c.att, c.funcs)
 			w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
+			w.shared, w.ids = shared, shared.ids
 		}
 		return func(i int) { slots[i] = w.target(targets[i]) }
 	})
@@ -188,14 +200,20 @@ const chunk = 256
 const inPlaceFrom = 16
 
 type computer struct {
-	g      *topology.Graph
-	k      *policykind.Kind
-	att    *attach.Result
-	funcs  map[string]merge.Func
-	memo   map[string]*Folded
-	values map[*policykind.Block]merge.Value
-	ids    map[*policykind.Policy]uint32
-	leaves map[*policykind.Policy][]string
+	g     *topology.Graph
+	k     *policykind.Kind
+	att   *attach.Result
+	funcs map[string]merge.Func
+	memo  map[string]*Folded
+	// shared is the memo of the computation's workers, nil on one; own
+	// numbers the policies missing from its numbering (none), and
+	// private says the last key holds one of those.
+	shared  *sharedMemo
+	own     map[*policykind.Policy]uint32
+	private bool
+	values  map[*policykind.Block]merge.Value
+	ids     map[*policykind.Policy]uint32
+	leaves  map[*policykind.Policy][]string
 	// sourcedBy caches sourced per policy.
 	sourcedBy map[*policykind.Policy][]string
 	// plain caches merge.Plain per block.
@@ -359,9 +377,13 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 			key := c.key(entries)
 			if o, ok := c.memo[string(key)]; ok {
 				st.folded = o
+			} else if o := c.sharedGet(key); o != nil {
+				st.folded = o
+				c.memo[string(key)] = o
 			} else {
 				st.folded = c.freeze(c.fold(entries, nil), entries)
 				c.memo[string(key)] = st.folded
+				c.sharedPut(key, st.folded)
 			}
 		}
 		ctx.Folded = st.folded
@@ -1055,6 +1077,7 @@ func isEmpty(v any) bool {
 // The key is built in a buffer the computer reuses: valid until the next
 // call.
 func (c *computer) key(entries []*Entry) []byte {
+	c.private = false
 	b := c.keyBuf[:0]
 	for _, e := range entries {
 		b = binary.LittleEndian.AppendUint32(b, c.policyID(e.Policy()))
@@ -1065,17 +1088,85 @@ func (c *computer) key(entries []*Entry) []byte {
 	return b
 }
 
-// policyID numbers p within this computer, for keys.
+// policyID numbers p within this computer, for keys. A worker's policies
+// are numbered before it starts (sharedMemo), the same on every worker,
+// and its ids are then only read.
 func (c *computer) policyID(p *policykind.Policy) uint32 {
 	if c.ids == nil {
 		c.ids = map[*policykind.Policy]uint32{}
 	}
 	id, ok := c.ids[p]
-	if !ok {
-		id = uint32(len(c.ids))
-		c.ids[p] = id
+	if ok {
+		return id
 	}
+	if c.shared != nil {
+		// Not reached: every entry's policy is attached, and the shared
+		// numbering holds every attached policy. Were it reached, a
+		// number of this worker's own could name another policy on
+		// another worker: a key holding one is this worker's alone.
+		c.private = true
+		if id, ok := c.own[p]; ok {
+			return id
+		}
+		if c.own == nil {
+			c.own = map[*policykind.Policy]uint32{}
+		}
+		id = 1<<31 | uint32(len(c.own))
+		c.own[p] = id
+		return id
+	}
+	id = uint32(len(c.ids))
+	c.ids[p] = id
 	return id
+}
+
+// sharedMemo holds the folds of stacks without a target's own values
+// that a computation's workers made, by the key of their stack
+// (computer.key with the shared policy numbers, ids). A Folded is frozen
+// once made (freeze), so any worker may read one another made.
+type sharedMemo struct {
+	ids map[*policykind.Policy]uint32 // read-only once made
+	mu  sync.Mutex
+	m   map[string]*Folded
+}
+
+// newSharedMemo numbers every policy attached (every policy a stack may
+// hold), in the order of the nodes, then of their attachments.
+func newSharedMemo(att *attach.Result) *sharedMemo {
+	nodes := slices.Sorted(maps.Keys(att.ByNode))
+	ids := map[*policykind.Policy]uint32{}
+	for _, n := range nodes {
+		for _, a := range att.ByNode[n] {
+			if _, ok := ids[a.Policy]; !ok {
+				ids[a.Policy] = uint32(len(ids))
+			}
+		}
+	}
+	return &sharedMemo{ids: ids, m: map[string]*Folded{}}
+}
+
+// sharedGet is the fold of key (the last key made) another worker made,
+// or nil: also on one worker, and for a key of this worker's alone.
+func (c *computer) sharedGet(key []byte) *Folded {
+	if c.shared == nil || c.private {
+		return nil
+	}
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	return c.shared.m[string(key)]
+}
+
+// sharedPut keeps a worker's fold of key (the last key made) for the
+// others; the first of two made at once stays, both being equal.
+func (c *computer) sharedPut(key []byte, o *Folded) {
+	if c.shared == nil || c.private {
+		return
+	}
+	c.shared.mu.Lock()
+	defer c.shared.mu.Unlock()
+	if _, ok := c.shared.m[string(key)]; !ok {
+		c.shared.m[string(key)] = o
+	}
 }
 
 // lastOfEach keeps, of attachments in path order, each policy's last

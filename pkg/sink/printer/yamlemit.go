@@ -142,6 +142,10 @@ func (e *yamlEmitter) writeIndent() {
 	if !e.indention || e.column > indent || (e.column == indent && !e.whitespace) {
 		e.putBreak()
 	}
+	if n := indent - e.column; n > 0 && n <= len(spaces) {
+		e.buf = append(e.buf, spaces[:n]...)
+		e.column = indent
+	}
 	for e.column < indent {
 		e.put(' ')
 	}
@@ -336,6 +340,17 @@ func (e *yamlEmitter) entry(k string, v any, depth int) error {
 // follows in the mapping context (yaml_emitter_emit_block_mapping_key).
 func (e *yamlEmitter) key(k string) {
 	e.writeIndent()
+	if isWord(k) {
+		// What the steps below write for such a key, written at once:
+		// most keys are member names (kind, name, sectionName), and
+		// the steps were a tenth of printing `strata effective`
+		// (docs/performance.md, "Every command, fifteenth pass").
+		e.buf = append(append(e.buf, k...), ':')
+		e.column += len(k) + 1
+		e.whitespace, e.indention = false, false
+		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
+		return
+	}
 	a, style := e.classify(k)
 	if !a.multiline && len(k) <= 128 { // yaml_emitter_check_simple_key
 		e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, true
@@ -826,6 +841,28 @@ func isName(s string) bool {
 		}
 	}
 	return true
+}
+
+// spaces are what writeIndent writes at once.
+const spaces = "                                                                " // 64
+
+// isWord reports whether a key is a word of ASCII letters, at most 128,
+// that no YAML 1.1 reader takes for anything but a string (not y, no,
+// on, true, null... in any of their cases): every check of key and
+// scalar passes for it, and it is written as it is.
+func isWord(k string) bool {
+	if len(k) == 0 || len(k) > 128 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if c := k[i] | 0x20; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	if len(k) > 5 {
+		return true
+	}
+	return resolvesToString(k)
 }
 
 // isPlainASCII reports whether s is printable ASCII without spaces,
