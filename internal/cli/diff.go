@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
@@ -64,19 +65,39 @@ those only.`,
 			if slices.Contains(f.files, "-") && slices.Contains(against, "-") {
 				return errors.New("-f and --against cannot both read stdin (-)")
 			}
-			// Notes and warnings name the side they come from: the same
-			// object is often in both.
-			base, err := f.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: s.Err, prefix: "base: "}})
+			// The head is read as the base is, with the same flags (-n,
+			// --strict), from the other files, at the same time: each
+			// side's run leaves a core idle at times (building its
+			// graph, joining its outcome), which the other side's work
+			// fills (docs/performance.md, "Every command, fifteenth
+			// pass"). Notes and warnings name the side they come from
+			// (the same object is often in both), and are written
+			// once both are read, the base's first, as before.
+			hf := f
+			hf.files = against
+			var baseNotes, headNotes bytes.Buffer
+			var head *engine.Result
+			var headErr error
+			headRead := make(chan any, 1) // nil, or the head's panic
+			go func() {
+				defer func() { headRead <- recover() }()
+				head, headErr = hf.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &headNotes, prefix: "head: "}})
+			}()
+			base, err := f.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &baseNotes, prefix: "base: "}})
+			if p := <-headRead; p != nil {
+				panic(p)
+			}
+			if _, werr := s.Err.Write(baseNotes.Bytes()); werr != nil {
+				return werr
+			}
 			if err != nil {
 				return fmt.Errorf("base (-f): %w", err)
 			}
-			// The head is read as the base is, with the same flags (-n,
-			// --strict), from the other files.
-			hf := f
-			hf.files = against
-			head, err := hf.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: s.Err, prefix: "head: "}})
-			if err != nil {
-				return fmt.Errorf("head (--against): %w", err)
+			if _, werr := s.Err.Write(headNotes.Bytes()); werr != nil {
+				return werr
+			}
+			if headErr != nil {
+				return fmt.Errorf("head (--against): %w", headErr)
 			}
 			d := query.Diff(base, head)
 			if ns := f.onlyNamespace(); ns != "" {

@@ -332,6 +332,12 @@ type ctxPair struct {
 func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
 	pairs := map[string]*ctxPair{}
 	present := map[string]int{}
+	// Each context's key is made in one buffer, and kept as a string
+	// only for a pair not seen yet: made afresh for both runs' contexts,
+	// node by node, the keys were most of `strata impact` of a policy in
+	// every context (docs/performance.md, "Every command, fifteenth
+	// pass").
+	var buf []byte
 	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
 			return
@@ -341,14 +347,14 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 			bit = 1
 		}
 		for _, t := range res.Targets {
-			tk := q.g.Node(t.Node).Ref.Key()
+			tk := q.nodeKey(t.Node)
 			present[tk] |= bit
 			for _, ctx := range t.Contexts {
-				key := tk + "\x00" + q.pathKey(ctx.Path)
-				p := pairs[key]
+				buf = q.appendPathKey(append(append(buf[:0], tk...), 0), ctx.Path)
+				p := pairs[string(buf)]
 				if p == nil {
 					p = &ctxPair{tk: tk}
-					pairs[key] = p
+					pairs[string(buf)] = p
 				}
 				if first {
 					p.b = ctxSide{t, ctx}

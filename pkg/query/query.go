@@ -304,13 +304,18 @@ func (q *query) nodeKey(n topology.NodeID) string {
 	return q.keys[n]
 }
 
+// pathKey is a path's locator: its nodes' keys (nodeKey), each followed
+// by '>'.
 func (q *query) pathKey(path []topology.NodeID) string {
-	var b strings.Builder
-	for _, n := range path {
-		b.WriteString(q.g.Node(n).Ref.Key())
-		b.WriteByte('>')
+	return string(q.appendPathKey(nil, path))
+}
+
+// appendPathKey appends a path's pathKey to b.
+func (q *query) appendPathKey(b []byte, path []topology.NodeID) []byte {
+	for _, id := range path {
+		b = append(append(b, q.nodeKey(id)...), '>')
 	}
-	return b.String()
+	return b
 }
 
 func (q *query) ref(n topology.NodeID) Ref { return q.g.Node(n).Ref.API() }
