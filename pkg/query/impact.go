@@ -439,12 +439,9 @@ func diff(bv, av merge.Value) []FieldChange {
 	for p := range av.Prov {
 		set[p] = true
 	}
-	ptrs := slices.Sorted(maps.Keys(set))
 	// Compare leaves only: an empty object or whole list on one side that
 	// has fields or items on the other is compared through those.
-	ptrs = slices.DeleteFunc(ptrs, func(p string) bool {
-		return slices.ContainsFunc(ptrs, func(o string) bool { return under(o, p) })
-	})
+	ptrs := leafPointers(slices.Sorted(maps.Keys(set)))
 	var out []FieldChange
 	for _, ptr := range ptrs {
 		bx, bok := merge.Get(bv.Values, ptr)
@@ -462,6 +459,30 @@ func diff(bv, av merge.Value) []FieldChange {
 		out = append(out, fc)
 	}
 	return out
+}
+
+// leafPointers keeps, of sorted pointers, those with none below them
+// (under). The pointers below one are among those it prefixes, which
+// follow it in sorted order: each is compared with those, not with every
+// other, which was quadratic in a policy's fields.
+func leafPointers(sorted []string) []string {
+	leaves := make([]string, 0, len(sorted))
+	for i, p := range sorted {
+		inner := false
+		for _, o := range sorted[i+1:] {
+			if !strings.HasPrefix(o, p) {
+				break
+			}
+			if under(o, p) {
+				inner = true
+				break
+			}
+		}
+		if !inner {
+			leaves = append(leaves, p)
+		}
+	}
+	return leaves
 }
 
 // setBy names the source of the leaf at ptr, or of the leaf above it.
