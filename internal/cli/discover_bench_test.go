@@ -227,6 +227,7 @@ func everyCommand(b *testing.B) (string, []command) {
 	return path, []command{
 		{"describe-route", []string{"describe", "httproute/" + route.Name, "-n", route.Namespace}, 0},
 		{"describe-gateway", []string{"describe", "gateway/" + gw.Name, "-n", gw.Namespace}, 0},
+		{"describe-namespace", []string{"describe", "namespace/" + route.Namespace}, 0},
 		// A mistyped name: "not found" and its hints, exit 1.
 		{"describe-missing", []string{"describe", "httproute/" + route.Name + "x", "-n", route.Namespace}, 1},
 		{"get-policies", []string{"get", "policies", "-A"}, 0},

@@ -405,7 +405,7 @@ func TestSubjectScopeOfNothing(t *testing.T) {
 		{"gateway/storefront#htps", "infra", "nothing"},
 		{"gatway/storefront", "infra", "nothing"},
 		{"retrypolicy/baker-retries", "baker", "complete"},
-		{"namespace/baker", "", "complete"},
+		{"namespace/baker", "", "scoped"}, // the objects in it and below them (query.Scope)
 		{"httproute/baker", "baker", "scoped"},
 	} {
 		if got := scopeOf(res, subjectScope(f, c.arg, c.ns)); got != c.want {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -202,14 +203,19 @@ func (q *query) scope(n topology.NodeID) []scoped {
 
 // Scope lists the nodes whose effective policies Describe and Explain of
 // node n read: n, its sections and every node below them (see scope), in
-// NodeID order; nil when they read every target (n is a Namespace, whose
-// contexts are those of anything in it). An engine.RunScoped result for
-// these nodes answers Describe and Explain of n as a complete one does,
-// for a fraction of the cost.
+// NodeID order. An engine.RunScoped result for these nodes answers
+// Describe and Explain of n as a complete one does, for a fraction of
+// the cost.
+//
+// A Namespace's contexts are those that pass through an object in it
+// (topology.Graph.Namespaces): its nodes are the Namespace, the objects
+// in it and every node below them. Describing one of the performance
+// world's 100 Namespaces computed every target of the world before
+// (docs/performance.md, "Every command, fifteenth pass").
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
-		return nil
+		return slices.Sorted(maps.Keys(below(q.g, []topology.NodeID{n})))
 	}
 	own := q.own(n)
 	out := append(own, q.descendants(own)...)
