@@ -20,6 +20,7 @@ import (
 	"github.com/strata-dev/strata/internal/cores"
 	_ "github.com/strata-dev/strata/internal/kubectltext"
 	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
@@ -285,8 +286,15 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 // toUnstructured is o as an unstructured object, which every printer of
 // kubectl's reads.
 func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
-	if u, ok := o.(*unstructured.Unstructured); ok {
-		return u, nil
+	switch x := o.(type) {
+	case *unstructured.Unstructured:
+		return x, nil
+	case *effectivepolicy.EffectivePolicy:
+		m, err := effectivepolicy.Unstructured(x)
+		if err != nil {
+			return nil, err
+		}
+		return &unstructured.Unstructured{Object: m}, nil
 	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
 	if err != nil {
