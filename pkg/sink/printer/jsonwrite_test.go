@@ -106,6 +106,9 @@ func TestJSONWriterIsMarshalIndent(t *testing.T) {
 	for i := range 1500 {
 		check(fmt.Sprintf("effective policy %d", i), randomEffectivePolicy(r))
 	}
+	for i, ep := range filledEffectivePolicies(61, 500) {
+		check(fmt.Sprintf("filled effective policy %d", i), ep)
+	}
 	for i := range 500 {
 		check(fmt.Sprintf("fragment %d", i), randomFragment(r))
 		check(fmt.Sprintf("policy object %d", i), randomPolicyObject(r))
