@@ -75,15 +75,19 @@ those only.`,
 			// once both are read, the base's first, as before.
 			hf := f
 			hf.files = against
+			m, err := f.mode() // the flags are read here, before the loads
+			if err != nil {
+				return err
+			}
 			var baseNotes, headNotes bytes.Buffer
 			var head *engine.Result
 			var headErr error
 			headRead := make(chan any, 1) // nil, or the head's panic
 			go func() {
 				defer func() { headRead <- recover() }()
-				head, headErr = hf.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &headNotes, prefix: "head: "}})
+				head, headErr = hf.loadFrom(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &headNotes, prefix: "head: "}}, m, nil)
 			}()
-			base, err := f.load(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &baseNotes, prefix: "base: "}})
+			base, err := f.loadFrom(Streams{In: s.In, Out: s.Out, Err: &linePrefix{w: &baseNotes, prefix: "base: "}}, m, nil)
 			if p := <-headRead; p != nil {
 				panic(p)
 			}

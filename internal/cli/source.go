@@ -165,6 +165,14 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	if err != nil {
 		return nil, err
 	}
+	return f.loadFrom(s, m, scope)
+}
+
+// loadFrom is loadScoped from the source m (mode) names. It reads none
+// of the command's flags, which mode reads (pflag's Visit sorts them as
+// it goes): two loads of copies of one sourceFlags may run at once
+// (diff).
+func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	src, err := f.readSource(s, m)
 	if err != nil {
 		return nil, err
