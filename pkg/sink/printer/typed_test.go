@@ -126,7 +126,7 @@ func filledEffectivePolicies(seed int64, n int) []*strata.EffectivePolicy {
 			c.Fill(&v)
 			j.Raw, _ = json.Marshal(v)
 		},
-		func(fv *metav1.FieldsV1, c randfill.Continue) { fv.Raw = []byte(`{"f:metadata":{}}`) },
+		func(fv *metav1.FieldsV1, c randfill.Continue) { fv.SetRawBytes([]byte(`{"f:metadata":{}}`)) },
 		func(m *metav1.ObjectMeta, c randfill.Continue) {
 			if c.Intn(3) == 0 {
 				c.FillNoCustom(m)
