@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -249,7 +250,7 @@ is a name, a short name (gw, svc) or resource.group
 			}
 			if len(args) == 1 && !strings.Contains(args[0], "/") || sel.given() || f.allNamespaces {
 				kind, name, _ := strings.Cut(strings.Join(args, "/"), "/")
-				return describeMany(s, &f, &v, &sel, kind, name, ns)
+				return describeMany(s, &f, &v, &sel, kind, name, ns, scoped)
 			}
 			arg, err := subjectArg(args)
 			if err != nil {
@@ -274,7 +275,7 @@ is a name, a short name (gw, svc) or resource.group
 // namespace), -l or --field-selector among them, or -A (KIND/NAME in
 // every namespace, KIND in all of them). People get one description after
 // another, programs a v1 List of them.
-func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string) error {
+func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string, scoped bool) error {
 	sel, err := query.ParseSelector(sf.label, sf.field)
 	if err != nil {
 		return err
@@ -285,8 +286,12 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 		}
 	}
 	var scope func(*engine.Result) []topology.NodeID
-	if name != "" && f.allNamespaces && sel.Empty() {
+	switch {
+	case !scoped:
+	case name != "" && f.allNamespaces && sel.Empty():
 		scope = everywhereScope(f, kind, name)
+	default:
+		scope = kindScope(f, kind, name, ns, sel)
 	}
 	f.answersFromRecords = true
 	res, err := f.loadScoped(s, scope)
@@ -432,12 +437,25 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missing *query.FieldNotSetError // --field, set on none of the objects
 	var missed []string
 	found := false
-	for _, subj := range subjects {
+	// The objects' descriptions are made on every core, each worker
+	// with a Describer of its own (a query belongs to one goroutine);
+	// what follows reads the source's records and flags, in order.
+	described := make([]*query.Description, len(subjects))
+	cores.Each(len(subjects), 16, func() func(int) {
+		describe := query.Describer(res)
+		return func(i int) {
+			if subjects[i].Policy == nil {
+				described[i] = describe(subjects[i].Node)
+			}
+		}
+	})
+	describePolicy := query.PolicyDescriber(res)
+	for i, subj := range subjects {
 		if subj.Policy != nil {
-			docs = append(docs, query.DescribePolicy(res, subj.Policy))
+			docs = append(docs, describePolicy(subj.Policy))
 			continue
 		}
-		d := query.Describe(res, subj.Node)
+		d := described[i]
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
@@ -524,6 +542,35 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 		return missing
 	}
 	return v.print(s, d)
+}
+
+// kindScope is the scope of `describe KIND [NAME]` in namespace ns (every
+// namespace with -A), chosen by sel: the scope of the objects it
+// describes (query.ScopeOfAll), found as describeMany finds them;
+// nil (the complete run) for a policy kind, whose descriptions read the
+// policies' status; nothing when the kind is unknown or no object is
+// chosen (the error, or "No resources found", is the answer). Describing
+// the 200 routes of one namespace of the performance world ran the
+// complete engine before (docs/performance.md, "Every command,
+// fifteenth pass").
+func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*engine.Result) []topology.NodeID {
+	return func(res *engine.Result) []topology.NodeID {
+		k, err := query.ResolveKind(res, f.kindAlias(kind))
+		if err != nil {
+			return query.NoTargets(res)
+		}
+		if k.Policy != nil {
+			return nil
+		}
+		var nodes []topology.NodeID
+		for _, subj := range query.Subjects(res, k, name, ns, f.allNamespaces, sel) {
+			nodes = append(nodes, subj.Node)
+		}
+		if len(nodes) == 0 {
+			return query.NoTargets(res)
+		}
+		return query.ScopeOfAll(res, nodes)
+	}
 }
 
 // everywhereScope is subjectScope for KIND/NAME -A: the union of the

@@ -252,6 +252,17 @@ func TestScopedMatchesComplete(t *testing.T) {
 		[]string{"describe", "service/tint", "retrypolicy/icing-retries", "-n", "frosting", "-f", discParable},
 		[]string{"describe", "service", "baker", "bater", "-n", "baker", "-f", discParable},
 		[]string{"describe", "service/baker", "httproute/bakr", "-A", "-f", discParable},
+		// Every object of a kind (kindScope): in a namespace, in all,
+		// chosen by labels or fields, none; policies of a kind.
+		[]string{"describe", "httproute", "-n", "baker", "-f", discParable},
+		[]string{"describe", "service", "-A", "-f", discParable, "-o", "json"},
+		[]string{"describe", "namespace", "-A", "-f", discParable, "-o", "json"},
+		[]string{"describe", "gateway", "-A", "-f", discParable},
+		[]string{"describe", "httproute", "-A", "-l", "app=baker", "-f", discParable, "-o", "json"},
+		[]string{"describe", "service", "-A", "--field-selector", "metadata.namespace=frosting", "-f", discParable},
+		[]string{"describe", "httproute", "-n", "nowhere", "-f", discParable},
+		[]string{"describe", "retrypolicy", "-A", "-f", discParable, "-o", "json"},
+		[]string{"describe", "colorpolicy", "-f", discEx3},
 	)
 	// Every node of the examples, by its locator's kind/name#section (the
 	// human output is a function of the JSON one).
@@ -300,6 +311,10 @@ func TestScopedMatchesComplete(t *testing.T) {
 		if i%20 == 0 {
 			calls = append(calls, []string{"describe", strings.ToLower(p.Kind.Kind) + "/" + p.Name, "-n", p.Namespace, "-f", world, "-o", "json"})
 		}
+	}
+	for _, kind := range []string{"httproute", "service", "gateway", "namespace", "colorpolicy"} {
+		calls = append(calls, []string{"describe", kind, "-A", "-f", world, "-o", "json"},
+			[]string{"describe", kind, "-n", res.Graph.Nodes[len(res.Graph.Nodes)/2].Ref.Namespace, "-f", world, "-o", "json"})
 	}
 
 	// Commands share nothing: run them on every core.

@@ -20,7 +20,20 @@ import (
 // source of each field and the policies it beat. The cost is that of the
 // node's own contexts (or of the targets below it), not of the whole run.
 func Describe(res *engine.Result, n topology.NodeID) *Description {
-	q := newQuery(res)
+	return newQuery(res).describe(n)
+}
+
+// Describer is Describe for many nodes of one run, sharing what their
+// descriptions look up (the nodes' keys, the policies' names): a query
+// sized to the world, made for each of `describe httproute -n NS`'s 200
+// routes, cost more than describing them (docs/performance.md, "Every
+// command, fifteenth pass"). Like the query, a Describer belongs to one
+// goroutine.
+func Describer(res *engine.Result) func(n topology.NodeID) *Description {
+	return newQuery(res).describe
+}
+
+func (q *query) describe(n topology.NodeID) *Description {
 	d := &Description{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDescription}, Object: q.ref(n)}
 	node := q.g.Node(n)
 	own := q.own(n)
@@ -50,7 +63,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 	}
 
 	for _, sc := range q.scope(n) {
-		k := res.Kinds[sc.kind].Kind
+		k := q.res.Kinds[sc.kind].Kind
 		ke := KindEffect{GroupKind: groupKindOf(k), Class: string(k.Class), ValueSpace: q.valueSpace(sc.kind)}
 		for _, t := range sc.targets {
 			te := TargetEffect{Target: q.ref(t.node)}
@@ -91,7 +104,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 
 	// Policies attached here that reach no effective target yet, and
 	// targetRefs naming the object that did not attach.
-	for _, kr := range res.Kinds {
+	for _, kr := range q.res.Kinds {
 		for _, o := range own {
 			for _, at := range kr.Attachments.ByNode[o] {
 				note(at.Policy, o, Attached)

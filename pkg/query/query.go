@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"maps"
 	"slices"
 	"strings"
@@ -19,7 +20,8 @@ import (
 type query struct {
 	res     *engine.Result
 	g       *topology.Graph
-	targets []map[topology.NodeID]*effective.Target // per kind, lazily
+	targets []map[topology.NodeID]*effective.Target // per kind, for targets out of NodeID order
+	sorted  []uint8                                 // per kind: 0 not checked, 1 in NodeID order, 2 not
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
 	keys    []string                  // nodeKey, by node
@@ -76,21 +78,38 @@ func newQuery(res *engine.Result) *query {
 	return &query{
 		res: res, g: res.Graph,
 		targets: make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
+		sorted:  make([]uint8, len(res.Kinds)),
 		leaves:  map[*policykind.Policy][]string{},
 		values:  map[ownKey]map[string]any{},
 	}
 }
 
-// targetOf finds the effective target of kind i at node n, or nil.
+// targetOf finds the effective target of kind i at node n, or nil. The
+// engine lists targets in NodeID order (effective.Result), so a target is
+// found by binary search: a map of every target, made by each query,
+// made describing many objects of a large world (`describe httproute -n
+// NS`) quadratic (docs/performance.md, "Every command, fifteenth pass").
+// Targets in another order, which the engine never makes, are indexed.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
-	if q.targets[i] == nil {
-		m := make(map[topology.NodeID]*effective.Target, len(q.res.Kinds[i].Effective.Targets))
-		for _, t := range q.res.Kinds[i].Effective.Targets {
-			m[t.Node] = t
+	ts := q.res.Kinds[i].Effective.Targets
+	if q.sorted[i] == 0 {
+		q.sorted[i] = 1
+		if !slices.IsSortedFunc(ts, func(a, b *effective.Target) int { return cmp.Compare(a.Node, b.Node) }) {
+			q.sorted[i] = 2
+			m := make(map[topology.NodeID]*effective.Target, len(ts))
+			for _, t := range ts {
+				m[t.Node] = t
+			}
+			q.targets[i] = m
 		}
-		q.targets[i] = m
 	}
-	return q.targets[i][n]
+	if q.sorted[i] == 2 {
+		return q.targets[i][n]
+	}
+	if j, ok := slices.BinarySearchFunc(ts, n, func(t *effective.Target, n topology.NodeID) int { return cmp.Compare(t.Node, n) }); ok {
+		return ts[j]
+	}
+	return nil
 }
 
 // leavesOf lists the fields a policy sets (over all its blocks), sorted.
@@ -215,12 +234,22 @@ func (q *query) scope(n topology.NodeID) []scoped {
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
-		return slices.Sorted(maps.Keys(below(q.g, []topology.NodeID{n})))
+		return ScopeOfAll(res, []topology.NodeID{n})
 	}
 	own := q.own(n)
 	out := append(own, q.descendants(own)...)
 	slices.Sort(out)
 	return out
+}
+
+// ScopeOfAll is a scope under which Describe and Explain of every node
+// of nodes answer as the complete run does, found in one walk: the
+// nodes, their sections and everything below them, the objects of a
+// Namespace among them included (below). It holds the Scope of each,
+// and more when a section of a node below one has nodes below it that
+// its object does not.
+func ScopeOfAll(res *engine.Result, nodes []topology.NodeID) []topology.NodeID {
+	return slices.Sorted(maps.Keys(below(res.Graph, nodes)))
 }
 
 // descendants lists the nodes below the given ones (not themselves).
