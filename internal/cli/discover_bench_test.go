@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 
@@ -228,6 +229,10 @@ func everyCommand(b *testing.B) (string, []command) {
 		{"describe-route", []string{"describe", "httproute/" + route.Name, "-n", route.Namespace}, 0},
 		{"describe-gateway", []string{"describe", "gateway/" + gw.Name, "-n", gw.Namespace}, 0},
 		{"describe-namespace", []string{"describe", "namespace/" + route.Namespace}, 0},
+		// kubectl's describe TYPE: every route of a namespace, every
+		// policy of a kind.
+		{"describe-routes", []string{"describe", "httproute", "-n", route.Namespace}, 0},
+		{"describe-policies", []string{"describe", strings.ToLower(p.GetKind()), "-A"}, 0},
 		// A mistyped name: "not found" and its hints, exit 1.
 		{"describe-missing", []string{"describe", "httproute/" + route.Name + "x", "-n", route.Namespace}, 1},
 		{"get-policies", []string{"get", "policies", "-A"}, 0},
