@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -16,8 +15,8 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
-	// kubectl's catalogue stays unloaded: 30 ms of every start.
 	"github.com/strata-dev/strata/internal/cores"
+	// kubectl's catalogue stays unloaded: 30 ms of every start.
 	_ "github.com/strata-dev/strata/internal/kubectltext"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -306,7 +305,8 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 // unstructuredAll is toUnstructured of every object, on every core, in
 // their order: the 20,000 EffectivePolicies of the performance world took
 // two seconds of one core to convert for -o jsonpath
-// (docs/performance.md, "Every command, fifteenth pass").
+// (docs/performance.md, "Every command, fifteenth pass"). The error is
+// the first object's that has one, as converting them in turn gave.
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	errs := make([]error, len(objects))
@@ -316,8 +316,10 @@ func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 			out[i], errs[i] = u, err
 		}
 	})
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
