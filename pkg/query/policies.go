@@ -239,11 +239,7 @@ func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
 	out := map[*policykind.Policy][]stacked{}
 	for _, t := range kr.Effective.Targets {
 		for _, ctx := range t.Contexts {
-			for i, e := range ctx.Entries {
-				p := e.Policy()
-				if slices.ContainsFunc(ctx.Entries[:i], func(o *effective.Entry) bool { return o.Policy() == p }) {
-					continue // listed at its first block
-				}
+			for p := range ctx.Policies {
 				out[p] = append(out[p], stacked{t, ctx})
 			}
 		}

@@ -21,7 +21,7 @@ type query struct {
 	res     *engine.Result
 	g       *topology.Graph
 	targets []map[topology.NodeID]*effective.Target // per kind, for targets out of NodeID order
-	sorted  []uint8                                 // per kind: 0 not checked, 1 in NodeID order, 2 not
+	checked []bool                                  // per kind, the order of its targets
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
 	keys    []string                  // nodeKey, by node
@@ -78,7 +78,7 @@ func newQuery(res *engine.Result) *query {
 	return &query{
 		res: res, g: res.Graph,
 		targets: make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
-		sorted:  make([]uint8, len(res.Kinds)),
+		checked: make([]bool, len(res.Kinds)),
 		leaves:  map[*policykind.Policy][]string{},
 		values:  map[ownKey]map[string]any{},
 	}
@@ -92,10 +92,9 @@ func newQuery(res *engine.Result) *query {
 // Targets in another order, which the engine never makes, are indexed.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 	ts := q.res.Kinds[i].Effective.Targets
-	if q.sorted[i] == 0 {
-		q.sorted[i] = 1
+	if !q.checked[i] {
+		q.checked[i] = true
 		if !slices.IsSortedFunc(ts, func(a, b *effective.Target) int { return cmp.Compare(a.Node, b.Node) }) {
-			q.sorted[i] = 2
 			m := make(map[topology.NodeID]*effective.Target, len(ts))
 			for _, t := range ts {
 				m[t.Node] = t
@@ -103,8 +102,8 @@ func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 			q.targets[i] = m
 		}
 	}
-	if q.sorted[i] == 2 {
-		return q.targets[i][n]
+	if m := q.targets[i]; m != nil {
+		return m[n]
 	}
 	if j, ok := slices.BinarySearchFunc(ts, n, func(t *effective.Target, n topology.NodeID) int { return cmp.Compare(t.Node, n) }); ok {
 		return ts[j]

@@ -87,6 +87,32 @@ type Context struct {
 	*Folded
 }
 
+// Policies yields each policy of the stack once, at its first block, in
+// stack order. Nearly every stack is short, and a scan of the entries
+// before costs less than a set per context; a long one (thousands of
+// policies on one Gateway) gets the set, not a quadratic scan (issue 11,
+// "No cliffs").
+func (c *Context) Policies(yield func(*policykind.Policy) bool) {
+	var seen map[*policykind.Policy]bool
+	if len(c.Entries) > 16 {
+		seen = make(map[*policykind.Policy]bool, len(c.Entries))
+	}
+	for i, e := range c.Entries {
+		p := e.Policy()
+		if seen != nil {
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+		} else if slices.ContainsFunc(c.Entries[:i], func(o *Entry) bool { return o.Policy() == p }) {
+			continue
+		}
+		if !yield(p) {
+			return
+		}
+	}
+}
+
 // Consumer is the namespace of the consumer route of a mesh context, ""
 // for a producer route's context and an ingress one.
 func (c *Context) Consumer(g *topology.Graph) string {
@@ -147,14 +173,14 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 	slots := make([]*Target, len(targets))
 	var shared *sharedMemo
 	if len(targets) > c.chunk {
-		shared = newSharedMemo(c.att)
+		shared = newSharedMemo()
 	}
 	cores.Each(len(targets), c.chunk, func() func(int) {
 		w := c
 		if shared != nil {
 			w = newComputer(c.g, c.k, c.att, c.funcs)
 			w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
-			w.shared, w.ids = shared, shared.ids
+			w.shared = shared
 		}
 		return func(i int) { slots[i] = w.target(targets[i]) }
 	})
@@ -205,15 +231,11 @@ type computer struct {
 	att   *attach.Result
 	funcs map[string]merge.Func
 	memo  map[string]*Folded
-	// shared is the memo of the computation's workers, nil on one; own
-	// numbers the policies missing from its numbering (none), and
-	// private says the last key holds one of those.
-	shared  *sharedMemo
-	own     map[*policykind.Policy]uint32
-	private bool
-	values  map[*policykind.Block]merge.Value
-	ids     map[*policykind.Policy]uint32
-	leaves  map[*policykind.Policy][]string
+	// shared is the memo of the computation's workers, nil on one.
+	shared *sharedMemo
+	values map[*policykind.Block]merge.Value
+	ids    map[*policykind.Policy]uint32
+	leaves map[*policykind.Policy][]string
 	// sourcedBy caches sourced per policy.
 	sourcedBy map[*policykind.Policy][]string
 	// plain caches merge.Plain per block.
@@ -1077,7 +1099,6 @@ func isEmpty(v any) bool {
 // The key is built in a buffer the computer reuses: valid until the next
 // call.
 func (c *computer) key(entries []*Entry) []byte {
-	c.private = false
 	b := c.keyBuf[:0]
 	for _, e := range entries {
 		b = binary.LittleEndian.AppendUint32(b, c.policyID(e.Policy()))
@@ -1088,9 +1109,10 @@ func (c *computer) key(entries []*Entry) []byte {
 	return b
 }
 
-// policyID numbers p within this computer, for keys. A worker's policies
-// are numbered before it starts (sharedMemo), the same on every worker,
-// and its ids are then only read.
+// policyID numbers p within this computer, for keys. The workers of one
+// computation number their policies in the memo they share, so that a
+// key means the same stack on every worker; each keeps the numbers it
+// has seen.
 func (c *computer) policyID(p *policykind.Policy) uint32 {
 	if c.ids == nil {
 		c.ids = map[*policykind.Policy]uint32{}
@@ -1100,55 +1122,44 @@ func (c *computer) policyID(p *policykind.Policy) uint32 {
 		return id
 	}
 	if c.shared != nil {
-		// Not reached: every entry's policy is attached, and the shared
-		// numbering holds every attached policy. Were it reached, a
-		// number of this worker's own could name another policy on
-		// another worker: a key holding one is this worker's alone.
-		c.private = true
-		if id, ok := c.own[p]; ok {
-			return id
-		}
-		if c.own == nil {
-			c.own = map[*policykind.Policy]uint32{}
-		}
-		id = 1<<31 | uint32(len(c.own))
-		c.own[p] = id
-		return id
+		id = c.shared.number(p)
+	} else {
+		id = uint32(len(c.ids))
 	}
-	id = uint32(len(c.ids))
 	c.ids[p] = id
 	return id
 }
 
 // sharedMemo holds the folds of stacks without a target's own values
 // that a computation's workers made, by the key of their stack
-// (computer.key with the shared policy numbers, ids). A Folded is frozen
+// (computer.key with the policies numbered here). A Folded is frozen
 // once made (freeze), so any worker may read one another made.
 type sharedMemo struct {
-	ids map[*policykind.Policy]uint32 // read-only once made
 	mu  sync.Mutex
+	ids map[*policykind.Policy]uint32
 	m   map[string]*Folded
 }
 
-// newSharedMemo numbers every policy attached (every policy a stack may
-// hold), in the order of the nodes, then of their attachments.
-func newSharedMemo(att *attach.Result) *sharedMemo {
-	nodes := slices.Sorted(maps.Keys(att.ByNode))
-	ids := map[*policykind.Policy]uint32{}
-	for _, n := range nodes {
-		for _, a := range att.ByNode[n] {
-			if _, ok := ids[a.Policy]; !ok {
-				ids[a.Policy] = uint32(len(ids))
-			}
-		}
-	}
-	return &sharedMemo{ids: ids, m: map[string]*Folded{}}
+func newSharedMemo() *sharedMemo {
+	return &sharedMemo{ids: map[*policykind.Policy]uint32{}, m: map[string]*Folded{}}
 }
 
-// sharedGet is the fold of key (the last key made) another worker made,
-// or nil: also on one worker, and for a key of this worker's alone.
+// number is p's number, the same for every worker.
+func (s *sharedMemo) number(p *policykind.Policy) uint32 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.ids[p]
+	if !ok {
+		id = uint32(len(s.ids))
+		s.ids[p] = id
+	}
+	return id
+}
+
+// sharedGet is the fold of key another worker made, or nil (also on
+// one worker).
 func (c *computer) sharedGet(key []byte) *Folded {
-	if c.shared == nil || c.private {
+	if c.shared == nil {
 		return nil
 	}
 	c.shared.mu.Lock()
@@ -1156,10 +1167,10 @@ func (c *computer) sharedGet(key []byte) *Folded {
 	return c.shared.m[string(key)]
 }
 
-// sharedPut keeps a worker's fold of key (the last key made) for the
-// others; the first of two made at once stays, both being equal.
+// sharedPut keeps a worker's fold of key for the others; the first of
+// two made at once stays, both being equal.
 func (c *computer) sharedPut(key []byte, o *Folded) {
-	if c.shared == nil || c.private {
+	if c.shared == nil {
 		return
 	}
 	c.shared.mu.Lock()

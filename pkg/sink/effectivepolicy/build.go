@@ -283,24 +283,8 @@ func context(g *topology.Graph, ctx *effective.Context, shared *sync.Map, s *Scr
 	for _, n := range ctx.Path {
 		c.Path = append(c.Path, g.Node(n).Ref.API())
 	}
-	// Each policy is listed once, at its first block. Nearly every stack
-	// is short, and a scan of the entries before costs less than a set
-	// per context; a long one (thousands of policies on one Gateway)
-	// gets the set, not a quadratic scan (issue 11, "No cliffs").
-	var seen map[*policykind.Policy]bool
-	if len(ctx.Entries) > 16 {
-		seen = make(map[*policykind.Policy]bool, len(ctx.Entries))
-	}
-	for i, e := range ctx.Entries {
-		p := e.Policy()
-		if seen != nil {
-			if seen[p] {
-				continue
-			}
-			seen[p] = true
-		} else if slices.ContainsFunc(ctx.Entries[:i], func(o *effective.Entry) bool { return o.Policy() == p }) {
-			continue
-		}
+	// Each policy is listed once, at its first block.
+	for p := range ctx.Policies {
 		c.Sources = append(c.Sources, Source{Namespace: p.Namespace, Name: p.Name, Result: standing(ctx, p)})
 	}
 	return c

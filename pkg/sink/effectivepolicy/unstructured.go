@@ -61,14 +61,23 @@ func unstructuredOf(p *EffectivePolicy) (map[string]any, bool) {
 	return m, true
 }
 
-// metaOf is the unstructured metadata of an EffectivePolicy that has
-// only what Strata sets (name, namespace, labels).
+// SimpleMeta reports whether m has only the members Strata sets on an
+// EffectivePolicy (newFor: name, namespace, labels). The writers that
+// list an EffectivePolicy's members (Unstructured, printer's typed
+// writers) write such metadata themselves and leave any other to the
+// generic way.
+func SimpleMeta(m *metav1.ObjectMeta) bool {
+	//lint:ignore SA1019 an object that still carries a selfLink must keep it, so it takes the generic way
+	return m.GenerateName == "" && m.SelfLink == "" && m.UID == "" && m.ResourceVersion == "" &&
+		m.Generation == 0 && m.CreationTimestamp.IsZero() && m.DeletionTimestamp == nil &&
+		m.DeletionGracePeriodSeconds == nil && len(m.Annotations) == 0 && len(m.OwnerReferences) == 0 &&
+		len(m.Finalizers) == 0 && len(m.ManagedFields) == 0
+}
+
+// metaOf is the unstructured metadata of an EffectivePolicy whose
+// metadata is SimpleMeta.
 func metaOf(o *metav1.ObjectMeta) (map[string]any, bool) {
-	//lint:ignore SA1019 an object that still carries a selfLink is converted by the converter
-	if o.GenerateName != "" || o.SelfLink != "" || o.UID != "" || o.ResourceVersion != "" ||
-		o.Generation != 0 || !o.CreationTimestamp.IsZero() || o.DeletionTimestamp != nil ||
-		o.DeletionGracePeriodSeconds != nil || len(o.Annotations) > 0 || len(o.OwnerReferences) > 0 ||
-		len(o.Finalizers) > 0 || len(o.ManagedFields) > 0 {
+	if !SimpleMeta(o) {
 		return nil, false
 	}
 	m := make(map[string]any, 3)

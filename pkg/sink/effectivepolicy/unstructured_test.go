@@ -1,16 +1,14 @@
 package effectivepolicy_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/randfill"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
@@ -21,30 +19,9 @@ import (
 // resultant policies of every JSON type, numbers of every notation, and
 // not JSON at all (an error both ways); nil and empty slices and maps.
 func TestUnstructuredIsConverter(t *testing.T) {
-	values := []string{`{"a":1,"b":1.5,"c":[1,"x",null,true],"d":{}}`, `1e400`, `12345678901234567890`, `-0`, `"s"`, `[]`, `null`, `{"a":1,"a":2}`, `{`, `{} x`}
-	f := randfill.NewWithSeed(53).NilChance(0.2).NumElements(0, 3).Funcs(
-		func(j *apiextensionsv1.JSON, c randfill.Continue) {
-			if c.Intn(4) == 0 {
-				v := map[string]struct {
-					S string
-					N []float64
-					M map[string]int64
-				}{}
-				c.Fill(&v)
-				j.Raw, _ = json.Marshal(v)
-				return
-			}
-			j.Raw = []byte(values[c.Intn(len(values))])
-		},
-		func(m *metav1.ObjectMeta, c randfill.Continue) {
-			if c.Intn(3) == 0 {
-				c.FillNoCustom(m)
-				return
-			}
-			m.Name, m.Namespace = c.String(6), c.String(6)
-			c.Fill(&m.Labels)
-		},
-	)
+	// Resultant policies of every JSON type, numbers of every notation,
+	// and text that is not JSON.
+	filled := enginetest.FilledEffectivePolicies(53, 3000, `{"a":1,"b":1.5,"c":[1,"x",null,true],"d":{}}`, `1e400`, `12345678901234567890`, `-0`, `"s"`, `[]`, `null`, `{"a":1,"a":2}`, `{`, `{} x`)
 	// Metadata with one member besides what Strata sets, each in turn.
 	var metas []metav1.ObjectMeta
 	for _, set := range []func(*metav1.ObjectMeta){
@@ -64,14 +41,12 @@ func TestUnstructuredIsConverter(t *testing.T) {
 		set(&m)
 		metas = append(metas, m)
 	}
-	for i := range 3000 {
-		var ep effectivepolicy.EffectivePolicy
-		f.Fill(&ep)
+	for i, ep := range filled {
 		if i < len(metas) {
 			ep.ObjectMeta = metas[i]
 		}
-		want, wantErr := runtime.DefaultUnstructuredConverter.ToUnstructured(&ep)
-		got, gotErr := effectivepolicy.Unstructured(&ep)
+		want, wantErr := runtime.DefaultUnstructuredConverter.ToUnstructured(ep)
+		got, gotErr := effectivepolicy.Unstructured(ep)
 		if (wantErr != nil) != (gotErr != nil) {
 			t.Fatalf("case %d: error %v, want %v", i, gotErr, wantErr)
 		}

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
 // jsonWriter writes a value as -o json has always printed it: the bytes
@@ -156,7 +157,7 @@ func (w *jsonWriter) value(v any) error {
 		}
 		w.close(']')
 	case *strata.EffectivePolicy:
-		if x != nil && simpleMeta(&x.ObjectMeta) {
+		if x != nil && effectivepolicy.SimpleMeta(&x.ObjectMeta) {
 			return w.effectivePolicy(x)
 		}
 		return w.generic(v)

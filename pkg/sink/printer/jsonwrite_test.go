@@ -10,6 +10,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
@@ -106,7 +107,7 @@ func TestJSONWriterIsMarshalIndent(t *testing.T) {
 	for i := range 1500 {
 		check(fmt.Sprintf("effective policy %d", i), randomEffectivePolicy(r))
 	}
-	for i, ep := range filledEffectivePolicies(61, 500) {
+	for i, ep := range enginetest.FilledEffectivePolicies(61, 500) {
 		check(fmt.Sprintf("filled effective policy %d", i), ep)
 	}
 	for i := range 500 {

@@ -25,16 +25,6 @@ import (
 // which for these fixed names is the order written here.
 // TestTypedIsGoYAML compares the bytes with go-yaml's for random ones.
 
-// simpleMeta reports whether m has only the members Strata sets on an
-// EffectivePolicy (name, namespace, labels); others go the generic way.
-func simpleMeta(m *metav1.ObjectMeta) bool {
-	//lint:ignore SA1019 an object that still carries a selfLink must print it, so it takes the generic way
-	return m.GenerateName == "" && m.SelfLink == "" && m.UID == "" && m.ResourceVersion == "" &&
-		m.Generation == 0 && m.CreationTimestamp.IsZero() && m.DeletionTimestamp == nil &&
-		m.DeletionGracePeriodSeconds == nil && len(m.Annotations) == 0 && len(m.OwnerReferences) == 0 &&
-		len(m.Finalizers) == 0 && len(m.ManagedFields) == 0
-}
-
 // value sets the context of a mapping's value, after its key.
 func (e *yamlEmitter) value() {
 	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
@@ -133,7 +123,7 @@ func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) erro
 	return nil
 }
 
-// meta emits what simpleMeta allows.
+// meta emits what effectivepolicy.SimpleMeta allows.
 func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
 	if len(m.Labels) == 0 && m.Name == "" && m.Namespace == "" {
 		e.emptyFlow("{", "}")

@@ -8,8 +8,8 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/randfill"
 
+	"github.com/strata-dev/strata/internal/enginetest"
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
@@ -110,43 +110,10 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 	return ep
 }
 
-// filledEffectivePolicies are n EffectivePolicies filled at random in
-// every field (randfill), so that a member added to the API types and
-// not to the typed writers (typed.go, jsonwrite.go) fails their tests:
-// metadata with only what Strata sets, or anything (the generic way);
-// resultant policies of JSON values.
-func filledEffectivePolicies(seed int64, n int) []*strata.EffectivePolicy {
-	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(0, 3).Funcs(
-		func(j *apiextensionsv1.JSON, c randfill.Continue) {
-			v := map[string]struct {
-				S string
-				N []float64
-				M map[string]int64
-			}{}
-			c.Fill(&v)
-			j.Raw, _ = json.Marshal(v)
-		},
-		func(fv *metav1.FieldsV1, c randfill.Continue) { fv.SetRawBytes([]byte(`{"f:metadata":{}}`)) },
-		func(m *metav1.ObjectMeta, c randfill.Continue) {
-			if c.Intn(3) == 0 {
-				c.FillNoCustom(m)
-				return
-			}
-			m.Name, m.Namespace = c.String(6), c.String(6)
-			c.Fill(&m.Labels)
-		},
-	)
-	out := make([]*strata.EffectivePolicy, n)
-	for i := range out {
-		out[i] = &strata.EffectivePolicy{}
-		f.Fill(out[i])
-	}
-	return out
-}
-
-// TestTypedFilledIsGoYAML is TestTypedIsGoYAML on filledEffectivePolicies.
+// TestTypedFilledIsGoYAML is TestTypedIsGoYAML on EffectivePolicies
+// filled at random in every field.
 func TestTypedFilledIsGoYAML(t *testing.T) {
-	for i, ep := range filledEffectivePolicies(59, 500) {
+	for i, ep := range enginetest.FilledEffectivePolicies(59, 500) {
 		assertSameYAML(t, fmt.Sprintf("case %d", i), []any{ep})
 	}
 }

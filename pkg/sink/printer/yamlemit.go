@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
@@ -213,7 +214,7 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 	case []any:
 		return e.sequence(x, depth)
 	case *strata.EffectivePolicy:
-		if x != nil && simpleMeta(&x.ObjectMeta) {
+		if x != nil && effectivepolicy.SimpleMeta(&x.ObjectMeta) {
 			return e.effectivePolicy(x, depth)
 		}
 		return e.generic(v, sequence, mapping, simpleKey, depth)
