@@ -30,6 +30,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // Document is one object read from a file, remembered with its place so
@@ -97,7 +98,11 @@ const DefaultNamespace = "default"
 // typed, and adds the object to the snapshot.
 type kindDecoder struct {
 	decode func(js []byte) (any, error)
-	add    func(s *snapshot.Snapshot, obj any)
+	// transcoded decodes JSON the YAML transcoder wrote (valid, ASCII,
+	// each key once) as decode does, faster where it can
+	// (internal/quickjson); its errors are decode's.
+	transcoded func(js []byte) (any, error)
+	add        func(s *snapshot.Snapshot, obj any)
 	// namespaced kinds take the default namespace when their object
 	// names none, as kubectl apply puts them there.
 	namespaced bool
@@ -110,19 +115,7 @@ type kindDecoder struct {
 var decoders = func() map[schema.GroupKind]kindDecoder {
 	m := map[schema.GroupKind]kindDecoder{
 		{Group: policykind.Group, Kind: policykind.KindName}: {
-			decode: func(js []byte) (any, error) {
-				d := &policykind.Declaration{}
-				// A typo in a declaration must not pass silently: unknown
-				// fields and fields in the wrong case are errors.
-				strict, err := sigsjson.UnmarshalStrict(js, d)
-				if err != nil {
-					return nil, err
-				}
-				if len(strict) > 0 {
-					return nil, errors.Join(strict...)
-				}
-				return d, nil
-			},
+			decode: decodeDeclaration, transcoded: decodeDeclaration,
 			add: func(s *snapshot.Snapshot, obj any) {
 				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
 			},
@@ -134,6 +127,21 @@ var decoders = func() map[schema.GroupKind]kindDecoder {
 	return m
 }()
 
+// decodeDeclaration decodes a PolicyKind declaration.
+func decodeDeclaration(js []byte) (any, error) {
+	d := &policykind.Declaration{}
+	// A typo in a declaration must not pass silently: unknown fields and
+	// fields in the wrong case are errors.
+	strict, err := sigsjson.UnmarshalStrict(js, d)
+	if err != nil {
+		return nil, err
+	}
+	if len(strict) > 0 {
+		return nil, errors.Join(strict...)
+	}
+	return d, nil
+}
+
 // typedOptions are encoding/json's semantics (jsonv1.DefaultOptionsV1)
 // with names matched in their case, as Kubernetes reads objects
 // (sigs.k8s.io/json.UnmarshalCaseSensitivePreserveInts).
@@ -142,25 +150,37 @@ var typedOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.MatchCas
 // tableDecoder is the kindDecoder of a kind of hierarchy.Table.
 func tableDecoder(row hierarchy.Row) kindDecoder {
 	k := typed.Kinds[row.GroupKind]
+	decode := func(js []byte) (any, error) {
+		obj := k.New()
+		// The API server's reading (k8s.io/apimachinery's
+		// util/json: encoding/json's semantics, names matched in
+		// their case) on the decoder of encoding/json/v2
+		// (go-json-experiment, its upstream): the same objects and
+		// near-identical errors ("cannot unmarshal number into Go
+		// struct field HTTPRoute.spec.hostnames"), for a sixth
+		// less time and a third fewer allocations reading the
+		// performance world (docs/performance.md, "Every command,
+		// fourth pass"). A field in another case (ParentRefs) is
+		// an unknown field, as the API server stores the object,
+		// not the field it resembles.
+		if err := jsonv2.Unmarshal(js, obj, typedOptions); err != nil {
+			return nil, err
+		}
+		return obj, nil
+	}
 	return kindDecoder{
 		namespaced: row.Namespaced,
-		decode: func(js []byte) (any, error) {
+		decode:     decode,
+		// Code generated for the kind's type reads the transcoder's JSON
+		// in about half the time (docs/performance.md, "Every command,
+		// sixteenth pass"); what it cannot read, decode reads again for
+		// its error.
+		transcoded: func(js []byte) (any, error) {
 			obj := k.New()
-			// The API server's reading (k8s.io/apimachinery's
-			// util/json: encoding/json's semantics, names matched in
-			// their case) on the decoder of encoding/json/v2
-			// (go-json-experiment, its upstream): the same objects and
-			// near-identical errors ("cannot unmarshal number into Go
-			// struct field HTTPRoute.spec.hostnames"), for a sixth
-			// less time and a third fewer allocations reading the
-			// performance world (docs/performance.md, "Every command,
-			// fourth pass"). A field in another case (ParentRefs) is
-			// an unknown field, as the API server stores the object,
-			// not the field it resembles.
-			if err := jsonv2.Unmarshal(js, obj, typedOptions); err != nil {
-				return nil, err
+			if quickjson.Typed(js, obj) == nil {
+				return obj, nil
 			}
-			return obj, nil
+			return decode(js)
 		},
 		add: func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
 	}
@@ -547,12 +567,11 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 			// Without a name, or with one the transcoder did not see
 			// (metadata or its name in another case, which the typed
 			// decoders leave out), the slow path says what is wrong.
-			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.transcoded(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {
-			var obj map[string]any
-			if err := utiljson.Unmarshal(t.out, &obj); err == nil {
+			if obj, err := quickjson.Generic(t.out); err == nil {
 				d := Document{File: r.file, Index: r.index, Line: r.line, Object: &unstructured.Unstructured{Object: obj}}
 				return parsed{items: []item{{doc: d, gk: gk}}}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/yamljson"
+	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
@@ -228,15 +229,18 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 			if failed.Load() {
 				return
 			}
-			var js []byte
 			if t.transcode(items[i]) {
-				js = t.out
-			} else {
-				var err error
-				if js, err = yamljson.ToJSONStrict(items[i]); err != nil {
+				obj, err := quickjson.Generic(t.out)
+				if err != nil {
 					failed.Store(true)
-					return
 				}
+				vals[i] = obj
+				return
+			}
+			js, err := yamljson.ToJSONStrict(items[i])
+			if err != nil {
+				failed.Store(true)
+				return
 			}
 			if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
 				failed.Store(true)
@@ -314,7 +318,8 @@ func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 	d := Document{File: r.file, Index: r.index, Line: r.line}
 	var js []byte
-	if t.transcode(raw) {
+	transcoded := t.transcode(raw)
+	if transcoded {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
 		// metav1.FieldsV1 keeps the JSON it is given: the careful path
 		// gives it the generic map's, keys sorted.
@@ -323,7 +328,7 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
 			// Without a name, or when it does not decode,
 			// decodeDocument says what is wrong, as it would have.
-			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.transcoded(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
 				return item{doc: d, gk: gk, obj: obj}, true
 			}
 		}
@@ -334,12 +339,8 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 			return item{}, false
 		}
 	}
-	var v any
-	if err := utiljson.Unmarshal(js, &v); err != nil {
-		return item{}, false
-	}
-	obj, isObject := v.(map[string]any)
-	if !isObject {
+	obj, ok := genericOf(js, transcoded)
+	if !ok {
 		return item{}, false
 	}
 	d.Object = &unstructured.Unstructured{Object: obj}
@@ -350,4 +351,21 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		return item{}, false
 	}
 	return decodeDocument(d), true
+}
+
+// genericOf decodes js, the JSON of one object, into its generic tree, as
+// util/json does; transcoded says js is what the transcoder wrote, which
+// quickjson reads faster. ok is false when js is not an object or does
+// not decode.
+func genericOf(js []byte, transcoded bool) (map[string]any, bool) {
+	if transcoded {
+		obj, err := quickjson.Generic(js)
+		return obj, err == nil
+	}
+	var v any
+	if err := utiljson.Unmarshal(js, &v); err != nil {
+		return nil, false
+	}
+	obj, ok := v.(map[string]any)
+	return obj, ok
 }
