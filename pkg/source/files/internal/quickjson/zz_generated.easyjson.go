@@ -21,7 +21,7 @@ var (
 	_ easyjson.Marshaler
 )
 
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(in *jlexer.Lexer, out *udpRoute) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(in *jlexer.Lexer, out *udpRoute) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -60,7 +60,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(out *jwriter.Writer, in udpRoute) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(out *jwriter.Writer, in udpRoute) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -101,25 +101,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v udpRoute) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v udpRoute) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *udpRoute) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *udpRoute) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV11(in *jlexer.Lexer, out *_v1.UDPRouteStatus) {
 	isTopLevel := in.IsStart()
@@ -1451,7 +1451,7 @@ func easyjson9785c51EncodeK8sIoApimachineryPkgApisMetaV12(out *jwriter.Writer, i
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(in *jlexer.Lexer, out *tlsRoute) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(in *jlexer.Lexer, out *tlsRoute) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1490,7 +1490,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(out *jwriter.Writer, in tlsRoute) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(out *jwriter.Writer, in tlsRoute) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1531,25 +1531,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v tlsRoute) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v tlsRoute) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *tlsRoute) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *tlsRoute) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson1(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson1(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV17(in *jlexer.Lexer, out *_v1.TLSRouteStatus) {
 	isTopLevel := in.IsStart()
@@ -1887,7 +1887,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV18(out *jwriter.Writer, in _v1
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(in *jlexer.Lexer, out *tcpRoute) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(in *jlexer.Lexer, out *tcpRoute) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -1926,7 +1926,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(out *jwriter.Writer, in tcpRoute) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(out *jwriter.Writer, in tcpRoute) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -1967,25 +1967,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v tcpRoute) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v tcpRoute) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *tcpRoute) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *tcpRoute) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson2(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson2(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV110(in *jlexer.Lexer, out *_v1.TCPRouteStatus) {
 	isTopLevel := in.IsStart()
@@ -2281,7 +2281,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV111(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(in *jlexer.Lexer, out *service) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(in *jlexer.Lexer, out *service) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -2320,7 +2320,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(out *jwriter.Writer, in service) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(out *jwriter.Writer, in service) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -2376,25 +2376,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v service) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v service) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *service) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *service) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson3(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson3(l, v)
 }
 func easyjson9785c51DecodeK8sIoApiCoreV11(in *jlexer.Lexer, out *_v12.ServiceStatus) {
 	isTopLevel := in.IsStart()
@@ -3437,7 +3437,7 @@ func easyjson9785c51EncodeK8sIoApiCoreV15(out *jwriter.Writer, in _v12.ServicePo
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(in *jlexer.Lexer, out *referenceGrant) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(in *jlexer.Lexer, out *referenceGrant) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -3474,7 +3474,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(out *jwriter.Writer, in referenceGrant) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(out *jwriter.Writer, in referenceGrant) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -3510,25 +3510,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v referenceGrant) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v referenceGrant) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *referenceGrant) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *referenceGrant) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson4(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson4(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV112(in *jlexer.Lexer, out *_v1.ReferenceGrantSpec) {
 	isTopLevel := in.IsStart()
@@ -3763,7 +3763,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV113(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(in *jlexer.Lexer, out *namespace) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(in *jlexer.Lexer, out *namespace) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -3802,7 +3802,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(out *jwriter.Writer, in namespace) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(out *jwriter.Writer, in namespace) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -3858,25 +3858,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v namespace) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v namespace) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *namespace) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *namespace) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson5(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson5(l, v)
 }
 func easyjson9785c51DecodeK8sIoApiCoreV19(in *jlexer.Lexer, out *_v12.NamespaceStatus) {
 	isTopLevel := in.IsStart()
@@ -4108,7 +4108,7 @@ func easyjson9785c51EncodeK8sIoApiCoreV18(out *jwriter.Writer, in _v12.Namespace
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(in *jlexer.Lexer, out *listenerSet) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(in *jlexer.Lexer, out *listenerSet) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -4147,7 +4147,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(out *jwriter.Writer, in listenerSet) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(out *jwriter.Writer, in listenerSet) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -4188,25 +4188,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v listenerSet) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v listenerSet) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *listenerSet) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *listenerSet) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson6(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson6(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV116(in *jlexer.Lexer, out *_v1.ListenerSetStatus) {
 	isTopLevel := in.IsStart()
@@ -5424,7 +5424,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV119(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(in *jlexer.Lexer, out *httpRoute) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(in *jlexer.Lexer, out *httpRoute) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -5463,7 +5463,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(out *jwriter.Writer, in httpRoute) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(out *jwriter.Writer, in httpRoute) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -5504,25 +5504,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v httpRoute) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v httpRoute) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *httpRoute) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *httpRoute) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson7(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson7(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV126(in *jlexer.Lexer, out *_v1.HTTPRouteStatus) {
 	isTopLevel := in.IsStart()
@@ -8420,7 +8420,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV149(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(in *jlexer.Lexer, out *grpcRoute) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(in *jlexer.Lexer, out *grpcRoute) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -8459,7 +8459,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(out *jwriter.Writer, in grpcRoute) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(out *jwriter.Writer, in grpcRoute) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -8515,25 +8515,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v grpcRoute) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v grpcRoute) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *grpcRoute) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *grpcRoute) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson8(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson8(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV153(in *jlexer.Lexer, out *_v1.GRPCRouteStatus) {
 	isTopLevel := in.IsStart()
@@ -9506,7 +9506,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV158(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(in *jlexer.Lexer, out *gatewayClass) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(in *jlexer.Lexer, out *gatewayClass) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -9545,7 +9545,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(out *jwriter.Writer, in gatewayClass) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(out *jwriter.Writer, in gatewayClass) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -9586,25 +9586,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v gatewayClass) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v gatewayClass) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *gatewayClass) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *gatewayClass) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson9(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson9(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV161(in *jlexer.Lexer, out *_v1.GatewayClassStatus) {
 	isTopLevel := in.IsStart()
@@ -9908,7 +9908,7 @@ func easyjson9785c51EncodeSigsK8sIoGatewayApiApisV163(out *jwriter.Writer, in _v
 	}
 	out.RawByte('}')
 }
-func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(in *jlexer.Lexer, out *gateway) {
+func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(in *jlexer.Lexer, out *gateway) {
 	isTopLevel := in.IsStart()
 	if in.IsNull() {
 		if isTopLevel {
@@ -9947,7 +9947,7 @@ func easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 		in.Consumed()
 	}
 }
-func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(out *jwriter.Writer, in gateway) {
+func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(out *jwriter.Writer, in gateway) {
 	out.RawByte('{')
 	first := true
 	_ = first
@@ -9988,25 +9988,25 @@ func easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjso
 // MarshalJSON supports json.Marshaler interface
 func (v gateway) MarshalJSON() ([]byte, error) {
 	w := jwriter.Writer{}
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(&w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(&w, v)
 	return w.Buffer.BuildBytes(), w.Error
 }
 
 // MarshalEasyJSON supports easyjson.Marshaler interface
 func (v gateway) MarshalEasyJSON(w *jwriter.Writer) {
-	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(w, v)
+	easyjson9785c51EncodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(w, v)
 }
 
 // UnmarshalJSON supports json.Unmarshaler interface
 func (v *gateway) UnmarshalJSON(data []byte) error {
 	r := jlexer.Lexer{Data: data}
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(&r, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(&r, v)
 	return r.Error()
 }
 
 // UnmarshalEasyJSON supports easyjson.Unmarshaler interface
 func (v *gateway) UnmarshalEasyJSON(l *jlexer.Lexer) {
-	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalTypedjson10(l, v)
+	easyjson9785c51DecodeGithubComStrataDevStrataPkgSourceFilesInternalQuickjson10(l, v)
 }
 func easyjson9785c51DecodeSigsK8sIoGatewayApiApisV165(in *jlexer.Lexer, out *_v1.GatewayStatus) {
 	isTopLevel := in.IsStart()
