@@ -378,25 +378,28 @@ func plainKey(k []byte) bool {
 			return false
 		}
 	}
-	_, special := yaml11Words[string(k)]
-	return !special
+	return yaml11Word(k) == ""
 }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
-// yaml11Words are the plain scalars that go-yaml v2 (YAML 1.1) resolves
-// to a bool or null rather than a string, with their JSON; copied from
-// go.yaml.in/yaml/v2 resolve.go (the float words start with '.', '+' or
-// '-', which the fast path refuses anyway).
-var yaml11Words = map[string]string{
-	"y": "true", "Y": "true", "yes": "true", "Yes": "true", "YES": "true",
-	"true": "true", "True": "true", "TRUE": "true",
-	"on": "true", "On": "true", "ON": "true",
-	"n": "false", "N": "false", "no": "false", "No": "false", "NO": "false",
-	"false": "false", "False": "false", "FALSE": "false",
-	"off": "false", "Off": "false", "OFF": "false",
-	"~": "null", "null": "null", "Null": "null", "NULL": "null",
+// yaml11Word returns the JSON of v when it is a plain scalar that go-yaml
+// v2 (YAML 1.1) resolves to a bool or null rather than a string, and ""
+// otherwise; the words are go.yaml.in/yaml/v2 resolve.go's (the float
+// words start with '.', '+' or '-', which the fast path refuses anyway).
+// A switch, not a map: it is asked of every key and plain value, and
+// compares lengths before bytes.
+func yaml11Word(v []byte) string {
+	switch string(v) {
+	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
+		return "true"
+	case "n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF":
+		return "false"
+	case "~", "null", "Null", "NULL":
+		return "null"
+	}
+	return ""
 }
 
 // scalar appends the JSON of a value written on one line: a plain or
@@ -434,7 +437,7 @@ func (t *transcoder) scalar(text []byte) bool {
 		if v == nil {
 			return false
 		}
-		if js, ok := yaml11Words[string(v)]; ok {
+		if js := yaml11Word(v); js != "" {
 			t.out = append(t.out, js...)
 			return true
 		}
@@ -567,7 +570,13 @@ func quoted(text []byte) (s []byte, n int, ok bool) {
 // appendJSONString appends s as a JSON string.
 func appendJSONString(dst, s []byte) []byte {
 	dst = append(dst, '"')
-	for _, c := range s {
+	// Most keys and values need no escape: their bytes go at once.
+	clean := 0
+	for clean < len(s) && s[clean] >= 0x20 && s[clean] != '"' && s[clean] != '\\' {
+		clean++
+	}
+	dst = append(dst, s[:clean]...)
+	for _, c := range s[clean:] {
 		switch {
 		case c == '"' || c == '\\':
 			dst = append(dst, '\\', c)
