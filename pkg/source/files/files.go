@@ -98,11 +98,12 @@ const DefaultNamespace = "default"
 // typed, and adds the object to the snapshot.
 type kindDecoder struct {
 	decode func(js []byte) (any, error)
-	// transcoded decodes JSON the YAML transcoder wrote (valid, ASCII,
-	// each key once) as decode does, faster where it can
-	// (internal/quickjson); its errors are decode's.
-	transcoded func(js []byte) (any, error)
-	add        func(s *snapshot.Snapshot, obj any)
+	// quick decodes as decode does, faster where it can
+	// (internal/quickjson), JSON known to be valid, in UTF-8 and with
+	// each key of an object once: what the YAML transcoder writes, or
+	// JSON checked to be so. Its errors are decode's.
+	quick func(js []byte) (any, error)
+	add   func(s *snapshot.Snapshot, obj any)
 	// namespaced kinds take the default namespace when their object
 	// names none, as kubectl apply puts them there.
 	namespaced bool
@@ -115,7 +116,7 @@ type kindDecoder struct {
 var decoders = func() map[schema.GroupKind]kindDecoder {
 	m := map[schema.GroupKind]kindDecoder{
 		{Group: policykind.Group, Kind: policykind.KindName}: {
-			decode: decodeDeclaration, transcoded: decodeDeclaration,
+			decode: decodeDeclaration, quick: decodeDeclaration,
 			add: func(s *snapshot.Snapshot, obj any) {
 				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
 			},
@@ -171,11 +172,10 @@ func tableDecoder(row hierarchy.Row) kindDecoder {
 	return kindDecoder{
 		namespaced: row.Namespaced,
 		decode:     decode,
-		// Code generated for the kind's type reads the transcoder's JSON
-		// in about half the time (docs/performance.md, "Every command,
-		// sixteenth pass"); what it cannot read, decode reads again for
-		// its error.
-		transcoded: func(js []byte) (any, error) {
+		// Code generated for the kind's type reads such JSON in about
+		// half the time (docs/performance.md, "Every command, sixteenth
+		// pass"); what it cannot read, decode reads again for its error.
+		quick: func(js []byte) (any, error) {
 			obj := k.New()
 			if quickjson.Typed(js, obj) == nil {
 				return obj, nil
@@ -567,7 +567,7 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 			// Without a name, or with one the transcoder did not see
 			// (metadata or its name in another case, which the typed
 			// decoders leave out), the slow path says what is wrong.
-			if obj, err := dec.transcoded(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.quick(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {

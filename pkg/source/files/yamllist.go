@@ -328,7 +328,7 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
 			// Without a name, or when it does not decode,
 			// decodeDocument says what is wrong, as it would have.
-			if obj, err := dec.transcoded(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.quick(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
 				return item{doc: d, gk: gk, obj: obj}, true
 			}
 		}
