@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
@@ -232,6 +233,14 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 			return nil
 		}
 		return e.policyObject(x, depth)
+	case *query.Impact:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.impact(x, depth)
+	case query.Impact:
+		return e.impact(&x, depth)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}

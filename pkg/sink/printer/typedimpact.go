@@ -1,0 +1,145 @@
+package printer
+
+import (
+	"strconv"
+
+	"github.com/strata-dev/strata/pkg/query"
+)
+
+// The emitter writes an Impact from its Go fields as it writes an
+// EffectivePolicy (typed.go): the bytes of its JSON read back, without
+// the JSON. The impact of a policy that reaches every target is as large
+// as the world's effective policies (55 MB of YAML on the performance
+// world), and encoding it to JSON and reading that back was more than
+// half of printing it (docs/performance.md, "Every command, sixteenth
+// pass"). A field's before and after values, small and of any shape, go
+// the generic way. TestTypedImpactIsGoYAML compares the bytes with
+// go-yaml's.
+
+func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
+	saved := e.increaseIndent(false, false)
+	if len(im.Also) > 0 {
+		e.key("also")
+		e.value()
+		if err := e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }); err != nil {
+			return err
+		}
+	}
+	e.field("apiVersion", im.APIVersion)
+	e.field("change", im.Change)
+	e.key("changed")
+	e.value()
+	saved2 := e.increaseIndent(false, false)
+	e.key("contexts")
+	e.value()
+	e.plainScalar(strconv.Itoa(im.Changed.Contexts))
+	e.key("targets")
+	e.value()
+	e.plainScalar(strconv.Itoa(im.Changed.Targets))
+	e.indent = saved2
+	e.field("kind", im.Kind)
+	e.key("policy")
+	e.value()
+	e.policyRef(&im.Policy)
+	e.key("targets")
+	e.value()
+	if im.Targets == nil {
+		e.null()
+	} else if err := e.items(len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
+		return err
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
+	saved := e.increaseIndent(false, false)
+	e.field("group", r.Group)
+	e.field("kind", r.Kind)
+	e.field("name", r.Name)
+	if r.Namespace != "" {
+		e.field("namespace", r.Namespace)
+	}
+	e.indent = saved
+}
+
+func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
+	saved := e.increaseIndent(false, false)
+	e.key("contexts")
+	e.value()
+	if t.Contexts == nil {
+		e.null()
+	} else if err := e.items(len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
+		return err
+	}
+	e.key("policyKind")
+	e.value()
+	saved2 := e.increaseIndent(false, false)
+	e.field("group", t.PolicyKind.Group)
+	e.field("kind", t.PolicyKind.Kind)
+	e.indent = saved2
+	e.key("target")
+	e.value()
+	e.ref(&t.Target)
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
+	saved := e.increaseIndent(false, false)
+	e.key("fields")
+	e.value()
+	if c.Fields == nil {
+		e.null()
+	} else if err := e.items(len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
+		return err
+	}
+	e.key("path")
+	e.value()
+	if err := e.refs(c.Path); err != nil {
+		return err
+	}
+	e.indent = saved
+	return nil
+}
+
+func (e *yamlEmitter) fieldChange(f *query.FieldChange, depth int) error {
+	saved := e.increaseIndent(false, false)
+	if f.After != nil {
+		if err := e.anyField("after", f.After, depth); err != nil {
+			return err
+		}
+	}
+	if f.AfterSetBy != "" {
+		e.field("afterSetBy", f.AfterSetBy)
+	}
+	if f.Before != nil {
+		if err := e.anyField("before", f.Before, depth); err != nil {
+			return err
+		}
+	}
+	if f.BeforeSetBy != "" {
+		e.field("beforeSetBy", f.BeforeSetBy)
+	}
+	e.field("field", f.Field)
+	e.indent = saved
+	return nil
+}
+
+// anyField emits a member of any value: a string or a bool as it is (its
+// JSON reads back to the same), anything else the generic way.
+func (e *yamlEmitter) anyField(k string, v any, depth int) error {
+	switch x := v.(type) {
+	case string:
+		e.field(k, x)
+		return nil
+	case bool:
+		e.key(k)
+		e.value()
+		e.plainScalar(strconv.FormatBool(x))
+		return nil
+	}
+	e.key(k)
+	e.value()
+	return e.generic(v, false, true, false, depth+1)
+}
