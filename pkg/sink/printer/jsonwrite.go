@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
@@ -33,8 +34,8 @@ import (
 //   - strings with each byte that is not UTF-8 read as U+FFFD, and written
 //     with encoding/json's escapes (HTML characters as \u003c...).
 //
-// An EffectivePolicy is written from its Go fields, as the YAML emitter
-// writes it (typed.go); maps and slices of what unstructured holds are
+// An EffectivePolicy and an Impact are written from their Go fields, as
+// the YAML emitter writes them (typed.go, typedimpact.go); maps and slices of what unstructured holds are
 // written as they are; anything else is read back from its JSON first
 // (jsonTree). TestJSONWriterIsMarshalIndent compares the bytes with the
 // round trip's on random values.
@@ -163,6 +164,14 @@ func (w *jsonWriter) value(v any) error {
 		return w.generic(v)
 	case strata.EffectivePolicy:
 		return w.value(&x)
+	case *query.Impact:
+		if x == nil {
+			w.null()
+			return nil
+		}
+		return w.impact(x)
+	case query.Impact:
+		return w.impact(&x)
 	default:
 		return w.generic(v)
 	}

@@ -30,7 +30,7 @@ func randomImpact(r *rand.Rand) *query.Impact {
 		TypeMeta: query.TypeMeta{APIVersion: str(), Kind: str()},
 		Policy:   pref(),
 		Change:   str(),
-		Changed:  query.Count{Targets: r.IntN(1 << 20), Contexts: r.IntN(3) << 40},
+		Changed:  query.Count{Targets: r.IntN(1 << 20), Contexts: []int{0, 7, 1 << 53, 1<<53 + 1, 1 << 62, -1}[r.IntN(6)]},
 	}
 	if r.IntN(3) == 0 {
 		im.Also = []query.PolicyRef{}
@@ -98,5 +98,39 @@ func TestTypedImpactIsGoYAML(t *testing.T) {
 	// The List writer's items take the same way.
 	for i := range 50 {
 		assertSameYAML(t, fmt.Sprintf("list %d", i), []any{randomImpact(r), randomImpact(r)})
+	}
+}
+
+// TestTypedImpactIsJSON: the JSON writer's Impact is the round trip's
+// bytes, whole and as an item of a List.
+func TestTypedImpactIsJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(53, 59))
+	w := newJSONWriter(jsonPrefix)
+	values := []any{(*query.Impact)(nil), &query.Impact{}, query.Impact{Targets: []query.TargetChange{}}}
+	for range 1000 {
+		values = append(values, randomImpact(r))
+	}
+	for i, v := range values {
+		var want, got bytes.Buffer
+		if err := marshalIndent(&want, v); err != nil {
+			t.Fatalf("impact %d: %v", i, err)
+		}
+		if err := Print(&got, v, JSON); err != nil {
+			t.Fatalf("impact %d: %v", i, err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("impact %d: differs from the round trip:\n--- want\n%s\n--- got\n%s", i, want.String(), got.String())
+		}
+		wantItem, err := roundTrip(v)
+		if err != nil {
+			t.Fatalf("impact %d: %v", i, err)
+		}
+		gotItem, err := w.item(jsonItem(v), nil)
+		if err != nil {
+			t.Fatalf("impact %d: %v", i, err)
+		}
+		if !bytes.Equal(gotItem, wantItem) {
+			t.Fatalf("impact %d as an item: differs from the round trip:\n--- want\n%s\n--- got\n%s", i, wantItem, gotItem)
+		}
 	}
 }
