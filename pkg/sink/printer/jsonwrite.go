@@ -391,17 +391,8 @@ func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.member("metadata")
 	w.meta(&p.ObjectMeta)
 	w.member("policies")
-	if p.Policies == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range p.Policies {
-			w.next()
-			if err := w.kindPolicies(&p.Policies[i]); err != nil {
-				return err
-			}
-		}
-		w.close(']')
+	if err := w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }); err != nil {
+		return err
 	}
 	w.member("target")
 	w.ref(&p.Target)
@@ -471,32 +462,32 @@ func (w *jsonWriter) ref(r *strata.Ref) {
 }
 
 func (w *jsonWriter) refs(rs []strata.Ref) {
-	if rs == nil {
+	_ = w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })
+}
+
+// slice writes a slice as encoding/json writes a Go slice: null when it
+// is nil (null true), else its n elements, item(i) writing the i-th.
+func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
+	if null {
 		w.null()
-		return
+		return nil
 	}
 	w.open('[')
-	for i := range rs {
+	for i := range n {
 		w.next()
-		w.ref(&rs[i])
+		if err := item(i); err != nil {
+			return err
+		}
 	}
 	w.close(']')
+	return nil
 }
 
 func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 	w.open('{')
 	w.member("contexts")
-	if k.Contexts == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range k.Contexts {
-			w.next()
-			if err := w.context(&k.Contexts[i]); err != nil {
-				return err
-			}
-		}
-		w.close(']')
+	if err := w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }); err != nil {
+		return err
 	}
 	w.field("controllerName", k.ControllerName)
 	w.field("group", k.Group)
@@ -529,16 +520,7 @@ func (w *jsonWriter) context(c *strata.Context) error {
 		return err
 	}
 	w.member("sources")
-	if c.Sources == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range c.Sources {
-			w.next()
-			w.source(&c.Sources[i])
-		}
-		w.close(']')
-	}
+	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { w.source(&c.Sources[i]); return nil })
 	w.close('}')
 	return nil
 }

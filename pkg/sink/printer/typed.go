@@ -38,10 +38,10 @@ func (e *yamlEmitter) field(k, v string) {
 }
 
 // intField emits an integer member.
-func (e *yamlEmitter) intField(k string, v int32) {
+func (e *yamlEmitter) intField(k string, v int64) {
 	e.key(k)
 	e.value()
-	e.plainScalar(strconv.FormatInt(int64(v), 10))
+	e.plainScalar(strconv.FormatInt(v, 10))
 }
 
 // null emits a nil slice or pointer.
@@ -70,6 +70,16 @@ func (e *yamlEmitter) items(n int, item func(i int) error) error {
 	}
 	e.indent = saved
 	return nil
+}
+
+// slice emits a slice member's value as encoding/json writes a Go slice:
+// null when it is nil (null true), else its n items (items).
+func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
+	if null {
+		e.null()
+		return nil
+	}
+	return e.items(n, item)
 }
 
 // stringMap emits a map[string]string (not empty: every caller's member
@@ -111,9 +121,7 @@ func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) erro
 	}
 	e.key("policies")
 	e.value()
-	if p.Policies == nil {
-		e.null()
-	} else if err := e.items(len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
+	if err := e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
 		return err
 	}
 	e.key("target")
@@ -166,30 +174,24 @@ func (e *yamlEmitter) ref(r *strata.Ref) {
 
 // refs emits a []Ref member's value.
 func (e *yamlEmitter) refs(rs []strata.Ref) error {
-	if rs == nil {
-		e.null()
-		return nil
-	}
-	return e.items(len(rs), func(i int) error { e.ref(&rs[i]); return nil })
+	return e.slice(rs == nil, len(rs), func(i int) error { e.ref(&rs[i]); return nil })
 }
 
 func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.key("contexts")
 	e.value()
-	if k.Contexts == nil {
-		e.null()
-	} else if err := e.items(len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
+	if err := e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
 		return err
 	}
 	e.field("controllerName", k.ControllerName)
 	e.field("group", k.Group)
 	e.field("kind", k.Kind)
 	if k.OmittedContexts != 0 {
-		e.intField("omittedContexts", k.OmittedContexts)
+		e.intField("omittedContexts", int64(k.OmittedContexts))
 	}
 	if k.PolicyCount != 0 {
-		e.intField("policyCount", k.PolicyCount)
+		e.intField("policyCount", int64(k.PolicyCount))
 	}
 	if k.Visibility != "" {
 		e.field("visibility", k.Visibility)
@@ -219,9 +221,7 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	}
 	e.key("sources")
 	e.value()
-	if c.Sources == nil {
-		e.null()
-	} else if err := e.items(len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
+	if err := e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
 		return err
 	}
 	e.indent = saved

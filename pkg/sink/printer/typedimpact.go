@@ -30,12 +30,8 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	e.key("changed")
 	e.value()
 	saved2 := e.increaseIndent(false, false)
-	e.key("contexts")
-	e.value()
-	e.plainScalar(strconv.Itoa(im.Changed.Contexts))
-	e.key("targets")
-	e.value()
-	e.plainScalar(strconv.Itoa(im.Changed.Targets))
+	e.intField("contexts", int64(im.Changed.Contexts))
+	e.intField("targets", int64(im.Changed.Targets))
 	e.indent = saved2
 	e.field("kind", im.Kind)
 	e.key("policy")
@@ -43,9 +39,7 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	e.policyRef(&im.Policy)
 	e.key("targets")
 	e.value()
-	if im.Targets == nil {
-		e.null()
-	} else if err := e.items(len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
+	if err := e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
 		return err
 	}
 	e.indent = saved
@@ -67,9 +61,7 @@ func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.key("contexts")
 	e.value()
-	if t.Contexts == nil {
-		e.null()
-	} else if err := e.items(len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
+	if err := e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
 		return err
 	}
 	e.key("policyKind")
@@ -89,9 +81,7 @@ func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.key("fields")
 	e.value()
-	if c.Fields == nil {
-		e.null()
-	} else if err := e.items(len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
+	if err := e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
 		return err
 	}
 	e.key("path")
@@ -152,12 +142,7 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 	w.open('{')
 	if len(im.Also) > 0 {
 		w.member("also")
-		w.open('[')
-		for i := range im.Also {
-			w.next()
-			w.policyRef(&im.Also[i])
-		}
-		w.close(']')
+		_ = w.slice(false, len(im.Also), func(i int) error { w.policyRef(&im.Also[i]); return nil })
 	}
 	w.field("apiVersion", im.APIVersion)
 	w.field("change", im.Change)
@@ -172,17 +157,8 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 	w.member("policy")
 	w.policyRef(&im.Policy)
 	w.member("targets")
-	if im.Targets == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range im.Targets {
-			w.next()
-			if err := w.targetChange(&im.Targets[i]); err != nil {
-				return err
-			}
-		}
-		w.close(']')
+	if err := w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }); err != nil {
+		return err
 	}
 	w.close('}')
 	return nil
@@ -202,17 +178,8 @@ func (w *jsonWriter) policyRef(r *query.PolicyRef) {
 func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 	w.open('{')
 	w.member("contexts")
-	if t.Contexts == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range t.Contexts {
-			w.next()
-			if err := w.contextChange(&t.Contexts[i]); err != nil {
-				return err
-			}
-		}
-		w.close(']')
+	if err := w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }); err != nil {
+		return err
 	}
 	w.member("policyKind")
 	w.open('{')
@@ -228,17 +195,8 @@ func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 func (w *jsonWriter) contextChange(c *query.ContextChange) error {
 	w.open('{')
 	w.member("fields")
-	if c.Fields == nil {
-		w.null()
-	} else {
-		w.open('[')
-		for i := range c.Fields {
-			w.next()
-			if err := w.fieldChange(&c.Fields[i]); err != nil {
-				return err
-			}
-		}
-		w.close(']')
+	if err := w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }); err != nil {
+		return err
 	}
 	w.member("path")
 	w.refs(c.Path)
