@@ -150,6 +150,12 @@ func listCases() map[string][]any {
 		"a bare item\n\n\n",
 		map[string]any{"z": map[string]any{"message": "x\ny\n\n"}},
 	}
+	// The same with YAML 1.1's other line breaks last: a part ending
+	// on one ends at column 0 as on a line feed (endsOnBreak).
+	for _, br := range []string{"\r", "\u0085", "\u2028", "\u2029"} {
+		cases["kept line breaks"] = append(cases["kept line breaks"],
+			map[string]any{"message": "two lines\n\n" + br}, "a bare item\n"+br, "a line\n"+br+"\n")
+	}
 	return cases
 }
 

@@ -370,9 +370,29 @@ func (l *ListWriter) rendered(part []byte) error {
 	if l.broken && len(part) > 0 && part[0] == '\n' {
 		part = part[1:]
 	}
-	l.broken = len(part) > 0 && part[len(part)-1] == '\n'
+	l.broken = endsOnBreak(part)
 	_, err := l.w.Write(part)
 	return err
+}
+
+// endsOnBreak reports whether a rendered part ends at column 0: on a
+// line break the emitter wrote (writeBreak), which in a block scalar
+// that keeps its breaks (|+) is any of YAML 1.1's (isBreak): a line
+// feed, a carriage return, NEL, or a line or paragraph separator. Only
+// a break resets the column, and the emitter writes these characters
+// nowhere else unescaped. A part ending on U+2028 was taken for one
+// still on its line, and the next item then began a line too late.
+func endsOnBreak(part []byte) bool {
+	n := len(part)
+	switch {
+	case n >= 1 && (part[n-1] == '\n' || part[n-1] == '\r'):
+		return true
+	case n >= 2 && part[n-2] == 0xC2 && part[n-1] == 0x85:
+		return true
+	case n >= 3 && part[n-3] == 0xE2 && part[n-2] == 0x80 && (part[n-1] == 0xA8 || part[n-1] == 0xA9):
+		return true
+	}
+	return false
 }
 
 // jsonItem is what a JSON List prints for an item: the object a status
