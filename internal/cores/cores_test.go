@@ -1,8 +1,11 @@
 package cores
 
 import (
+	"errors"
+	"fmt"
 	"runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -37,6 +40,83 @@ func TestEach(t *testing.T) {
 			if c.n > 0 && slices.ContainsFunc(workers, func(w []int) bool { return len(w) == 0 }) {
 				t.Fatalf("procs %d n %d: a worker without items", procs, c.n)
 			}
+		}
+		runtime.GOMAXPROCS(prev)
+	}
+}
+
+// TestOrdered checks that Ordered writes every part in order, skips nil
+// parts, stops at the first error in the parts' order (a failing part
+// or a failing write) and writes nothing after it, on one core and on
+// several, and that each goroutine's worker is made once.
+func TestOrdered(t *testing.T) {
+	boom := errors.New("boom")
+	for _, procs := range []int{1, 2, 4} {
+		prev := runtime.GOMAXPROCS(procs)
+		for _, c := range []struct {
+			name            string
+			n, batch        int
+			failAt, writeAt int // -1: none
+		}{
+			{"none", 0, 4, -1, -1},
+			{"one", 1, 4, -1, -1},
+			{"batches", 1000, 3, -1, -1},
+			{"a batch of one", 17, 0, -1, -1},
+			{"a part fails", 1000, 3, 500, -1},
+			{"the first part fails", 1000, 3, 0, -1},
+			{"a write fails", 1000, 3, -1, 700},
+		} {
+			t.Run(fmt.Sprintf("%s/procs=%d", c.name, procs), func(t *testing.T) {
+				var mu sync.Mutex
+				workers := 0
+				var got []int
+				err := Ordered(c.n, c.batch, func() func(int, []byte) ([]byte, error) {
+					mu.Lock()
+					workers++
+					mu.Unlock()
+					return func(i int, dst []byte) ([]byte, error) {
+						if i == c.failAt {
+							return nil, boom
+						}
+						if i%5 == 4 {
+							return nil, nil // no part
+						}
+						return strconv.AppendInt(dst, int64(i), 10), nil
+					}
+				}, func(part []byte) error {
+					i, err := strconv.Atoi(string(part))
+					if err != nil {
+						t.Fatalf("part %q", part)
+					}
+					if i == c.writeAt {
+						return boom
+					}
+					got = append(got, i)
+					return nil
+				})
+				stop := c.n
+				if c.failAt >= 0 {
+					stop = c.failAt
+				}
+				if c.writeAt >= 0 {
+					stop = c.writeAt
+				}
+				var want []int
+				for i := range stop {
+					if i%5 != 4 {
+						want = append(want, i)
+					}
+				}
+				if (err != nil) != (stop < c.n) || err != nil && !errors.Is(err, boom) {
+					t.Errorf("error %v, want boom: %t", err, stop < c.n)
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("wrote %d parts %v..., want %d", len(got), got[:min(len(got), 10)], len(want))
+				}
+				if workers > procs {
+					t.Errorf("%d workers made on %d cores", workers, procs)
+				}
+			})
 		}
 		runtime.GOMAXPROCS(prev)
 	}

@@ -7,9 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"runtime"
+	"slices"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/sink/status"
@@ -78,15 +77,24 @@ func isList(l map[string]any) bool {
 
 // printList writes a List item by item, the bytes Print would write for
 // the whole of it, without the whole document's generic tree in memory.
+// The items are rendered on every core (Items): the 4,000 descriptions
+// of `describe colorpolicy -A -o yaml` on the performance world are 20
+// MB. Items takes a nil item for none, so a List holding a null is
+// written an item at a time.
 func printList(w io.Writer, l map[string]any, format string) error {
 	lw, err := NewListWriter(w, format)
 	if err != nil {
 		return err
 	}
-	for _, item := range l["items"].([]any) {
-		if err := lw.Item(item); err != nil {
-			return err
+	items := l["items"].([]any)
+	if slices.Contains(items, nil) {
+		for _, item := range items {
+			if err := lw.Item(item); err != nil {
+				return err
+			}
 		}
+	} else if err := lw.Items(len(items), func(i int) any { return items[i] }); err != nil {
+		return err
 	}
 	return lw.Close()
 }
@@ -192,11 +200,11 @@ const itemsAtOnce = 64
 // megabytes of YAML, which one core takes seconds to make and print
 // (issue 18's one-second budget; docs/performance.md).
 //
-// A batch is written while the next one is rendered. Written between
-// batches, the writing (to a file, 82 MB for `strata effective` of the
-// performance world) left all but one core idle for a sixth of the
-// printing (docs/performance.md, "Every command, ninth pass"). The
-// first error, in the items' order, ends the List there, as before.
+// A batch is written while the next one is rendered (cores.Ordered).
+// Written between batches, the writing (to a file, 82 MB for `strata
+// effective` of the performance world) left all but one core idle for a
+// sixth of the printing (docs/performance.md, "Every command, ninth
+// pass"). The first error, in the items' order, ends the List there.
 //
 // A YAML item is rendered by an emitter of its own, in the state the
 // List's header leaves: an item starts on a new line at the sequence's
@@ -214,85 +222,16 @@ func (l *ListWriter) Items(n int, item func(i int) any) error {
 // (effectivepolicy.Scratch): tens of thousands of items then take the
 // memory of a few, not of all.
 func (l *ListWriter) ItemsBy(n int, worker func() func(i int) any) error {
-	batch := itemsAtOnce * runtime.GOMAXPROCS(0)
-	// Each slot's buffer is reused two batches later, its item rendered
-	// into it and written from it: tens of megabytes of items are not
-	// copied or allocated afresh per item. Two sets of slots, for the
-	// batch being written and the one being rendered.
-	var slots [2][][]byte
-	// So are the workers, each with its emitter's buffer and its item
-	// function: a batch's goroutine takes the worker of its number.
-	workers := make([]renderWorker, runtime.GOMAXPROCS(0))
-	written := make(chan error, 1) // the batch being written, once it is
-	writing := false
-	for k, start := 0, 0; start < n; k, start = k+1, start+batch {
-		size := min(batch, n-start)
-		if slots[k%2] == nil {
-			slots[k%2] = make([][]byte, size)
-		}
-		parts, errs := l.render(start, slots[k%2][:size], workers, worker)
-		if writing {
-			if err := <-written; err != nil {
-				return err
+	return cores.Ordered(n, itemsAtOnce, func() func(int, []byte) ([]byte, error) {
+		render, item := l.renderer(), worker()
+		return func(i int, dst []byte) ([]byte, error) {
+			v := item(i)
+			if v == nil {
+				return nil, nil
 			}
+			return render(v, dst)
 		}
-		go func() { written <- l.write(parts, errs) }()
-		writing = true
-	}
-	if writing {
-		return <-written
-	}
-	return nil
-}
-
-// renderWorker is what one goroutine of Items keeps from batch to
-// batch: its renderer and its item function.
-type renderWorker struct {
-	render func(any, []byte) ([]byte, error)
-	item   func(i int) any
-}
-
-// render renders the items of a batch from start on every core, each
-// into its slot, which keeps the buffer it grew. A worker renders each
-// item before it makes the next, in this batch or a later one (ItemsBy).
-func (l *ListWriter) render(start int, slots [][]byte, workers []renderWorker, worker func() func(i int) any) ([][]byte, []error) {
-	parts := make([][]byte, len(slots))
-	errs := make([]error, len(slots))
-	var started atomic.Int32
-	cores.Each(len(slots), 1, func() func(int) {
-		var w *renderWorker
-		if k := int(started.Add(1) - 1); k < len(workers) {
-			w = &workers[k]
-		} else {
-			w = new(renderWorker) // GOMAXPROCS grew meanwhile
-		}
-		if w.render == nil {
-			w.render, w.item = l.renderer(), worker()
-		}
-		return func(i int) {
-			if v := w.item(start + i); v != nil {
-				parts[i], errs[i] = w.render(v, slots[i][:0])
-				slots[i] = parts[i]
-			}
-		}
-	})
-	return parts, errs
-}
-
-// write writes a batch's parts in order, up to the first error.
-func (l *ListWriter) write(parts [][]byte, errs []error) error {
-	for i, part := range parts {
-		if errs[i] != nil {
-			return errs[i]
-		}
-		if part == nil {
-			continue
-		}
-		if err := l.rendered(part); err != nil {
-			return err
-		}
-	}
-	return nil
+	}, l.rendered)
 }
 
 // renderer returns a function that renders an item as Items writes it
