@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -374,29 +375,45 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 }
 
 // compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone).
+// kind is gone). The pairs are compared on every core, each worker with
+// queries of its own (a query belongs to one goroutine), and grouped by
+// target in their order: the impact of the performance world's
+// GatewayClass policy compares 56,000 pairs, which took 0.4 s on one core
+// (docs/performance.md, "Every command, seventeenth pass").
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
 	pairs, _ := pairContexts(qb, qa, b, a)
+	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
+	cores.Each(len(pairs), 64, func() func(int) {
+		wb, wa := newQuery(qb.res), newQuery(qa.res)
+		return func(i int) {
+			p := pairs[i]
+			fields := diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+			if len(fields) == 0 {
+				return
+			}
+			ctx, q := p.b.ctx, wb
+			if ctx == nil {
+				ctx, q = p.a.ctx, wa
+			}
+			changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
+		}
+	})
 	var out []TargetChange
-	for _, p := range pairs {
-		bc, ac := p.b.ctx, p.a.ctx
-		fields := diff(sideValue(qb, qa, k, p.b, p.a), sideValue(qa, qb, k, p.a, p.b))
-		if len(fields) == 0 {
+	last := "" // the key of out's last target
+	for i, p := range pairs {
+		if changed[i].Fields == nil {
 			continue
 		}
-		ctx, t := bc, p.b.target
-		if ctx == nil {
-			ctx, t = ac, p.a.target
+		t, q := p.b.target, qb
+		if p.b.ctx == nil {
+			t, q = p.a.target, qa
 		}
-		q := qb
-		if bc == nil {
-			q = qa
-		}
-		if len(out) == 0 || out[len(out)-1].Target.Key() != p.tk {
+		if len(out) == 0 || last != p.tk {
 			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(t.Node)})
+			last = p.tk
 		}
-		last := &out[len(out)-1]
-		last.Contexts = append(last.Contexts, ContextChange{Path: q.path(ctx.Path), Fields: fields})
+		tc := &out[len(out)-1]
+		tc.Contexts = append(tc.Contexts, changed[i])
 	}
 	return out
 }
