@@ -65,9 +65,12 @@ type Folded struct {
 	// so that a policy setting no field is still known to be superseded.
 	replaced map[*policykind.Policy]*policykind.Policy
 
-	owned     map[*policykind.Policy][]string // Result.Prov's pointers by source
-	keys      []string                        // Result.Prov's pointers, sorted
-	standings map[*policykind.Policy]standingResult
+	keys []string // Result.Prov's pointers, sorted
+	// standings are the stack's policies' standings, in stack order
+	// (freeze), found by a scan; byPolicy indexes them for a long
+	// stack (fewStandings).
+	standings []standingResult
+	byPolicy  map[*policykind.Policy]int
 }
 
 // Context is one path from a root of the DAG to an effective target, with

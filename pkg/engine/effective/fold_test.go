@@ -2,6 +2,7 @@ package effective
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"runtime"
@@ -58,24 +59,49 @@ func TestComputeOnEveryCore(t *testing.T) {
 	eachSyntheticKind(t, func(t *testing.T, c func() *computer) {
 		shared, alone := c(), c()
 		shared.chunk, alone.chunk = 1, math.MaxInt
-		// owned is an index of Result.Prov (compared) in map order.
-		unindexed := func(r *Result) *Result {
-			for _, tg := range r.Targets {
-				for _, c := range tg.Contexts {
-					c.owned = nil
-				}
-			}
-			return r
-		}
-		a, b := unindexed(shared.compute(nil)), unindexed(alone.compute(nil))
+		a, b := shared.compute(nil), alone.compute(nil)
 		if !reflect.DeepEqual(a, b) {
 			t.Fatalf("%s: %d targets on every core, %d on one; they differ", shared.k.Kind, len(a.Targets), len(b.Targets))
 		}
 		in := func(n topology.NodeID) bool { return n%3 == 0 }
-		if a, b := unindexed(shared.compute(in)), unindexed(alone.compute(in)); !reflect.DeepEqual(a, b) {
+		if a, b := shared.compute(in), alone.compute(in); !reflect.DeepEqual(a, b) {
 			t.Fatalf("%s: a third of the targets: on every core and on one differ", shared.k.Kind)
 		}
 	})
+}
+
+// TestFrozenStandings checks what freeze keeps against what a Folded
+// answers unfrozen: for every policy of every context's stack on the
+// synthetic worlds (short stacks, scanned, and the shapes' stacks of
+// hundreds of policies, indexed), Standing is the standing computed on
+// the spot, and Contributes says whether the policy set a field of the
+// result.
+func TestFrozenStandings(t *testing.T) {
+	checked, indexed := 0, 0
+	eachSyntheticKind(t, func(t *testing.T, c func() *computer) {
+		for _, tg := range c().compute(nil).Targets {
+			for _, ctx := range tg.Contexts {
+				if ctx.byPolicy != nil {
+					indexed++
+				}
+				for p := range ctx.Policies {
+					st, others, lost := ctx.Standing(p)
+					wst, wothers, wlost := ctx.standing(p, nil)
+					if st != wst || !slices.Equal(others, wothers) || !slices.Equal(lost, wlost) {
+						t.Fatalf("%s: frozen standing %s %v %v, computed %s %v %v", p.ID(), st, others, lost, wst, wothers, wlost)
+					}
+					sets := slices.ContainsFunc(slices.Collect(maps.Values(ctx.Result.Prov)), func(s merge.Source) bool { return PolicyOf(s) == p })
+					if got := ctx.Contributes(p); got != sets {
+						t.Fatalf("%s: Contributes %t, sets a field: %t", p.ID(), got, sets)
+					}
+					checked++
+				}
+			}
+		}
+	})
+	if checked == 0 || indexed == 0 {
+		t.Fatalf("%d standings checked, %d contexts with indexed standings: the worlds no longer cover both", checked, indexed)
+	}
 }
 
 // eachSyntheticKind calls check, per policy kind of each synthetic world
@@ -216,7 +242,6 @@ func TestFoldResumesPrefixes(t *testing.T) {
 				}
 				fresh := c()
 				want := fresh.freeze(fresh.fold(entries, nil), entries)
-				got.owned, want.owned = nil, nil // an index of Result.Prov (compared) in map order
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("%s, %s, stack of %d: resumed fold %+v, whole fold %+v", warm.k.Kind, order, len(entries), got, want)
 				}

@@ -35,16 +35,46 @@ const (
 // goroutines at once. A policy not in the stack is classified on the
 // spot, without keeping the answer.
 func (o *Folded) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
-	if r, ok := o.standings[p]; ok {
+	if r := o.frozen(p); r != nil {
 		return r.st, r.others, r.lost
 	}
 	return o.standing(p, nil)
 }
 
+// standingResult is a policy's standing as freeze found it, and whether
+// it sets a field of the result (Contributes).
 type standingResult struct {
+	p            *policykind.Policy
 	st           Standing
 	others, lost []string
+	contributes  bool
 }
+
+// frozen is p's standing as freeze found it, nil for a policy not in the
+// stack. Nearly every stack holds a few policies, scanned: a map per
+// Folded was a tenth of what the effective computation allocated on the
+// performance world and a lookup per context and policy in the outcome
+// (docs/performance.md, "Every command, seventeenth pass"). A stack of
+// more (thousands of policies on one Gateway) is indexed, so that the
+// outcome's lookup of each of its policies stays linear (issue 11, "No
+// cliffs").
+func (o *Folded) frozen(p *policykind.Policy) *standingResult {
+	if o.byPolicy != nil {
+		if i, ok := o.byPolicy[p]; ok {
+			return &o.standings[i]
+		}
+		return nil
+	}
+	for i := range o.standings {
+		if o.standings[i].p == p {
+			return &o.standings[i]
+		}
+	}
+	return nil
+}
+
+// fewStandings is the most standings a Folded scans for a policy's.
+const fewStandings = 16
 
 // freeze completes a Folded before anyone else reads it: the standing of
 // every policy of its stack, in stack order (the order outcome asks for
@@ -53,16 +83,48 @@ type standingResult struct {
 // followed to their end). The leaves of each policy are computed once per
 // computation (c.leaves).
 func (c *computer) freeze(o *Folded, entries []*Entry) *Folded {
-	o.standings = make(map[*policykind.Policy]standingResult, len(entries))
+	o.standings = make([]standingResult, 0, len(entries))
+	var owners map[*policykind.Policy]bool // who sets a field, for a long stack
 	for _, e := range entries {
 		p := e.Policy()
-		if _, done := o.standings[p]; done {
+		if o.frozen(p) != nil {
 			continue
 		}
 		st, others, lost := o.standing(p, c.leaves)
-		o.standings[p] = standingResult{st, others, lost}
+		o.standings = append(o.standings, standingResult{p: p, st: st, others: others, lost: lost})
+		if len(o.standings) > fewStandings && o.byPolicy == nil {
+			o.byPolicy = make(map[*policykind.Policy]int, len(entries))
+			for i, r := range o.standings {
+				o.byPolicy[r.p] = i
+			}
+			owners = map[*policykind.Policy]bool{}
+			for _, s := range o.Result.Prov {
+				owners[PolicyOf(s)] = true
+			}
+		} else if o.byPolicy != nil {
+			o.byPolicy[p] = len(o.standings) - 1
+		}
+	}
+	for i := range o.standings {
+		r := &o.standings[i]
+		if owners != nil {
+			r.contributes = owners[r.p]
+		} else {
+			r.contributes = o.sets(r.p)
+		}
 	}
 	return o
+}
+
+// sets reports whether p set a field of the result, by a scan of its
+// pointers.
+func (o *Folded) sets(p *policykind.Policy) bool {
+	for _, s := range o.Result.Prov {
+		if PolicyOf(s) == p {
+			return true
+		}
+	}
+	return false
 }
 
 // standing classifies p (see Standing). With leaves (freeze, while the
@@ -74,13 +136,6 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 		return Conflicted, []string{w.ID()}, nil
 	}
 	building := leaves != nil
-	owners := o.owned
-	if owners == nil {
-		owners = bySource(o.Result.Prov)
-		if building {
-			o.owned = owners
-		}
-	}
 	pl := leavesOf(p, leaves)
 	if len(pl) == 0 {
 		// A policy that sets no field loses none, yet it is superseded as
@@ -142,7 +197,7 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 		if by, ok := o.replacer(p, building); ok {
 			return standingOf(len(lost), len(pl)), []string{by.ID()}, lost
 		}
-		for q := range owners {
+		for q := range bySource(o.Result.Prov) {
 			if q != p && q != nil {
 				others = append(others, q.ID())
 			}
@@ -192,15 +247,10 @@ func (o *Folded) replacer(p *policykind.Policy, compress bool) (*policykind.Poli
 // test for "affected by" (GEP-713 Examples 2 and 3: a target is affected
 // by the policies whose settings reach it in some context).
 func (o *Folded) Contributes(p *policykind.Policy) bool {
-	if o.owned == nil {
-		for _, s := range o.Result.Prov {
-			if s == p {
-				return true
-			}
-		}
-		return false
+	if r := o.frozen(p); r != nil {
+		return r.contributes
 	}
-	return len(o.owned[p]) > 0
+	return o.sets(p)
 }
 
 // bySource indexes a result's pointers by the policy that set them.
