@@ -63,6 +63,33 @@ type Result struct {
 	ByPolicy map[*policykind.Policy][]*Attachment
 	// Rejections in policy then targetRef order.
 	Rejections []Rejection
+	// attached has a bit set for each node in ByNode (At); nil in a
+	// Result not made by Resolve or Of.
+	attached []uint64
+}
+
+// At returns the attachments at node n, ByNode[n]. Most nodes of a large
+// graph have none (rules, listeners, ports), and the effective
+// computation asks about every node of every context path, 400,000
+// times a kind on the performance world: a bit per node answers for
+// them without a lookup in ByNode (docs/performance.md, "Every command,
+// seventeenth pass").
+func (r *Result) At(n topology.NodeID) []*Attachment {
+	if i := int(n) / 64; r.attached != nil && n >= 0 && i < len(r.attached) && r.attached[i]&(1<<(uint(n)%64)) == 0 {
+		return nil
+	}
+	return r.ByNode[n]
+}
+
+// index sets At's bits for the nodes of ByNode, in a graph of nodes
+// nodes; a node beyond them is looked up in ByNode.
+func (r *Result) index(nodes int) {
+	r.attached = make([]uint64, (nodes+63)/64)
+	for n := range r.ByNode {
+		if n >= 0 && int(n) < nodes {
+			r.attached[n/64] |= 1 << (uint(n) % 64)
+		}
+	}
 }
 
 // Resolve attaches the valid policies of one kind to the graph. Policies
@@ -109,6 +136,7 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 			}
 		}
 	}
+	res.index(len(g.Nodes))
 	for _, as := range res.ByNode {
 		slices.SortFunc(as, func(a, b *Attachment) int {
 			if a.Policy.Before(b.Policy) {
@@ -437,6 +465,9 @@ func (r *Result) Of(k *policykind.Kind) *Result {
 		if rj.Policy.Kind == k {
 			out.Rejections = append(out.Rejections, rj)
 		}
+	}
+	if r.attached != nil {
+		out.index(len(r.attached) * 64)
 	}
 	return out
 }

@@ -13,6 +13,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
+	"github.com/strata-dev/strata/internal/synth"
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -625,4 +626,41 @@ func reversed[T any](s []T) []T {
 	out := slices.Clone(s)
 	slices.Reverse(out)
 	return out
+}
+
+// At answers ByNode[n] for every node, from its bits where a node has no
+// attachment: on a synthetic world's kinds (nodes in every word of the
+// bits), for Of's part of the result, for ids outside the graph, and for
+// a Result made without Resolve.
+func TestAt(t *testing.T) {
+	s := synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 160, Services: 160, Policies: 200}, 3)
+	g := topology.Build(s)
+	checked := 0
+	for _, d := range s.Declarations {
+		k, err := policykind.Compile(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps []*policykind.Policy
+		for _, u := range s.Policies {
+			if u.GetKind() == k.Kind {
+				ps = append(ps, k.Read(u))
+			}
+		}
+		res := attach.Resolve(g, ps)
+		bare := &attach.Result{ByNode: res.ByNode, ByPolicy: res.ByPolicy}
+		for name, r := range map[string]*attach.Result{"Resolve": res, "Of": res.Of(k), "a literal": bare} {
+			for n := topology.NodeID(-1); int(n) < len(g.Nodes)+70; n++ {
+				if got, want := r.At(n), r.ByNode[n]; !slices.Equal(got, want) {
+					t.Fatalf("%s, %s: At(%d) = %v, ByNode has %v", k.Kind, name, n, got, want)
+				}
+				if len(r.ByNode[n]) > 0 {
+					checked++
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no node with attachments")
+	}
 }

@@ -367,7 +367,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	frontend, consumer := g.Mesh(path)
 	all := c.allBuf[:0]
 	for _, n := range nodes {
-		for _, a := range c.att.ByNode[n] {
+		for _, a := range c.att.At(n) {
 			if a.Scope != "" && a.Scope != gatewayNS {
 				continue
 			}
