@@ -125,7 +125,7 @@ func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error)
 		}
 		st := &outcome.Compute(after.Graph, []*policykind.Policy{now}, []outcome.Input{{Attachments: &att, Effective: kr.Effective}}).Policies[0]
 		c, namespaces := reach(after, now)
-		a.Findings = findings(now, st, c.reached)
+		a.Findings = findings(now, st, c.reached > 0)
 		for _, f := range a.Findings {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("%s: %s", findingWords[f.Class], f.Message))
 		}
