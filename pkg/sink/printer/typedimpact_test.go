@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
@@ -74,14 +75,43 @@ func randomImpact(r *rand.Rand) *query.Impact {
 	return im
 }
 
+// wideImpact is a random Impact with n targets or more, enough for its
+// targets to be rendered on every core (itemsOnCores), some of which end
+// on a line break (the target's last field, its section name, in a block
+// scalar that keeps its breaks), the last one always.
+func wideImpact(r *rand.Rand, n int) *query.Impact {
+	im := randomImpact(r)
+	im.Targets = []query.TargetChange{}
+	for len(im.Targets) < n {
+		im.Targets = append(im.Targets, randomImpact(r).Targets...)
+	}
+	for i := range im.Targets {
+		switch r.IntN(8) {
+		case 0:
+			im.Targets[i].Target.SectionName = "kept\n\n"
+		case 1:
+			im.Targets[i].Target.SectionName = "kept\n\u2028"
+		case 2:
+			im.Targets[i].Target.SectionName = "\n\n\n"
+		}
+	}
+	im.Targets[len(im.Targets)-1].Target.SectionName = "last\n\n"
+	return im
+}
+
 // TestTypedImpactIsGoYAML: an Impact printed whole in YAML from its
 // fields is go-yaml's bytes for its JSON, as it was when it went the
-// generic way (jsonTree).
+// generic way (jsonTree), and so is one whose targets are rendered on
+// every core.
 func TestTypedImpactIsGoYAML(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewPCG(43, 47))
 	values := []any{(*query.Impact)(nil), &query.Impact{}, query.Impact{Targets: []query.TargetChange{}}}
 	for range 1000 {
 		values = append(values, randomImpact(r))
+	}
+	for _, n := range []int{itemsOnCoresFrom, 300, 2000} {
+		values = append(values, wideImpact(r, n), *wideImpact(r, n))
 	}
 	for i, v := range values {
 		var want, got bytes.Buffer
@@ -99,16 +129,23 @@ func TestTypedImpactIsGoYAML(t *testing.T) {
 	for i := range 50 {
 		assertSameYAML(t, fmt.Sprintf("list %d", i), []any{randomImpact(r), randomImpact(r)})
 	}
+	for i := range 3 {
+		assertSameYAML(t, fmt.Sprintf("list of wide impacts %d", i), []any{wideImpact(r, 100), randomImpact(r), wideImpact(r, 300)})
+	}
 }
 
 // TestTypedImpactIsJSON: the JSON writer's Impact is the round trip's
 // bytes, whole and as an item of a List.
 func TestTypedImpactIsJSON(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewPCG(53, 59))
 	w := newJSONWriter(jsonPrefix)
 	values := []any{(*query.Impact)(nil), &query.Impact{}, query.Impact{Targets: []query.TargetChange{}}}
 	for range 1000 {
 		values = append(values, randomImpact(r))
+	}
+	for _, n := range []int{itemsOnCoresFrom, 300, 2000} {
+		values = append(values, wideImpact(r, n), *wideImpact(r, n))
 	}
 	for i, v := range values {
 		var want, got bytes.Buffer
