@@ -156,6 +156,39 @@ func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
 }
 
 func (e *yamlEmitter) ref(r *strata.Ref) {
+	// A ref written before in the same state writes the same text and
+	// leaves the same state: the paths of a world's contexts repeat
+	// their GatewayClass, Gateways, listeners and namespaces, and a
+	// target's contexts its route, rule and Service. Writing each ref's
+	// fields was a sixth of `strata effective`'s CPU time on the
+	// performance world (docs/performance.md, "Every command,
+	// seventeenth pass").
+	start := e.state()
+	slot := &e.refText[maphash.Comparable(e.seed, *r)%refsSize]
+	if slot.text != nil && slot.start == start && slot.ref == *r {
+		e.buf = append(e.buf, slot.text...)
+		e.setState(slot.end)
+		return
+	}
+	at := len(e.buf)
+	e.writeRef(r)
+	slot.ref, slot.start, slot.end = *r, start, e.state()
+	slot.text = append(slot.text[:0], e.buf[at:]...)
+}
+
+// seenRef is a ref an emitter wrote, the state it wrote it in, its text
+// and the state it left (ref).
+type seenRef struct {
+	ref        strata.Ref
+	start, end emitterState
+	text       []byte
+}
+
+// refsSize is how many refs an emitter remembers.
+const refsSize = 1024
+
+// writeRef writes a ref's fields (ref).
+func (e *yamlEmitter) writeRef(r *strata.Ref) {
 	saved := e.increaseIndent(false, false)
 	e.field("group", r.Group)
 	e.field("kind", r.Kind)

@@ -45,8 +45,20 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 		}
 		return m
 	}
+	// Half the refs come from a few, so that one ref is written again,
+	// at the same place of another context and at other places (the
+	// target, a path, a source's attachedTo): the emitter remembers the
+	// text of a ref it wrote in the same state (ref).
+	var pool []strata.Ref
 	ref := func() strata.Ref {
-		return strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str(), Role: str()}
+		if len(pool) > 0 && r.IntN(2) == 0 {
+			return pool[r.IntN(len(pool))]
+		}
+		x := strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str(), Role: str()}
+		if len(pool) < 3 {
+			pool = append(pool, x)
+		}
+		return x
 	}
 	refs := func() []strata.Ref {
 		if r.IntN(4) == 0 {

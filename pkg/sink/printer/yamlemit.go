@@ -53,9 +53,10 @@ type yamlEmitter struct {
 
 	// seen remembers how recent strings are emitted (classify); shared
 	// by the copies of an emitter a renderer makes, one per item.
-	seen  *[seenSize]seenScalar
-	trees *[treesSize]seenTree
-	seed  maphash.Seed
+	seen    *[seenSize]seenScalar
+	trees   *[treesSize]seenTree
+	refText *[refsSize]seenRef
+	seed    maphash.Seed
 	// time is the text of the last condition time written (timeText),
 	// shared as seen is.
 	time *seenTime
@@ -85,7 +86,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), seed: maphash.MakeSeed(), time: &seenTime{}}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]seenRef), seed: maphash.MakeSeed(), time: &seenTime{}}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
