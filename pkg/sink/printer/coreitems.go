@@ -38,7 +38,7 @@ func (e *yamlEmitter) setState(s emitterState) {
 // items starts the first, on a new line at the sequence's indent; after
 // an item that ended on a line break (a block scalar keeping its breaks),
 // the emitter writing them in turn writes no break before the next, so
-// neither is written here (endsOnBreak, as ListWriter does). The
+// neither is written here (nextPart, as ListWriter does). The
 // emitter goes on in the state the last item left.
 func (e *yamlEmitter) itemsOnCores(n int, item func(w *yamlEmitter, i int) error) error {
 	if n < itemsOnCoresFrom {
@@ -73,11 +73,7 @@ func (e *yamlEmitter) itemsOnCores(n int, item func(w *yamlEmitter, i int) error
 			return out.b, nil
 		}
 	}, func(part []byte) error {
-		if broken && len(part) > 0 && part[0] == '\n' {
-			part = part[1:]
-		}
-		broken = endsOnBreak(part)
-		_, err := e.w.Write(part)
+		_, err := e.w.Write(nextPart(part, &broken))
 		return err
 	})
 	if err != nil {

@@ -303,15 +303,22 @@ func (l *ListWriter) rendered(part []byte) error {
 	if err := e.flush(true); err != nil {
 		return err
 	}
-	// A part starts with the line break its renderer wrote after the
-	// header; after a part that ended on one, the emitter that wrote
-	// them in turn writes none (yaml_emitter_write_indent at column 0).
-	if l.broken && len(part) > 0 && part[0] == '\n' {
+	_, err := l.w.Write(nextPart(part, &l.broken))
+	return err
+}
+
+// nextPart is a sequence item rendered on its own as the emitter writing
+// every item in turn writes it, given whether the item before ended on
+// a line break (*broken, set for the next). A part starts with the line
+// break its renderer wrote before the item; after a part that ended on
+// one, the emitter that wrote them in turn writes none
+// (yaml_emitter_write_indent at column 0).
+func nextPart(part []byte, broken *bool) []byte {
+	if *broken && len(part) > 0 && part[0] == '\n' {
 		part = part[1:]
 	}
-	l.broken = endsOnBreak(part)
-	_, err := l.w.Write(part)
-	return err
+	*broken = endsOnBreak(part)
+	return part
 }
 
 // endsOnBreak reports whether a rendered part ends at column 0: on a

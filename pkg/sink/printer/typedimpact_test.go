@@ -99,13 +99,10 @@ func wideImpact(r *rand.Rand, n int) *query.Impact {
 	return im
 }
 
-// TestTypedImpactIsGoYAML: an Impact printed whole in YAML from its
-// fields is go-yaml's bytes for its JSON, as it was when it went the
-// generic way (jsonTree), and so is one whose targets are rendered on
-// every core.
-func TestTypedImpactIsGoYAML(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	r := rand.New(rand.NewPCG(43, 47))
+// impactCases are the Impacts both writers are compared on: nil, empty,
+// 1,000 random ones, and wide ones whose targets are rendered on every
+// core, by pointer and by value.
+func impactCases(r *rand.Rand) []any {
 	values := []any{(*query.Impact)(nil), &query.Impact{}, query.Impact{Targets: []query.TargetChange{}}}
 	for range 1000 {
 		values = append(values, randomImpact(r))
@@ -113,7 +110,17 @@ func TestTypedImpactIsGoYAML(t *testing.T) {
 	for _, n := range []int{itemsOnCoresFrom, 300, 2000} {
 		values = append(values, wideImpact(r, n), *wideImpact(r, n))
 	}
-	for i, v := range values {
+	return values
+}
+
+// TestTypedImpactIsGoYAML: an Impact printed whole in YAML from its
+// fields is go-yaml's bytes for its JSON, as it was when it went the
+// generic way (jsonTree), and so is one whose targets are rendered on
+// every core.
+func TestTypedImpactIsGoYAML(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r := rand.New(rand.NewPCG(43, 47))
+	for i, v := range impactCases(r) {
 		var want, got bytes.Buffer
 		if err := goYAML(&want, v); err != nil {
 			t.Fatalf("impact %d: go-yaml: %v", i, err)
@@ -140,14 +147,7 @@ func TestTypedImpactIsJSON(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
 	r := rand.New(rand.NewPCG(53, 59))
 	w := newJSONWriter(jsonPrefix)
-	values := []any{(*query.Impact)(nil), &query.Impact{}, query.Impact{Targets: []query.TargetChange{}}}
-	for range 1000 {
-		values = append(values, randomImpact(r))
-	}
-	for _, n := range []int{itemsOnCoresFrom, 300, 2000} {
-		values = append(values, wideImpact(r, n), *wideImpact(r, n))
-	}
-	for i, v := range values {
+	for i, v := range impactCases(r) {
 		var want, got bytes.Buffer
 		if err := marshalIndent(&want, v); err != nil {
 			t.Fatalf("impact %d: %v", i, err)
