@@ -230,10 +230,7 @@ func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty ma
 		if scope == nil {
 			return nil, errors.New("engine: Recompute needs a complete result, not one of RunScoped")
 		}
-		within := make(map[topology.NodeID]bool, len(r.Scope))
-		for _, n := range r.Scope {
-			within[n] = true
-		}
+		within := scopeSet(r.Graph, r.Scope)
 		outer := scope
 		scope = func(res *Result) []topology.NodeID {
 			nodes := outer(res)
@@ -241,7 +238,7 @@ func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty ma
 				outside = errors.New("engine: RecomputeScoped of a scoped result: the new scope is everything")
 			}
 			for _, n := range nodes {
-				if !within[n] && n != topology.None {
+				if !within(n) && n != topology.None {
 					outside = fmt.Errorf("engine: RecomputeScoped of a scoped result: %s is outside its scope", res.Graph.Node(n).Ref)
 					break
 				}
@@ -355,11 +352,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 	var in func(topology.NodeID) bool
 	if scope != nil {
 		if nodes := scope(res); nodes != nil {
-			set := make(map[topology.NodeID]bool, len(nodes))
-			for _, n := range nodes {
-				set[n] = true
-			}
-			in = func(n topology.NodeID) bool { return set[n] }
+			in = scopeSet(res.Graph, nodes)
 			res.Scope = nodes
 		}
 	}
@@ -374,6 +367,21 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 		res.Outcome = outcome.Merge(res.Graph, parts...)
 	}
 	return nil
+}
+
+// scopeSet is whether a node of g is among nodes (a scope, which may
+// hold topology.None), a flag by node: the scope of a question about a
+// policy on a GatewayClass is most of a world's nodes, which a map held
+// for a tenth of `strata impact`'s time on the performance world
+// (docs/performance.md, "Every command, eighteenth pass").
+func scopeSet(g *topology.Graph, nodes []topology.NodeID) func(topology.NodeID) bool {
+	set := make([]bool, len(g.Nodes))
+	for _, n := range nodes {
+		if n >= 0 && int(n) < len(set) {
+			set[n] = true
+		}
+	}
+	return func(n topology.NodeID) bool { return n >= 0 && int(n) < len(set) && set[n] }
 }
 
 // folds groups the kinds that fold together: each kind alone, except

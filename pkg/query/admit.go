@@ -198,7 +198,7 @@ func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 // change: those below the nodes old and the new policy attach to (all of
 // a Namespace's objects for a Namespace); in is that set, and now the
 // new policy as read.
-func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in map[topology.NodeID]bool, err error) {
+func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in nodeSet, err error) {
 	var objs []*unstructured.Unstructured
 	for _, q := range before.Policies {
 		if q.Kind.Key() == k.Key() && q != old {
@@ -229,14 +229,7 @@ func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, 
 			}
 		}
 		in = below(res.Graph, nodes)
-		out := make([]topology.NodeID, 0, len(in)+1)
-		for n := range in {
-			out = append(out, n)
-		}
-		if len(out) == 0 {
-			out = append(out, topology.None) // an empty scope, not "everything"
-		}
-		return out
+		return in.scope()
 	}
 	after, err = before.RecomputeScoped(objs, map[schema.GroupKind]bool{k.Key(): true}, scope)
 	return after, now, in, err
@@ -245,8 +238,8 @@ func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, 
 // below is the nodes given, their sections and everything below them; a
 // Namespace stands for every node in it (docs/hierarchy.md, "Namespaces
 // are an umbrella, not an edge").
-func below(g *topology.Graph, nodes []topology.NodeID) map[topology.NodeID]bool {
-	in := map[topology.NodeID]bool{}
+func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
+	in := make(nodeSet, len(g.Nodes))
 	var stack []topology.NodeID
 	push := func(n topology.NodeID) {
 		if !in[n] {
@@ -282,6 +275,39 @@ func below(g *topology.Graph, nodes []topology.NodeID) map[topology.NodeID]bool 
 		}
 	}
 	return in
+}
+
+// nodeSet is a set of a graph's nodes, a flag by NodeID. The sets of a
+// question about a policy on a GatewayClass hold most of a world's
+// nodes: as maps, made and read again for each run of the question, they
+// were a tenth of `strata impact` of such a policy on the performance
+// world (docs/performance.md, "Every command, eighteenth pass").
+type nodeSet []bool
+
+// has reports whether n is in the set; an id beyond the graph the set
+// was made for is not.
+func (s nodeSet) has(n topology.NodeID) bool { return n >= 0 && int(n) < len(s) && s[n] }
+
+// sorted lists the set's nodes in order.
+func (s nodeSet) sorted() []topology.NodeID {
+	var out []topology.NodeID
+	for n, in := range s {
+		if in {
+			out = append(out, topology.NodeID(n))
+		}
+	}
+	return out
+}
+
+// scope is the set as an engine.RunScoped scope: its nodes in order, or
+// topology.None alone for an empty set (an empty scope, not
+// "everything").
+func (s nodeSet) scope() []topology.NodeID {
+	out := s.sorted()
+	if len(out) == 0 {
+		out = append(out, topology.None)
+	}
+	return out
 }
 
 // takes says what the write takes from other policies (fields they set

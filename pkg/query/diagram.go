@@ -71,16 +71,7 @@ func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID 
 			at = append(at, a.Node)
 		}
 	}
-	in := below(res.Graph, at)
-	out := make([]topology.NodeID, 0, len(in)+1)
-	for n := range in {
-		out = append(out, n)
-	}
-	if len(out) == 0 {
-		out = append(out, topology.None) // an empty scope, not "everything"
-	}
-	slices.Sort(out)
-	return out
+	return below(res.Graph, at).scope()
 }
 
 // Summaries are the lines of `strata get policies` of the policies ps,

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"cmp"
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"reflect"
@@ -90,13 +92,7 @@ func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, 
 		}
 	}
 	in := below(before.Graph, from)
-	scope := func(*engine.Result) []topology.NodeID {
-		out := slices.Sorted(maps.Keys(in))
-		if len(out) == 0 {
-			out = append(out, topology.None) // an empty scope, not "everything"
-		}
-		return out
-	}
+	scope := func(*engine.Result) []topology.NodeID { return in.scope() }
 	after, err := before.RecomputeScoped(objs, dirty, scope)
 	if err != nil {
 		return nil, nil, err
@@ -238,11 +234,7 @@ func belowAttachments(res *engine.Result, ps []*policykind.Policy) []topology.No
 			nodes = append(nodes, a.Node)
 		}
 	}
-	out := slices.Sorted(maps.Keys(below(res.Graph, nodes)))
-	if len(out) == 0 {
-		out = append(out, topology.None)
-	}
-	return out
+	return below(res.Graph, nodes).scope()
 }
 
 // instances lists the objects of p's kind with p left out, or replaced by
@@ -271,7 +263,7 @@ func Compare(before, after *engine.Result, policy PolicyRef, change string) *Imp
 
 // compare is Compare over the effective targets for which in is true
 // (all when in is nil): after may be scoped (engine.RecomputeScoped).
-func compare(before, after *engine.Result, policy PolicyRef, change string, in map[topology.NodeID]bool) *Impact {
+func compare(before, after *engine.Result, policy PolicyRef, change string, in nodeSet) *Impact {
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
 	for i, kr := range before.Kinds {
@@ -300,13 +292,13 @@ func compare(before, after *engine.Result, policy PolicyRef, change string, in m
 }
 
 // within is r with only the targets in the set (r may be nil).
-func within(r *effective.Result, in map[topology.NodeID]bool) *effective.Result {
+func within(r *effective.Result, in nodeSet) *effective.Result {
 	if r == nil {
 		return nil
 	}
 	out := &effective.Result{Kind: r.Kind}
 	for _, t := range r.Targets {
-		if in[t.Node] {
+		if in.has(t.Node) {
 			out.Targets = append(out.Targets, t)
 		}
 	}
@@ -374,6 +366,131 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 	return out, present
 }
 
+// pairByID is pairContexts, without present, for two results of runs
+// whose graphs give their nodes the same ids (q's graph holds the other's,
+// topology.Graph.Holds), as a run and its recomputation's do: contexts
+// are matched by their paths' ids, and only the keys of the targets
+// are made; contexts are sorted as pairContexts sorts them, by
+// comparePaths. Making both runs' 56,000 context keys of the
+// performance world's widest impact, for a map and a sort of them, took
+// 0.3 s on one core (docs/performance.md, "Every command, eighteenth
+// pass"). q is the query of the run whose graph holds the other's: it
+// knows every node of both.
+func pairByID(q *query, b, a *effective.Result) []*ctxPair {
+	type both struct {
+		node topology.NodeID
+		b, a *effective.Target
+	}
+	bt, at := byNode(b), byNode(a)
+	ts := make([]both, 0, max(len(bt), len(at)))
+	n := 0 // contexts of both, the most pairs there can be
+	for i, j := 0, 0; i < len(bt) || j < len(at); {
+		switch {
+		case j == len(at) || i < len(bt) && bt[i].Node < at[j].Node:
+			ts = append(ts, both{node: bt[i].Node, b: bt[i]})
+			n += len(bt[i].Contexts)
+			i++
+		case i == len(bt) || at[j].Node < bt[i].Node:
+			ts = append(ts, both{node: at[j].Node, a: at[j]})
+			n += len(at[j].Contexts)
+			j++
+		default:
+			ts = append(ts, both{node: bt[i].Node, b: bt[i], a: at[j]})
+			n += len(bt[i].Contexts) + len(at[j].Contexts)
+			i, j = i+1, j+1
+		}
+	}
+	slices.SortFunc(ts, func(x, y both) int { return strings.Compare(q.nodeKey(x.node), q.nodeKey(y.node)) })
+	slab := make([]ctxPair, 0, n)
+	out := make([]*ctxPair, 0, n)
+	var index map[string]int
+	for _, t := range ts {
+		tk := q.nodeKey(t.node)
+		start := len(slab)
+		if t.b != nil {
+			for _, ctx := range t.b.Contexts {
+				slab = append(slab, ctxPair{tk: tk, b: ctxSide{t.b, ctx}})
+			}
+		}
+		mine := slab[start:]
+		// A target's contexts are a few; a target in thousands of
+		// contexts has them indexed (issue 11, "No cliffs").
+		index = nil
+		if t.a != nil && len(mine) > fewContexts {
+			index = make(map[string]int, len(mine))
+			for i := range mine {
+				index[idsKey(mine[i].b.ctx.Path)] = i
+			}
+		}
+		if t.a != nil {
+			for _, ctx := range t.a.Contexts {
+				i := -1
+				if index != nil {
+					if j, ok := index[idsKey(ctx.Path)]; ok {
+						i = j
+					}
+				} else {
+					i = slices.IndexFunc(mine, func(p ctxPair) bool { return slices.Equal(p.b.ctx.Path, ctx.Path) })
+				}
+				if i >= 0 {
+					mine[i].a = ctxSide{t.a, ctx}
+					continue
+				}
+				slab = append(slab, ctxPair{tk: tk, a: ctxSide{t.a, ctx}})
+			}
+		}
+		mine = slab[start:]
+		for i := range mine {
+			out = append(out, &mine[i])
+		}
+		// In pairContexts' order: by path key, compared without
+		// making the keys (comparePaths), from where the ids differ.
+		slices.SortFunc(out[start:], func(x, y *ctxPair) int {
+			xp, yp := x.path(), y.path()
+			i := 0
+			for i < len(xp) && i < len(yp) && xp[i] == yp[i] {
+				i++
+			}
+			return q.comparePaths(xp[i:], yp[i:])
+		})
+	}
+	return out
+}
+
+// fewContexts is the most contexts of one target whose pairs pairByID
+// finds by a scan rather than an index.
+const fewContexts = 16
+
+// path is the pair's context path, on whichever side has it.
+func (p *ctxPair) path() []topology.NodeID {
+	if p.b.ctx != nil {
+		return p.b.ctx.Path
+	}
+	return p.a.ctx.Path
+}
+
+// idsKey is a path's ids as a string, a map key.
+func idsKey(path []topology.NodeID) string {
+	b := make([]byte, 0, 4*len(path))
+	for _, id := range path {
+		b = binary.LittleEndian.AppendUint32(b, uint32(id))
+	}
+	return string(b)
+}
+
+// byNode is r's targets in NodeID order, as the engine lists them
+// (effective.Result); r may be nil.
+func byNode(r *effective.Result) []*effective.Target {
+	if r == nil {
+		return nil
+	}
+	less := func(x, y *effective.Target) int { return cmp.Compare(x.Node, y.Node) }
+	if slices.IsSortedFunc(r.Targets, less) {
+		return r.Targets
+	}
+	return slices.SortedFunc(slices.Values(r.Targets), less)
+}
+
 // compareKind diffs the effective results of one kind (a may be nil: the
 // kind is gone). The pairs are compared on every core, each worker with
 // queries of its own (a query belongs to one goroutine), and grouped by
@@ -381,13 +498,38 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 // GatewayClass policy compares 56,000 pairs, which took 0.4 s on one core
 // (docs/performance.md, "Every command, seventeenth pass").
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
-	pairs, _ := pairContexts(qb, qa, b, a)
+	var pairs []*ctxPair
+	if qa.g.Holds(qb.g) {
+		pairs = pairByID(qa, b, a)
+	} else {
+		pairs, _ = pairContexts(qb, qa, b, a)
+	}
 	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
 	cores.Each(len(pairs), 64, func() func(int) {
 		wb, wa := newQuery(qb.res), newQuery(qa.res)
+		// Contexts with the same stacks share one fold (effective.Folded)
+		// on each side, and the diff of two values depends on them
+		// alone: the widest impact of the performance world diffs
+		// 56,000 pairs of contexts, which are a few thousand pairs of
+		// folds. Each is diffed once per worker, and its changes are
+		// shared, read-only, by the contexts that have it.
+		type folds struct{ b, a *effective.Folded }
+		memo := map[folds][]FieldChange{}
 		return func(i int) {
 			p := pairs[i]
-			fields := diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+			var fields []FieldChange
+			key, memoized := folds{}, p.b.ctx != nil && p.a.ctx != nil
+			if memoized {
+				key = folds{p.b.ctx.Folded, p.a.ctx.Folded}
+			}
+			if f, ok := memo[key]; memoized && ok {
+				fields = f
+			} else {
+				fields = slices.Clip(diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b)))
+				if memoized {
+					memo[key] = fields
+				}
+			}
 			if len(fields) == 0 {
 				return
 			}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 	"strings"
 
@@ -248,7 +247,7 @@ func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 // and more when a section of a node below one has nodes below it that
 // its object does not.
 func ScopeOfAll(res *engine.Result, nodes []topology.NodeID) []topology.NodeID {
-	return slices.Sorted(maps.Keys(below(res.Graph, nodes)))
+	return below(res.Graph, nodes).sorted()
 }
 
 // descendants lists the nodes below the given ones (not themselves).

@@ -118,6 +118,7 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	})
 	return func(extra Extra) *Graph {
 		g.addExtra(extra)
+		g.origin = &origin{built: len(g.Nodes)}
 		return g
 	}
 }

@@ -1136,6 +1136,40 @@ func TestExtend(t *testing.T) {
 	}
 }
 
+// TestHolds: a graph holds itself and those it extends, with their
+// extensions' nodes when it has them at the same ids, and no graph built
+// apart, even one with the same nodes.
+func TestHolds(t *testing.T) {
+	s := &snapshot.Snapshot{Namespaces: []*corev1.Namespace{{ObjectMeta: metav1.ObjectMeta{Name: "app"}}}}
+	b := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "app", Name: "b"}
+	c := topology.Ref{Group: "dns.example.com", Kind: "FQDN", Namespace: "app", Name: "c"}
+	g := topology.Build(s)
+	gb := g.Extend(topology.Extra{Virtual: []topology.Ref{b}})
+	gbc := gb.Extend(topology.Extra{Virtual: []topology.Ref{c}})
+	gc := g.Extend(topology.Extra{Virtual: []topology.Ref{c}})
+	gcb := gc.Extend(topology.Extra{Virtual: []topology.Ref{b}})
+	apart := topology.Build(s)
+	tests := []struct {
+		name string
+		g, h *topology.Graph
+		want bool
+	}{
+		{"itself", g, g, true},
+		{"the graph it extends", gb, g, true},
+		{"an extension of an extension", gbc, gb, true},
+		{"the first of a line", gbc, g, true},
+		{"not its extension", g, gb, false},
+		{"another extension, other nodes at its ids", gc, gb, false},
+		{"an extension with the same nodes in another order", gcb, gb, false},
+		{"a graph built apart", apart, g, false},
+	}
+	for _, tc := range tests {
+		if got := tc.g.Holds(tc.h); got != tc.want {
+			t.Errorf("%s: Holds = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestByKindIn(t *testing.T) {
 	g := topology.Build(scaled(3))
 	tests := []struct {

@@ -30,6 +30,33 @@ type Graph struct {
 	// quadratic: selector policies times objects).
 	byKindIn map[kindIn][]NodeID
 	grants   Grants
+	// origin is shared by a built graph and every Extend of it (Holds).
+	origin *origin
+}
+
+// origin is what a graph and its extensions share: how many nodes the
+// graph they all extend had when it was built.
+type origin struct{ built int }
+
+// Holds reports whether every node of h is at the same id in g: g is h,
+// or g and h come from one built graph through Extend and h's nodes
+// beyond that graph's are g's too. A NodeID then names the same node in
+// both, so that the results of two runs of one topology (a Result and its
+// Recompute) are matched by ids, not by the keys of their refs
+// (query's impact).
+func (g *Graph) Holds(h *Graph) bool {
+	if g == h {
+		return true
+	}
+	if g.origin == nil || g.origin != h.origin || len(g.Nodes) < len(h.Nodes) {
+		return false
+	}
+	for i := g.origin.built; i < len(h.Nodes); i++ {
+		if g.Nodes[i].Ref != h.Nodes[i].Ref {
+			return false
+		}
+	}
+	return true
 }
 
 // kindIn keys byKindIn.
@@ -135,6 +162,7 @@ func (g *Graph) Extend(extra Extra) *Graph {
 		byKind:   maps.Clone(g.byKind),
 		byKindIn: maps.Clone(g.byKindIn),
 		grants:   g.grants,
+		origin:   g.origin,
 	}
 	// Appending to a shared list must copy it, not write past its end
 	// into an array g (or another Extend of g) also uses.
