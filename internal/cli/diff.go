@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -107,11 +108,11 @@ those only.`,
 			if ns := f.onlyNamespace(); ns != "" {
 				d = d.Within(ns)
 			}
-			var buf bytes.Buffer
+			var buf spool.Spool
 			if err := printer.PrintDiff(&buf, d, format, printer.Human{Color: colorful(s.Out)}); err != nil {
 				return err
 			}
-			if _, err := s.Out.Write(buf.Bytes()); err != nil {
+			if _, err := buf.WriteTo(s.Out); err != nil {
 				return err
 			}
 			if exitCode && !d.Empty() {

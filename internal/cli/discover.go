@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -133,11 +134,11 @@ func (v *viewFlag) print(s Streams, doc any) error {
 		}
 		return bw.Flush()
 	}
-	var buf bytes.Buffer
+	var buf spool.Spool
 	if err := printer.Print(&buf, doc, v.format); err != nil {
 		return err
 	}
-	_, err := s.Out.Write(buf.Bytes())
+	_, err := buf.WriteTo(s.Out)
 	return err
 }
 
@@ -1114,11 +1115,11 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		for i, p := range policies {
 			objects[i] = p.read
 		}
-		var buf bytes.Buffer
+		var buf spool.Spool
 		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
 			return err
 		}
-		_, err := s.Out.Write(buf.Bytes())
+		_, err := buf.WriteTo(s.Out)
 		return err
 	case lf.document() && !asObjects:
 		return (&viewFlag{format: lf.format()}).print(s, l)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"reflect"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/kubectl/pkg/cmd/get"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/internal/spool"
 	// kubectl's catalogue stays unloaded: 30 ms of every start.
 	_ "github.com/strata-dev/strata/internal/kubectltext"
 	"github.com/strata-dev/strata/pkg/query"
@@ -254,11 +254,11 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	for i, u := range items {
 		list.Items[i] = *u.(*unstructured.Unstructured)
 	}
-	var buf bytes.Buffer
+	var buf spool.Spool
 	if err := p.PrintObj(list, &buf); err != nil {
 		return err
 	}
-	_, err = s.Out.Write(buf.Bytes())
+	_, err = buf.WriteTo(s.Out)
 	return err
 }
 
@@ -274,11 +274,11 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
+	var buf spool.Spool
 	if err := p.PrintObj(u, &buf); err != nil {
 		return err
 	}
-	_, err = s.Out.Write(buf.Bytes())
+	_, err = buf.WriteTo(s.Out)
 	return err
 }
 

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/strata-dev/strata/internal/cores"
+	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -22,11 +22,11 @@ import (
 // print buffers the output so that an error never leaves half a document
 // on stdout.
 func print(s Streams, v any, format string) error {
-	var buf bytes.Buffer
+	var buf spool.Spool
 	if err := printer.Print(&buf, v, format); err != nil {
 		return err
 	}
-	_, err := s.Out.Write(buf.Bytes())
+	_, err := buf.WriteTo(s.Out)
 	return err
 }
 
