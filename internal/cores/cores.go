@@ -19,9 +19,11 @@ import (
 // goroutines as there are cores (one, the caller's, when n is at most one
 // chunk): each worker gets its own do from worker, called once on the
 // worker's goroutine before its first item. It returns once every call
-// has. Which worker takes which chunk varies from run to run; callers
-// write results into per-item slots, or merge per-worker state in a way
-// that does not depend on the order.
+// has. Chunk k is the items [k*chunk, (k+1)*chunk), done in order by
+// one worker, so a caller may keep state per chunk. Which worker takes
+// which chunk varies from run to run; callers write results into
+// per-item or per-chunk slots, or merge per-worker state in a way that
+// does not depend on the order.
 func Each(n, chunk int, worker func() func(int)) {
 	if n <= 0 {
 		return
