@@ -1,6 +1,7 @@
 package printer
 
 import (
+	"hash/maphash"
 	"sort"
 	"strconv"
 	"time"
@@ -160,27 +161,62 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 // when set, a zero time as null.
 func (e *yamlEmitter) conditions(cs []metav1.Condition) {
 	_ = e.items(len(cs), func(i int) error {
-		c := &cs[i]
-		saved := e.increaseIndent(false, false)
-		e.key("lastTransitionTime")
-		e.value()
-		if c.LastTransitionTime.IsZero() {
-			e.null()
-		} else {
-			e.stringScalar(e.timeText(c.LastTransitionTime.Time))
-		}
-		e.field("message", c.Message)
-		if c.ObservedGeneration != 0 {
-			e.key("observedGeneration")
-			e.value()
-			e.plainScalar(strconv.FormatInt(c.ObservedGeneration, 10))
-		}
-		e.field("reason", c.Reason)
-		e.field("status", string(c.Status))
-		e.field("type", c.Type)
-		e.indent = saved
+		e.condition(&cs[i])
 		return nil
 	})
+}
+
+// condition emits one condition. A condition written before in the same
+// state writes the same text and leaves the same state: the 51,000
+// conditions of the performance world's `strata status` are a few
+// thousand distinct ones ("the policy is Overridden", with one time and
+// generation), and writing each one's six fields was two fifths of
+// printing it (docs/performance.md, "Every command, eighteenth pass").
+func (e *yamlEmitter) condition(c *metav1.Condition) {
+	start := e.state()
+	slot := &e.conds[maphash.Comparable(e.seed, *c)%condsSize]
+	if slot.text != nil && slot.start == start && slot.cond == *c {
+		e.buf = append(e.buf, slot.text...)
+		e.setState(slot.end)
+		return
+	}
+	at := len(e.buf)
+	e.writeCondition(c)
+	slot.cond, slot.start, slot.end = *c, start, e.state()
+	slot.text = append(slot.text[:0], e.buf[at:]...)
+}
+
+// seenCondition is a condition an emitter wrote, the state it wrote it
+// in, its text and the state it left (condition).
+type seenCondition struct {
+	cond       metav1.Condition
+	start, end emitterState
+	text       []byte
+}
+
+// condsSize is how many conditions an emitter remembers.
+const condsSize = 512
+
+// writeCondition writes a condition's fields (condition).
+func (e *yamlEmitter) writeCondition(c *metav1.Condition) {
+	saved := e.increaseIndent(false, false)
+	e.key("lastTransitionTime")
+	e.value()
+	if c.LastTransitionTime.IsZero() {
+		e.null()
+	} else {
+		e.stringScalar(e.timeText(c.LastTransitionTime.Time))
+	}
+	e.field("message", c.Message)
+	if c.ObservedGeneration != 0 {
+		e.key("observedGeneration")
+		e.value()
+		e.plainScalar(strconv.FormatInt(c.ObservedGeneration, 10))
+	}
+	e.field("reason", c.Reason)
+	e.field("status", string(c.Status))
+	e.field("type", c.Type)
+	e.indent = saved
 }
 
 // seenTime is a time and its text.

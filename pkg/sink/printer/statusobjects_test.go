@@ -111,12 +111,35 @@ func randomFragment(r *rand.Rand) *status.Fragment {
 		return randomString(r, 4)
 	}
 	times := []metav1.Time{{}, metav1.NewTime(time.Date(2026, 1, 1, 1, 23, 19, 0, time.UTC)), metav1.NewTime(time.Date(2026, 1, 1, 2, 23, 19, 0, time.FixedZone("x", 3600)))}
+	base := metav1.Condition{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "accepted", ObservedGeneration: 1, LastTransitionTime: times[1]}
+	recurring := []metav1.Condition{base, base, base}
+	recurring[1].Message = "accepted; 24 more ancestors not listed (room for 16 in status.ancestors), 24 with problems"
+	recurring[2].LastTransitionTime = times[2]
+	for _, change := range []func(c *metav1.Condition){
+		func(c *metav1.Condition) { c.Type = "Enforced" },
+		func(c *metav1.Condition) { c.Status = metav1.ConditionFalse },
+		func(c *metav1.Condition) { c.Reason = "Overridden" },
+		func(c *metav1.Condition) { c.ObservedGeneration = 0 },
+		func(c *metav1.Condition) { c.LastTransitionTime = times[0] },
+	} {
+		c := base
+		change(&c)
+		recurring = append(recurring, c)
+	}
 	conds := func() []metav1.Condition {
 		if r.IntN(4) == 0 {
 			return nil
 		}
 		var cs []metav1.Condition
 		for range r.IntN(4) {
+			// Half the conditions recur, here and in other items, in
+			// the same places and in others (the emitter writes a
+			// condition it wrote before in the same state again), and
+			// some differ from another in one field alone.
+			if r.IntN(2) == 0 {
+				cs = append(cs, recurring[r.IntN(len(recurring))])
+				continue
+			}
 			cs = append(cs, metav1.Condition{
 				Type: str(), Status: metav1.ConditionStatus(str()), Reason: str(), Message: str(),
 				ObservedGeneration: int64(r.IntN(3)) - 1, LastTransitionTime: times[r.IntN(len(times))],

@@ -56,6 +56,7 @@ type yamlEmitter struct {
 	seen    *[seenSize]seenScalar
 	trees   *[treesSize]seenTree
 	refText *[refsSize]seenRef
+	conds   *[condsSize]seenCondition
 	seed    maphash.Seed
 	// time is the text of the last condition time written (timeText),
 	// shared as seen is.
@@ -86,7 +87,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]seenRef), seed: maphash.MakeSeed(), time: &seenTime{}}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]seenRef), conds: new([condsSize]seenCondition), seed: maphash.MakeSeed(), time: &seenTime{}}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
