@@ -1,7 +1,6 @@
 package printer
 
 import (
-	"hash/maphash"
 	"sort"
 	"strconv"
 	"time"
@@ -166,36 +165,11 @@ func (e *yamlEmitter) conditions(cs []metav1.Condition) {
 	})
 }
 
-// condition emits one condition. A condition written before in the same
-// state writes the same text and leaves the same state: the 51,000
-// conditions of the performance world's `strata status` are a few
-// thousand distinct ones ("the policy is Overridden", with one time and
-// generation), and writing each one's six fields was two fifths of
-// printing it (docs/performance.md, "Every command, eighteenth pass").
+// condition emits one condition, again when it wrote it in the same
+// state before (again.go).
 func (e *yamlEmitter) condition(c *metav1.Condition) {
-	start := e.state()
-	slot := &e.conds[maphash.Comparable(e.seed, *c)%condsSize]
-	if slot.text != nil && slot.start == start && slot.cond == *c {
-		e.buf = append(e.buf, slot.text...)
-		e.setState(slot.end)
-		return
-	}
-	at := len(e.buf)
-	e.writeCondition(c)
-	slot.cond, slot.start, slot.end = *c, start, e.state()
-	slot.text = append(slot.text[:0], e.buf[at:]...)
+	_ = again(e, e.conds[:], *c, func() error { e.writeCondition(c); return nil })
 }
-
-// seenCondition is a condition an emitter wrote, the state it wrote it
-// in, its text and the state it left (condition).
-type seenCondition struct {
-	cond       metav1.Condition
-	start, end emitterState
-	text       []byte
-}
-
-// condsSize is how many conditions an emitter remembers.
-const condsSize = 512
 
 // writeCondition writes a condition's fields (condition).
 func (e *yamlEmitter) writeCondition(c *metav1.Condition) {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -155,37 +156,18 @@ func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
 	return nil
 }
 
+// mapIdentity is what identifies a map, the address of its header: two
+// contexts given one map hold the same fields. A remembered key keeps its
+// map alive, so no other map gets its address meanwhile.
+func mapIdentity(m map[string]string) unsafe.Pointer {
+	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
+}
+
+// ref emits a ref, again when it wrote it in the same state before
+// (again.go).
 func (e *yamlEmitter) ref(r *strata.Ref) {
-	// A ref written before in the same state writes the same text and
-	// leaves the same state: the paths of a world's contexts repeat
-	// their GatewayClass, Gateways, listeners and namespaces, and a
-	// target's contexts its route, rule and Service. Writing each ref's
-	// fields was a sixth of `strata effective`'s CPU time on the
-	// performance world (docs/performance.md, "Every command,
-	// seventeenth pass").
-	start := e.state()
-	slot := &e.refText[maphash.Comparable(e.seed, *r)%refsSize]
-	if slot.text != nil && slot.start == start && slot.ref == *r {
-		e.buf = append(e.buf, slot.text...)
-		e.setState(slot.end)
-		return
-	}
-	at := len(e.buf)
-	e.writeRef(r)
-	slot.ref, slot.start, slot.end = *r, start, e.state()
-	slot.text = append(slot.text[:0], e.buf[at:]...)
+	_ = again(e, e.refText[:], *r, func() error { e.writeRef(r); return nil })
 }
-
-// seenRef is a ref an emitter wrote, the state it wrote it in, its text
-// and the state it left (ref).
-type seenRef struct {
-	ref        strata.Ref
-	start, end emitterState
-	text       []byte
-}
-
-// refsSize is how many refs an emitter remembers.
-const refsSize = 1024
 
 // writeRef writes a ref's fields (ref).
 func (e *yamlEmitter) writeRef(r *strata.Ref) {
@@ -235,10 +217,13 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	saved := e.increaseIndent(false, false)
+	// Contexts with one folded stack share their field sources and
+	// resultant policy (effectivepolicy.Indexed): each is written again
+	// by identity when it was written in the same state (again.go).
 	if len(c.FieldSources) > 0 {
 		e.key("fieldSources")
 		e.value()
-		if err := e.stringMap(c.FieldSources, depth+1); err != nil {
+		if err := again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }); err != nil {
 			return err
 		}
 	}
@@ -249,7 +234,7 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	}
 	e.key("resultantPolicy")
 	e.value()
-	if err := e.rawJSON(c.ResultantPolicy, depth+1); err != nil {
+	if err := again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }); err != nil {
 		return err
 	}
 	e.key("sources")
@@ -261,7 +246,21 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	return nil
 }
 
+// source emits a context's source. The contexts of a world name the
+// same few policies with the same results: a source without attachedTo
+// is written again when it was written in the same state (again.go).
 func (e *yamlEmitter) source(s *strata.Source) error {
+	if len(s.AttachedTo) == 0 {
+		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, func() error { return e.writeSource(s) })
+	}
+	return e.writeSource(s)
+}
+
+// sourceKey is what a source without attachedTo writes.
+type sourceKey struct{ namespace, name, result string }
+
+// writeSource writes a source's fields (source).
+func (e *yamlEmitter) writeSource(s *strata.Source) error {
 	saved := e.increaseIndent(false, false)
 	if len(s.AttachedTo) > 0 {
 		e.key("attachedTo")

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -26,6 +27,20 @@ func TestTypedIsGoYAML(t *testing.T) {
 		assertSameYAML(t, fmt.Sprintf("case %d", i), []any{ep, *ep, map[string]any{"x": ep}})
 	}
 	assertSameYAML(t, "nil", []any{(*strata.EffectivePolicy)(nil), &strata.EffectivePolicy{}})
+	// A resultant policy longer than the emitter's buffer holds before
+	// it flushes, shared by two contexts: the emitter must not flush
+	// while it remembers a part's text (again).
+	big := map[string]any{}
+	for i := range 2000 {
+		big[fmt.Sprintf("field-%04d", i)] = strings.Repeat("v", 30)
+	}
+	raw, err := json.Marshal(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared := &apiextensionsv1.JSON{Raw: raw}
+	ep := &strata.EffectivePolicy{Policies: []strata.KindPolicies{{Kind: "K", Contexts: []strata.Context{{ResultantPolicy: shared}, {ResultantPolicy: shared}}}}}
+	assertSameYAML(t, "a part longer than a flush", []any{ep, ep})
 }
 
 func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
@@ -85,6 +100,8 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 		return ep // policies: null
 	}
 	ep.Policies = []strata.KindPolicies{}
+	var folds []strata.Context
+	sourcePool := []strata.Source{{Namespace: "ns", Name: "a", Result: "Enforced"}, {Name: "a", Result: "Enforced"}, {Namespace: "ns", Name: "a", Result: "Overridden"}, {Namespace: "ns", Name: "b", Result: ""}}
 	for range r.IntN(3) {
 		kp := strata.KindPolicies{Group: str(), Kind: str(), ControllerName: str(), Visibility: str(),
 			PolicyCount: int32(r.IntN(3)), OmittedContexts: int32(r.IntN(3) - 1)}
@@ -106,14 +123,28 @@ func randomEffectivePolicy(r *rand.Rand) *strata.EffectivePolicy {
 				if r.IntN(4) != 0 {
 					c.Sources = []strata.Source{}
 					for range r.IntN(3) {
+						// Half from a few without attachedTo, which
+						// the emitter writes again (source).
+						if r.IntN(2) == 0 {
+							c.Sources = append(c.Sources, sourcePool[r.IntN(len(sourcePool))])
+							continue
+						}
 						c.Sources = append(c.Sources, strata.Source{Namespace: str(), Name: str(), Result: str(), AttachedTo: refs()})
 					}
+				}
+				// Contexts of one folded stack share its field
+				// sources and resultant policy (effectivepolicy.Indexed),
+				// here and in other kinds' contexts; the emitter writes
+				// them again by identity (again.go).
+				if len(folds) > 0 && r.IntN(2) == 0 {
+					f := folds[r.IntN(len(folds))]
+					c.FieldSources, c.ResultantPolicy = f.FieldSources, f.ResultantPolicy
+				} else if len(folds) < 3 {
+					folds = append(folds, c)
 				}
 				kp.Contexts = append(kp.Contexts, c)
 			}
 			if len(kp.Contexts) > 1 && r.IntN(2) == 0 {
-				// Contexts of one folded stack share its resultant
-				// policy (effectivepolicy.Indexed).
 				kp.Contexts[1].ResultantPolicy = kp.Contexts[0].ResultantPolicy
 			}
 		}

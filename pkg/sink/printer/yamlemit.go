@@ -13,6 +13,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
@@ -55,8 +58,15 @@ type yamlEmitter struct {
 	// by the copies of an emitter a renderer makes, one per item.
 	seen    *[seenSize]seenScalar
 	trees   *[treesSize]seenTree
-	refText *[refsSize]seenRef
-	conds   *[condsSize]seenCondition
+	refText *[refsSize]textSlot[strata.Ref]
+	conds   *[condsSize]textSlot[metav1.Condition]
+	sources *[condsSize]textSlot[sourceKey]
+	// parts are parts shared by identity: the field sources and
+	// resultant policy of contexts with one folded stack.
+	parts *[partsSize]textSlot[unsafe.Pointer]
+	// holding is how many parts are being remembered (again): the
+	// buffer is not flushed meanwhile.
+	holding int
 	seed    maphash.Seed
 	// time is the text of the last condition time written (timeText),
 	// shared as seen is.
@@ -87,7 +97,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]seenRef), conds: new([condsSize]seenCondition), seed: maphash.MakeSeed(), time: &seenTime{}}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), conds: new([condsSize]textSlot[metav1.Condition]), sources: new([condsSize]textSlot[sourceKey]), parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed(), time: &seenTime{}}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
@@ -96,7 +106,7 @@ func (e *yamlEmitter) flush(all bool) error {
 	if e.err != nil {
 		return e.err
 	}
-	if len(e.buf) > 0 && (all || len(e.buf) >= 32<<10) {
+	if len(e.buf) > 0 && e.holding == 0 && (all || len(e.buf) >= 32<<10) {
 		_, e.err = e.w.Write(e.buf)
 		e.buf = e.buf[:0]
 	}
