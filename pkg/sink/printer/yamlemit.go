@@ -253,6 +253,14 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.impact(x, depth)
 	case query.Impact:
 		return e.impact(&x, depth)
+	case *query.PolicyDescription:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyDescription(x, depth)
+	case query.PolicyDescription:
+		return e.policyDescription(&x, depth)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}
