@@ -107,12 +107,16 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 		g.addService(svc)
 	}
 	b.addRoutes(rs)
-	for i := range g.Nodes {
-		slices.Sort(g.Nodes[i].Parents)
-		g.Nodes[i].Parents = slices.Compact(g.Nodes[i].Parents)
-		slices.Sort(g.Nodes[i].Children)
-		g.Nodes[i].Children = slices.Compact(g.Nodes[i].Children)
-	}
+	// Each node's lists on its own: on every core.
+	cores.Each(len(g.Nodes), 4096, func() func(int) {
+		return func(i int) {
+			n := &g.Nodes[i]
+			slices.Sort(n.Parents)
+			n.Parents = slices.Compact(n.Parents)
+			slices.Sort(n.Children)
+			n.Children = slices.Compact(n.Children)
+		}
+	})
 	slices.SortFunc(g.Problems, func(a, b Problem) int {
 		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
 	})
@@ -359,11 +363,25 @@ func (b *attacher) addRoutes(rs []route) {
 			}
 		}
 	})
+	// The edges are linked by two goroutines, one writing the parents'
+	// Children, the other the children's Parents: fields apart, as
+	// link writes them one edge at a time. Linking the 50,000 edges of
+	// the performance world's routes on one core kept the other idle
+	// (docs/performance.md, "Every command, eighteenth pass").
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for _, edges := range found {
+			for _, e := range *edges {
+				g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
+			}
+		}
+	})
 	for _, edges := range found {
 		for _, e := range *edges {
-			g.link(e[0], e[1])
+			g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
 		}
 	}
+	wg.Wait()
 }
 
 // routesAtOnce is how many routes a core resolves at a time.
