@@ -30,6 +30,15 @@ func TestRefLine(t *testing.T) {
 		{"kinds", append(refs("GRPCRoute", 4), refs("HTTPRoute", 8)...), false,
 			"4 GRPCRoutes: ns/grpcroute-0, ns/grpcroute-1, ns/grpcroute-2 and 1 more; 8 HTTPRoutes: ns/httproute-0, ns/httproute-1, ns/httproute-2 and 5 more (--full lists them)"},
 		{"full", refs("HTTPRoute", 11), true, refList(refs("HTTPRoute", 11))},
+		// One kind's name in two groups: two kinds, counted apart.
+		{"groups", append(refs("Route", 6), append(refs("HTTPRoute", 1), func() []query.Ref {
+			other := refs("Route", 5)
+			for i := range other {
+				other[i].Group = "example.com"
+			}
+			return other
+		}()...)...), false,
+			"6 Routes: ns/route-0, ns/route-1, ns/route-2 and 3 more; 1 HTTPRoute: ns/httproute-0; 5 Routes: ns/route-0, ns/route-1, ns/route-2 and 2 more (--full lists them)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if got := (Human{Full: c.full}).refLine(c.refs); got != c.want {

@@ -3,6 +3,7 @@ package printer
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strata-dev/strata/internal/cores"
@@ -391,12 +392,13 @@ func conditionCell(cond query.Condition) cell {
 func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
 	type group struct {
 		cond query.Condition
-		refs []query.Ref
+		refs kindCounts
 	}
 	var groups []*group
 	index := map[string]*group{}
-	for _, a := range as {
-		cond := standingCondition(a)
+	for i := range as {
+		a := &as[i]
+		cond := standingCondition(*a)
 		key := cond.Type + "=" + cond.Status + "/" + cond.Reason
 		g := index[key]
 		if g == nil {
@@ -404,12 +406,12 @@ func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
 			index[key] = g
 			groups = append(groups, g)
 		}
-		g.refs = append(g.refs, a.Ancestor)
+		g.refs.add(&a.Ancestor)
 	}
 	t := &table{h: h, indent: "  "}
 	t.add(c("CONDITION"), c("REASON"), c("ANCESTORS"))
 	for _, g := range groups {
-		t.add(conditionCell(g.cond), c(g.cond.Reason), c(refCounts(g.refs)))
+		t.add(conditionCell(g.cond), c(g.cond.Reason), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d ancestors grouped: --full lists each with its message.\n", len(as))
@@ -421,11 +423,12 @@ func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
 	type group struct {
 		result  string
 		results map[string]int
-		refs    []query.Ref
+		refs    kindCounts
 	}
 	var groups []*group
 	index := map[string]*group{}
-	for _, r := range rs {
+	for i := range rs {
+		r := &rs[i]
 		key := results(r.Results)
 		g := index[key]
 		if g == nil {
@@ -433,12 +436,12 @@ func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
 			index[key] = g
 			groups = append(groups, g)
 		}
-		g.refs = append(g.refs, r.Target)
+		g.refs.add(&r.Target)
 	}
 	t := &table{h: h, indent: "  "}
 	t.add(c("RESULT"), c("TARGETS"))
 	for _, g := range groups {
-		t.add(colored(g.result, resultColor(g.results)), c(refCounts(g.refs)))
+		t.add(colored(g.result, resultColor(g.results)), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d targets grouped: --full lists each.\n", len(rs))
@@ -754,31 +757,58 @@ func (h Human) sectionLine(names []string) string {
 // refCounts counts refs per kind, in the order the kinds first appear,
 // with the first namedRefs names of each.
 func refCounts(rs []query.Ref) string {
-	type kindRefs struct {
-		kind string
-		refs []query.Ref
+	var k kindCounts
+	for i := range rs {
+		k.add(&rs[i])
 	}
-	var kinds []*kindRefs
-	index := map[string]*kindRefs{}
-	for _, r := range rs {
-		key := r.Kind + "." + r.Group
-		k := index[key]
-		if k == nil {
-			k = &kindRefs{kind: r.Kind}
-			index[key] = k
-			kinds = append(kinds, k)
+	return k.String()
+}
+
+// kindCounts counts refs per kind for refCounts, keeping the first
+// namedRefs of each kind and no other: a policy on a GatewayClass
+// reaches 20,000 targets, and copying each one's ref into lists by result
+// and by kind was a third of describing the performance world's
+// ColorPolicies for people (docs/performance.md, "Every command,
+// eighteenth pass"). The zero kindCounts is empty.
+type kindCounts struct {
+	kinds []*kindCount
+	index map[[2]string]*kindCount // by kind and group
+}
+
+type kindCount struct {
+	kind  string
+	n     int
+	named []query.Ref
+}
+
+func (k *kindCounts) add(r *query.Ref) {
+	key := [2]string{r.Kind, r.Group}
+	c := k.index[key]
+	if c == nil {
+		if k.index == nil {
+			k.index = map[[2]string]*kindCount{}
 		}
-		k.refs = append(k.refs, r)
+		c = &kindCount{kind: r.Kind}
+		k.index[key] = c
+		k.kinds = append(k.kinds, c)
 	}
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		var ns []string
-		for _, r := range k.refs[:min(namedRefs, len(k.refs))] {
-			ns = append(ns, r.String()[len(r.Kind)+1:])
+	c.n++
+	if len(c.named) < namedRefs {
+		c.named = append(c.named, *r)
+	}
+}
+
+// String is refCounts' text.
+func (k *kindCounts) String() string {
+	parts := make([]string, len(k.kinds))
+	for i, c := range k.kinds {
+		ns := make([]string, len(c.named))
+		for j, r := range c.named {
+			ns[j] = r.String()[len(r.Kind)+1:]
 		}
-		parts[i] = plural(len(k.refs), k.kind) + ": " + strings.Join(ns, ", ")
-		if len(k.refs) > namedRefs {
-			parts[i] += fmt.Sprintf(" and %d more", len(k.refs)-namedRefs)
+		parts[i] = plural(c.n, c.kind) + ": " + strings.Join(ns, ", ")
+		if c.n > namedRefs {
+			parts[i] += " and " + strconv.Itoa(c.n-namedRefs) + " more"
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -183,7 +184,7 @@ func results(m map[string]int) string {
 	var parts []string
 	for _, s := range standingOrder {
 		if n, ok := m[s]; ok {
-			parts = append(parts, fmt.Sprintf("%s(%d)", s, n))
+			parts = append(parts, s+"("+strconv.Itoa(n)+")")
 		}
 	}
 	if len(parts) == 1 {
