@@ -16,6 +16,7 @@ import (
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // jsonWriter writes a value as -o json has always printed it: the bytes
@@ -172,6 +173,13 @@ func (w *jsonWriter) value(v any) error {
 		return w.impact(x)
 	case query.Impact:
 		return w.impact(&x)
+	case *status.Fragment:
+		if x == nil {
+			w.null()
+			return nil
+		}
+		w.fragment(x)
+		return nil
 	default:
 		return w.generic(v)
 	}

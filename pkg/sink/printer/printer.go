@@ -345,10 +345,6 @@ func endsOnBreak(part []byte) bool {
 // record stands for (statusobjects.go), or the item.
 func jsonItem(item any) any {
 	switch x := item.(type) {
-	case *status.Fragment:
-		if x != nil {
-			return x.Object().Object
-		}
 	case *status.PolicyObject:
 		if x != nil {
 			return x.Object().Object

@@ -8,7 +8,8 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// The emitter writes a PolicyDescription from its Go fields as it writes
+// The emitter writes a PolicyDescription, and a PolicyList of the
+// summaries it holds, from their Go fields as it writes
 // an EffectivePolicy (typed.go): the bytes of its JSON read back, without
 // the JSON. `strata describe colorpolicy -A -o yaml` on the performance
 // world describes 4,000 policies, whose reaches list every target each
@@ -52,6 +53,21 @@ func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) e
 			return err
 		}
 	}
+	e.indent = saved
+	return nil
+}
+
+// policyList emits `get policies -o yaml`'s PolicyList, whose items are
+// the summaries a PolicyDescription holds (policySummary).
+func (e *yamlEmitter) policyList(l *query.PolicyList) error {
+	saved := e.increaseIndent(false, false)
+	e.field("apiVersion", l.APIVersion)
+	e.key("items")
+	e.value()
+	if err := e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }); err != nil {
+		return err
+	}
+	e.field("kind", l.Kind)
 	e.indent = saved
 	return nil
 }

@@ -96,9 +96,10 @@ func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 	return d
 }
 
-// TestTypedPolicyDescriptionIsGoYAML: a PolicyDescription written from
-// its Go fields (typedpolicy.go) prints as go-yaml prints its JSON, whole
-// and as the items of a List, at the top and nested.
+// TestTypedPolicyDescriptionIsGoYAML: a PolicyDescription, and a
+// PolicyList, written from its Go fields (typedpolicy.go) prints as
+// go-yaml prints its JSON, whole and as the items of a List, at the top
+// and nested.
 func TestTypedPolicyDescriptionIsGoYAML(t *testing.T) {
 	r := rand.New(rand.NewPCG(61, 67))
 	for i := range 1000 {
@@ -116,4 +117,26 @@ func TestTypedPolicyDescriptionIsGoYAML(t *testing.T) {
 		assertSameYAML(t, fmt.Sprintf("list %d", i), []any{d, *d, map[string]any{"x": d}, randomPolicyDescription(r)})
 	}
 	assertSameYAML(t, "nil", []any{(*query.PolicyDescription)(nil), &query.PolicyDescription{}})
+	// A PolicyList: its items are descriptions' summaries.
+	for i := range 300 {
+		l := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: randomString(r, 2), Kind: randomString(r, 2)}}
+		if r.IntN(5) != 0 {
+			l.Items = []query.PolicySummary{}
+			for range r.IntN(4) {
+				l.Items = append(l.Items, randomPolicyDescription(r).Policy)
+			}
+		}
+		var want, got bytes.Buffer
+		if err := goYAML(&want, l); err != nil {
+			t.Fatalf("list %d: go-yaml: %v", i, err)
+		}
+		if err := Print(&got, l, YAML); err != nil {
+			t.Fatalf("list %d: %v", i, err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("list %d: emitter differs from go-yaml:\n--- go-yaml\n%s\n--- emitter\n%s", i, want.String(), got.String())
+		}
+		assertSameYAML(t, fmt.Sprintf("list of lists %d", i), []any{l, *l, map[string]any{"x": l}})
+	}
+	assertSameYAML(t, "nil list", []any{(*query.PolicyList)(nil), &query.PolicyList{}})
 }

@@ -261,6 +261,14 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.policyDescription(x, depth)
 	case query.PolicyDescription:
 		return e.policyDescription(&x, depth)
+	case *query.PolicyList:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyList(x)
+	case query.PolicyList:
+		return e.policyList(&x)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}
