@@ -12,13 +12,18 @@ import (
 
 	"github.com/strata-dev/strata/internal/enginetest"
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // roundTrip is what a JSON List printed for an item before jsonWriter:
 // the item encoded, read back into an any, and encoded again with its
 // maps sorted, indented at the List's items.
 func roundTrip(item any) ([]byte, error) {
-	js, err := json.Marshal(jsonItem(item))
+	ref := jsonItem(item)
+	if f, ok := item.(*status.Fragment); ok && f != nil {
+		ref = f.Object().Object // the writer writes its fields (jsonWriter.fragment)
+	}
+	js, err := json.Marshal(ref)
 	if err != nil {
 		return nil, fmt.Errorf("encode output: %w", err)
 	}

@@ -341,8 +341,9 @@ func endsOnBreak(part []byte) bool {
 	return false
 }
 
-// jsonItem is what a JSON List prints for an item: the object a status
-// record stands for (statusobjects.go), or the item.
+// jsonItem is what a JSON List prints for an item: the object a policy's
+// status record stands for (statusobjects.go), or the item (a status
+// fragment is written from its fields, jsonWriter.fragment).
 func jsonItem(item any) any {
 	switch x := item.(type) {
 	case *status.PolicyObject:
