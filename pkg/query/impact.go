@@ -403,7 +403,6 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	slices.SortFunc(ts, func(x, y both) int { return strings.Compare(q.nodeKey(x.node), q.nodeKey(y.node)) })
 	slab := make([]ctxPair, 0, n)
 	out := make([]*ctxPair, 0, n)
-	var index map[string]int
 	for _, t := range ts {
 		tk := q.nodeKey(t.node)
 		start := len(slab)
@@ -412,17 +411,17 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 				slab = append(slab, ctxPair{tk: tk, b: ctxSide{t.b, ctx}})
 			}
 		}
-		mine := slab[start:]
-		// A target's contexts are a few; a target in thousands of
-		// contexts has them indexed (issue 11, "No cliffs").
-		index = nil
-		if t.a != nil && len(mine) > fewContexts {
-			index = make(map[string]int, len(mine))
-			for i := range mine {
-				index[idsKey(mine[i].b.ctx.Path)] = i
-			}
-		}
 		if t.a != nil {
+			mine := slab[start:]
+			// A target's contexts are a few; a target in thousands of
+			// contexts has them indexed (issue 11, "No cliffs").
+			var index map[string]int
+			if len(mine) > fewContexts {
+				index = make(map[string]int, len(mine))
+				for i := range mine {
+					index[idsKey(mine[i].b.ctx.Path)] = i
+				}
+			}
 			for _, ctx := range t.a.Contexts {
 				i := -1
 				if index != nil {
@@ -439,9 +438,8 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 				slab = append(slab, ctxPair{tk: tk, a: ctxSide{t.a, ctx}})
 			}
 		}
-		mine = slab[start:]
-		for i := range mine {
-			out = append(out, &mine[i])
+		for i := range slab[start:] {
+			out = append(out, &slab[start+i])
 		}
 		// In pairContexts' order: by path key, compared without
 		// making the keys (comparePaths), from where the ids differ.
@@ -518,17 +516,16 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 		return func(i int) {
 			p := pairs[i]
 			var fields []FieldChange
-			key, memoized := folds{}, p.b.ctx != nil && p.a.ctx != nil
-			if memoized {
-				key = folds{p.b.ctx.Folded, p.a.ctx.Folded}
-			}
-			if f, ok := memo[key]; memoized && ok {
+			if p.b.ctx != nil && p.a.ctx != nil {
+				key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
+				f, ok := memo[key]
+				if !ok {
+					f = slices.Clip(diff(p.b.ctx.Result, p.a.ctx.Result))
+					memo[key] = f
+				}
 				fields = f
 			} else {
-				fields = slices.Clip(diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b)))
-				if memoized {
-					memo[key] = fields
-				}
+				fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
 			}
 			if len(fields) == 0 {
 				return

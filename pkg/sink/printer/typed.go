@@ -86,13 +86,19 @@ func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
 // stringMap emits a map[string]string (not empty: every caller's member
 // is omitempty) with its keys in go-yaml's order.
 func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
+	return emitMap(e, m, depth, e.field)
+}
+
+// emitMap emits a map of strings' keys with its keys in go-yaml's order,
+// each member by member. A map with a key that is not UTF-8 goes the
+// generic way: two keys could become one.
+func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k string, v V)) error {
 	// The keys in the scratch list of the depth, as mapping's: a list
 	// made for each context's fieldSources was a third of what the
 	// emitter allocated for `strata effective` on the performance world.
 	keys := e.scratchKeys(depth)
 	for k := range m {
 		if !utf8.ValidString(k) {
-			// Two keys could become one; leave that to the generic way.
 			return e.generic(m, false, true, false, depth)
 		}
 		keys = append(keys, k)
@@ -101,7 +107,7 @@ func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
 	e.keys[depth] = keys
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
-		e.field(k, m[k])
+		member(k, m[k])
 	}
 	e.indent = saved
 	return nil

@@ -1,9 +1,7 @@
 package printer
 
 import (
-	"sort"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/strata-dev/strata/pkg/query"
 )
@@ -176,22 +174,7 @@ func (e *yamlEmitter) intMap(m map[string]int, depth int) error {
 		e.emptyFlow("{", "}")
 		return nil
 	}
-	keys := e.scratchKeys(depth)
-	for k := range m {
-		if !utf8.ValidString(k) {
-			// Two keys could become one; leave that to the generic way.
-			return e.generic(m, false, true, false, depth)
-		}
-		keys = append(keys, k)
-	}
-	sort.Sort(&keys)
-	e.keys[depth] = keys
-	saved := e.increaseIndent(false, false)
-	for _, k := range keys {
-		e.intField(k, int64(m[k]))
-	}
-	e.indent = saved
-	return nil
+	return emitMap(e, m, depth, func(k string, n int) { e.intField(k, int64(n)) })
 }
 
 func (e *yamlEmitter) rejection(r *query.Rejection) {
