@@ -589,8 +589,11 @@ func TestBuildRuleSections(t *testing.T) {
 			}
 		})
 	}
-	if got := topology.GeneratedRuleName(12); got != "rule-12" {
-		t.Errorf("GeneratedRuleName(12) = %q", got)
+	// The first names are made once, the others on demand: both alike.
+	for _, i := range []int{0, 12, 63, 64, 1000} {
+		if got, want := topology.GeneratedRuleName(i), fmt.Sprintf("rule-%d", i); got != want {
+			t.Errorf("GeneratedRuleName(%d) = %q, want %q", i, got, want)
+		}
 	}
 }
 

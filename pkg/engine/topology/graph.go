@@ -32,6 +32,10 @@ type Graph struct {
 	grants   Grants
 	// origin is shared by a built graph and every Extend of it (Holds).
 	origin *origin
+	// namespaces are the Namespace nodes by name: namespaceNode, asked
+	// for every object, hashes one string rather than a five-string Ref
+	// into the index of every object.
+	namespaces map[string]NodeID
 }
 
 // origin is what a graph and its extensions share: how many nodes the
@@ -94,12 +98,62 @@ func (g *Graph) ByKindIn(gk schema.GroupKind, ns string) []NodeID {
 	return g.byKindIn[kindIn{gk: gk, ns: ns}]
 }
 
-// indexKind records an object node (not a section) in ByKind and ByKindIn.
+// indexKind records an object node (not a section) in ByKind and
+// ByKindIn, for a node added after the graph was built (addExtra).
 func (g *Graph) indexKind(r Ref, id NodeID) {
 	gk := r.GroupKind()
 	g.byKind[gk] = append(g.byKind[gk], id)
 	k := kindIn{gk: gk, ns: r.Namespace}
 	g.byKindIn[k] = append(g.byKindIn[k], id)
+}
+
+// listKinds makes ByKind and ByKindIn of a graph's nodes, once they are
+// all added (objects): its object nodes, that is every node but sections
+// and Service frontends, in id order. Recording each node as it was
+// added took two lookups of maps keyed by two and three strings for each
+// of the performance world's 45,000 objects, on the core that builds the
+// graph while the other waits (docs/performance.md, "Every command,
+// nineteenth pass"). A pass keeps the list of the current kind at hand
+// (the nodes of a kind follow one another), and finds the list of a
+// namespace by its node's id.
+func (g *Graph) listKinds() {
+	g.byKind, g.byKindIn = map[schema.GroupKind][]NodeID{}, map[kindIn][]NodeID{}
+	var (
+		gk   schema.GroupKind
+		list []NodeID
+		have bool
+		// in are the current kind's lists by namespace node.
+		in = map[NodeID][]NodeID{}
+	)
+	done := func() {
+		g.byKind[gk] = list
+		for ns, ids := range in {
+			name := ""
+			if ns != None {
+				name = g.Nodes[ns].Ref.Name
+			}
+			k := kindIn{gk: gk, ns: name}
+			g.byKindIn[k] = append(g.byKindIn[k], ids...) // a kind met again (implicit namespaces)
+		}
+		clear(in)
+	}
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.Ref.Section != "" || n.Ref.Role != hierarchy.RoleNone {
+			continue
+		}
+		if k := n.Ref.GroupKind(); !have || k != gk {
+			if have {
+				done()
+			}
+			gk, list, have = k, g.byKind[k], true
+		}
+		list = append(list, NodeID(i))
+		in[n.Namespace] = append(in[n.Namespace], NodeID(i))
+	}
+	if have {
+		done()
+	}
 }
 
 // Extra lists the nodes a graph holds beyond its snapshot's objects,
@@ -119,13 +173,13 @@ type Extra struct {
 // root. Only Build and Extend call it, on a graph no one else holds yet.
 func (g *Graph) addExtra(extra Extra) {
 	for _, ns := range extra.Namespaces {
-		g.namespaceNode(ns)
+		g.listedNamespace(ns)
 	}
 	for _, r := range extra.Virtual {
 		if g.Lookup(r) != None {
 			continue
 		}
-		id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.namespaceNode(r.Namespace)})
+		id := g.add(Node{Ref: r, Level: hierarchy.LevelVirtual, Virtual: true, Namespace: g.listedNamespace(r.Namespace)})
 		g.indexKind(r, id)
 	}
 }
@@ -156,13 +210,14 @@ func (g *Graph) Extend(extra Extra) *Graph {
 		return g
 	}
 	n := &Graph{
-		Nodes:    slices.Clip(g.Nodes),
-		Problems: g.Problems,
-		index:    maps.Clone(g.index),
-		byKind:   maps.Clone(g.byKind),
-		byKindIn: maps.Clone(g.byKindIn),
-		grants:   g.grants,
-		origin:   g.origin,
+		Nodes:      slices.Clip(g.Nodes),
+		Problems:   g.Problems,
+		index:      maps.Clone(g.index),
+		byKind:     maps.Clone(g.byKind),
+		byKindIn:   maps.Clone(g.byKindIn),
+		grants:     g.grants,
+		origin:     g.origin,
+		namespaces: maps.Clone(g.namespaces),
 	}
 	// Appending to a shared list must copy it, not write past its end
 	// into an array g (or another Extend of g) also uses.
@@ -267,16 +322,39 @@ func (g *Graph) addUnindexed(n Node) NodeID {
 // namespaceNode returns the node of a namespace, creating an implicit one
 // (while building) when no Namespace object was given, so that policies can target a
 // namespace offline without its object. "" gives None.
-func (g *Graph) namespaceNode(ns string) NodeID {
+// A node it makes is not in ByKind yet (listKinds, listedNamespace).
+func (g *Graph) namespaceNode(ns string) (id NodeID) {
+	id, _ = g.namespaceMade(ns)
+	return id
+}
+
+// namespaceMade is namespaceNode, and whether it made the node.
+func (g *Graph) namespaceMade(ns string) (NodeID, bool) {
 	if ns == "" {
-		return None
+		return None, false
+	}
+	if id, ok := g.namespaces[ns]; ok {
+		return id, false
 	}
 	r := Ref{Group: hierarchy.CoreGroup, Kind: "Namespace", Name: ns}
-	if id, ok := g.index[r]; ok {
-		return id
+	id, ok := g.index[r]
+	if !ok {
+		id = g.add(Node{Ref: r, Level: hierarchy.LevelNamespace, Namespace: None})
 	}
-	id := g.add(Node{Ref: r, Level: hierarchy.LevelNamespace, Namespace: None})
-	g.indexKind(r, id)
+	if g.namespaces == nil {
+		g.namespaces = map[string]NodeID{}
+	}
+	g.namespaces[ns] = id
+	return id, !ok
+}
+
+// listedNamespace is namespaceNode for a graph already built: a node it
+// makes is listed in ByKind.
+func (g *Graph) listedNamespace(ns string) NodeID {
+	id, made := g.namespaceMade(ns)
+	if made {
+		g.indexKind(g.Nodes[id].Ref, id)
+	}
 	return id
 }
 

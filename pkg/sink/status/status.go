@@ -185,21 +185,43 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// five-string Ref: this loop runs on one core over every affected
 	// target of the world. A section's object is looked up; any other
 	// target is its own object.
+	// Where each target's part goes, found on every core: its object
+	// (a section's is looked up) and whether it is a listener's; None
+	// for a target that has no part. Only the gathering below, in the
+	// targets' order, runs on one core (docs/performance.md, "Every
+	// command, nineteenth pass").
+	ts := r.Outcome.Targets
+	type place struct {
+		obj      topology.NodeID
+		listener bool
+	}
+	places := make([]place, len(ts))
+	cores.Each(len(ts), 1024, func() func(int) {
+		return func(i int) {
+			places[i] = place{obj: topology.None}
+			t := &ts[i]
+			if !t.Kind.Managed {
+				return
+			}
+			n := g.Node(t.Node)
+			if n.Virtual {
+				return
+			}
+			obj := t.Node
+			if n.Ref.Section != "" {
+				if obj = g.Lookup(n.Ref.Object()); obj == topology.None {
+					return // a section has its object: never here
+				}
+			}
+			places[i] = place{obj: obj, listener: n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener"}
+		}
+	})
 	objs := make([]*affected, len(g.Nodes))
 	var order []topology.NodeID
-	for _, t := range r.Outcome.Targets {
-		if !t.Kind.Managed {
+	for i := range ts {
+		t, obj := &ts[i], places[i].obj
+		if obj == topology.None {
 			continue
-		}
-		n := g.Node(t.Node)
-		if n.Virtual {
-			continue
-		}
-		obj := t.Node
-		if n.Ref.Section != "" {
-			if obj = g.Lookup(n.Ref.Object()); obj == topology.None {
-				continue // a section has its object: never here
-			}
 		}
 		a := objs[obj]
 		if a == nil {
@@ -207,11 +229,12 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			objs[obj] = a
 			order = append(order, obj)
 		}
-		if n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener" {
+		if places[i].listener {
+			section := g.Node(t.Node).Ref.Section
 			if a.sections == nil {
 				a.sections = map[string][]kindLists[string]{}
 			}
-			a.sections[n.Ref.Section] = add(a.sections[n.Ref.Section], t.Kind, t.Policies)
+			a.sections[section] = add(a.sections[section], t.Kind, t.Policies)
 		} else {
 			a.kinds = add(a.kinds, t.Kind, t.Policies)
 		}
@@ -219,15 +242,16 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			a.via = add(a.via, t.Kind, t.Via)
 		}
 	}
-	// Sorted by key, each key made once (not twice per comparison).
+	// Sorted by key, each key made once (not twice per comparison), on
+	// every core.
 	type keyed struct {
 		key string
 		obj topology.NodeID
 	}
 	byKey := make([]keyed, len(order))
-	for i, obj := range order {
-		byKey[i] = keyed{g.Node(obj).Ref.Key(), obj}
-	}
+	cores.Each(len(order), 1024, func() func(int) {
+		return func(i int) { byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]} }
+	})
 	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the

@@ -11,9 +11,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -326,44 +329,156 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 
 // splitInputs splits the inputs into their documents, in order; quick
 // splits streams of JSON values with splitJSONQuick.
+//
+// A large input is split in parts, each starting at a document marker,
+// on every core (splitParts); its documents are then numbered on, and
+// their lines offset by the lines before their part. Split on one core,
+// the performance world's 45,000 documents took 30 ms while the other
+// core waited, half of it counting them first to size the list
+// (docs/performance.md, "Every command, nineteenth pass"). A part whose
+// split found invalid JSON names documents by their numbers in the
+// input: such an input is split again on one core, for the message.
 func splitInputs(ins []input, quick bool) []rawDocument {
-	// About one document per marker line: counted first, the slice of
-	// 45,000 documents is not grown (and copied) a dozen times.
-	n := 0
+	return splitInputsAt(ins, quick, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
+}
+
+// splitInputsAt is splitInputs with the parts of each input cut where
+// cut says (splitParts).
+func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocument {
+	var docs []rawDocument
 	for _, in := range ins {
-		n += bytes.Count(in.b, []byte("\n---")) + 1
-	}
-	docs := make([]rawDocument, 0, n)
-	for _, in := range ins {
-		f := in.file
-		n := 0 // documents so far
-		for raw, line := range yamlDocumentLines(in.b) {
-			if quick {
-				if vals, ok := splitJSONQuick(raw); ok && vals != nil {
-					for k := range vals {
-						n++
-						docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
+		cuts := cut(in.b)
+		if len(cuts) == 1 {
+			docs = splitInput(docs, in.file, in.b, quick)
+			continue
+		}
+		parts := make([][]rawDocument, len(cuts))
+		lines := make([]int, len(cuts)) // the newlines of each part
+		var failed atomic.Bool
+		cores.Each(len(cuts), 1, func() func(int) {
+			return func(k int) {
+				end := len(in.b)
+				if k+1 < len(cuts) {
+					end = cuts[k+1]
+				}
+				part := in.b[cuts[k]:end]
+				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part, quick)
+				lines[k] = bytes.Count(part, []byte("\n"))
+				for _, d := range parts[k] {
+					if d.err != nil {
+						failed.Store(true)
 					}
-					continue
 				}
 			}
-			vals, err := jsonStream(raw)
-			isJSON := vals != nil
-			if vals == nil {
-				vals = [][]byte{raw}
+		})
+		if failed.Load() {
+			docs = splitInput(docs, in.file, in.b, quick)
+			continue
+		}
+		total := 0
+		for _, part := range parts {
+			total += len(part)
+		}
+		docs = slices.Grow(docs, total)
+		n, line := 0, 0 // documents and lines before the part
+		for k, part := range parts {
+			for _, d := range part {
+				d.index += n
+				d.line += line
+				docs = append(docs, d)
 			}
-			for _, v := range vals {
-				n++
-				docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v, json: isJSON})
+			if len(part) > 0 {
+				n += part[len(part)-1].index // the part's own count
 			}
-			if err != nil {
-				n++
-				err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
-				docs = append(docs, rawDocument{file: f, index: n, line: line, err: err})
-			}
+			line += lines[k]
 		}
 	}
 	return docs
+}
+
+// splitInput appends the documents of one input, b, read from file, to
+// docs, numbered from 1 and with lines counted from b's first.
+func splitInput(docs []rawDocument, f string, b []byte, quick bool) []rawDocument {
+	n := 0 // documents so far
+	for raw, line := range yamlDocumentLines(b) {
+		if quick {
+			if vals, ok := splitJSONQuick(raw); ok && vals != nil {
+				for k := range vals {
+					n++
+					docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
+				}
+				continue
+			}
+		}
+		vals, err := jsonStream(raw)
+		isJSON := vals != nil
+		if vals == nil {
+			vals = [][]byte{raw}
+		}
+		for _, v := range vals {
+			n++
+			docs = append(docs, rawDocument{file: f, index: n, line: line, raw: v, json: isJSON})
+		}
+		if err != nil {
+			n++
+			err = fmt.Errorf("%s: document %d: invalid JSON after document %d: %w", f, n, n-1, err)
+			docs = append(docs, rawDocument{file: f, index: n, line: line, err: err})
+		}
+	}
+	return docs
+}
+
+// splitParts cuts b into at most parts parts for splitInput, at the
+// starts of marker lines, none before the first marker of b: the
+// documents of the parts, one part after another, are those of b. A
+// part is about least bytes at least; the first part starts at 0, and
+// an input without such markers is one part.
+func splitParts(b []byte, parts, least int) []int {
+	cuts := []int{0}
+	parts = min(parts, len(b)/least)
+	if parts < 2 {
+		return cuts
+	}
+	first := nextMarker(b, 0)
+	if first < 0 {
+		return cuts
+	}
+	for k := 1; k < parts; k++ {
+		at := nextMarker(b, max(len(b)*k/parts, first+1, cuts[len(cuts)-1]+1))
+		if at < 0 {
+			break
+		}
+		cuts = append(cuts, at)
+	}
+	return cuts
+}
+
+// minPart is the least bytes splitInputs gives a part (splitParts).
+const minPart = 1 << 20
+
+// docGuess is about the bytes of a document, to size a part's list of
+// documents: 340 in the performance world.
+const docGuess = 256
+
+// nextMarker is the start of the first line at or after from that is a
+// document marker as splitYAML reads one ("---" alone, or followed by a
+// space, a tab or a carriage return), or -1.
+func nextMarker(b []byte, from int) int {
+	for from < len(b) {
+		i := from
+		if from > 0 || !bytes.HasPrefix(b, []byte("---")) {
+			j := bytes.Index(b[from:], []byte("\n---"))
+			if j < 0 {
+				return -1
+			}
+			i = from + j + 1
+		}
+		if rest := b[i+3:]; len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n' {
+			return i
+		}
+		from = i + 1
+	}
+	return -1
 }
 
 // readInput reads a file, or stdin for "-", refusing what is not a
@@ -858,28 +973,113 @@ func (k Key) String() string {
 // silently keep the last one, but in a directory of manifests a
 // duplicate is almost always a copy that was meant to be edited, and
 // which of the two the cluster ends up with depends on file order.
+//
+// The places of the objects (Result.Places), and with them the
+// duplicates, are recorded on another goroutine while the snapshot is
+// filled (placer). The first duplicate in the order the objects are
+// placed is still the error, and an error met before it in that order
+// (an object that did not decode) still comes first.
 func assemble(items []item, ns string) (*Result, error) {
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}, Places: make(map[Key]Document, len(items))}
-	s := res.Snapshot
-	place := func(k Key, d Document) error {
-		if d.Object != nil {
-			// Where names the kind and name; the key says them already.
-			d = Document{File: d.File, Index: d.Index, Line: d.Line}
-		}
-		if first, dup := res.Places[k]; dup {
-			return fmt.Errorf("%s is given twice, in %s and in %s: keep one (kubectl apply would keep the last one silently)", k, first.Where(), d.Where())
-		}
-		res.Places[k] = d
-		return nil
+	res := &Result{Snapshot: &snapshot.Snapshot{}, Ignored: map[string]int{}}
+	p := newPlacer(len(items))
+	err := res.fill(items, ns, p.place)
+	// Every object placed before fill stopped is recorded: a duplicate
+	// among them came before fill's error, if any.
+	places, dup := p.wait()
+	if dup != nil {
+		return nil, dup
 	}
+	if err != nil {
+		return nil, err
+	}
+	res.Places = places
+	return res, nil
+}
+
+// placer records where each object was read (Result.Places) and finds
+// the first duplicate, on a goroutine of its own: the 45,000 objects of
+// the performance world took a map of 6 MB and most of assembling the
+// snapshot, on one core while the other waited (docs/performance.md,
+// "Every command, nineteenth pass"). Places are sent in batches, in the
+// order place is called.
+type placer struct {
+	batch  []placed
+	ch     chan []placed
+	done   chan struct{}
+	places map[Key]Document
+	dup    error // the first duplicate
+}
+
+// placed is one object's key and place.
+type placed struct {
+	k Key
+	d Document
+}
+
+// placeBatch is how many places are sent to the placer's goroutine at
+// a time.
+const placeBatch = 512
+
+func newPlacer(n int) *placer {
+	p := &placer{ch: make(chan []placed, 4), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.places = make(map[Key]Document, n)
+		for b := range p.ch {
+			for _, x := range b {
+				if p.dup != nil {
+					continue // the first is the error; the rest is drained
+				}
+				if first, dup := p.places[x.k]; dup {
+					p.dup = fmt.Errorf("%s is given twice, in %s and in %s: keep one (kubectl apply would keep the last one silently)", x.k, first.Where(), x.d.Where())
+					continue
+				}
+				p.places[x.k] = x.d
+			}
+		}
+	}()
+	return p
+}
+
+// place records that the object k was read at d.
+func (p *placer) place(k Key, d Document) {
+	if d.Object != nil {
+		// Where names the kind and name; the key says them already.
+		d = Document{File: d.File, Index: d.Index, Line: d.Line}
+	}
+	if p.batch == nil {
+		p.batch = make([]placed, 0, placeBatch)
+	}
+	p.batch = append(p.batch, placed{k, d})
+	if len(p.batch) == placeBatch {
+		p.ch <- p.batch
+		p.batch = nil
+	}
+}
+
+// wait returns the places recorded and the first duplicate among them,
+// once every place is; place must not be called after.
+func (p *placer) wait() (map[Key]Document, error) {
+	if len(p.batch) > 0 {
+		p.ch <- p.batch
+	}
+	close(p.ch)
+	<-p.done
+	return p.places, p.dup
+}
+
+// fill places items in the snapshot (assemble), calling place for each
+// object it keeps, in order.
+func (res *Result) fill(items []item, ns string, place func(Key, Document)) error {
+	s := res.Snapshot
 	var rest, crds []Document
 	for _, it := range items {
 		if dec, ok := decoders[it.gk]; ok {
 			if it.err != nil {
-				return nil, it.err
+				return it.err
 			}
 			m := it.obj.(metav1.Object)
 			if dec.namespaced && m.GetNamespace() == "" {
@@ -889,9 +1089,7 @@ func assemble(items []item, ns string) (*Result, error) {
 			if dec.namespaced {
 				k.Namespace = m.GetNamespace()
 			}
-			if err := place(k, it.doc); err != nil {
-				return nil, err
-			}
+			place(k, it.doc)
 			dec.add(s, it.obj)
 			continue
 		}
@@ -926,11 +1124,9 @@ func assemble(items []item, ns string) (*Result, error) {
 			continue
 		}
 		if err := checkMeta(d); err != nil {
-			return nil, err
+			return err
 		}
-		if err := place(Key{Group: crdKind.Group, Kind: crdKind.Kind, Name: d.Object.GetName()}, d); err != nil {
-			return nil, err
-		}
+		place(Key{Group: crdKind.Group, Kind: crdKind.Kind, Name: d.Object.GetName()}, d)
 		if labelled {
 			s.PolicyCRDs = append(s.PolicyCRDs, d.Object)
 		}
@@ -949,20 +1145,18 @@ func assemble(items []item, ns string) (*Result, error) {
 		_, many, _ := unstructured.NestedFieldNoCopy(d.Object.Object, "spec", "targetRefs")
 		if declared[pgk] || one || many {
 			if err := checkMeta(d); err != nil {
-				return nil, err
+				return err
 			}
 			if namespaced[pgk] && d.Object.GetNamespace() == "" {
 				d.Object.SetNamespace(ns)
 			}
-			if err := place(Key{Group: gk.Group, Kind: gk.Kind, Namespace: d.Object.GetNamespace(), Name: d.Object.GetName()}, d); err != nil {
-				return nil, err
-			}
+			place(Key{Group: gk.Group, Kind: gk.Kind, Namespace: d.Object.GetNamespace(), Name: d.Object.GetName()}, d)
 			s.Policies = append(s.Policies, d.Object)
 			continue
 		}
 		res.Ignored[gk.String()]++
 	}
-	return res, nil
+	return nil
 }
 
 // yamlDocuments splits a YAML stream into its documents, numbered as YAML
