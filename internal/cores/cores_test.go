@@ -3,6 +3,7 @@ package cores
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strconv"
@@ -119,5 +120,42 @@ func TestOrdered(t *testing.T) {
 			})
 		}
 		runtime.GOMAXPROCS(prev)
+	}
+}
+
+// TestSortFunc checks that SortFunc sorts, keeps every element, and
+// orders elements its comparison finds equal the same way on one core
+// and on many: the elements carry a payload the comparison ignores.
+func TestSortFunc(t *testing.T) {
+	type elem struct{ key, payload int }
+	cmp := func(a, b elem) int { return a.key - b.key }
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 100, sortAlone - 1, sortAlone, sortAlone + 1, 10_007, 100_003} {
+		for _, keys := range []int{3, 1 << 30} { // many equal, or few
+			in := make([]elem, n)
+			for i := range in {
+				in[i] = elem{r.IntN(keys), i}
+			}
+			sorted := func(procs int) []elem {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				s := slices.Clone(in)
+				SortFunc(s, cmp)
+				return s
+			}
+			one, many := sorted(1), sorted(4)
+			if !slices.IsSortedFunc(one, cmp) {
+				t.Fatalf("n=%d keys=%d: not sorted", n, keys)
+			}
+			if !slices.Equal(one, many) {
+				t.Fatalf("n=%d keys=%d: the order on one core and on four differ", n, keys)
+			}
+			seen := make([]bool, n)
+			for _, e := range one {
+				if seen[e.payload] {
+					t.Fatalf("n=%d keys=%d: element %d twice", n, keys, e.payload)
+				}
+				seen[e.payload] = true
+			}
+		}
 	}
 }

@@ -184,11 +184,13 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			return func(i int) { w.target(g, att, at, res.Targets[i]) }
 		})
 		seen := map[*attach.Attachment]bool{}
-		for _, w := range passes {
-			all.join(w.tallies)
+		parts := make([]tallies, len(passes))
+		for i, w := range passes {
+			parts[i] = w.tallies
 			maps.Copy(seen, w.seen)
 			out.Targets = append(out.Targets, w.targets...)
 		}
+		all.join(parts...)
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
 		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
@@ -339,18 +341,40 @@ func (a *ancestorTallies) all() []*tally {
 	return a.list
 }
 
-// join adds the tallies of other, which counted other targets, to ts;
-// other must not be used after.
-func (ts tallies) join(other tallies) {
-	for p, a := range other {
-		if _, ok := ts[p]; !ok {
-			ts[p] = a // other is not used after: its tallies move
-			continue
-		}
-		for _, o := range a.list {
-			ts.get(p, o.ref).join(o)
+// join adds the tallies of other workers to ts: a policy's tallies
+// that ts lacks move (the others are not used after); those of a policy
+// both have are joined (tally.join), the policies on every core, each
+// policy's tallies by one worker. Joined on one core, the tallies of the
+// performance world's 5,000 policies were a tenth of the outcome, the
+// other core idle (docs/performance.md, "Every command, nineteenth
+// pass").
+func (ts tallies) join(others ...tallies) {
+	var both []*policykind.Policy
+	more := map[*policykind.Policy][]*ancestorTallies{}
+	for _, other := range others {
+		for p, a := range other {
+			if _, ok := ts[p]; !ok {
+				ts[p] = a
+				continue
+			}
+			if _, ok := more[p]; !ok {
+				both = append(both, p)
+			}
+			more[p] = append(more[p], a)
 		}
 	}
+	// Only ts[p] of the worker's own policies is written: the maps are
+	// read alone.
+	cores.Each(len(both), 64, func() func(int) {
+		return func(i int) {
+			into := ts[both[i]]
+			for _, a := range more[both[i]] {
+				for _, o := range a.list {
+					into.get(o.ref).join(o)
+				}
+			}
+		}
+	})
 }
 
 // join adds o, a tally of other contexts of the same policy and ancestor,
@@ -627,21 +651,25 @@ func targetKey(g *topology.Graph, t TargetStatus) string {
 
 // sortTargets orders targets by node locator, then kind, and returns
 // their keys in that order; keys are built once per target, not once
-// per comparison, on every core.
+// per comparison, and sorted, on every core (cores.SortFunc).
 func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
+	// The keys are sorted with the targets' positions, not the targets:
+	// a sort moves each element about log n times.
 	type keyed struct {
 		key string
-		t   TargetStatus
+		at  int
 	}
 	ks := make([]keyed, len(ts))
 	cores.Each(len(ts), chunk, func() func(int) {
-		return func(i int) { ks[i] = keyed{targetKey(g, ts[i]), ts[i]} }
+		return func(i int) { ks[i] = keyed{targetKey(g, ts[i]), i} }
 	})
-	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	cores.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	sorted := make([]TargetStatus, len(ts))
 	keys := make([]string, len(ks))
-	for i := range ks {
-		ts[i], keys[i] = ks[i].t, ks[i].key
+	for i, k := range ks {
+		sorted[i], keys[i] = ts[k.at], k.key
 	}
+	copy(ts, sorted)
 	return keys
 }
 

@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -63,5 +64,65 @@ func TestAncestorTalliesFewAndMany(t *testing.T) {
 	}
 	if (*ancestorTallies)(nil).all() != nil {
 		t.Errorf("a policy without tallies has some")
+	}
+}
+
+// TestJoinOnCores checks join with several workers' tallies of more
+// policies than a core joins at a time: each policy's tally at each
+// ancestor sums its workers' counts and unites their sets, whether ts
+// had the policy (joined on a core) or not (moved), on one core and on
+// four.
+func TestJoinOnCores(t *testing.T) {
+	ps := make([]*policykind.Policy, 500)
+	for i := range ps {
+		ps[i] = &policykind.Policy{Namespace: "ns", Name: fmt.Sprint("p", i)}
+	}
+	ref := func(i int) topology.Ref { return topology.Ref{Kind: "Service", Namespace: "ns", Name: fmt.Sprint("s", i)} }
+	// Worker w counted policy i at ancestors i%7 .. i%7+w, total w+1 at
+	// each, lost field "/w", and only every other policy in worker 0.
+	workers := func() []tallies {
+		var out []tallies
+		for w := range 3 {
+			ts := newTallies()
+			for i, p := range ps {
+				if w == 0 && i%2 == 1 {
+					continue
+				}
+				for a := i % 7; a <= i%7+w; a++ {
+					tl := ts.get(p, ref(a))
+					tl.total += w + 1
+					addAll(&tl.lost, []string{fmt.Sprint("/", w)})
+				}
+			}
+			out = append(out, ts)
+		}
+		return out
+	}
+	for _, procs := range []int{1, 4} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			parts := workers()
+			ts := parts[0]
+			ts.join(parts[1:]...)
+			for i, p := range ps {
+				for a := i % 7; a <= i%7+2; a++ {
+					want, lost := 0, []string{}
+					for w := range 3 {
+						if w == 0 && i%2 == 1 || a > i%7+w {
+							continue
+						}
+						want += w + 1
+						lost = append(lost, fmt.Sprint("/", w))
+					}
+					tl := ts.get(p, ref(a))
+					if tl.total != want || !slices.Equal(sortedSet(tl.lost), lost) {
+						t.Fatalf("%d cores: policy %d at ancestor %d: total %d, lost %v; want %d, %v", procs, i, a, tl.total, sortedSet(tl.lost), want, lost)
+					}
+				}
+				if got := len(ts[p].all()); got != 3 {
+					t.Fatalf("%d cores: policy %d at %d ancestors, want 3", procs, i, got)
+				}
+			}
+		}()
 	}
 }

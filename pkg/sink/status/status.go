@@ -252,7 +252,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	cores.Each(len(order), 1024, func() func(int) {
 		return func(i int) { byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]} }
 	})
-	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	cores.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the
 	// Result stays frozen) and before the objects are shared out among the
