@@ -77,7 +77,9 @@ func TestJoinOnCores(t *testing.T) {
 	for i := range ps {
 		ps[i] = &policykind.Policy{Namespace: "ns", Name: fmt.Sprint("p", i)}
 	}
-	ref := func(i int) topology.Ref { return topology.Ref{Kind: "Service", Namespace: "ns", Name: fmt.Sprint("s", i)} }
+	ref := func(i int) topology.Ref {
+		return topology.Ref{Kind: "Service", Namespace: "ns", Name: fmt.Sprint("s", i)}
+	}
 	// Worker w counted policy i at ancestors i%7 .. i%7+w, total w+1 at
 	// each, lost field "/w", and only every other policy in worker 0.
 	workers := func() []tallies {
