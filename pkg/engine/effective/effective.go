@@ -198,16 +198,16 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 // target computes the contexts of one effective target; nil when no
 // policy acts in any of them.
 func (c *computer) target(t topology.NodeID) *Target {
-	tg := &Target{Node: t}
+	c.contexts = c.contexts[:0]
 	c.g.Ancestors(t, func(path []topology.NodeID) {
 		if ctx := c.context(t, path); ctx != nil {
-			tg.Contexts = append(tg.Contexts, ctx)
+			c.contexts = append(c.contexts, ctx)
 		}
 	})
-	if len(tg.Contexts) == 0 {
+	if len(c.contexts) == 0 {
 		return nil
 	}
-	return tg
+	return &Target{Node: t, Contexts: slices.Clone(c.contexts)}
 }
 
 func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func) *computer {
@@ -264,7 +264,19 @@ type computer struct {
 	attIDs  map[*attach.Attachment]uint32
 	attsBuf []byte
 	allBuf  []*attach.Attachment
+	// contexts are a target's contexts while they are made; paths and
+	// made are where the contexts' paths and the contexts themselves are
+	// allocated, many at a time (slab).
+	contexts []*Context
+	paths    []topology.NodeID
+	made     []Context
 }
+
+// slab is how many paths' node ids, or contexts, a computer allocates at
+// a time: the performance world's 56,000 contexts each made four
+// allocations for their paths and one for themselves (docs/performance.md,
+// "Every command, nineteenth pass").
+const slab = 1024
 
 // targets lists the effective targets reached by any attachment, in
 // NodeID order. Without an effective kind the attached nodes are the
@@ -341,7 +353,13 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	g := c.g
 	// The context's path: the namespaces above it, then the path. The
 	// policies along it are those attached to its nodes.
-	full := append(g.Namespaces(path), path...)
+	// The namespaces, at most one a node, then the path, in the room
+	// left in the computer's slab; the slab is moved past them once the
+	// context is kept (newContext).
+	if room := 2 * len(path); cap(c.paths)-len(c.paths) < room {
+		c.paths = make([]topology.NodeID, 0, max(slab, room))
+	}
+	full := append(g.AppendNamespaces(c.paths[len(c.paths):], path), path...)
 	nodes := full
 	if len(c.k.EffectiveKinds()) == 0 {
 		nodes = []topology.NodeID{target}
@@ -395,7 +413,8 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		c.stacks[string(k)] = st
 	}
 	entries := st.entries
-	ctx := &Context{Path: full, Entries: entries, ConsumerRoute: consumer != ""}
+	ctx := c.newContext(full)
+	ctx.Entries, ctx.ConsumerRoute = entries, consumer != ""
 	obj := c.objectValues(target)
 	if obj == nil {
 		if st.folded == nil {
@@ -415,6 +434,22 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		return ctx
 	}
 	ctx.Folded = c.freeze(c.fold(entries, obj), entries)
+	return ctx
+}
+
+// newContext returns a new context of path full, made in the room
+// context left in the paths' slab: the slab is moved past it, and full's
+// capacity cut to its length, so that an append to a context's path does
+// not write over the next one's.
+func (c *computer) newContext(full []topology.NodeID) *Context {
+	n := len(c.paths) + len(full)
+	c.paths = c.paths[:n]
+	if len(c.made) == cap(c.made) {
+		c.made = make([]Context, 0, slab)
+	}
+	c.made = c.made[:len(c.made)+1]
+	ctx := &c.made[len(c.made)-1]
+	ctx.Path = full[:len(full):len(full)]
 	return ctx
 }
 

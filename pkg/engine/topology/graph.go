@@ -278,19 +278,22 @@ func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 }
 
 // Ancestors calls fn for every context path from a root to id, as a slice
-// of node ids from least to most specific. Each call gets a new slice that
-// fn may keep. Paths are produced in a deterministic order (parents in
-// NodeID order).
+// of node ids from least to most specific. Paths are produced in a
+// deterministic order (parents in NodeID order). The slice is fn's until
+// it returns: the next path is written in it, so fn copies what it
+// keeps. A slice made for each path, most of them dropped at once, was
+// 56,000 allocations of every run on the performance world
+// (docs/performance.md, "Every command, nineteenth pass").
 func (g *Graph) Ancestors(id NodeID, fn func(path []NodeID)) {
-	var stack []NodeID
+	var stack, path []NodeID
 	var walk func(n NodeID)
 	walk = func(n NodeID) {
 		stack = append(stack, n)
 		parents := g.Nodes[n].Parents
 		if len(parents) == 0 {
-			path := make([]NodeID, len(stack))
-			for i := range stack {
-				path[i] = stack[len(stack)-1-i]
+			path = path[:0]
+			for i := len(stack) - 1; i >= 0; i-- {
+				path = append(path, stack[i])
 			}
 			fn(path)
 		}
@@ -369,15 +372,18 @@ func (g *Graph) link(parent, child NodeID) {
 // through an object in that namespace (001, "Interactions between
 // defaults, overrides, and field values": a namespace policy affects the
 // Gateways in it and the routes attached to them).
-func (g *Graph) Namespaces(path []NodeID) []NodeID {
-	var out []NodeID
+func (g *Graph) Namespaces(path []NodeID) []NodeID { return g.AppendNamespaces(nil, path) }
+
+// AppendNamespaces appends Namespaces(path) to dst.
+func (g *Graph) AppendNamespaces(dst, path []NodeID) []NodeID {
+	start := len(dst)
 	for _, id := range path {
 		ns := g.Nodes[id].Namespace
-		if ns != None && !slices.Contains(out, ns) {
-			out = append(out, ns)
+		if ns != None && !slices.Contains(dst[start:], ns) {
+			dst = append(dst, ns)
 		}
 	}
-	return out
+	return dst
 }
 
 // Mesh says what a context path is in the mesh: frontend is the Service
