@@ -7,6 +7,7 @@ import (
 
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -78,4 +79,39 @@ func TestByKindIsTheObjectsInOrder(t *testing.T) {
 	}
 	check(t, extended)
 	check(t, g) // g itself unchanged
+}
+
+// TestAncestorsIsTheRecursiveWalk compares Ancestors, a walk without
+// recursion on a reused path, with the recursive walk it replaced, for
+// every node of a synthetic world with mesh routes: the same paths, in
+// the same order.
+func TestAncestorsIsTheRecursiveWalk(t *testing.T) {
+	s := synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 6, Routes: 300, Services: 300, Policies: 10}, 5)
+	s.HTTPRoutes = append(s.HTTPRoutes, httpRoute(s.Services[0].Namespace, "mesh", []gwv1.ParentReference{svcParent(s.Services[0].Namespace, s.Services[0].Name)}, nil, rule{}))
+	g := topology.Build(s)
+	var recursive func(id topology.NodeID, stack []topology.NodeID, fn func([]topology.NodeID))
+	recursive = func(id topology.NodeID, stack []topology.NodeID, fn func([]topology.NodeID)) {
+		stack = append(stack, id)
+		if len(g.Nodes[id].Parents) == 0 {
+			p := slices.Clone(stack)
+			slices.Reverse(p)
+			fn(p)
+		}
+		for _, p := range g.Nodes[id].Parents {
+			recursive(p, stack, fn)
+		}
+	}
+	paths := 0
+	for i := range g.Nodes {
+		var want, got [][]topology.NodeID
+		recursive(topology.NodeID(i), nil, func(p []topology.NodeID) { want = append(want, p) })
+		g.Ancestors(topology.NodeID(i), func(p []topology.NodeID) { got = append(got, slices.Clone(p)) })
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("node %s: paths %v, want %v", g.Nodes[i].Ref.Key(), got, want)
+		}
+		paths += len(got)
+	}
+	if paths < len(g.Nodes) {
+		t.Fatalf("%d paths for %d nodes", paths, len(g.Nodes))
+	}
 }
