@@ -155,8 +155,15 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 		}
 	}
 	prov := o.Result.Prov
-	for _, ptr := range pl {
+	for i, ptr := range pl {
 		if !o.covers(keys, p, ptr) {
+			if lost == nil {
+				// Made once, for what may be lost: grown a field at a
+				// time, the lists were a twentieth of the engine's
+				// allocations (docs/performance.md, "Every command,
+				// nineteenth pass").
+				lost = make([]string, 0, len(pl)-i)
+			}
 			lost = append(lost, ptr)
 		}
 	}

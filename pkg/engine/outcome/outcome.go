@@ -721,7 +721,8 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 		which, msg = effective.PartiallyEnforced, strings.Join(parts, "; ")
 	}
 	w := v.words[which]
-	conds := []metav1.Condition{accepted}
+	conds := make([]metav1.Condition, 1, 2+len(v.types)) // not grown a condition at a time
+	conds[0] = accepted
 	if m := t.mergedText(p); m != "" {
 		conds = append(conds, cond(Merged, true, ReasonMerged, m))
 	}
