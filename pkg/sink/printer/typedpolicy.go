@@ -78,16 +78,24 @@ func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
 	e.key("conditions")
 	e.value()
 	_ = e.slice(a.Conditions == nil, len(a.Conditions), func(i int) error {
+		// Again when written in the same state before (again.go): the
+		// 4,000 descriptions of `describe colorpolicy -A` repeat a few
+		// conditions thousands of times (docs/performance.md, "Every
+		// command, nineteenth pass").
 		c := &a.Conditions[i]
-		s := e.increaseIndent(false, false)
-		e.field("message", c.Message)
-		e.field("reason", c.Reason)
-		e.field("status", c.Status)
-		e.field("type", c.Type)
-		e.indent = s
-		return nil
+		return again(e, e.ancestorConds[:], *c, func() error { e.writeAncestorCondition(c); return nil })
 	})
 	e.indent = saved
+}
+
+// writeAncestorCondition writes a description's condition (ancestorStatus).
+func (e *yamlEmitter) writeAncestorCondition(c *query.Condition) {
+	s := e.increaseIndent(false, false)
+	e.field("message", c.Message)
+	e.field("reason", c.Reason)
+	e.field("status", c.Status)
+	e.field("type", c.Type)
+	e.indent = s
 }
 
 func (e *yamlEmitter) block(b *query.Block, depth int) error {

@@ -13,6 +13,10 @@ import (
 // randomPolicyDescription is a PolicyDescription with every member
 // present or absent, nil and empty slices and maps, and strings made of
 // the pieces that change go-yaml's choices.
+//
+// Conditions are drawn from a few half the time, so that descriptions
+// repeat them, in one item and across the items of a List, as a world's
+// descriptions do (the emitter writes a repeated one again, again.go).
 func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 	str := func() string {
 		if r.IntN(3) == 0 {
@@ -74,7 +78,11 @@ func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 			if r.IntN(4) != 0 {
 				a.Conditions = []query.Condition{}
 				for range r.IntN(3) {
-					a.Conditions = append(a.Conditions, query.Condition{Type: str(), Status: str(), Reason: str(), Message: str()})
+					c := query.Condition{Type: str(), Status: str(), Reason: str(), Message: str()}
+					if r.IntN(2) == 0 {
+						c = sharedConditions[r.IntN(len(sharedConditions))]
+					}
+					a.Conditions = append(a.Conditions, c)
 				}
 			}
 			d.Ancestors = append(d.Ancestors, a)
@@ -94,6 +102,17 @@ func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 		}
 	}
 	return d
+}
+
+// sharedConditions are the conditions descriptions share
+// (randomPolicyDescription): the usual words, an empty one, and strings
+// that change go-yaml's choices.
+var sharedConditions = []query.Condition{
+	{Type: "Accepted", Status: "True", Reason: "Accepted", Message: "accepted"},
+	{Type: "Enforced", Status: "False", Reason: "NotApplicable", Message: "the policy is Overridden"},
+	{Type: "Overridden", Status: "True", Reason: "Overridden", Message: "overridden by ns-0000/color-000100 in all 60 contexts"},
+	{},
+	{Type: "yes", Status: "123", Reason: "- x", Message: "a: b\nc"},
 }
 
 // TestTypedPolicyDescriptionIsGoYAML: a PolicyDescription, and a

@@ -60,7 +60,9 @@ type yamlEmitter struct {
 	trees   *[treesSize]seenTree
 	refText *[refsSize]textSlot[strata.Ref]
 	conds   *[condsSize]textSlot[metav1.Condition]
-	sources *[condsSize]textSlot[sourceKey]
+	// ancestorConds are a description's conditions (without time).
+	ancestorConds *[condsSize]textSlot[query.Condition]
+	sources       *[condsSize]textSlot[sourceKey]
 	// parts are parts shared by identity: the field sources and
 	// resultant policy of contexts with one folded stack.
 	parts *[partsSize]textSlot[unsafe.Pointer]
@@ -97,7 +99,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), conds: new([condsSize]textSlot[metav1.Condition]), sources: new([condsSize]textSlot[sourceKey]), parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed(), time: &seenTime{}}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), sources: new([condsSize]textSlot[sourceKey]), parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed(), time: &seenTime{}}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
