@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -274,8 +273,8 @@ func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
 
 // newest is the newest creationTimestamp of the input's policies and
 // objects, the time strata status stamps changed conditions with by
-// default. The graph's nodes are read on every core, each worker keeping
-// the newest it saw: the 105,000 nodes of the performance world were read on
+// default. The graph's nodes are read on every core, a chunk at a time,
+// each chunk's newest kept: the 105,000 nodes of the performance world were read on
 // one core between the engine and the sink (docs/performance.md, "Every
 // command, nineteenth pass"). The newest of all does not depend on how
 // the nodes fell to workers.
@@ -286,25 +285,23 @@ func newest(res *engine.Result) time.Time {
 			t = p.Created
 		}
 	}
+	// The newest of each chunk of nodes, which one worker reads in order
+	// (cores.Each).
+	const chunk = 8192
 	nodes := res.Graph.Nodes
-	var mu sync.Mutex
-	var seen []*time.Time // each worker's newest
-	cores.Each(len(nodes), 8192, func() func(int) {
-		mine := new(time.Time)
-		mu.Lock()
-		seen = append(seen, mine)
-		mu.Unlock()
+	chunks := make([]time.Time, (len(nodes)+chunk-1)/chunk)
+	cores.Each(len(nodes), chunk, func() func(int) {
 		return func(i int) {
 			if o, ok := nodes[i].Object.(metav1.Object); ok {
-				if c := o.GetCreationTimestamp(); c.After(*mine) {
-					*mine = c.Time
+				if c := o.GetCreationTimestamp(); c.After(chunks[i/chunk]) {
+					chunks[i/chunk] = c.Time
 				}
 			}
 		}
 	})
-	for _, w := range seen {
-		if w.After(t) {
-			t = *w
+	for _, c := range chunks {
+		if c.After(t) {
+			t = c
 		}
 	}
 	return t.UTC()

@@ -349,7 +349,6 @@ func (a *ancestorTallies) all() []*tally {
 // other core idle (docs/performance.md, "Every command, nineteenth
 // pass").
 func (ts tallies) join(others ...tallies) {
-	var both []*policykind.Policy
 	more := map[*policykind.Policy][]*ancestorTallies{}
 	for _, other := range others {
 		for p, a := range other {
@@ -357,12 +356,10 @@ func (ts tallies) join(others ...tallies) {
 				ts[p] = a
 				continue
 			}
-			if _, ok := more[p]; !ok {
-				both = append(both, p)
-			}
 			more[p] = append(more[p], a)
 		}
 	}
+	both := slices.Collect(maps.Keys(more))
 	// Only ts[p] of the worker's own policies is written: the maps are
 	// read alone.
 	cores.Each(len(both), 64, func() func(int) {
@@ -835,10 +832,11 @@ func gatewayOf(g *topology.Graph, path []topology.NodeID) (gw, ls topology.NodeI
 		// The levels of a Gateway (and of a mesh frontend) and of a
 		// ListenerSet: an int compared first, rather than two strings
 		// for every node of the 56,000 contexts of the performance world.
-		if node := g.Node(n); node.Level != hierarchy.LevelGateway && node.Level != hierarchy.LevelListenerSet || node.Ref.Section != "" {
+		node := g.Node(n)
+		if node.Level != hierarchy.LevelGateway && node.Level != hierarchy.LevelListenerSet || node.Ref.Section != "" {
 			continue
 		}
-		switch g.Node(n).Ref.GroupKind() {
+		switch node.Ref.GroupKind() {
 		case hierarchy.GatewayKind:
 			if gw == topology.None {
 				gw = n

@@ -352,16 +352,12 @@ func (g *Graph) namespaceMade(ns string) (NodeID, bool) {
 	if id, ok := g.namespaces[ns]; ok {
 		return id, false
 	}
-	r := Ref{Group: hierarchy.CoreGroup, Kind: "Namespace", Name: ns}
-	id, ok := g.index[r]
-	if !ok {
-		id = g.add(Node{Ref: r, Level: hierarchy.LevelNamespace, Namespace: None})
-	}
+	id := g.add(Node{Ref: Ref{Group: hierarchy.CoreGroup, Kind: "Namespace", Name: ns}, Level: hierarchy.LevelNamespace, Namespace: None})
 	if g.namespaces == nil {
 		g.namespaces = map[string]NodeID{}
 	}
 	g.namespaces[ns] = id
-	return id, !ok
+	return id, true
 }
 
 // listedNamespace is namespaceNode for a graph already built: a node it

@@ -409,16 +409,23 @@ func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 }
 
 func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
+	w.metadata("labels", m.Labels, m.Name, m.Namespace)
+}
+
+// metadata writes an object's metadata of a map (labels or
+// annotations, named by mapKey), a name and a namespace, each left out
+// when empty, the members in byte order.
+func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string) {
 	w.open('{')
-	if len(m.Labels) > 0 {
-		w.member("labels")
-		w.stringMap(m.Labels)
+	if len(m) > 0 {
+		w.member(mapKey)
+		w.stringMap(m)
 	}
-	if m.Name != "" {
-		w.field("name", m.Name)
+	if name != "" {
+		w.field("name", name)
 	}
-	if m.Namespace != "" {
-		w.field("namespace", m.Namespace)
+	if namespace != "" {
+		w.field("namespace", namespace)
 	}
 	w.close('}')
 }

@@ -237,25 +237,13 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 // targets were each built as five maps and a list to be written once
 // (docs/performance.md, "Every command, eighteenth pass").
 // TestFragmentIsObject compares both writers with the object's bytes.
-
 func (w *jsonWriter) fragment(f *status.Fragment) {
 	w.open('{')
 	w.field("apiVersion", f.GVK.GroupVersion().String())
 	w.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
 		w.member("metadata")
-		w.open('{')
-		if len(f.Annotations) > 0 {
-			w.member("annotations")
-			w.stringMap(f.Annotations)
-		}
-		if f.Name != "" {
-			w.field("name", f.Name)
-		}
-		if f.Namespace != "" {
-			w.field("namespace", f.Namespace)
-		}
-		w.close('}')
+		w.metadata("annotations", f.Annotations, f.Name, f.Namespace)
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
 		w.member("status")
