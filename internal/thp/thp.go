@@ -22,6 +22,15 @@
 // the block is touched, so a block larger than what is used costs address
 // space only. Only a process that has just started gains: in one that
 // has used its memory, the pages are touched already.
+//
+// The gain depends on where the kernel finds its huge pages. On a virtual
+// machine that reports free memory to its host, a 2 MiB page freed a
+// moment ago costs 0.3 ms to fault in, one freed seconds ago (reported,
+// and discarded by the host) 3-4 ms, against about 1.5 ms for the same
+// memory in small pages either way: a command run right after another
+// is 0.13-0.30 s faster with the advice, one run after a pause 0.05-0.24
+// s slower (docs/performance.md, "Every command, twentieth pass"). Env
+// turns it off for the second kind of use.
 package thp
 
 import (
@@ -38,7 +47,7 @@ import (
 
 // Env is the environment variable that turns the advice off
 // (STRATA_THP=off), for a host where faulting huge pages in stalls on
-// compaction.
+// compaction or on the host behind a virtual machine.
 const Env = "STRATA_THP"
 
 const (
