@@ -833,7 +833,7 @@ func gatewayOf(g *topology.Graph, path []topology.NodeID) (gw, ls topology.NodeI
 		// ListenerSet: an int compared first, rather than two strings
 		// for every node of the 56,000 contexts of the performance world.
 		node := g.Node(n)
-		if node.Level != hierarchy.LevelGateway && node.Level != hierarchy.LevelListenerSet || node.Ref.Section != "" {
+		if (node.Level != hierarchy.LevelGateway && node.Level != hierarchy.LevelListenerSet) || node.Ref.Section != "" {
 			continue
 		}
 		switch node.Ref.GroupKind() {
