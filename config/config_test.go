@@ -115,7 +115,7 @@ func TestInstall(t *testing.T) {
 	}
 
 	t.Run("files", func(t *testing.T) {
-		for _, dir := range []string{"crd/bases", "rbac", "manager", "samples", "blueprints"} {
+		for _, dir := range []string{"crd/bases", "rbac", "manager", "samples", "blueprints", "view"} {
 			files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 			if err != nil {
 				t.Fatal(err)
@@ -177,6 +177,14 @@ func TestInstall(t *testing.T) {
 
 	t.Run("kustomize config/samples", func(t *testing.T) {
 		objs, err := kustomizeBuild("samples")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dryRun(t, objs)
+	})
+
+	t.Run("kustomize config/view", func(t *testing.T) {
+		objs, err := kustomizeBuild("view")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/strata-dev/strata/internal/testenv"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
@@ -33,25 +34,7 @@ func TestRBACGrantsEveryRow(t *testing.T) {
 	}
 	for name, objs := range map[string][]*unstructured.Unstructured{"config/rbac/role.yaml": fromKustomize} {
 		t.Run(name, func(t *testing.T) {
-			granted := map[[3]string]bool{} // group, resource, verb
-			for _, o := range objs {
-				if o.GetKind() != "ClusterRole" {
-					continue
-				}
-				var role rbacv1.ClusterRole
-				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
-					t.Fatal(err)
-				}
-				for _, r := range role.Rules {
-					for _, g := range r.APIGroups {
-						for _, res := range r.Resources {
-							for _, v := range r.Verbs {
-								granted[[3]string{g, res, v}] = true
-							}
-						}
-					}
-				}
-			}
+			granted := grants(t, objs)
 			for _, row := range hierarchy.Table {
 				need := [][2]string{{row.Resource, "get"}, {row.Resource, "list"}, {row.Resource, "watch"}}
 				if row.Targetable {
@@ -77,7 +60,8 @@ func TestRBACGrantsEveryRow(t *testing.T) {
 
 // TestRBACDocumented: the RBAC tables of docs/install.md ("The RBAC
 // model") list exactly the rules of the roles in config/rbac (and the
-// webhook's, config/webhook/role.yaml), one row per
+// webhook's, config/webhook/role.yaml, and the optional viewer role of
+// config/view), one row per
 // rule, so the document that explains each grant cannot drift from what
 // is granted. A row's first three cells are the API groups (backquoted;
 // `""` is the core group; "none" for a non-resource URL), the resources
@@ -92,12 +76,15 @@ func TestRBACDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The webhook's role, which config/webhook adds.
-	hook, err := decodeFile(filepath.Join("webhook", "role.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	// The webhook's role, which config/webhook adds, and the optional
+	// Gateway API reads for view (config/view).
+	for _, file := range []string{filepath.Join("webhook", "role.yaml"), filepath.Join("view", "gateway_api_viewer_role.yaml")} {
+		more, err := decodeFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, more...)
 	}
-	objs = append(objs, hook...)
 	var granted []string
 	for _, o := range objs {
 		if o.GetKind() != "ClusterRole" && o.GetKind() != "Role" {
@@ -173,4 +160,128 @@ func ruleKey(groups, resources, urls, verbs []string) string {
 		return fmt.Sprintf("%q", l)
 	}
 	return fmt.Sprintf("groups %s resources %s urls %s verbs %s", s(groups), s(resources), s(urls), s(verbs))
+}
+
+// TestViewRoleReadsGatewayAPI: config/view's optional role lets a holder
+// of view read every Gateway API kind of hierarchy.Table, so that strata
+// describe of any of them works with view alone, and Gateway API's own
+// policy kind BackendTLSPolicy (the built-in catalogue's), and grants
+// nothing but reads: it is aggregated into every namespace's view.
+func TestViewRoleReadsGatewayAPI(t *testing.T) {
+	objs, err := kustomizeBuild("view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 1 || objs[0].GetKind() != "ClusterRole" {
+		t.Fatalf("config/view: want one ClusterRole, got %d objects", len(objs))
+	}
+	for _, l := range []string{"view", "edit", "admin"} {
+		if v := objs[0].GetLabels()["rbac.authorization.k8s.io/aggregate-to-"+l]; v != "true" {
+			t.Errorf("ClusterRole %s: label rbac.authorization.k8s.io/aggregate-to-%s is %q, want \"true\"", objs[0].GetName(), l, v)
+		}
+	}
+	var role rbacv1.ClusterRole
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, &role); err != nil {
+		t.Fatal(err)
+	}
+	granted := map[[3]string]bool{}
+	for _, r := range role.Rules {
+		for _, g := range r.APIGroups {
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					if !slices.Contains([]string{"get", "list", "watch"}, v) {
+						t.Errorf("ClusterRole %s grants %s on %s: only reads belong in view", role.Name, v, res)
+					}
+					granted[[3]string{g, res, v}] = true
+				}
+			}
+		}
+	}
+	resources := []string{"backendtlspolicies"}
+	for _, row := range hierarchy.Table {
+		if row.Group == "gateway.networking.k8s.io" {
+			resources = append(resources, row.Resource)
+		}
+	}
+	for _, res := range resources {
+		for _, v := range []string{"get", "list", "watch"} {
+			if !granted[[3]string{"gateway.networking.k8s.io", res, v}] {
+				t.Errorf("ClusterRole %s does not grant %s on %s", role.Name, v, res)
+			}
+		}
+	}
+}
+
+// TestRBACGrantsGatewayAPIPolicies: every CRD of Gateway API's standard
+// and experimental channels that carries GEP-713's policy label
+// (BackendTLSPolicy, XBackendTrafficPolicy) is a kind the controller
+// watches as soon as the CRD is installed, so config/rbac grants get,
+// list and watch on it. Without the rule the controller leaves the kind
+// out and reports it (pkg/controller/policies access.go); with the rule,
+// nothing is left out on a cluster installed as documented.
+func TestRBACGrantsGatewayAPIPolicies(t *testing.T) {
+	objs, err := decodeFile(filepath.Join("rbac", "role.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	granted := grants(t, objs)
+	found := 0
+	for _, channel := range []string{"standard", "experimental"} {
+		paths, err := testenv.ChannelCRDPaths(channel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crds, err := filepath.Glob(filepath.Join(paths[0], "gateway.networking.*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range crds {
+			docs, err := decodeFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, crd := range docs {
+				if _, ok := crd.GetLabels()["gateway.networking.k8s.io/policy"]; crd.GetKind() != "CustomResourceDefinition" || !ok {
+					continue
+				}
+				found++
+				group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
+				plural, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "plural")
+				for _, v := range []string{"get", "list", "watch"} {
+					if !granted[[3]string{group, plural, v}] {
+						t.Errorf("%s channel: %s.%s carries the policy label, but config/rbac grants no %s on it", channel, plural, group, v)
+					}
+				}
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no labelled policy CRD in Gateway API's channels: the test reads the wrong folder")
+	}
+}
+
+// grants are the (group, resource, verb) triples the ClusterRoles among
+// objs grant.
+func grants(t *testing.T, objs []*unstructured.Unstructured) map[[3]string]bool {
+	t.Helper()
+	granted := map[[3]string]bool{}
+	for _, o := range objs {
+		if o.GetKind() != "ClusterRole" {
+			continue
+		}
+		var role rbacv1.ClusterRole
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(o.Object, &role); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range role.Rules {
+			for _, g := range r.APIGroups {
+				for _, res := range r.Resources {
+					for _, v := range r.Verbs {
+						granted[[3]string{g, res, v}] = true
+					}
+				}
+			}
+		}
+	}
+	return granted
 }

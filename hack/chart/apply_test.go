@@ -92,6 +92,7 @@ podLabels: {team: platform}
 replicas: 2
 controllerName: example.com/strata
 effectivePolicies: true
+gatewayAPIViewer: {enabled: true}
 targetQPS: 2.5
 logLevel: 2
 extraArgs: [--target-burst=100]

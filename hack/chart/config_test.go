@@ -123,6 +123,68 @@ func TestChartRBACMatchesConfig(t *testing.T) {
 	}
 }
 
+// TestChartGatewayAPIViewerMatchesConfig: gatewayAPIViewer.enabled
+// renders config/view's ClusterRole, rule for rule and with the same
+// aggregation labels; off (the default), no role of the chart aggregates
+// into view but the EffectivePolicy viewer, as config/default installs
+// none either.
+func TestChartGatewayAPIViewerMatchesConfig(t *testing.T) {
+	kust, err := kustomizeBuild("view")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, values string
+		want         bool
+	}{
+		{"default", "", false},
+		{"off", "gatewayAPIViewer: {enabled: false}", false},
+		{"on", "gatewayAPIViewer: {enabled: true}", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustRender(t, tc.values)
+			var toView []string
+			for _, o := range r.objs {
+				if o.GetLabels()["rbac.authorization.k8s.io/aggregate-to-view"] == "true" {
+					toView = append(toView, o.GetName())
+				}
+			}
+			want := []string{"strata-effectivepolicy-viewer"}
+			if tc.want {
+				want = append(want, "strata-gateway-api-viewer")
+			}
+			slices.Sort(toView)
+			if d := cmp.Diff(want, toView); d != "" {
+				t.Errorf("roles aggregated into view (-want +got):\n%s", d)
+			}
+			if !tc.want {
+				return
+			}
+			cfg, chart := roleOf(t, kust, "ClusterRole", "strata-gateway-api-viewer"), roleOf(t, r.objs, "ClusterRole", "strata-gateway-api-viewer")
+			if d := cmp.Diff(cfg, chart); d != "" {
+				t.Errorf("config/view and the chart's role differ (-config +chart):\n%s", d)
+			}
+			aggregation := func(objs []*unstructured.Unstructured) map[string]string {
+				for _, o := range objs {
+					if o.GetName() == "strata-gateway-api-viewer" {
+						out := map[string]string{}
+						for k, v := range o.GetLabels() {
+							if strings.HasPrefix(k, "rbac.authorization.k8s.io/") {
+								out[k] = v
+							}
+						}
+						return out
+					}
+				}
+				return nil
+			}
+			if d := cmp.Diff(aggregation(kust), aggregation(r.objs)); d != "" {
+				t.Errorf("aggregation labels differ (-config +chart):\n%s", d)
+			}
+		})
+	}
+}
+
 // role is what a Role or ClusterRole grants.
 type role struct {
 	Rules       []rbacv1.PolicyRule

@@ -75,7 +75,10 @@ func TestChartValues(t *testing.T) {
 		want: []expect{
 			{deploy, container + ".args", `[controller, --leader-elect, --metrics-bind-address=:8443, --health-probe-bind-address=:8081, --target-qps=20, --zap-log-level=info, --webhook, --webhook-service=strata-system/strata-webhook, --webhook-configuration=strata, --webhook-budget=100ms]`},
 			{deploy, container + ".ports.2", "{name: webhook, containerPort: 9443, protocol: TCP}"},
-			{deploy, container + ".volumeMounts", absent},
+			// The self-signed certificate is written to /tmp: the root
+			// filesystem is read-only.
+			{deploy, container + ".volumeMounts", "[{name: tmp, mountPath: /tmp}]"},
+			{deploy, pod + ".volumes", "[{name: tmp, emptyDir: {medium: Memory, sizeLimit: 1Mi}}]"},
 			{"Service/strata-webhook", "spec.ports", "[{name: webhook, port: 443, targetPort: webhook, protocol: TCP}]"},
 			{"ValidatingWebhookConfiguration/strata", "metadata.annotations", absent},
 			{"ValidatingWebhookConfiguration/strata", "webhooks.0.clientConfig", "{service: {name: strata-webhook, namespace: strata-system, path: /validate-policies, port: 443}}"},
@@ -278,6 +281,17 @@ blueprints:
 		want: []expect{
 			{deploy, container + ".args.5", "--blueprint-controller-name=example.com/blueprints"},
 			{"ClusterRole/strata-blueprint-objects", "rules", "[{apiGroups: [apps], resources: [deployments], verbs: [get, list, watch, create, patch, delete]}, {apiGroups: [''], resources: [services], verbs: [get, list, watch, create, patch, delete]}]"},
+		},
+	}, {
+		name:   "gatewayAPIViewer: Gateway API reads aggregated into view, edit and admin",
+		values: "gatewayAPIViewer: {enabled: true}",
+		kinds:  []string{"ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Deployment", "Role", "RoleBinding", "Service", "ServiceAccount"},
+		want: []expect{
+			{"ClusterRole/strata-gateway-api-viewer", "rules", "[{apiGroups: [gateway.networking.k8s.io], resources: [gatewayclasses, gateways, listenersets, httproutes, grpcroutes, tcproutes, tlsroutes, udproutes, referencegrants, backendtlspolicies], verbs: [get, list, watch]}]"},
+			{"ClusterRole/strata-gateway-api-viewer", "metadata.labels.rbac\\.authorization\\.k8s\\.io/aggregate-to-view", "'true'"},
+			{"ClusterRole/strata-gateway-api-viewer", "metadata.labels.rbac\\.authorization\\.k8s\\.io/aggregate-to-edit", "'true'"},
+			{"ClusterRole/strata-gateway-api-viewer", "metadata.labels.rbac\\.authorization\\.k8s\\.io/aggregate-to-admin", "'true'"},
+			{"ClusterRole/strata-gateway-api-viewer", "aggregationRule", absent},
 		},
 	}, {
 		name:   "blueprints off",

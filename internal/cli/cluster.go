@@ -17,7 +17,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
-	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -86,7 +85,7 @@ var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/
 // objects published for the targets (in every namespace, or in ns) are
 // read too: they answer for the kind (published.go); and when also, if
 // not nil, says so of the objects read.
-func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also func(*cluster.Objects) bool) (*cluster.Objects, []*stratav1.EffectivePolicy, error) {
+func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also func(*cluster.Objects) bool) (*cluster.Objects, cluster.Records, error) {
 	var discoveryErr error
 	present := func(gvk schema.GroupVersionKind) bool {
 		if discoveryErr != nil {
@@ -102,15 +101,15 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 	// cannot be reached, before a dozen kinds are tried.
 	crd := cluster.CRDGVK
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
-		return nil, nil, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
+		return nil, cluster.Records{}, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
 	}
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
-		return nil, nil, err
+		return nil, cluster.Records{}, err
 	}
 	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns, Builtin: builtin.Kinds(catalogue)}
 	objs, err := r.Objects(ctx)
-	var records []*stratav1.EffectivePolicy
+	var records cluster.Records
 	if err == nil && (policiesHidden(objs) || also != nil && also(objs)) {
 		records, err = r.Published(ctx)
 	}
@@ -119,7 +118,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 		err = discoveryErr // the first cause: the list errors follow from it
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("cluster %s: %w", c.host, err)
+		return nil, cluster.Records{}, fmt.Errorf("cluster %s: %w", c.host, err)
 	}
 	return objs, records, nil
 }

@@ -37,6 +37,8 @@ func newController(s Streams) *cobra.Command {
 		leaderElectionNamespace string
 		hook                    webhookFlags
 		zapOpts                 = zap.Options{}
+		clientQPS               float32
+		clientBurst             int
 	)
 	c := &cobra.Command{
 		Use:   "controller",
@@ -60,6 +62,9 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return err
 			}
+			if cfg, err = policies.ClientConfig(cfg, clientQPS, clientBurst, opts); err != nil {
+				return err
+			}
 			metricsOpts, err := metrics.options()
 			if err != nil {
 				return err
@@ -79,19 +84,25 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err := blueprints.AddToScheme(scheme); err != nil {
 				return err
 			}
+			if err := admission.AddToScheme(scheme); err != nil {
+				return err
+			}
 			hookServer, hookConf, err := hook.server()
 			if err != nil {
 				return err
 			}
 			mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-				Logger:                  logger,
-				WebhookServer:           hookServer,
-				Scheme:                  scheme,
-				Metrics:                 metricsOpts,
-				HealthProbeBindAddress:  probeAddr,
-				LeaderElection:          leaderElect,
-				LeaderElectionID:        "strata-policy-controller",
-				LeaderElectionNamespace: leaderElectionNamespace,
+				Logger:                 logger,
+				WebhookServer:          hookServer,
+				Scheme:                 scheme,
+				Metrics:                metricsOpts,
+				HealthProbeBindAddress: probeAddr,
+				LeaderElection:         leaderElect,
+				LeaderElectionID:       "strata-policy-controller",
+				// The pod's namespace: $POD_NAMESPACE (config/manager sets
+				// it from the downward API), else the service account's
+				// namespace file, which controller-runtime reads.
+				LeaderElectionNamespace: cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE")),
 				// Release the lease on shutdown so a new leader takes over
 				// at once (graceful shutdown).
 				LeaderElectionReleaseOnCancel: true,
@@ -137,6 +148,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.IntVar(&opts.TargetBurst, "target-burst", 50, "burst of writes of target conditions")
 	f.Float64Var(&opts.EventQPS, "event-qps", 10, "rate limit of Events on policies and targets whose standing changes; Events beyond it are dropped and counted")
 	f.IntVar(&opts.EventBurst, "event-burst", 100, "burst of Events on policies and targets")
+	f.Float32Var(&clientQPS, "kube-api-qps", policies.DefaultClientQPS, "requests per second to the API server, every kind and verb together (client-go's limiter); at least --target-qps plus --event-qps (docs/install.md, \"Client rates\")")
+	f.IntVar(&clientBurst, "kube-api-burst", policies.DefaultClientBurst, "burst of requests to the API server above --kube-api-qps")
 	f.BoolVar(&runBlueprints, "blueprints", true, "run the blueprint controller (GatewayClassBlueprints, docs/blueprints.md)")
 	f.StringVar(&bpOpts.ControllerName, "blueprint-controller-name", blueprints.DefaultControllerName, "GatewayClass controllerName the blueprint controller serves")
 	f.BoolVar(&bpOpts.NoValuesObjects, "no-blueprint-values-objects", false, "do not apply, next to each rendered Gateway and HTTPRoute, the EffectivePolicy <name>.blueprint-values showing its merged values and who set them")

@@ -48,6 +48,9 @@ type viewFlag struct {
 	full  bool
 	kinds []string
 	field string
+	// failIncomplete is describe's --fail-incomplete: an answer that may
+	// leave policies out (query.Unseen) is printed, then an error.
+	failIncomplete bool
 }
 
 // bindNarrow adds describe's --full, --kind and --field.
@@ -105,6 +108,50 @@ func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *poli
 		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: %w", name, err)
 	}
 	return k, k.Key(), nil
+}
+
+// bindFailIncomplete adds describe's --fail-incomplete, for scripts that
+// must not take "cannot tell" for an answer.
+func (v *viewFlag) bindFailIncomplete(c *cobra.Command) {
+	c.Flags().BoolVar(&v.failIncomplete, "fail-incomplete", false, "exit with 1, after printing the answer, when it may leave policies out: a policy kind you cannot list, with no published EffectivePolicy record reaching the object to answer for it")
+}
+
+// incomplete is --fail-incomplete's error for printed documents: nil
+// unless the flag is given and a description among docs may leave
+// policies out.
+func (v *viewFlag) incomplete(docs ...any) error {
+	if !v.failIncomplete {
+		return nil
+	}
+	var first *query.Description
+	more := 0
+	for _, doc := range docs {
+		if d, ok := doc.(*query.Description); ok && d.Unseen != nil {
+			if first == nil {
+				first = d
+			} else {
+				more++
+			}
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	object := first.Object.String()
+	if more > 0 {
+		object += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Errorf("%w (--fail-incomplete)", &query.IncompleteError{Object: object, Unseen: first.Unseen})
+}
+
+// notSet is a --field "not set" error (describe's, explain's) where the
+// reader could not see every policy kind (unseen not nil): true of the
+// policies it could read, uncertain of the others, and said so.
+func notSet(err error, unseen *query.Unseen) error {
+	if err == nil || unseen == nil {
+		return err
+	}
+	return &query.IncompleteError{Unseen: unseen, Err: err}
 }
 
 func (v *viewFlag) bind(c *cobra.Command) {
@@ -231,7 +278,12 @@ KIND NAME NAME... or KIND/NAME KIND/NAME..., described one after another;
 KIND alone describes every object of the kind in the namespace, -l and
 --field-selector choose among them, and -A looks in every namespace; KIND
 is a name, a short name (gw, svc) or resource.group
-(httproutes.gateway.networking.k8s.io).`,
+(httproutes.gateway.networking.k8s.io).
+
+Reading a cluster, a policy kind you cannot list is answered from the
+EffectivePolicy records the policy controller publishes; with no record
+reaching the object, describe says it cannot tell rather than that no
+policy affects it, and --fail-incomplete then exits 1.`,
 		Example: `  strata describe httproute/baker -n baker -f examples/parable/
   strata describe httproute baker -n baker -f examples/parable/
   strata describe service baker batter -n baker -f examples/parable/
@@ -242,6 +294,9 @@ is a name, a short name (gw, svc) or resource.group
 		RunE: func(c *cobra.Command, args []string) error {
 			if err := v.check(); err != nil {
 				return err
+			}
+			if watch, _ := c.Flags().GetBool("watch"); watch && v.failIncomplete {
+				return errors.New("--fail-incomplete sets the exit code of one answer, and --watch prints answers until stopped: give one or the other")
 			}
 			ns := namespaceOf(c, &f)
 			if len(args) > 2 || len(args) == 2 && strings.Contains(args[1], "/") {
@@ -268,6 +323,7 @@ is a name, a short name (gw, svc) or resource.group
 	f.bind(c)
 	v.bind(c)
 	v.bindNarrow(c)
+	v.bindFailIncomplete(c)
 	sel.bind(c)
 	c.ValidArgsFunction = completeSubjects(&f)
 	f.completeFlag(c, "kind", completePolicyKinds)
@@ -340,7 +396,10 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
-	return printDescriptions(s, v, docs, name != "")
+	if err := printDescriptions(s, v, docs, name != ""); err != nil {
+		return err
+	}
+	return v.incomplete(docs...)
 }
 
 // describeNamed describes the objects and policies that args name, each
@@ -393,7 +452,10 @@ func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns str
 	if err != nil {
 		return err
 	}
-	return printDescriptions(s, v, docs, false)
+	if err := printDescriptions(s, v, docs, false); err != nil {
+		return err
+	}
+	return v.incomplete(docs...)
 }
 
 // everywhere resolves KIND/NAME[#SECTION] (arg, of kind k) in every
@@ -442,6 +504,7 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	docs := make([]any, 0, len(subjects))
 	var missing *query.FieldNotSetError // --field, set on none of the objects
 	var missed []string
+	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
 	// The objects' descriptions are made on every core, each worker
 	// with a Describer of its own (a query belongs to one goroutine);
@@ -468,6 +531,7 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
+		d.Unseen = f.unseen(res, subj.Node)
 		d, miss, err := v.narrow(f, res, d)
 		if err != nil {
 			return nil, err
@@ -481,6 +545,9 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 			missed = append(missed, miss.Object)
 		}
 		found = found || len(d.Effective) > 0
+		if unseen == nil {
+			unseen = d.Unseen
+		}
 		docs = append(docs, d)
 	}
 	if missing != nil && !found {
@@ -490,7 +557,7 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 		case len(missed) > 1:
 			missing.Object = "any of " + strings.Join(missed, ", ")
 		}
-		return nil, missing
+		return nil, notSet(missing, unseen)
 	}
 	return docs, nil
 }
@@ -554,14 +621,18 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if f.published != nil {
 		f.published.describe(d, res, subj.Node)
 	}
+	d.Unseen = f.unseen(res, subj.Node)
 	d, missing, err := v.narrow(f, res, d)
 	if err != nil {
 		return err
 	}
 	if missing != nil {
-		return missing
+		return notSet(missing, d.Unseen)
 	}
-	return v.print(s, d)
+	if err := v.print(s, d); err != nil {
+		return err
+	}
+	return v.incomplete(d)
 }
 
 // kindScope is the scope of `describe KIND [NAME]` in namespace ns (every
@@ -714,12 +785,14 @@ strata render --values --field prints it.`,
 			}
 			var only *policykind.Kind
 			onlyName := ""
+			unseen := f.unseen(res, subj.Node)
 			if kind != "" {
 				var gk schema.GroupKind
 				if only, gk, err = policyKindFlag(&f, res, kind); err != nil {
 					return err
 				}
 				onlyName = gk.Kind
+				unseen = unseen.Only([]query.GroupKind{{Group: gk.Group, Kind: gk.Kind}})
 			}
 			var x *query.Explanation
 			if only != nil || onlyName == "" {
@@ -738,11 +811,13 @@ strata render --values --field prints it.`,
 					x.Chains = append(x.Chains, chains...)
 				}
 			}
+			// "Not set" and "no policy reaches" are true of the kinds the
+			// user could read; of the others, describe's "cannot tell".
 			if err != nil {
-				return err
+				return notSet(err, unseen)
 			}
 			if x == nil {
-				return fmt.Errorf("field %s is not set on %s by any %s", ptr, arg, onlyName)
+				return notSet(fmt.Errorf("field %s is not set on %s by any %s", ptr, arg, onlyName), unseen)
 			}
 			return v.print(s, x)
 		},

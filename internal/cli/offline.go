@@ -19,6 +19,21 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
+// warnOmitted warns, naming the object, of the conditions its fragment
+// leaves out for want of room (status.Fragment.Omitted): the printed
+// object's strata.dev/omitted-conditions annotation names them, as the
+// controller records them, and a reader of the output alone might miss
+// that (docs/status.md, "Room").
+func warnOmitted(s Streams, fr *status.Fragment) {
+	for _, o := range fr.Omitted {
+		name := fr.Name
+		if fr.Namespace != "" {
+			name = fr.Namespace + "/" + name
+		}
+		fmt.Fprintf(s.Err, "warning: %s %s: %s (annotation %s)\n", fr.GVK.Kind, name, o.Text(), status.OmittedAnnotation)
+	}
+}
+
 // print buffers the output so that an error never leaves half a document
 // on stdout.
 func print(s Streams, v any, format string) error {
@@ -124,6 +139,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 				if !f.inNamespace(fr.Namespace) || !sel.Empty() && !sel.Matches(nil, fr.Namespace, fr.Name) {
 					continue
 				}
+				warnOmitted(s, fr)
 				if document {
 					items = append(items, fr)
 				} else {

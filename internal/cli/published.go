@@ -45,17 +45,86 @@ type published struct {
 	names []string
 }
 
-// policiesHidden says whether some policy kind could not be read: its
-// list was forbidden, or the kinds themselves could not be learnt (the
-// CRDs or the PolicyKind declarations were forbidden).
-func policiesHidden(objs *cluster.Objects) bool {
-	policy := map[schema.GroupKind]bool{cluster.CRDGVK.GroupKind(): true, cluster.PolicyKindGVK.GroupKind(): true}
+// hidden are the policy kinds a read could not list, and the kinds that
+// declare policy kinds (CustomResourceDefinition, PolicyKind) it could
+// not list: behind those, policy kinds may exist that the reader cannot
+// even name. Both sorted, as Objects.Unreadable is.
+type hidden struct {
+	kinds, declarations []schema.GroupKind
+}
+
+// hiddenOf reads hidden from what a read could not list.
+func hiddenOf(objs *cluster.Objects) hidden {
+	declaring := map[schema.GroupKind]bool{cluster.CRDGVK.GroupKind(): true, cluster.PolicyKindGVK.GroupKind(): true}
+	policy := map[schema.GroupKind]bool{}
 	for _, k := range objs.Kinds {
 		policy[k.GroupKind()] = true
 	}
+	var h hidden
 	for _, u := range objs.Unreadable {
-		if policy[u.GVK.GroupKind()] {
+		switch gk := u.GVK.GroupKind(); {
+		case declaring[gk]:
+			h.declarations = append(h.declarations, gk)
+		case policy[gk]:
+			h.kinds = append(h.kinds, gk)
+		}
+	}
+	return h
+}
+
+func (h hidden) any() bool { return len(h.kinds) > 0 || len(h.declarations) > 0 }
+
+// policiesHidden says whether some policy kind could not be read: its
+// list was forbidden, or the kinds themselves could not be learnt (the
+// CRDs or the PolicyKind declarations were forbidden).
+func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
+
+// unseen is what describe of node n cannot see (query.Unseen): nil when
+// every policy kind was read, or when a published record reaches n (its
+// target is n, a section of n or a node below it, or one of its context
+// paths passes through n). The policy controller publishes a record next
+// to every affected target, listing every kind that affects it, so a
+// record that reaches n answers for the hidden kinds there (newPublished
+// merges what it says); without one, the reader cannot tell a kind that
+// affects nothing there from a controller that is down, stalled or run
+// with --effective-policies=false, and says so instead of "No policy
+// affects".
+func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
+	if !f.hidden.any() || recordReaches(f.records, res, n) {
+		return nil
+	}
+	u := &query.Unseen{Records: len(f.records), RecordsForbidden: f.recordsForbidden}
+	for _, gk := range f.hidden.kinds {
+		u.Kinds = append(u.Kinds, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	for _, gk := range f.hidden.declarations {
+		u.Declarations = append(u.Declarations, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	return u
+}
+
+// recordReaches says whether one of records reaches node n, as
+// published.describe reads the records for n: its target is n (or a
+// section of it) or below n, or a context's path passes through n.
+func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n topology.NodeID) bool {
+	if len(records) == 0 {
+		return false
+	}
+	o := own(res.Graph.Node(n).Ref)
+	below := map[string]bool{}
+	for _, m := range query.Scope(res, n) {
+		below[res.Graph.Node(m).Ref.Key()] = true
+	}
+	for _, r := range records {
+		if o.has(r.Target) || below[targetKey(r.Target)] {
 			return true
+		}
+		for _, kp := range r.Policies {
+			for _, c := range kp.Contexts {
+				if o.first(c.Path) >= 0 {
+					return true
+				}
+			}
 		}
 	}
 	return false

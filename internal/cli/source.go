@@ -17,6 +17,7 @@ import (
 	"github.com/strata-dev/strata/internal/thp"
 	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -65,6 +66,11 @@ type sourceFlags struct {
 	// hidden); records are then every record read, whatever their kinds.
 	recordsWhen func(*cluster.Objects) bool
 	records     []*stratav1.EffectivePolicy
+	// hidden are the policy kinds (and declarations) the last load could
+	// not list, and recordsForbidden says the records could not be listed
+	// either: what describe cannot see where no record answers (unseen).
+	hidden           hidden
+	recordsForbidden bool
 	// read is what the last load read, for commands that name where an
 	// object came from (see places).
 	read *files.Result
@@ -288,6 +294,7 @@ func placed(err error, src *files.Result) error {
 // them apart.
 func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
 	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
+	f.hidden, f.recordsForbidden = hidden{}, false
 	if m == sourceFiles {
 		// Objects of namespaced kinds without a namespace go to -n, else
 		// default, as kubectl apply -f puts them (the kubeconfig is not
@@ -328,9 +335,10 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	f.unreadable, f.namespaceOnly, f.records = objs.Unreadable, objs.NamespaceOnly, records
+	f.unreadable, f.namespaceOnly, f.records = objs.Unreadable, objs.NamespaceOnly, records.Items
+	f.hidden, f.recordsForbidden = hiddenOf(objs), records.Forbidden
 	if f.answersFromRecords {
-		f.published = newPublished(objs, records)
+		f.published = newPublished(objs, records.Items)
 	}
 	docs := make([]files.Document, len(objs.Items))
 	for i, u := range objs.Items {
@@ -397,9 +405,16 @@ func (f *sourceFlags) readable(gk schema.GroupKind) error {
 		return nil // answered from the published records
 	}
 	for _, u := range f.unreadable {
-		if u.GVK.GroupKind() == gk {
-			return fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)
+		if u.GVK.GroupKind() != gk {
+			continue
 		}
+		err := fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)
+		if _, ok := hierarchy.Kinds[gk]; ok && gk.Group == hierarchy.GatewayGroup {
+			// The usual cause: a person bound to the built-in view role,
+			// which holds no Gateway API rules (docs/install.md).
+			err = fmt.Errorf("%w; the built-in view role grants no Gateway API reads: the optional ClusterRole strata-gateway-api-viewer aggregates get, list and watch on them into it (kubectl apply --server-side -k config/view, or the chart's gatewayAPIViewer.enabled; docs/install.md, \"Gateway API reads for view\")", err)
+		}
+		return err
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -13,6 +15,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // Describe describes the node of a subject (an object or a section): the
@@ -116,6 +119,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 			}
 		}
 	}
+	d.NotWritten = q.notWritten(node)
 	ps := slices.Collect(maps.Keys(byPolicy))
 	slices.SortFunc(ps, comparePolicies)
 	d.Policies = []Affecting{}
@@ -131,6 +135,34 @@ func (q *query) describe(n topology.NodeID) *Description {
 		d.Effective = []KindEffect{}
 	}
 	return d
+}
+
+// notWritten is what the object of node (a section's object) records it
+// has no room for, in its strata.dev/omitted-conditions annotation
+// (status.OmittedAnnotation): the controller writes it with the
+// conditions, from the object as stored, and `strata status` prints it.
+// Only kinds whose lists are bounded have one.
+func (q *query) notWritten(node *topology.Node) []NotWritten {
+	max := hierarchy.Kinds[node.Ref.GroupKind()].MaxConditions
+	if max == 0 {
+		return nil
+	}
+	if node.Ref.Section != "" {
+		id := q.g.Lookup(node.Ref.Object())
+		if id == topology.None {
+			return nil
+		}
+		node = q.g.Node(id)
+	}
+	obj, err := meta.Accessor(node.Object)
+	if err != nil {
+		return nil
+	}
+	var out []NotWritten
+	for _, o := range status.ParseOmissions(obj.GetAnnotations()[status.OmittedAnnotation], max) {
+		out = append(out, NotWritten{Place: o.Place, MaxItems: o.MaxItems, Types: o.Types})
+	}
+	return out
 }
 
 // namespaceAbove reports whether node n of a context path is above or at

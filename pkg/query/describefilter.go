@@ -30,6 +30,7 @@ func (d *Description) Only(kinds []GroupKind, field string) *Description {
 		return len(kinds) == 0 || slices.Contains(kinds, gk)
 	}
 	out := *d
+	out.Unseen = d.Unseen.Only(kinds)
 	out.Policies = nil
 	for _, p := range d.Policies {
 		if match(GroupKind{Group: p.Policy.Group, Kind: p.Policy.Kind}) {

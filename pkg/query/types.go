@@ -100,11 +100,22 @@ type Description struct {
 	Policies []Affecting `json:"policies"`
 	// Rejected are targetRefs naming the object that could not attach.
 	Rejected []Rejection `json:"rejected,omitempty"`
+	// NotWritten are Strata's <Kind>Affected conditions the object does
+	// not carry for want of room, by list, as its
+	// strata.dev/omitted-conditions annotation records them: each list
+	// of a Gateway API object holds at most its CRD's maxItems, and other
+	// controllers' conditions keep their place (docs/status.md, "Room").
+	NotWritten []NotWritten `json:"notWritten,omitempty"`
 	// Effective holds, per policy kind (sorted by group/kind), the
 	// effective policy in force: on the object itself when it is an
 	// effective target of the kind, else on the effective targets below
 	// it, in the contexts that pass through it.
 	Effective []KindEffect `json:"effective"`
+	// Unseen, when set, says Policies and Effective may leave policies
+	// out: the reader could not list some policy kinds, and no published
+	// EffectivePolicy record reaching the object answers for them. An
+	// empty Policies then means "cannot tell", not "none".
+	Unseen *Unseen `json:"unseen,omitempty"`
 }
 
 // Affecting is a policy that affects the described object.
@@ -131,6 +142,19 @@ type Rejection struct {
 	Field   string    `json:"field"`
 	Reason  string    `json:"reason"`
 	Message string    `json:"message"`
+}
+
+// NotWritten is what of Strata's conditions one list of conditions of
+// the described object has no room for.
+type NotWritten struct {
+	// Place is the list: status.conditions,
+	// status.listeners[NAME].conditions or
+	// status.parents[Gateway NS/NAME].conditions.
+	Place string `json:"place"`
+	// MaxItems is the list's bound, its CRD's maxItems.
+	MaxItems int `json:"maxItems"`
+	// Types are the condition types not written, sorted.
+	Types []string `json:"types"`
 }
 
 // KindEffect is the effective policy of one kind.

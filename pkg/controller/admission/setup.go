@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/go-logr/logr"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/util/cert"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -26,11 +28,20 @@ type Setup struct {
 	log     logr.Logger
 }
 
+// AddToScheme registers the types the webhook's configurer reads and
+// writes (its ValidatingWebhookConfiguration).
+func AddToScheme(s *runtime.Scheme) error { return admissionregistrationv1.AddToScheme(s) }
+
 // New registers the webhook on mgr's webhook server and, when conf is
 // not nil, a runnable that keeps the webhook configuration's rules on the
 // policy kinds of the newest result. Pass Observe as the policy
-// controller's OnResult.
+// controller's OnResult. With conf, the manager's scheme must have
+// AddToScheme applied: without it every read of the configuration fails
+// and the API server is never told to call the webhook, so New refuses.
 func New(mgr manager.Manager, opts Options, conf *Configurer) (*Setup, error) {
+	if gvk := admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"); conf != nil && !mgr.GetScheme().Recognizes(gvk) {
+		return nil, fmt.Errorf("admission webhook: the manager's scheme lacks %s (admission.AddToScheme)", gvk)
+	}
 	log := mgr.GetLogger().WithName("admission")
 	latest := &Latest{}
 	h, err := NewHandler(latest, opts, log)

@@ -182,7 +182,14 @@ func newBenchEnv(tb testing.TB) *benchEnv {
 // cluster.start.
 func (e *benchEnv) start() *running {
 	e.tb.Helper()
-	mgr, err := manager.New(e.env.Config, manager.Options{
+	// The binary's own client rates (`strata controller`'s defaults), not
+	// envtest's unpaced admin config: a limiter the shipped controller
+	// would meet is in the figures.
+	cfg, err := policies.ClientConfig(e.env.Config, 0, 0, policies.Options{})
+	if err != nil {
+		e.tb.Fatal(err)
+	}
+	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                 e.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

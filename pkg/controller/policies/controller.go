@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/time/rate"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -75,11 +76,18 @@ type Options struct {
 	// the controller's goroutine and must neither block nor modify the
 	// result (engine results are frozen and safe to read concurrently).
 	OnResult func(*engine.Result)
+	// AccessRecheck is how often kinds the controller may not read are
+	// asked about again (access.go): RBAC changes send no event. Default
+	// 30s.
+	AccessRecheck time.Duration
 }
 
 // AddToScheme registers every type the controller reads or writes.
 func AddToScheme(s *runtime.Scheme) error {
 	if err := cluster.AddToScheme(s); err != nil {
+		return err
+	}
+	if err := authorizationv1.AddToScheme(s); err != nil { // access.go's reviews
 		return err
 	}
 	return effectivepolicy.AddToScheme(s)
@@ -96,6 +104,7 @@ type Controller struct {
 	log    logr.Logger
 
 	metrics *metrics
+	access  access
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
@@ -158,6 +167,9 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	if opts.Registerer == nil {
 		opts.Registerer = crmetrics.Registry
 	}
+	if opts.AccessRecheck == 0 {
+		opts.AccessRecheck = 30 * time.Second
+	}
 	c := &Controller{
 		opts:    opts,
 		client:  mgr.GetClient(),
@@ -168,13 +180,14 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[schema.GroupKind]bool{},
 		full:    true,
+		access:  access{allowed: map[schema.GroupVersionKind]bool{}, denied: map[schema.GroupVersionKind]string{}},
 	}
 	m, err := newMetrics(opts.Registerer)
 	if err != nil {
 		return nil, err
 	}
 	c.metrics = m
-	c.reader = &cluster.Reader{Client: c.cache, Present: c.present}
+	c.reader = &cluster.Reader{Client: c.cache, Present: c.present, Readable: c.readable}
 	c.world = workqueue.NewTypedRateLimitingQueueWithConfig(
 		workqueue.DefaultTypedControllerRateLimiter[string](),
 		workqueue.TypedRateLimitingQueueConfig[string]{Name: "strata-world"})
@@ -223,9 +236,10 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	c.trigger()
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); c.runWorld(ctx) }()
 	go func() { defer wg.Done(); c.runTargets(ctx) }()
+	go func() { defer wg.Done(); c.recheckAccess(ctx, c.opts.AccessRecheck) }()
 	<-ctx.Done()
 	c.world.ShutDown()
 	c.targets.ShutDown()
@@ -348,6 +362,9 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 		return err
 	}
 	if err := c.ensurePolicyWatches(ctx, kinds); err != nil {
+		return err
+	}
+	if err := c.writeWatched(ctx, kinds); err != nil {
 		return err
 	}
 	done := c.observe(c.metrics.engineDuration, "full")
@@ -544,6 +561,9 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 		if apierrors.IsNotFound(err) {
 			return nil // deleted meanwhile; its delete event recomputes
 		}
+		if c.refused(err, current.GetKind(), client.ObjectKeyFromObject(current), "status") {
+			return nil // the same write fails again: retried on the next change
+		}
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
 	}
 	c.metrics.writes.WithLabelValues(current.GetKind()).Inc()
@@ -554,7 +574,10 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 
 // writeTarget merges Strata's latest fragment into the object as it is now
 // and writes what differs: status through the status subresource,
-// annotations through the object.
+// annotations through the object. status.Merge fits Strata's conditions
+// into the room the object's CRD leaves; a write the API server still
+// refuses as invalid is counted and dropped (refused), not retried until
+// the next change.
 func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	c.mu.Lock()
 	frag, owned := c.desired[key], c.owned
@@ -585,6 +608,9 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 		err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
 		done()
 		if err != nil {
+			if c.refused(err, key.GVK.Kind, key.NamespacedName, "annotations") {
+				return nil // the same write fails again: retried on the next change
+			}
 			return err
 		}
 		c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
@@ -603,6 +629,9 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	err = c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
 	done()
 	if err != nil {
+		if c.refused(err, key.GVK.Kind, key.NamespacedName, "status") {
+			return nil // the same write fails again: retried on the next change
+		}
 		return err
 	}
 	c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()

@@ -114,6 +114,9 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 		if err := c.watch(ctx, effectivePolicyGVK); err != nil {
 			return err
 		}
+		if !c.isWatched(effectivePolicyGVK) {
+			return nil // forbidden: reported by access.go
+		}
 	}
 	have := &effectivepolicy.EffectivePolicyList{}
 	if err := c.cache.List(ctx, have, client.MatchingLabels{ManagedByLabel: "strata"}); err != nil {
@@ -124,7 +127,7 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 		existing[client.ObjectKeyFromObject(&have.Items[i])] = &have.Items[i]
 	}
 	var errs []error
-	for _, want := range desiredEffectivePolicies(res) {
+	for _, want := range noteOmissions(desiredEffectivePolicies(res), c.omittedOf) {
 		key := client.ObjectKeyFromObject(want)
 		cur, ok := existing[key]
 		delete(existing, key)

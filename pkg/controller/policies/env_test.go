@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -73,7 +74,14 @@ func (c *cluster) start() *running { return c.startWith(policies.Options{}) }
 // for tests unless set).
 func (c *cluster) startWith(opts policies.Options) *running {
 	c.t.Helper()
-	mgr, err := manager.New(c.env.Config, manager.Options{
+	return c.startAs(c.env.Config, opts)
+}
+
+// startAs is startWith with the manager's client acting as cfg says
+// (an impersonated identity, say).
+func (c *cluster) startAs(cfg *rest.Config, opts policies.Options) *running {
+	c.t.Helper()
+	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                 c.scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

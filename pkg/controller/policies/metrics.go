@@ -22,6 +22,8 @@ const (
 	metricReconcileErrors = "strata_reconcile_errors_total"
 	metricWriteDuration   = "strata_status_write_duration_seconds"
 	metricPolicies        = "strata_policies"
+	metricUnreadable      = "strata_kind_unreadable"
+	metricWritesRefused   = "strata_status_writes_refused_total"
 )
 
 // PolicyStates are the values of strata_policies' state label: the
@@ -47,6 +49,8 @@ type metrics struct {
 	reconcileErrors prometheus.Counter       //
 	writeDuration   *prometheus.HistogramVec // kind
 	policies        *prometheus.GaugeVec     // kind, state
+	unreadable      *prometheus.GaugeVec     // kind
+	writesRefused   *prometheus.CounterVec   // kind
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -78,7 +82,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"scope"}),
 		reconcileErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: metricReconcileErrors,
-			Help: "Recomputations that failed and were retried (write conflicts included).",
+			Help: "Recomputations that failed and were retried (write conflicts included), and writes the API server refused as invalid, which are not retried before the next change.",
 		}),
 		writeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    metricWriteDuration,
@@ -89,8 +93,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Name: metricPolicies,
 			Help: "Policies of managed kinds by kind and state: a policy counts once in each state (condition reason) any of its ancestors reports, so Accepted and Conflicted can both count it.",
 		}, []string{"kind", "state"}),
+		unreadable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: metricUnreadable,
+			Help: "Kinds Strata should watch but may not list and watch in every namespace (1), by kind (Kind.group): they are left out of every computation until a ClusterRole grants them (docs/install.md).",
+		}, []string{"kind"}),
+		writesRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: metricWritesRefused,
+			Help: "Status and annotation writes the API server refused as invalid (422), by kind of the object: they cannot succeed as they are, so they are not retried before the next change (docs/status.md, \"Room\").",
+		}, []string{"kind"}),
 	}
-	for _, col := range []prometheus.Collector{m.writes, m.runs, m.eventsDropped, m.engineDuration, m.reconcileTime, m.reconcileErrors, m.writeDuration, m.policies} {
+	for _, col := range []prometheus.Collector{m.writes, m.runs, m.eventsDropped, m.engineDuration, m.reconcileTime, m.reconcileErrors, m.writeDuration, m.policies, m.unreadable, m.writesRefused} {
 		if err := reg.Register(col); err != nil {
 			return nil, fmt.Errorf("register metrics: %w", err)
 		}
@@ -165,6 +177,8 @@ func MetricNames() ([]string, error) {
 	m.reconcileTime.WithLabelValues("")
 	m.writeDuration.WithLabelValues("")
 	m.policies.WithLabelValues("", "")
+	m.unreadable.WithLabelValues("")
+	m.writesRefused.WithLabelValues("")
 	mfs, err := reg.Gather()
 	if err != nil {
 		return nil, fmt.Errorf("gather metrics: %w", err)

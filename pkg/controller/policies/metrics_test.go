@@ -30,6 +30,8 @@ func TestMetricsReferenced(t *testing.T) {
 	m.reconcileTime.WithLabelValues("x")
 	m.writeDuration.WithLabelValues("x")
 	m.policies.WithLabelValues("x", "y")
+	m.writesRefused.WithLabelValues("x")
+	m.unreadable.WithLabelValues("x")
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)

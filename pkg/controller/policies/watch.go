@@ -98,6 +98,9 @@ func (c *Controller) isWatched(gvk schema.GroupVersionKind) bool {
 // event schedules a recomputation. Typed kinds use typed informers, the
 // rest (PolicyKinds, policies) unstructured ones.
 func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) error {
+	if ok, err := c.readable(ctx, gvk); err != nil || !ok {
+		return err // a kind it may not read is left out (access.go)
+	}
 	var obj client.Object
 	if o, err := c.client.Scheme().New(gvk); err == nil {
 		obj = o.(client.Object)

@@ -56,7 +56,7 @@ func (w *warnings) take() []string {
 func TestWebhookWarnings(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "examples", "gep-713", "listenerset")
 	c := newCluster(t)
-	if err := admissionregistrationv1.AddToScheme(c.scheme); err != nil {
+	if err := admission.AddToScheme(c.scheme); err != nil { // as strata controller does
 		t.Fatal(err)
 	}
 	ctx := t.Context()

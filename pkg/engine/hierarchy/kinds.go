@@ -125,6 +125,14 @@ type KindInfo struct {
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
+	// MaxConditions is the most entries each list of conditions of the
+	// kind may hold, its CRD's maxItems: status.conditions, and
+	// status.listeners[].conditions or status.parents[].conditions. An
+	// API server refuses a status write with more ("Too many: 12: must
+	// have at most 8 items"), so Strata writes no more than the room
+	// other controllers' conditions leave (docs/status.md, "Room").
+	// 0: no bound (a core Service's status.conditions has none).
+	MaxConditions int
 	// Frontend is true for a kind whose objects are also the parents of
 	// mesh routes (GAMMA, GEP-1426: a Service): each such object the
 	// parentRef of a route names gets a second node, its frontend, at
@@ -189,6 +197,14 @@ const (
 	Nowhere
 )
 
+// GatewayAPIMaxConditions is the maxItems of every list of conditions of
+// the Gateway API kinds Strata writes to: GatewayClass, Gateway and
+// ListenerSet status.conditions and status.listeners[].conditions, and
+// the routes' status.parents[].conditions, in both channels of Gateway
+// API v1.6 (config/crd/standard and experimental;
+// TestMaxConditionsAreTheCRDs reads them).
+const GatewayAPIMaxConditions = 8
+
 // Row is everything Strata knows about one kind of object it reads: the
 // kinds of the hierarchy (targetable) and the kinds the topology needs
 // besides (ReferenceGrant). Every list of kinds elsewhere — the file
@@ -243,35 +259,35 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelNamespace, Conditions: InAnnotation},
 		Names:    []string{"namespace", "namespaces", "ns"}},
 	{GroupKind: GatewayClassKind, Version: "v1", Resource: "gatewayclasses", Targetable: true,
-		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"gatewayclass", "gatewayclasses", "gc"}},
 	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
-		KindInfo: KindInfo{Level: LevelGateway, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelGateway, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"gateway", "gateways", "gw"}},
 	// ListenerSet (GEP-1713) holds listeners for a parent Gateway, which
 	// it inherits policy from ("Policy Attachment"): it sits below the
 	// Gateway and above its own listeners.
 	{GroupKind: ListenerSetKind, Version: "v1", Resource: "listenersets", Targetable: true,
-		KindInfo: KindInfo{Level: LevelListenerSet, Namespaced: true, Section: "listener", Conditions: InStatusConditions},
+		KindInfo: KindInfo{Level: LevelListenerSet, Namespaced: true, Section: "listener", Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"listenerset", "listenersets", "lset"}},
 	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
-		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"httproute", "httproutes", "route", "routes"},
 		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
 	{GroupKind: GRPCRouteKind, Version: "v1", Resource: "grpcroutes", Targetable: true,
-		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"grpcroute", "grpcroutes"},
 		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
 	{GroupKind: TLSRouteKind, Version: "v1", Resource: "tlsroutes", Targetable: true,
-		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"tlsroute", "tlsroutes"},
 		Route:    &RouteInfo{Protocols: []string{"TLS"}, Hostnames: true}},
 	{GroupKind: TCPRouteKind, Version: "v1", Resource: "tcproutes", Targetable: true,
-		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"tcproute", "tcproutes"},
 		Route:    &RouteInfo{Protocols: []string{"TLS", "TCP"}}},
 	{GroupKind: UDPRouteKind, Version: "v1", Resource: "udproutes", Targetable: true,
-		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents},
+		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
 	// Service is a backend (LevelService) and, for the routes whose

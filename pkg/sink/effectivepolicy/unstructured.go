@@ -130,6 +130,13 @@ func refsOf(rs []Ref) any {
 func kindPoliciesOf(k *KindPolicies) (map[string]any, bool) {
 	m := make(map[string]any, 7)
 	m["controllerName"], m["group"], m["kind"] = k.ControllerName, k.Group, k.Kind
+	if len(k.ConditionOmittedFrom) > 0 {
+		from := make([]any, len(k.ConditionOmittedFrom))
+		for i, p := range k.ConditionOmittedFrom {
+			from[i] = p
+		}
+		m["conditionOmittedFrom"] = from
+	}
 	if k.OmittedContexts != 0 {
 		m["omittedContexts"] = int64(k.OmittedContexts)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // description: the object, who affects it, then what is in force per
@@ -24,7 +25,10 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		w.printf("Children:  %s\n", h.refLine(d.Children))
 	}
 	w.printf("\n")
-	if len(d.Policies) == 0 {
+	if len(d.Policies) == 0 && d.Unseen != nil {
+		// Not "No policy affects": the reader could not look (query.Unseen).
+		w.printf("Cannot tell which policies affect %s: %s.\n%s\n", d.Object, d.Unseen.Reason(), d.Unseen.Hint())
+	} else if len(d.Policies) == 0 {
 		w.printf("No policy affects %s.\n", d.Object)
 	} else if !h.Full && len(d.Policies) > SummaryContexts {
 		// Many policies: by kind, with the results of all of them.
@@ -72,6 +76,9 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		}
 		w.table(t)
 	}
+	if len(d.Policies) > 0 && d.Unseen != nil {
+		w.printf("\nOther policies may affect %s: %s.\n%s\n", d.Object, d.Unseen.Reason(), d.Unseen.Hint())
+	}
 	if len(d.Rejected) > 0 {
 		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
 		t := &table{h: h, indent: "  "}
@@ -80,6 +87,13 @@ func (h Human) description(w *errWriter, d *query.Description) {
 			t.add(c(r.Policy.Kind), c(r.Policy.ID()), c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
 		w.table(t)
+	}
+	if len(d.NotWritten) > 0 {
+		// What the object's status does not say (docs/status.md, "Room").
+		w.printf("\n")
+		for _, nw := range d.NotWritten {
+			w.printf("%s\n", status.Omission{Place: nw.Place, Types: nw.Types, MaxItems: nw.MaxItems}.Text())
+		}
 	}
 	contexts := 0
 	for _, k := range d.Effective {

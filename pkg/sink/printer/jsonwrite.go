@@ -500,6 +500,10 @@ func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
 
 func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 	w.open('{')
+	if len(k.ConditionOmittedFrom) > 0 {
+		w.member("conditionOmittedFrom")
+		_ = w.slice(false, len(k.ConditionOmittedFrom), func(i int) error { w.str(k.ConditionOmittedFrom[i]); return nil })
+	}
 	w.member("contexts")
 	if err := w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }); err != nil {
 		return err

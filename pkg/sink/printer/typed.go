@@ -200,6 +200,13 @@ func (e *yamlEmitter) refs(rs []strata.Ref) error {
 
 func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	saved := e.increaseIndent(false, false)
+	if len(k.ConditionOmittedFrom) > 0 {
+		e.key("conditionOmittedFrom")
+		e.value()
+		if err := e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }); err != nil {
+			return err
+		}
+	}
 	e.key("contexts")
 	e.value()
 	if err := e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {

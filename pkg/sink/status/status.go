@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -53,8 +54,28 @@ type Fragment struct {
 	Listeners []Listener
 	// Parents are Strata's status.parents entries, for routes.
 	Parents []gwv1.RouteParentStatus
-	// Annotations stand in for conditions on objects that have none.
+	// Annotations stand in for conditions on objects that have none, and
+	// hold OmittedAnnotation when Omitted is not empty.
 	Annotations map[string]string
+	// Problems are the types of its conditions whose kind has, among the
+	// policies that affect the object or its sections, one whose status
+	// reports a problem (Problem on any of its ancestors): when not all of
+	// Strata's conditions fit in a list, they win the room first
+	// (fitConditions). Sorted; set for kinds whose lists are bounded
+	// (hierarchy.KindInfo.MaxConditions).
+	Problems []string
+	// Omitted are Strata's conditions left out of the lists above for
+	// want of room in the object as the snapshot has it: its CRD's
+	// maxItems less the conditions of other controllers. Merge adds what
+	// the object as stored when written has no room for.
+	Omitted []Omission
+}
+
+// problem reports whether conditions of type t report a problem
+// (Problems).
+func (f *Fragment) problem(t string) bool {
+	_, ok := slices.BinarySearch(f.Problems, t)
+	return ok
 }
 
 // Listener is the conditions of one listener section of a Gateway.
@@ -191,35 +212,14 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// targets' order, runs on one core (docs/performance.md, "Every
 	// command, nineteenth pass").
 	ts := r.Outcome.Targets
-	type place struct {
-		obj      topology.NodeID
-		listener bool
-	}
 	places := make([]place, len(ts))
 	cores.Each(len(ts), 1024, func() func(int) {
-		return func(i int) {
-			places[i] = place{obj: topology.None}
-			t := &ts[i]
-			if !t.Kind.Managed {
-				return
-			}
-			n := g.Node(t.Node)
-			if n.Virtual {
-				return
-			}
-			obj := t.Node
-			if n.Ref.Section != "" {
-				if obj = g.Lookup(n.Ref.Object()); obj == topology.None {
-					return // a section has its object: never here
-				}
-			}
-			places[i] = place{obj: obj, listener: n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener"}
-		}
+		return func(i int) { places[i] = placeOf(g, &ts[i]) }
 	})
 	objs := make([]*affected, len(g.Nodes))
 	var order []topology.NodeID
 	for i := range ts {
-		t, obj := &ts[i], places[i].obj
+		obj := places[i].obj
 		if obj == topology.None {
 			continue
 		}
@@ -229,18 +229,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			objs[obj] = a
 			order = append(order, obj)
 		}
-		if places[i].listener {
-			section := g.Node(t.Node).Ref.Section
-			if a.sections == nil {
-				a.sections = map[string][]kindLists[string]{}
-			}
-			a.sections[section] = add(a.sections[section], t.Kind, t.Policies)
-		} else {
-			a.kinds = add(a.kinds, t.Kind, t.Policies)
-		}
-		if len(t.Via) > 0 {
-			a.via = add(a.via, t.Kind, t.Via)
-		}
+		a.gather(g, &ts[i], places[i].listener)
 	}
 	// Sorted by key, each key made once (not twice per comparison), on
 	// every core.
@@ -268,6 +257,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 	}
 	controllerOf := func(gw topology.NodeID) string { return controllers[gw] }
+	fit := newFitting(r)
 	// Objects are independent of each other: each fragment is built on
 	// whichever core takes it, into its own slot, so the order is the
 	// sorted one whatever the cores do.
@@ -275,14 +265,115 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	cores.Each(len(byKey), 256, func() func(int) {
 		return func(i int) {
 			obj := byKey[i].obj
-			out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, now)
+			out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
 		}
 	})
 	return out
 }
 
+// place is where a target's part goes: its object (a section's is
+// looked up) and whether it is a listener's; None for a target that has
+// no part.
+type place struct {
+	obj      topology.NodeID
+	listener bool
+}
+
+// placeOf is the place of t's part (Fragments).
+func placeOf(g *topology.Graph, t *outcome.TargetStatus) place {
+	if !t.Kind.Managed {
+		return place{obj: topology.None}
+	}
+	n := g.Node(t.Node)
+	if n.Virtual {
+		return place{obj: topology.None}
+	}
+	obj := t.Node
+	if n.Ref.Section != "" {
+		if obj = g.Lookup(n.Ref.Object()); obj == topology.None {
+			return place{obj: topology.None} // a section has its object: never here
+		}
+	}
+	return place{obj: obj, listener: n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener"}
+}
+
+// gather adds a target of the object (the object itself or one of its
+// sections) to what affects it.
+func (a *affected) gather(g *topology.Graph, t *outcome.TargetStatus, listener bool) {
+	if listener {
+		section := g.Node(t.Node).Ref.Section
+		if a.sections == nil {
+			a.sections = map[string][]kindLists[string]{}
+		}
+		a.sections[section] = add(a.sections[section], t.Kind, t.Policies)
+	} else {
+		a.kinds = add(a.kinds, t.Kind, t.Policies)
+	}
+	if len(t.Via) > 0 {
+		a.via = add(a.via, t.Kind, t.Via)
+	}
+}
+
+// newFitting is the fitting of a run.
+func newFitting(r *engine.Result) *fitting {
+	return &fitting{owned: OwnedBy(r.PolicyKinds()), problems: sync.OnceValue(func() map[*policykind.Kind]map[string]bool { return policyProblems(r) })}
+}
+
+// fitting is what fragment needs to fit Strata's conditions into the
+// room an object's lists leave: which conditions are Strata's, and which
+// policies report a problem (made once, and only when an object of a
+// bounded kind asks).
+type fitting struct {
+	owned    Owned
+	problems func() map[*policykind.Kind]map[string]bool
+}
+
+// others counts the conditions of other controllers in a stored list.
+func (fit *fitting) others(stored []metav1.Condition) int {
+	n := 0
+	for _, c := range stored {
+		if !fit.owned.Types[c.Type] {
+			n++
+		}
+	}
+	return n
+}
+
+// problem reports whether one of the policies (IDs) of kind k reports a
+// problem.
+func (fit *fitting) problem(k *policykind.Kind, policies []string) bool {
+	bad := fit.problems()[k]
+	for _, p := range policies {
+		if bad[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// policyProblems are the policies of managed kinds, by kind and ID, that
+// report a problem on any of their ancestors (Problem).
+func policyProblems(r *engine.Result) map[*policykind.Kind]map[string]bool {
+	out := map[*policykind.Kind]map[string]bool{}
+	for _, ps := range r.Outcome.Policies {
+		if !ps.Policy.Kind.Managed {
+			continue
+		}
+		for _, a := range ps.Ancestors {
+			if Problem(a.Conditions) {
+				if out[ps.Policy.Kind] == nil {
+					out[ps.Policy.Kind] = map[string]bool{}
+				}
+				out[ps.Policy.Kind][ps.Policy.ID()] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
 // fragment is Strata's part of one affected object (Fragments).
-func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf func(topology.NodeID) string, now metav1.Time) *Fragment {
+func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf func(topology.NodeID) string, fit *fitting, now metav1.Time) *Fragment {
 	n := g.Node(a.node)
 	// The object's stored status, read only where its stored conditions
 	// matter (Retime): an object whose part is an annotation (a
@@ -296,18 +387,34 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 		return stored
 	}
 	f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
-	place := hierarchy.Kinds[ref.GroupKind()].Conditions
+	info := hierarchy.Kinds[ref.GroupKind()]
+	place, limit := info.Conditions, info.MaxConditions
+	// Other controllers' conditions in each list, counted only for a
+	// bounded kind: the room is what they leave of the CRD's maxItems.
+	// The counts of listeners and parents are by index of f.Listeners
+	// and f.Parents.
+	var others int
+	var listenerOthers, parentOthers []int
 	for _, ks := range sortedKinds(a.kinds) {
 		k := ks.kind
 		ts := outcome.TargetStatus{Kind: k, Policies: ks.joined()}
 		cond := ts.AffectedCondition(n.Generation)
 		vias := sortedNodes(g, a.viaOf(k))
+		if limit > 0 && fit.problem(k, ts.Policies) {
+			f.Problems = append(f.Problems, cond.Type)
+		}
 		switch {
 		case place == hierarchy.InStatusConditions:
-			f.Conditions = append(f.Conditions, Retime(storedConditions(n.Object, current), []metav1.Condition{cond}, now)...)
+			stored := storedConditions(n.Object, current)
+			if limit > 0 {
+				others = fit.others(stored)
+			}
+			f.Conditions = append(f.Conditions, Retime(stored, []metav1.Condition{cond}, now)...)
 		case place == hierarchy.InRouteParents && len(gatewayEntries(g, controllerOf, vias, current(), ref.Namespace)) > 0:
 			for _, e := range gatewayEntries(g, controllerOf, vias, current(), ref.Namespace) {
-				f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now))
+				if f.Parents = upsertParent(f.Parents, e.ParentRef, string(e.ControllerName), Retime(e.Conditions, []metav1.Condition{cond}, now)); len(f.Parents) > len(parentOthers) {
+					parentOthers = append(parentOthers, fit.others(e.Conditions)) // a new entry
+				}
 			}
 		default:
 			if f.Annotations == nil {
@@ -321,10 +428,69 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 		for _, ks := range sortedKinds(a.sections[sec]) {
 			ts := outcome.TargetStatus{Kind: ks.kind, Policies: ks.joined()}
 			conds = append(conds, ts.AffectedCondition(n.Generation))
+			if limit > 0 && fit.problem(ks.kind, ts.Policies) {
+				f.Problems = append(f.Problems, outcome.ConditionType(ks.kind))
+			}
 		}
-		f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(oldListenerConditions(current(), sec), conds, now)})
+		stored := oldListenerConditions(current(), sec)
+		if limit > 0 {
+			listenerOthers = append(listenerOthers, fit.others(stored))
+		}
+		f.Listeners = append(f.Listeners, Listener{Name: sec, Conditions: Retime(stored, conds, now)})
+	}
+	if limit > 0 {
+		f.Problems = slices.Compact(slices.Sorted(slices.Values(f.Problems)))
+		f.fitInto(limit, others, listenerOthers, parentOthers)
 	}
 	return f
+}
+
+// fitInto cuts the fragment's lists to the room other controllers'
+// conditions leave of limit (fitConditions; others, listenerOthers and
+// parentOthers count them, the last two by index of f.Listeners and
+// f.Parents), drops listener and parent entries left without a
+// condition, and records what was left out (Omitted, and
+// OmittedAnnotation among the annotations). A fragment that fits, nearly
+// every one, is left as it is without allocating.
+func (f *Fragment) fitInto(limit, others int, listenerOthers, parentOthers []int) {
+	fits := len(f.Conditions) <= limit-others
+	for i := range f.Listeners {
+		fits = fits && len(f.Listeners[i].Conditions) <= limit-listenerOthers[i]
+	}
+	for i := range f.Parents {
+		fits = fits && len(f.Parents[i].Conditions) <= limit-parentOthers[i]
+	}
+	if fits {
+		return
+	}
+	om := omissions{}
+	var left []string
+	f.Conditions, left = fitConditions(f.Conditions, limit-others, f.problem)
+	om.add(placeConditions, left)
+	var listeners []Listener
+	for i, l := range f.Listeners {
+		l.Conditions, left = fitConditions(l.Conditions, limit-listenerOthers[i], f.problem)
+		om.add(listenerPlace(l.Name), left)
+		if len(l.Conditions) > 0 {
+			listeners = append(listeners, l)
+		}
+	}
+	f.Listeners = listeners
+	var parents []gwv1.RouteParentStatus
+	for i, p := range f.Parents {
+		p.Conditions, left = fitConditions(p.Conditions, limit-parentOthers[i], f.problem)
+		om.add(parentPlace(parentRefMap(&p.ParentRef)), left)
+		if len(p.Conditions) > 0 {
+			parents = append(parents, p)
+		}
+	}
+	f.Parents = parents
+	if f.Omitted = om.list(limit); f.Omitted != nil {
+		if f.Annotations == nil {
+			f.Annotations = map[string]string{}
+		}
+		f.Annotations[OmittedAnnotation] = FormatOmissions(f.Omitted)
+	}
 }
 
 // gatewayEntries are the entries of a route's stored status.parents that

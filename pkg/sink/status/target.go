@@ -5,6 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
@@ -39,17 +40,38 @@ func OwnedBy(kinds []*policykind.Kind) Owned {
 // controller, which must create them (they carry supportedKinds and
 // attachedRoutes, or the Gateway's verdict on a route, which Strata
 // cannot vouch for).
+//
+// Each list holds at most the maxItems of the object's CRD
+// (hierarchy.KindInfo.MaxConditions), which an API server enforces on
+// the whole write. Other controllers' conditions, as current has them,
+// are kept; Strata's fill what room they leave, problems first, then by
+// kind name (fitConditions), and OmittedAnnotation names the rest, with
+// what the fragment already left out (docs/status.md, "Room").
 func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) (*unstructured.Unstructured, bool) {
 	desired := current.DeepCopy()
 	frag := fragment
 	if frag == nil {
 		frag = &Fragment{}
 	}
+	limit := hierarchy.Kinds[current.GroupVersionKind().GroupKind()].MaxConditions
+	om := omissions{}
+	for _, o := range frag.Omitted {
+		om.add(o.Place, o.Types)
+	}
+	// fit cuts Strata's conditions for a list to the room others leave.
+	fit := func(ours []metav1.Condition, others int, place string) []metav1.Condition {
+		if limit <= 0 {
+			return ours
+		}
+		kept, left := fitConditions(ours, limit-others, frag.problem)
+		om.add(place, left)
+		return kept
+	}
 	// status.conditions
 	isOurs := func(c map[string]any) bool { return owned.Types[str(c, "type")] }
 	all := slice(desired.Object, "status", "conditions")
 	conds := keep(all, not(isOurs))
-	conds = append(conds, toMaps(Retime(conditionsOf(keep(all, isOurs)), frag.Conditions, metav1.Time{}))...)
+	conds = append(conds, toMaps(Retime(conditionsOf(keep(all, isOurs)), fit(frag.Conditions, len(conds), placeConditions), metav1.Time{}))...)
 	setSlice(desired.Object, conds, "status", "conditions")
 	// status.listeners[].conditions
 	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
@@ -63,7 +85,9 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 				continue
 			}
 			lc, _ := m["conditions"].([]any)
-			m["conditions"] = append(keep(lc, not(isOurs)), toMaps(Retime(conditionsOf(keep(lc, isOurs)), ours[str(m, "name")], metav1.Time{}))...)
+			theirs := keep(lc, not(isOurs))
+			name := str(m, "name")
+			m["conditions"] = append(theirs, toMaps(Retime(conditionsOf(keep(lc, isOurs)), fit(ours[name], len(theirs), listenerPlace(name)), metav1.Time{}))...)
 		}
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
@@ -93,21 +117,36 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		}
 		pr, _ := m["parentRef"].(map[string]any)
 		pc, _ := m["conditions"].([]any)
-		m["conditions"] = append(keep(pc, not(isOurs)), toMaps(Retime(conditionsOf(keep(pc, isOurs)), ourParents[entryKey(pr, str(m, "controllerName"))], metav1.Time{}))...)
+		theirs := keep(pc, not(isOurs))
+		ours := ourParents[entryKey(pr, str(m, "controllerName"))]
+		if len(ours) > 0 {
+			ours = fit(ours, len(theirs), parentPlace(pr))
+		}
+		m["conditions"] = append(theirs, toMaps(Retime(conditionsOf(keep(pc, isOurs)), ours, metav1.Time{}))...)
 	}
 	setSlice(desired.Object, parents, "status", "parents")
-	// annotations
+	// annotations: Strata's <Kind>Affected ones, and OmittedAnnotation
+	// from what was left out above.
 	ann := desired.GetAnnotations()
 	for k := range ann {
-		if owned.Types[k] {
+		if owned.Types[k] || k == OmittedAnnotation {
 			delete(ann, k)
 		}
 	}
 	for k, v := range frag.Annotations {
+		if k == OmittedAnnotation {
+			continue
+		}
 		if ann == nil {
 			ann = map[string]string{}
 		}
 		ann[k] = v
+	}
+	if len(om) > 0 {
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[OmittedAnnotation] = FormatOmissions(om.list(limit))
 	}
 	if len(ann) == 0 {
 		ann = nil

@@ -23,15 +23,24 @@ const (
 	PublishedByValue = "strata"
 )
 
+// Records are the EffectivePolicy objects Reader.Published read.
+type Records struct {
+	Items []*strata.EffectivePolicy
+	// Forbidden says the reader could list them nowhere it looked: no
+	// record was read because none could be, which is not the same as
+	// none being published (the CLI's "cannot tell" says which).
+	Forbidden bool
+}
+
 // Published reads the EffectivePolicy objects the policy controller
 // publishes, for a reader who may not read some policy kinds: in every
 // namespace when allowed, else in each of namespaces (else in
 // r.Namespace) that the reader may read (a namespace's view role grants
 // it: config/rbac/effectivepolicy_viewer_role.yaml). Forbidden namespaces
 // are skipped; a cluster without the kind has none.
-func (r *Reader) Published(ctx context.Context, namespaces ...string) ([]*strata.EffectivePolicy, error) {
+func (r *Reader) Published(ctx context.Context, namespaces ...string) (Records, error) {
 	if !r.Present(EffectivePolicyGVK) {
-		return nil, nil
+		return Records{}, nil
 	}
 	sel := client.MatchingLabels{PublishedByLabel: PublishedByValue}
 	var out []*strata.EffectivePolicy
@@ -52,18 +61,21 @@ func (r *Reader) Published(ctx context.Context, namespaces ...string) ([]*strata
 	}
 	denied, err := read("")
 	if meta.IsNoMatchError(err) {
-		return nil, nil
+		return Records{}, nil
 	}
 	if err != nil || !denied {
-		return out, err
+		return Records{Items: out}, err
 	}
 	if len(namespaces) == 0 && r.Namespace != "" {
 		namespaces = []string{r.Namespace}
 	}
+	forbidden := true
 	for _, ns := range namespaces {
-		if _, err := read(ns); err != nil {
-			return nil, err
+		d, err := read(ns)
+		if err != nil {
+			return Records{}, err
 		}
+		forbidden = forbidden && d
 	}
-	return out, nil
+	return Records{Items: out, Forbidden: forbidden}, nil
 }

@@ -95,6 +95,12 @@ type Reader struct {
 	// Unreadable, and its published EffectivePolicy objects answer
 	// instead (Published).
 	Namespace string
+	// Readable, when set, says whether a kind may be read: Snapshot leaves
+	// out a kind it is false for, as if the cluster did not serve it (the
+	// controller asks the API server first, since a forbidden list through
+	// an informer cache never returns). A CRD list it refuses fails the
+	// read: without CRDs no policy kind is known.
+	Readable func(context.Context, schema.GroupVersionKind) (bool, error)
 	// Builtin are the kinds of the engine's catalogue
 	// (engine.Options.Catalogue): their instances are read when their
 	// CRD is established, as for a declared kind, labelled or not.
@@ -111,6 +117,12 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		if !r.Present(k.GVK) {
 			continue
 		}
+		if ok, err := r.reads(ctx, k.GVK); err != nil || !ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
 		l := k.List()
 		r.progress(k.GVK)
 		if err := r.Client.List(ctx, l); err != nil {
@@ -118,12 +130,24 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		}
 		k.Add(s, l)
 	}
+	if ok, err := r.reads(ctx, CRDGVK); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("may not list and watch CustomResourceDefinitions: no policy kind can be known")
+		}
+		return nil, nil, err
+	}
 	r.progress(CRDGVK)
 	crds, err := r.crds(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if r.Present(PolicyKindGVK) {
+	readDecls := r.Present(PolicyKindGVK)
+	if readDecls {
+		if readDecls, err = r.reads(ctx, PolicyKindGVK); err != nil {
+			return nil, nil, err
+		}
+	}
+	if readDecls {
 		r.progress(PolicyKindGVK)
 		l := newList(PolicyKindGVK)
 		if err := r.Client.List(ctx, l); err != nil {
@@ -145,7 +169,16 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		}
 		s.CRDs = append(s.CRDs, c.object)
 	}
-	kinds := policyKinds(crds, r.declared(s.Declarations))
+	var kinds []PolicyGVK
+	for _, k := range policyKinds(crds, r.declared(s.Declarations)) {
+		if ok, err := r.reads(ctx, k.GroupVersionKind); err != nil || !ok {
+			if err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		kinds = append(kinds, k)
+	}
 	for _, k := range kinds {
 		l := newList(k.GroupVersionKind)
 		r.progress(k.GroupVersionKind)
@@ -160,6 +193,14 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		}
 	}
 	return s, kinds, nil
+}
+
+// reads reports whether Snapshot may read a kind (Readable).
+func (r *Reader) reads(ctx context.Context, gvk schema.GroupVersionKind) (bool, error) {
+	if r.Readable == nil {
+		return true, nil
+	}
+	return r.Readable(ctx, gvk)
 }
 
 // Objects is what Reader.Objects read: the same objects Snapshot puts in

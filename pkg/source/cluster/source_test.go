@@ -45,10 +45,13 @@ func TestNamespaceReader(t *testing.T) {
 		wantNsOnly    bool
 		wantForbidden bool
 		wantRecords   []string
+		// wantRecordsForbidden: the records could be listed nowhere.
+		wantRecordsForbidden bool
 	}{
-		{"cluster reader", []string{""}, "baker", []string{"baker/baker", "frosting/swirl"}, false, false, []string{"baker/baker", "frosting/swirl"}},
-		{"namespace reader", []string{"baker"}, "baker", []string{"baker/baker"}, true, true, []string{"baker/baker"}},
-		{"namespace reader without a namespace", []string{"baker"}, "", nil, false, true, nil},
+		{"cluster reader", []string{""}, "baker", []string{"baker/baker", "frosting/swirl"}, false, false, []string{"baker/baker", "frosting/swirl"}, false},
+		{"namespace reader", []string{"baker"}, "baker", []string{"baker/baker"}, true, true, []string{"baker/baker"}, false},
+		{"namespace reader without a namespace", []string{"baker"}, "", nil, false, true, nil, true},
+		{"reader of another namespace", []string{"frosting"}, "baker", nil, false, true, nil, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -95,11 +98,14 @@ func TestNamespaceReader(t *testing.T) {
 				t.Fatal(err)
 			}
 			var names []string
-			for _, ep := range recs {
+			for _, ep := range recs.Items {
 				names = append(names, ep.Namespace+"/"+ep.Name)
 			}
 			if d := cmp.Diff(tc.wantRecords, names); d != "" {
 				t.Errorf("records (-want +got):\n%s", d)
+			}
+			if recs.Forbidden != tc.wantRecordsForbidden {
+				t.Errorf("records Forbidden %v, want %v", recs.Forbidden, tc.wantRecordsForbidden)
 			}
 		})
 	}

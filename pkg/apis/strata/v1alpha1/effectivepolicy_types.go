@@ -154,6 +154,16 @@ type KindPolicies struct {
 	// this many were left out of Contexts.
 	// +optional
 	OmittedContexts int32 `json:"omittedContexts,omitempty"`
+	// ConditionOmittedFrom names the lists of the target's status that
+	// do not hold the kind's <Kind>Affected condition for want of room
+	// (status.conditions, status.listeners[NAME].conditions,
+	// status.parents[Gateway NS/NAME].conditions): the list holds at
+	// most its CRD's maxItems and other controllers' conditions took the
+	// rest. The target's strata.dev/omitted-conditions annotation says
+	// the same (docs/status.md, "Room"). Empty when the condition is
+	// written.
+	// +optional
+	ConditionOmittedFrom []string `json:"conditionOmittedFrom,omitempty"`
 }
 
 // Context is the effective policy along one path of the hierarchy (the

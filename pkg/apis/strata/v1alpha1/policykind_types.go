@@ -41,12 +41,42 @@ const (
 // +kubebuilder:printcolumn:name="Kind",type=string,JSONPath=`.spec.kind`
 // +kubebuilder:printcolumn:name="Class",type=string,JSONPath=`.spec.class`
 // +kubebuilder:printcolumn:name="Managed",type=boolean,JSONPath=`.spec.managed`
+// +kubebuilder:printcolumn:name="Watched",type=string,JSONPath=`.status.conditions[?(@.type=="Watched")].status`
+// +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type PolicyKind struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 	Spec              PolicyKindSpec `json:"spec"`
+	// Status is written by Strata's policy controller.
+	// +optional
+	Status PolicyKindStatus `json:"status,omitempty"`
 }
+
+// PolicyKindStatus is what the policy controller reports about a
+// declared kind.
+type PolicyKindStatus struct {
+	// Conditions: Watched (True: the controller lists and watches the
+	// kind's policies; False with reason Forbidden: its RBAC does not let
+	// it list and watch them in every namespace, so the kind is left out
+	// until a ClusterRole grants it, docs/install.md; False with reason
+	// NotServed: no established CRD serves the kind).
+	//
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	// +kubebuilder:validation:MaxItems=8
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// Watched is the PolicyKind condition that says whether the policy
+// controller reads the kind's policies, and its reasons.
+const (
+	ConditionWatched = "Watched"
+	ReasonWatching   = "Watching"
+	ReasonForbidden  = "Forbidden"
+	ReasonNotServed  = "NotServed"
+)
 
 // PolicyKindList is a list of PolicyKind objects (kind PolicyKindList), what
 // a client lists and a cache holds.

@@ -1,0 +1,302 @@
+package policies
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
+	"github.com/strata-dev/strata/pkg/source/cluster"
+)
+
+// Access to what the controller reads. Policy kinds are data (CRDs
+// labelled gateway.networking.k8s.io/policy, PolicyKind objects), so what
+// Strata watches is not known when its RBAC is installed: a labelled CRD
+// of another project, or Gateway API's own BackendTLSPolicy, appears
+// without a ClusterRole for it. An informer whose list is forbidden never
+// syncs, and controller-runtime's cache makes every read of that kind wait
+// for the sync: one kind without a role would stall every kind. So before
+// the controller reads or watches a kind it asks the API server, as
+// `kubectl auth can-i` does (a SelfSubjectAccessReview, which any
+// authenticated user may create), whether it may list and watch it in
+// every namespace. A kind it may not is left out, as if it were not
+// served, and reported per kind: in the log, in the gauge
+// strata_kind_unreadable, and in a Warning Event on the kind's CRD. Denied
+// kinds are asked again every Options.AccessRecheck, since RBAC changes
+// send no event: a role granted later is picked up without a restart.
+//
+// Leaving a policy kind out is honest: a kind's policies affect only that
+// kind's effective policies (GEP-713 merges within a kind), so the other
+// kinds' status is computed from everything it depends on; for the kind
+// left out Strata writes nothing new.
+
+// accessVerbs are what an informer needs: list for the initial sync and
+// relists, watch for updates.
+var accessVerbs = []string{"list", "watch"}
+
+// access remembers the controller's answers: allowed kinds for good (an
+// informer keeps serving what it has if a role is later revoked), denied
+// kinds until a recheck allows them.
+type access struct {
+	mu      sync.Mutex
+	allowed map[schema.GroupVersionKind]bool
+	denied  map[schema.GroupVersionKind]string // why, as logged
+}
+
+// readable reports whether the controller may read gvk, asking the API
+// server the first time. A kind the cluster does not serve is readable
+// (nothing to ask; present decides whether it is read).
+func (c *Controller) readable(ctx context.Context, gvk schema.GroupVersionKind) (bool, error) {
+	c.access.mu.Lock()
+	ok, known := c.access.allowed[gvk]
+	_, denied := c.access.denied[gvk]
+	c.access.mu.Unlock()
+	switch {
+	case known:
+		return ok, nil
+	case denied:
+		return false, nil
+	}
+	if _, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+		// Not served (yet): nothing to read now, and nothing to remember,
+		// since its CRD may come later without a role.
+		return true, nil
+	}
+	allowed, why, err := c.review(ctx, gvk)
+	if err != nil {
+		return false, err
+	}
+	if allowed {
+		c.access.mu.Lock()
+		c.access.allowed[gvk] = true
+		c.access.mu.Unlock()
+		return true, nil
+	}
+	c.deny(ctx, gvk, why)
+	return false, nil
+}
+
+// review asks the API server whether the controller may list and watch
+// gvk in every namespace; why names what is missing.
+func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (allowed bool, why string, err error) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		return true, "", nil // not served: nothing to read
+	}
+	var missing []string
+	for _, verb := range accessVerbs {
+		r := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Group: m.Resource.Group, Version: m.Resource.Version, Resource: m.Resource.Resource, Verb: verb,
+			},
+		}}
+		if err := c.client.Create(ctx, r); err != nil {
+			return false, "", fmt.Errorf("ask whether %s may be %s: %w", resourceName(m.Resource), verb+"ed", err)
+		}
+		if !r.Status.Allowed {
+			missing = append(missing, verb)
+		}
+	}
+	if len(missing) == 0 {
+		return true, "", nil
+	}
+	return false, fmt.Sprintf("may not %s %s in every namespace; grant get, list, watch on it with a ClusterRole labelled %s (docs/install.md, \"Adding a policy kind\")",
+		strings.Join(missing, " or "), resourceName(m.Resource), aggregateLabel), nil
+}
+
+// aggregateLabel selects the ClusterRoles aggregated into the
+// controller's (config/rbac/role.yaml).
+const aggregateLabel = `strata.dev/aggregate-to-controller: "true"`
+
+// resourceName is a resource as RBAC rules and kubectl name it.
+func resourceName(r schema.GroupVersionResource) string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+// deny records a kind the controller may not read and reports it once.
+func (c *Controller) deny(ctx context.Context, gvk schema.GroupVersionKind, why string) {
+	c.access.mu.Lock()
+	_, before := c.access.denied[gvk]
+	c.access.denied[gvk] = why
+	c.access.mu.Unlock()
+	if before {
+		return
+	}
+	c.metrics.unreadable.WithLabelValues(kindLabel(gvk.Kind, gvk.Group)).Set(1)
+	c.log.Info("not watching a kind: forbidden; it is left out until a role grants it", "kind", gvk.String(), "reason", why)
+	c.eventOnCRD(ctx, gvk, why)
+}
+
+// eventOnCRD records a Warning Event on the CRD that defines gvk, where
+// whoever installed the kind looks (`kubectl describe crd`); core kinds
+// have no CRD and get only the log line and the gauge.
+func (c *Controller) eventOnCRD(ctx context.Context, gvk schema.GroupVersionKind, why string) {
+	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil || gvk.Group == "" {
+		return
+	}
+	crd, err := c.newObject(cluster.CRDGVK)
+	if err != nil {
+		return
+	}
+	if err := c.cache.Get(ctx, client.ObjectKey{Name: m.Resource.Resource + "." + m.Resource.Group}, crd); err != nil {
+		return
+	}
+	crd.GetObjectKind().SetGroupVersionKind(cluster.CRDGVK)
+	if !c.eventLimiter.Allow() {
+		c.metrics.eventsDropped.Inc()
+		return
+	}
+	c.opts.Recorder.Eventf(crd, nil, "Warning", "Forbidden", "Watch", "Strata %s", why)
+}
+
+// unreadable are the kinds the controller may not read, sorted.
+func (c *Controller) unreadable() []schema.GroupVersionKind {
+	c.access.mu.Lock()
+	defer c.access.mu.Unlock()
+	out := make([]schema.GroupVersionKind, 0, len(c.access.denied))
+	for gvk := range c.access.denied {
+		out = append(out, gvk)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// recheckAccess asks again, every interval, about the kinds denied so
+// far; one that is now allowed is read from the next (full) run on.
+func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		granted := false
+		for _, gvk := range c.unreadable() {
+			ok, _, err := c.review(ctx, gvk)
+			if err != nil || !ok {
+				continue
+			}
+			c.access.mu.Lock()
+			delete(c.access.denied, gvk)
+			c.access.allowed[gvk] = true
+			c.access.mu.Unlock()
+			c.metrics.unreadable.DeleteLabelValues(kindLabel(gvk.Kind, gvk.Group))
+			c.log.Info("kind now readable; watching it", "kind", gvk.String())
+			granted = true
+		}
+		if granted {
+			c.mu.Lock()
+			c.full = true
+			c.mu.Unlock()
+			c.trigger()
+		}
+	}
+}
+
+// writeWatched keeps each PolicyKind's Watched condition on what the
+// controller reads: True for the kinds among read (listed and watched),
+// False with reason Forbidden for a kind it may not read, False with
+// reason NotServed for a kind no established CRD serves. A kind declared
+// only by its CRD's label has no PolicyKind to carry the condition: the
+// Event on the CRD, the gauge and the log report it.
+func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK) error {
+	if !c.isWatched(cluster.PolicyKindGVK) {
+		return nil
+	}
+	l := &unstructured.UnstructuredList{}
+	l.SetGroupVersionKind(cluster.PolicyKindGVK.GroupVersion().WithKind(cluster.PolicyKindGVK.Kind + "List"))
+	if err := c.cache.List(ctx, l); err != nil {
+		return fmt.Errorf("list PolicyKinds: %w", err)
+	}
+	reading := map[schema.GroupKind]bool{}
+	for _, k := range read {
+		reading[k.GroupKind()] = true
+	}
+	denied := map[schema.GroupKind]string{}
+	for _, gvk := range c.unreadable() {
+		c.access.mu.Lock()
+		denied[gvk.GroupKind()] = c.access.denied[gvk]
+		c.access.mu.Unlock()
+	}
+	var errs []error
+	for i := range l.Items {
+		pk := &l.Items[i]
+		group, _, _ := unstructured.NestedString(pk.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(pk.Object, "spec", "kind")
+		gk := schema.GroupKind{Group: group, Kind: kind}
+		want := metav1.Condition{Type: strata.ConditionWatched, ObservedGeneration: pk.GetGeneration()}
+		switch why, forbidden := denied[gk]; {
+		case forbidden:
+			want.Status, want.Reason, want.Message = metav1.ConditionFalse, strata.ReasonForbidden, "Strata "+why
+		case reading[gk]:
+			want.Status, want.Reason, want.Message = metav1.ConditionTrue, strata.ReasonWatching, "Strata lists and watches "+gk.String()+" policies"
+		default:
+			want.Status, want.Reason, want.Message = metav1.ConditionFalse, strata.ReasonNotServed, "no established CustomResourceDefinition serves "+gk.String()
+		}
+		if err := c.setCondition(ctx, pk, want); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// setCondition patches one condition into an object's status.conditions
+// when it differs (lastTransitionTime kept while the status stays), with
+// optimistic locking.
+func (c *Controller) setCondition(ctx context.Context, obj *unstructured.Unstructured, want metav1.Condition) error {
+	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	var conds []metav1.Condition
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		var cond metav1.Condition
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &cond); err == nil {
+			conds = append(conds, cond)
+		}
+	}
+	want.LastTransitionTime = metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
+	if !meta.SetStatusCondition(&conds, want) {
+		return nil
+	}
+	out := make([]any, len(conds))
+	for i := range conds {
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
+		if err != nil {
+			return err
+		}
+		out[i] = m
+	}
+	next := obj.DeepCopy()
+	if err := unstructured.SetNestedSlice(next.Object, out, "status", "conditions"); err != nil {
+		return err
+	}
+	if err := c.client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("patch status of %s %s: %w", obj.GetKind(), obj.GetName(), err)
+	}
+	c.metrics.writes.WithLabelValues(obj.GetKind()).Inc()
+	return nil
+}
