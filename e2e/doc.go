@@ -15,5 +15,6 @@
 // flags or RBAC: what the binary lacks, the tests lack.
 //
 // The tests are in the package's _test.go files; go test builds the
-// binary once (TestMain).
+// binary once (TestMain). Each test has an API server and a controller of
+// its own, so they run in parallel.
 package e2e

@@ -21,6 +21,7 @@ var roomKinds = strings.Split("ABCDEFGHIJ", "")
 // the binary writes 6 of its <Kind>Affected conditions, names the 4 it
 // left out in an annotation, and no write is refused.
 func TestShippedConditionRoom(t *testing.T) {
+	t.Parallel() // an API server and a controller of its own
 	c := newCluster(t, "standard")
 	install := kustomize(t, "default")
 	c.apply(install...)

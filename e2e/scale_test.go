@@ -40,6 +40,7 @@ const (
 // default of 5 requests per second could ever give (all writes together);
 // at that default 2,000 routes took over eight minutes.
 func TestShippedAtScale(t *testing.T) {
+	t.Parallel() // an API server and a controller of its own
 	c := newCluster(t, "standard")
 	install := kustomize(t, "default")
 	c.apply(install...)

@@ -120,6 +120,7 @@ func (c *cluster) installParable() {
 // every Service's conditions equal what `strata status` computes from the
 // same cluster; the kind without a role is reported, not waited for.
 func TestShippedParable(t *testing.T) {
+	t.Parallel() // an API server and a controller of its own
 	c := newCluster(t, "experimental")
 	install := kustomize(t, "default")
 	c.apply(install...)
@@ -209,6 +210,7 @@ func TestShippedParable(t *testing.T) {
 // binary with the Deployment the chart renders: the parable gets the
 // same status and records as with config/default.
 func TestShippedChart(t *testing.T) {
+	t.Parallel() // an API server and a controller of its own
 	c := newCluster(t, "experimental")
 	cmd := exec.Command("go", "-C", filepath.Join(root(t), "hack", "chart"), "run", "./template", "-set", "gatewayAPIViewer.enabled=true")
 	cmd.Stderr = os.Stderr
@@ -406,6 +408,7 @@ func (w *warnings) take() []string {
 // as `kubectl apply` does: each create comes back with Strata's warnings,
 // from the API server calling the webhook through its Service.
 func TestShippedWebhook(t *testing.T) {
+	t.Parallel() // an API server and a controller of its own
 	c := newCluster(t, "experimental")
 	install := kustomize(t, "webhook")
 	c.apply(install...)
