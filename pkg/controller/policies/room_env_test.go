@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -196,10 +195,12 @@ func TestStatusRoom(t *testing.T) {
 				}
 				return nil
 			})
-			// Nothing is refused and nothing is retried: the attempts
-			// (write latencies observed, failed ones included) stay put.
+			// Nothing is refused and nothing is retried: once the queues
+			// are idle the attempts (write latencies observed, failed ones
+			// included) have stayed put.
+			cl.idle(r, "after converging")
 			attempts := r.sampleCount("strata_status_write_duration_seconds")
-			time.Sleep(3 * time.Second)
+			cl.idle(r, "still, after converging")
 			if n := r.sampleCount("strata_status_write_duration_seconds"); n != attempts {
 				t.Errorf("%v more write attempts after converging", n-attempts)
 			}
