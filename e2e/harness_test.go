@@ -36,6 +36,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -296,7 +297,7 @@ func (c *cluster) eventually(what string, timeout time.Duration, check func(cont
 func (c *cluster) serviceAccountKubeconfig(ns, name string) string {
 	c.t.Helper()
 	tr, err := c.cs.CoreV1().ServiceAccounts(ns).CreateToken(c.t.Context(), name, &authenticationv1.TokenRequest{
-		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptrTo(int64(3600))},
+		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(3600))},
 	}, metav1.CreateOptions{})
 	if err != nil {
 		c.t.Fatalf("TokenRequest for ServiceAccount %s/%s: %v", ns, name, err)
@@ -347,8 +348,6 @@ func (c *cluster) writeKubeconfig(name string, auth *clientcmdapi.AuthInfo) stri
 	}
 	return p
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // container is the controller's Deployment as the kubelet would run it.
 type container struct {

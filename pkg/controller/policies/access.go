@@ -70,16 +70,15 @@ func (c *Controller) readable(ctx context.Context, gvk schema.GroupVersionKind) 
 	case denied:
 		return false, nil
 	}
-	if _, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
-		// Not served (yet): nothing to read now, and nothing to remember,
-		// since its CRD may come later without a role.
-		return true, nil
-	}
-	allowed, why, err := c.review(ctx, gvk)
-	if err != nil {
+	allowed, served, why, err := c.review(ctx, gvk)
+	switch {
+	case err != nil:
 		return false, err
-	}
-	if allowed {
+	case !served:
+		// Nothing to read now, and nothing to remember: its CRD may
+		// come later without a role.
+		return true, nil
+	case allowed:
 		c.access.mu.Lock()
 		c.access.allowed[gvk] = true
 		c.access.mu.Unlock()
@@ -90,11 +89,12 @@ func (c *Controller) readable(ctx context.Context, gvk schema.GroupVersionKind) 
 }
 
 // review asks the API server whether the controller may list and watch
-// gvk in every namespace; why names what is missing.
-func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (allowed bool, why string, err error) {
+// gvk in every namespace (served: the cluster serves the kind; when not,
+// there is nothing to ask); why names what is missing.
+func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (allowed, served bool, why string, err error) {
 	m, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
-		return true, "", nil // not served: nothing to read
+		return false, false, "", nil
 	}
 	var missing []string
 	for _, verb := range accessVerbs {
@@ -104,16 +104,16 @@ func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (a
 			},
 		}}
 		if err := c.client.Create(ctx, r); err != nil {
-			return false, "", fmt.Errorf("ask whether %s may be %s: %w", resourceName(m.Resource), verb+"ed", err)
+			return false, true, "", fmt.Errorf("ask whether %s may be %s: %w", resourceName(m.Resource), verb+"ed", err)
 		}
 		if !r.Status.Allowed {
 			missing = append(missing, verb)
 		}
 	}
 	if len(missing) == 0 {
-		return true, "", nil
+		return true, true, "", nil
 	}
-	return false, fmt.Sprintf("may not %s %s in every namespace; grant get, list, watch on it with a ClusterRole labelled %s (docs/install.md, \"Adding a policy kind\")",
+	return false, true, fmt.Sprintf("may not %s %s in every namespace; grant get, list, watch on it with a ClusterRole labelled %s (docs/install.md, \"Adding a policy kind\")",
 		strings.Join(missing, " or "), resourceName(m.Resource), aggregateLabel), nil
 }
 
@@ -178,6 +178,17 @@ func (c *Controller) unreadable() []schema.GroupVersionKind {
 	return out
 }
 
+// deniedKinds are the kinds the controller may not read, with why.
+func (c *Controller) deniedKinds() map[schema.GroupKind]string {
+	c.access.mu.Lock()
+	defer c.access.mu.Unlock()
+	out := make(map[schema.GroupKind]string, len(c.access.denied))
+	for gvk, why := range c.access.denied {
+		out[gvk.GroupKind()] = why
+	}
+	return out
+}
+
 // recheckAccess asks again, every interval, about the kinds denied so
 // far; one that is now allowed is read from the next (full) run on.
 func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) {
@@ -191,7 +202,7 @@ func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) 
 		}
 		granted := false
 		for _, gvk := range c.unreadable() {
-			ok, _, err := c.review(ctx, gvk)
+			ok, _, _, err := c.review(ctx, gvk)
 			if err != nil || !ok {
 				continue
 			}
@@ -231,12 +242,7 @@ func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK)
 	for _, k := range read {
 		reading[k.GroupKind()] = true
 	}
-	denied := map[schema.GroupKind]string{}
-	for _, gvk := range c.unreadable() {
-		c.access.mu.Lock()
-		denied[gvk.GroupKind()] = c.access.denied[gvk]
-		c.access.mu.Unlock()
-	}
+	denied := c.deniedKinds()
 	var errs []error
 	for i := range l.Items {
 		pk := &l.Items[i]
@@ -259,38 +265,26 @@ func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK)
 	return errors.Join(errs...)
 }
 
-// setCondition patches one condition into an object's status.conditions
-// when it differs (lastTransitionTime kept while the status stays), with
-// optimistic locking.
+// setCondition patches one condition into a PolicyKind's
+// status.conditions when it differs (meta.SetStatusCondition keeps
+// lastTransitionTime while the status stays), with optimistic locking.
 func (c *Controller) setCondition(ctx context.Context, obj *unstructured.Unstructured, want metav1.Condition) error {
-	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
-	var conds []metav1.Condition
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		var cond metav1.Condition
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &cond); err == nil {
-			conds = append(conds, cond)
+	var st strata.PolicyKindStatus
+	if m, ok := obj.Object["status"].(map[string]any); ok {
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(m, &st); err != nil {
+			return fmt.Errorf("status of %s %s: %w", obj.GetKind(), obj.GetName(), err)
 		}
 	}
 	want.LastTransitionTime = metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
-	if !meta.SetStatusCondition(&conds, want) {
+	if !meta.SetStatusCondition(&st.Conditions, want) {
 		return nil
 	}
-	out := make([]any, len(conds))
-	for i := range conds {
-		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&conds[i])
-		if err != nil {
-			return err
-		}
-		out[i] = m
-	}
-	next := obj.DeepCopy()
-	if err := unstructured.SetNestedSlice(next.Object, out, "status", "conditions"); err != nil {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&st)
+	if err != nil {
 		return err
 	}
+	next := obj.DeepCopy()
+	next.Object["status"] = m
 	if err := c.client.Status().Patch(ctx, next, client.MergeFromWithOptions(obj, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil

@@ -140,12 +140,23 @@ type targetKey struct {
 
 const worldKey = "world"
 
+// paced is o with the default paces of target writes (20 per second)
+// and Events (10) where it sets none: what New runs with, and what
+// ClientConfig sizes the client for.
+func (o Options) paced() Options {
+	if o.TargetQPS == 0 {
+		o.TargetQPS = 20
+	}
+	if o.EventQPS == 0 {
+		o.EventQPS = 10
+	}
+	return o
+}
+
 // New creates the controller and adds it to the manager. The manager's
 // scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
-	if opts.TargetQPS == 0 {
-		opts.TargetQPS = 20
-	}
+	opts = opts.paced()
 	if opts.TargetBurst == 0 {
 		opts.TargetBurst = 50
 	}
@@ -154,9 +165,6 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.EventQPS == 0 {
-		opts.EventQPS = 10
 	}
 	if opts.EventBurst == 0 {
 		opts.EventBurst = 100

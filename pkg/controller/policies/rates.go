@@ -31,13 +31,8 @@ func ClientConfig(cfg *rest.Config, qps float32, burst int, opts Options) (*rest
 	if burst == 0 {
 		burst = DefaultClientBurst
 	}
+	opts = opts.paced()
 	target, events := opts.TargetQPS, opts.EventQPS
-	if target == 0 {
-		target = 20
-	}
-	if events == 0 {
-		events = 10
-	}
 	if need := target + events; float64(qps) < need {
 		return nil, fmt.Errorf("--kube-api-qps %g is below the paced writes it must carry: --target-qps %g plus --event-qps %g; raise it to at least %g", qps, target, events, need)
 	}
