@@ -10,9 +10,10 @@ import (
 
 // Print the targetable kinds of the hierarchy table from least to most
 // specific: the Level of a kind is what orders the policies of a context
-// (GEP-713 "Conflict resolution rules": between two policies at
-// different levels, the one attached higher wins), and its Section what
-// a targetRef's sectionName names.
+// (GEP-713 "Conflict resolution rules": "Between two metaresources at
+// different levels of the hierarchy, the one attached higher wins (i.e.
+// dictates the merge strategy ...)"), and its Section is what a
+// targetRef's sectionName names.
 func ExampleTable() {
 	for _, r := range hierarchy.Table {
 		if r.Targetable {
