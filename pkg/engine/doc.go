@@ -28,11 +28,68 @@
 //  5. derives every policy's status per ancestor and every target's
 //     <Kind>Affected condition (package outcome), as plain data.
 //
-// The Result holds each stage's output per kind. RunScoped computes only
-// the effective policies a question needs (describe of one route);
-// Recompute reuses a result when only some kinds' policies changed.
-// Sinks turn a Result into status, EffectivePolicy objects or printed
-// answers; package query answers the discoverability questions.
+// Each stage is a function of the earlier stages' outputs, which it never
+// changes; each package's Example shows it alone on a one-route world:
+//
+//	snapshot.Snapshot
+//	  ├─ policykind.Compile    declaration ─> *policykind.Kind
+//	  │    └─ Kind.Read        policy object ─> *policykind.Policy
+//	  └─ topology.BuildWith    objects, policies' Extra ─> *topology.Graph (levels: hierarchy.Table)
+//	        │
+//	  attach.Resolve           graph, policies ─> *attach.Result (attachments, rejections)
+//	        │
+//	  effective.ComputeOnly    per target, per context: stack folded with merge.Func
+//	        │                  ─> *effective.Result
+//	  outcome.Compute          ─> *outcome.Outcome (per policy and ancestor; per target)
+//	        │
+//	  engine.Result            Graph, Kinds[i]{Kind, Policies, Attachments, Effective}, Outcome
+//	        │
+//	  sinks                    sink/status, sink/effectivepolicy, query, sink/printer
+//
+// # API
+//
+// What an embedder uses, all of it plain data in and out:
+//
+//   - Run(snapshot, Options): every stage on one snapshot; the Result.
+//   - RunScoped(snapshot, Options, scope): Run for a question about a few
+//     nodes; effective policies of those nodes only, no Outcome.
+//   - Result.Recompute(policies, dirty): a new Result after a change to
+//     the policies of some kinds only, reusing the others' results.
+//   - Result.RecomputeScoped(policies, dirty, scope): Recompute for a
+//     question about a few nodes (the admission webhook's).
+//   - Kinds and KindsWith: a snapshot's declarations compiled as Run's
+//     first step compiles them, without the rest of the run.
+//
+// Options tune a run; the zero value is Strata's defaults:
+//
+//   - Registry: custom merge functions by name (nil: merge.DefaultRegistry).
+//   - ControllerName: for kinds whose declaration names none.
+//   - Lenient: a bad declaration goes to Result.Errors instead of failing.
+//   - Catalogue: declarations of kinds the input does not declare
+//     (builtin.Catalogue for Strata's own commands).
+//   - Strict: a policy of an undeclared kind is an UndeclaredError.
+//
+// A Result holds each stage's output:
+//
+//   - Graph: the topology; Graph.Node(id).Ref names a node, Graph.Lookup
+//     finds one by locator.
+//   - Kinds: one KindResult per kind (its Kind, Policies, Attachments,
+//     Effective); Of, KindOf, PolicyKinds and SharedWith find them.
+//   - Policies and Outcome: every policy, and the status of each policy
+//     and affected target (nil Outcome when Scope is set).
+//   - Errors, Warnings: declarations skipped (Lenient) and input-wide
+//     warnings; errors of single objects are in their status instead.
+//   - Scope: the nodes a scoped result is about; nil when complete.
+//
+// The input and the kinds:
+//
+//   - snapshot.Snapshot: typed Gateway API and core objects, Declarations,
+//     labelled PolicyCRDs, CRDs (schemas) and Policies (unstructured).
+//   - policykind.Declaration: a strata.dev/v1alpha1 PolicyKind, a kind
+//     declared as data (docs/policy-kinds.md); policykind.FromCRD derives
+//     one from a labelled CRD; policykind.Compile checks it into a Kind.
+//   - DeclarationError, UndeclaredError: the errors Run returns, naming
+//     the object, so that an adapter can say where it was read.
 //
 // # Concurrency
 //
@@ -53,9 +110,9 @@
 //
 // Another Gateway API implementation can compute effective policies and
 // status for its own policy CRDs with a snapshot built in memory, one
-// PolicyKind per CRD and Run (see ExampleRun_inMemory); it then writes
-// the status with its own client (package status merges Strata's part
-// into an object without touching other controllers' entries).
+// PolicyKind per CRD and Run (see Example_embedding); it then writes the
+// status with its own client (package status merges Strata's part into
+// an object without touching other controllers' entries).
 //
 // # Stability
 //
