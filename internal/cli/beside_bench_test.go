@@ -38,8 +38,8 @@ func buildStrata(b *testing.B) string {
 // or STRATA_BENCH_AFTER), in alternating order, so both
 // see the same hour of a machine whose speed swings by 2x. It reports
 // each one's CPU (user and system) and peak RSS, and their ratios
-// (after/before): the side-by-side figures docs/performance.md asks of
-// a change.
+// (after/before): the side-by-side figures docs/performance.md ("How to
+// compare a change") asks of a change.
 //
 //	git worktree add /tmp/before HEAD~1
 //	CGO_ENABLED=0 go -C /tmp/before build -trimpath -ldflags='-s -w' -o /tmp/strata-before ./cmd/strata

@@ -250,8 +250,7 @@ func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]f
 	// Checked against the SARIF schema by TestCheckMachineOutputs, not
 	// here:
 	// the schema's validator took a quarter of a second for the 3 MB
-	// log of the performance world (docs/performance.md, "Every
-	// command, fifteenth pass"), and the log's shape does not depend on
+	// log of the performance world, and the log's shape does not depend on
 	// the input.
 	return rep.PrettyWrite(buf)
 }

@@ -640,10 +640,9 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 // describes (query.ScopeOfAll), found as describeMany finds them;
 // nil (the complete run) for a policy kind, whose descriptions read the
 // policies' status; nothing when the kind is unknown or no object is
-// chosen (the error, or "No resources found", is the answer). Describing
-// the 200 routes of one namespace of the performance world ran the
-// complete engine before (docs/performance.md, "Every command,
-// fifteenth pass").
+// chosen (the error, or "No resources found", is the answer). The
+// complete engine run would cost the 200 routes of one namespace of the
+// performance world the whole world's time.
 func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		k, err := query.ResolveKind(res, f.kindAlias(kind))
@@ -709,10 +708,9 @@ func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []t
 // argument names a policy (whose status needs every target) or a
 // Namespace. When it names nothing, nothing is computed: the error, "not
 // found" with its hints, is read from the names of the objects and the
-// policies, which a scoped run holds complete; a mistyped name was
-// answered after the complete run, three times describe's time on the
-// performance world (docs/performance.md, "Every command, seventh
-// pass").
+// policies, which a scoped run holds complete; the complete run would
+// answer a mistyped name in three times describe's time on the
+// performance world.
 func subjectScope(f *sourceFlags, arg, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		subj, err := query.Resolve(res, f.subjectAlias(arg), ns)

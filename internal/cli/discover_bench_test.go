@@ -23,7 +23,8 @@ import (
 // BenchmarkDescribeRoute times `strata describe httproute/NAME -n NS -f
 // world.yaml` end to end (reading and decoding the YAML, the engine run,
 // the query and the human printer) on the performance world of
-// docs/performance.md: synth.Snapshot(1, 1), 20,000 HTTPRoutes and 5,000
+// docs/performance.md ("The performance world"): synth.Snapshot(1, 1),
+// 20,000 HTTPRoutes and 5,000
 // policies, written once to a temporary file outside the timer.
 func BenchmarkDescribeRoute(b *testing.B) {
 	s, path := perfWorld(b)
@@ -112,8 +113,9 @@ func writeShape(b *testing.B, sh synth.Shape, n int) string {
 
 // BenchmarkEveryCommand runs each command end to end on the performance
 // world (20,000 HTTPRoutes, 5,000 policies, one YAML file), for issue
-// 18's budget of one second per command (docs/performance.md), in this
-// process: the work of a command, without a process's start.
+// 18's budget of one second per command (docs/performance.md, "Every
+// command"), in this process: the work of a command, without a
+// process's start.
 // BenchmarkEveryProcess runs the same commands as processes of their own.
 //
 // go test -run '^$' -bench BenchmarkEveryCommand -benchtime 1x ./internal/cli/
@@ -123,8 +125,7 @@ func BenchmarkEveryCommand(b *testing.B) {
 	// command and puts back the one it found, which in a test process is
 	// 100. Between the iterations the collector then ran at 100 and
 	// moved its cycles with the heap's size: `describe` of a route took
-	// 0.34 or 0.58 s at -benchtime 2x by where they fell
-	// (docs/performance.md, "Every command, seventh pass").
+	// 0.34 or 0.58 s at -benchtime 2x by where they fell.
 	if os.Getenv("GOGC") == "" {
 		defer debug.SetGCPercent(debug.SetGCPercent(commandGCPercent))
 	}
@@ -162,7 +163,7 @@ func BenchmarkEveryCommand(b *testing.B) {
 // waits that long first, outside the timer, as a user who reads an
 // answer before typing the next command does: on a virtual machine that
 // reports free memory to its host, that run's first touches wait for
-// the host (docs/performance.md, "Every command, twentieth pass").
+// the host.
 //
 // go test -run '^$' -bench BenchmarkEveryProcess -benchtime 3x ./internal/cli/
 // STRATA_BENCH_PAUSE=3s go test -run '^$' -bench BenchmarkEveryProcess -benchtime 3x ./internal/cli/

@@ -304,8 +304,7 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 
 // unstructuredAll is toUnstructured of every object, on every core, in
 // their order: the 20,000 EffectivePolicies of the performance world took
-// two seconds of one core to convert for -o jsonpath
-// (docs/performance.md, "Every command, fifteenth pass"). The error is
+// two seconds of one core to convert for -o jsonpath. The error is
 // the first object's that has one, as converting them in turn gave.
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))

@@ -291,9 +291,8 @@ func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
 // objects, the time strata status stamps changed conditions with by
 // default. The graph's nodes are read on every core, a chunk at a time,
 // each chunk's newest kept: the 105,000 nodes of the performance world were read on
-// one core between the engine and the sink (docs/performance.md, "Every
-// command, nineteenth pass"). The newest of all does not depend on how
-// the nodes fell to workers.
+// one core between the engine and the sink. The newest of all does not
+// depend on how the nodes fell to workers.
 func newest(res *engine.Result) time.Time {
 	t := time.Unix(0, 0).UTC()
 	for _, p := range res.Policies {

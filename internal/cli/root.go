@@ -88,7 +88,8 @@ func mainContext(ctx context.Context, args []string, s Streams, process bool) in
 // end, so collecting at every doubling of the heap (GOGC=100) mostly
 // re-marks the same objects. At 400 the heap may grow to five times the
 // live data (280 MB of RSS instead of 220 MB for describe on the
-// 20,000-route world) for about 15% less CPU (docs/performance.md).
+// 20,000-route world) for about 15% less CPU (docs/performance.md,
+// "Design choices that hold").
 // The controller, a long-running process, keeps the default; a GOGC in
 // the environment wins over both.
 const commandGCPercent = 400
@@ -121,15 +122,15 @@ func releaseCollector(ctx context.Context) {
 // commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
 // other than the controller: the budget of issue 11 ("No cliffs") is
 // 2 GiB, and with GOGC at 400 the heap of a command whose live data is
-// 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
+// 600 MB (status or effective of 100,000 targetRefs) grows to 3 GB before
 // a collection. Under the limit the collector runs sooner only when the
-// heap nears it; below, commandGCPercent rules as before. The runtime
+// heap nears it; below it, commandGCPercent rules. The runtime
 // counts all its memory against the limit; the process's RSS stays about
 // 100 MB above it. At 1.75 GiB, describe of 100,000 listeners reached
 // 2,043 MiB under load, too close to the budget; at 1.625 GiB the four
 // largest runs stay at or under 1.68 GiB for at most 1 s more CPU than at
 // 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s;
-// docs/performance.md, "Third pass"). A GOMEMLIMIT in the environment
+// docs/performance.md, "Linearity"). A GOMEMLIMIT in the environment
 // wins.
 const commandMemoryLimit = 1664 << 20
 

@@ -167,8 +167,7 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped
 func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topology.NodeID) (*Result, error) {
 	// The graph of the objects is built on another core while the
 	// declarations and the policies are read: only the nodes the
-	// policies add (topology.Extra) wait for them (docs/performance.md,
-	// "Every command, fifth pass").
+	// policies add (topology.Extra) wait for them.
 	objects := make(chan func(topology.Extra) *topology.Graph, 1)
 	go func() {
 		defer func() {
@@ -372,8 +371,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 // scopeSet is whether a node of g is among nodes (a scope, which may
 // hold topology.None), a flag by node: the scope of a question about a
 // policy on a GatewayClass is most of a world's nodes, which a map held
-// for a tenth of `strata impact`'s time on the performance world
-// (docs/performance.md, "Every command, eighteenth pass").
+// for a tenth of `strata impact`'s time on the performance world.
 func scopeSet(g *topology.Graph, nodes []topology.NodeID) func(topology.NodeID) bool {
 	set := make([]bool, len(g.Nodes))
 	for _, n := range nodes {
@@ -421,11 +419,10 @@ type group struct {
 // once. Each group reads the frozen graph and its own policies and
 // writes only its members' results, so the order does not matter. Within
 // a group, attaching the policies, joining the outcome's tallies and
-// sorting its targets run on one core; another group's work now fills
-// the others meanwhile (docs/performance.md, "Every command, tenth
-// pass"). The merge functions are made first, in order, on this
-// goroutine: a registry's factories (merge.Registry) need not be safe to
-// call at once, and the first group's error is the one returned. A panic
+// sorting its targets run on one core; another group's work fills the
+// others meanwhile. The merge functions are made first, in order, on
+// this goroutine: a registry's factories (merge.Registry) need not be safe
+// to call at once, and the first group's error is the one returned. A panic
 // in a group is raised again here, as it was when the groups ran in
 // turn.
 func (res *Result) computeAll(todo []group, in func(topology.NodeID) bool) error {

@@ -281,7 +281,7 @@ func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 // question about a policy on a GatewayClass hold most of a world's
 // nodes: as maps, made and read again for each run of the question, they
 // were a tenth of `strata impact` of such a policy on the performance
-// world (docs/performance.md, "Every command, eighteenth pass").
+// world.
 type nodeSet []bool
 
 // has reports whether n is in the set; an id beyond the graph the set

@@ -75,8 +75,7 @@ func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 // when its spec is empty. Contexts with one stack share its entries
 // (effective.Context), so each stack is read once: reading every
 // context's, 56,000 on the performance world, took 40 ms on one core
-// at the end of `strata check` (docs/performance.md, "Every command,
-// seventeenth pass").
+// at the end of `strata check`.
 func reachedPolicies(res *engine.Result) map[*policykind.Policy]bool {
 	out := map[*policykind.Policy]bool{}
 	stacks := map[*effective.Entry]bool{} // by each stack's first entry

@@ -29,9 +29,8 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 // Describer is Describe for many nodes of one run, sharing what their
 // descriptions look up (the nodes' keys, the policies' names): a query
 // sized to the world, made for each of `describe httproute -n NS`'s 200
-// routes, cost more than describing them (docs/performance.md, "Every
-// command, fifteenth pass"). Like the query, a Describer belongs to one
-// goroutine.
+// routes, cost more than describing them. Like the query, a Describer
+// belongs to one goroutine.
 func Describer(res *engine.Result) func(n topology.NodeID) *Description {
 	return newQuery(res).describe
 }

@@ -136,7 +136,7 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 	affects := affected(res, kinds)
 	// Summarized on every core, each into its slot: the 5,000 policies of
 	// the performance world were summarized on one core after their
-	// counts (docs/performance.md, "Every command, nineteenth pass").
+	// counts.
 	sums := make([]PolicySummary, len(ps))
 	cores.Each(len(ps), 256, func() func(int) {
 		return func(i int) { sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]]) }

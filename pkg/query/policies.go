@@ -84,8 +84,7 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // own, summed after, so the counts do not depend on how the targets fell
 // to workers. Counted on one core, with two sets made for every target
 // and context, they were a tenth of `strata get policies -A` on the
-// performance world, which waited for them on the other core
-// (docs/performance.md, "Every command, eighteenth pass").
+// performance world, which waited for them on the other core.
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	// counted is a policy's counts in one worker, and the last target
 	// (1-based) it was counted in.
@@ -252,8 +251,7 @@ func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescr
 // status, which contexts stack each policy) is found once per kind, in
 // one pass over its targets, not once per policy, and shared by the
 // describers: `describe colorpolicy -A` of the performance world's 4,000
-// ColorPolicies took four minutes (docs/performance.md, "Every command,
-// fifteenth pass"). A describer belongs to one goroutine.
+// ColorPolicies took four minutes. A describer belongs to one goroutine.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {
@@ -309,8 +307,7 @@ type stacked struct {
 // targets are read on every core, a chunk at a time, each chunk into
 // lists of its own, joined in the chunks' order: on one core, the
 // 56,000 contexts of the performance world kept `strata describe
-// colorpolicy -A` on one core for 50 ms (docs/performance.md, "Every
-// command, eighteenth pass").
+// colorpolicy -A` on one core for 50 ms.
 func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
 	ts := kr.Effective.Targets
 	const chunk = 256

@@ -86,9 +86,8 @@ func newQuery(res *engine.Result) *query {
 // targetOf finds the effective target of kind i at node n, or nil. The
 // engine lists targets in NodeID order (effective.Result), so a target is
 // found by binary search: a map of every target, made by each query,
-// made describing many objects of a large world (`describe httproute -n
-// NS`) quadratic (docs/performance.md, "Every command, fifteenth pass").
-// Targets in another order, which the engine never makes, are indexed.
+// would make describing many objects of a large world (`describe
+// httproute -n NS`) quadratic. Targets in another order, which the engine never makes, are indexed.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 	ts := q.res.Kinds[i].Effective.Targets
 	if !q.checked[i] {
@@ -226,9 +225,8 @@ func (q *query) scope(n topology.NodeID) []scoped {
 //
 // A Namespace's contexts are those that pass through an object in it
 // (topology.Graph.Namespaces): its nodes are the Namespace, the objects
-// in it and every node below them. Describing one of the performance
-// world's 100 Namespaces computed every target of the world before
-// (docs/performance.md, "Every command, fifteenth pass").
+// in it and every node below them, so describing one of the performance
+// world's 100 Namespaces does not compute every target of the world.
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {

@@ -1,8 +1,7 @@
 // Command writeshape writes a shape of internal/synth as YAML on stdout,
-// so that the built strata binary can be measured on it (docs/performance.md,
-// "Issue 11: no cliffs"), or the performance world at a scale (`world 1`:
-// 20,000 HTTPRoutes and 5,000 policies, the file BenchmarkEveryCommand
-// reads):
+// so that the built strata binary can be measured on it, or the
+// performance world at a scale (`world 1`: 20,000 HTTPRoutes and 5,000
+// policies, the file BenchmarkEveryCommand reads):
 //
 //	go run ./internal/synth/writeshape routes 100000 > routes-100000.yaml
 //	go run ./internal/synth/writeshape world 1 > world.yaml

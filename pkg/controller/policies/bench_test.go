@@ -64,7 +64,7 @@ const (
 // (nearest rank), writes/change, changed-objects/change, and, once for the
 // initial world, converge-s (controller start to the last write),
 // initial-writes and initial-changed-objects (not held to equality: see
-// docs/performance.md).
+// docs/performance.md, "Controller on a real API server").
 //
 // The setup takes about a minute, so run a fixed count:
 //

@@ -72,8 +72,7 @@ type Result struct {
 // graph have none (rules, listeners, ports), and the effective
 // computation asks about every node of every context path, 400,000
 // times a kind on the performance world: a bit per node answers for
-// them without a lookup in ByNode (docs/performance.md, "Every command,
-// seventeenth pass").
+// them without a lookup in ByNode.
 func (r *Result) At(n topology.NodeID) []*Attachment {
 	if i := int(n) / 64; r.attached != nil && n >= 0 && i < len(r.attached) && r.attached[i]&(1<<(uint(n)%64)) == 0 {
 		return nil

@@ -53,10 +53,9 @@ type standingResult struct {
 // frozen is p's standing as freeze found it, nil for a policy not in the
 // stack. Nearly every stack holds a few policies, scanned: a map per
 // Folded was a tenth of what the effective computation allocated on the
-// performance world and a lookup per context and policy in the outcome
-// (docs/performance.md, "Every command, seventeenth pass"). A stack of
-// more (thousands of policies on one Gateway) is indexed, so that the
-// outcome's lookup of each of its policies stays linear (issue 11, "No
+// performance world and a lookup per context and policy in the outcome. A
+// stack of more (thousands of policies on one Gateway) is indexed, so that
+// the outcome's lookup of each of its policies stays linear (issue 11, "No
 // cliffs").
 func (o *Folded) frozen(p *policykind.Policy) *standingResult {
 	if o.byPolicy != nil {
@@ -160,8 +159,7 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 			if lost == nil {
 				// Made once, for what may be lost: grown a field at a
 				// time, the lists were a twentieth of the engine's
-				// allocations (docs/performance.md, "Every command,
-				// nineteenth pass").
+				// allocations.
 				lost = make([]string, 0, len(pl)-i)
 			}
 			lost = append(lost, ptr)

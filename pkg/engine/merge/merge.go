@@ -217,9 +217,8 @@ func Restore(v, from Value, locked map[string]bool) Value {
 // step of a fold under an override. Patch's result is new where it is
 // not lower's (its provenance, its root, and each object higher holds
 // an object at), so the locked pointers are put back into it in place,
-// not into copies: a step copied them twice (docs/performance.md, "Every
-// command, fourth pass"). TestPatchDefaults compares it with
-// Restore(Patch(...)).
+// not into copies: a step copied them twice. TestPatchDefaults compares it
+// with Restore(Patch(...)).
 func PatchDefaults(lower, higher Value, locked map[string]bool) Value {
 	v := Patch(lower, higher)
 	if len(locked) == 0 || restored(v, lower, locked) {
@@ -365,12 +364,12 @@ func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]a
 // Restore would put it back from from, so that Restore would return v
 // unchanged: the common step of a fold, a default that touches no
 // overridden field. Restore copies v's provenance whatever it restores;
-// under an override every later defaults step of a stack paid that copy
-// (docs/performance.md, "Every command, fourth pass"). The check is
-// exact, not a guess: each locked pointer is at the same map keys in both
-// values with an equal value and the same source, no provenance key lies
-// above or below it, and no list item is named (Restore splits a list
-// kept whole into its items). Otherwise false, and Restore does its work.
+// under an override every later defaults step of a stack paid that copy.
+// The check is exact, not a guess: each locked pointer is at the same map
+// keys in both values with an equal value and the same source, no
+// provenance key lies above or below it, and no list item is named
+// (Restore splits a list kept whole into its items). Otherwise false, and
+// Restore does its work.
 func restored(v, from Value, locked map[string]bool) bool {
 	for p := range locked {
 		if strings.IndexByte(p, '[') >= 0 {

@@ -15,8 +15,7 @@ import (
 // label selector has none), a kind, group, namespace and sectionName of
 // the right shapes and lengths. The shapes are the schema's patterns,
 // checked by hand: matched as regular expressions for every tally, they
-// were 2% of the engine's time on the performance world
-// (docs/performance.md, "Every command, seventeenth pass");
+// were 2% of the engine's time on the performance world;
 // TestValidAncestorRefIsTheSchema holds them to the patterns.
 func validAncestorRef(r topology.Ref) bool {
 	return r.Name != "" && len(r.Name) <= 253 &&

@@ -168,8 +168,7 @@ func (k *Kind) SpecPath() []string { return slices.Clone(k.specPath) }
 // policy's own, not a copy. Read's blocks share its values, as contexts
 // share the blocks' values; nothing writes them (merge's functions
 // return new values; TestRunLeavesPolicies). A deep copy of every spec
-// was 2% of what `strata status` allocated on the performance world
-// (docs/performance.md, "Every command, seventh pass").
+// was 2% of what `strata status` allocated on the performance world.
 func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
 	v, ok, _ := unstructured.NestedFieldNoCopy(p.Object, k.specPath...)
 	m, isMap := v.(map[string]any)

@@ -33,7 +33,7 @@ func GeneratedRuleName(i int) string {
 // ruleNames are the generated names of a route's first rules, made once:
 // most rules have no name, and the performance world's 36,000 rules each
 // made theirs with fmt.Sprintf, a tenth of the allocations of building
-// its graph (docs/performance.md, "Every command, nineteenth pass").
+// its graph.
 var ruleNames = func() (out [64]string) {
 	for i := range out {
 		out[i] = "rule-" + strconv.Itoa(i)
@@ -369,8 +369,7 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 // node's parents and children are sorted when the graph is done, so the
 // graph does not depend on how the routes fell to workers. Finding
 // parents and backends was half of the build, which runs on one core
-// while the policies are read (docs/performance.md, "Every command,
-// fifth pass").
+// while the policies are read.
 func (b *attacher) addRoutes(rs []route) {
 	g := b.g
 	ids := make([]NodeID, len(rs))
@@ -396,8 +395,7 @@ func (b *attacher) addRoutes(rs []route) {
 	// The edges are linked by two goroutines, one writing the parents'
 	// Children, the other the children's Parents: fields apart, as
 	// link writes them one edge at a time. Linking the 50,000 edges of
-	// the performance world's routes on one core kept the other idle
-	// (docs/performance.md, "Every command, eighteenth pass").
+	// the performance world's routes on one core kept the other idle.
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for _, edges := range found {

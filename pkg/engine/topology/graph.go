@@ -112,9 +112,8 @@ func (g *Graph) indexKind(r Ref, id NodeID) {
 // and Service frontends, in id order. Recording each node as it was
 // added took two lookups of maps keyed by two and three strings for each
 // of the performance world's 45,000 objects, on the core that builds the
-// graph while the other waits (docs/performance.md, "Every command,
-// nineteenth pass"). A pass keeps the list of the current kind at hand
-// (the nodes of a kind follow one another), and finds the list of a
+// graph while the other waits. A pass keeps the list of the current kind
+// at hand (the nodes of a kind follow one another), and finds the list of a
 // namespace by its node's id.
 func (g *Graph) listKinds() {
 	g.byKind, g.byKindIn = map[schema.GroupKind][]NodeID{}, map[kindIn][]NodeID{}
@@ -282,8 +281,7 @@ func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 // deterministic order (parents in NodeID order). The slice is fn's until
 // it returns: the next path is written in it, so fn copies what it
 // keeps. A slice made for each path, most of them dropped at once, was
-// 56,000 allocations of every run on the performance world
-// (docs/performance.md, "Every command, nineteenth pass").
+// 56,000 allocations of every run on the performance world.
 //
 // The walk is depth first, without recursion: a closure and two lists
 // grown for each target were nine allocations of every target.
@@ -327,8 +325,7 @@ func (g *Graph) add(n Node) NodeID {
 // addUnindexed adds a node that Lookup finds otherwise: a section, through
 // its object's Sections. Half the nodes of a world of routes are their
 // rules; each index entry hashes a five-string Ref into a map of every
-// node, most of what building the graph cost (docs/performance.md,
-// "Every command, fourth pass").
+// node, most of what building the graph cost.
 func (g *Graph) addUnindexed(n Node) NodeID {
 	id := NodeID(len(g.Nodes))
 	g.Nodes = append(g.Nodes, n)

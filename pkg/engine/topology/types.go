@@ -97,10 +97,9 @@ func (p Problem) Error() string {
 // Sections are the named sections of an object node, sorted by name,
 // each name once. A sorted slice rather than a map: the graph of the
 // performance world holds 40,000 objects with sections, most with one to
-// a few, and a map each was 7 MB of every run (docs/performance.md,
-// "Every command, eighth pass"). A lookup is a binary search, so an
-// object with thousands of sections costs log n, not n (issue 11, "No
-// cliffs").
+// a few, and a map each was 7 MB of every run. A lookup is a binary
+// search, so an object with thousands of sections costs log n, not n
+// (issue 11, "No cliffs").
 type Sections []Section
 
 // Section is one named section of an object node: its name and its node.

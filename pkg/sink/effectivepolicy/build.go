@@ -61,7 +61,7 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 // sources, made once, and targets of one kind share their labels: the
 // EffectivePolicies at makes share those three maps, which no reader may
 // change. On the performance world, 56,000 contexts fold to 14,000
-// values (docs/performance.md, "Every command, fourth pass").
+// values.
 func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePolicy) {
 	g := r.Graph
 	// Index first (which kinds' targets each node is), build later.
@@ -91,8 +91,7 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
 	// One label map per target kind, shared like the folded parts: a
 	// map per target was 2% of what `strata effective` allocated
-	// on the performance world (docs/performance.md, "Every command,
-	// eighth pass").
+	// on the performance world.
 	labels := map[string]map[string]string{}
 	for _, n := range order {
 		if k := g.Node(n).Ref.Kind; labels[k] == nil {
@@ -139,8 +138,7 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 // records of a whole world are made in the memory of its largest one:
 // made afresh, their contexts, paths and sources were 50 MB of what
 // `strata effective` allocated on the performance world, each byte of
-// it a page the kernel zeroed (docs/performance.md, "Every command,
-// tenth pass"). The zero Scratch is ready to use.
+// it a page the kernel zeroed. The zero Scratch is ready to use.
 type Scratch struct {
 	ep       EffectivePolicy
 	policies []KindPolicies
@@ -224,8 +222,7 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 		// Most targets: their few contexts sorted by keys made on the
 		// stack at each comparison. A buffer of keys for each target
 		// was a fifth of what `strata effective` allocated on the
-		// performance world (docs/performance.md, "Every command, sixth
-		// pass").
+		// performance world.
 		out := cut(&s.contexts, len(ctxs))
 		for _, ctx := range ctxs {
 			out = append(out, context(g, ctx, shared, s))

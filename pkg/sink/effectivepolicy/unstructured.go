@@ -13,8 +13,7 @@ import (
 // runtime.DefaultUnstructuredConverter.ToUnstructured(p), which kubectl's
 // printers read (-o jsonpath, go-template, custom-columns, --sort-by):
 // made from p's fields, not by reflection, which took two seconds of one
-// core for the 20,000 EffectivePolicies of the performance world
-// (docs/performance.md, "Every command, fifteenth pass"). Metadata
+// core for the 20,000 EffectivePolicies of the performance world. Metadata
 // other than the name, namespace and labels Strata sets is left to the
 // converter, as is a resultant policy that is not JSON (whose error is
 // the converter's). TestUnstructuredIsConverter compares the two on

@@ -34,7 +34,7 @@ func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 	// on whichever core takes it, into its own slot, then the managed
 	// ones are kept in order. On one core this was a twentieth of
 	// `strata status` on the performance world, with the other core
-	// idle (docs/performance.md, "Every command, sixth pass").
+	// idle.
 	all := r.Outcome.Policies
 	slots := make([]PolicyStatus, len(all))
 	cores.Each(len(all), 256, func() func(int) {
@@ -247,8 +247,7 @@ func deref[T ~string](p *T) string {
 // obj's other fields: the object and its status map are new, nothing
 // below them is copied. A deep copy of each policy (spec, metadata and
 // the entries of other controllers, all left as they are) was most of
-// what `strata status` allocated for policies on the performance world
-// (docs/performance.md, "Every command, fourth pass").
+// what `strata status` allocated for policies on the performance world.
 func withStatus(obj map[string]any, field string, v any) *unstructured.Unstructured {
 	out := make(map[string]any, len(obj)+1)
 	for k, x := range obj {

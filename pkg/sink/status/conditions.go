@@ -59,7 +59,7 @@ func conditionsOf(v any) []metav1.Condition {
 // shared read-only, as withStatus shares a policy's other fields; a
 // writer copies them (unstructured.SetNestedSlice). Only the last is
 // remembered: no table that a world of all-different conditions would
-// grow (docs/performance.md, "Every command, seventh pass").
+// grow.
 type lastConditions struct {
 	conds []metav1.Condition
 	maps  []any

@@ -154,8 +154,7 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // duplicates, frozen), joined only when an object has more than one for
 // a kind (its sections) and only when its fragment is made: a map per
 // object and kind, made and read back sorted, was a fifth of what
-// `strata status` allocated for targets (docs/performance.md, "Every
-// command, sixth pass").
+// `strata status` allocated for targets.
 type affected struct {
 	node     topology.NodeID
 	kinds    []kindLists[string]
@@ -209,8 +208,7 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// Where each target's part goes, found on every core: its object
 	// (a section's is looked up) and whether it is a listener's; None
 	// for a target that has no part. Only the gathering below, in the
-	// targets' order, runs on one core (docs/performance.md, "Every
-	// command, nineteenth pass").
+	// targets' order, runs on one core.
 	ts := r.Outcome.Targets
 	places := make([]place, len(ts))
 	cores.Each(len(ts), 1024, func() func(int) {
@@ -611,8 +609,8 @@ func withDefaults(m map[string]any) map[string]any {
 // storedStatus is an object with only its status, as unstructured: what
 // fragment reads of the object as stored (status.conditions,
 // status.listeners, status.parents). A typed object's status is converted
-// alone: converting a whole route, its rules most of its bytes, was half
-// of `strata status` on a large world (docs/performance.md).
+// alone: converting a whole route, its rules most of its bytes, would be
+// half of `strata status` on a large world.
 func storedStatus(obj any) map[string]any {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		if st, ok := u.Object["status"]; ok {
@@ -635,8 +633,7 @@ func storedStatus(obj any) map[string]any {
 // object whose status holds them as metav1.Condition (a Service, a
 // Gateway) is read as it is: converting its status to unstructured and
 // its conditions back, for every affected Service of a large world, was
-// a tenth of what `strata status` allocated for targets
-// (docs/performance.md, "Every command, sixth pass"). Any other object
+// a tenth of what `strata status` allocated for targets. Any other object
 // is read from its status as unstructured (current, storedStatus).
 // Retime only reads what is returned.
 func storedConditions(obj any, current func() map[string]any) []metav1.Condition {
