@@ -20,6 +20,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +34,6 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
-	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // Document is one object read from a file, remembered with its place so
@@ -101,12 +101,7 @@ const DefaultNamespace = "default"
 // typed, and adds the object to the snapshot.
 type kindDecoder struct {
 	decode func(js []byte) (any, error)
-	// quick decodes as decode does, faster where it can
-	// (internal/quickjson), JSON known to be valid, in UTF-8 and with
-	// each key of an object once: what the YAML transcoder writes, or
-	// JSON checked to be so. Its errors are decode's.
-	quick func(js []byte) (any, error)
-	add   func(s *snapshot.Snapshot, obj any)
+	add    func(s *snapshot.Snapshot, obj any)
 	// namespaced kinds take the default namespace when their object
 	// names none, as kubectl apply puts them there.
 	namespaced bool
@@ -119,7 +114,7 @@ type kindDecoder struct {
 var decoders = func() map[schema.GroupKind]kindDecoder {
 	m := map[schema.GroupKind]kindDecoder{
 		{Group: policykind.Group, Kind: policykind.KindName}: {
-			decode: decodeDeclaration, quick: decodeDeclaration,
+			decode: decodeDeclaration,
 			add: func(s *snapshot.Snapshot, obj any) {
 				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
 			},
@@ -152,21 +147,28 @@ func decodeDeclaration(js []byte) (any, error) {
 var typedOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false))
 
 // tableDecoder is the kindDecoder of a kind of hierarchy.Table.
+//
+// It decodes as the API server reads an object (k8s.io/apimachinery's
+// util/json: encoding/json's semantics, names matched in their case) on
+// the decoder of encoding/json/v2 (go-json-experiment, its upstream). A
+// field in another case (ParentRefs) is an unknown field, as the API
+// server stores the object, not the field it resembles.
+//
+// JSON that is valid, in UTF-8 and with each key of an object once (what
+// the YAML transcoder writes, and every JSON encoding of a map) decodes
+// into a fresh object the same under v2's own semantics, which skip
+// v1's legacy handling and take a fifth less time over the performance
+// world's routes; anything else is an error under v2, and is decoded
+// again under typedOptions, whose value or error is the one returned
+// (TestTypedDecodeIsUtilJSON compares the two with util/json).
 func tableDecoder(row hierarchy.Row) kindDecoder {
 	k := typed.Kinds[row.GroupKind]
 	decode := func(js []byte) (any, error) {
 		obj := k.New()
-		// The API server's reading (k8s.io/apimachinery's
-		// util/json: encoding/json's semantics, names matched in
-		// their case) on the decoder of encoding/json/v2
-		// (go-json-experiment, its upstream): the same objects and
-		// near-identical errors ("cannot unmarshal number into Go
-		// struct field HTTPRoute.spec.hostnames"), for a sixth
-		// less time and a third fewer allocations reading the
-		// performance world (docs/performance.md, "Every command,
-		// fourth pass"). A field in another case (ParentRefs) is
-		// an unknown field, as the API server stores the object,
-		// not the field it resembles.
+		if jsonv2.Unmarshal(js, obj) == nil {
+			return obj, nil
+		}
+		obj = k.New()
 		if err := jsonv2.Unmarshal(js, obj, typedOptions); err != nil {
 			return nil, err
 		}
@@ -175,17 +177,7 @@ func tableDecoder(row hierarchy.Row) kindDecoder {
 	return kindDecoder{
 		namespaced: row.Namespaced,
 		decode:     decode,
-		// Code generated for the kind's type reads such JSON in about
-		// half the time (docs/performance.md, "Every command, sixteenth
-		// pass"); what it cannot read, decode reads again for its error.
-		quick: func(js []byte) (any, error) {
-			obj := k.New()
-			if quickjson.Typed(js, obj) == nil {
-				return obj, nil
-			}
-			return decode(js)
-		},
-		add: func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
+		add:        func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
 	}
 }
 
@@ -682,11 +674,11 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 			// Without a name, or with one the transcoder did not see
 			// (metadata or its name in another case, which the typed
 			// decoders leave out), the slow path says what is wrong.
-			if obj, err := dec.quick(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {
-			if obj, err := quickjson.Generic(t.out); err == nil {
+			if obj, err := generic(t.out); err == nil {
 				d := Document{File: r.file, Index: r.index, Line: r.line, Object: &unstructured.Unstructured{Object: obj}}
 				return parsed{items: []item{{doc: d, gk: gk}}}
 			}
@@ -710,6 +702,45 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	})
 	return p
 }
+
+// generic decodes js, the JSON of one object, into the generic tree of
+// unstructured objects as k8s.io/apimachinery's util/json does (an
+// integer is an int64, any other number a float64), for JSON that is
+// valid, in UTF-8 and with each key of an object once, as the YAML
+// transcoder writes it; other JSON is an error, for the caller to read
+// the careful way.
+func generic(js []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := jsonv2.Unmarshal(js, &obj, genericOptions); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("not an object")
+	}
+	return obj, nil
+}
+
+// genericOptions decode a number into an any as util/json does: an
+// int64 when it is an integer that fits, else a float64.
+var genericOptions = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if i, err := strconv.ParseInt(tok.String(), 10, 64); err == nil {
+		*v = i
+		return nil
+	}
+	f, err := strconv.ParseFloat(tok.String(), 64)
+	if err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}))
 
 // groupKindOf is the group and kind of an object as
 // unstructured.Unstructured.GroupVersionKind reads them: an apiVersion

@@ -6,13 +6,11 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/strata-dev/strata/internal/cores"
-	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // This file is the quick path of JSON documents (issue 18: a `kubectl
@@ -329,29 +327,17 @@ func (c *jsonChecker) read(r rawDocument, js []byte) (it item, ok bool) {
 	}
 	gk := groupKindOf(h.apiVersion, h.kind)
 	d := Document{File: r.file, Index: r.index, Line: r.line}
-	// check saw each key of every object once: valid JSON in UTF-8 is
-	// then quickjson's to read (the typed decoders' quick, Generic).
-	valid := jsontext.Value(js).IsValid(jsontext.AllowDuplicateNames(true))
 	if dec, typed := decoders[gk]; typed && h.exact {
-		decode := dec.decode
-		if valid {
-			decode = dec.quick
-		}
 		// Without a name, or when it does not decode, decodeDocument
 		// says what is wrong, as it would have.
-		if obj, err := decode(js); err == nil && obj.(metav1.Object).GetName() != "" {
+		if obj, err := dec.decode(js); err == nil && obj.(metav1.Object).GetName() != "" {
 			return item{doc: d, gk: gk, obj: obj}, true
 		}
 	}
 	var obj map[string]any
-	if valid {
-		obj, _ = quickjson.Generic(js)
-	}
-	if obj == nil {
-		strict, err := sigsjson.UnmarshalStrict(js, &obj, sigsjson.DisallowDuplicateFields)
-		if err != nil || len(strict) > 0 || obj == nil {
-			return item{}, false
-		}
+	strict, err := sigsjson.UnmarshalStrict(js, &obj, sigsjson.DisallowDuplicateFields)
+	if err != nil || len(strict) > 0 || obj == nil {
+		return item{}, false
 	}
 	d.Object = &unstructured.Unstructured{Object: obj}
 	return decodeDocument(d), true

@@ -11,7 +11,6 @@ import (
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/yamljson"
-	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
@@ -230,7 +229,7 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 				return
 			}
 			if t.transcode(items[i]) {
-				obj, err := quickjson.Generic(t.out)
+				obj, err := generic(t.out)
 				if err != nil {
 					failed.Store(true)
 				}
@@ -328,7 +327,7 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
 			// Without a name, or when it does not decode,
 			// decodeDocument says what is wrong, as it would have.
-			if obj, err := dec.quick(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.decode(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
 				return item{doc: d, gk: gk, obj: obj}, true
 			}
 		}
@@ -359,7 +358,7 @@ func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
 // not decode.
 func genericOf(js []byte, transcoded bool) (map[string]any, bool) {
 	if transcoded {
-		obj, err := quickjson.Generic(js)
+		obj, err := generic(js)
 		return obj, err == nil
 	}
 	var v any
