@@ -212,13 +212,7 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 // name none (kubectl's -n); "" is DefaultNamespace.
 func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) {
 	ins, readErr := readInputs(paths, stdin)
-	items, err, ok := readItems(ins, true)
-	if !ok {
-		// Something in a JSON document was not as the quick split took
-		// it (invalid, a key twice, a List's item without a kind...):
-		// read it all again the careful way, which says what is wrong.
-		items, err, _ = readItems(ins, false)
-	}
+	items, err := readItems(ins)
 	if err != nil {
 		return nil, err
 	}
@@ -229,30 +223,21 @@ func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) 
 }
 
 // readItems parses the documents of the inputs into items: the first
-// document's error, if any, is returned instead. quick splits JSON values
-// without validating them first (splitJSONQuick) and reads Lists item by
-// item (parseListQuick, parseJSONQuick); ok is false when a quick step
-// found the input not as it assumed, and the input must be read again
-// with quick false, whose errors are the ones to report.
-func readItems(ins []input, quick bool) (items []item, err error, ok bool) {
-	ps := parseAll(splitInputs(ins, quick), true, quick)
+// document's error, if any, is returned instead.
+func readItems(ins []input) ([]item, error) {
+	ps := parseAll(splitInputs(ins), true)
 	n := 0
 	for _, p := range ps {
+		if p.err != nil {
+			return nil, p.err
+		}
 		n += len(p.items)
 	}
-	items = make([]item, 0, n)
+	items := make([]item, 0, n)
 	for _, p := range ps {
-		if p.again {
-			return nil, nil, false
-		}
-		if p.err != nil && err == nil {
-			err = p.err
-		}
-		if err == nil {
-			items = append(items, p.items...)
-		}
+		items = append(items, p.items...)
 	}
-	return items, err, true
+	return items, nil
 }
 
 // Documents reads the documents of files as Read does, without decoding
@@ -260,7 +245,7 @@ func readItems(ins []input, quick bool) (items []item, err error, ok bool) {
 func Documents(paths []string, stdin io.Reader) ([]Document, error) {
 	ins, readErr := readInputs(paths, stdin)
 	var docs []Document
-	for _, p := range parseAll(splitInputs(ins, false), false, false) {
+	for _, p := range parseAll(splitInputs(ins), false) {
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -285,10 +270,6 @@ type rawDocument struct {
 	// without the YAML parser, which takes ten times as long over a
 	// `kubectl get -o json` dump.
 	json bool
-	// quick is the JSON value raw is when splitJSONQuick split it, not
-	// validated yet: parseJSONQuick reads it, or asks for the careful
-	// read.
-	quick *jsonValue
 }
 
 // input is the content of one file, or of stdin.
@@ -319,8 +300,7 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 	return ins, nil
 }
 
-// splitInputs splits the inputs into their documents, in order; quick
-// splits streams of JSON values with splitJSONQuick.
+// splitInputs splits the inputs into their documents, in order.
 //
 // A large input is split in parts, each starting at a document marker,
 // on every core (splitParts); its documents are then numbered on, and
@@ -330,18 +310,18 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 // (docs/performance.md, "Every command, nineteenth pass"). A part whose
 // split found invalid JSON names documents by their numbers in the
 // input: such an input is split again on one core, for the message.
-func splitInputs(ins []input, quick bool) []rawDocument {
-	return splitInputsAt(ins, quick, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
+func splitInputs(ins []input) []rawDocument {
+	return splitInputsAt(ins, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
 }
 
 // splitInputsAt is splitInputs with the parts of each input cut where
 // cut says (splitParts).
-func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocument {
+func splitInputsAt(ins []input, cut func([]byte) []int) []rawDocument {
 	var docs []rawDocument
 	for _, in := range ins {
 		cuts := cut(in.b)
 		if len(cuts) == 1 {
-			docs = splitInput(docs, in.file, in.b, quick)
+			docs = splitInput(docs, in.file, in.b)
 			continue
 		}
 		parts := make([][]rawDocument, len(cuts))
@@ -354,7 +334,7 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 					end = cuts[k+1]
 				}
 				part := in.b[cuts[k]:end]
-				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part, quick)
+				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part)
 				lines[k] = bytes.Count(part, []byte("\n"))
 				for _, d := range parts[k] {
 					if d.err != nil {
@@ -364,7 +344,7 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 			}
 		})
 		if failed.Load() {
-			docs = splitInput(docs, in.file, in.b, quick)
+			docs = splitInput(docs, in.file, in.b)
 			continue
 		}
 		total := 0
@@ -390,18 +370,9 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 
 // splitInput appends the documents of one input, b, read from file, to
 // docs, numbered from 1 and with lines counted from b's first.
-func splitInput(docs []rawDocument, f string, b []byte, quick bool) []rawDocument {
+func splitInput(docs []rawDocument, f string, b []byte) []rawDocument {
 	n := 0 // documents so far
 	for raw, line := range yamlDocumentLines(b) {
-		if quick {
-			if vals, ok := splitJSONQuick(raw); ok && vals != nil {
-				for k := range vals {
-					n++
-					docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
-				}
-				continue
-			}
-		}
 		vals, err := jsonStream(raw)
 		isJSON := vals != nil
 		if vals == nil {
@@ -559,6 +530,30 @@ func jsonStream(raw []byte) ([][]byte, error) {
 	}
 }
 
+// yamlStart reports, for most YAML documents at a glance, that raw does
+// not start with a JSON object: its first byte past ASCII blanks is
+// neither '{' nor a comment's '#', nor a byte that bytes.TrimSpace might
+// trim (\v, \f, or one of a multi-byte space), which the line-by-line
+// look of jsonStream and splitJSONQuick would skip. Those looks cost
+// two line iterators per document, a third of splitting the
+// performance world's 45,000 documents (docs/performance.md, "Every
+// command, seventh pass"). False says nothing: look line by line.
+func yamlStart(raw []byte) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return false
+	}
+	c := raw[i]
+	return c < 0x80 && c != '{' && c != '#' && c != '\v' && c != '\f'
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // skipJSON is a JSON value's target that keeps nothing of it.
 type skipJSON struct{}
 
@@ -634,20 +629,16 @@ type item struct {
 type parsed struct {
 	items []item
 	err   error
-	// again says that a quick read found the document not as it
-	// assumed: the input must be read again the careful way.
-	again bool
 }
 
 // parseAll parses the documents on every core; the results are in the
 // documents' order. typed decodes the kinds of decoders into their Go
 // types (for Read); otherwise every item is a Document (for Documents).
-// quick reads Lists item by item, straight into their typed objects.
-func parseAll(raws []rawDocument, typed, quick bool) []parsed {
+func parseAll(raws []rawDocument, typed bool) []parsed {
 	out := make([]parsed, len(raws))
 	cores.Each(len(raws), 32, func() func(int) {
 		var t transcoder // each worker's buffers
-		return func(i int) { out[i] = t.parse(raws[i], typed, quick) }
+		return func(i int) { out[i] = t.parse(raws[i], typed) }
 	})
 	return out
 }
@@ -656,17 +647,9 @@ func parseAll(raws []rawDocument, typed, quick bool) []parsed {
 // and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
 // object that does not decode on the fast path is decoded again on the
 // slow one, so that its error is the slow path's.
-func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
+func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 	if r.err != nil {
 		return parsed{err: r.err}
-	}
-	if r.quick != nil {
-		return t.json.parseJSONQuick(r)
-	}
-	if quick && typed && !r.json {
-		if p, ok := t.parseListQuick(r); ok {
-			return p
-		}
 	}
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
