@@ -200,10 +200,9 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // the same errors, faster: documents are parsed on every core, and those
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
-// sigs.k8s.io/yaml and unstructured; JSON goes straight to its typed
-// object, and the items of a List (a `kubectl get -o json|yaml` dump)
-// as the documents of a multi-document file do (see jsonlist.go and
-// parseListQuick).
+// sigs.k8s.io/yaml and unstructured. The items of a block-style YAML List
+// (a `kubectl get -o yaml` dump) are parsed on every core too
+// (yamllist.go).
 func Read(paths []string, stdin io.Reader) (*Result, error) {
 	return ReadIn(paths, stdin, DefaultNamespace)
 }
@@ -534,10 +533,9 @@ func jsonStream(raw []byte) ([][]byte, error) {
 // not start with a JSON object: its first byte past ASCII blanks is
 // neither '{' nor a comment's '#', nor a byte that bytes.TrimSpace might
 // trim (\v, \f, or one of a multi-byte space), which the line-by-line
-// look of jsonStream and splitJSONQuick would skip. Those looks cost
-// two line iterators per document, a third of splitting the
-// performance world's 45,000 documents (docs/performance.md, "Every
-// command, seventh pass"). False says nothing: look line by line.
+// look of jsonStream would skip. That look costs a line iterator per
+// document, which most documents, YAML, need not pay. False says
+// nothing: look line by line.
 func yamlStart(raw []byte) bool {
 	i := skipSpace(raw, 0)
 	if i == len(raw) {

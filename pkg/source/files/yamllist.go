@@ -47,8 +47,7 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 
 // blockListSpans is the first half of blockList: the header, where each
 // item's lines are in raw, and the indentation of the items' "-"
-// markers. blockItem makes each item's document of its lines, which
-// parseListQuick does on every core.
+// markers. blockItem makes each item's document of its lines.
 func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
 	if otherBreaks(raw) {
 		return nil, nil, 0, false
