@@ -5,12 +5,9 @@
 #   - config/crd/bases/*.yaml (CRDs)
 #   - charts/strata/crds/ (a copy of config/crd/bases: Helm installs CRDs
 #     from that folder and cannot reach outside the chart)
-#   - pkg/source/files/internal/quickjson/zz_generated.easyjson.go (the
-#     reader's decoders of the API types of typed.Kinds, by easyjson, with
-#     empty objects decoded into empty maps by hack/emptymaps)
 # The results are committed; hack/verify-generate.sh fails CI when they
-# drift from the types. Needs only Go: controller-gen and easyjson run from
-# the module proxy at their pinned versions.
+# drift from the types. Needs only Go: controller-gen runs from
+# the module proxy at its pinned version.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,12 +28,3 @@ mkdir -p config/crd/bases charts/strata/crds
   output:crd:artifacts:config=config/crd/bases
 
 cp config/crd/bases/*.yaml charts/strata/crds/
-
-# The same version as go.mod's github.com/mailru/easyjson: its generator
-# (bootstrapped inside this module) and the decoders' runtime (jlexer)
-# come from that module.
-EASYJSON_VERSION=v0.9.0
-quickjson=pkg/source/files/internal/quickjson
-rm -f "$quickjson/zz_generated.easyjson.go"
-(cd "$quickjson" && go run "github.com/mailru/easyjson/easyjson@${EASYJSON_VERSION}" -output_filename zz_generated.easyjson.go types.go)
-go run ./hack/emptymaps "$quickjson/zz_generated.easyjson.go"

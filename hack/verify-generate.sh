@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails when the committed generated files (deepcopy functions, CRDs, the
-# chart's copy of the CRDs, the reader's easyjson decoders) differ from what hack/generate.sh makes from the
-# Go types. Generates into a copy of the tree, so the working tree is never
+# chart's copy of the CRDs) differ from what hack/generate.sh makes from
+# the Go types. Generates into a copy of the tree, so the working tree is never
 # touched. Needs only Go (and tar and diff); for CI and before committing.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,7 +15,7 @@ tar -C "$root" --exclude=./.git --exclude=./bin -cf - . | tar -C "$tmp" -xf -
 bash "$tmp/hack/generate.sh"
 
 # Everything hack/generate.sh writes: its output folders, and zz_generated
-# files (deepcopy, easyjson) wherever they are, in either tree (a new or a
+# files (deepcopy) wherever they are, in either tree (a new or a
 # deleted one is drift too).
 paths=(config/crd/bases charts/strata/crds)
 while IFS= read -r f; do

@@ -1,17 +1,22 @@
 package files
 
 import (
+	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/strata-dev/strata/internal/synth"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
-// TestTypedDecodeIsAPIMachinery: the typed decoders (go-json-experiment
-// with its v1 package's options) read what Kubernetes reads
+// TestTypedDecodeIsAPIMachinery: the typed decoders (go-json-experiment,
+// under v2's semantics, then its v1 package's options) read what
+// Kubernetes reads
 // (k8s.io/apimachinery's util/json, encoding/json with names matched in
 // their case), the same object or an error both ways, on the inputs where
 // the libraries' defaults differ: names in another case, a name twice,
@@ -44,5 +49,43 @@ func TestTypedDecodeIsAPIMachinery(t *testing.T) {
 				t.Errorf("decoded\n%+v\napimachinery\n%+v", got, want)
 			}
 		})
+	}
+}
+
+// TestTypedDecodeIsUtilJSON: what the transcoder writes for a world of
+// every kind decodes, typed (the kinds of decoders) or generic (policies
+// and the rest), into the values k8s.io/apimachinery's util/json makes of
+// it.
+func TestTypedDecodeIsUtilJSON(t *testing.T) {
+	var w bytes.Buffer
+	if err := synth.WriteYAML(&w, synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 8, Routes: 200, Services: 200, Policies: 100}, 1)); err != nil {
+		t.Fatal(err)
+	}
+	var tr transcoder
+	n := 0
+	for raw := range yamlDocumentLines(w.Bytes()) {
+		if !tr.transcode(raw) {
+			continue
+		}
+		n++
+		gk := groupKindOf(tr.hdr.apiVersion, tr.hdr.kind)
+		if dec, ok := decoders[gk]; ok && gk.Kind != policykind.KindName {
+			got, err := dec.decode(tr.out)
+			want := typed.Kinds[gk].New()
+			wantErr := utiljson.Unmarshal(tr.out, want)
+			if err != nil || wantErr != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: decoded %+v (%v), util/json %+v (%v)", tr.out, got, err, want, wantErr)
+			}
+			continue
+		}
+		got, err := generic(tr.out)
+		var want map[string]any
+		wantErr := utiljson.Unmarshal(tr.out, &want)
+		if err != nil || wantErr != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: decoded %v (%v), util/json %v (%v)", tr.out, got, err, want, wantErr)
+		}
+	}
+	if n < 500 {
+		t.Fatalf("only %d documents transcoded", n)
 	}
 }

@@ -4,9 +4,8 @@
 // files over them (Overlay) and decodes them as it decodes files (Decode).
 // Block-style YAML, what kubectl and sigs.k8s.io/yaml write, takes a fast
 // path (transcode.go) that must read as sigs.k8s.io/yaml does; the rest
-// takes sigs.k8s.io/yaml itself. JSON, and the items of a List (a
-// `kubectl get -o json|yaml` dump), go straight to their typed objects
-// (jsonlist.go, yamllist.go), or, when anything is not as that quick path
-// assumes, the careful way, whose errors are the ones reported. See
-// docs/cli.md.
+// takes sigs.k8s.io/yaml itself. Either way the JSON of an object is
+// decoded into its typed object by encoding/json/v2 (go-json-experiment)
+// with Kubernetes' semantics, or into the generic tree of unstructured
+// objects. See docs/cli.md.
 package files

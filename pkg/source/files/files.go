@@ -20,6 +20,7 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	jsonv1 "github.com/go-json-experiment/json/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -33,7 +34,6 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
-	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
 // Document is one object read from a file, remembered with its place so
@@ -101,12 +101,7 @@ const DefaultNamespace = "default"
 // typed, and adds the object to the snapshot.
 type kindDecoder struct {
 	decode func(js []byte) (any, error)
-	// quick decodes as decode does, faster where it can
-	// (internal/quickjson), JSON known to be valid, in UTF-8 and with
-	// each key of an object once: what the YAML transcoder writes, or
-	// JSON checked to be so. Its errors are decode's.
-	quick func(js []byte) (any, error)
-	add   func(s *snapshot.Snapshot, obj any)
+	add    func(s *snapshot.Snapshot, obj any)
 	// namespaced kinds take the default namespace when their object
 	// names none, as kubectl apply puts them there.
 	namespaced bool
@@ -119,7 +114,7 @@ type kindDecoder struct {
 var decoders = func() map[schema.GroupKind]kindDecoder {
 	m := map[schema.GroupKind]kindDecoder{
 		{Group: policykind.Group, Kind: policykind.KindName}: {
-			decode: decodeDeclaration, quick: decodeDeclaration,
+			decode: decodeDeclaration,
 			add: func(s *snapshot.Snapshot, obj any) {
 				s.Declarations = append(s.Declarations, obj.(*policykind.Declaration))
 			},
@@ -152,21 +147,28 @@ func decodeDeclaration(js []byte) (any, error) {
 var typedOptions = jsonv2.JoinOptions(jsonv1.DefaultOptionsV1(), jsonv2.MatchCaseInsensitiveNames(false))
 
 // tableDecoder is the kindDecoder of a kind of hierarchy.Table.
+//
+// It decodes as the API server reads an object (k8s.io/apimachinery's
+// util/json: encoding/json's semantics, names matched in their case) on
+// the decoder of encoding/json/v2 (go-json-experiment, its upstream). A
+// field in another case (ParentRefs) is an unknown field, as the API
+// server stores the object, not the field it resembles.
+//
+// JSON that is valid, in UTF-8 and with each key of an object once (what
+// the YAML transcoder writes, and every JSON encoding of a map) decodes
+// into a fresh object the same under v2's own semantics, which skip
+// v1's legacy handling and take a fifth less time over the performance
+// world's routes; anything else is an error under v2, and is decoded
+// again under typedOptions, whose value or error is the one returned
+// (TestTypedDecodeIsUtilJSON compares the two with util/json).
 func tableDecoder(row hierarchy.Row) kindDecoder {
 	k := typed.Kinds[row.GroupKind]
 	decode := func(js []byte) (any, error) {
 		obj := k.New()
-		// The API server's reading (k8s.io/apimachinery's
-		// util/json: encoding/json's semantics, names matched in
-		// their case) on the decoder of encoding/json/v2
-		// (go-json-experiment, its upstream): the same objects and
-		// near-identical errors ("cannot unmarshal number into Go
-		// struct field HTTPRoute.spec.hostnames"), for a sixth
-		// less time and a third fewer allocations reading the
-		// performance world (docs/performance.md, "Every command,
-		// fourth pass"). A field in another case (ParentRefs) is
-		// an unknown field, as the API server stores the object,
-		// not the field it resembles.
+		if jsonv2.Unmarshal(js, obj) == nil {
+			return obj, nil
+		}
+		obj = k.New()
 		if err := jsonv2.Unmarshal(js, obj, typedOptions); err != nil {
 			return nil, err
 		}
@@ -175,17 +177,7 @@ func tableDecoder(row hierarchy.Row) kindDecoder {
 	return kindDecoder{
 		namespaced: row.Namespaced,
 		decode:     decode,
-		// Code generated for the kind's type reads such JSON in about
-		// half the time (docs/performance.md, "Every command, sixteenth
-		// pass"); what it cannot read, decode reads again for its error.
-		quick: func(js []byte) (any, error) {
-			obj := k.New()
-			if quickjson.Typed(js, obj) == nil {
-				return obj, nil
-			}
-			return decode(js)
-		},
-		add: func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
+		add:        func(s *snapshot.Snapshot, obj any) { k.Add(s, obj.(typed.Object)) },
 	}
 }
 
@@ -208,10 +200,9 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // the same errors, faster: documents are parsed on every core, and those
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
-// sigs.k8s.io/yaml and unstructured; JSON goes straight to its typed
-// object, and the items of a List (a `kubectl get -o json|yaml` dump)
-// as the documents of a multi-document file do (see jsonlist.go and
-// parseListQuick).
+// sigs.k8s.io/yaml and unstructured. The items of a block-style YAML List
+// (a `kubectl get -o yaml` dump) are parsed on every core too
+// (yamllist.go).
 func Read(paths []string, stdin io.Reader) (*Result, error) {
 	return ReadIn(paths, stdin, DefaultNamespace)
 }
@@ -220,13 +211,7 @@ func Read(paths []string, stdin io.Reader) (*Result, error) {
 // name none (kubectl's -n); "" is DefaultNamespace.
 func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) {
 	ins, readErr := readInputs(paths, stdin)
-	items, err, ok := readItems(ins, true)
-	if !ok {
-		// Something in a JSON document was not as the quick split took
-		// it (invalid, a key twice, a List's item without a kind...):
-		// read it all again the careful way, which says what is wrong.
-		items, err, _ = readItems(ins, false)
-	}
+	items, err := readItems(ins)
 	if err != nil {
 		return nil, err
 	}
@@ -237,30 +222,21 @@ func ReadIn(paths []string, stdin io.Reader, namespace string) (*Result, error) 
 }
 
 // readItems parses the documents of the inputs into items: the first
-// document's error, if any, is returned instead. quick splits JSON values
-// without validating them first (splitJSONQuick) and reads Lists item by
-// item (parseListQuick, parseJSONQuick); ok is false when a quick step
-// found the input not as it assumed, and the input must be read again
-// with quick false, whose errors are the ones to report.
-func readItems(ins []input, quick bool) (items []item, err error, ok bool) {
-	ps := parseAll(splitInputs(ins, quick), true, quick)
+// document's error, if any, is returned instead.
+func readItems(ins []input) ([]item, error) {
+	ps := parseAll(splitInputs(ins), true)
 	n := 0
 	for _, p := range ps {
+		if p.err != nil {
+			return nil, p.err
+		}
 		n += len(p.items)
 	}
-	items = make([]item, 0, n)
+	items := make([]item, 0, n)
 	for _, p := range ps {
-		if p.again {
-			return nil, nil, false
-		}
-		if p.err != nil && err == nil {
-			err = p.err
-		}
-		if err == nil {
-			items = append(items, p.items...)
-		}
+		items = append(items, p.items...)
 	}
-	return items, err, true
+	return items, nil
 }
 
 // Documents reads the documents of files as Read does, without decoding
@@ -268,7 +244,7 @@ func readItems(ins []input, quick bool) (items []item, err error, ok bool) {
 func Documents(paths []string, stdin io.Reader) ([]Document, error) {
 	ins, readErr := readInputs(paths, stdin)
 	var docs []Document
-	for _, p := range parseAll(splitInputs(ins, false), false, false) {
+	for _, p := range parseAll(splitInputs(ins), false) {
 		if p.err != nil {
 			return nil, p.err
 		}
@@ -293,10 +269,6 @@ type rawDocument struct {
 	// without the YAML parser, which takes ten times as long over a
 	// `kubectl get -o json` dump.
 	json bool
-	// quick is the JSON value raw is when splitJSONQuick split it, not
-	// validated yet: parseJSONQuick reads it, or asks for the careful
-	// read.
-	quick *jsonValue
 }
 
 // input is the content of one file, or of stdin.
@@ -327,8 +299,7 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 	return ins, nil
 }
 
-// splitInputs splits the inputs into their documents, in order; quick
-// splits streams of JSON values with splitJSONQuick.
+// splitInputs splits the inputs into their documents, in order.
 //
 // A large input is split in parts, each starting at a document marker,
 // on every core (splitParts); its documents are then numbered on, and
@@ -338,18 +309,18 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 // (docs/performance.md, "Every command, nineteenth pass"). A part whose
 // split found invalid JSON names documents by their numbers in the
 // input: such an input is split again on one core, for the message.
-func splitInputs(ins []input, quick bool) []rawDocument {
-	return splitInputsAt(ins, quick, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
+func splitInputs(ins []input) []rawDocument {
+	return splitInputsAt(ins, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
 }
 
 // splitInputsAt is splitInputs with the parts of each input cut where
 // cut says (splitParts).
-func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocument {
+func splitInputsAt(ins []input, cut func([]byte) []int) []rawDocument {
 	var docs []rawDocument
 	for _, in := range ins {
 		cuts := cut(in.b)
 		if len(cuts) == 1 {
-			docs = splitInput(docs, in.file, in.b, quick)
+			docs = splitInput(docs, in.file, in.b)
 			continue
 		}
 		parts := make([][]rawDocument, len(cuts))
@@ -362,7 +333,7 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 					end = cuts[k+1]
 				}
 				part := in.b[cuts[k]:end]
-				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part, quick)
+				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part)
 				lines[k] = bytes.Count(part, []byte("\n"))
 				for _, d := range parts[k] {
 					if d.err != nil {
@@ -372,7 +343,7 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 			}
 		})
 		if failed.Load() {
-			docs = splitInput(docs, in.file, in.b, quick)
+			docs = splitInput(docs, in.file, in.b)
 			continue
 		}
 		total := 0
@@ -398,18 +369,9 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 
 // splitInput appends the documents of one input, b, read from file, to
 // docs, numbered from 1 and with lines counted from b's first.
-func splitInput(docs []rawDocument, f string, b []byte, quick bool) []rawDocument {
+func splitInput(docs []rawDocument, f string, b []byte) []rawDocument {
 	n := 0 // documents so far
 	for raw, line := range yamlDocumentLines(b) {
-		if quick {
-			if vals, ok := splitJSONQuick(raw); ok && vals != nil {
-				for k := range vals {
-					n++
-					docs = append(docs, rawDocument{file: f, index: n, line: line, raw: vals[k].text, json: true, quick: &vals[k]})
-				}
-				continue
-			}
-		}
 		vals, err := jsonStream(raw)
 		isJSON := vals != nil
 		if vals == nil {
@@ -567,6 +529,29 @@ func jsonStream(raw []byte) ([][]byte, error) {
 	}
 }
 
+// yamlStart reports, for most YAML documents at a glance, that raw does
+// not start with a JSON object: its first byte past ASCII blanks is
+// neither '{' nor a comment's '#', nor a byte that bytes.TrimSpace might
+// trim (\v, \f, or one of a multi-byte space), which the line-by-line
+// look of jsonStream would skip. That look costs a line iterator per
+// document, which most documents, YAML, need not pay. False says
+// nothing: look line by line.
+func yamlStart(raw []byte) bool {
+	i := skipSpace(raw, 0)
+	if i == len(raw) {
+		return false
+	}
+	c := raw[i]
+	return c < 0x80 && c != '{' && c != '#' && c != '\v' && c != '\f'
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // skipJSON is a JSON value's target that keeps nothing of it.
 type skipJSON struct{}
 
@@ -642,20 +627,16 @@ type item struct {
 type parsed struct {
 	items []item
 	err   error
-	// again says that a quick read found the document not as it
-	// assumed: the input must be read again the careful way.
-	again bool
 }
 
 // parseAll parses the documents on every core; the results are in the
 // documents' order. typed decodes the kinds of decoders into their Go
 // types (for Read); otherwise every item is a Document (for Documents).
-// quick reads Lists item by item, straight into their typed objects.
-func parseAll(raws []rawDocument, typed, quick bool) []parsed {
+func parseAll(raws []rawDocument, typed bool) []parsed {
 	out := make([]parsed, len(raws))
 	cores.Each(len(raws), 32, func() func(int) {
 		var t transcoder // each worker's buffers
-		return func(i int) { out[i] = t.parse(raws[i], typed, quick) }
+		return func(i int) { out[i] = t.parse(raws[i], typed) }
 	})
 	return out
 }
@@ -664,17 +645,9 @@ func parseAll(raws []rawDocument, typed, quick bool) []parsed {
 // and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
 // object that does not decode on the fast path is decoded again on the
 // slow one, so that its error is the slow path's.
-func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
+func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 	if r.err != nil {
 		return parsed{err: r.err}
-	}
-	if r.quick != nil {
-		return t.json.parseJSONQuick(r)
-	}
-	if quick && typed && !r.json {
-		if p, ok := t.parseListQuick(r); ok {
-			return p
-		}
 	}
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
@@ -682,11 +655,11 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 			// Without a name, or with one the transcoder did not see
 			// (metadata or its name in another case, which the typed
 			// decoders leave out), the slow path says what is wrong.
-			if obj, err := dec.quick(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
+			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
 				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
 			}
 		} else {
-			if obj, err := quickjson.Generic(t.out); err == nil {
+			if obj, err := generic(t.out); err == nil {
 				d := Document{File: r.file, Index: r.index, Line: r.line, Object: &unstructured.Unstructured{Object: obj}}
 				return parsed{items: []item{{doc: d, gk: gk}}}
 			}
@@ -710,6 +683,45 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	})
 	return p
 }
+
+// generic decodes js, the JSON of one object, into the generic tree of
+// unstructured objects as k8s.io/apimachinery's util/json does (an
+// integer is an int64, any other number a float64), for JSON that is
+// valid, in UTF-8 and with each key of an object once, as the YAML
+// transcoder writes it; other JSON is an error, for the caller to read
+// the careful way.
+func generic(js []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := jsonv2.Unmarshal(js, &obj, genericOptions); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("not an object")
+	}
+	return obj, nil
+}
+
+// genericOptions decode a number into an any as util/json does: an
+// int64 when it is an integer that fits, else a float64.
+var genericOptions = jsonv2.WithUnmarshalers(jsonv2.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return jsonv2.SkipFunc
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	if i, err := strconv.ParseInt(tok.String(), 10, 64); err == nil {
+		*v = i
+		return nil
+	}
+	f, err := strconv.ParseFloat(tok.String(), 64)
+	if err != nil {
+		return err
+	}
+	*v = f
+	return nil
+}))
 
 // groupKindOf is the group and kind of an object as
 // unstructured.Unstructured.GroupVersionKind reads them: an apiVersion

@@ -516,8 +516,8 @@ func TestReadMatchesDecode(t *testing.T) {
 		{"errors: malformed before a missing file", []string{"testdata/bad/malformed.yaml", "testdata/nope.yaml"}, ""},
 		{"errors: missing file before a malformed one", []string{"testdata/nope.yaml", "testdata/bad/malformed.yaml"}, ""},
 		{"errors: typed object that does not decode before a missing file", []string{"-", "testdata/nope.yaml"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\nspec:\n  ports: 80\n"},
-		// quickjson decodes an empty object into an empty map, as
-		// encoding/json does (hack/emptymaps), not into nil.
+		// An empty object decodes into an empty map, as encoding/json
+		// decodes it, not into nil.
 		{"empty maps", []string{"-"}, "apiVersion: v1\nkind: Service\nmetadata:\n  name: b\n  labels: {}\n  annotations: {}\nspec:\n  selector: {}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: g\nspec:\n  gatewayClassName: c\n  infrastructure:\n    labels: {}\n  listeners: []\n"},
 		{"errors: metadata in another case", []string{"-"}, "apiVersion: v1\nkind: Service\nmetAdAtA:\n  nAme: x\n"},
 		{"JSON List", []string{"-"}, string(js)},

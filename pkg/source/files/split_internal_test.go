@@ -126,9 +126,6 @@ func TestSplitInputsInParts(t *testing.T) {
 		if d.err != nil {
 			s += " error " + d.err.Error()
 		}
-		if d.quick != nil {
-			s += fmt.Sprintf(" quick %q", d.quick.text)
-		}
 		return s
 	}
 	for i, prefix := range []string{"", "a: 0\n", "# only a comment\n\n", "--- {a: 1}\n", "---x\nb: 1\n"} {
@@ -137,8 +134,8 @@ func TestSplitInputsInParts(t *testing.T) {
 			if cuts := cut(b); len(cuts) < 4 {
 				t.Fatalf("input %d: %d parts of %d bytes", i, len(cuts), len(b))
 			}
-			for _, quick := range []bool{false, true} {
-				want := splitInput(nil, "f.yaml", b, quick)
+			{
+				want := splitInput(nil, "f.yaml", b)
 				errs := 0
 				for _, d := range want {
 					if d.err != nil {
@@ -146,22 +143,22 @@ func TestSplitInputsInParts(t *testing.T) {
 					}
 				}
 				if bad != (errs > 0) {
-					t.Fatalf("input %d (bad %v, quick %v): %d invalid documents", i, bad, quick, errs)
+					t.Fatalf("input %d (bad %v): %d invalid documents", i, bad, errs)
 				}
-				got := splitInputsAt([]input{{file: "a.yaml", b: []byte("a: 1\n")}, {file: "f.yaml", b: b}}, quick, cut)
+				got := splitInputsAt([]input{{file: "a.yaml", b: []byte("a: 1\n")}, {file: "f.yaml", b: b}}, cut)
 				if len(got) == 0 || key(got[0]) != key(rawDocument{file: "a.yaml", index: 1, line: 1, raw: []byte("a: 1\n")}) {
 					t.Fatalf("input %d: the first input's document is %v", i, got[:min(1, len(got))])
 				}
 				got = got[1:]
 				if len(got) != len(want) {
-					t.Fatalf("input %d (bad %v, quick %v): %d documents in parts, %d on one core", i, bad, quick, len(got), len(want))
+					t.Fatalf("input %d (bad %v): %d documents in parts, %d on one core", i, bad, len(got), len(want))
 				}
 				for j := range want {
 					g, w := got[j], want[j]
 					same := g.file == w.file && g.index == w.index && g.line == w.line && g.json == w.json && bytes.Equal(g.raw, w.raw) &&
-						(g.err == nil) == (w.err == nil) && (g.quick == nil) == (w.quick == nil)
-					if !same || g.err != nil && g.err.Error() != w.err.Error() || g.quick != nil && !bytes.Equal(g.quick.text, w.quick.text) {
-						t.Fatalf("input %d (bad %v, quick %v), document %d:\n got %s\nwant %s", i, bad, quick, j+1, key(g), key(w))
+						(g.err == nil) == (w.err == nil)
+					if !same || g.err != nil && g.err.Error() != w.err.Error() {
+						t.Fatalf("input %d (bad %v), document %d:\n got %s\nwant %s", i, bad, j+1, key(g), key(w))
 					}
 				}
 			}

@@ -56,8 +56,6 @@ type transcoder struct {
 	keys  [][][]byte // per mapping depth, the keys seen so far
 	depth int
 	hdr   header
-	// json checks the JSON documents of the worker (jsonlist.go).
-	json jsonChecker
 }
 
 // maxDepth bounds nesting; deeper documents take the slow path.

@@ -2,17 +2,16 @@ package files
 
 import (
 	"bytes"
-	"strings"
 	"sync/atomic"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/yamljson"
-	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
+
+// span is where an item is in a List document: text[start:end].
+type span struct{ start, end int }
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
 // sigs.k8s.io/yaml.Marshal write it, into its header (the document with
@@ -48,8 +47,7 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 
 // blockListSpans is the first half of blockList: the header, where each
 // item's lines are in raw, and the indentation of the items' "-"
-// markers. blockItem makes each item's document of its lines, which
-// parseListQuick does on every core.
+// markers. blockItem makes each item's document of its lines.
 func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
 	if otherBreaks(raw) {
 		return nil, nil, 0, false
@@ -230,7 +228,7 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 				return
 			}
 			if t.transcode(items[i]) {
-				obj, err := quickjson.Generic(t.out)
+				obj, err := generic(t.out)
 				if err != nil {
 					failed.Store(true)
 				}
@@ -252,120 +250,4 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	}
 	obj["items"] = vals
 	return obj, true
-}
-
-// parseListQuick reads a block-style YAML List (see blockList) as parse
-// reads it the careful way, item by item: each item that the transcoder
-// takes and that decodes into its typed object goes there straight,
-// without the generic map and the JSON encoding of it that the careful
-// path decodes; any other item is read as the careful path reads it
-// (parseBlockList, then decodeDocument). ok is false when the careful
-// path would not read the document item by item, or would stop at it
-// with an error of the document (an item that is not an object, or has
-// no apiVersion or kind, or a List inside the List): then parse reads it
-// the careful way, errors included.
-func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
-	// Only a root key "items:" makes a blockList; do not copy the
-	// header of every other document to find that out.
-	if !bytes.HasPrefix(r.raw, []byte("items:")) && !bytes.Contains(r.raw, []byte("\nitems:")) {
-		return parsed{}, false
-	}
-	header, items, marker, ok := blockListSpans(r.raw)
-	if !ok {
-		return parsed{}, false
-	}
-	hjs, err := yamljson.ToJSONStrict(header)
-	if err != nil {
-		return parsed{}, false
-	}
-	var hdr map[string]any
-	if err := utiljson.Unmarshal(hjs, &hdr); err != nil || hdr == nil {
-		return parsed{}, false
-	}
-	u := unstructured.Unstructured{Object: hdr}
-	if u.GetAPIVersion() == "" || !strings.HasSuffix(u.GetKind(), "List") {
-		return parsed{}, false
-	}
-	out := make([]item, len(items))
-	var failed atomic.Bool
-	cores.Each(len(items), 64, func() func(int) {
-		var t transcoder
-		return func(i int) {
-			if failed.Load() {
-				return
-			}
-			s := items[i]
-			doc, ok := blockItem(r.raw[s.start:s.end], marker)
-			if !ok {
-				failed.Store(true)
-				return
-			}
-			it, ok := t.listItem(r, doc)
-			if !ok {
-				failed.Store(true)
-				return
-			}
-			out[i] = it
-		}
-	})
-	if failed.Load() {
-		return parsed{}, false
-	}
-	return parsed{items: out}, true
-}
-
-// listItem reads one item of a YAML List for parseListQuick.
-func (t *transcoder) listItem(r rawDocument, raw []byte) (item, bool) {
-	d := Document{File: r.file, Index: r.index, Line: r.line}
-	var js []byte
-	transcoded := t.transcode(raw)
-	if transcoded {
-		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
-		// metav1.FieldsV1 keeps the JSON it is given: the careful path
-		// gives it the generic map's, keys sorted.
-		exact := !bytes.Contains(raw, []byte("fieldsV1:"))
-		// metadata.name as checkMeta reads it, in this very case.
-		if dec, typed := decoders[gk]; typed && exact && t.hdr.apiVersion != "" && t.hdr.name != "" {
-			// Without a name, or when it does not decode,
-			// decodeDocument says what is wrong, as it would have.
-			if obj, err := dec.quick(t.out); err == nil && obj.(metav1.Object).GetName() != "" {
-				return item{doc: d, gk: gk, obj: obj}, true
-			}
-		}
-		js = t.out
-	} else {
-		var err error
-		if js, err = yamljson.ToJSONStrict(raw); err != nil {
-			return item{}, false
-		}
-	}
-	obj, ok := genericOf(js, transcoded)
-	if !ok {
-		return item{}, false
-	}
-	d.Object = &unstructured.Unstructured{Object: obj}
-	if d.Object.GetAPIVersion() == "" || d.Object.GetKind() == "" {
-		return item{}, false
-	}
-	if _, sub := obj["items"]; sub && strings.HasSuffix(d.Object.GetKind(), "List") {
-		return item{}, false
-	}
-	return decodeDocument(d), true
-}
-
-// genericOf decodes js, the JSON of one object, into its generic tree, as
-// util/json does; transcoded says js is what the transcoder wrote, which
-// quickjson reads faster. ok is false when js is not an object or does
-// not decode.
-func genericOf(js []byte, transcoded bool) (map[string]any, bool) {
-	if transcoded {
-		obj, err := quickjson.Generic(js)
-		return obj, err == nil
-	}
-	var v any
-	if err := utiljson.Unmarshal(js, &v); err != nil {
-		return nil, false
-	}
-	obj, ok := v.(map[string]any)
-	return obj, ok
 }
