@@ -9,7 +9,6 @@ import (
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/sink/printer/internal/emit"
-	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // Formats accepted by -o.
@@ -36,22 +35,18 @@ func Print(w io.Writer, v any, format string) error {
 	if l, ok := v.(map[string]any); ok && isList(l) {
 		return printList(w, l, format)
 	}
-	var out []byte
-	var err error
 	switch format {
 	case JSON:
-		out, err = emit.NewJSONEncoder("").Append(nil, object(v))
-		out = append(out, '\n')
-	case YAML, "":
-		out, err = emit.NewYAMLEncoder().Append(nil, object(v))
-	default:
-		return fmt.Errorf("output format %q: want yaml or json", format)
-	}
-	if err != nil {
+		out, err := emit.NewJSONEncoder("").Append(nil, v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(out, '\n'))
 		return err
+	case YAML, "":
+		return emit.NewYAMLEncoder().Encode(w, v)
 	}
-	_, err = w.Write(out)
-	return err
+	return fmt.Errorf("output format %q: want yaml or json", format)
 }
 
 // isList reports whether l is what List makes.
@@ -164,10 +159,10 @@ const jsonPrefix = "    "
 func (l *ListWriter) renderer() func(v any, dst []byte) ([]byte, error) {
 	if l.format == JSON {
 		enc := emit.NewJSONEncoder(jsonPrefix)
-		return func(v any, dst []byte) ([]byte, error) { return enc.Append(dst, object(v)) }
+		return func(v any, dst []byte) ([]byte, error) { return enc.Append(dst, v) }
 	}
 	enc := emit.NewYAMLEncoder()
-	return func(v any, dst []byte) ([]byte, error) { return enc.Append(dst, []any{object(v)}) }
+	return func(v any, dst []byte) ([]byte, error) { return enc.Append(dst, []any{v}) }
 }
 
 // rendered writes an item render made: after the List's header for the
@@ -206,21 +201,4 @@ func (l *ListWriter) Close() error {
 	}
 	_, err := io.WriteString(l.w, tail)
 	return err
-}
-
-// object is what is printed for v: the object a policy's status record
-// or a status fragment stands for (what the status writer applies), or
-// v itself.
-func object(v any) any {
-	switch x := v.(type) {
-	case *status.PolicyObject:
-		if x != nil {
-			return x.Object().Object
-		}
-	case *status.Fragment:
-		if x != nil {
-			return x.Object().Object
-		}
-	}
-	return v
 }

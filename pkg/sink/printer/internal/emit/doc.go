@@ -24,6 +24,8 @@
 // each encoder with its library.
 package emit
 
+import "io"
+
 // YAMLEncoder encodes values as YAML, keeping its scratch memory (and
 // what it learnt of recent strings) from one value to the next. It is
 // for one goroutine.
@@ -43,19 +45,25 @@ func NewYAMLEncoder() *YAMLEncoder {
 // v's JSON (encoding/json) read back; a value of a type other than those
 // encoding/json decodes into goes through its JSON first.
 func (c *YAMLEncoder) Append(dst []byte, v any) ([]byte, error) {
-	e := c.e
 	c.out.b = dst
-	e.buf, e.err = e.buf[:0], nil
-	e.column, e.indent, e.whitespace, e.indention = 0, -1, true, true
-	if err := e.node(v, false, false, false, 0); err != nil {
-		return nil, err
-	}
-	e.indent = -1
-	e.writeIndent() // the document's end
-	if err := e.flush(true); err != nil {
+	if err := c.Encode(&c.out, v); err != nil {
 		return nil, err
 	}
 	return c.out.b, nil
+}
+
+// Encode writes what Append appends to w, as it is made: a document
+// can be tens of megabytes (the Impact of a policy on every target).
+func (c *YAMLEncoder) Encode(w io.Writer, v any) error {
+	e := c.e
+	e.w, e.buf, e.err = w, e.buf[:0], nil
+	e.column, e.indent, e.whitespace, e.indention = 0, -1, true, true
+	if err := e.node(v, false, false, false, 0); err != nil {
+		return err
+	}
+	e.indent = -1
+	e.writeIndent() // the document's end
+	return e.flush(true)
 }
 
 // MarshalYAML is sigs.k8s.io/yaml's Marshal(v), but for a key longer than

@@ -16,6 +16,7 @@ import (
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // jsonWriter writes a value as json.MarshalIndent writes the value
@@ -158,6 +159,19 @@ func (w *jsonWriter) value(v any) error {
 			return nil
 		}
 		return w.impact(x)
+	case *status.Fragment:
+		if x == nil {
+			w.null()
+			return nil
+		}
+		w.fragment(x)
+		return nil
+	case *status.PolicyObject:
+		if x == nil {
+			w.null()
+			return nil
+		}
+		return w.value(x.Object().Object)
 	case query.Impact:
 		return w.impact(&x)
 	default:

@@ -15,9 +15,12 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // yamlEmitter writes JSON-shaped values (what encoding/json decodes into
@@ -55,6 +58,11 @@ type yamlEmitter struct {
 	trees   *[treesSize]seenTree
 	refText *[refsSize]textSlot[strata.Ref]
 	sources *[condsSize]textSlot[sourceKey]
+	conds   *[condsSize]textSlot[metav1.Condition]
+	// ancestorConds are a description's conditions (without time).
+	ancestorConds *[condsSize]textSlot[query.Condition]
+	// time is the text of the last condition time written (timeText).
+	time *seenTime
 	// parts are parts shared by identity: the field sources and
 	// resultant policy of contexts with one folded stack.
 	parts *[partsSize]textSlot[unsafe.Pointer]
@@ -87,7 +95,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
@@ -231,6 +239,34 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.impact(x, depth)
 	case query.Impact:
 		return e.impact(&x, depth)
+	case *status.Fragment:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.fragment(x, depth)
+	case *status.PolicyObject:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyObject(x, depth)
+	case *query.PolicyDescription:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyDescription(x, depth)
+	case query.PolicyDescription:
+		return e.policyDescription(&x, depth)
+	case *query.PolicyList:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.policyList(x)
+	case query.PolicyList:
+		return e.policyList(&x)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}
@@ -291,19 +327,12 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 		e.emptyFlow("{", "}")
 		return nil
 	}
-	keys := e.scratchKeys(depth)
-	valid := true
-	for k := range m {
-		keys = append(keys, k)
-		valid = valid && utf8.ValidString(k)
-	}
-	e.keys[depth] = keys
-	if !valid {
+	keys := e.sortedKeys(m, depth)
+	if keys == nil {
 		// Keys that are not UTF-8 become U+FFFD in the JSON, where two
 		// may become one: the JSON's object says which value is kept.
 		return e.generic(m, e.sequenceContext, e.mappingContext, e.simpleKeyContext, depth)
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
 		if err := e.entry(k, m[k], depth); err != nil {
@@ -315,6 +344,43 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	}
 	e.indent = saved
 	return nil
+}
+
+// sortedKeys is m's keys in go-yaml's order, in the key list of depth,
+// or nil when one is not UTF-8. The maps of a List's items at one depth
+// mostly have the keys of the one before (a status's conditions, its
+// parents' refs): when m has as many keys as the list holds and holds
+// each of them, the list is its keys already sorted, without the map
+// walked and the keys compared again.
+func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	if last := e.keys[depth]; len(last) == len(m) {
+		same := true
+		for _, k := range last {
+			if _, ok := m[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
+	keys := keyList(e.keys[depth][:0])
+	valid := true
+	for k := range m {
+		keys = append(keys, k)
+		valid = valid && utf8.ValidString(k)
+	}
+	if !valid {
+		e.keys[depth] = keys[:0]
+		return nil
+	}
+	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	e.keys[depth] = keys
+	return keys
 }
 
 // object is mapping for an object read by readJSON.
