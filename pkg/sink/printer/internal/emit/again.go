@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import "hash/maphash"
 
@@ -9,9 +9,8 @@ import "hash/maphash"
 // GatewayClass, Gateways, listeners and namespaces, contexts with one
 // folded stack their resultant policy and field sources, and `strata
 // status` its conditions ("the policy is Overridden", with one time and
-// generation). Writing each one's fields again was most of printing them
-// (docs/performance.md, "Every command, seventeenth pass" and
-// "eighteenth pass").
+// generation). Writing each one's fields again was most of printing
+// them.
 
 // textSlot is a part an emitter wrote: its key, the state it was
 // written in, its text and the state it left.

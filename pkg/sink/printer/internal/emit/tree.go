@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"encoding/json"
@@ -21,7 +21,7 @@ type jsonMember struct {
 // Strings without escapes are slices of the encoded text, not copies.
 // It replaces encoding/json's Unmarshal into an any, which allocated a map
 // per object and was most of the cost of printing typed items such as
-// EffectivePolicies (issue 11, "No cliffs").
+// EffectivePolicies.
 func jsonTree(v any) (any, error) {
 	js, err := json.Marshal(v)
 	if err != nil {
@@ -156,9 +156,10 @@ func (r *jsonReader) str() (string, error) {
 	return "", fmt.Errorf("unterminated string at offset %d", start)
 }
 
-// sortMembers sorts an object's members in go-yaml's key order.
+// sortMembers sorts an object's members in go-yaml's key order, members
+// of the same name in the order of the text.
 func sortMembers(o jsonObject) {
-	sort.Sort(memberList(o))
+	sort.Stable(memberList(o))
 }
 
 type memberList []jsonMember
@@ -166,3 +167,13 @@ type memberList []jsonMember
 func (l memberList) Len() int           { return len(l) }
 func (l memberList) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
 func (l memberList) Less(i, j int) bool { return keyLess(l[i].key, l[j].key) }
+
+// readCompact reads JSON written by encoding/json (jsonReader).
+func readCompact(s string) (any, error) {
+	r := jsonReader{s: s}
+	v, err := r.value()
+	if err == nil && r.i != len(r.s) {
+		err = fmt.Errorf("trailing data at offset %d", r.i)
+	}
+	return v, err
+}

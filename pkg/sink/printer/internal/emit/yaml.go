@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"encoding/json"
@@ -27,8 +27,7 @@ import (
 // an any: maps with string keys, slices, strings, numbers, booleans, nil)
 // as YAML, byte for byte what go-yaml v2 writes for the same value, without
 // go-yaml's per-value events and reflection: go-yaml cost about 100 bytes of
-// heap per byte of output, which made a 100 MB answer cost gigabytes
-// (issue 11, "No cliffs").
+// heap per byte of output, which made a 100 MB answer cost gigabytes.
 //
 // It is a port of the part of go-yaml v2's emitter (emitterc.go, itself a
 // port of libyaml) that go-yaml's encoder reaches for such values: block
@@ -36,9 +35,9 @@ import (
 // explicit ("? ") keys, and the plain, single-quoted, double-quoted and
 // literal scalar styles with their folding at column 80. The field names
 // and the order of the checks follow emitterc.go, so that the two can be
-// read side by side; TestEmitterIsGoYAML compares both on random values.
+// read side by side; TestIsLibrary and FuzzIsLibrary compare both.
 // Values of other types (structs, typed maps) go through encoding/json
-// first, as Print has always done.
+// first (jsonTree), but for the few written from their fields (typed.go).
 type yamlEmitter struct {
 	w   io.Writer
 	buf []byte
@@ -54,15 +53,16 @@ type yamlEmitter struct {
 
 	keys [][]string // scratch key lists, one per mapping depth
 
-	// seen remembers how recent strings are emitted (classify); shared
-	// by the copies of an emitter a renderer makes, one per item.
+	// seen remembers how recent strings are emitted (classify).
 	seen    *[seenSize]seenScalar
 	trees   *[treesSize]seenTree
 	refText *[refsSize]textSlot[strata.Ref]
+	sources *[condsSize]textSlot[sourceKey]
 	conds   *[condsSize]textSlot[metav1.Condition]
 	// ancestorConds are a description's conditions (without time).
 	ancestorConds *[condsSize]textSlot[query.Condition]
-	sources       *[condsSize]textSlot[sourceKey]
+	// time is the text of the last condition time written (timeText).
+	time *seenTime
 	// parts are parts shared by identity: the field sources and
 	// resultant policy of contexts with one folded stack.
 	parts *[partsSize]textSlot[unsafe.Pointer]
@@ -70,9 +70,6 @@ type yamlEmitter struct {
 	// buffer is not flushed meanwhile.
 	holding int
 	seed    maphash.Seed
-	// time is the text of the last condition time written (timeText),
-	// shared as seen is.
-	time *seenTime
 }
 
 // seenScalar is a string's analysis and the style its value takes.
@@ -85,8 +82,7 @@ type seenScalar struct {
 // seenSize is how many strings an emitter remembers, by hash: a status
 // List repeats its keys, reasons, times and controller names thousands
 // of times, and analyzing each again (the timestamps parsed, to quote
-// them) was a third of the emitter (docs/performance.md, "Every command,
-// sixth pass"). seenMax is the longest remembered.
+// them) was a third of the emitter. seenMax is the longest remembered.
 const (
 	seenSize = 512
 	seenMax  = 64
@@ -99,7 +95,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), sources: new([condsSize]textSlot[sourceKey]), parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed(), time: &seenTime{}}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
 }
 
 // flush writes what is buffered once the buffer holds enough to make a
@@ -235,6 +231,14 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	case strata.EffectivePolicy:
 		return e.node(&x, sequence, mapping, simpleKey, depth)
+	case *query.Impact:
+		if x == nil {
+			e.null()
+			return nil
+		}
+		return e.impact(x, depth)
+	case query.Impact:
+		return e.impact(&x, depth)
 	case *status.Fragment:
 		if x == nil {
 			e.null()
@@ -247,14 +251,6 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 			return nil
 		}
 		return e.policyObject(x, depth)
-	case *query.Impact:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.impact(x, depth)
-	case query.Impact:
-		return e.impact(&x, depth)
 	case *query.PolicyDescription:
 		if x == nil {
 			e.null()
@@ -277,7 +273,8 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 	return nil
 }
 
-// generic emits a typed value as its JSON, as Print has always done.
+// generic emits a typed value as its JSON read back, as sigs.k8s.io/yaml
+// does.
 func (e *yamlEmitter) generic(v any, sequence, mapping, simpleKey bool, depth int) error {
 	g, err := jsonTree(v)
 	if err != nil {
@@ -330,15 +327,15 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 		e.emptyFlow("{", "}")
 		return nil
 	}
-	keys := e.scratchKeys(depth)
-	for k := range m {
-		keys = append(keys, k)
+	keys := e.sortedKeys(m, depth)
+	if keys == nil {
+		// Keys that are not UTF-8 become U+FFFD in the JSON, where two
+		// may become one: the JSON's object says which value is kept.
+		return e.generic(m, e.sequenceContext, e.mappingContext, e.simpleKeyContext, depth)
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
-	e.keys[depth] = keys
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
-		if err := e.entry(validUTF8(k), m[k], depth); err != nil {
+		if err := e.entry(k, m[k], depth); err != nil {
 			return err
 		}
 		if err := e.flush(false); err != nil {
@@ -349,6 +346,43 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	return nil
 }
 
+// sortedKeys is m's keys in go-yaml's order, in the key list of depth,
+// or nil when one is not UTF-8. The maps of a List's items at one depth
+// mostly have the keys of the one before (a status's conditions, its
+// parents' refs): when m has as many keys as the list holds and holds
+// each of them, the list is its keys already sorted, without the map
+// walked and the keys compared again.
+func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
+	for len(e.keys) <= depth {
+		e.keys = append(e.keys, nil)
+	}
+	if last := e.keys[depth]; len(last) == len(m) {
+		same := true
+		for _, k := range last {
+			if _, ok := m[k]; !ok {
+				same = false
+				break
+			}
+		}
+		if same {
+			return last
+		}
+	}
+	keys := keyList(e.keys[depth][:0])
+	valid := true
+	for k := range m {
+		keys = append(keys, k)
+		valid = valid && utf8.ValidString(k)
+	}
+	if !valid {
+		e.keys[depth] = keys[:0]
+		return nil
+	}
+	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	e.keys[depth] = keys
+	return keys
+}
+
 // object is mapping for an object read by readJSON.
 func (e *yamlEmitter) object(o jsonObject, depth int) error {
 	if len(o) == 0 {
@@ -357,7 +391,10 @@ func (e *yamlEmitter) object(o jsonObject, depth int) error {
 	}
 	sortMembers(o)
 	saved := e.increaseIndent(false, false)
-	for _, m := range o {
+	for i, m := range o {
+		if i+1 < len(o) && o[i+1].key == m.key {
+			continue // a name given twice in raw JSON: encoding/json keeps the last
+		}
 		if err := e.entry(m.key, m.value, depth); err != nil {
 			return err
 		}
@@ -383,8 +420,7 @@ func (e *yamlEmitter) key(k string) {
 	if isWord(k) {
 		// What the steps below write for such a key, written at once:
 		// most keys are member names (kind, name, sectionName), and
-		// the steps were a tenth of printing `strata effective`
-		// (docs/performance.md, "Every command, fifteenth pass").
+		// the steps were a tenth of printing `strata effective`.
 		e.buf = append(append(e.buf, k...), ':')
 		e.column += len(k) + 1
 		e.whitespace, e.indention = false, false
@@ -1156,3 +1192,30 @@ func isBase60Float(s string) bool {
 }
 
 var base60float = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$`)
+
+// yamlNumbers replaces json.Numbers by the type go-yaml resolves the same
+// text to: int64, then uint64, then float64.
+func yamlNumbers(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = yamlNumbers(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = yamlNumbers(e)
+		}
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i
+		}
+		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
+			return u
+		}
+		if f, err := x.Float64(); err == nil {
+			return f
+		}
+		return string(x)
+	}
+	return v
+}

@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"github.com/strata-dev/strata/internal/cores"
@@ -8,10 +8,9 @@ import (
 // rendered on every core, each item by an emitter or JSON writer of its
 // own, and written in order (cores.Ordered), in the bytes one emitter
 // writing them in turn writes. The impact of a policy that reaches every
-// target of the performance world is 55 MB of YAML, which one core took
-// a third of a second to print (docs/performance.md, "Every command,
-// seventeenth pass"). TestTypedImpactIsGoYAML and TestTypedImpactIsJSON
-// compare both ways on impacts of more than itemsOnCoresFrom targets.
+// target of the 20,000-route world is 55 MB of YAML, which one core took
+// a third of a second to print. TestIsLibrary compares both ways on
+// impacts of more than itemsOnCoresFrom targets.
 
 // itemsOnCoresFrom is the fewest items a sequence renders on every core:
 // below it, an emitter per core costs more than it saves.
@@ -122,4 +121,38 @@ func (w *jsonWriter) sliceOnCores(null bool, n int, item func(w *jsonWriter, i i
 	w.first = false
 	w.close(']')
 	return nil
+}
+
+// nextPart is a sequence item rendered on its own as the emitter writing
+// every item in turn writes it, given whether the item before ended on
+// a line break (*broken, set for the next). A part starts with the line
+// break its renderer wrote before the item; after a part that ended on
+// one, the emitter that wrote them in turn writes none
+// (yaml_emitter_write_indent at column 0).
+func nextPart(part []byte, broken *bool) []byte {
+	if *broken && len(part) > 0 && part[0] == '\n' {
+		part = part[1:]
+	}
+	*broken = endsOnBreak(part)
+	return part
+}
+
+// endsOnBreak reports whether a rendered part ends at column 0: on a
+// line break the emitter wrote (writeBreak), which in a block scalar
+// that keeps its breaks (|+) is any of YAML 1.1's (isBreak): a line
+// feed, a carriage return, NEL, or a line or paragraph separator. Only
+// a break resets the column, and the emitter writes these characters
+// nowhere else unescaped. A part ending on U+2028 was taken for one
+// still on its line, and the next item then began a line too late.
+func endsOnBreak(part []byte) bool {
+	n := len(part)
+	switch {
+	case n >= 1 && (part[n-1] == '\n' || part[n-1] == '\r'):
+		return true
+	case n >= 2 && part[n-2] == 0xC2 && part[n-1] == 0x85:
+		return true
+	case n >= 3 && part[n-3] == 0xE2 && part[n-2] == 0x80 && (part[n-1] == 0xA8 || part[n-1] == 0xA9):
+		return true
+	}
+	return false
 }

@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"strconv"
@@ -12,10 +12,11 @@ import (
 // the JSON. `strata describe colorpolicy -A -o yaml` on the performance
 // world describes 4,000 policies, whose reaches list every target each
 // policy is in the stack of; encoding each description to JSON and
-// reading that back was two thirds of printing them (docs/performance.md,
-// "Every command, eighteenth pass"). A block's values, small and of any
-// shape, go the generic way. Members are written in go-yaml's key order.
-// TestTypedPolicyDescriptionIsGoYAML compares the bytes with go-yaml's.
+// reading that back was two thirds of printing them, and through their
+// JSON `strata get policies -A -o yaml` took 1.16x the CPU and 1.09x the
+// peak memory (no more memory is the issue's bound). A block's values,
+// small and of any shape, go the generic way. Members are written in
+// go-yaml's key order. TestIsLibrary compares the bytes with go-yaml's.
 
 func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) error {
 	saved := e.increaseIndent(false, false)
@@ -80,8 +81,7 @@ func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
 	_ = e.slice(a.Conditions == nil, len(a.Conditions), func(i int) error {
 		// Again when written in the same state before (again.go): the
 		// 4,000 descriptions of `describe colorpolicy -A` repeat a few
-		// conditions thousands of times (docs/performance.md, "Every
-		// command, nineteenth pass").
+		// conditions thousands of times.
 		c := &a.Conditions[i]
 		return again(e, e.ancestorConds[:], *c, func() error { e.writeAncestorCondition(c); return nil })
 	})

@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"bytes"
@@ -18,13 +18,16 @@ import (
 
 // The emitter writes an EffectivePolicy straight from its Go fields: the
 // bytes of its JSON read back (jsonTree) and emitted, without the JSON.
-// Encoding each one to JSON and reading it back was half of the printer's
-// time in `strata effective` of 100,000 listeners, 522 MB of YAML
-// (docs/performance.md, "No cliffs"). Each function below writes one type's
-// members as encoding/json would (its json tags: omitempty members left
-// out when empty, nil slices and pointers as null) in go-yaml's key order,
-// which for these fixed names is the order written here.
-// TestTypedIsGoYAML compares the bytes with go-yaml's for random ones.
+// It passes the rule for a fast path: with EffectivePolicies and Impacts
+// going through their JSON (jsonTree), `strata effective` of the
+// 20,000-route world took 2.6x the CPU and 1.9x the peak memory,
+// `strata effective -o json` 1.9x (the JSON writer's twin below) and
+// `strata impact -o yaml` of the widest policy 1.9x and 2.1x. Each
+// function below writes one type's members as encoding/json would (its
+// json tags: omitempty members left out when empty, nil slices and
+// pointers as null) in go-yaml's key order, which for these fixed names
+// is the order written here. TestIsLibrary compares the bytes with
+// go-yaml's for filled ones.
 
 // value sets the context of a mapping's value, after its key.
 func (e *yamlEmitter) value() {
@@ -325,8 +328,8 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 
 // seenTree is a raw JSON value an emitter read, by its address: the
 // contexts of an EffectivePolicy List that share a folded stack share its
-// resultant policy (effectivepolicy.Indexed), which was read back once
-// per context (docs/performance.md, "Every command, sixth pass"). The
+// resultant policy (effectivepolicy.Indexed), which was otherwise read
+// back once per context. The
 // tree is only read once made (object sorts its members the first time,
 // in place, to the same order every time), and the JSON it was read from
 // is frozen, as every record Indexed makes is.
@@ -337,13 +340,3 @@ type seenTree struct {
 
 // treesSize is how many raw JSON values an emitter remembers.
 const treesSize = 256
-
-// readCompact reads JSON written by encoding/json (jsonReader).
-func readCompact(s string) (any, error) {
-	r := jsonReader{s: s}
-	v, err := r.value()
-	if err == nil && r.i != len(r.s) {
-		err = fmt.Errorf("trailing data at offset %d", r.i)
-	}
-	return v, err
-}

@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"encoding/json"
@@ -19,27 +19,18 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// jsonWriter writes a value as -o json has always printed it: the bytes
-// of json.MarshalIndent of the value encoded and read back into an any
-// (an item of a List indented at its place), without the any. That
-// way (encoding/json into an any, then the any encoded again with its
-// maps sorted) took 3.3 s and 1.2 GB to print `strata effective -o json`
-// of the performance world, eight times the YAML emitter's time for the
-// same List (docs/performance.md, "Every command, fifteenth pass").
-//
+// jsonWriter writes a value as json.MarshalIndent writes the value
+// encoded and read back into an any, without the any (JSONEncoder).
 // What the round trip through an any does is done here as such:
 //   - object members in the byte order of their names, a name given twice
-//     in raw JSON (a resultant policy) kept once, with its last value;
+//     in raw JSON kept once, with its last value;
 //   - every number as the float64 encoding/json reads it into, written as
 //     encoding/json writes a float64;
 //   - strings with each byte that is not UTF-8 read as U+FFFD, and written
 //     with encoding/json's escapes (HTML characters as \u003c...).
 //
-// An EffectivePolicy and an Impact are written from their Go fields, as
-// the YAML emitter writes them (typed.go, typedimpact.go); maps and slices of what unstructured holds are
-// written as they are; anything else is read back from its JSON first
-// (jsonTree). TestJSONWriterIsMarshalIndent compares the bytes with the
-// round trip's on random values.
+// Maps and slices of what unstructured holds are written as they are;
+// anything else is read back from its JSON first (jsonTree).
 type jsonWriter struct {
 	prefix string // of every line but the first
 	buf    []byte
@@ -59,9 +50,6 @@ type writtenTree struct {
 	depth int
 	text  []byte
 }
-
-// jsonPrefix is the indentation of a List's items.
-const jsonPrefix = "    "
 
 // newJSONWriter makes a writer of values whose lines after the first
 // start with prefix.
@@ -171,8 +159,6 @@ func (w *jsonWriter) value(v any) error {
 			return nil
 		}
 		return w.impact(x)
-	case query.Impact:
-		return w.impact(&x)
 	case *status.Fragment:
 		if x == nil {
 			w.null()
@@ -180,6 +166,14 @@ func (w *jsonWriter) value(v any) error {
 		}
 		w.fragment(x)
 		return nil
+	case *status.PolicyObject:
+		if x == nil {
+			w.null()
+			return nil
+		}
+		return w.value(x.Object().Object)
+	case query.Impact:
+		return w.impact(&x)
 	default:
 		return w.generic(v)
 	}
@@ -386,7 +380,8 @@ func toValidUTF8(s string) string {
 	return b.String()
 }
 
-// The typed writers follow typed.go's, member for member.
+// The typed writers follow typed.go's, member for member (typed.go says
+// why they stay).
 
 func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.open('{')

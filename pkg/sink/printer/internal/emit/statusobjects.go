@@ -1,4 +1,4 @@
-package printer
+package emit
 
 import (
 	"sort"
@@ -19,11 +19,13 @@ import (
 // Go fields. The 20,000 Services of the performance world's `strata
 // status` were each built as five maps and a list, and each policy's
 // ancestors as maps, only to be printed and dropped: a fifth of what the
-// command kept live (docs/performance.md, "Every command, seventh
-// pass"). Each function below writes the members the objects' maps hold,
-// in go-yaml's key order, which for these fixed names is the order
-// written here. TestFragmentIsObject and TestPolicyObjectIsObject
-// compare the bytes with the objects'.
+// command kept live. Through the objects, `strata status` of the
+// 20,000-route world took 1.26x the CPU and 1.17x the peak memory,
+// `strata status -o json` 1.10x the memory, past the issue's bounds
+// (1.25x CPU, no more memory). Each function below writes the members
+// the objects' maps hold, in go-yaml's key order, which for these fixed
+// names is the order written here. TestStatusIsObjects compares the
+// bytes with the objects'.
 
 // policyObject emits p.Object(): p.Source with status.ancestors set.
 func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
@@ -234,9 +236,8 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 
 // The JSON writer's Fragment, from its fields as the emitter's, in the
 // byte order of the members' names (jsonWriter): a List's 20,000 affected
-// targets were each built as five maps and a list to be written once
-// (docs/performance.md, "Every command, eighteenth pass").
-// TestFragmentIsObject compares both writers with the object's bytes.
+// targets were each built as five maps and a list to be written once.
+// TestStatusIsObjects compares both writers with the object's bytes.
 func (w *jsonWriter) fragment(f *status.Fragment) {
 	w.open('{')
 	w.field("apiVersion", f.GVK.GroupVersion().String())
