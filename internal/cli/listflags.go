@@ -16,8 +16,6 @@ import (
 
 	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
-	// kubectl's catalogue stays unloaded: 30 ms of every start.
-	_ "github.com/strata-dev/strata/internal/kubectltext"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
