@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
