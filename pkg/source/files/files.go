@@ -28,12 +28,12 @@ import (
 	sigsjson "sigs.k8s.io/json"
 
 	"github.com/strata-dev/strata/internal/cores"
-	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // Document is one object read from a file, remembered with its place so
@@ -723,7 +723,7 @@ func groupKindOf(apiVersion, kind string) schema.GroupKind {
 }
 
 // split reads one document the slow way, as sigs.k8s.io/yaml reads it
-// (internal/yamljson), into its objects: none for an empty document, the
+// (pkg/source/yamljson), into its objects: none for an empty document, the
 // items of a List. A key given twice in one mapping is an error, in YAML
 // as in JSON, as kubectl's default strict field validation has it, and so
 // are two keys that are one JSON key; go-yaml's line numbers are made the

@@ -218,7 +218,7 @@ func FuzzReadQuick(f *testing.F) {
 // same error, every time. Go randomizes map order, so a reading that
 // depends on it shows here within a few reads: sigs.k8s.io/yaml kept
 // either value of the keys 09 and 0011, which are one JSON key
-// (internal/yamljson).
+// (pkg/source/yamljson).
 func FuzzReadTwice(f *testing.F) {
 	for _, tc := range quickLists {
 		f.Add(tc.doc)

@@ -10,8 +10,8 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/strata-dev/strata/internal/cores"
-	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
