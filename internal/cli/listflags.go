@@ -14,7 +14,6 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -308,12 +307,10 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	errs := make([]error, len(objects))
-	cores.Each(len(objects), 64, func() func(int) {
-		return func(i int) {
-			u, err := toUnstructured(objects[i])
-			out[i], errs[i] = u, err
-		}
-	})
+	for i := range len(objects) {
+		u, err := toUnstructured(objects[i])
+		out[i], errs[i] = u, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

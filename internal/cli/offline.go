@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -206,9 +205,9 @@ custom-columns print the same objects; --sort-by orders them.`,
 			}
 			// Made on every core, each in memory of its own.
 			made := make([]*effectivepolicy.EffectivePolicy, n)
-			cores.Each(n, 64, func() func(int) {
-				return func(i int) { made[i] = chosen(i, nil) }
-			})
+			for i := range n {
+				made[i] = chosen(i, nil)
+			}
 			var objects []runtime.Object
 			for _, e := range made {
 				if e != nil {
@@ -306,15 +305,13 @@ func newest(res *engine.Result) time.Time {
 	const chunk = 8192
 	nodes := res.Graph.Nodes
 	chunks := make([]time.Time, (len(nodes)+chunk-1)/chunk)
-	cores.Each(len(nodes), chunk, func() func(int) {
-		return func(i int) {
-			if o, ok := nodes[i].Object.(metav1.Object); ok {
-				if c := o.GetCreationTimestamp(); c.After(chunks[i/chunk]) {
-					chunks[i/chunk] = c.Time
-				}
+	for i := range len(nodes) {
+		if o, ok := nodes[i].Object.(metav1.Object); ok {
+			if c := o.GetCreationTimestamp(); c.After(chunks[i/chunk]) {
+				chunks[i/chunk] = c.Time
 			}
 		}
-	})
+	}
 	for _, c := range chunks {
 		if c.After(t) {
 			t = c

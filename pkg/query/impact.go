@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -503,40 +502,38 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 		pairs, _ = pairContexts(qb, qa, b, a)
 	}
 	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
-	cores.Each(len(pairs), 64, func() func(int) {
-		wb, wa := newQuery(qb.res), newQuery(qa.res)
-		// Contexts with the same stacks share one fold (effective.Folded)
-		// on each side, and the diff of two values depends on them
-		// alone: the widest impact of the performance world diffs
-		// 56,000 pairs of contexts, which are a few thousand pairs of
-		// folds. Each is diffed once per worker, and its changes are
-		// shared, read-only, by the contexts that have it.
-		type folds struct{ b, a *effective.Folded }
-		memo := map[folds][]FieldChange{}
-		return func(i int) {
-			p := pairs[i]
-			var fields []FieldChange
-			if p.b.ctx != nil && p.a.ctx != nil {
-				key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
-				f, ok := memo[key]
-				if !ok {
-					f = slices.Clip(diff(p.b.ctx.Result, p.a.ctx.Result))
-					memo[key] = f
-				}
-				fields = f
-			} else {
-				fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+	wb, wa := newQuery(qb.res), newQuery(qa.res)
+	// Contexts with the same stacks share one fold (effective.Folded)
+	// on each side, and the diff of two values depends on them
+	// alone: the widest impact of the performance world diffs
+	// 56,000 pairs of contexts, which are a few thousand pairs of
+	// folds. Each is diffed once per worker, and its changes are
+	// shared, read-only, by the contexts that have it.
+	type folds struct{ b, a *effective.Folded }
+	memo := map[folds][]FieldChange{}
+	for i := range len(pairs) {
+		p := pairs[i]
+		var fields []FieldChange
+		if p.b.ctx != nil && p.a.ctx != nil {
+			key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
+			f, ok := memo[key]
+			if !ok {
+				f = slices.Clip(diff(p.b.ctx.Result, p.a.ctx.Result))
+				memo[key] = f
 			}
-			if len(fields) == 0 {
-				return
-			}
-			ctx, q := p.b.ctx, wb
-			if ctx == nil {
-				ctx, q = p.a.ctx, wa
-			}
-			changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
+			fields = f
+		} else {
+			fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
 		}
-	})
+		if len(fields) == 0 {
+			continue
+		}
+		ctx, q := p.b.ctx, wb
+		if ctx == nil {
+			ctx, q = p.a.ctx, wa
+		}
+		changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
+	}
 	var out []TargetChange
 	last := "" // the key of out's last target
 	for i, p := range pairs {

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -101,32 +100,30 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 		ts := kr.Effective.Targets
 		var mu sync.Mutex
 		var parts []map[*policykind.Policy]*counted
-		cores.Each(len(ts), 256, func() func(int) {
-			mine := map[*policykind.Policy]*counted{}
-			mu.Lock()
-			parts = append(parts, mine)
-			mu.Unlock()
-			return func(ti int) {
-				for _, ctx := range ts[ti].Contexts {
-					// Each policy of the stack once (Context.Policies).
-					for p := range ctx.Policies {
-						if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
-							continue
-						}
-						c := mine[p]
-						if c == nil {
-							c = &counted{}
-							mine[p] = c
-						}
-						c.Contexts++
-						if c.last != ti+1 {
-							c.last = ti + 1
-							c.Targets++
-						}
+		mine := map[*policykind.Policy]*counted{}
+		mu.Lock()
+		parts = append(parts, mine)
+		mu.Unlock()
+		for ti := range len(ts) {
+			for _, ctx := range ts[ti].Contexts {
+				// Each policy of the stack once (Context.Policies).
+				for p := range ctx.Policies {
+					if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
+						continue
+					}
+					c := mine[p]
+					if c == nil {
+						c = &counted{}
+						mine[p] = c
+					}
+					c.Contexts++
+					if c.last != ti+1 {
+						c.last = ti + 1
+						c.Targets++
 					}
 				}
 			}
-		})
+		}
 		for _, part := range parts {
 			for p, c := range part {
 				sum := out[p]
@@ -305,37 +302,14 @@ type stacked struct {
 }
 
 // stackingOf lists, for each policy of kr's result, the contexts whose
-// stack holds it, in the order of the targets and their contexts. The
-// targets are read on every core, a chunk at a time, each chunk into
-// lists of its own, joined in the chunks' order: on one core, the
-// 56,000 contexts of the performance world kept `strata describe
-// colorpolicy -A` on one core for 50 ms (docs/performance.md, "Every
-// command, eighteenth pass").
+// stack holds it, in the order of the targets and their contexts.
 func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
-	ts := kr.Effective.Targets
-	const chunk = 256
-	// cores.Each hands out whole chunks, at multiples of chunk: each
-	// chunk's lists are written by one goroutine.
-	chunks := make([]map[*policykind.Policy][]stacked, (len(ts)+chunk-1)/chunk)
-	cores.Each(len(ts), chunk, func() func(int) {
-		return func(i int) {
-			c := chunks[i/chunk]
-			if c == nil {
-				c = map[*policykind.Policy][]stacked{}
-				chunks[i/chunk] = c
-			}
-			t := ts[i]
-			for _, ctx := range t.Contexts {
-				for p := range ctx.Policies {
-					c[p] = append(c[p], stacked{t, ctx})
-				}
-			}
-		}
-	})
 	out := map[*policykind.Policy][]stacked{}
-	for _, c := range chunks {
-		for p, list := range c {
-			out[p] = append(out[p], list...)
+	for _, t := range kr.Effective.Targets {
+		for _, ctx := range t.Contexts {
+			for p := range ctx.Policies {
+				out[p] = append(out[p], stacked{t, ctx})
+			}
 		}
 	}
 	return out

@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/merge"
@@ -178,15 +177,15 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 	if len(targets) > c.chunk {
 		shared = newSharedMemo()
 	}
-	cores.Each(len(targets), c.chunk, func() func(int) {
-		w := c
-		if shared != nil {
-			w = newComputer(c.g, c.k, c.att, c.funcs)
-			w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
-			w.shared = shared
-		}
-		return func(i int) { slots[i] = w.target(targets[i]) }
-	})
+	w := c
+	if shared != nil {
+		w = newComputer(c.g, c.k, c.att, c.funcs)
+		w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
+		w.shared = shared
+	}
+	for i := range len(targets) {
+		slots[i] = w.target(targets[i])
+	}
 	for _, tg := range slots {
 		if tg != nil {
 			res.Targets = append(res.Targets, tg)

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -176,13 +175,13 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		// result does not depend on how the targets fell to workers.
 		var mu sync.Mutex
 		var passes []*pass
-		cores.Each(len(res.Targets), chunk, func() func(int) {
-			w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
-			mu.Lock()
-			passes = append(passes, w)
-			mu.Unlock()
-			return func(i int) { w.target(g, att, at, res.Targets[i]) }
-		})
+		w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
+		mu.Lock()
+		passes = append(passes, w)
+		mu.Unlock()
+		for i := range len(res.Targets) {
+			w.target(g, att, at, res.Targets[i])
+		}
 		seen := map[*attach.Attachment]bool{}
 		parts := make([]tallies, len(passes))
 		for i, w := range passes {
@@ -241,30 +240,28 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	if len(policies) > 0 {
 		out.Policies = make([]PolicyStatus, len(policies))
 	}
-	cores.Each(len(policies), chunk, func() func(int) {
-		return func(i int) {
-			p := policies[i]
-			ps := PolicyStatus{Policy: p}
-			m := reportable(p, all[p].all())
-			// Sorted by key, each key made once, not twice per
-			// comparison: 3% of what `strata status` allocated on
-			// the performance world (docs/performance.md, "Every
-			// command, seventh pass").
-			type keyed struct {
-				key string
-				t   *tally
-			}
-			refs := make([]keyed, 0, len(m))
-			for _, t := range m {
-				refs = append(refs, keyed{t.ref.Key(), t})
-			}
-			slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-			for _, r := range refs {
-				ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
-			}
-			out.Policies[i] = ps
+	for i := range len(policies) {
+		p := policies[i]
+		ps := PolicyStatus{Policy: p}
+		m := reportable(p, all[p].all())
+		// Sorted by key, each key made once, not twice per
+		// comparison: 3% of what `strata status` allocated on
+		// the performance world (docs/performance.md, "Every
+		// command, seventh pass").
+		type keyed struct {
+			key string
+			t   *tally
 		}
-	})
+		refs := make([]keyed, 0, len(m))
+		for _, t := range m {
+			refs = append(refs, keyed{t.ref.Key(), t})
+		}
+		slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+		for _, r := range refs {
+			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
+		}
+		out.Policies[i] = ps
+	}
 	out.keys = sortTargets(g, out.Targets)
 	return out
 }
@@ -362,16 +359,14 @@ func (ts tallies) join(others ...tallies) {
 	both := slices.Collect(maps.Keys(more))
 	// Only ts[p] of the worker's own policies is written: the maps are
 	// read alone.
-	cores.Each(len(both), 64, func() func(int) {
-		return func(i int) {
-			into := ts[both[i]]
-			for _, a := range more[both[i]] {
-				for _, o := range a.list {
-					into.get(o.ref).join(o)
-				}
+	for i := range len(both) {
+		into := ts[both[i]]
+		for _, a := range more[both[i]] {
+			for _, o := range a.list {
+				into.get(o.ref).join(o)
 			}
 		}
-	})
+	}
 }
 
 // join adds o, a tally of other contexts of the same policy and ancestor,
@@ -648,7 +643,7 @@ func targetKey(g *topology.Graph, t TargetStatus) string {
 
 // sortTargets orders targets by node locator, then kind, and returns
 // their keys in that order; keys are built once per target, not once
-// per comparison, and sorted, on every core (cores.SortFunc).
+// per comparison.
 func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
 	// The keys are sorted with the targets' positions, not the targets:
 	// a sort moves each element about log n times.
@@ -657,10 +652,10 @@ func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
 		at  int
 	}
 	ks := make([]keyed, len(ts))
-	cores.Each(len(ts), chunk, func() func(int) {
-		return func(i int) { ks[i] = keyed{targetKey(g, ts[i]), i} }
-	})
-	cores.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range len(ts) {
+		ks[i] = keyed{targetKey(g, ts[i]), i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	sorted := make([]TargetStatus, len(ts))
 	keys := make([]string, len(ks))
 	for i, k := range ks {

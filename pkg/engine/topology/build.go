@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -125,15 +124,13 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	}
 	b.addRoutes(rs)
 	// Each node's lists on its own: on every core.
-	cores.Each(len(g.Nodes), 4096, func() func(int) {
-		return func(i int) {
-			n := &g.Nodes[i]
-			slices.Sort(n.Parents)
-			n.Parents = slices.Compact(n.Parents)
-			slices.Sort(n.Children)
-			n.Children = slices.Compact(n.Children)
-		}
-	})
+	for i := range len(g.Nodes) {
+		n := &g.Nodes[i]
+		slices.Sort(n.Parents)
+		n.Parents = slices.Compact(n.Parents)
+		slices.Sort(n.Children)
+		n.Children = slices.Compact(n.Children)
+	}
 	g.listKinds()
 	slices.SortFunc(g.Problems, func(a, b Problem) int {
 		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
@@ -380,19 +377,17 @@ func (b *attacher) addRoutes(rs []route) {
 	}
 	var mu sync.Mutex
 	var found []*[][2]NodeID
-	cores.Each(len(rs), b.chunk, func() func(int) {
-		w := *b
-		w.selectors = nil
-		edges := new([][2]NodeID)
-		mu.Lock()
-		found = append(found, edges)
-		mu.Unlock()
-		return func(i int) {
-			if ids[i] != None {
-				*edges = w.routeEdges(*edges, rs[i], ids[i], rules[i])
-			}
+	w := *b
+	w.selectors = nil
+	edges := new([][2]NodeID)
+	mu.Lock()
+	found = append(found, edges)
+	mu.Unlock()
+	for i := range len(rs) {
+		if ids[i] != None {
+			*edges = w.routeEdges(*edges, rs[i], ids[i], rules[i])
 		}
-	})
+	}
 	// The edges are linked by two goroutines, one writing the parents'
 	// Children, the other the children's Parents: fields apart, as
 	// link writes them one edge at a time. Linking the 50,000 edges of

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -141,10 +140,10 @@ func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	fs := Fragments(r, now)
 	out := make([]*unstructured.Unstructured, len(fs))
-	cores.Each(len(fs), 256, func() func(int) {
-		var last lastConditions // each core's own
-		return func(i int) { out[i] = fs[i].object(&last) }
-	})
+	var last lastConditions // each core's own
+	for i := range len(fs) {
+		out[i] = fs[i].object(&last)
+	}
 	return out
 }
 
@@ -213,9 +212,9 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// command, nineteenth pass").
 	ts := r.Outcome.Targets
 	places := make([]place, len(ts))
-	cores.Each(len(ts), 1024, func() func(int) {
-		return func(i int) { places[i] = placeOf(g, &ts[i]) }
-	})
+	for i := range len(ts) {
+		places[i] = placeOf(g, &ts[i])
+	}
 	objs := make([]*affected, len(g.Nodes))
 	var order []topology.NodeID
 	for i := range ts {
@@ -231,17 +230,16 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 		a.gather(g, &ts[i], places[i].listener)
 	}
-	// Sorted by key, each key made once (not twice per comparison), on
-	// every core.
+	// Sorted by key, each key made once (not twice per comparison).
 	type keyed struct {
 		key string
 		obj topology.NodeID
 	}
 	byKey := make([]keyed, len(order))
-	cores.Each(len(order), 1024, func() func(int) {
-		return func(i int) { byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]} }
-	})
-	cores.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range len(order) {
+		byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]}
+	}
+	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the
 	// Result stays frozen) and before the objects are shared out among the
@@ -262,12 +260,10 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// whichever core takes it, into its own slot, so the order is the
 	// sorted one whatever the cores do.
 	out := make([]*Fragment, len(byKey))
-	cores.Each(len(byKey), 256, func() func(int) {
-		return func(i int) {
-			obj := byKey[i].obj
-			out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
-		}
-	})
+	for i := range len(byKey) {
+		obj := byKey[i].obj
+		out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
+	}
 	return out
 }
 

@@ -27,7 +27,6 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -355,22 +354,20 @@ func splitInputsAt(ins []input, quick bool, cut func([]byte) []int) []rawDocumen
 		parts := make([][]rawDocument, len(cuts))
 		lines := make([]int, len(cuts)) // the newlines of each part
 		var failed atomic.Bool
-		cores.Each(len(cuts), 1, func() func(int) {
-			return func(k int) {
-				end := len(in.b)
-				if k+1 < len(cuts) {
-					end = cuts[k+1]
-				}
-				part := in.b[cuts[k]:end]
-				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part, quick)
-				lines[k] = bytes.Count(part, []byte("\n"))
-				for _, d := range parts[k] {
-					if d.err != nil {
-						failed.Store(true)
-					}
+		for k := range len(cuts) {
+			end := len(in.b)
+			if k+1 < len(cuts) {
+				end = cuts[k+1]
+			}
+			part := in.b[cuts[k]:end]
+			parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part, quick)
+			lines[k] = bytes.Count(part, []byte("\n"))
+			for _, d := range parts[k] {
+				if d.err != nil {
+					failed.Store(true)
 				}
 			}
-		})
+		}
 		if failed.Load() {
 			docs = splitInput(docs, in.file, in.b, quick)
 			continue
@@ -653,10 +650,10 @@ type parsed struct {
 // quick reads Lists item by item, straight into their typed objects.
 func parseAll(raws []rawDocument, typed, quick bool) []parsed {
 	out := make([]parsed, len(raws))
-	cores.Each(len(raws), 32, func() func(int) {
-		var t transcoder // each worker's buffers
-		return func(i int) { out[i] = t.parse(raws[i], typed, quick) }
-	})
+	var t transcoder // each worker's buffers
+	for i := range len(raws) {
+		out[i] = t.parse(raws[i], typed, quick)
+	}
 	return out
 }
 
@@ -705,9 +702,9 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 	}
 	// The objects of a List (a `kubectl get -o json|yaml` dump holds the
 	// whole input in one) are decoded on every core, as documents are.
-	cores.Each(len(docs), 64, func() func(int) {
-		return func(i int) { p.items[i] = decodeDocument(docs[i]) }
-	})
+	for i := range len(docs) {
+		p.items[i] = decodeDocument(docs[i])
+	}
 	return p
 }
 

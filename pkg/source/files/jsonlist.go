@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-	"sync/atomic"
 
 	"github.com/go-json-experiment/json/jsontext"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 )
 
@@ -294,24 +292,13 @@ func (c *jsonChecker) parseJSONQuick(r rawDocument) parsed {
 		return parsed{items: []item{it}}
 	}
 	p := parsed{items: make([]item, len(items))}
-	var again atomic.Bool
-	cores.Each(len(items), 64, func() func(int) {
-		var c jsonChecker
-		return func(i int) {
-			if again.Load() {
-				return
-			}
-			s := items[i]
-			it, ok := c.read(r, r.raw[s.start:s.end])
-			if !ok {
-				again.Store(true)
-				return
-			}
-			p.items[i] = it
+	var w jsonChecker // the items' own: c is reading the document
+	for i, s := range items {
+		it, ok := w.read(r, r.raw[s.start:s.end])
+		if !ok {
+			return parsed{again: true}
 		}
-	})
-	if again.Load() {
-		return parsed{again: true}
+		p.items[i] = it
 	}
 	return p
 }

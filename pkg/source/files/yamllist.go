@@ -3,13 +3,11 @@ package files
 import (
 	"bytes"
 	"strings"
-	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/source/files/internal/quickjson"
 	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
@@ -222,33 +220,23 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 		return nil, false
 	}
 	vals := make([]any, len(items))
-	var failed atomic.Bool
-	cores.Each(len(items), 64, func() func(int) {
-		var t transcoder
-		return func(i int) {
-			if failed.Load() {
-				return
-			}
-			if t.transcode(items[i]) {
-				obj, err := quickjson.Generic(t.out)
-				if err != nil {
-					failed.Store(true)
-				}
-				vals[i] = obj
-				return
-			}
-			js, err := yamljson.ToJSONStrict(items[i])
+	var t transcoder
+	for i := range items {
+		if t.transcode(items[i]) {
+			v, err := quickjson.Generic(t.out)
 			if err != nil {
-				failed.Store(true)
-				return
+				return nil, false
 			}
-			if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
-				failed.Store(true)
-			}
+			vals[i] = v
+			continue
 		}
-	})
-	if failed.Load() {
-		return nil, false
+		js, err := yamljson.ToJSONStrict(items[i])
+		if err != nil {
+			return nil, false
+		}
+		if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
+			return nil, false
+		}
 	}
 	obj["items"] = vals
 	return obj, true
@@ -287,29 +275,17 @@ func (t *transcoder) parseListQuick(r rawDocument) (parsed, bool) {
 		return parsed{}, false
 	}
 	out := make([]item, len(items))
-	var failed atomic.Bool
-	cores.Each(len(items), 64, func() func(int) {
-		var t transcoder
-		return func(i int) {
-			if failed.Load() {
-				return
-			}
-			s := items[i]
-			doc, ok := blockItem(r.raw[s.start:s.end], marker)
-			if !ok {
-				failed.Store(true)
-				return
-			}
-			it, ok := t.listItem(r, doc)
-			if !ok {
-				failed.Store(true)
-				return
-			}
-			out[i] = it
+	var w transcoder // the items' own: t is reading the document
+	for i, s := range items {
+		doc, ok := blockItem(r.raw[s.start:s.end], marker)
+		if !ok {
+			return parsed{}, false
 		}
-	})
-	if failed.Load() {
-		return parsed{}, false
+		it, ok := w.listItem(r, doc)
+		if !ok {
+			return parsed{}, false
+		}
+		out[i] = it
 	}
 	return parsed{items: out}, true
 }
