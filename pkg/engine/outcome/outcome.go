@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -170,26 +169,15 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	for _, in := range kinds {
 		res, att := in.Effective, in.Attachments
 		at := attachedAt(att)
-		// Targets are tallied on every core, each worker into tallies of
-		// its own, joined after (tally.join): sums and set unions, so the
-		// result does not depend on how the targets fell to workers.
-		var mu sync.Mutex
-		var passes []*pass
+		// Targets are tallied into tallies of the kind's own, joined
+		// after (tally.join): sums and set unions.
 		w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
-		mu.Lock()
-		passes = append(passes, w)
-		mu.Unlock()
-		for i := range len(res.Targets) {
-			w.target(g, att, at, res.Targets[i])
+		for _, t := range res.Targets {
+			w.target(g, att, at, t)
 		}
-		seen := map[*attach.Attachment]bool{}
-		parts := make([]tallies, len(passes))
-		for i, w := range passes {
-			parts[i] = w.tallies
-			maps.Copy(seen, w.seen)
-			out.Targets = append(out.Targets, w.targets...)
-		}
-		all.join(parts...)
+		seen := w.seen
+		out.Targets = append(out.Targets, w.targets...)
+		all.join(w.tallies)
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
 		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
@@ -236,7 +224,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		}
 	}
 	// Each policy's ancestors and their conditions come from its own
-	// tallies: made on every core, each into its slot.
+	// tallies, each into its slot.
 	if len(policies) > 0 {
 		out.Policies = make([]PolicyStatus, len(policies))
 	}
@@ -269,9 +257,6 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 // manyAttachments is the number of attachments above which a policy's
 // attachments on a path are looked up by node rather than scanned.
 const manyAttachments = 16
-
-// chunk is how many targets a core tallies at a time (cores.Each).
-const chunk = 256
 
 // tallies holds a tally per policy and ancestor.
 type tallies map[*policykind.Policy]*ancestorTallies

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -123,7 +122,7 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 		g.addService(svc)
 	}
 	b.addRoutes(rs)
-	// Each node's lists on its own: on every core.
+	// Each node's lists sorted, without duplicates.
 	for i := range len(g.Nodes) {
 		n := &g.Nodes[i]
 		slices.Sort(n.Parents)
@@ -361,13 +360,9 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 // addRoutes adds routes in three steps. Their nodes, rules and mesh
 // parents are added one route after another, so node ids follow the
 // input. Their Gateway and ListenerSet parents and their backends are
-// then found on every core: lookups only, each worker with its own
-// selector cache, into edges of its own. The edges are linked last; a
-// node's parents and children are sorted when the graph is done, so the
-// graph does not depend on how the routes fell to workers. Finding
-// parents and backends was half of the build, which runs on one core
-// while the policies are read (docs/performance.md, "Every command,
-// fifth pass").
+// then found (lookups only, with a selector cache of their own) and
+// linked last; a node's parents and children are sorted when the graph
+// is done.
 func (b *attacher) addRoutes(rs []route) {
 	g := b.g
 	ids := make([]NodeID, len(rs))
@@ -375,38 +370,18 @@ func (b *attacher) addRoutes(rs []route) {
 	for i, r := range rs {
 		ids[i], rules[i] = b.addRouteNode(r)
 	}
-	var mu sync.Mutex
-	var found []*[][2]NodeID
 	w := *b
 	w.selectors = nil
-	edges := new([][2]NodeID)
-	mu.Lock()
-	found = append(found, edges)
-	mu.Unlock()
-	for i := range len(rs) {
+	var edges [][2]NodeID
+	for i, r := range rs {
 		if ids[i] != None {
-			*edges = w.routeEdges(*edges, rs[i], ids[i], rules[i])
+			edges = w.routeEdges(edges, r, ids[i], rules[i])
 		}
 	}
-	// The edges are linked by two goroutines, one writing the parents'
-	// Children, the other the children's Parents: fields apart, as
-	// link writes them one edge at a time. Linking the 50,000 edges of
-	// the performance world's routes on one core kept the other idle
-	// (docs/performance.md, "Every command, eighteenth pass").
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for _, edges := range found {
-			for _, e := range *edges {
-				g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
-			}
-		}
-	})
-	for _, edges := range found {
-		for _, e := range *edges {
-			g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
-		}
+	for _, e := range edges {
+		g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
+		g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
 	}
-	wg.Wait()
 }
 
 // routesAtOnce is how many routes a core resolves at a time.
