@@ -505,9 +505,9 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missed []string
 	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
-	// The objects' descriptions are made on every core, each worker
-	// with a Describer of its own (a query belongs to one goroutine);
-	// what follows reads the source's records and flags, in order.
+	// The objects' descriptions are made first, with a Describer of
+	// this call's own (a query belongs to one goroutine); what follows
+	// reads the source's records and flags, in order.
 	described := make([]*query.Description, len(subjects))
 	policies := make([]*query.PolicyDescription, len(subjects))
 	describers := query.PolicyDescribers(res)

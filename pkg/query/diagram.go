@@ -133,9 +133,7 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 		kinds[p.Kind.Key()] = true
 	}
 	affects := affected(res, kinds)
-	// Summarized on every core, each into its slot: the 5,000 policies of
-	// the performance world were summarized on one core after their
-	// counts (docs/performance.md, "Every command, nineteenth pass").
+	// Summarized each into its slot.
 	sums := make([]PolicySummary, len(ps))
 	for i := range len(ps) {
 		sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]])

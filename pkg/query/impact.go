@@ -489,11 +489,8 @@ func byNode(r *effective.Result) []*effective.Target {
 }
 
 // compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone). The pairs are compared on every core, each worker with
-// queries of its own (a query belongs to one goroutine), and grouped by
-// target in their order: the impact of the performance world's
-// GatewayClass policy compares 56,000 pairs, which took 0.4 s on one core
-// (docs/performance.md, "Every command, seventeenth pass").
+// kind is gone). The pairs are compared in order, with queries of this
+// call's own (a query belongs to one goroutine), and grouped by target.
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
 	var pairs []*ctxPair
 	if qa.g.Holds(qb.g) {

@@ -78,13 +78,6 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // targets and contexts where they set a field in force (docs/merging.md:
 // a target is affected by a policy that set at least one field in at
 // least one context).
-//
-// The targets are counted on every core, each worker into counts of its
-// own, summed after, so the counts do not depend on how the targets fell
-// to workers. Counted on one core, with two sets made for every target
-// and context, they were a tenth of `strata get policies -A` on the
-// performance world, which waited for them on the other core
-// (docs/performance.md, "Every command, eighteenth pass").
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	// counted is a policy's counts in one worker, and the last target
 	// (1-based) it was counted in.

@@ -615,8 +615,8 @@ func groupImpact(im *query.Impact) []*impactGroup {
 
 // groupChanges folds targets with identical effects, in the order their
 // first target appears. A target whose contexts differ from one another
-// is a group of its own. Each target's key is made on every core, once
-// per target and each context's fields once: the widest impact of the
+// is a group of its own. Each target's key is made once per target and
+// each context's fields once: the widest impact of the
 // performance world groups 20,000 targets, whose keys, formatted again
 // for every context and every pair of fields compared, took a quarter of
 // a second on one core (docs/performance.md, "Every command, seventeenth

@@ -76,9 +76,8 @@ func isList(l map[string]any) bool {
 
 // printList writes a List item by item, the bytes Print would write for
 // the whole of it, without the whole document's generic tree in memory.
-// The items are rendered on every core (Items): the 4,000 descriptions
-// of `describe colorpolicy -A -o yaml` on the performance world are 20
-// MB. Items takes a nil item for none, so a List holding a null is
+// The 4,000 descriptions of `describe colorpolicy -A -o yaml` on the
+// performance world are 20 MB. Items takes a nil item for none, so a List holding a null is
 // written an item at a time.
 func printList(w io.Writer, l map[string]any, format string) error {
 	lw, err := NewListWriter(w, format)

@@ -205,11 +205,9 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// five-string Ref: this loop runs on one core over every affected
 	// target of the world. A section's object is looked up; any other
 	// target is its own object.
-	// Where each target's part goes, found on every core: its object
-	// (a section's is looked up) and whether it is a listener's; None
-	// for a target that has no part. Only the gathering below, in the
-	// targets' order, runs on one core (docs/performance.md, "Every
-	// command, nineteenth pass").
+	// Where each target's part goes: its object (a section's is looked
+	// up) and whether it is a listener's; None for a target that has no
+	// part.
 	ts := r.Outcome.Targets
 	places := make([]place, len(ts))
 	for i := range len(ts) {

@@ -204,7 +204,7 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // nothing is half-read.
 //
 // Read gives the snapshot that Decode(Documents(paths, stdin)) gives, with
-// the same errors, faster: documents are parsed on every core, and those
+// the same errors, faster: documents
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
 // sigs.k8s.io/yaml and unstructured; JSON goes straight to its typed
@@ -644,7 +644,7 @@ type parsed struct {
 	again bool
 }
 
-// parseAll parses the documents on every core; the results are in the
+// parseAll parses the documents; the results are in the
 // documents' order. typed decodes the kinds of decoders into their Go
 // types (for Read); otherwise every item is a Document (for Documents).
 // quick reads Lists item by item, straight into their typed objects.
@@ -701,7 +701,7 @@ func (t *transcoder) parse(r rawDocument, typed, quick bool) parsed {
 		return p
 	}
 	// The objects of a List (a `kubectl get -o json|yaml` dump holds the
-	// whole input in one) are decoded on every core, as documents are.
+	// whole input in one) are decoded as documents are.
 	for i := range len(docs) {
 		p.items[i] = decodeDocument(docs[i])
 	}
