@@ -19,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/engine"
@@ -506,22 +505,20 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missed []string
 	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
-	// The objects' descriptions are made on every core, each worker
-	// with a Describer of its own (a query belongs to one goroutine);
-	// what follows reads the source's records and flags, in order.
+	// The objects' descriptions are made first, with a Describer of
+	// this call's own (a query belongs to one goroutine); what follows
+	// reads the source's records and flags, in order.
 	described := make([]*query.Description, len(subjects))
 	policies := make([]*query.PolicyDescription, len(subjects))
 	describers := query.PolicyDescribers(res)
-	cores.Each(len(subjects), 16, func() func(int) {
-		describe, describePolicy := query.Describer(res), describers()
-		return func(i int) {
-			if p := subjects[i].Policy; p != nil {
-				policies[i] = describePolicy(p)
-			} else {
-				described[i] = describe(subjects[i].Node)
-			}
+	describe, describePolicy := query.Describer(res), describers()
+	for i := range len(subjects) {
+		if p := subjects[i].Policy; p != nil {
+			policies[i] = describePolicy(p)
+		} else {
+			described[i] = describe(subjects[i].Node)
 		}
-	})
+	}
 	for i, subj := range subjects {
 		if subj.Policy != nil {
 			docs = append(docs, policies[i])
@@ -572,26 +569,18 @@ func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	case v.format != "":
 		return v.print(s, printer.List(docs))
 	}
-	// Each description is printed on its own, a line between two; they
-	// are rendered on every core and written in order (`describe
-	// colorpolicy -A` of the performance world prints 4,000).
+	// Each description is printed on its own, a line between two.
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	opts := v.human(s)
-	err := cores.Ordered(len(docs), 16, func() func(int, []byte) ([]byte, error) {
-		return func(i int, dst []byte) ([]byte, error) {
-			buf := bytes.NewBuffer(dst)
-			if i > 0 {
-				buf.WriteByte('\n')
+	for i, d := range docs {
+		if i > 0 {
+			if err := bw.WriteByte('\n'); err != nil {
+				return err
 			}
-			err := printer.PrintHuman(buf, docs[i], opts)
-			return buf.Bytes(), err
 		}
-	}, func(part []byte) error {
-		_, err := bw.Write(part)
-		return err
-	})
-	if err != nil {
-		return err
+		if err := printer.PrintHuman(bw, d, opts); err != nil {
+			return err
+		}
 	}
 	return bw.Flush()
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -11,10 +10,9 @@ import (
 )
 
 // TestCommandPutsBackTheCollector checks that a command leaves the
-// collector as it found it: mainContext raises GOGC, and as a process's
-// own command (Run) holds the first collection back (gcpace.Hold), while
-// a one-shot command runs, including one that fails. Both ways are run
-// here, in a process that goes on.
+// collector as it found it: MainContext raises GOGC and sets a memory
+// limit while a one-shot command runs, including one that fails, and puts
+// both back, in a process that goes on.
 func TestCommandPutsBackTheCollector(t *testing.T) {
 	old := debug.SetGCPercent(123)
 	defer debug.SetGCPercent(old)
@@ -29,26 +27,24 @@ func TestCommandPutsBackTheCollector(t *testing.T) {
 		{"a failing command", []string{"describe", "httproute/nosuch", "-f", "../../examples/parable"}, 1},
 		{"version", []string{"version"}, 0},
 	} {
-		for _, process := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s, process %v", c.name, process), func(t *testing.T) {
-				var out, errb bytes.Buffer
-				if code := mainContext(context.Background(), c.args, Streams{Out: &out, Err: &errb}, process); code != c.exit {
-					t.Fatalf("exit %d, want %d: %s", code, c.exit, errb.String())
-				}
-				if g := debug.SetGCPercent(123); g != 123 {
-					t.Errorf("GOGC after the command = %d, want 123", g)
-				}
-				// A hold left behind would put its GOGC back at the next
-				// collection the runtime starts.
-				collectAutomatically(t, 2)
-				if g := debug.SetGCPercent(123); g != 123 {
-					t.Errorf("GOGC after the command and two collections = %d, want 123", g)
-				}
-				if l := debug.SetMemoryLimit(-1); l != 3<<30 {
-					t.Errorf("memory limit after the command = %d, want %d", l, 3<<30)
-				}
-			})
-		}
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := MainContext(context.Background(), c.args, Streams{Out: &out, Err: &errb}); code != c.exit {
+				t.Fatalf("exit %d, want %d: %s", code, c.exit, errb.String())
+			}
+			if g := debug.SetGCPercent(123); g != 123 {
+				t.Errorf("GOGC after the command = %d, want 123", g)
+			}
+			// A setting left behind by a cleanup would show after
+			// the runtime's next collections.
+			collectAutomatically(t, 2)
+			if g := debug.SetGCPercent(123); g != 123 {
+				t.Errorf("GOGC after the command and two collections = %d, want 123", g)
+			}
+			if l := debug.SetMemoryLimit(-1); l != 3<<30 {
+				t.Errorf("memory limit after the command = %d, want %d", l, 3<<30)
+			}
+		})
 	}
 }
 

@@ -14,10 +14,7 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
-	// kubectl's catalogue stays unloaded: 30 ms of every start.
-	_ "github.com/strata-dev/strata/internal/kubectltext"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -309,12 +306,10 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	errs := make([]error, len(objects))
-	cores.Each(len(objects), 64, func() func(int) {
-		return func(i int) {
-			u, err := toUnstructured(objects[i])
-			out[i], errs[i] = u, err
-		}
-	})
+	for i := range len(objects) {
+		u, err := toUnstructured(objects[i])
+		out[i], errs[i] = u, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err

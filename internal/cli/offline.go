@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -46,8 +45,8 @@ func print(s Streams, v any, format string) error {
 }
 
 // printEach writes a List of n items, item(i) being the i-th or nil for
-// one left out, in format (yaml or json), made and rendered on every core
-// a batch at a time (printer.ListWriter.Items): a large world's List is
+// one left out, in format (yaml or json), made and rendered an item at a
+// time (printer.ListWriter.Items): a large world's List is
 // never whole in memory (issue 11, "No cliffs": `effective` of 100,000
 // listeners is half a gigabyte of YAML), and its tens of megabytes take
 // a fraction of the time one core would. Unlike print, an error while
@@ -204,11 +203,10 @@ custom-columns print the same objects; --sort-by orders them.`,
 					}
 				}, l.format())
 			}
-			// Made on every core, each in memory of its own.
 			made := make([]*effectivepolicy.EffectivePolicy, n)
-			cores.Each(n, 64, func() func(int) {
-				return func(i int) { made[i] = chosen(i, nil) }
-			})
+			for i := range n {
+				made[i] = chosen(i, nil)
+			}
 			var objects []runtime.Object
 			for _, e := range made {
 				if e != nil {
@@ -289,10 +287,7 @@ func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
 
 // newest is the newest creationTimestamp of the input's policies and
 // objects, the time strata status stamps changed conditions with by
-// default. The graph's nodes are read on every core, a chunk at a time,
-// each chunk's newest kept: the 105,000 nodes of the performance world were read on
-// one core between the engine and the sink. The newest of all does not
-// depend on how the nodes fell to workers.
+// default.
 func newest(res *engine.Result) time.Time {
 	t := time.Unix(0, 0).UTC()
 	for _, p := range res.Policies {
@@ -300,23 +295,11 @@ func newest(res *engine.Result) time.Time {
 			t = p.Created
 		}
 	}
-	// The newest of each chunk of nodes, which one worker reads in order
-	// (cores.Each).
-	const chunk = 8192
-	nodes := res.Graph.Nodes
-	chunks := make([]time.Time, (len(nodes)+chunk-1)/chunk)
-	cores.Each(len(nodes), chunk, func() func(int) {
-		return func(i int) {
-			if o, ok := nodes[i].Object.(metav1.Object); ok {
-				if c := o.GetCreationTimestamp(); c.After(chunks[i/chunk]) {
-					chunks[i/chunk] = c.Time
-				}
+	for i := range res.Graph.Nodes {
+		if o, ok := res.Graph.Nodes[i].Object.(metav1.Object); ok {
+			if c := o.GetCreationTimestamp(); c.After(t) {
+				t = c.Time
 			}
-		}
-	})
-	for _, c := range chunks {
-		if c.After(t) {
-			t = c
 		}
 	}
 	return t.UTC()

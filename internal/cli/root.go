@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/strata-dev/strata/internal/gcpace"
 )
 
 // Streams are the command's input and outputs, injectable for tests.
@@ -50,25 +48,12 @@ func Main(args []string, s Streams) int { return MainContext(context.Background(
 // MainContext is Main with a context: a command that runs until stopped
 // (--watch, serve) ends when ctx does, as on Ctrl-C.
 func MainContext(ctx context.Context, args []string, s Streams) int {
-	return mainContext(ctx, args, s, false)
-}
-
-// mainContext is MainContext; process says the command is the process's
-// own (Run), which exits when it ends: only then is its first collection
-// held back (firstCollection).
-func mainContext(ctx context.Context, args []string, s Streams, process bool) int {
 	root := NewRoot(s)
 	root.SetContext(ctx)
 	root.SetArgs(args)
 	if c, _, err := root.Find(args); err == nil && c.Name() != "controller" {
 		if os.Getenv("GOGC") == "" {
 			defer debug.SetGCPercent(debug.SetGCPercent(commandGCPercent))
-			if process && c.Name() != "serve" {
-				// Deferred after the line above, so run before it.
-				release := gcpace.Hold(firstCollection)
-				defer release()
-				root.SetContext(context.WithValue(ctx, releaseKey{}, release))
-			}
 		}
 		if os.Getenv("GOMEMLIMIT") == "" {
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(commandMemoryLimit))
@@ -87,54 +72,29 @@ func mainContext(ctx context.Context, args []string, s Streams, process bool) in
 // on it, prints and exits: most of what it allocates stays live until the
 // end, so collecting at every doubling of the heap (GOGC=100) mostly
 // re-marks the same objects. At 400 the heap may grow to five times the
-// live data (280 MB of RSS instead of 220 MB for describe on the
-// 20,000-route world) for about 15% less CPU (docs/performance.md,
-// "Design choices that hold").
+// live data for less CPU: on the 20,000-route world, GOGC 100 took
+// 1.12-1.19x the CPU of 400 for describe of a route, status, effective
+// and get policies, for 13-15% less peak RSS (BenchmarkBeside).
 // The controller, a long-running process, keeps the default; a GOGC in
 // the environment wins over both.
 const commandGCPercent = 400
 
-// firstCollection is the heap a one-shot command may fill before the
-// collector first runs (gcpace.Hold): more than the 20,000-route world's
-// commands fill (`status` about 400 MB, `effective` 350-420 MB), so that
-// they are never collected. A larger world is collected once at this size
-// and from then on at commandGCPercent, as before. Not for serve, nor for
-// --watch (releaseCollector), which run on: their garbage would pile up
-// to this size before the first collection. Only for a command that is
-// its process's (Run): in a process that goes on (tests, benchmarks, a
-// program that embeds the CLI) the heap holds more than the command, and
-// letting it grow to this size between collections cost the
-// race-enabled CLI tests a sixth more time (444 s against 380 s).
-const firstCollection = 512 << 20
-
-// releaseKey is the context key of the release of a command's
-// gcpace.Hold.
-type releaseKey struct{}
-
-// releaseCollector ends the hold of the collector (firstCollection) for a
-// command that runs until stopped, such as --watch.
-func releaseCollector(ctx context.Context) {
-	if release, ok := ctx.Value(releaseKey{}).(func()); ok {
-		release()
-	}
-}
-
 // commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
 // other than the controller: the budget of issue 11 ("No cliffs") is
 // 2 GiB, and with GOGC at 400 the heap of a command whose live data is
-// 600 MB (status or effective of 100,000 targetRefs) grows to 3 GB before
+// 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
 // a collection. Under the limit the collector runs sooner only when the
-// heap nears it; below it, commandGCPercent rules. The runtime
+// heap nears it; below, commandGCPercent rules as before. The runtime
 // counts all its memory against the limit; the process's RSS stays about
 // 100 MB above it. At 1.75 GiB, describe of 100,000 listeners reached
 // 2,043 MiB under load, too close to the budget; at 1.625 GiB the four
 // largest runs stay at or under 1.68 GiB for at most 1 s more CPU than at
 // 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s;
-// docs/performance.md, "Linearity"). A GOMEMLIMIT in the environment
+// docs/performance.md, "Third pass"). A GOMEMLIMIT in the environment
 // wins.
 const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.
 func Run() int {
-	return mainContext(context.Background(), os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, true)
+	return MainContext(context.Background(), os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }

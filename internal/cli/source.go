@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	"github.com/strata-dev/strata/internal/thp"
 	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -303,10 +302,6 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 		if f.kube.Namespace != nil {
 			ns = *f.kube.Namespace
 		}
-		// Huge pages for the heap the input is about to fill, before
-		// it is read: a third less time for `strata status` of the
-		// 20,000-route world (internal/thp).
-		thp.Reserve(files.Size(f.files))
 		return files.ReadIn(f.files, s.In, ns)
 	}
 	var over []files.Document

@@ -62,7 +62,6 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 		if m == sourceFiles {
 			return errors.New("--watch follows a live cluster: files (-f) do not change; drop -f (or lay them over the cluster with --with-file)")
 		}
-		releaseCollector(cmd.Context())
 		ctx, stop := signal.NotifyContext(orBackground(cmd.Context()), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		var last []byte

@@ -9,7 +9,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -134,13 +133,11 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 		kinds[p.Kind.Key()] = true
 	}
 	affects := affected(res, kinds)
-	// Summarized on every core, each into its slot: the 5,000 policies of
-	// the performance world were summarized on one core after their
-	// counts.
+	// Summarized each into its slot.
 	sums := make([]PolicySummary, len(ps))
-	cores.Each(len(ps), 256, func() func(int) {
-		return func(i int) { sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]]) }
-	})
+	for i := range len(ps) {
+		sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]])
+	}
 	out := make(map[*policykind.Policy]PolicySummary, len(ps))
 	for i, p := range ps {
 		out[p] = sums[i]

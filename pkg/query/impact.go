@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
@@ -196,9 +195,10 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 // When neither is found the question fails ("not found" with its hints,
 // not a policy, not a policy kind), with an error read from the names of
 // the objects and the policies, which a scoped run holds complete: the
-// scope is then empty (topology.None alone), and nothing is computed:
-// the complete run takes three times the scoped answer's time for a
-// mistyped name on the performance world.
+// scope is then empty (topology.None alone), and nothing is computed. It
+// was the complete run, three times the scoped answer's time for a
+// mistyped name on the performance world (docs/performance.md, "Every
+// command, seventh pass").
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -327,7 +327,8 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 	// Each context's key is made in one buffer, and kept as a string
 	// only for a pair not seen yet: made afresh for both runs' contexts,
 	// node by node, the keys were most of `strata impact` of a policy in
-	// every context.
+	// every context (docs/performance.md, "Every command, fifteenth
+	// pass").
 	var buf []byte
 	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
@@ -371,8 +372,9 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 // are made; contexts are sorted as pairContexts sorts them, by
 // comparePaths. Making both runs' 56,000 context keys of the
 // performance world's widest impact, for a map and a sort of them, took
-// 0.3 s on one core. q is the query of the run whose graph holds the
-// other's: it knows every node of both.
+// 0.3 s on one core (docs/performance.md, "Every command, eighteenth
+// pass"). q is the query of the run whose graph holds the other's: it
+// knows every node of both.
 func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	type both struct {
 		node topology.NodeID
@@ -487,10 +489,8 @@ func byNode(r *effective.Result) []*effective.Target {
 }
 
 // compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone). The pairs are compared on every core, each worker with
-// queries of its own (a query belongs to one goroutine), and grouped by
-// target in their order: the impact of the performance world's
-// GatewayClass policy compares 56,000 pairs, which took 0.4 s on one core.
+// kind is gone). The pairs are compared in order, with queries of this
+// call's own (a query belongs to one goroutine), and grouped by target.
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
 	var pairs []*ctxPair
 	if qa.g.Holds(qb.g) {
@@ -499,40 +499,38 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 		pairs, _ = pairContexts(qb, qa, b, a)
 	}
 	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
-	cores.Each(len(pairs), 64, func() func(int) {
-		wb, wa := newQuery(qb.res), newQuery(qa.res)
-		// Contexts with the same stacks share one fold (effective.Folded)
-		// on each side, and the diff of two values depends on them
-		// alone: the widest impact of the performance world diffs
-		// 56,000 pairs of contexts, which are a few thousand pairs of
-		// folds. Each is diffed once per worker, and its changes are
-		// shared, read-only, by the contexts that have it.
-		type folds struct{ b, a *effective.Folded }
-		memo := map[folds][]FieldChange{}
-		return func(i int) {
-			p := pairs[i]
-			var fields []FieldChange
-			if p.b.ctx != nil && p.a.ctx != nil {
-				key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
-				f, ok := memo[key]
-				if !ok {
-					f = slices.Clip(diff(p.b.ctx.Result, p.a.ctx.Result))
-					memo[key] = f
-				}
-				fields = f
-			} else {
-				fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+	wb, wa := newQuery(qb.res), newQuery(qa.res)
+	// Contexts with the same stacks share one fold (effective.Folded)
+	// on each side, and the diff of two values depends on them
+	// alone: the widest impact of the performance world diffs
+	// 56,000 pairs of contexts, which are a few thousand pairs of
+	// folds. Each is diffed once per worker, and its changes are
+	// shared, read-only, by the contexts that have it.
+	type folds struct{ b, a *effective.Folded }
+	memo := map[folds][]FieldChange{}
+	for i := range len(pairs) {
+		p := pairs[i]
+		var fields []FieldChange
+		if p.b.ctx != nil && p.a.ctx != nil {
+			key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
+			f, ok := memo[key]
+			if !ok {
+				f = slices.Clip(diff(p.b.ctx.Result, p.a.ctx.Result))
+				memo[key] = f
 			}
-			if len(fields) == 0 {
-				return
-			}
-			ctx, q := p.b.ctx, wb
-			if ctx == nil {
-				ctx, q = p.a.ctx, wa
-			}
-			changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
+			fields = f
+		} else {
+			fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
 		}
-	})
+		if len(fields) == 0 {
+			continue
+		}
+		ctx, q := p.b.ctx, wb
+		if ctx == nil {
+			ctx, q = p.a.ctx, wa
+		}
+		changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
+	}
 	var out []TargetChange
 	last := "" // the key of out's last target
 	for i, p := range pairs {

@@ -10,7 +10,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -79,12 +78,6 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // targets and contexts where they set a field in force (docs/merging.md:
 // a target is affected by a policy that set at least one field in at
 // least one context).
-//
-// The targets are counted on every core, each worker into counts of its
-// own, summed after, so the counts do not depend on how the targets fell
-// to workers. Counted on one core, with two sets made for every target
-// and context, they were a tenth of `strata get policies -A` on the
-// performance world, which waited for them on the other core.
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	// counted is a policy's counts in one worker, and the last target
 	// (1-based) it was counted in.
@@ -100,32 +93,30 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 		ts := kr.Effective.Targets
 		var mu sync.Mutex
 		var parts []map[*policykind.Policy]*counted
-		cores.Each(len(ts), 256, func() func(int) {
-			mine := map[*policykind.Policy]*counted{}
-			mu.Lock()
-			parts = append(parts, mine)
-			mu.Unlock()
-			return func(ti int) {
-				for _, ctx := range ts[ti].Contexts {
-					// Each policy of the stack once (Context.Policies).
-					for p := range ctx.Policies {
-						if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
-							continue
-						}
-						c := mine[p]
-						if c == nil {
-							c = &counted{}
-							mine[p] = c
-						}
-						c.Contexts++
-						if c.last != ti+1 {
-							c.last = ti + 1
-							c.Targets++
-						}
+		mine := map[*policykind.Policy]*counted{}
+		mu.Lock()
+		parts = append(parts, mine)
+		mu.Unlock()
+		for ti := range len(ts) {
+			for _, ctx := range ts[ti].Contexts {
+				// Each policy of the stack once (Context.Policies).
+				for p := range ctx.Policies {
+					if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
+						continue
+					}
+					c := mine[p]
+					if c == nil {
+						c = &counted{}
+						mine[p] = c
+					}
+					c.Contexts++
+					if c.last != ti+1 {
+						c.last = ti + 1
+						c.Targets++
 					}
 				}
 			}
-		})
+		}
 		for _, part := range parts {
 			for p, c := range part {
 				sum := out[p]
@@ -251,7 +242,8 @@ func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescr
 // status, which contexts stack each policy) is found once per kind, in
 // one pass over its targets, not once per policy, and shared by the
 // describers: `describe colorpolicy -A` of the performance world's 4,000
-// ColorPolicies took four minutes. A describer belongs to one goroutine.
+// ColorPolicies took four minutes (docs/performance.md, "Every command,
+// fifteenth pass"). A describer belongs to one goroutine.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {
@@ -303,36 +295,14 @@ type stacked struct {
 }
 
 // stackingOf lists, for each policy of kr's result, the contexts whose
-// stack holds it, in the order of the targets and their contexts. The
-// targets are read on every core, a chunk at a time, each chunk into
-// lists of its own, joined in the chunks' order: on one core, the
-// 56,000 contexts of the performance world kept `strata describe
-// colorpolicy -A` on one core for 50 ms.
+// stack holds it, in the order of the targets and their contexts.
 func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
-	ts := kr.Effective.Targets
-	const chunk = 256
-	// cores.Each hands out whole chunks, at multiples of chunk: each
-	// chunk's lists are written by one goroutine.
-	chunks := make([]map[*policykind.Policy][]stacked, (len(ts)+chunk-1)/chunk)
-	cores.Each(len(ts), chunk, func() func(int) {
-		return func(i int) {
-			c := chunks[i/chunk]
-			if c == nil {
-				c = map[*policykind.Policy][]stacked{}
-				chunks[i/chunk] = c
-			}
-			t := ts[i]
-			for _, ctx := range t.Contexts {
-				for p := range ctx.Policies {
-					c[p] = append(c[p], stacked{t, ctx})
-				}
-			}
-		}
-	})
 	out := map[*policykind.Policy][]stacked{}
-	for _, c := range chunks {
-		for p, list := range c {
-			out[p] = append(out[p], list...)
+	for _, t := range kr.Effective.Targets {
+		for _, ctx := range t.Contexts {
+			for p := range ctx.Policies {
+				out[p] = append(out[p], stacked{t, ctx})
+			}
 		}
 	}
 	return out

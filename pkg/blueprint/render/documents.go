@@ -9,7 +9,7 @@ import (
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/strata-dev/strata/internal/yamljson"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // document is one YAML document of a template's rendered output.

@@ -15,7 +15,7 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	"sigs.k8s.io/yaml"
 
-	"github.com/strata-dev/strata/internal/yamljson"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // removedFuncs are the sprig functions templates cannot call, because the
@@ -175,7 +175,7 @@ func toYaml(v any) (string, error) {
 // numbers as float64). Unlike Helm's, a bad document is an error, not a
 // map with an "Error" key, and so is a mapping with two keys that are one
 // JSON key, which sigs.k8s.io/yaml reads to either value by chance
-// (internal/yamljson).
+// (pkg/source/yamljson).
 func fromYaml(s string) (map[string]any, error) {
 	j, err := yamljson.ToJSON([]byte(s))
 	if err != nil {

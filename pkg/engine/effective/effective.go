@@ -5,12 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/merge"
@@ -160,32 +158,12 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 		targets = slices.DeleteFunc(targets, func(t topology.NodeID) bool { return !in(t) })
 	}
 	// Targets are independent of each other: each is computed from its
-	// own ancestor paths and the (frozen) attachments along them. They
-	// are shared out among the cores in chunks of neighbours (nodes are
-	// numbered as the graph is built, so a chunk is mostly one
-	// namespace's, whose stacks repeat), each worker with a computer and
-	// memo of its own, and every target lands in its own slot, so the
-	// result is the same however the chunks fall. The folds the workers
-	// make are also kept in one memo they share (sharedMemo), by keys
-	// whose policy numbers are the same on every worker: a stack met by
-	// two workers, as the stacks of policies on the GatewayClass and on
-	// Gateways whose routes live in other namespaces are, is folded
-	// once: each worker folding its own makes a quarter more folds on
-	// two cores for the performance world.
+	// own ancestor paths and the (frozen) attachments along them, in the
+	// order the graph numbers them, with one memo of folds for them all.
 	slots := make([]*Target, len(targets))
-	var shared *sharedMemo
-	if len(targets) > c.chunk {
-		shared = newSharedMemo()
+	for i, t := range targets {
+		slots[i] = c.target(t)
 	}
-	cores.Each(len(targets), c.chunk, func() func(int) {
-		w := c
-		if shared != nil {
-			w = newComputer(c.g, c.k, c.att, c.funcs)
-			w.inPlaceFrom, w.chunk = c.inPlaceFrom, c.chunk
-			w.shared = shared
-		}
-		return func(i int) { slots[i] = w.target(targets[i]) }
-	})
 	for _, tg := range slots {
 		if tg != nil {
 			res.Targets = append(res.Targets, tg)
@@ -213,14 +191,9 @@ func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, func
 	return &computer{
 		g: g, k: k, att: att, funcs: funcs,
 		memo: map[string]*Folded{}, values: map[*policykind.Block]merge.Value{}, leaves: map[*policykind.Policy][]string{},
-		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom, chunk: chunk,
+		plain: map[*policykind.Block]bool{}, inPlaceFrom: inPlaceFrom,
 	}
 }
-
-// chunk is how many targets a core takes at a time (cores.Each): large
-// enough that a worker's memo serves many contexts, small enough that
-// the cores share a few thousand targets evenly.
-const chunk = 256
 
 // inPlaceFrom is the stack size from which fold accumulates in place
 // (merge.Acc): below it, copying the few fields of a short stack costs
@@ -228,13 +201,11 @@ const chunk = 256
 const inPlaceFrom = 16
 
 type computer struct {
-	g     *topology.Graph
-	k     *policykind.Kind
-	att   *attach.Result
-	funcs map[string]merge.Func
-	memo  map[string]*Folded
-	// shared is the memo of the computation's workers, nil on one.
-	shared *sharedMemo
+	g      *topology.Graph
+	k      *policykind.Kind
+	att    *attach.Result
+	funcs  map[string]merge.Func
+	memo   map[string]*Folded
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
@@ -249,9 +220,6 @@ type computer struct {
 	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
 	// field so that tests can compare both folds on every stack.
 	inPlaceFrom int
-	// chunk is the number of targets a core takes at a time; a field so
-	// that tests can share out small inputs too.
-	chunk int
 	// keyBuf is key's buffer.
 	keyBuf []byte
 	// prefixes are the folds of stacks' prefixes on immutable values
@@ -273,7 +241,8 @@ type computer struct {
 
 // slab is how many paths' node ids, or contexts, a computer allocates at
 // a time: the performance world's 56,000 contexts each made four
-// allocations for their paths and one for themselves.
+// allocations for their paths and one for themselves (docs/performance.md,
+// "Every command, nineteenth pass").
 const slab = 1024
 
 // targets lists the effective targets reached by any attachment, in
@@ -403,7 +372,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// once per list of attachments and shared, read-only, by their
 	// contexts. Building each context's stack again, to find its fold in
 	// memo, was a sixth of the effective computation on the performance
-	// world.
+	// world (docs/performance.md, "Every command, sixth pass").
 	k := c.attsKey(atts)
 	st, ok := c.stacks[string(k)] // no string made to look up
 	if !ok {
@@ -419,13 +388,9 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 			key := c.key(entries)
 			if o, ok := c.memo[string(key)]; ok {
 				st.folded = o
-			} else if o := c.sharedGet(key); o != nil {
-				st.folded = o
-				c.memo[string(key)] = o
 			} else {
 				st.folded = c.freeze(c.fold(entries, nil), entries)
 				c.memo[string(key)] = st.folded
-				c.sharedPut(key, st.folded)
 			}
 		}
 		ctx.Folded = st.folded
@@ -616,7 +581,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 // Gateway's, the listener's, the namespace's policies) and differ in the
 // most specific ones: the performance world's 13,400 folds of 58,000
 // entries have 14,600 prefixes, so most folds take one step instead of
-// three or four.
+// three or four (docs/performance.md, "Every command, seventh pass").
 //
 // The prefixes form a tree: a prefix's fold is found from its parent's
 // and its last entry, keyed as stacks are (key: the entry's policy,
@@ -1145,75 +1110,17 @@ func (c *computer) key(entries []*Entry) []byte {
 	return b
 }
 
-// policyID numbers p within this computer, for keys. The workers of one
-// computation number their policies in the memo they share, so that a
-// key means the same stack on every worker; each keeps the numbers it
-// has seen.
+// policyID numbers p within this computer, for keys.
 func (c *computer) policyID(p *policykind.Policy) uint32 {
 	if c.ids == nil {
 		c.ids = map[*policykind.Policy]uint32{}
 	}
 	id, ok := c.ids[p]
-	if ok {
-		return id
-	}
-	if c.shared != nil {
-		id = c.shared.number(p)
-	} else {
-		id = uint32(len(c.ids))
-	}
-	c.ids[p] = id
-	return id
-}
-
-// sharedMemo holds the folds of stacks without a target's own values
-// that a computation's workers made, by the key of their stack
-// (computer.key with the policies numbered here). A Folded is frozen
-// once made (freeze), so any worker may read one another made.
-type sharedMemo struct {
-	mu  sync.Mutex
-	ids map[*policykind.Policy]uint32
-	m   map[string]*Folded
-}
-
-func newSharedMemo() *sharedMemo {
-	return &sharedMemo{ids: map[*policykind.Policy]uint32{}, m: map[string]*Folded{}}
-}
-
-// number is p's number, the same for every worker.
-func (s *sharedMemo) number(p *policykind.Policy) uint32 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	id, ok := s.ids[p]
 	if !ok {
-		id = uint32(len(s.ids))
-		s.ids[p] = id
+		id = uint32(len(c.ids))
+		c.ids[p] = id
 	}
 	return id
-}
-
-// sharedGet is the fold of key another worker made, or nil (also on
-// one worker).
-func (c *computer) sharedGet(key []byte) *Folded {
-	if c.shared == nil {
-		return nil
-	}
-	c.shared.mu.Lock()
-	defer c.shared.mu.Unlock()
-	return c.shared.m[string(key)]
-}
-
-// sharedPut keeps a worker's fold of key for the others; the first of
-// two made at once stays, both being equal.
-func (c *computer) sharedPut(key []byte, o *Folded) {
-	if c.shared == nil {
-		return
-	}
-	c.shared.mu.Lock()
-	defer c.shared.mu.Unlock()
-	if _, ok := c.shared.m[string(key)]; !ok {
-		c.shared.m[string(key)] = o
-	}
 }
 
 // lastOfEach keeps, of attachments in path order, each policy's last

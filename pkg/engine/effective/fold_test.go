@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math"
 	"reflect"
-	"runtime"
 	"slices"
 	"testing"
 
@@ -45,27 +44,6 @@ func TestFoldInPlace(t *testing.T) {
 					t.Errorf("%s: conflicts differ", where)
 				}
 			}
-		}
-	})
-}
-
-// TestComputeOnEveryCore checks that sharing the targets out among the
-// cores, one target at a time and on more workers than targets of a
-// chunk, gives exactly what one computer gives on its own, on the same
-// worlds. Under -race it also checks that the workers share nothing
-// they write.
-func TestComputeOnEveryCore(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	eachSyntheticKind(t, func(t *testing.T, c func() *computer) {
-		shared, alone := c(), c()
-		shared.chunk, alone.chunk = 1, math.MaxInt
-		a, b := shared.compute(nil), alone.compute(nil)
-		if !reflect.DeepEqual(a, b) {
-			t.Fatalf("%s: %d targets on every core, %d on one; they differ", shared.k.Kind, len(a.Targets), len(b.Targets))
-		}
-		in := func(n topology.NodeID) bool { return n%3 == 0 }
-		if a, b := shared.compute(in), alone.compute(in); !reflect.DeepEqual(a, b) {
-			t.Fatalf("%s: a third of the targets: on every core and on one differ", shared.k.Kind)
 		}
 	})
 }

@@ -5,12 +5,10 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -171,26 +169,15 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 	for _, in := range kinds {
 		res, att := in.Effective, in.Attachments
 		at := attachedAt(att)
-		// Targets are tallied on every core, each worker into tallies of
-		// its own, joined after (tally.join): sums and set unions, so the
-		// result does not depend on how the targets fell to workers.
-		var mu sync.Mutex
-		var passes []*pass
-		cores.Each(len(res.Targets), chunk, func() func(int) {
-			w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
-			mu.Lock()
-			passes = append(passes, w)
-			mu.Unlock()
-			return func(i int) { w.target(g, att, at, res.Targets[i]) }
-		})
-		seen := map[*attach.Attachment]bool{}
-		parts := make([]tallies, len(passes))
-		for i, w := range passes {
-			parts[i] = w.tallies
-			maps.Copy(seen, w.seen)
-			out.Targets = append(out.Targets, w.targets...)
+		// Targets are tallied into tallies of the kind's own, joined
+		// after (tally.join): sums and set unions.
+		w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
+		for _, t := range res.Targets {
+			w.target(g, att, at, t)
 		}
-		all.join(parts...)
+		seen := w.seen
+		out.Targets = append(out.Targets, w.targets...)
+		all.join(w.tallies)
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
 		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
@@ -237,33 +224,32 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		}
 	}
 	// Each policy's ancestors and their conditions come from its own
-	// tallies: made on every core, each into its slot.
+	// tallies, each into its slot.
 	if len(policies) > 0 {
 		out.Policies = make([]PolicyStatus, len(policies))
 	}
-	cores.Each(len(policies), chunk, func() func(int) {
-		return func(i int) {
-			p := policies[i]
-			ps := PolicyStatus{Policy: p}
-			m := reportable(p, all[p].all())
-			// Sorted by key, each key made once, not twice per
-			// comparison: 3% of what `strata status` allocated on
-			// the performance world.
-			type keyed struct {
-				key string
-				t   *tally
-			}
-			refs := make([]keyed, 0, len(m))
-			for _, t := range m {
-				refs = append(refs, keyed{t.ref.Key(), t})
-			}
-			slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-			for _, r := range refs {
-				ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
-			}
-			out.Policies[i] = ps
+	for i := range len(policies) {
+		p := policies[i]
+		ps := PolicyStatus{Policy: p}
+		m := reportable(p, all[p].all())
+		// Sorted by key, each key made once, not twice per
+		// comparison: 3% of what `strata status` allocated on
+		// the performance world (docs/performance.md, "Every
+		// command, seventh pass").
+		type keyed struct {
+			key string
+			t   *tally
 		}
-	})
+		refs := make([]keyed, 0, len(m))
+		for _, t := range m {
+			refs = append(refs, keyed{t.ref.Key(), t})
+		}
+		slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+		for _, r := range refs {
+			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
+		}
+		out.Policies[i] = ps
+	}
 	out.keys = sortTargets(g, out.Targets)
 	return out
 }
@@ -271,9 +257,6 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 // manyAttachments is the number of attachments above which a policy's
 // attachments on a path are looked up by node rather than scanned.
 const manyAttachments = 16
-
-// chunk is how many targets a core tallies at a time (cores.Each).
-const chunk = 256
 
 // tallies holds a tally per policy and ancestor.
 type tallies map[*policykind.Policy]*ancestorTallies
@@ -294,7 +277,7 @@ func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 // order they were first counted. Nearly every policy has one to a few
 // ancestors, found by a scan: a map keyed by ref for each policy on each
 // core was 2% of what `strata status` allocated on the performance
-// world. A policy
+// world (docs/performance.md, "Every command, eighth pass"). A policy
 // with many (100,000 targetRefs) gets an index, not a quadratic scan
 // (issue 11, "No cliffs").
 type ancestorTallies struct {
@@ -345,7 +328,8 @@ func (a *ancestorTallies) all() []*tally {
 // both have are joined (tally.join), the policies on every core, each
 // policy's tallies by one worker. Joined on one core, the tallies of the
 // performance world's 5,000 policies were a tenth of the outcome, the
-// other core idle.
+// other core idle (docs/performance.md, "Every command, nineteenth
+// pass").
 func (ts tallies) join(others ...tallies) {
 	more := map[*policykind.Policy][]*ancestorTallies{}
 	for _, other := range others {
@@ -360,16 +344,14 @@ func (ts tallies) join(others ...tallies) {
 	both := slices.Collect(maps.Keys(more))
 	// Only ts[p] of the worker's own policies is written: the maps are
 	// read alone.
-	cores.Each(len(both), 64, func() func(int) {
-		return func(i int) {
-			into := ts[both[i]]
-			for _, a := range more[both[i]] {
-				for _, o := range a.list {
-					into.get(o.ref).join(o)
-				}
+	for i := range len(both) {
+		into := ts[both[i]]
+		for _, a := range more[both[i]] {
+			for _, o := range a.list {
+				into.get(o.ref).join(o)
 			}
 		}
-	})
+	}
 }
 
 // join adds o, a tally of other contexts of the same policy and ancestor,
@@ -441,7 +423,8 @@ type pass struct {
 	// byNodes finds the tally of a policy in a context by the nodes
 	// its ancestor ref is made of (tally): the ref, five strings, is
 	// made and hashed once per tally instead of once per context, which
-	// was most of the pass.
+	// was most of the pass (docs/performance.md, "Every command, fifth
+	// pass").
 	byNodes map[tallyNodes]*tally
 	// affecting is target's scratch space (affect).
 	affecting []affecting
@@ -556,9 +539,10 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 // ListenerSets) of those contexts, each as often as met. The lists are
 // the pass's scratch space, sorted and compacted into the target's
 // status when the target is done: two maps per target were a tenth of
-// the outcome's allocations, and sorting what was met costs n log n where
-// a lookup for each addition into a list would cost n² for a target many
-// policies reach (issue 11, "No cliffs").
+// the outcome's allocations (docs/performance.md, "Every command, sixth
+// pass"), and sorting what was met costs n log n where a lookup for
+// each addition into a list would cost n² for a target many policies
+// reach (issue 11, "No cliffs").
 type affecting struct {
 	kind     *policykind.Kind
 	policies []string
@@ -644,7 +628,7 @@ func targetKey(g *topology.Graph, t TargetStatus) string {
 
 // sortTargets orders targets by node locator, then kind, and returns
 // their keys in that order; keys are built once per target, not once
-// per comparison, and sorted, on every core (cores.SortFunc).
+// per comparison.
 func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
 	// The keys are sorted with the targets' positions, not the targets:
 	// a sort moves each element about log n times.
@@ -653,10 +637,10 @@ func sortTargets(g *topology.Graph, ts []TargetStatus) []string {
 		at  int
 	}
 	ks := make([]keyed, len(ts))
-	cores.Each(len(ts), chunk, func() func(int) {
-		return func(i int) { ks[i] = keyed{targetKey(g, ts[i]), i} }
-	})
-	cores.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range len(ts) {
+		ks[i] = keyed{targetKey(g, ts[i]), i}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	sorted := make([]TargetStatus, len(ts))
 	keys := make([]string, len(ks))
 	for i, k := range ks {
@@ -867,7 +851,7 @@ func addAll(set *map[string]bool, items []string) {
 // policies along every route below one Gateway. Comparing two lists
 // costs less than hashing each string into the set again: adding to the
 // sets took 50 ms of a `status` run on the performance world, 28 ms with
-// the comparison.
+// the comparison (docs/performance.md, "Every command, twelfth pass").
 func addNew(set *map[string]bool, last *[]string, items []string) {
 	if len(items) == 0 || slices.Equal(*last, items) {
 		return

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -33,7 +31,7 @@ func GeneratedRuleName(i int) string {
 // ruleNames are the generated names of a route's first rules, made once:
 // most rules have no name, and the performance world's 36,000 rules each
 // made theirs with fmt.Sprintf, a tenth of the allocations of building
-// its graph.
+// its graph (docs/performance.md, "Every command, nineteenth pass").
 var ruleNames = func() (out [64]string) {
 	for i := range out {
 		out[i] = "rule-" + strconv.Itoa(i)
@@ -124,16 +122,14 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 		g.addService(svc)
 	}
 	b.addRoutes(rs)
-	// Each node's lists on its own: on every core.
-	cores.Each(len(g.Nodes), 4096, func() func(int) {
-		return func(i int) {
-			n := &g.Nodes[i]
-			slices.Sort(n.Parents)
-			n.Parents = slices.Compact(n.Parents)
-			slices.Sort(n.Children)
-			n.Children = slices.Compact(n.Children)
-		}
-	})
+	// Each node's lists sorted, without duplicates.
+	for i := range len(g.Nodes) {
+		n := &g.Nodes[i]
+		slices.Sort(n.Parents)
+		n.Parents = slices.Compact(n.Parents)
+		slices.Sort(n.Children)
+		n.Children = slices.Compact(n.Children)
+	}
 	g.listKinds()
 	slices.SortFunc(g.Problems, func(a, b Problem) int {
 		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
@@ -364,12 +360,9 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 // addRoutes adds routes in three steps. Their nodes, rules and mesh
 // parents are added one route after another, so node ids follow the
 // input. Their Gateway and ListenerSet parents and their backends are
-// then found on every core: lookups only, each worker with its own
-// selector cache, into edges of its own. The edges are linked last; a
-// node's parents and children are sorted when the graph is done, so the
-// graph does not depend on how the routes fell to workers. Finding
-// parents and backends was half of the build, which runs on one core
-// while the policies are read.
+// then found (lookups only, with a selector cache of their own) and
+// linked last; a node's parents and children are sorted when the graph
+// is done.
 func (b *attacher) addRoutes(rs []route) {
 	g := b.g
 	ids := make([]NodeID, len(rs))
@@ -377,39 +370,18 @@ func (b *attacher) addRoutes(rs []route) {
 	for i, r := range rs {
 		ids[i], rules[i] = b.addRouteNode(r)
 	}
-	var mu sync.Mutex
-	var found []*[][2]NodeID
-	cores.Each(len(rs), b.chunk, func() func(int) {
-		w := *b
-		w.selectors = nil
-		edges := new([][2]NodeID)
-		mu.Lock()
-		found = append(found, edges)
-		mu.Unlock()
-		return func(i int) {
-			if ids[i] != None {
-				*edges = w.routeEdges(*edges, rs[i], ids[i], rules[i])
-			}
-		}
-	})
-	// The edges are linked by two goroutines, one writing the parents'
-	// Children, the other the children's Parents: fields apart, as
-	// link writes them one edge at a time. Linking the 50,000 edges of
-	// the performance world's routes on one core kept the other idle.
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for _, edges := range found {
-			for _, e := range *edges {
-				g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
-			}
-		}
-	})
-	for _, edges := range found {
-		for _, e := range *edges {
-			g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
+	w := *b
+	w.selectors = nil
+	var edges [][2]NodeID
+	for i, r := range rs {
+		if ids[i] != None {
+			edges = w.routeEdges(edges, r, ids[i], rules[i])
 		}
 	}
-	wg.Wait()
+	for _, e := range edges {
+		g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
+		g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
+	}
 }
 
 // routesAtOnce is how many routes a core resolves at a time.

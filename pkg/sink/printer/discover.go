@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
@@ -536,27 +535,13 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
 		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
-	// Each group is a block of its own, with tables of its own: the
-	// blocks are rendered on every core and written in order. The widest
-	// impact of the performance world is 20,000 blocks, 7.5 MB, which
-	// took a fifth of a second on one core (docs/performance.md, "Every
-	// command, eighteenth pass").
-	groups := groupImpact(im)
-	if w.err != nil {
-		return
-	}
-	w.err = cores.Ordered(len(groups), 64, func() func(int, []byte) ([]byte, error) {
-		out := &appender{}
-		gw := &errWriter{w: out}
-		return func(i int, dst []byte) ([]byte, error) {
-			out.b, gw.err = dst, nil
-			h.impactGroup(gw, im, groups[i])
-			return out.b, gw.err
+	// Each group is a block of its own, with tables of its own.
+	for _, g := range groupImpact(im) {
+		if w.err != nil {
+			return
 		}
-	}, func(part []byte) error {
-		_, err := w.w.Write(part)
-		return err
-	})
+		h.impactGroup(w, im, g)
+	}
 }
 
 // impactGroup writes one block of an impact for people: the group's
@@ -630,17 +615,17 @@ func groupImpact(im *query.Impact) []*impactGroup {
 
 // groupChanges folds targets with identical effects, in the order their
 // first target appears. A target whose contexts differ from one another
-// is a group of its own. Each target's key is made on every core, once
-// per target and each context's fields once: the widest impact of the
+// is a group of its own. Each target's key is made once per target and
+// each context's fields once: the widest impact of the
 // performance world groups 20,000 targets, whose keys, formatted again
 // for every context and every pair of fields compared, took a quarter of
 // a second on one core (docs/performance.md, "Every command, seventeenth
 // pass").
 func groupChanges(ts []changedTarget) []*impactGroup {
 	keys := make([]string, len(ts))
-	cores.Each(len(ts), 256, func() func(int) {
-		return func(i int) { keys[i] = groupKey(ts[i]) }
-	})
+	for i := range len(ts) {
+		keys[i] = groupKey(ts[i])
+	}
 	var out []*impactGroup
 	index := map[string]*impactGroup{}
 	for i, tc := range ts {

@@ -128,8 +128,7 @@ func randomImpact(r *rand.Rand) *query.Impact {
 	return im
 }
 
-// wideImpact is a random Impact with n targets or more, enough for its
-// targets to be rendered on every core (itemsOnCores), some of which end
+// wideImpact is a random Impact with n targets or more, some of which end
 // on a line break (the target's last field, its section name, in a block
 // scalar that keeps its breaks), the last one always.
 func wideImpact(r *rand.Rand, n int) *query.Impact {

@@ -14,6 +14,9 @@ import (
 // A List printed item by item is byte for byte the List printed whole by
 // go-yaml or encoding/json, in both formats: long strings wrap where they wrap in the whole document,
 // empty lists and maps, numbers of every kind, keys that need quoting.
+// itemsAtOnce is a batch of items: the Lists below span several.
+const itemsAtOnce = 64
+
 func TestPrintListIsPrintWhole(t *testing.T) {
 	for name, items := range listCases() {
 		for _, format := range []string{YAML, JSON} {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/sink/printer/internal/emit"
 )
 
@@ -117,38 +116,39 @@ func (l *ListWriter) Item(item any) error {
 	return l.rendered(part)
 }
 
-// itemsAtOnce is how many items Items renders before it writes them, per
-// core: enough to keep every core busy, few enough that memory holds a
-// batch, not the List.
-const itemsAtOnce = 64
-
 // Items writes n items, item(i) being the i-th, or nil for none (an item
-// a filter left out), exactly as n calls of Item would. Items are made
-// and encoded on every core, a batch at a time, and written in order
-// (cores.Ordered): the effective policies and status of a large world
-// are tens of megabytes, which one core takes seconds to encode. The
-// first error, in the items' order, ends the List there.
+// a filter left out), exactly as n calls of Item would, each rendered
+// into the same buffer and written before the next is made, so memory
+// holds one item, not the List. The first error, in the items' order,
+// ends the List there.
 func (l *ListWriter) Items(n int, item func(i int) any) error {
 	return l.ItemsBy(n, func() func(int) any { return item })
 }
 
-// ItemsBy is Items with an item function for each goroutine that renders:
-// worker makes one per goroutine, which Items calls again only once it
-// has rendered the item the last call returned. The items of one
+// ItemsBy is Items with an item function made by worker, which Items
+// calls again only once it has rendered the item the last call
+// returned. The items of one
 // function may so be made in the same memory, each overwriting the last
 // (effectivepolicy.Scratch): tens of thousands of items then take the
 // memory of a few, not of all.
 func (l *ListWriter) ItemsBy(n int, worker func() func(i int) any) error {
-	return cores.Ordered(n, itemsAtOnce, func() func(int, []byte) ([]byte, error) {
-		render, item := l.renderer(), worker()
-		return func(i int, dst []byte) ([]byte, error) {
-			v := item(i)
-			if v == nil {
-				return nil, nil
-			}
-			return render(v, dst)
+	render, item := l.renderer(), worker()
+	var buf []byte
+	for i := range n {
+		v := item(i)
+		if v == nil {
+			continue
 		}
-	}, l.rendered)
+		b, err := render(v, buf[:0])
+		if err != nil {
+			return err
+		}
+		buf = b
+		if err := l.rendered(b); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // jsonPrefix is the indentation of a List's items.

@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -37,13 +36,11 @@ func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 	// idle.
 	all := r.Outcome.Policies
 	slots := make([]PolicyStatus, len(all))
-	cores.Each(len(all), 256, func() func(int) {
-		return func(i int) {
-			if p := all[i].Policy; p.Kind.Managed {
-				slots[i] = PolicyStatus{Policy: p, Ancestors: ancestors(all[i], now)}
-			}
+	for i := range len(all) {
+		if p := all[i].Policy; p.Kind.Managed {
+			slots[i] = PolicyStatus{Policy: p, Ancestors: ancestors(all[i], now)}
 		}
-	})
+	}
 	out := slots[:0]
 	for _, ps := range slots {
 		if ps.Policy != nil {
@@ -83,9 +80,9 @@ func ancestors(ps outcome.PolicyStatus, now metav1.Time) []gwv1.PolicyAncestorSt
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	pos := PolicyObjects(r, now)
 	out := make([]*unstructured.Unstructured, len(pos))
-	cores.Each(len(pos), 256, func() func(int) {
-		return func(i int) { out[i] = pos[i].Object() }
-	})
+	for i := range len(pos) {
+		out[i] = pos[i].Object()
+	}
 	return out
 }
 
@@ -108,9 +105,9 @@ func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
 	// managed ones are kept in order.
 	all := r.Outcome.Policies
 	slots := make([]*PolicyObject, len(all))
-	cores.Each(len(all), 256, func() func(int) {
-		return func(i int) { slots[i] = ObjectOf(all[i], now) }
-	})
+	for i := range len(all) {
+		slots[i] = ObjectOf(all[i], now)
+	}
 	return slices.DeleteFunc(slots, func(p *PolicyObject) bool { return p == nil })
 }
 

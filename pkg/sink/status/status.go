@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	"github.com/strata-dev/strata/internal/cores"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
@@ -141,10 +140,10 @@ func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	fs := Fragments(r, now)
 	out := make([]*unstructured.Unstructured, len(fs))
-	cores.Each(len(fs), 256, func() func(int) {
-		var last lastConditions // each core's own
-		return func(i int) { out[i] = fs[i].object(&last) }
-	})
+	var last lastConditions // each core's own
+	for i := range len(fs) {
+		out[i] = fs[i].object(&last)
+	}
 	return out
 }
 
@@ -154,7 +153,8 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // duplicates, frozen), joined only when an object has more than one for
 // a kind (its sections) and only when its fragment is made: a map per
 // object and kind, made and read back sorted, was a fifth of what
-// `strata status` allocated for targets.
+// `strata status` allocated for targets (docs/performance.md, "Every
+// command, sixth pass").
 type affected struct {
 	node     topology.NodeID
 	kinds    []kindLists[string]
@@ -205,15 +205,14 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// five-string Ref: this loop runs on one core over every affected
 	// target of the world. A section's object is looked up; any other
 	// target is its own object.
-	// Where each target's part goes, found on every core: its object
-	// (a section's is looked up) and whether it is a listener's; None
-	// for a target that has no part. Only the gathering below, in the
-	// targets' order, runs on one core.
+	// Where each target's part goes: its object (a section's is looked
+	// up) and whether it is a listener's; None for a target that has no
+	// part.
 	ts := r.Outcome.Targets
 	places := make([]place, len(ts))
-	cores.Each(len(ts), 1024, func() func(int) {
-		return func(i int) { places[i] = placeOf(g, &ts[i]) }
-	})
+	for i := range len(ts) {
+		places[i] = placeOf(g, &ts[i])
+	}
 	objs := make([]*affected, len(g.Nodes))
 	var order []topology.NodeID
 	for i := range ts {
@@ -229,17 +228,16 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 		}
 		a.gather(g, &ts[i], places[i].listener)
 	}
-	// Sorted by key, each key made once (not twice per comparison), on
-	// every core.
+	// Sorted by key, each key made once (not twice per comparison).
 	type keyed struct {
 		key string
 		obj topology.NodeID
 	}
 	byKey := make([]keyed, len(order))
-	cores.Each(len(order), 1024, func() func(int) {
-		return func(i int) { byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]} }
-	})
-	cores.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	for i := range len(order) {
+		byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]}
+	}
+	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	// The controllerName of the class of every Gateway a route is reached
 	// through, looked up once per Gateway (a cache local to this call: the
 	// Result stays frozen) and before the objects are shared out among the
@@ -260,12 +258,10 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	// whichever core takes it, into its own slot, so the order is the
 	// sorted one whatever the cores do.
 	out := make([]*Fragment, len(byKey))
-	cores.Each(len(byKey), 256, func() func(int) {
-		return func(i int) {
-			obj := byKey[i].obj
-			out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
-		}
-	})
+	for i := range len(byKey) {
+		obj := byKey[i].obj
+		out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
+	}
 	return out
 }
 
@@ -609,8 +605,8 @@ func withDefaults(m map[string]any) map[string]any {
 // storedStatus is an object with only its status, as unstructured: what
 // fragment reads of the object as stored (status.conditions,
 // status.listeners, status.parents). A typed object's status is converted
-// alone: converting a whole route, its rules most of its bytes, would be
-// half of `strata status` on a large world.
+// alone: converting a whole route, its rules most of its bytes, was half
+// of `strata status` on a large world (docs/performance.md).
 func storedStatus(obj any) map[string]any {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		if st, ok := u.Object["status"]; ok {
@@ -633,7 +629,8 @@ func storedStatus(obj any) map[string]any {
 // object whose status holds them as metav1.Condition (a Service, a
 // Gateway) is read as it is: converting its status to unstructured and
 // its conditions back, for every affected Service of a large world, was
-// a tenth of what `strata status` allocated for targets. Any other object
+// a tenth of what `strata status` allocated for targets
+// (docs/performance.md, "Every command, sixth pass"). Any other object
 // is read from its status as unstructured (current, storedStatus).
 // Retime only reads what is returned.
 func storedConditions(obj any, current func() map[string]any) []metav1.Condition {

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -28,12 +27,11 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	sigsjson "sigs.k8s.io/json"
 
-	"github.com/strata-dev/strata/internal/cores"
-	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // Document is one object read from a file, remembered with its place so
@@ -197,7 +195,7 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // nothing is half-read.
 //
 // Read gives the snapshot that Decode(Documents(paths, stdin)) gives, with
-// the same errors, faster: documents are parsed on every core, and those
+// the same errors, faster: documents
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
 // sigs.k8s.io/yaml and unstructured. The items of a block-style YAML List
@@ -325,24 +323,22 @@ func splitInputsAt(ins []input, cut func([]byte) []int) []rawDocument {
 		}
 		parts := make([][]rawDocument, len(cuts))
 		lines := make([]int, len(cuts)) // the newlines of each part
-		var failed atomic.Bool
-		cores.Each(len(cuts), 1, func() func(int) {
-			return func(k int) {
-				end := len(in.b)
-				if k+1 < len(cuts) {
-					end = cuts[k+1]
-				}
-				part := in.b[cuts[k]:end]
-				parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part)
-				lines[k] = bytes.Count(part, []byte("\n"))
-				for _, d := range parts[k] {
-					if d.err != nil {
-						failed.Store(true)
-					}
+		failed := false
+		for k := range len(cuts) {
+			end := len(in.b)
+			if k+1 < len(cuts) {
+				end = cuts[k+1]
+			}
+			part := in.b[cuts[k]:end]
+			parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part)
+			lines[k] = bytes.Count(part, []byte("\n"))
+			for _, d := range parts[k] {
+				if d.err != nil {
+					failed = true
 				}
 			}
-		})
-		if failed.Load() {
+		}
+		if failed {
 			docs = splitInput(docs, in.file, in.b)
 			continue
 		}
@@ -567,22 +563,6 @@ func yamlBlank(b []byte) bool {
 	return true
 }
 
-// Size is how many bytes the files of paths hold, as Read expands them,
-// before they are read: a command sizes its memory by it (internal/thp).
-// "-" and what cannot be read count nothing; Read reports them.
-func Size(paths []string) int64 {
-	var n int64
-	for _, p := range paths {
-		files, _ := expand(p)
-		for _, f := range files {
-			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
-				n += st.Size()
-			}
-		}
-	}
-	return n
-}
-
 // expand turns a path into the files it names, sorted.
 func expand(p string) ([]string, error) {
 	if p == "-" {
@@ -629,15 +609,15 @@ type parsed struct {
 	err   error
 }
 
-// parseAll parses the documents on every core; the results are in the
+// parseAll parses the documents; the results are in the
 // documents' order. typed decodes the kinds of decoders into their Go
 // types (for Read); otherwise every item is a Document (for Documents).
 func parseAll(raws []rawDocument, typed bool) []parsed {
 	out := make([]parsed, len(raws))
-	cores.Each(len(raws), 32, func() func(int) {
-		var t transcoder // each worker's buffers
-		return func(i int) { out[i] = t.parse(raws[i], typed) }
-	})
+	var t transcoder // its buffers, reused from document to document
+	for i := range raws {
+		out[i] = t.parse(raws[i], typed)
+	}
 	return out
 }
 
@@ -677,10 +657,10 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 		return p
 	}
 	// The objects of a List (a `kubectl get -o json|yaml` dump holds the
-	// whole input in one) are decoded on every core, as documents are.
-	cores.Each(len(docs), 64, func() func(int) {
-		return func(i int) { p.items[i] = decodeDocument(docs[i]) }
-	})
+	// whole input in one) are decoded as documents are.
+	for i := range len(docs) {
+		p.items[i] = decodeDocument(docs[i])
+	}
 	return p
 }
 
@@ -735,7 +715,7 @@ func groupKindOf(apiVersion, kind string) schema.GroupKind {
 }
 
 // split reads one document the slow way, as sigs.k8s.io/yaml reads it
-// (internal/yamljson), into its objects: none for an empty document, the
+// (pkg/source/yamljson), into its objects: none for an empty document, the
 // items of a List. A key given twice in one mapping is an error, in YAML
 // as in JSON, as kubectl's default strict field validation has it, and so
 // are two keys that are one JSON key; go-yaml's line numbers are made the

@@ -96,7 +96,7 @@ func TestReadLists(t *testing.T) {
 // same error, every time. Go randomizes map order, so a reading that
 // depends on it shows here within a few reads: sigs.k8s.io/yaml kept
 // either value of the keys 09 and 0011, which are one JSON key
-// (internal/yamljson).
+// (pkg/source/yamljson).
 func FuzzReadTwice(f *testing.F) {
 	for _, tc := range lists {
 		f.Add(tc.doc)

@@ -2,12 +2,10 @@ package files
 
 import (
 	"bytes"
-	"sync/atomic"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/strata-dev/strata/internal/cores"
-	"github.com/strata-dev/strata/internal/yamljson"
+	"github.com/strata-dev/strata/pkg/source/yamljson"
 )
 
 // span is where an item is in a List document: text[start:end].
@@ -220,33 +218,23 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 		return nil, false
 	}
 	vals := make([]any, len(items))
-	var failed atomic.Bool
-	cores.Each(len(items), 64, func() func(int) {
-		var t transcoder
-		return func(i int) {
-			if failed.Load() {
-				return
-			}
-			if t.transcode(items[i]) {
-				obj, err := generic(t.out)
-				if err != nil {
-					failed.Store(true)
-				}
-				vals[i] = obj
-				return
-			}
-			js, err := yamljson.ToJSONStrict(items[i])
+	var t transcoder
+	for i := range items {
+		if t.transcode(items[i]) {
+			v, err := generic(t.out)
 			if err != nil {
-				failed.Store(true)
-				return
+				return nil, false
 			}
-			if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
-				failed.Store(true)
-			}
+			vals[i] = v
+			continue
 		}
-	})
-	if failed.Load() {
-		return nil, false
+		js, err := yamljson.ToJSONStrict(items[i])
+		if err != nil {
+			return nil, false
+		}
+		if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
+			return nil, false
+		}
 	}
 	obj["items"] = vals
 	return obj, true

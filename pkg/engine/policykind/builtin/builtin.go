@@ -22,8 +22,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	sigsjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
 
-	"github.com/strata-dev/strata/internal/yamljson"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 )
 
@@ -65,8 +65,12 @@ func Catalogue() ([]Entry, error) {
 	return out, nil
 }
 
+// decode reads one embedded declaration. The files are ours and fixed,
+// one document each with string keys, so sigs.k8s.io/yaml's strict
+// reading is enough: the traps pkg/source/yamljson refuses in a user's
+// input (keys that are one JSON key, a second document) are not in them.
 func decode(b []byte) (*policykind.Declaration, error) {
-	js, err := yamljson.ToJSONStrict(bytes.TrimSpace(b))
+	js, err := yaml.YAMLToJSONStrict(bytes.TrimSpace(b))
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	e.policyRef(&im.Policy)
 	e.key("targets")
 	e.value()
-	if err := e.sliceOnCores(im.Targets == nil, len(im.Targets), func(w *yamlEmitter, i int) error { return w.targetChange(&im.Targets[i], depth+1) }); err != nil {
+	if err := e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
 		return err
 	}
 	e.indent = saved
@@ -156,7 +156,7 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 	w.member("policy")
 	w.policyRef(&im.Policy)
 	w.member("targets")
-	if err := w.sliceOnCores(im.Targets == nil, len(im.Targets), func(x *jsonWriter, i int) error { return x.targetChange(&im.Targets[i]) }); err != nil {
+	if err := w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }); err != nil {
 		return err
 	}
 	w.close('}')
