@@ -266,4 +266,3 @@ func TestReadStdinOverLimit(t *testing.T) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
-
