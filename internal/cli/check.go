@@ -12,8 +12,6 @@ import (
 	"github.com/owenrumney/go-sarif/v3/pkg/report/v210/sarif"
 	"github.com/spf13/cobra"
 
-	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -79,24 +77,18 @@ are the same whatever is chosen.`,
 			}
 			// Every namespace unless -n (a repository's check looks at
 			// everything), as get policies -n: NS's policies and the
-			// cluster-scoped ones. In one namespace, or with a
-			// selector, only the targets the chosen policies reach are
-			// computed, as get policies -n does (query.StatusScope):
-			// their findings are the complete run's.
+			// cluster-scoped ones.
 			ns := f.onlyNamespace()
-			filter := query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}
-			var scope func(*engine.Result) []topology.NodeID
-			if ns != "" || !sel.Empty() {
-				scope = func(res *engine.Result) []topology.NodeID { return query.StatusScope(res, filter.Kept(res)) }
-			}
-			res, err := f.loadScoped(s, scope)
+			req := query.CheckRequest{Filter: query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}, FailOn: failOn}
+			res, err := f.loadScoped(s, req.Scope())
 			if err != nil {
 				return err
 			}
-			found, err := query.CheckOnly(res, filter)
+			answer, err := query.RunCheck(res, req)
 			if err != nil {
 				return err
 			}
+			found := answer.Findings
 			places := f.places()
 			var buf bytes.Buffer
 			switch format {
@@ -116,18 +108,8 @@ are the same whatever is chosen.`,
 			if _, err := s.Out.Write(buf.Bytes()); err != nil {
 				return err
 			}
-			var failing []string
-			n := 0
-			for _, fd := range found {
-				if slices.Contains(failOn, fd.Class) {
-					n++
-					if !slices.Contains(failing, fd.Class) {
-						failing = append(failing, fd.Class)
-					}
-				}
-			}
-			if n > 0 {
-				return fmt.Errorf("%d finding(s) of --fail-on classes (%s)", n, strings.Join(failing, ", "))
+			if answer.Failed > 0 {
+				return fmt.Errorf("%d finding(s) of --fail-on classes (%s)", answer.Failed, strings.Join(answer.Failing, ", "))
 			}
 			return nil
 		},

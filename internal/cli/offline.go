@@ -12,6 +12,7 @@ import (
 
 	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -29,7 +30,7 @@ func warnOmitted(s Streams, fr *status.Fragment) {
 		if fr.Namespace != "" {
 			name = fr.Namespace + "/" + name
 		}
-		fmt.Fprintf(s.Err, "warning: %s %s: %s (annotation %s)\n", fr.GVK.Kind, name, o.Text(), status.OmittedAnnotation)
+		fmt.Fprintf(s.Err, "warning: %s %s: %s (annotation %s)\n", fr.GVK.Kind, name, o.Text(), hierarchy.OmittedAnnotation)
 	}
 }
 

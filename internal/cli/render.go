@@ -29,6 +29,8 @@ import (
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -253,6 +255,9 @@ func ptrs[T any](items []T) []*T {
 func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
+	// targets holds the Gateway API and core objects a render reads: the
+	// kinds of the hierarchy table a blueprint config may target.
+	var targets snapshot.Snapshot
 	type id struct {
 		gk        schema.GroupKind
 		namespace string
@@ -261,16 +266,9 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 	first := map[id]string{}
 	for _, d := range docs {
 		gk := d.Object.GroupVersionKind().GroupKind()
-		var err error
-		switch gk {
-		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind},
-			schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ClassConfigKind},
-			schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ConfigKind},
-			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"},
-			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"},
-			schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"},
-			schema.GroupKind{Kind: "Namespace"},
-			schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+		row, inTable := hierarchy.Lookup(gk)
+		target := inTable && len(row.Configs) > 0
+		if target || gk == crdKind || gk.Group == bpv1.Group && blueprintKinds[gk.Kind] {
 			k := id{gk, d.Object.GetNamespace(), d.Object.GetName()}
 			if at, dup := first[k]; dup {
 				what := gk.Kind + " " + k.name
@@ -281,23 +279,22 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 			}
 			first[k] = d.Where()
 		}
-		switch gk {
-		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind}:
+		var err error
+		switch {
+		case gk == schema.GroupKind{Group: bpv1.Group, Kind: bpv1.BlueprintKind}:
 			err = decodeInto(d, &w.Blueprints)
-		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ClassConfigKind}:
+		case gk == schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ClassConfigKind}:
 			err = decodeInto(d, &w.ClassConfigs)
-		case schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ConfigKind}:
+		case gk == schema.GroupKind{Group: bpv1.Group, Kind: bpv1.ConfigKind}:
 			err = decodeInto(d, &w.GatewayConfigs)
-		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "GatewayClass"}:
-			err = decodeInto(d, &w.GatewayClasses)
-		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "Gateway"}:
-			err = decodeInto(d, &w.Gateways)
-		case schema.GroupKind{Group: "gateway.networking.k8s.io", Kind: "HTTPRoute"}:
-			err = decodeInto(d, &w.HTTPRoutes)
-		case schema.GroupKind{Kind: "Namespace"}:
-			err = decodeInto(d, &w.Namespaces)
-		case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+		case gk == crdKind:
 			crds = append(crds, d.Object)
+		case target:
+			k := typed.Kinds[gk]
+			obj := k.New()
+			if err = decodeStrict(d, obj); err == nil {
+				k.Add(&targets, obj)
+			}
 		default:
 			if _, ok := d.Object.GetLabels()[render.LabelParentKind]; ok {
 				w.Children = append(w.Children, d.Object)
@@ -307,25 +304,40 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 			return w, nil, fmt.Errorf("%s: %w", d.Where(), err)
 		}
 	}
+	w.GatewayClasses, w.Gateways, w.HTTPRoutes, w.Namespaces = targets.GatewayClasses, targets.Gateways, targets.HTTPRoutes, targets.Namespaces
 	return w, crds, nil
 }
 
-// decodeInto converts a document to its Go type, strictly: an unknown or
-// mistyped field is an error naming the field, as the API server would
-// refuse the object.
+// crdKind is a CustomResourceDefinition's: a render checks its objects
+// against the CRDs given with them.
+var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
+
+// blueprintKinds are the kinds of group strata.dev/blueprints a render
+// reads: the blueprint and the configs of 002.
+var blueprintKinds = map[string]bool{bpv1.BlueprintKind: true, bpv1.ClassConfigKind: true, bpv1.ConfigKind: true}
+
+// decodeInto converts a document to its Go type, strictly (decodeStrict),
+// and appends it to list.
 func decodeInto[T any](d files.Document, list *[]*T) error {
+	obj := new(T)
+	if err := decodeStrict(d, obj); err != nil {
+		return err
+	}
+	*list = append(*list, obj)
+	return nil
+}
+
+// decodeStrict converts a document to its Go type obj, strictly: an
+// unknown or mistyped field is an error naming the field, as the API
+// server would refuse the object.
+func decodeStrict(d files.Document, obj any) error {
 	b, err := json.Marshal(d.Object.Object)
 	if err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	obj := new(T)
-	if err := dec.Decode(obj); err != nil {
-		return err
-	}
-	*list = append(*list, obj)
-	return nil
+	return dec.Decode(obj)
 }
 
 // printRendered renders every job and prints the objects, or one error

@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
-	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
 // ValuesKind is the policy kind an EffectivePolicy of merged blueprint
@@ -28,40 +28,42 @@ const ValuesKind = "BlueprintValues"
 // effectivePolicy reports a parent's merged values as an EffectivePolicy
 // object (the GEP-713 "EffectivePolicy" of 001), so `kubectl get
 // effectivepolicy` shows what the templates read and who set every
-// value, without reading the configs one by one.
-func effectivePolicy(v *values.Values, name, controllerName string) *effectivepolicy.EffectivePolicy {
-	ep := &effectivepolicy.EffectivePolicy{
-		Target: effectivepolicy.Ref{Group: hierarchy.GatewayGroup, Kind: v.Parent.Kind, Namespace: v.Parent.Namespace, Name: v.Parent.Name},
+// value, without reading the configs one by one. It builds the API type
+// itself: the renderer is a sink beside pkg/sink/effectivepolicy, not
+// above it.
+func effectivePolicy(v *values.Values, name, controllerName string) *strata.EffectivePolicy {
+	ep := &strata.EffectivePolicy{
+		Target: strata.Ref{Group: hierarchy.GatewayGroup, Kind: v.Parent.Kind, Namespace: v.Parent.Namespace, Name: v.Parent.Name},
 	}
-	ep.APIVersion = effectivepolicy.Group + "/" + effectivepolicy.Version
-	ep.Kind = effectivepolicy.Kind
+	ep.APIVersion = strata.Group + "/" + strata.Version
+	ep.Kind = strata.EffectivePolicyKind
 	ep.Namespace = v.Parent.Namespace
 	ep.Name = name
-	ep.Labels = map[string]string{effectivepolicy.Group + "/target-kind": v.Parent.Kind}
+	ep.Labels = map[string]string{strata.TargetKindLabel: v.Parent.Kind}
 	raw, err := json.Marshal(v.Values)
 	if err != nil || v.Values == nil {
 		raw = []byte("{}")
 	}
-	ctx := effectivepolicy.Context{
-		Path: []effectivepolicy.Ref{
+	ctx := strata.Context{
+		Path: []strata.Ref{
 			{Group: hierarchy.GatewayGroup, Kind: "GatewayClass", Name: v.Parent.Class},
 			ep.Target,
 		},
 		ResultantPolicy: &apiextensionsv1.JSON{Raw: raw},
-		Sources:         []effectivepolicy.Source{},
+		Sources:         []strata.Source{},
 		FieldSources:    map[string]string{},
 	}
 	for _, l := range v.Leaves {
 		ctx.FieldSources[l.Pointer] = l.Source.String()
 	}
 	for _, a := range v.Applied {
-		ctx.Sources = append(ctx.Sources, effectivepolicy.Source{Namespace: a.Config.Namespace, Name: a.Config.Kind + "/" + a.Config.Name, Result: a.Result()})
+		ctx.Sources = append(ctx.Sources, strata.Source{Namespace: a.Config.Namespace, Name: a.Config.Kind + "/" + a.Config.Name, Result: a.Result()})
 	}
-	ep.Policies = []effectivepolicy.KindPolicies{{
+	ep.Policies = []strata.KindPolicies{{
 		Group:          bpv1.Group,
 		Kind:           ValuesKind,
 		ControllerName: controllerName,
-		Contexts:       []effectivepolicy.Context{ctx},
+		Contexts:       []strata.Context{ctx},
 	}}
 	return ep
 }

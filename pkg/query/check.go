@@ -10,6 +10,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/effective"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
 // Classes of findings, in the order a policy's findings are listed. They
@@ -66,6 +67,55 @@ func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	var out []Finding
 	for _, p := range kept {
 		out = append(out, findings(p, statuses[p], reached[p])...)
+	}
+	return out, nil
+}
+
+// CheckRequest is what `strata check` asks: the findings of the policies
+// Filter keeps, and which classes of finding fail the check (a GitOps
+// gate fails a change on them).
+type CheckRequest struct {
+	Filter Filter
+	// FailOn are the finding classes (FindingClasses) that fail.
+	FailOn []string
+}
+
+// Scope is the nodes a run must compute to answer r: nil (every target)
+// unless r chooses policies by namespace or selector, then the targets
+// the chosen policies reach (StatusScope), whose findings are the
+// complete run's.
+func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
+	if r.Filter.AllNamespaces && r.Filter.Select.Empty() {
+		return nil
+	}
+	return func(res *engine.Result) []topology.NodeID { return StatusScope(res, r.Filter.Kept(res)) }
+}
+
+// CheckResult is the answer to a CheckRequest.
+type CheckResult struct {
+	// Findings are CheckOnly's for the request's Filter.
+	Findings []Finding
+	// Failing are the classes of FailOn some finding is of, in the order
+	// of their first finding.
+	Failing []string
+	// Failed is the number of findings of a FailOn class.
+	Failed int
+}
+
+// RunCheck answers r from res, a run scoped to r.Scope().
+func RunCheck(res *engine.Result, r CheckRequest) (*CheckResult, error) {
+	found, err := CheckOnly(res, r.Filter)
+	if err != nil {
+		return nil, err
+	}
+	out := &CheckResult{Findings: found}
+	for _, fd := range found {
+		if slices.Contains(r.FailOn, fd.Class) {
+			out.Failed++
+			if !slices.Contains(out.Failing, fd.Class) {
+				out.Failing = append(out.Failing, fd.Class)
+			}
+		}
 	}
 	return out, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
-	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // Describe describes the node of a subject (an object or a section): the
@@ -138,7 +137,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 
 // notWritten is what the object of node (a section's object) records it
 // has no room for, in its strata.dev/omitted-conditions annotation
-// (status.OmittedAnnotation): the controller writes it with the
+// (hierarchy.OmittedAnnotation): the controller writes it with the
 // conditions, from the object as stored, and `strata status` prints it.
 // Only kinds whose lists are bounded have one.
 func (q *query) notWritten(node *topology.Node) []NotWritten {
@@ -158,7 +157,7 @@ func (q *query) notWritten(node *topology.Node) []NotWritten {
 		return nil
 	}
 	var out []NotWritten
-	for _, o := range status.ParseOmissions(obj.GetAnnotations()[status.OmittedAnnotation], max) {
+	for _, o := range hierarchy.ParseOmissions(obj.GetAnnotations()[hierarchy.OmittedAnnotation], max) {
 		out = append(out, NotWritten{Place: o.Place, MaxItems: o.MaxItems, Types: o.Types})
 	}
 	return out

@@ -3,6 +3,8 @@ package query
 import (
 	"slices"
 	"strings"
+
+	"github.com/strata-dev/strata/pkg/engine/spelling"
 )
 
 // Suggest returns the candidates a mistyped name was probably meant to
@@ -29,7 +31,7 @@ func Suggest(typed string, candidates []string) []string {
 			continue
 		}
 		seen[c] = true
-		d := distance(t, lc)
+		d := spelling.Distance(t, lc)
 		if d <= limit || (len(t) >= 2 && strings.HasPrefix(lc, t)) {
 			found = append(found, scored{c, d})
 		}
@@ -62,31 +64,4 @@ func didYouMean(s []string) string {
 		return "; did you mean " + s[0] + "?"
 	}
 	return "; did you mean " + strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1] + "?"
-}
-
-// distance is the Damerau-Levenshtein (optimal string alignment) edit
-// distance between a and b in bytes: insertions, deletions,
-// substitutions and transpositions of adjacent letters ("htpp") cost one.
-func distance(a, b string) int {
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(b)]
 }

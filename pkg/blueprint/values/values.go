@@ -3,11 +3,14 @@ package values
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/attach"
@@ -143,32 +146,42 @@ func readConfig(kind string, m metav1.ObjectMeta, s bpv1.ConfigSpec) *Config {
 	return c
 }
 
-const gatewayGroup = "gateway.networking.k8s.io"
-
 // checkRef says what is wrong with a target of a config kind: 002 lets a
 // GatewayClassConfig target a GatewayClass or its own Namespace, and a
-// GatewayConfig its own Namespace, a Gateway or an HTTPRoute.
+// GatewayConfig its own Namespace, a Gateway or an HTTPRoute; which kinds
+// each may target is the hierarchy table's Configs column.
 func checkRef(kind, ns string, r Ref) string {
-	switch {
-	case r.Group == "" && r.Kind == "Namespace":
-		if r.Name != ns {
+	gk := schema.GroupKind{Group: r.Group, Kind: r.Kind}
+	if row, ok := hierarchy.Lookup(gk); ok && slices.Contains(row.Configs, kind) {
+		if gk == hierarchy.NamespaceKind && r.Name != ns {
 			return fmt.Sprintf("a Namespace target must be the config's own namespace %q, not %q", ns, r.Name)
 		}
 		return ""
-	case kind == bpv1.ClassConfigKind && r.Group == gatewayGroup && r.Kind == "GatewayClass":
-		return ""
-	case kind == bpv1.ConfigKind && r.Group == gatewayGroup && (r.Kind == "Gateway" || r.Kind == "HTTPRoute"):
-		return ""
 	}
-	want := "GatewayClass.gateway.networking.k8s.io or Namespace"
-	if kind == bpv1.ConfigKind {
-		want = "Namespace, Gateway.gateway.networking.k8s.io or HTTPRoute.gateway.networking.k8s.io"
+	var want []string
+	for _, row := range hierarchy.Table {
+		if slices.Contains(row.Configs, kind) {
+			want = append(want, kindName(row.GroupKind))
+		}
 	}
-	gk := r.Kind
-	if r.Group != "" {
-		gk += "." + r.Group
+	return fmt.Sprintf("a %s cannot target %s; want %s", kind, kindName(gk), orList(want))
+}
+
+// kindName is Kind.group, or Kind for the core group, as kubectl names
+// a kind.
+func kindName(gk schema.GroupKind) string {
+	if gk.Group == "" {
+		return gk.Kind
 	}
-	return fmt.Sprintf("a %s cannot target %s; want %s", kind, gk, want)
+	return gk.Kind + "." + gk.Group
+}
+
+// orList is "a", "a or b", "a, b or c".
+func orList(s []string) string {
+	if len(s) < 2 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 // Decode decodes a values block (a blueprint's spec.values.default or

@@ -12,6 +12,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
 const ctrlNS = "strata-system"
@@ -295,5 +296,15 @@ func TestMergeDeterministic(t *testing.T) {
 	}
 	if first.Values["lock"] != true {
 		t.Fatalf("override lost: %v", first.Values)
+	}
+}
+
+const gatewayGroup = hierarchy.GatewayGroup
+
+// The hierarchy table names the config kinds without importing their API
+// package; the names must be the API's.
+func TestConfigKindsAreTheAPIs(t *testing.T) {
+	if hierarchy.ClassConfigKind != bpv1.ClassConfigKind || hierarchy.GatewayConfigKind != bpv1.ConfigKind {
+		t.Fatalf("hierarchy names %s and %s, the API %s and %s", hierarchy.ClassConfigKind, hierarchy.GatewayConfigKind, bpv1.ClassConfigKind, bpv1.ConfigKind)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -19,6 +20,8 @@ import (
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 )
 
 // maxAncestors is PolicyStatus.ancestors' MaxItems.
@@ -330,40 +333,45 @@ func (c *Controller) candidateGateways(ctx context.Context, cfg *values.Config) 
 
 // targetExists looks a valid targetRef up in the cache.
 func (c *Controller) targetExists(ctx context.Context, ns string, t values.Ref) (bool, error) {
-	var obj client.Object
-	key := client.ObjectKey{Namespace: ns, Name: t.Name}
-	switch t.Kind {
-	case "Namespace":
+	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
+	if gk == hierarchy.NamespaceKind {
 		return true, nil // a config's only Namespace target is its own
-	case "GatewayClass":
-		obj, key.Namespace = &gwv1.GatewayClass{}, ""
-	case "Gateway":
-		obj = &gwv1.Gateway{}
-	case "HTTPRoute":
-		obj = &gwv1.HTTPRoute{}
-	default:
+	}
+	row, ok := hierarchy.Lookup(gk)
+	if !ok || len(row.Configs) == 0 {
 		return false, nil
 	}
-	if err := c.cache.Get(ctx, key, obj); err != nil {
+	key := client.ObjectKey{Name: t.Name}
+	if row.Namespaced {
+		key.Namespace = ns
+	}
+	if err := c.cache.Get(ctx, key, typed.Kinds[gk].New()); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, nil
 		}
-		return false, err
+		return false, fmt.Errorf("get %s %s: %w", t.Kind, key, err)
 	}
 	return true, nil
+}
+
+// namespaced reports whether a config's target of kind is in the
+// config's namespace (a Gateway or an HTTPRoute), not cluster-scoped.
+func namespaced(group, kind string) bool {
+	row, ok := hierarchy.Lookup(schema.GroupKind{Group: group, Kind: kind})
+	return ok && len(row.Configs) > 0 && row.Namespaced
 }
 
 // targetRef is a declared target as an ancestorRef.
 func targetRef(ns, group, kind, name string) gwv1.ParentReference {
 	r := gwv1.ParentReference{Group: ptr(gwv1.Group(group)), Kind: ptr(gwv1.Kind(kind)), Name: gwv1.ObjectName(name)}
-	if kind == "Gateway" || kind == "HTTPRoute" {
+	if namespaced(group, kind) {
 		r.Namespace = ptr(gwv1.Namespace(ns))
 	}
 	return r
 }
 
 func describeTarget(ns string, t values.Ref) string {
-	if t.Kind == "Gateway" || t.Kind == "HTTPRoute" {
+	if namespaced(t.Group, t.Kind) {
 		return t.Kind + " " + ns + "/" + t.Name
 	}
 	return t.Kind + " " + t.Name

@@ -4,6 +4,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
@@ -16,7 +17,7 @@ import (
 // record's owner, the target object: a reader of the record, who may not
 // read the object's annotations, learns why the object does not say it is
 // affected (docs/status.md, "Room"). It returns eps.
-func noteOmissions(eps []*effectivepolicy.EffectivePolicy, omitted func(targetKey) []status.Omission) []*effectivepolicy.EffectivePolicy {
+func noteOmissions(eps []*effectivepolicy.EffectivePolicy, omitted func(targetKey) []hierarchy.Omission) []*effectivepolicy.EffectivePolicy {
 	for _, ep := range eps {
 		if len(ep.OwnerReferences) == 0 {
 			continue
@@ -38,7 +39,7 @@ func noteOmissions(eps []*effectivepolicy.EffectivePolicy, omitted func(targetKe
 
 // omittedOf is what the fragment of the object last compared for writing
 // left out (status.Fragment.Omitted).
-func (c *Controller) omittedOf(key targetKey) []status.Omission {
+func (c *Controller) omittedOf(key targetKey) []hierarchy.Omission {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if f := c.desired[key]; f != nil {

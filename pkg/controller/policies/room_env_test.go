@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/strata-dev/strata/pkg/controller/policies"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
-	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // roomKinds are the policy kinds of TestStatusRoom: APolicy .. JPolicy.
@@ -171,7 +171,7 @@ func TestStatusRoom(t *testing.T) {
 				if len(got) != 8 || !slices.Equal(got[2:], kept) {
 					return fmt.Errorf("conditions %v", got)
 				}
-				if note := u.GetAnnotations()[status.OmittedAnnotation]; note != wantNote {
+				if note := u.GetAnnotations()[hierarchy.OmittedAnnotation]; note != wantNote {
 					return fmt.Errorf("annotation %q, want %q", note, wantNote)
 				}
 				return nil

@@ -26,6 +26,14 @@ var (
 	ReferenceGrantKind = schema.GroupKind{Group: GatewayGroup, Kind: "ReferenceGrant"}
 )
 
+// The blueprint config kinds of 002, as Row.Configs names them (the
+// kinds of pkg/apis/blueprints/v1alpha1, whose Gateway API imports this
+// package does without).
+const (
+	ClassConfigKind   = "GatewayClassConfig"
+	GatewayConfigKind = "GatewayConfig"
+)
+
 // Level orders the hierarchy of target kinds from least specific (0) to most
 // specific. GEP-713 "Conflict resolution rules": between two policies at
 // different levels, the one attached higher (lower Level) wins.
@@ -235,6 +243,12 @@ type Row struct {
 	Names []string
 	// Route is set for xRoute kinds: how they attach to listeners.
 	Route *RouteInfo
+	// Configs are the blueprint config kinds (002: GatewayClassConfig,
+	// GatewayConfig) whose targetRefs may name an object of the kind: a
+	// GatewayClassConfig its GatewayClass or its own Namespace, a
+	// GatewayConfig its own Namespace, a Gateway or an HTTPRoute (the
+	// parents a blueprint renders for).
+	Configs []string
 }
 
 // RouteInfo is what Gateway API says of how routes of a kind attach to a
@@ -257,13 +271,16 @@ type RouteInfo struct {
 var Table = []Row{
 	{GroupKind: NamespaceKind, Version: "v1", Resource: "namespaces", Targetable: true,
 		KindInfo: KindInfo{Level: LevelNamespace, Conditions: InAnnotation},
-		Names:    []string{"namespace", "namespaces", "ns"}},
+		Names:    []string{"namespace", "namespaces", "ns"},
+		Configs:  []string{ClassConfigKind, GatewayConfigKind}},
 	{GroupKind: GatewayClassKind, Version: "v1", Resource: "gatewayclasses", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGatewayClass, Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
-		Names:    []string{"gatewayclass", "gatewayclasses", "gc"}},
+		Names:    []string{"gatewayclass", "gatewayclasses", "gc"},
+		Configs:  []string{ClassConfigKind}},
 	{GroupKind: GatewayKind, Version: "v1", Resource: "gateways", Targetable: true,
 		KindInfo: KindInfo{Level: LevelGateway, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
-		Names:    []string{"gateway", "gateways", "gw"}},
+		Names:    []string{"gateway", "gateways", "gw"},
+		Configs:  []string{GatewayConfigKind}},
 	// ListenerSet (GEP-1713) holds listeners for a parent Gateway, which
 	// it inherits policy from ("Policy Attachment"): it sits below the
 	// Gateway and above its own listeners.
@@ -273,7 +290,8 @@ var Table = []Row{
 	{GroupKind: HTTPRouteKind, Version: "v1", Resource: "httproutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"httproute", "httproutes", "route", "routes"},
-		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true}},
+		Route:    &RouteInfo{Protocols: []string{"HTTP", "HTTPS"}, Hostnames: true},
+		Configs:  []string{GatewayConfigKind}},
 	{GroupKind: GRPCRouteKind, Version: "v1", Resource: "grpcroutes", Targetable: true,
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"grpcroute", "grpcroutes"},

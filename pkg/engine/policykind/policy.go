@@ -9,6 +9,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/strata-dev/strata/pkg/engine/spelling"
 )
 
 // Policy is one policy object read through its kind's declaration: plain
@@ -324,43 +326,18 @@ func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
 }
 
 // nearest is the name among names within two edits of key (ignoring
-// case), or "".
+// case; a swapped pair of letters is one edit), or "".
 func nearest(key string, names []string) string {
 	best, dist := "", 3
 	for _, n := range names {
 		if n == "" || len(key) > len(n)+2 || len(n) > len(key)+2 {
 			continue // too far apart to be a typo, whatever the letters
 		}
-		if d := editDistance(strings.ToLower(key), strings.ToLower(n)); d < dist {
+		if d := spelling.Distance(strings.ToLower(key), strings.ToLower(n)); d < dist {
 			best, dist = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	var buf [2][32]int
-	prev, cur := buf[0][:], buf[1][:]
-	if len(b)+1 > len(prev) {
-		prev, cur = make([]int, len(b)+1), make([]int, len(b)+1)
-	}
-	prev, cur = prev[:len(b)+1], cur[:len(b)+1]
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // targetRefFields is a targetRef entry as its JSON decoder sees it.

@@ -6,7 +6,7 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
-	"github.com/strata-dev/strata/pkg/engine/policykind"
+	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
 // Snapshot is one consistent view of everything the engine needs. Slices
@@ -24,8 +24,10 @@ type Snapshot struct {
 	Namespaces      []*corev1.Namespace
 	ReferenceGrants []*gwv1b1.ReferenceGrant
 
-	// Declarations are PolicyKind objects.
-	Declarations []*policykind.Declaration
+	// Declarations are PolicyKind objects (policykind.Declaration is the
+	// same type): the snapshot holds API types only, so it sits below
+	// every engine stage that reads it.
+	Declarations []*strata.PolicyKind
 	// PolicyCRDs are CustomResourceDefinitions carrying the GEP-713 policy
 	// label; each yields a declaration when no PolicyKind names its kind.
 	PolicyCRDs []*unstructured.Unstructured

@@ -258,7 +258,7 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 
 // kindLabels are the labels of the EffectivePolicy of a target of kind
 // k, which `strata effective -l` selects on.
-func kindLabels(k string) map[string]string { return map[string]string{Group + "/target-kind": k} }
+func kindLabels(k string) map[string]string { return map[string]string{TargetKindLabel: k} }
 
 // newFor makes ep the EffectivePolicy of target r, without its policies,
 // with labels, which it does not copy.

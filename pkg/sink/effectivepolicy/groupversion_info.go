@@ -20,6 +20,8 @@ const (
 	Group   = strata.Group
 	Version = strata.Version
 	Kind    = strata.EffectivePolicyKind
+	// TargetKindLabel carries the target's kind on every object.
+	TargetKindLabel = strata.TargetKindLabel
 )
 
 // SchemeGroupVersion and AddToScheme register Strata's API types.

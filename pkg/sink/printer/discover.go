@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/query"
-	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
 // description: the object, who affects it, then what is in force per
@@ -91,7 +91,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		// What the object's status does not say (docs/status.md, "Room").
 		w.printf("\n")
 		for _, nw := range d.NotWritten {
-			w.printf("%s\n", status.Omission{Place: nw.Place, Types: nw.Types, MaxItems: nw.MaxItems}.Text())
+			w.printf("%s\n", hierarchy.Omission{Place: nw.Place, Types: nw.Types, MaxItems: nw.MaxItems}.Text())
 		}
 	}
 	contexts := 0

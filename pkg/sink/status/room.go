@@ -2,7 +2,6 @@ package status
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,43 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 )
 
-// OmittedAnnotation is the annotation that names, on a target object,
-// Strata's <Kind>Affected conditions that are not in its status for want
-// of room: each list of conditions of a Gateway API object holds at most
-// its CRD's maxItems (hierarchy.KindInfo.MaxConditions), other
-// controllers' conditions are never displaced, and an API server refuses
-// the whole status write when a list is too long. GEP-713 "Target object
-// status" asks for a condition (or, where conditions cannot be had, an
-// annotation) on every affected object; this one annotation says which
-// conditions could not be had and where they would have gone. Strata owns
-// it: it is set while something is left out and removed when nothing is.
-const OmittedAnnotation = "strata.dev/omitted-conditions"
-
-// Omission is what of Strata's conditions one list of conditions of an
-// object has no room for.
-type Omission struct {
-	// Place is the list: status.conditions,
-	// status.listeners[NAME].conditions or
-	// status.parents[Kind NS/NAME#SECTION:PORT].conditions (the entry's
-	// parentRef as stored, namespace, section and port when it has them).
-	Place string
-	// Types are the condition types left out, sorted.
-	Types []string
-	// MaxItems is the list's bound, its CRD's maxItems.
-	MaxItems int
-}
-
-// Text says what the omission leaves out, for people: "4 conditions not
-// written: no room in status.conditions (maxItems 8): A, B, C, D".
-func (o Omission) Text() string {
-	noun := "conditions"
-	if len(o.Types) == 1 {
-		noun = "condition"
-	}
-	return fmt.Sprintf("%d %s not written: no room in %s (maxItems %d): %s", len(o.Types), noun, o.Place, o.MaxItems, strings.Join(o.Types, ", "))
-}
-
-// Places of a target object's lists of conditions (Omission.Place).
+// Places of a target object's lists of conditions (hierarchy.Omission.Place).
 const placeConditions = "status.conditions"
 
 func listenerPlace(name string) string { return "status.listeners[" + name + "].conditions" }
@@ -81,33 +44,6 @@ func parentPlace(parentRef map[string]any) string {
 	}
 	b.WriteString("].conditions")
 	return b.String()
-}
-
-// FormatOmissions is the value of OmittedAnnotation: each list, then its
-// omitted types, lists in Place order, "; " between them:
-//
-//	status.conditions: strata.dev/GPolicyAffected, strata.dev/HPolicyAffected
-func FormatOmissions(om []Omission) string {
-	parts := make([]string, 0, len(om))
-	for _, o := range om {
-		parts = append(parts, o.Place+": "+strings.Join(o.Types, ", "))
-	}
-	return strings.Join(parts, "; ")
-}
-
-// ParseOmissions reads a value of OmittedAnnotation (FormatOmissions) on
-// an object whose lists hold at most maxItems conditions; what does not
-// read as a list and its types is skipped.
-func ParseOmissions(value string, maxItems int) []Omission {
-	var out []Omission
-	for _, part := range strings.Split(value, "; ") {
-		place, list, ok := strings.Cut(part, ": ")
-		if !ok || place == "" || list == "" {
-			continue
-		}
-		out = append(out, Omission{Place: place, Types: strings.Split(list, ", "), MaxItems: maxItems})
-	}
-	return out
 }
 
 // fitConditions keeps of ours, Strata's conditions for one list in the
@@ -171,13 +107,13 @@ func (o omissions) add(place string, types []string) {
 
 // list is the omissions sorted by place, of lists bounded by maxItems;
 // nil when there are none.
-func (o omissions) list(maxItems int) []Omission {
+func (o omissions) list(maxItems int) []hierarchy.Omission {
 	if len(o) == 0 {
 		return nil
 	}
-	out := make([]Omission, 0, len(o))
+	out := make([]hierarchy.Omission, 0, len(o))
 	for _, p := range sortedKeys(o) {
-		out = append(out, Omission{Place: p, Types: o[p], MaxItems: maxItems})
+		out = append(out, hierarchy.Omission{Place: p, Types: o[p], MaxItems: maxItems})
 	}
 	return out
 }
@@ -187,7 +123,7 @@ func (o omissions) list(maxItems int) []Omission {
 // object (section "") or one of its sections: a listener has a list of
 // its own; a route's rules share the route's parent entries; any other
 // section (a Service port) shares the object's status.conditions.
-func OmittedFrom(om []Omission, gk schema.GroupKind, section, typ string) []string {
+func OmittedFrom(om []hierarchy.Omission, gk schema.GroupKind, section, typ string) []string {
 	info := hierarchy.Kinds[gk]
 	in := func(place string) bool { return place == placeConditions }
 	switch {

@@ -211,7 +211,7 @@ func TestConditionsFitTheRoom(t *testing.T) {
 			if d := cmp.Diff(c.want, types(list)); d != "" {
 				t.Errorf("conditions (-want +got):\n%s", d)
 			}
-			if note := got.GetAnnotations()[status.OmittedAnnotation]; note != c.wantNote {
+			if note := got.GetAnnotations()[hierarchy.OmittedAnnotation]; note != c.wantNote {
 				t.Errorf("annotation:\n got %q\nwant %q", note, c.wantNote)
 			}
 			// The annotation reads back as the fragment's omissions
@@ -223,12 +223,12 @@ func TestConditionsFitTheRoom(t *testing.T) {
 				"Service":   {Kind: "Service", Namespace: "ns", Name: "svc"},
 			}[c.kind]
 			id := res.Graph.Lookup(ref)
-			if d := cmp.Diff(frag.Omitted, status.ParseOmissions(c.wantNote, hierarchy.Kinds[ref.GroupKind()].MaxConditions)); d != "" {
+			if d := cmp.Diff(frag.Omitted, hierarchy.ParseOmissions(c.wantNote, hierarchy.Kinds[ref.GroupKind()].MaxConditions)); d != "" {
 				t.Errorf("the annotation does not read back as the fragment's omissions (-fragment +read):\n%s", d)
 			}
 			stored := storedObject(t, res, id)
 			merged, _ := status.Merge(stored, frag, status.OwnedBy(res.PolicyKinds()))
-			if note := merged.GetAnnotations()[status.OmittedAnnotation]; note != c.wantNote {
+			if note := merged.GetAnnotations()[hierarchy.OmittedAnnotation]; note != c.wantNote {
 				t.Errorf("merged annotation:\n got %q\nwant %q", note, c.wantNote)
 			}
 			all, _, _ := unstructured.NestedSlice(merged.Object, c.path...)
@@ -294,7 +294,7 @@ metadata: {name: g, namespace: ns`+extra+`}
 		name:    "a third condition since the snapshot: one more left out",
 		current: gw(""),
 		fragment: &status.Fragment{Conditions: conds("A", "B", "C", "D", "E", "F"),
-			Omitted: []status.Omission{{Place: "status.conditions", Types: affected("G", "H")}}},
+			Omitted: []hierarchy.Omission{{Place: "status.conditions", Types: affected("G", "H")}}},
 		want:     affected("A", "B", "C", "D", "E"),
 		wantNote: "status.conditions: strata.dev/FPolicyAffected, strata.dev/GPolicyAffected, strata.dev/HPolicyAffected",
 	}, {
@@ -324,10 +324,10 @@ metadata: {name: g, namespace: ns`+extra+`}
 				t.Errorf("%d conditions", len(all))
 			}
 			ann := merged.GetAnnotations()
-			if ann[status.OmittedAnnotation] != c.wantNote {
-				t.Errorf("annotation:\n got %q\nwant %q", ann[status.OmittedAnnotation], c.wantNote)
+			if ann[hierarchy.OmittedAnnotation] != c.wantNote {
+				t.Errorf("annotation:\n got %q\nwant %q", ann[hierarchy.OmittedAnnotation], c.wantNote)
 			}
-			if _, present := ann[status.OmittedAnnotation]; present != (c.wantNote != "") {
+			if _, present := ann[hierarchy.OmittedAnnotation]; present != (c.wantNote != "") {
 				t.Errorf("annotation present: %v", present)
 			}
 			if c.current.GetAnnotations()["keep"] != "" && ann["keep"] != "me" {

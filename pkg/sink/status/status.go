@@ -54,7 +54,7 @@ type Fragment struct {
 	// Parents are Strata's status.parents entries, for routes.
 	Parents []gwv1.RouteParentStatus
 	// Annotations stand in for conditions on objects that have none, and
-	// hold OmittedAnnotation when Omitted is not empty.
+	// hold hierarchy.OmittedAnnotation when Omitted is not empty.
 	Annotations map[string]string
 	// Problems are the types of its conditions whose kind has, among the
 	// policies that affect the object or its sections, one whose status
@@ -67,7 +67,7 @@ type Fragment struct {
 	// want of room in the object as the snapshot has it: its CRD's
 	// maxItems less the conditions of other controllers. Merge adds what
 	// the object as stored when written has no room for.
-	Omitted []Omission
+	Omitted []hierarchy.Omission
 }
 
 // problem reports whether conditions of type t report a problem
@@ -444,7 +444,7 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 // parentOthers count them, the last two by index of f.Listeners and
 // f.Parents), drops listener and parent entries left without a
 // condition, and records what was left out (Omitted, and
-// OmittedAnnotation among the annotations). A fragment that fits, nearly
+// hierarchy.OmittedAnnotation among the annotations). A fragment that fits, nearly
 // every one, is left as it is without allocating.
 func (f *Fragment) fitInto(limit, others int, listenerOthers, parentOthers []int) {
 	fits := len(f.Conditions) <= limit-others
@@ -483,7 +483,7 @@ func (f *Fragment) fitInto(limit, others int, listenerOthers, parentOthers []int
 		if f.Annotations == nil {
 			f.Annotations = map[string]string{}
 		}
-		f.Annotations[OmittedAnnotation] = FormatOmissions(f.Omitted)
+		f.Annotations[hierarchy.OmittedAnnotation] = hierarchy.FormatOmissions(f.Omitted)
 	}
 }
 

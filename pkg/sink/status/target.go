@@ -45,7 +45,7 @@ func OwnedBy(kinds []*policykind.Kind) Owned {
 // (hierarchy.KindInfo.MaxConditions), which an API server enforces on
 // the whole write. Other controllers' conditions, as current has them,
 // are kept; Strata's fill what room they leave, problems first, then by
-// kind name (fitConditions), and OmittedAnnotation names the rest, with
+// kind name (fitConditions), and hierarchy.OmittedAnnotation names the rest, with
 // what the fragment already left out (docs/status.md, "Room").
 func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) (*unstructured.Unstructured, bool) {
 	desired := current.DeepCopy()
@@ -125,16 +125,16 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		m["conditions"] = append(theirs, toMaps(Retime(conditionsOf(keep(pc, isOurs)), ours, metav1.Time{}))...)
 	}
 	setSlice(desired.Object, parents, "status", "parents")
-	// annotations: Strata's <Kind>Affected ones, and OmittedAnnotation
+	// annotations: Strata's <Kind>Affected ones, and hierarchy.OmittedAnnotation
 	// from what was left out above.
 	ann := desired.GetAnnotations()
 	for k := range ann {
-		if owned.Types[k] || k == OmittedAnnotation {
+		if owned.Types[k] || k == hierarchy.OmittedAnnotation {
 			delete(ann, k)
 		}
 	}
 	for k, v := range frag.Annotations {
-		if k == OmittedAnnotation {
+		if k == hierarchy.OmittedAnnotation {
 			continue
 		}
 		if ann == nil {
@@ -146,7 +146,7 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		if ann == nil {
 			ann = map[string]string{}
 		}
-		ann[OmittedAnnotation] = FormatOmissions(om.list(limit))
+		ann[hierarchy.OmittedAnnotation] = hierarchy.FormatOmissions(om.list(limit))
 	}
 	if len(ann) == 0 {
 		ann = nil

@@ -11,6 +11,13 @@ import (
 // EffectivePolicyKind is the kind of EffectivePolicy objects.
 const EffectivePolicyKind = "EffectivePolicy"
 
+// TargetKindLabel is the label every EffectivePolicy carries with its
+// target's kind, so `kubectl get effectivepolicies -l
+// strata.dev/target-kind=Service` selects by kind (001 "EffectivePolicy"
+// objects; the policy controller and the blueprint controller both write
+// it).
+const TargetKindLabel = Group + "/target-kind"
+
 // EffectivePolicy is the answer to "what settings are in force here":
 // for one effective target, per policy kind, the merged spec proper in
 // every context, and which policy set each field (001 "EffectivePolicy"
