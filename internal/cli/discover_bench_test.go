@@ -113,9 +113,8 @@ func writeShape(b *testing.B, sh synth.Shape, n int) string {
 
 // BenchmarkEveryCommand runs each command end to end on the performance
 // world (20,000 HTTPRoutes, 5,000 policies, one YAML file), for issue
-// 18's budget of one second per command (docs/performance.md, "Every
-// command"), in this process: the work of a command, without a
-// process's start.
+// 18's budget of one second per command, in this process: the work of a
+// command, without a process's start.
 // BenchmarkEveryProcess runs the same commands as processes of their own.
 //
 // go test -run '^$' -bench BenchmarkEveryCommand -benchtime 1x ./internal/cli/

@@ -89,9 +89,8 @@ const commandGCPercent = 400
 // 100 MB above it. At 1.75 GiB, describe of 100,000 listeners reached
 // 2,043 MiB under load, too close to the budget; at 1.625 GiB the four
 // largest runs stay at or under 1.68 GiB for at most 1 s more CPU than at
-// 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s;
-// docs/performance.md, "Third pass"). A GOMEMLIMIT in the environment
-// wins.
+// 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s).
+// A GOMEMLIMIT in the environment wins.
 const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.

@@ -11,7 +11,7 @@ import "io"
 // the 55 MB that `strata impact -o yaml` writes about a policy on the
 // performance world's GatewayClass, about 110 MB of copies and twice the
 // memory touched, on the goroutine that writes the rendered parts in
-// order (docs/performance.md, "Every command, eighteenth pass"). The zero
+// order. The zero
 // Spool is empty and ready.
 type Spool struct {
 	chunks [][]byte

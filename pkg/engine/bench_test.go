@@ -18,7 +18,7 @@ import (
 // BenchmarkRun times the whole functional core (topology, attachment,
 // effective policies, outcome) on the synthetic world of internal/synth at
 // 1x, 2x and 4x the workload, so cost per object can be compared
-// across scales (docs/performance.md, "Engine"). Besides ns/op, B/op and allocs/op
+// across scales. Besides ns/op, B/op and allocs/op
 // it reports:
 //
 //   - peak-heap-B: the largest GC heap goal reached during the timed

@@ -197,8 +197,7 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 // the objects and the policies, which a scoped run holds complete: the
 // scope is then empty (topology.None alone), and nothing is computed. It
 // was the complete run, three times the scoped answer's time for a
-// mistyped name on the performance world (docs/performance.md, "Every
-// command, seventh pass").
+// mistyped name on the performance world.
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -327,8 +326,7 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 	// Each context's key is made in one buffer, and kept as a string
 	// only for a pair not seen yet: made afresh for both runs' contexts,
 	// node by node, the keys were most of `strata impact` of a policy in
-	// every context (docs/performance.md, "Every command, fifteenth
-	// pass").
+	// every context.
 	var buf []byte
 	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
@@ -372,9 +370,8 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 // are made; contexts are sorted as pairContexts sorts them, by
 // comparePaths. Making both runs' 56,000 context keys of the
 // performance world's widest impact, for a map and a sort of them, took
-// 0.3 s on one core (docs/performance.md, "Every command, eighteenth
-// pass"). q is the query of the run whose graph holds the other's: it
-// knows every node of both.
+// 0.3 s on one core. q is the query of the run whose graph holds the
+// other's: it knows every node of both.
 func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	type both struct {
 		node topology.NodeID

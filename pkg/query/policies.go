@@ -242,8 +242,7 @@ func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescr
 // status, which contexts stack each policy) is found once per kind, in
 // one pass over its targets, not once per policy, and shared by the
 // describers: `describe colorpolicy -A` of the performance world's 4,000
-// ColorPolicies took four minutes (docs/performance.md, "Every command,
-// fifteenth pass"). A describer belongs to one goroutine.
+// ColorPolicies took four minutes. A describer belongs to one goroutine.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {

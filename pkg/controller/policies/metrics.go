@@ -55,7 +55,7 @@ type metrics struct {
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	// Engine runs take 1 ms on a small cluster and about 1 s at 20,000
-	// routes (docs/performance.md, "Engine"); reconciles add the writes.
+	// routes; reconciles add the writes.
 	durations := prometheus.ExponentialBuckets(0.001, 4, 9) // 1 ms .. 65 s
 	m := &metrics{
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -167,8 +167,7 @@ func TestPublishBound(t *testing.T) {
 // bytes, and how many writes one policy change costs (objects created,
 // changed or deleted between the desired sets before and after), for a
 // policy on a Namespace, on a Gateway and on a route. Counts, not time, are
-// the point (docs/performance.md, "Admission and published effective
-// policies"):
+// the point:
 //
 //	go test -run '^$' -bench Publish -benchtime 1x ./pkg/controller/policies
 func BenchmarkPublish(b *testing.B) {

@@ -241,8 +241,7 @@ type computer struct {
 
 // slab is how many paths' node ids, or contexts, a computer allocates at
 // a time: the performance world's 56,000 contexts each made four
-// allocations for their paths and one for themselves (docs/performance.md,
-// "Every command, nineteenth pass").
+// allocations for their paths and one for themselves.
 const slab = 1024
 
 // targets lists the effective targets reached by any attachment, in
@@ -372,7 +371,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	// once per list of attachments and shared, read-only, by their
 	// contexts. Building each context's stack again, to find its fold in
 	// memo, was a sixth of the effective computation on the performance
-	// world (docs/performance.md, "Every command, sixth pass").
+	// world.
 	k := c.attsKey(atts)
 	st, ok := c.stacks[string(k)] // no string made to look up
 	if !ok {
@@ -581,7 +580,7 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 // Gateway's, the listener's, the namespace's policies) and differ in the
 // most specific ones: the performance world's 13,400 folds of 58,000
 // entries have 14,600 prefixes, so most folds take one step instead of
-// three or four (docs/performance.md, "Every command, seventh pass").
+// three or four.
 //
 // The prefixes form a tree: a prefix's fold is found from its parent's
 // and its last entry, keyed as stacks are (key: the entry's policy,

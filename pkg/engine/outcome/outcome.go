@@ -234,8 +234,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		m := reportable(p, all[p].all())
 		// Sorted by key, each key made once, not twice per
 		// comparison: 3% of what `strata status` allocated on
-		// the performance world (docs/performance.md, "Every
-		// command, seventh pass").
+		// the performance world.
 		type keyed struct {
 			key string
 			t   *tally
@@ -277,7 +276,7 @@ func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 // order they were first counted. Nearly every policy has one to a few
 // ancestors, found by a scan: a map keyed by ref for each policy on each
 // core was 2% of what `strata status` allocated on the performance
-// world (docs/performance.md, "Every command, eighth pass"). A policy
+// world. A policy
 // with many (100,000 targetRefs) gets an index, not a quadratic scan
 // (issue 11, "No cliffs").
 type ancestorTallies struct {
@@ -328,8 +327,7 @@ func (a *ancestorTallies) all() []*tally {
 // both have are joined (tally.join), the policies on every core, each
 // policy's tallies by one worker. Joined on one core, the tallies of the
 // performance world's 5,000 policies were a tenth of the outcome, the
-// other core idle (docs/performance.md, "Every command, nineteenth
-// pass").
+// other core idle.
 func (ts tallies) join(others ...tallies) {
 	more := map[*policykind.Policy][]*ancestorTallies{}
 	for _, other := range others {
@@ -423,8 +421,7 @@ type pass struct {
 	// byNodes finds the tally of a policy in a context by the nodes
 	// its ancestor ref is made of (tally): the ref, five strings, is
 	// made and hashed once per tally instead of once per context, which
-	// was most of the pass (docs/performance.md, "Every command, fifth
-	// pass").
+	// was most of the pass.
 	byNodes map[tallyNodes]*tally
 	// affecting is target's scratch space (affect).
 	affecting []affecting
@@ -539,10 +536,9 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 // ListenerSets) of those contexts, each as often as met. The lists are
 // the pass's scratch space, sorted and compacted into the target's
 // status when the target is done: two maps per target were a tenth of
-// the outcome's allocations (docs/performance.md, "Every command, sixth
-// pass"), and sorting what was met costs n log n where a lookup for
-// each addition into a list would cost n² for a target many policies
-// reach (issue 11, "No cliffs").
+// the outcome's allocations, and sorting what was met costs n log n where
+// a lookup for each addition into a list would cost n² for a target many
+// policies reach (issue 11, "No cliffs").
 type affecting struct {
 	kind     *policykind.Kind
 	policies []string
@@ -851,7 +847,7 @@ func addAll(set *map[string]bool, items []string) {
 // policies along every route below one Gateway. Comparing two lists
 // costs less than hashing each string into the set again: adding to the
 // sets took 50 ms of a `status` run on the performance world, 28 ms with
-// the comparison (docs/performance.md, "Every command, twelfth pass").
+// the comparison.
 func addNew(set *map[string]bool, last *[]string, items []string) {
 	if len(items) == 0 || slices.Equal(*last, items) {
 		return

@@ -31,7 +31,7 @@ func GeneratedRuleName(i int) string {
 // ruleNames are the generated names of a route's first rules, made once:
 // most rules have no name, and the performance world's 36,000 rules each
 // made theirs with fmt.Sprintf, a tenth of the allocations of building
-// its graph (docs/performance.md, "Every command, nineteenth pass").
+// its graph.
 var ruleNames = func() (out [64]string) {
 	for i := range out {
 		out[i] = "rule-" + strconv.Itoa(i)

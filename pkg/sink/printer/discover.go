@@ -619,8 +619,7 @@ func groupImpact(im *query.Impact) []*impactGroup {
 // each context's fields once: the widest impact of the
 // performance world groups 20,000 targets, whose keys, formatted again
 // for every context and every pair of fields compared, took a quarter of
-// a second on one core (docs/performance.md, "Every command, seventeenth
-// pass").
+// a second on one core.
 func groupChanges(ts []changedTarget) []*impactGroup {
 	keys := make([]string, len(ts))
 	for i := range len(ts) {
@@ -767,8 +766,7 @@ func refCounts(rs []query.Ref) string {
 // namedRefs of each kind and no other: a policy on a GatewayClass
 // reaches 20,000 targets, and copying each one's ref into lists by result
 // and by kind was a third of describing the performance world's
-// ColorPolicies for people (docs/performance.md, "Every command,
-// eighteenth pass"). The zero kindCounts is empty.
+// ColorPolicies for people. The zero kindCounts is empty.
 type kindCounts struct {
 	kinds []*kindCount
 	index map[[2]string]*kindCount // by kind and group

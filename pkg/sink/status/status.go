@@ -153,8 +153,7 @@ func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 // duplicates, frozen), joined only when an object has more than one for
 // a kind (its sections) and only when its fragment is made: a map per
 // object and kind, made and read back sorted, was a fifth of what
-// `strata status` allocated for targets (docs/performance.md, "Every
-// command, sixth pass").
+// `strata status` allocated for targets.
 type affected struct {
 	node     topology.NodeID
 	kinds    []kindLists[string]
@@ -629,8 +628,7 @@ func storedStatus(obj any) map[string]any {
 // object whose status holds them as metav1.Condition (a Service, a
 // Gateway) is read as it is: converting its status to unstructured and
 // its conditions back, for every affected Service of a large world, was
-// a tenth of what `strata status` allocated for targets
-// (docs/performance.md, "Every command, sixth pass"). Any other object
+// a tenth of what `strata status` allocated for targets. Any other object
 // is read from its status as unstructured (current, storedStatus).
 // Retime only reads what is returned.
 func storedConditions(obj any, current func() map[string]any) []metav1.Condition {

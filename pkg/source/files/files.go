@@ -303,9 +303,8 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 // on every core (splitParts); its documents are then numbered on, and
 // their lines offset by the lines before their part. Split on one core,
 // the performance world's 45,000 documents took 30 ms while the other
-// core waited, half of it counting them first to size the list
-// (docs/performance.md, "Every command, nineteenth pass"). A part whose
-// split found invalid JSON names documents by their numbers in the
+// core waited, half of it counting them first to size the list. A part
+// whose split found invalid JSON names documents by their numbers in the
 // input: such an input is split again on one core, for the message.
 func splitInputs(ins []input) []rawDocument {
 	return splitInputsAt(ins, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
@@ -994,9 +993,8 @@ func assemble(items []item, ns string) (*Result, error) {
 // placer records where each object was read (Result.Places) and finds
 // the first duplicate, on a goroutine of its own: the 45,000 objects of
 // the performance world took a map of 6 MB and most of assembling the
-// snapshot, on one core while the other waited (docs/performance.md,
-// "Every command, nineteenth pass"). Places are sent in batches, in the
-// order place is called.
+// snapshot, on one core while the other waited. Places are sent in
+// batches, in the order place is called.
 type placer struct {
 	batch  []placed
 	ch     chan []placed
@@ -1178,8 +1176,7 @@ func yamlDocumentLines(b []byte) iter.Seq2[[]byte, int] {
 // splitYAML is yamlDocumentLines. Marker lines are found with
 // bytes.Index and lines counted with bytes.Count, both vectorized, rather
 // than line by line: the split runs on one core before any document is
-// parsed, and the performance world's 946,000 lines took it 18 ms
-// (docs/performance.md, "Every command, seventh pass").
+// parsed, and the performance world's 946,000 lines took it 18 ms.
 // TestSplitYAMLIsLineByLine compares it with the line-by-line reading.
 func splitYAML(b []byte, yield func([]byte, int) bool) {
 	start, startLine := 0, 1        // of the current document
