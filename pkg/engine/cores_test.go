@@ -13,27 +13,24 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// TestRunOnEveryCore checks that a run on several cores, where effective
-// policies and status are computed for chunks of targets on separate
-// workers (internal/cores), and the policy kinds at once (computeAll),
-// answers exactly what a run on one core answers: every policy's and
-// target's status, and every context's effective spec, provenance and
-// standings, on a world of some thousands of targets (more chunks than
-// workers) and two kinds. Under -race it also checks that the workers
+// TestRunOnEveryCore checks that a run with several workers, where the
+// object graph is built while the policies are read and the policy kinds
+// are computed at once (computeAll), answers exactly what a run with one
+// worker answers (Options.Workers): every policy's and target's status,
+// and every context's effective spec, provenance and standings, on a
+// world of some thousands of targets and two kinds. Under -race it also checks that the workers
 // and the kinds share nothing they write.
 func TestRunOnEveryCore(t *testing.T) {
 	s := synth.Generate(synth.Sizes{Namespaces: 6, Gateways: 12, Routes: 1500, Services: 1500, Policies: 600}, 3)
 	run := func(procs int) *engine.Result {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		res, err := engine.Run(s, engine.Options{})
+		res, err := engine.Run(s, engine.Options{Workers: procs})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return res
 	}
 	one, every := run(1), run(4)
-	// The routes' parents and backends are found on every core too
-	// (topology.attacher.addRoutes).
 	if !reflect.DeepEqual(one.Graph.Nodes, every.Graph.Nodes) || !reflect.DeepEqual(one.Graph.Problems, every.Graph.Problems) {
 		t.Fatal("the graph on one core and on every core differ")
 	}

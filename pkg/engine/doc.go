@@ -68,6 +68,8 @@
 //   - Catalogue: declarations of kinds the input does not declare
 //     (builtin.Catalogue for Strata's own commands).
 //   - Strict: a policy of an undeclared kind is an UndeclaredError.
+//   - Workers: how many goroutines a run uses at once (0: GOMAXPROCS;
+//     1: the caller's only); the answer is the same for every value.
 //
 // A Result holds each stage's output:
 //

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
+	"golang.org/x/sync/errgroup"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -44,6 +45,20 @@ type Options struct {
 	// Strict makes a policy of a kind nothing declares an error
 	// (UndeclaredError) instead of a warning that skips it.
 	Strict bool
+	// Workers is how many goroutines a run uses at once: the object
+	// graph is built while the policies are read, and kinds that fold
+	// apart are computed side by side. 0 means runtime.GOMAXPROCS(0); 1
+	// runs everything on the caller's goroutine. The answer is the same
+	// for every value: a program that embeds the engine owns its cores.
+	Workers int
+}
+
+// workers is Workers with 0 read as GOMAXPROCS.
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // UndeclaredError is a policy whose kind nothing declares, in Strict mode.
@@ -165,18 +180,22 @@ func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped
 // When scope (or its answer) is nil, the result is Run's, Outcome
 // included.
 func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topology.NodeID) (*Result, error) {
-	// The graph of the objects is built on another core while the
-	// declarations and the policies are read: only the nodes the
-	// policies add (topology.Extra) wait for them.
+	// The graph of the objects is built on another goroutine while the
+	// declarations and the policies are read (unless Workers is 1): only
+	// the nodes the policies add (topology.Extra) wait for them.
 	objects := make(chan func(topology.Extra) *topology.Graph, 1)
-	go func() {
-		defer func() {
-			if p := recover(); p != nil { // panic where the build is awaited, as before
-				objects <- func(topology.Extra) *topology.Graph { panic(p) }
-			}
-		}()
+	if opts.workers() == 1 {
 		objects <- topology.Objects(s)
-	}()
+	} else {
+		go func() {
+			defer func() {
+				if p := recover(); p != nil { // panic where the build is awaited
+					objects <- func(topology.Extra) *topology.Graph { panic(p) }
+				}
+			}()
+			objects <- topology.Objects(s)
+		}()
+	}
 	if opts.Registry == nil {
 		opts.Registry = merge.DefaultRegistry()
 	}
@@ -439,14 +458,16 @@ func (res *Result) computeAll(todo []group, in func(topology.NodeID) bool) error
 		return nil
 	}
 	panics := make([]any, len(todo))
-	var wg sync.WaitGroup
+	var eg errgroup.Group
+	eg.SetLimit(res.opts.workers())
 	for i, g := range todo {
-		wg.Go(func() {
+		eg.Go(func() error {
 			defer func() { panics[i] = recover() }()
 			res.compute(g.members, g.ps, funcs[i], in)
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = eg.Wait() // the functions return no error; a panic is re-raised below
 	for _, p := range panics {
 		if p != nil {
 			panic(p)
