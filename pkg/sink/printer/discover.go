@@ -843,11 +843,3 @@ func kindLabel(k query.KindEffect) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
-
-// appender is an io.Writer that appends to a slice the caller owns.
-type appender struct{ b []byte }
-
-func (a *appender) Write(p []byte) (int, error) {
-	a.b = append(a.b, p...)
-	return len(p), nil
-}
