@@ -620,29 +620,14 @@ func parseAll(raws []rawDocument, typed bool) []parsed {
 	return out
 }
 
-// parse reads one raw document: on the fast path when transcode takes it
-// and it is not a List, else as sigs.k8s.io/yaml reads it (split). A typed
-// object that does not decode on the fast path is decoded again on the
-// slow one, so that its error is the slow path's.
+// parse reads one raw document: on the fast path when quick takes it,
+// else as sigs.k8s.io/yaml reads it (split).
 func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 	if r.err != nil {
 		return parsed{err: r.err}
 	}
-	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
-		gk := groupKindOf(t.hdr.apiVersion, t.hdr.kind)
-		if dec, ok := decoders[gk]; ok && typed {
-			// Without a name, or with one the transcoder did not see
-			// (metadata or its name in another case, which the typed
-			// decoders leave out), the slow path says what is wrong.
-			if obj, err := dec.decode(t.out); err == nil && t.hdr.name != "" && obj.(metav1.Object).GetName() != "" {
-				return parsed{items: []item{{doc: Document{File: r.file, Index: r.index, Line: r.line}, gk: gk, obj: obj}}}
-			}
-		} else {
-			if obj, err := generic(t.out); err == nil {
-				d := Document{File: r.file, Index: r.index, Line: r.line, Object: &unstructured.Unstructured{Object: obj}}
-				return parsed{items: []item{{doc: d, gk: gk}}}
-			}
-		}
+	if items, ok := t.quick(r, typed); ok {
+		return parsed{items: items}
 	}
 	docs, err := split(r)
 	if err != nil {
@@ -661,6 +646,189 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 		p.items[i] = decodeDocument(docs[i])
 	}
 	return p
+}
+
+// quick reads a document on the fast path: a block-style YAML object
+// (transcode.go), a value of a JSON stream, or a List of either whose
+// items are (a `kubectl get -o json|yaml` dump holds the whole input in
+// one), each object going from its JSON to its typed object or generic
+// tree (decodeObject). The items of a List are decoded on every core, as
+// documents are. ok is false for anything else (flow style, a List of
+// odd shape, invalid input), which split reads, errors included.
+func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
+	d := Document{File: r.file, Index: r.index, Line: r.line}
+	if r.json {
+		objs, ok := jsonObjects(r.raw)
+		if !ok {
+			return nil, false
+		}
+		return eachObject(len(objs), func(_ *transcoder, i int) (item, bool) {
+			return decodeObject(d, objs[i].gk, objs[i].js, typed)
+		})
+	}
+	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
+		it, ok := decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
+		return []item{it}, ok
+	}
+	header, items, ok := blockList(r.raw)
+	if !ok || !t.transcode(header) || t.hdr.apiVersion == "" || !strings.HasSuffix(t.hdr.kind, "List") {
+		return nil, false
+	}
+	return eachObject(len(items), func(t *transcoder, i int) (item, bool) {
+		if t.transcode(items[i]) && !strings.HasSuffix(t.hdr.kind, "List") {
+			return decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
+		}
+		// What the transcoder does not take (a float, say) is read by
+		// the YAML parser, one item alone as it reads in the List.
+		js, err := yamljson.ToJSONStrict(items[i])
+		if err != nil {
+			return item{}, false
+		}
+		objs, ok := jsonObjects(js)
+		if !ok || len(objs) != 1 {
+			return item{}, false
+		}
+		return decodeObject(d, objs[0].gk, objs[0].js, typed)
+	})
+}
+
+// eachObject reads the n objects of one document on every core, with a
+// transcoder per worker, in order; ok is false when one is not read.
+func eachObject(n int, read func(t *transcoder, i int) (item, bool)) ([]item, bool) {
+	out := make([]item, n)
+	var failed atomic.Bool
+	cores.Each(n, 64, func() func(int) {
+		var t transcoder
+		return func(i int) {
+			if failed.Load() {
+				return
+			}
+			var ok bool
+			if out[i], ok = read(&t, i); !ok {
+				failed.Store(true)
+			}
+		}
+	})
+	return out, !failed.Load()
+}
+
+// decodeObject decodes js, the JSON of one object of document d (valid,
+// in UTF-8, each key of an object once, as generic requires), as
+// decodeDocument decodes the object: into its typed object for a kind
+// of decoders (when typed), else into its generic tree. A typed object
+// that does not decode, names no name or holds managedFields (whose
+// text decodeDocument's JSON re-encoding reorders) is decoded from its
+// generic tree by decodeDocument, for its error or value. ok is false
+// when js is not an object.
+func decodeObject(d Document, gk schema.GroupKind, js []byte, typed bool) (item, bool) {
+	dec, isTyped := decoders[gk]
+	if isTyped && typed {
+		if obj, err := dec.decode(js); err == nil {
+			if m := obj.(metav1.Object); m.GetName() != "" && m.GetManagedFields() == nil {
+				return item{doc: d, gk: gk, obj: obj}, true
+			}
+		}
+	}
+	obj, err := generic(js)
+	if err != nil {
+		return item{}, false
+	}
+	d.Object = &unstructured.Unstructured{Object: obj}
+	if isTyped && typed {
+		return decodeDocument(d), true
+	}
+	return item{doc: d, gk: gk}, true
+}
+
+// jsonObject is the JSON of one object and its group and kind.
+type jsonObject struct {
+	js []byte
+	gk schema.GroupKind
+}
+
+// jsonObjects reads js, one JSON object, into its objects as split
+// does: the object itself, or the items of a List, Lists among them
+// expanded. It reads with jsontext's defaults, which refuse invalid
+// JSON, invalid UTF-8 and a name twice in one object. ok is false for
+// anything split would refuse or read otherwise (an object without
+// apiVersion or kind, items that are not a list of objects), and for
+// names or values that are not plain strings, which split reads.
+func jsonObjects(js []byte) ([]jsonObject, bool) {
+	dec := jsontext.NewDecoder(bytes.NewReader(js))
+	objs, ok := readObject(dec, js, nil)
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, false
+	}
+	return objs, ok
+}
+
+// readObject appends the objects of the JSON object at dec's position
+// in js (jsonObjects) to out.
+func readObject(dec *jsontext.Decoder, js []byte, out []jsonObject) ([]jsonObject, bool) {
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil, false
+	}
+	start := int(dec.InputOffset()) - 1
+	n := len(out) // the items of a List are appended after
+	var apiVersion, kind string
+	items, badItems := false, false
+	for dec.PeekKind() != '}' {
+		name, err := dec.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		switch name.String() {
+		case "apiVersion", "kind":
+			isKind := name.String() == "kind" // name is valid until the next read
+			if dec.PeekKind() != '"' {
+				return nil, false
+			}
+			v, err := dec.ReadToken()
+			if err != nil {
+				return nil, false
+			}
+			if isKind {
+				kind = v.String()
+			} else {
+				apiVersion = v.String()
+			}
+		case "items":
+			if dec.PeekKind() != '[' {
+				badItems = true
+				if err := dec.SkipValue(); err != nil {
+					return nil, false
+				}
+				continue
+			}
+			items = true
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, false
+			}
+			for dec.PeekKind() != ']' {
+				var ok bool
+				if out, ok = readObject(dec, js, out); !ok {
+					return nil, false
+				}
+			}
+			if _, err := dec.ReadToken(); err != nil {
+				return nil, false
+			}
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return nil, false
+			}
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, false
+	}
+	if apiVersion == "" || kind == "" {
+		return nil, false
+	}
+	if strings.HasSuffix(kind, "List") && (items || badItems) {
+		return out, !badItems
+	}
+	return append(out[:n], jsonObject{js: js[start:dec.InputOffset()], gk: groupKindOf(apiVersion, kind)}), true
 }
 
 // generic decodes js, the JSON of one object, into the generic tree of
