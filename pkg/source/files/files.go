@@ -666,11 +666,24 @@ func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
 			return decodeObject(d, objs[i].gk, objs[i].js, typed)
 		})
 	}
+	// A block List is split before the transcoder reads the whole of it
+	// on one core (blockList), when a root line opens its items.
+	if bytes.HasPrefix(r.raw, []byte("items:")) || bytes.Contains(r.raw, []byte("\nitems:")) {
+		if items, ok := t.blockItems(d, r.raw, typed); ok {
+			return items, true
+		}
+	}
 	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
 		it, ok := decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
 		return []item{it}, ok
 	}
-	header, items, ok := blockList(r.raw)
+	return nil, false
+}
+
+// blockItems reads the items of a block-style YAML List of document d,
+// split by blockList, as quick reads documents.
+func (t *transcoder) blockItems(d Document, raw []byte, typed bool) ([]item, bool) {
+	header, items, ok := blockList(raw)
 	if !ok || !t.transcode(header) || t.hdr.apiVersion == "" || !strings.HasSuffix(t.hdr.kind, "List") {
 		return nil, false
 	}
@@ -754,7 +767,7 @@ type jsonObject struct {
 // apiVersion or kind, items that are not a list of objects), and for
 // names or values that are not plain strings, which split reads.
 func jsonObjects(js []byte) ([]jsonObject, bool) {
-	dec := jsontext.NewDecoder(bytes.NewReader(js))
+	dec := jsontext.NewDecoder(bytes.NewBuffer(js)) // read in place, not copied
 	objs, ok := readObject(dec, js, nil)
 	if _, err := dec.ReadToken(); err != io.EOF {
 		return nil, false
