@@ -658,7 +658,7 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
 	d := Document{File: r.file, Index: r.index, Line: r.line}
 	if r.json {
-		objs, ok := jsonObjects(r.raw)
+		objs, ok := t.jsonObjects(r.raw)
 		if !ok {
 			return nil, false
 		}
@@ -697,7 +697,7 @@ func (t *transcoder) blockItems(d Document, raw []byte, typed bool) ([]item, boo
 		if err != nil {
 			return item{}, false
 		}
-		objs, ok := jsonObjects(js)
+		objs, ok := t.jsonObjects(js)
 		if !ok || len(objs) != 1 {
 			return item{}, false
 		}
@@ -766,10 +766,10 @@ type jsonObject struct {
 // anything split would refuse or read otherwise (an object without
 // apiVersion or kind, items that are not a list of objects), and for
 // names or values that are not plain strings, which split reads.
-func jsonObjects(js []byte) ([]jsonObject, bool) {
-	dec := jsontext.NewDecoder(bytes.NewBuffer(js)) // read in place, not copied
-	objs, ok := readObject(dec, js, nil)
-	if _, err := dec.ReadToken(); err != io.EOF {
+func (t *transcoder) jsonObjects(js []byte) ([]jsonObject, bool) {
+	t.json.Reset(bytes.NewBuffer(js)) // read in place, not copied
+	objs, ok := readObject(&t.json, js, nil)
+	if _, err := t.json.ReadToken(); err != io.EOF {
 		return nil, false
 	}
 	return objs, ok

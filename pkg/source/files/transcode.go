@@ -3,6 +3,8 @@ package files
 import (
 	"bytes"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // This file is the fast path of reading: a YAML-to-JSON transcoder for the
@@ -56,6 +58,7 @@ type transcoder struct {
 	keys  [][][]byte // per mapping depth, the keys seen so far
 	depth int
 	hdr   header
+	json  jsontext.Decoder // of JSON documents and List items (jsonObjects)
 }
 
 // maxDepth bounds nesting; deeper documents take the slow path.
