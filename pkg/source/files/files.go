@@ -673,7 +673,7 @@ func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
 			return items, true
 		}
 	}
-	if t.transcode(r.raw) && !strings.HasSuffix(t.hdr.kind, "List") {
+	if t.object(r.raw) {
 		it, ok := decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
 		return []item{it}, ok
 	}
@@ -688,7 +688,7 @@ func (t *transcoder) blockItems(d Document, raw []byte, typed bool) ([]item, boo
 		return nil, false
 	}
 	return eachObject(len(items), func(t *transcoder, i int) (item, bool) {
-		if t.transcode(items[i]) && !strings.HasSuffix(t.hdr.kind, "List") {
+		if t.object(items[i]) {
 			return decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
 		}
 		// What the transcoder does not take (a float, say) is read by
@@ -703,6 +703,12 @@ func (t *transcoder) blockItems(d Document, raw []byte, typed bool) ([]item, boo
 		}
 		return decodeObject(d, objs[0].gk, objs[0].js, typed)
 	})
+}
+
+// object transcodes raw, one YAML document, and reports whether it is
+// an object as split reads it (apiVersion and kind given), not a List.
+func (t *transcoder) object(raw []byte) bool {
+	return t.transcode(raw) && t.hdr.apiVersion != "" && t.hdr.kind != "" && !strings.HasSuffix(t.hdr.kind, "List")
 }
 
 // eachObject reads the n objects of one document on every core, with a

@@ -62,6 +62,7 @@ var lists = []struct{ name, doc string }{
 	{"yaml: metadata in another case", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  Metadata:\n    name: a\n"},
 	{"yaml: typed item without a name", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata:\n    namespace: app\n"},
 	{"yaml: item with an empty apiVersion", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: ''\n  kind: Namespace\n  metadata:\n    name: a\n"},
+	{"yaml: an empty apiVersion", "apiVersion: ''\nkind: Namespace\nmetadata:\n  name: a\n"},
 	{"yaml: item that is not an object", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Namespace\n  metadata:\n    name: a\n- 1\n"},
 	{"yaml: item without a kind", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  metadata:\n    name: a\n"},
 	{"yaml: List inside a List", "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items:\n  - apiVersion: v1\n    kind: Namespace\n    metadata: {name: a}\n"},
@@ -88,12 +89,45 @@ func TestReadLists(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("differs from Decode of its documents (-want +got):\n%s", d)
 			}
+			quickIsSplit(t, tc.doc)
 		})
 	}
 }
 
+// quickIsSplit fails t unless the documents of doc, as Documents reads
+// them (on the fast path where it can), are those that split reads,
+// with the same error.
+func quickIsSplit(t *testing.T, doc string) {
+	t.Helper()
+	got, gotErr := Documents([]string{"-"}, strings.NewReader(doc))
+	var want []Document
+	var wantErr error
+	for _, r := range splitInputs([]input{{file: "-", b: []byte(doc)}}) {
+		if r.err != nil {
+			wantErr = r.err
+			break
+		}
+		docs, err := split(r)
+		if err != nil {
+			wantErr = err
+			break
+		}
+		want = append(want, docs...)
+	}
+	if wantErr != nil {
+		want = nil
+	}
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Fatalf("error\n got %v\nwant %v", gotErr, wantErr)
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("differs from split's documents (-want +got):\n%s", d)
+	}
+}
+
 // FuzzReadTwice: reading the same input gives the same objects, or the
-// same error, every time. Go randomizes map order, so a reading that
+// same error, every time, and the fast path reads documents as split
+// does. Go randomizes map order, so a reading that
 // depends on it shows here within a few reads: sigs.k8s.io/yaml kept
 // either value of the keys 09 and 0011, which are one JSON key
 // (pkg/source/yamljson).
@@ -108,6 +142,7 @@ func FuzzReadTwice(f *testing.F) {
 			res, err := ReadIn([]string{"-"}, strings.NewReader(doc), "")
 			return res, fmt.Sprint(err)
 		}
+		quickIsSplit(t, doc)
 		first, firstErr := read()
 		for range 4 {
 			again, err := read()
