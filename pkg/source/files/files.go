@@ -198,9 +198,9 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // the same errors, faster: documents
 // of the common block-style YAML (see transcode.go) go from YAML to their
 // typed object through one JSON encoding, without the generic trees of
-// sigs.k8s.io/yaml and unstructured. The items of a block-style YAML List
-// (a `kubectl get -o yaml` dump) are parsed on every core too
-// (yamllist.go).
+// sigs.k8s.io/yaml and unstructured; so do the values of a JSON stream.
+// The items of a List (a `kubectl get -o json|yaml` dump), split off by
+// jsontext or blockList (yamllist.go), go the same way on every core.
 func Read(paths []string, stdin io.Reader) (*Result, error) {
 	return ReadIn(paths, stdin, DefaultNamespace)
 }
