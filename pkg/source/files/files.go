@@ -200,7 +200,7 @@ var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResou
 // typed object through one JSON encoding, without the generic trees of
 // sigs.k8s.io/yaml and unstructured; so do the values of a JSON stream.
 // The items of a List (a `kubectl get -o json|yaml` dump), split off by
-// jsontext or blockList (yamllist.go), go the same way on every core.
+// jsontext or blockList (yamllist.go), go the same way.
 func Read(paths []string, stdin io.Reader) (*Result, error) {
 	return ReadIn(paths, stdin, DefaultNamespace)
 }
@@ -652,8 +652,7 @@ func (t *transcoder) parse(r rawDocument, typed bool) parsed {
 // (transcode.go), a value of a JSON stream, or a List of either whose
 // items are (a `kubectl get -o json|yaml` dump holds the whole input in
 // one), each object going from its JSON to its typed object or generic
-// tree (decodeObject). The items of a List are decoded on every core, as
-// documents are. ok is false for anything else (flow style, a List of
+// tree (decodeObject), as documents are. ok is false for anything else (flow style, a List of
 // odd shape, invalid input), which split reads, errors included.
 func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
 	d := Document{File: r.file, Index: r.index, Line: r.line}
@@ -662,9 +661,13 @@ func (t *transcoder) quick(r rawDocument, typed bool) ([]item, bool) {
 		if !ok {
 			return nil, false
 		}
-		return eachObject(len(objs), func(_ *transcoder, i int) (item, bool) {
-			return decodeObject(d, objs[i].gk, objs[i].js, typed)
-		})
+		items := make([]item, len(objs))
+		for i, o := range objs {
+			if items[i], ok = decodeObject(d, o.gk, o.js, typed); !ok {
+				return nil, false
+			}
+		}
+		return items, true
 	}
 	// A block List is split before the transcoder reads the whole of it
 	// on one core (blockList), when a root line opens its items.
@@ -687,48 +690,39 @@ func (t *transcoder) blockItems(d Document, raw []byte, typed bool) ([]item, boo
 	if !ok || !t.transcode(header) || t.hdr.apiVersion == "" || !strings.HasSuffix(t.hdr.kind, "List") {
 		return nil, false
 	}
-	return eachObject(len(items), func(t *transcoder, i int) (item, bool) {
-		if t.object(items[i]) {
-			return decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
+	out := make([]item, len(items))
+	for i, raw := range items {
+		if t.object(raw) {
+			out[i], ok = decodeObject(d, groupKindOf(t.hdr.apiVersion, t.hdr.kind), t.out, typed)
+		} else {
+			out[i], ok = t.parsedItem(d, raw, typed)
 		}
-		// What the transcoder does not take (a float, say) is read by
-		// the YAML parser, one item alone as it reads in the List.
-		js, err := yamljson.ToJSONStrict(items[i])
-		if err != nil {
-			return item{}, false
+		if !ok {
+			return nil, false
 		}
-		objs, ok := t.jsonObjects(js)
-		if !ok || len(objs) != 1 {
-			return item{}, false
-		}
-		return decodeObject(d, objs[0].gk, objs[0].js, typed)
-	})
+	}
+	return out, true
+}
+
+// parsedItem reads an item of a block List that the transcoder does not
+// take (a float, say) with the YAML parser, alone as it reads in the
+// List.
+func (t *transcoder) parsedItem(d Document, raw []byte, typed bool) (item, bool) {
+	js, err := yamljson.ToJSONStrict(raw)
+	if err != nil {
+		return item{}, false
+	}
+	objs, ok := t.jsonObjects(js)
+	if !ok || len(objs) != 1 {
+		return item{}, false
+	}
+	return decodeObject(d, objs[0].gk, objs[0].js, typed)
 }
 
 // object transcodes raw, one YAML document, and reports whether it is
 // an object as split reads it (apiVersion and kind given), not a List.
 func (t *transcoder) object(raw []byte) bool {
 	return t.transcode(raw) && t.hdr.apiVersion != "" && t.hdr.kind != "" && !strings.HasSuffix(t.hdr.kind, "List")
-}
-
-// eachObject reads the n objects of one document on every core, with a
-// transcoder per worker, in order; ok is false when one is not read.
-func eachObject(n int, read func(t *transcoder, i int) (item, bool)) ([]item, bool) {
-	out := make([]item, n)
-	var failed atomic.Bool
-	cores.Each(n, 64, func() func(int) {
-		var t transcoder
-		return func(i int) {
-			if failed.Load() {
-				return
-			}
-			var ok bool
-			if out[i], ok = read(&t, i); !ok {
-				failed.Store(true)
-			}
-		}
-	})
-	return out, !failed.Load()
 }
 
 // decodeObject decodes js, the JSON of one object of document d (valid,

@@ -14,7 +14,7 @@ type span struct{ start, end int }
 // blockList splits a block-style YAML List, as `kubectl get -o yaml` and
 // sigs.k8s.io/yaml.Marshal write it, into its header (the document with
 // its items left out) and the text of each item, de-indented into a
-// document of its own, so that the items are parsed on every core and on
+// document of its own, so that the items are parsed one by one on
 // the transcoder's fast path rather than by one YAML parse of the whole
 // dump (ten times as slow for the 46,000 objects of the performance
 // world). It recognizes only this shape, a root key `items:` followed by
