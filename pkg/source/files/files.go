@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -298,66 +296,10 @@ func readInputs(paths []string, stdin io.Reader) ([]input, error) {
 }
 
 // splitInputs splits the inputs into their documents, in order.
-//
-// A large input is split in parts, each starting at a document marker,
-// on every core (splitParts); its documents are then numbered on, and
-// their lines offset by the lines before their part. Split on one core,
-// the performance world's 45,000 documents took 30 ms while the other
-// core waited, half of it counting them first to size the list. A part
-// whose split found invalid JSON names documents by their numbers in the
-// input: such an input is split again on one core, for the message.
 func splitInputs(ins []input) []rawDocument {
-	return splitInputsAt(ins, func(b []byte) []int { return splitParts(b, runtime.GOMAXPROCS(0), minPart) })
-}
-
-// splitInputsAt is splitInputs with the parts of each input cut where
-// cut says (splitParts).
-func splitInputsAt(ins []input, cut func([]byte) []int) []rawDocument {
 	var docs []rawDocument
 	for _, in := range ins {
-		cuts := cut(in.b)
-		if len(cuts) == 1 {
-			docs = splitInput(docs, in.file, in.b)
-			continue
-		}
-		parts := make([][]rawDocument, len(cuts))
-		lines := make([]int, len(cuts)) // the newlines of each part
-		failed := false
-		for k := range len(cuts) {
-			end := len(in.b)
-			if k+1 < len(cuts) {
-				end = cuts[k+1]
-			}
-			part := in.b[cuts[k]:end]
-			parts[k] = splitInput(make([]rawDocument, 0, len(part)/docGuess+1), in.file, part)
-			lines[k] = bytes.Count(part, []byte("\n"))
-			for _, d := range parts[k] {
-				if d.err != nil {
-					failed = true
-				}
-			}
-		}
-		if failed {
-			docs = splitInput(docs, in.file, in.b)
-			continue
-		}
-		total := 0
-		for _, part := range parts {
-			total += len(part)
-		}
-		docs = slices.Grow(docs, total)
-		n, line := 0, 0 // documents and lines before the part
-		for k, part := range parts {
-			for _, d := range part {
-				d.index += n
-				d.line += line
-				docs = append(docs, d)
-			}
-			if len(part) > 0 {
-				n += part[len(part)-1].index // the part's own count
-			}
-			line += lines[k]
-		}
+		docs = splitInput(docs, in.file, in.b)
 	}
 	return docs
 }
@@ -383,59 +325,6 @@ func splitInput(docs []rawDocument, f string, b []byte) []rawDocument {
 		}
 	}
 	return docs
-}
-
-// splitParts cuts b into at most parts parts for splitInput, at the
-// starts of marker lines, none before the first marker of b: the
-// documents of the parts, one part after another, are those of b. A
-// part is about least bytes at least; the first part starts at 0, and
-// an input without such markers is one part.
-func splitParts(b []byte, parts, least int) []int {
-	cuts := []int{0}
-	parts = min(parts, len(b)/least)
-	if parts < 2 {
-		return cuts
-	}
-	first := nextMarker(b, 0)
-	if first < 0 {
-		return cuts
-	}
-	for k := 1; k < parts; k++ {
-		at := nextMarker(b, max(len(b)*k/parts, first+1, cuts[len(cuts)-1]+1))
-		if at < 0 {
-			break
-		}
-		cuts = append(cuts, at)
-	}
-	return cuts
-}
-
-// minPart is the least bytes splitInputs gives a part (splitParts).
-const minPart = 1 << 20
-
-// docGuess is about the bytes of a document, to size a part's list of
-// documents: 340 in the performance world.
-const docGuess = 256
-
-// nextMarker is the start of the first line at or after from that is a
-// document marker as splitYAML reads one ("---" alone, or followed by a
-// space, a tab or a carriage return), or -1.
-func nextMarker(b []byte, from int) int {
-	for from < len(b) {
-		i := from
-		if from > 0 || !bytes.HasPrefix(b, []byte("---")) {
-			j := bytes.Index(b[from:], []byte("\n---"))
-			if j < 0 {
-				return -1
-			}
-			i = from + j + 1
-		}
-		if rest := b[i+3:]; len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r' || rest[0] == '\n' {
-			return i
-		}
-		from = i + 1
-	}
-	return -1
 }
 
 // readInput reads a file, or stdin for "-", refusing what is not a
