@@ -5,10 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"strconv"
-	"strings"
 
 	goyaml "go.yaml.in/yaml/v2"
 )
@@ -68,71 +65,6 @@ func marshalIndent(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(out, '\n'))
 	return err
-}
-
-// pieces are the characters and words that change how go-yaml writes a
-// string: indicators, quotes, breaks of every kind, spaces (single,
-// double, leading, trailing), characters that are not printable or not
-// ASCII, and words that read back as something other than a string.
-var pieces = []string{
-	"a", "b", "word", "Z", " ", " ", " ", "  ", "\n", "\n\n", "\r", "\t", ":", ": ", "#", " #", "-", "- ", "?", "? ",
-	"'", `"`, `\`, ",", "[", "]", "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "0", "7", "12", ".", "_", "e",
-	"é", "日本", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\uffff", "😀", "\x00", "\x07", "\x1b", "\x7f", "\xff",
-	"true", "no", "null", "~", "1e3", "0x1F", "0b101", "-0b11", "2006-01-02", "2001-12-14t21:59:43.10-05:00", "1:20",
-	"+.inf", ".5", "<<", "---", "...",
-}
-
-// randomString joins up to n pieces, sometimes words of a sentence long
-// enough to fold.
-func randomString(r *rand.Rand, n int) string {
-	var b strings.Builder
-	if r.IntN(4) == 0 {
-		for range r.IntN(40) {
-			b.WriteString(strings.Repeat("x", r.IntN(12)))
-			b.WriteString(pieces[r.IntN(8)+4]) // mostly spaces
-		}
-		return b.String()
-	}
-	for range r.IntN(n + 1) {
-		b.WriteString(pieces[r.IntN(len(pieces))])
-	}
-	return b.String()
-}
-
-func randomValue(r *rand.Rand, depth int) any {
-	k := r.IntN(10)
-	if depth > 4 {
-		k = r.IntN(6)
-	}
-	switch k {
-	case 0:
-		return nil
-	case 1:
-		return r.IntN(2) == 0
-	case 2:
-		return []any{-7, 0, int64(1) << 62, uint64(1<<64 - 1), 1.5, 1e21, 1e18, 1e-7, math.Copysign(0, -1), 123456789.125}[r.IntN(10)]
-	case 3, 4, 5:
-		return randomString(r, 6)
-	case 6, 7:
-		m := map[string]any{}
-		for range r.IntN(5) {
-			key := randomString(r, 3)
-			if r.IntN(20) == 0 {
-				key = strings.Repeat("k", 120+r.IntN(20)) // around the 128 of simple keys
-			}
-			m[key] = randomValue(r, depth+1)
-		}
-		return m
-	default:
-		var l []any
-		for range r.IntN(4) {
-			l = append(l, randomValue(r, depth+1))
-		}
-		if l == nil {
-			l = []any{}
-		}
-		return l
-	}
 }
 
 // yamlNumbers replaces json.Numbers by the type go-yaml resolves the same

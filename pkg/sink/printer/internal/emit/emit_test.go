@@ -18,6 +18,7 @@ import (
 	"github.com/strata-dev/strata/internal/enginetest"
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/sink/printer/internal/samples"
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
@@ -77,7 +78,7 @@ func same(t *testing.T, y *YAMLEncoder, j *JSONEncoder, name string, v any) {
 }
 
 // TestIsLibrary compares both encoders with their libraries on random
-// values made of the pieces that change go-yaml's choices, at every
+// values made of the samples.Pieces that change go-yaml's choices, at every
 // depth, as generic values and inside typed ones (which go through their
 // JSON); on EffectivePolicies with every field filled, resultant
 // policies with repeated names and numbers in every notation; and on
@@ -86,13 +87,13 @@ func TestIsLibrary(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	y, j := NewYAMLEncoder(), NewJSONEncoder("    ")
 	for i := range 3000 {
-		v := randomValue(r, 0)
+		v := samples.Value(r, 0)
 		same(t, y, j, fmt.Sprintf("value %d", i), v)
 		same(t, y, j, fmt.Sprintf("typed %d", i), struct {
 			V any `json:"v"`
 			B int `json:"b,omitempty"`
 		}{v, r.IntN(2)})
-		same(t, y, j, fmt.Sprintf("list %d", i), []any{v, map[string]any{"a": v, randomString(r, 2): randomValue(r, 1)}})
+		same(t, y, j, fmt.Sprintf("list %d", i), []any{v, map[string]any{"a": v, samples.String(r, 2): samples.Value(r, 1)}})
 	}
 	raws := []string{
 		`{"b":1,"a":2,"b":3}`, `{"x":{"k":"v","k":"w"},"y":[1.0,1e3,-0,0.000001,1e-7,12345678901234567,1E+2,-1.5e-10]}`,
@@ -103,13 +104,13 @@ func TestIsLibrary(t *testing.T) {
 	}
 	// Impacts, narrow and wide.
 	for i := range 1000 {
-		im := randomImpact(r)
+		im := samples.Impact(r)
 		same(t, y, j, fmt.Sprintf("impact %d", i), im)
 		same(t, y, j, fmt.Sprintf("impact value %d", i), *im)
 	}
 	for _, n := range []int{1, 63, 64, 197, 1000} {
-		same(t, y, j, fmt.Sprintf("wide impact %d", n), wideImpact(r, n))
-		same(t, y, j, fmt.Sprintf("wide impacts %d", n), []any{wideImpact(r, n), map[string]any{"x": wideImpact(r, n)}})
+		same(t, y, j, fmt.Sprintf("wide impact %d", n), samples.WideImpact(r, n))
+		same(t, y, j, fmt.Sprintf("wide impacts %d", n), []any{samples.WideImpact(r, n), map[string]any{"x": samples.WideImpact(r, n)}})
 	}
 	same(t, y, j, "nil impact", (*query.Impact)(nil))
 	for i := range 1000 {
@@ -117,7 +118,7 @@ func TestIsLibrary(t *testing.T) {
 		same(t, y, j, fmt.Sprintf("description %d", i), []any{d, *d, map[string]any{"x": d}})
 	}
 	for i := range 300 {
-		l := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: randomString(r, 2), Kind: randomString(r, 2)}}
+		l := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: samples.String(r, 2), Kind: samples.String(r, 2)}}
 		if r.IntN(5) != 0 {
 			l.Items = []query.PolicySummary{}
 			for range r.IntN(4) {
@@ -180,7 +181,7 @@ func TestStatusIsObjects(t *testing.T) {
 //
 //	go test -fuzz FuzzIsLibrary ./pkg/sink/printer/internal/emit/
 func FuzzIsLibrary(f *testing.F) {
-	for _, p := range pieces {
+	for _, p := range samples.Pieces {
 		f.Add(p)
 		f.Add("x" + p + "y")
 		f.Add(p + strings.Repeat(" word", 20) + p)
@@ -200,161 +201,9 @@ func FuzzIsLibrary(f *testing.F) {
 	})
 }
 
-// pieces are the characters and words that change how go-yaml writes a
-// string: indicators, quotes, breaks of every kind, spaces (single,
-// double, leading, trailing), characters that are not printable or not
-// ASCII, and words that read back as something other than a string.
-var pieces = []string{
-	"a", "b", "word", "Z", " ", " ", " ", "  ", "\n", "\n\n", "\r", "\t", ":", ": ", "#", " #", "-", "- ", "?", "? ",
-	"'", `"`, `\`, ",", "[", "]", "{", "}", "&", "*", "!", "|", ">", "%", "@", "`", "0", "7", "12", ".", "_", "e",
-	"é", "日本", "\u0085", "\u00a0", "\u2028", "\u2029", "\ufeff", "\uffff", "😀", "\x00", "\x07", "\x1b", "\x7f", "\xff",
-	"true", "no", "null", "~", "1e3", "0x1F", "0b101", "-0b11", "2006-01-02", "2001-12-14t21:59:43.10-05:00", "1:20",
-	"+.inf", ".5", "<<", "---", "...",
-}
-
-// randomString joins up to n pieces, sometimes words of a sentence long
-// enough to fold.
-func randomString(r *rand.Rand, n int) string {
-	var b strings.Builder
-	if r.IntN(4) == 0 {
-		for range r.IntN(40) {
-			b.WriteString(strings.Repeat("x", r.IntN(12)))
-			b.WriteString(pieces[r.IntN(8)+4]) // mostly spaces
-		}
-		return b.String()
-	}
-	for range r.IntN(n + 1) {
-		b.WriteString(pieces[r.IntN(len(pieces))])
-	}
-	return b.String()
-}
-
-func randomValue(r *rand.Rand, depth int) any {
-	k := r.IntN(10)
-	if depth > 4 {
-		k = r.IntN(6)
-	}
-	switch k {
-	case 0:
-		return nil
-	case 1:
-		return r.IntN(2) == 0
-	case 2:
-		return []any{-7, 0, int64(1) << 62, uint64(1<<64 - 1), 1.5, 1e21, 1e18, 1e-7, math.Copysign(0, -1), 123456789.125}[r.IntN(10)]
-	case 3, 4, 5:
-		return randomString(r, 6)
-	case 6, 7:
-		m := map[string]any{}
-		for range r.IntN(5) {
-			key := randomString(r, 3)
-			if r.IntN(20) == 0 {
-				key = strings.Repeat("k", 120+r.IntN(20)) // around the 128 of simple keys
-			}
-			m[key] = randomValue(r, depth+1)
-		}
-		return m
-	default:
-		var l []any
-		for range r.IntN(4) {
-			l = append(l, randomValue(r, depth+1))
-		}
-		if l == nil {
-			l = []any{}
-		}
-		return l
-	}
-}
-
-// randomImpact is an Impact with every member set or left out at random,
-// strings of every kind the emitter quotes, and before and after values
-// of any shape (randomValue).
-func randomImpact(r *rand.Rand) *query.Impact {
-	str := func() string {
-		if r.IntN(3) == 0 {
-			return ""
-		}
-		return randomString(r, 4)
-	}
-	pref := func() query.PolicyRef {
-		return query.PolicyRef{Group: str(), Kind: str(), Namespace: str(), Name: str()}
-	}
-	ref := func() strata.Ref {
-		return strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str(), Role: str()}
-	}
-	im := &query.Impact{
-		TypeMeta: query.TypeMeta{APIVersion: str(), Kind: str()},
-		Policy:   pref(),
-		Change:   str(),
-		Changed:  query.Count{Targets: r.IntN(1 << 20), Contexts: []int{0, 7, 1 << 53, 1<<53 + 1, 1 << 62, -1}[r.IntN(6)]},
-	}
-	if r.IntN(3) == 0 {
-		im.Also = []query.PolicyRef{}
-		for range r.IntN(3) {
-			im.Also = append(im.Also, pref())
-		}
-	}
-	if r.IntN(5) != 0 {
-		im.Targets = []query.TargetChange{}
-	}
-	for range r.IntN(4) {
-		t := query.TargetChange{PolicyKind: query.GroupKind{Group: str(), Kind: str()}, Target: ref()}
-		if r.IntN(5) != 0 {
-			t.Contexts = []query.ContextChange{}
-		}
-		for range r.IntN(3) {
-			c := query.ContextChange{}
-			if r.IntN(5) != 0 {
-				c.Path = []strata.Ref{}
-				for range r.IntN(3) {
-					c.Path = append(c.Path, ref())
-				}
-			}
-			if r.IntN(5) != 0 {
-				c.Fields = []query.FieldChange{}
-			}
-			for range r.IntN(4) {
-				f := query.FieldChange{Field: str(), BeforeSetBy: str(), AfterSetBy: str()}
-				if r.IntN(4) != 0 {
-					f.Before = randomValue(r, 2)
-				}
-				if r.IntN(4) != 0 {
-					f.After = randomValue(r, 2)
-				}
-				c.Fields = append(c.Fields, f)
-			}
-			t.Contexts = append(t.Contexts, c)
-		}
-		im.Targets = append(im.Targets, t)
-	}
-	return im
-}
-
-// wideImpact is a random Impact with n targets or more, some of which end
-// on a line break (the target's last field, its section name, in a block
-// scalar that keeps its breaks), the last one always.
-func wideImpact(r *rand.Rand, n int) *query.Impact {
-	im := randomImpact(r)
-	im.Targets = []query.TargetChange{}
-	for len(im.Targets) < n {
-		im.Targets = append(im.Targets, randomImpact(r).Targets...)
-	}
-	for i := range im.Targets {
-		switch r.IntN(8) {
-		case 0:
-			im.Targets[i].Target.SectionName = "kept\n\n"
-		case 1:
-			im.Targets[i].Target.SectionName = "kept\n\u2028"
-		case 2:
-			im.Targets[i].Target.SectionName = "\n\n\n"
-		}
-	}
-	im.Targets[len(im.Targets)-1].Target.SectionName = "last\n\n"
-	return im
-}
-
 // randomPolicyDescription is a PolicyDescription with every member
 // present or absent, nil and empty slices and maps, and strings made of
-// the pieces that change go-yaml's choices.
+// the samples.Pieces that change go-yaml's choices.
 //
 // Conditions are drawn from a few half the time, so that descriptions
 // repeat them, in one item and across the items of a List, as a world's
@@ -364,7 +213,7 @@ func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 		if r.IntN(3) == 0 {
 			return ""
 		}
-		return randomString(r, 4)
+		return samples.String(r, 4)
 	}
 	ref := func() strata.Ref {
 		return strata.Ref{Group: str(), Kind: str(), Namespace: str(), Name: str(), SectionName: str(), Role: str()}
@@ -392,7 +241,7 @@ func randomPolicyDescription(r *rand.Rand) *query.PolicyDescription {
 		d.Blocks = []query.Block{}
 		for range r.IntN(3) {
 			b := query.Block{Field: str(), Strategy: str()}
-			if v, ok := randomValue(r, 1).(map[string]any); ok || r.IntN(3) != 0 {
+			if v, ok := samples.Value(r, 1).(map[string]any); ok || r.IntN(3) != 0 {
 				if !ok {
 					v = map[string]any{}
 				}
@@ -462,7 +311,7 @@ func randomFragment(r *rand.Rand) *status.Fragment {
 		if r.IntN(3) == 0 {
 			return ""
 		}
-		return randomString(r, 4)
+		return samples.String(r, 4)
 	}
 	times := []metav1.Time{{}, metav1.NewTime(time.Date(2026, 1, 1, 1, 23, 19, 0, time.UTC)), metav1.NewTime(time.Date(2026, 1, 1, 2, 23, 19, 0, time.FixedZone("x", 3600)))}
 	base := metav1.Condition{Type: "Accepted", Status: metav1.ConditionTrue, Reason: "Accepted", Message: "accepted", ObservedGeneration: 1, LastTransitionTime: times[1]}
@@ -546,7 +395,7 @@ func randomFragment(r *rand.Rand) *status.Fragment {
 	if r.IntN(3) == 0 {
 		f.Annotations = map[string]string{}
 		for range r.IntN(3) {
-			f.Annotations[randomString(r, 3)] = str()
+			f.Annotations[samples.String(r, 3)] = str()
 		}
 	}
 	return f
@@ -554,7 +403,7 @@ func randomFragment(r *rand.Rand) *status.Fragment {
 
 func randomPolicyObject(r *rand.Rand) *status.PolicyObject {
 	src := map[string]any{}
-	if m, ok := randomValue(r, 1).(map[string]any); ok {
+	if m, ok := samples.Value(r, 1).(map[string]any); ok {
 		src = m
 	}
 	src["apiVersion"], src["kind"] = "policies.example.com/v1", "ColorPolicy"
@@ -562,11 +411,11 @@ func randomPolicyObject(r *rand.Rand) *status.PolicyObject {
 	case 0: // no status
 		delete(src, "status")
 	case 1: // a status that is not an object
-		src["status"] = randomString(r, 3)
+		src["status"] = samples.String(r, 3)
 	default: // a status with other members, an old ancestors list perhaps
 		st := map[string]any{}
 		for range r.IntN(3) {
-			st[randomString(r, 3)] = randomValue(r, 3)
+			st[samples.String(r, 3)] = samples.Value(r, 3)
 		}
 		if r.IntN(2) == 0 {
 			st["ancestors"] = []any{map[string]any{"controllerName": "old"}}
@@ -575,11 +424,11 @@ func randomPolicyObject(r *rand.Rand) *status.PolicyObject {
 	}
 	p := &status.PolicyObject{Source: src}
 	for range r.IntN(3) {
-		m, ok := randomValue(r, 3).(map[string]any)
+		m, ok := samples.Value(r, 3).(map[string]any)
 		if !ok {
 			m = map[string]any{}
 		}
-		m["controllerName"] = "other.example.com/" + randomString(r, 2)
+		m["controllerName"] = "other.example.com/" + samples.String(r, 2)
 		p.Theirs = append(p.Theirs, m)
 	}
 	f := randomFragment(r) // its parents' refs and conditions
