@@ -1,0 +1,398 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/internal/spool"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/sink/printer"
+	sinkstatus "github.com/strata-dev/strata/pkg/sink/status"
+)
+
+func newGet(s Streams) *cobra.Command {
+	orig := s
+	s, out := watchable(s)
+	var f sourceFlags
+	l := newListFlags()
+	c := &cobra.Command{
+		Use:   "get (policies [KIND | KIND/NAME] | KIND [NAME...] | KIND/NAME)",
+		Short: "List the policies of every policy kind, with their targets, status and how much they affect",
+		Long: `Lists every policy object of every declared policy kind (or of one, KIND;
+or the policies of kind KIND named NAME, KIND/NAME, as kubectl get TYPE/NAME):
+its targets as written, its class, its status rolled up over its ancestors
+(Accepted, then Enforced, PartiallyEnforced or Overridden), and AFFECTS:
+the number of effective targets and contexts in which it sets a field in
+force (GEP-713: "How many things does this Policy affect?").
+
+As kubectl get TYPE does, get KIND, get KIND NAME... and get KIND/NAME
+list the policies of policy kind KIND (get policies KIND, get policies
+KIND/NAME, for one name or several); KIND is any name describe takes for
+it (retrypolicies, retrypolicy.policies.cupcakes.example, a CRD's short
+name). Names and -l or --field-selector together are refused, as kubectl
+refuses them.
+
+The namespace is -n; -A lists all namespaces; reading files without -n
+lists every namespace of the files. Cluster-scoped policies are always
+listed. -l and --field-selector choose policies as kubectl does.
+
+The output flags are kubectl get's: -o wide adds the kind's group, whether
+Strata manages it and the creation time; --no-headers, --show-labels, -L
+and --sort-by act on the table; -o name, jsonpath, go-template and
+custom-columns print the policy objects themselves (a v1 List), with the
+status.ancestors Strata would write, as strata status prints them; -o
+yaml and json print the PolicyList (docs/cli.md). kubectl's forms (get
+KIND, get KIND NAME..., get KIND/NAME) print the objects for -o yaml and
+json too, as kubectl get TYPE -o yaml does, and a policy named alone as
+itself, not in a List, in every object format.`,
+		Example: `  strata get policies -A -f examples/parable/
+  strata get policies retrypolicy -n baker -f examples/parable/ -o json
+  strata get policies retrypolicy/baker-retries -n baker -f examples/parable/
+  strata get retrypolicies -A -f examples/parable/
+  strata get retrypolicy/icing-retries -n frosting -f examples/parable/ -o yaml
+  strata get policies -A -f examples/parable/ -o wide --sort-by .metadata.name
+  strata get policies -A -f examples/parable/ --field-selector metadata.namespace=frosting -o name
+  strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
+		Args: arity(1, math.MaxInt),
+		RunE: func(c *cobra.Command, args []string) error {
+			said := "get " + strings.Join(args, " ") // as typed, for errors
+			if isPolicies(args[0]) && len(args) > 2 {
+				return wrongArgs(c, args, 2)
+			}
+			// KIND, KIND/NAME or KIND NAME...: the policies of that kind
+			// (and those names).
+			kind, names, err := getArgs(args)
+			if err != nil {
+				return err
+			}
+			if err := l.check(); err != nil {
+				return err
+			}
+			sel, err := l.selection()
+			if err != nil {
+				return err
+			}
+			if len(names) > 0 && !sel.Empty() {
+				return fmt.Errorf("%s: name policies or choose them with -l or --field-selector, not both", said)
+			}
+			f.answersFromRecords = true
+			ns, all := f.namespaceScope()
+			// In one namespace (or with a selector), only the targets
+			// the listed policies reach are computed: their status and
+			// counts are the complete run's (query.StatusScope).
+			var scope func(*engine.Result) []topology.NodeID
+			if !all || !sel.Empty() {
+				scope = func(res *engine.Result) []topology.NodeID {
+					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
+					if kind != "" {
+						k, err := query.ResolveKind(res, f.kindAlias(kind))
+						if err != nil || k.Policy == nil {
+							return nil // the complete run gives the error
+						}
+						filter.Kind = k.Policy
+					}
+					return query.StatusScope(res, filter.Kept(res))
+				}
+			}
+			res, err := f.loadScoped(s, scope)
+			if err != nil {
+				return err
+			}
+			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
+			var only *schema.GroupKind // a kind known from the records only
+			var k query.KindName
+			if kind != "" {
+				var pk *policykind.Kind
+				pk, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
+				k.Policy = pk
+				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
+					only = &gk
+				} else if err != nil {
+					return fmt.Errorf("%s: %w", said, err)
+				} else if err := f.readable(k.Policy.Key()); err != nil {
+					return err
+				} else {
+					filter.Kind = k.Policy
+					gk := k.Policy.Key()
+					only = &gk
+				}
+			}
+			pl := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindPolicyList}, Items: []query.PolicySummary{}}
+			if only == nil || filter.Kind != nil {
+				pl = query.Policies(res, filter)
+			}
+			if f.published != nil {
+				f.published.policies(pl, res, ns, all, only)
+				if len(names) > 0 {
+					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return !slices.Contains(names, p.Name) })
+				}
+			}
+			for _, name := range names {
+				if !slices.ContainsFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name == name }) {
+					return policyNotFound(res, k, only, name, ns, all)
+				}
+			}
+			// The status Strata would write is made only for a format
+			// that may read it: not for a table or names, unless sorted.
+			policies, err := listedPolicies(res, pl, !(l.human() || l.format() == "name") || l.sorted())
+			if err != nil {
+				return err
+			}
+			if !sel.Empty() && f.published != nil {
+				// The policies known from the published records only
+				// have no labels: choose them by name and namespace.
+				items := []query.PolicySummary{}
+				var kept []listedPolicy
+				for i, p := range pl.Items {
+					if u := policies[i].read; sel.Matches(u.GetLabels(), p.Namespace, p.Name) {
+						items, kept = append(items, p), append(kept, policies[i])
+					}
+				}
+				pl.Items, policies = items, kept
+			}
+			kubectlForm := !isPolicies(args[0])
+			return printPolicies(s, l, pl, policies, kubectlForm, kubectlForm && len(names) == 1)
+		},
+	}
+	f.bind(c)
+	l.bind(c)
+	c.ValidArgsFunction = completeGet(&f)
+	withWatch(c, orig, out, &f)
+	return c
+}
+
+// isPolicies reports whether get's first argument is the word
+// "policies" (or its singular or short form).
+func isPolicies(arg string) bool {
+	switch strings.ToLower(arg) {
+	case "policies", "policy", "pol":
+		return true
+	}
+	return false
+}
+
+// getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
+// kubectl's forms with a policy kind for the type, get KIND [NAME...] and
+// get KIND/NAME. kind is "" for the policies of every kind. Whether KIND
+// is a policy kind is known once the input is read (the kinds are
+// declared there); a kind of the hierarchy is refused here.
+func getArgs(args []string) (kind string, names []string, err error) {
+	if isPolicies(args[0]) {
+		if len(args) == 1 {
+			return "", nil, nil
+		}
+		kind, name, named := strings.Cut(args[1], "/")
+		if kind == "" {
+			return "", nil, fmt.Errorf("get policies %q: want a policy kind, KIND or KIND/NAME", args[1])
+		}
+		if !named {
+			return kind, nil, nil
+		}
+		if err := query.CheckSubject(args[1]); err != nil {
+			return "", nil, fmt.Errorf("get policies %w", err)
+		}
+		return kind, []string{name}, nil
+	}
+	kind, name, named := strings.Cut(args[0], "/")
+	if kind == "" {
+		return "", nil, fmt.Errorf("get %q: want policies or a policy kind", args[0])
+	}
+	if gk, ok := query.HierarchyKind(kind); ok {
+		return "", nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
+	}
+	if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
+		return "", nil, fmt.Errorf("get %s: did you mean strata get policies?", args[0])
+	}
+	if named {
+		if len(args) > 1 {
+			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
+		}
+		if err := query.CheckSubject(args[0]); err != nil {
+			return "", nil, fmt.Errorf("get %w", err)
+		}
+		return kind, []string{name}, nil
+	}
+	for i, n := range args[1:] {
+		switch {
+		case n == "":
+			return "", nil, fmt.Errorf("get %s: name %d is empty", args[0], i+1)
+		case strings.Contains(n, "/"):
+			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
+		}
+	}
+	return kind, slices.Clone(args[1:]), nil
+}
+
+// policyNotFound is get policies KIND/NAME's error when no policy of
+// kind k (or only, known from the published records only) is named name
+// in namespace ns (any, with all): the "not found" of describe, with the
+// namespaces that hold one and "did you mean".
+func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
+	switch {
+	case k.Policy == nil:
+		return fmt.Errorf("%s %s not found", only.Kind, name)
+	case all:
+		return query.NotFoundAnywhere(res, k, name)
+	}
+	_, err := query.Resolve(res, strings.ToLower(k.Policy.Kind)+"."+k.Policy.Group+"/"+name, ns)
+	return err
+}
+
+// listedPolicy is one policy get lists: its object as read (for a policy
+// known from the published records only, an object with its kind,
+// namespace and name) and, when the output reads it, the object with the
+// status.ancestors Strata would write.
+type listedPolicy struct {
+	read   *unstructured.Unstructured
+	status *sinkstatus.PolicyObject // nil: as read
+	// recorded: known from the published records only, which the reader
+	// may read where the policy itself is forbidden; read is a stub.
+	recorded bool
+}
+
+// object is the policy object printed: with Strata's status, as strata
+// status prints it, or as read.
+func (p listedPolicy) object() runtime.Object {
+	if p.status != nil {
+		return p.status.Object()
+	}
+	return p.read
+}
+
+// item is object for the List printers (printEach), which write a
+// PolicyObject as it is, without making its map.
+func (p listedPolicy) item() any {
+	if p.status != nil {
+		return p.status
+	}
+	return p.read.Object
+}
+
+// listedPolicies are the policies of l's items, in its order. With
+// status, each policy of a kind Strata manages gets the status.ancestors
+// Strata would write (sinkstatus.ObjectOf), stamped as strata status
+// stamps them by default (the newest creationTimestamp of the input), so
+// that -o yaml or a template reads what kubectl shows once the controller
+// has written it; a policy of a kind Strata does not manage keeps its
+// status as read.
+func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]listedPolicy, error) {
+	byRef := make(map[query.PolicyRef]*policykind.Policy, len(l.Items))
+	for _, p := range l.Items {
+		byRef[p.PolicyRef] = nil
+	}
+	var ps []*policykind.Policy
+	for _, p := range res.Policies {
+		ref := query.PolicyRefOf(p)
+		if _, listed := byRef[ref]; listed && p.Object != nil {
+			byRef[ref] = p
+			ps = append(ps, p)
+		}
+	}
+	var statuses map[*policykind.Policy]*outcome.PolicyStatus
+	var now metav1.Time
+	if status && len(ps) > 0 {
+		var err error
+		if statuses, err = query.Statuses(res, ps); err != nil {
+			return nil, err
+		}
+		now = metav1.NewTime(newest(res))
+	}
+	out := make([]listedPolicy, len(l.Items))
+	for i, item := range l.Items {
+		p := byRef[item.PolicyRef]
+		if p == nil {
+			u := &unstructured.Unstructured{}
+			u.SetAPIVersion(schema.GroupVersion{Group: item.Group}.String())
+			u.SetKind(item.Kind)
+			u.SetNamespace(item.Namespace)
+			u.SetName(item.Name)
+			out[i].read, out[i].recorded = u, true
+			continue
+		}
+		out[i].read = p.Object
+		if st := statuses[p]; st != nil {
+			out[i].status = sinkstatus.ObjectOf(*st, now)
+		}
+	}
+	return out, nil
+}
+
+// printPolicies prints a PolicyList as listFlags ask (see listFlags):
+// policies[i] is l.Items[i]'s. For kubectl's forms (get KIND, get KIND
+// NAME..., get KIND/NAME: asObjects) -o yaml and json print the policy
+// objects, as kubectl get does, rather than the PolicyList; and one, the
+// policy named alone, is printed as itself, not in a List, by every
+// object format (kubectl's single item).
+func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
+	if lf.sorted() {
+		order, err := lf.order(objectsOf(policies))
+		if err != nil {
+			return err
+		}
+		l.Items, policies = reorder(l.Items, order), reorder(policies, order)
+	}
+	if lf.document() && asObjects {
+		// The records hold a policy's effect, not the policy: there is
+		// no object to print, as kubectl get would be refused it.
+		for _, p := range policies {
+			if p.recorded {
+				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), policyID(p.read.GetNamespace(), p.read.GetName()), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())
+			}
+		}
+	}
+	switch {
+	case lf.human() && lf.plain() && colorful(s.Out):
+		return (&viewFlag{}).print(s, l)
+	case lf.human():
+		if len(l.Items) == 0 {
+			_, err := io.WriteString(s.Out, "No policies found.\n")
+			return err
+		}
+		objects := make([]runtime.Object, len(policies))
+		for i, p := range policies {
+			objects[i] = p.read
+		}
+		var buf spool.Spool
+		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
+			return err
+		}
+		_, err := buf.WriteTo(s.Out)
+		return err
+	case lf.document() && !asObjects:
+		return (&viewFlag{format: lf.format()}).print(s, l)
+	case lf.document() && one && len(policies) == 1:
+		u, err := toUnstructured(policies[0].object())
+		if err != nil {
+			return err
+		}
+		return (&viewFlag{format: lf.format()}).print(s, u.Object)
+	case lf.document():
+		// Streamed, as strata status prints its List, in the same bytes.
+		return printEach(s, len(policies), func(i int) any { return policies[i].item() }, lf.format())
+	case one && len(policies) == 1:
+		return lf.printObject(s, policies[0].object())
+	}
+	return lf.printObjects(s, objectsOf(policies))
+}
+
+// objectsOf are the objects of policies, as printed (listedPolicy.object).
+func objectsOf(policies []listedPolicy) []runtime.Object {
+	out := make([]runtime.Object, len(policies))
+	for i, p := range policies {
+		out[i] = p.object()
+	}
+	return out
+}
