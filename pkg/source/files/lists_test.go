@@ -102,7 +102,7 @@ func quickIsSplit(t *testing.T, doc string) {
 	got, gotErr := Documents([]string{"-"}, strings.NewReader(doc))
 	var want []Document
 	var wantErr error
-	for _, r := range splitInputs([]input{{file: "-", b: []byte(doc)}}) {
+	for _, r := range splitInput(nil, "-", []byte(doc)) {
 		if r.err != nil {
 			wantErr = r.err
 			break

@@ -189,3 +189,12 @@ func FuzzTranscode(f *testing.F) {
 		checkTranscode(t, []byte(doc))
 	})
 }
+
+// yamlDocuments is yamlDocumentLines' documents, in a slice.
+func yamlDocuments(b []byte) [][]byte {
+	var docs [][]byte
+	for d := range yamlDocumentLines(b) {
+		docs = append(docs, d)
+	}
+	return docs
+}
