@@ -8,16 +8,10 @@ import (
 )
 
 // This file is the fast path of reading: a YAML-to-JSON transcoder for the
-// block-style subset of YAML that sigs.k8s.io/yaml.Marshal, kubectl and
-// most people write. It exists because the slow path (go-yaml v2 into a
-// generic tree, JSON, a map, JSON again for the typed object) cost about
-// 50 µs and 500 allocations per document of the 20,000-route world of
-// docs/performance.md: 2.4 of the 3.7 s `strata describe` took on it.
-//
-// It is not a YAML parser. It accepts a document only when it can be sure
-// that sigs.k8s.io/yaml.YAMLToJSON would read it to the same value, and
-// refuses (ok == false) anything else, which then takes the slow path:
-// sigs.k8s.io/yaml itself, with its errors. What it accepts:
+// block-style subset of YAML that sigs.k8s.io/yaml.Marshal and kubectl
+// write. It is not a YAML parser: it accepts a document only when
+// sigs.k8s.io/yaml.YAMLToJSON would surely read it to the same value, and
+// refuses anything else, which then takes sigs.k8s.io/yaml. It accepts:
 //
 //	key: value            block mappings, keys plain ([A-Za-z_/][A-Za-z0-9._/-]*,
 //	- item                not a YAML 1.1 bool or null word) or quoted, each key once
@@ -28,22 +22,20 @@ import (
 //	                      bool and null words), canonical decimal integers,
 //	                      single-quoted, double-quoted with \\ \" \n \t \r
 //
-// and it refuses tabs, carriage returns, bytes outside printable ASCII,
-// anchors, aliases, tags, block scalars, multi-line scalars, floats,
-// timestamps, non-empty flow collections, merge keys and documents whose
-// root is not a block mapping. Which is which is checked against
-// sigs.k8s.io/yaml by TestTranscodeMatchesYAML and FuzzTranscode.
+// and refuses tabs, CRs, bytes outside printable ASCII, anchors, aliases,
+// tags, block and multi-line scalars, floats, timestamps, non-empty flow
+// collections, merge keys and roots other than a block mapping
+// (TestTranscodeMatchesYAML, FuzzTranscode).
 
-// header is what a document says about itself at its top, captured while
-// transcoding: enough to choose its decoder without decoding it.
+// header is what a document says about itself, captured while
+// transcoding: enough to choose its decoder.
 type header struct {
 	apiVersion, kind    string // root keys, exact case, as unstructured reads them
 	name, namespace     string // metadata.name, metadata.namespace
 	hasKind, hasVersion bool
 }
 
-// srcLine is one line of content: blank lines and comment lines are
-// dropped before parsing.
+// srcLine is one line of content (blank and comment lines are dropped).
 type srcLine struct {
 	indent int
 	text   []byte // after the indentation; trailing spaces removed
@@ -64,9 +56,8 @@ type transcoder struct {
 // maxDepth bounds nesting; deeper documents take the slow path.
 const maxDepth = 64
 
-// transcode converts raw, one YAML document, to JSON (appended to
-// t.out[:0]) and reports whether it could. On false, nothing about the
-// document may be assumed.
+// transcode converts raw, one YAML document, to JSON in t.out and reports
+// whether it could; on false, nothing about the document may be assumed.
 func (t *transcoder) transcode(raw []byte) bool {
 	t.lines, t.pos, t.out, t.depth, t.hdr = t.lines[:0], 0, t.out[:0], 0, header{}
 	for len(raw) > 0 {
@@ -104,14 +95,13 @@ func (t *transcoder) transcode(raw []byte) bool {
 	return t.hdr.hasKind && t.hdr.hasVersion
 }
 
-// isItem reports whether a line is a block sequence entry: "-" alone or
-// followed by a space.
+// isItem reports whether a line is a block sequence entry ("-" or "- ").
 func isItem(text []byte) bool {
 	return text[0] == '-' && (len(text) == 1 || text[1] == ' ')
 }
 
-// node reads the block node whose first line is the current line, at
-// indentation indent. meta says it is the value of the root's metadata.
+// node reads the block node starting at the current line, at indentation
+// indent; meta says it is the value of the root's metadata.
 func (t *transcoder) node(indent int, meta bool) bool {
 	if t.depth >= maxDepth {
 		return false
@@ -147,8 +137,7 @@ func (t *transcoder) sequence(indent int) bool {
 		}
 		switch {
 		case len(content) == 0:
-			// The entry's node is on the lines below, further indented;
-			// or it is null.
+			// The entry's node is on the lines below, or null.
 			t.pos++
 			if t.pos < len(t.lines) && t.lines[t.pos].indent > indent {
 				if !t.node(t.lines[t.pos].indent, false) {
@@ -158,8 +147,7 @@ func (t *transcoder) sequence(indent int) bool {
 				t.out = append(t.out, "null"...)
 			}
 		case isItem(content) || isKeyLine(content):
-			// "- key: v" and "- - v": a compact node whose first line
-			// starts at col; its other lines are indented to col.
+			// "- key: v" and "- - v": a compact node at column col.
 			t.lines[t.pos] = srcLine{indent: col, text: content}
 			if !t.node(col, false) {
 				return false
@@ -204,8 +192,8 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 		}
 		for _, k := range t.keys[depth] {
 			// Duplicates, and keys equal but for case (encoding/json
-			// folds them onto one field; the typed decoders, matching
-			// names in their case, do not): the slow path decides those.
+			// folds them, the typed decoders do not): the slow path
+			// decides those.
 			if equalFoldASCII(k, key) {
 				return false
 			}
@@ -218,8 +206,7 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 		t.out = appendJSONString(t.out, key)
 		t.out = append(t.out, ':')
 
-		// The header: apiVersion and kind at the root, name and namespace
-		// in the root's metadata. Their values must be strings.
+		// The header's values must be strings.
 		var capture *string
 		switch {
 		case depth == 0 && string(key) == "apiVersion":
@@ -236,8 +223,8 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 			if capture != nil {
 				return false
 			}
-			// The value is on the lines below: further indented, or a
-			// sequence at this same indentation; else it is null.
+			// The value is below: further indented, a sequence at this
+			// indentation, or null.
 			t.pos++
 			switch {
 			case t.pos < len(t.lines) && t.lines[t.pos].indent > indent:
@@ -273,8 +260,8 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 	return true
 }
 
-// jsonStringValue returns the string a JSON string literal without escapes
-// holds; a string with escapes, or any other value, is not returned.
+// jsonStringValue returns the string a JSON string literal without
+// escapes holds.
 func jsonStringValue(js []byte) (string, bool) {
 	if len(js) < 2 || js[0] != '"' || js[len(js)-1] != '"' {
 		return "", false
@@ -314,9 +301,8 @@ func isKeyLine(text []byte) bool {
 	if ok {
 		return true
 	}
-	// A plain scalar with ": " in it, or a quoted key, that splitKey
-	// refused: not a scalar the fast path takes either way, so say "key"
-	// and let the mapping refuse it.
+	// A plain scalar with ": " or a quoted key that splitKey refused: the
+	// mapping refuses it.
 	return containsColonSpace(text)
 }
 
@@ -330,8 +316,7 @@ func containsColonSpace(text []byte) bool {
 }
 
 // splitKey splits "key: rest" (or "key:") into the key's string and the
-// value text, trimmed. Keys are plain scalars that YAML 1.1 resolves to a
-// string (see plainKey), or single- or double-quoted scalars.
+// value text, trimmed; keys are plainKey or quoted.
 func splitKey(text []byte) (key, rest []byte, ok bool) {
 	var n int
 	switch text[0] {
@@ -364,9 +349,8 @@ func splitKey(text []byte) (key, rest []byte, ok bool) {
 	return key, rest, true
 }
 
-// plainKey reports whether k, a plain scalar used as a key, is one the
-// fast path takes: a string to YAML 1.1 (go-yaml v2's resolve), not the
-// merge key "<<", and short enough for a YAML simple key (1024).
+// plainKey reports whether k, a plain key, is a string to YAML 1.1 (not
+// "<<") short enough for a YAML simple key (1024).
 func plainKey(k []byte) bool {
 	if len(k) == 0 || len(k) > 1000 {
 		return false
@@ -385,12 +369,8 @@ func plainKey(k []byte) bool {
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
-// yaml11Word returns the JSON of v when it is a plain scalar that go-yaml
-// v2 (YAML 1.1) resolves to a bool or null rather than a string, and ""
-// otherwise; the words are go.yaml.in/yaml/v2 resolve.go's (the float
-// words start with '.', '+' or '-', which the fast path refuses anyway).
-// A switch, not a map: it is asked of every key and plain value, and
-// compares lengths before bytes.
+// yaml11Word returns the JSON of v when go-yaml v2 (YAML 1.1, resolve.go)
+// resolves the plain scalar to a bool or null, and "" otherwise.
 func yaml11Word(v []byte) string {
 	switch string(v) {
 	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON":
@@ -452,8 +432,7 @@ func (t *transcoder) scalar(text []byte) bool {
 }
 
 // plainEnd returns the plain scalar text starts with, without a trailing
-// comment, or nil if it is not one the fast path takes: ": " inside or
-// ":" at its end make it a mapping (an error in a value).
+// comment, or nil when ": " or a final ":" make it a mapping.
 func plainEnd(text []byte) []byte {
 	end := len(text)
 	for i := 1; i < len(text); i++ {
@@ -473,9 +452,7 @@ func plainEnd(text []byte) []byte {
 }
 
 // canonicalInt reports whether v is an integer written as JSON writes it
-// (0, or an optional '-' and digits without a leading 0) that fits an
-// int64: YAML 1.1 reads those as the same integer. Octal, hex, '+',
-// underscores and big numbers are left to the slow path.
+// that fits an int64, which YAML 1.1 reads as the same integer.
 func canonicalInt(v []byte) bool {
 	d := v
 	if len(d) > 0 && d[0] == '-' {
@@ -496,9 +473,8 @@ func canonicalInt(v []byte) bool {
 }
 
 // notNumber reports whether v, a plain scalar starting with a digit, is
-// sure to be a string to go-yaml v2: not a timestamp (those start with
-// four digits and '-'), and holding a byte that no integer (decimal, 0x,
-// 0o, 0b, with '_') nor float can hold.
+// surely a string to go-yaml v2: not a timestamp, and holding a byte no
+// integer nor float can hold.
 func notNumber(v []byte) bool {
 	if len(v) >= 5 && isDigit(v[0]) && isDigit(v[1]) && isDigit(v[2]) && isDigit(v[3]) && v[4] == '-' {
 		return false
@@ -511,8 +487,7 @@ func notNumber(v []byte) bool {
 	return false
 }
 
-// onlyComment reports whether what follows a value is nothing, or spaces
-// and a comment.
+// onlyComment reports whether what follows a value is nothing or a comment.
 func onlyComment(rest []byte) bool {
 	if len(rest) == 0 {
 		return true
@@ -526,9 +501,8 @@ func onlyComment(rest []byte) bool {
 	return len(rest) == 0 || rest[0] == '#'
 }
 
-// quoted reads a single- or double-quoted scalar that ends on its line.
-// It returns the string, the number of bytes read, and false for
-// multi-line scalars and escapes other than \\ \" \n \t \r.
+// quoted reads a quoted scalar that ends on its line: the string and the
+// bytes read, or false for escapes other than \\ \" \n \t \r.
 func quoted(text []byte) (s []byte, n int, ok bool) {
 	q := text[0]
 	var out []byte
@@ -571,7 +545,6 @@ func quoted(text []byte) (s []byte, n int, ok bool) {
 // appendJSONString appends s as a JSON string.
 func appendJSONString(dst, s []byte) []byte {
 	dst = append(dst, '"')
-	// Most keys and values need no escape: their bytes go at once.
 	clean := 0
 	for clean < len(s) && s[clean] >= 0x20 && s[clean] != '"' && s[clean] != '\\' {
 		clean++

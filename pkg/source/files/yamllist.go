@@ -11,14 +11,11 @@ import (
 // span is where an item is in a List document: text[start:end].
 type span struct{ start, end int }
 
-// blockList splits a block-style YAML List, as `kubectl get -o yaml` and
-// sigs.k8s.io/yaml.Marshal write it, into its header (the document with
-// its items left out) and the text of each item, de-indented into a
-// document of its own, so that the items are parsed one by one on
-// the transcoder's fast path rather than by one YAML parse of the whole
-// dump (ten times as slow for the 46,000 objects of the performance
-// world). It recognizes only this shape, a root key `items:` followed by
-// block sequence entries at one indentation:
+// blockList splits a block-style YAML List, as `kubectl get -o yaml`
+// writes it, into its header (the document without its items) and each
+// item de-indented into a document of its own, so that the items take the
+// transcoder's fast path one by one. It recognizes only a root key
+// `items:` followed by block sequence entries at one indentation:
 //
 //	apiVersion: v1
 //	items:
@@ -27,8 +24,7 @@ type span struct{ start, end int }
 //	  ...
 //	kind: List
 //
-// and answers ok == false for anything else, which the caller reads with
-// the YAML parser as before.
+// and answers ok == false for anything else.
 func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 	header, spans, marker, ok := blockListSpans(raw)
 	if !ok {
@@ -43,9 +39,8 @@ func blockList(raw []byte) (header []byte, items [][]byte, ok bool) {
 	return header, items, true
 }
 
-// blockListSpans is the first half of blockList: the header, where each
-// item's lines are in raw, and the indentation of the items' "-"
-// markers. blockItem makes each item's document of its lines.
+// blockListSpans is the first half of blockList: the header, the spans
+// of the items in raw, and the indentation of their "-" markers.
 func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok bool) {
 	if otherBreaks(raw) {
 		return nil, nil, 0, false
@@ -70,12 +65,11 @@ func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok boo
 		cur := len(items) > 0 && items[len(items)-1].end == lineStart // an item is open
 		switch {
 		case cur && indent >= marker+2:
-			// The item's own line, whatever it holds: a blank line or a
-			// comment-like line may be a block scalar's content.
+			// The item's own line, whatever it holds (maybe a block
+			// scalar's content).
 			items[len(items)-1].end = pos
 		case len(trimmed) == 0 || trimmed[0] == '#':
-			// Less indented than any item content: a comment or blank
-			// (an empty line of the item's document).
+			// A comment or blank, less indented than any item content.
 			if cur {
 				items[len(items)-1].end = pos
 			}
@@ -101,21 +95,16 @@ func blockListSpans(raw []byte) (header []byte, items []span, marker int, ok boo
 	return hdr.Bytes(), items, marker, true
 }
 
-// otherBreaks reports whether raw holds a line break other than "\n":
-// a "\r" (alone, or before "\n"), or one of the breaks of YAML 1.1 that
-// go-yaml v2 counts (NEL, LS, PS). The split above reads lines at "\n"
-// only, where the YAML parser would see more ("- \r-" is two entries).
+// otherBreaks reports whether raw holds a line break other than "\n"
+// that go-yaml v2 counts ("\r", NEL, LS, PS), which the split would miss.
 func otherBreaks(raw []byte) bool {
 	return bytes.IndexByte(raw, '\r') >= 0 || bytes.Contains(raw, []byte("\u0085")) ||
 		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
 }
 
 // rootKey reports whether a line at column 0 after the items is plainly
-// the next key of the root mapping: a plain key of the characters
-// kubectl's keys are made of, or a quoted one without quotes inside,
-// then ":" and a space or the line's end. Anything else there (a block
-// scalar's "|" under an empty "-" entry, which the YAML parser reads as
-// that entry's value, say) is left to the parser.
+// the next key of the root mapping: a plain key of kubectl's characters,
+// or a quoted one without quotes inside, then ":" and a space or the end.
 func rootKey(line []byte) bool {
 	end := 0
 	switch {
@@ -136,18 +125,12 @@ func rootKey(line []byte) bool {
 	return end < len(line) && line[end] == ':' && (end+1 == len(line) || line[end+1] == ' ')
 }
 
-// blockItem is the document of one item of a block List, whose lines
-// are lines and whose "-" marker is at column marker: its first line
-// without the marker, the others de-indented; lines less indented than
-// its content (blank, or comments) are empty lines. Line ends are kept as
-// they are (a block scalar at the end of the file has none).
-//
-// ok is false when the document would not read as the item does, for
-// what column 0 means to the YAML parser: a line there that is a
-// document marker ("---", "...") or a directive ("%"), and a block
-// scalar (or a tag or an anchor, which may start one) as the item's
-// content, whose lines at column 0 are not a root block scalar's ("- |"
-// then "  0" is "0" in the List, "" on its own).
+// blockItem is the document of one item of a block List whose "-" marker
+// is at column marker: its first line without the marker, the others
+// de-indented, lines less indented than its content made empty. ok is
+// false when the document would not read as the item does: a line at
+// column 0 that is a document marker or a directive, or content that is
+// (or may start) a block scalar, whose column 0 means otherwise.
 func blockItem(lines []byte, marker int) (doc []byte, ok bool) {
 	cut := marker + 2
 	out := make([]byte, 0, len(lines))
@@ -155,8 +138,7 @@ func blockItem(lines []byte, marker int) (doc []byte, ok bool) {
 	for line := range bytes.Lines(lines) {
 		var text []byte // the line as the document has it
 		if first {
-			// "- content": what follows "- " (or "-"), as if indented
-			// to the item's content.
+			// "- content": what follows "- " (or "-").
 			first = false
 			t := bytes.TrimRight(line, "\n")
 			trimmed := bytes.TrimLeft(t, " ")
@@ -183,9 +165,8 @@ func blockItem(lines []byte, marker int) (doc []byte, ok bool) {
 	return out, true
 }
 
-// columnZero reports whether a line means something else at column 0 of
-// a document than as content: a document marker ("---" or "..." alone or
-// before a blank) or a directive ("%...").
+// columnZero reports whether a line at column 0 of a document is a
+// document marker ("---", "...") or a directive ("%...").
 func columnZero(line []byte) bool {
 	if len(line) > 0 && line[0] == '%' {
 		return true
@@ -197,10 +178,9 @@ func columnZero(line []byte) bool {
 }
 
 // parseBlockList reads a YAML List document split by blockList: the
-// header's map with `items` set to the items' values, parsed on every
-// core. ok is false when the header is not a List or an item does not
-// parse on its own (an alias of another item's anchor, say): the caller
-// then reads the whole document with the YAML parser, errors included.
+// header's map with `items` set to the items' values. ok is false when the
+// header is not a List or an item does not parse on its own (an alias of
+// another item's anchor, say).
 func parseBlockList(raw []byte) (map[string]any, bool) {
 	header, items, ok := blockList(raw)
 	if !ok {
