@@ -10,7 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
-	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
@@ -311,16 +310,7 @@ func backends(g *topology.Graph, c *candidate, refs []backendView) []Backend {
 	out := make([]Backend, 0, len(refs))
 	for _, bv := range refs {
 		b := bv.ref
-		ref := strata.Ref{Group: hierarchy.CoreGroup, Kind: "Service", Namespace: c.view.namespace, Name: string(b.Name)}
-		if b.Group != nil {
-			ref.Group = string(*b.Group)
-		}
-		if b.Kind != nil {
-			ref.Kind = string(*b.Kind)
-		}
-		if b.Namespace != nil {
-			ref.Namespace = string(*b.Namespace)
-		}
+		ref := backendRef(b.BackendObjectReference, c.view.namespace)
 		be := Backend{Ref: ref, Weight: weightOf(b.Weight), Node: topology.None}
 		if b.Port != nil {
 			be.Port = int32(*b.Port)

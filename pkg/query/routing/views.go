@@ -13,9 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// routeView is what matching reads of a route of either kind Route
-// simulates: one row per kind in views, so that hostnames, precedence,
-// ties and backends are written once.
+// routeView is what matching reads of a route of any kind Route
+// simulates, so that hostnames, precedence and backends are written once.
 type routeView struct {
 	gk        schema.GroupKind
 	kind      string
@@ -23,9 +22,7 @@ type routeView struct {
 	name      string
 	created   time.Time
 	hostnames []gwv1.Hostname
-	// hostnamed: the kind has spec.hostnames (HTTPRoute, GRPCRoute,
-	// TLSRoute).
-	hostnamed bool
+	hostnamed bool // the kind has spec.hostnames
 	rules     []ruleView
 }
 
@@ -44,16 +41,14 @@ type backendView struct {
 	filters []gwv1.HTTPRouteFilter
 }
 
-// matchView is one match: as written, and the test of a request against
-// it, which says which condition fails ("" when it matches) and fills
-// the candidate's precedence fields.
+// matchView is one match: as written, and its test of a request (which
+// condition fails, "" when it matches; it fills the candidate).
 type matchView struct {
 	cond string
 	miss func(r *Request, c *candidate) string
 }
 
-// views are the route kinds Route simulates, each with the reading of
-// its objects.
+// views are the route kinds Route simulates, with their readings.
 var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 	hierarchy.HTTPRouteKind: func(obj any) (routeView, bool) {
 		rt, ok := obj.(*gwv1.HTTPRoute)
@@ -108,45 +103,40 @@ var views = map[schema.GroupKind]func(obj any) (routeView, bool){
 		if !ok {
 			return routeView{}, false
 		}
-		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
-		for i, r := range rt.Spec.Rules {
-			names[i], backends[i] = r.Name, r.BackendRefs
-		}
-		return connectionView(hierarchy.TLSRouteKind, &rt.ObjectMeta, rt.Spec.Hostnames, names, backends), true
+		return connectionView(hierarchy.TLSRouteKind, &rt.ObjectMeta, rt.Spec.Hostnames, len(rt.Spec.Rules), func(i int) (*gwv1.SectionName, []gwv1.BackendRef) {
+			return rt.Spec.Rules[i].Name, rt.Spec.Rules[i].BackendRefs
+		}), true
 	},
 	hierarchy.TCPRouteKind: func(obj any) (routeView, bool) {
 		rt, ok := obj.(*gwv1.TCPRoute)
 		if !ok {
 			return routeView{}, false
 		}
-		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
-		for i, r := range rt.Spec.Rules {
-			names[i], backends[i] = r.Name, r.BackendRefs
-		}
-		return connectionView(hierarchy.TCPRouteKind, &rt.ObjectMeta, nil, names, backends), true
+		return connectionView(hierarchy.TCPRouteKind, &rt.ObjectMeta, nil, len(rt.Spec.Rules), func(i int) (*gwv1.SectionName, []gwv1.BackendRef) {
+			return rt.Spec.Rules[i].Name, rt.Spec.Rules[i].BackendRefs
+		}), true
 	},
 	hierarchy.UDPRouteKind: func(obj any) (routeView, bool) {
 		rt, ok := obj.(*gwv1.UDPRoute)
 		if !ok {
 			return routeView{}, false
 		}
-		names, backends := make([]*gwv1.SectionName, len(rt.Spec.Rules)), make([][]gwv1.BackendRef, len(rt.Spec.Rules))
-		for i, r := range rt.Spec.Rules {
-			names[i], backends[i] = r.Name, r.BackendRefs
-		}
-		return connectionView(hierarchy.UDPRouteKind, &rt.ObjectMeta, nil, names, backends), true
+		return connectionView(hierarchy.UDPRouteKind, &rt.ObjectMeta, nil, len(rt.Spec.Rules), func(i int) (*gwv1.SectionName, []gwv1.BackendRef) {
+			return rt.Spec.Rules[i].Name, rt.Spec.Rules[i].BackendRefs
+		}), true
 	},
 }
 
-// connectionView is the view of a TLSRoute, TCPRoute or UDPRoute: rules
-// without matches (each serves every connection its route accepts: a
-// TLSRoute's by its hostnames, the SNI) and without filters.
-func connectionView(gk schema.GroupKind, meta *metav1.ObjectMeta, hostnames []gwv1.Hostname, names []*gwv1.SectionName, backends [][]gwv1.BackendRef) routeView {
+// connectionView is the view of a TLSRoute, TCPRoute or UDPRoute, whose n
+// rules have no matches (each serves every connection its route accepts)
+// nor filters.
+func connectionView(gk schema.GroupKind, meta *metav1.ObjectMeta, hostnames []gwv1.Hostname, n int, rule func(int) (*gwv1.SectionName, []gwv1.BackendRef)) routeView {
 	v := routeView{gk: gk, kind: gk.Kind, namespace: meta.Namespace, name: meta.Name, created: meta.CreationTimestamp.Time,
 		hostnames: hostnames, hostnamed: gk == hierarchy.TLSRouteKind}
-	for i, name := range names {
+	for i := range n {
+		name, backends := rule(i)
 		rv := ruleView{name: ruleName(i, name), matches: []matchView{{cond: "any connection", miss: func(*Request, *candidate) string { return "" }}}}
-		for _, b := range backends[i] {
+		for _, b := range backends {
 			rv.backends = append(rv.backends, backendView{ref: b})
 		}
 		v.rules = append(v.rules, rv)
@@ -154,9 +144,8 @@ func connectionView(gk schema.GroupKind, meta *metav1.ObjectMeta, hostnames []gw
 	return v
 }
 
-// grpcFilters are GRPCRoute filters as the HTTPRoute filters they are:
-// the same types (RequestHeaderModifier, ResponseHeaderModifier,
-// RequestMirror, ExtensionRef) with the same fields.
+// grpcFilters are GRPCRoute filters as the HTTPRoute filters they are
+// (the same types and fields).
 func grpcFilters(fs []gwv1.GRPCRouteFilter) []gwv1.HTTPRouteFilter {
 	if len(fs) == 0 {
 		return nil
