@@ -16,24 +16,18 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Outcome is what a rule's filters (HTTPRouteRule.filters,
-// GRPCRouteRule.filters), or a backendRef's own (HTTPBackendRef.filters,
-// GRPCBackendRef.filters), do to the request, applied in the order they
-// are written ("Wherever possible, implementations SHOULD implement
-// filters in the order they are specified"): the request the backends
-// receive, or the answer the Gateway gives itself, and the copies it
-// sends to mirrors. The zero Outcome is that of no filter.
+// Outcome is what a rule's filters, or a backendRef's own, do to the
+// request, applied in the order they are written ("Wherever possible,
+// implementations SHOULD implement filters in the order they are
+// specified"). The zero Outcome is that of no filter.
 type Outcome struct {
-	// Filters are the filters, in order, with what each does to this
-	// request.
+	// Filters are the filters, in order, with what each does.
 	Filters []FilterStep `json:"filters,omitempty"`
 	// Forwarded is the request as the backends receive it; nil when a
-	// filter answers (Response), or when there is no filter (the request
-	// is then forwarded as it came).
+	// filter answers, or when there is no filter.
 	Forwarded *Forwarded `json:"forwarded,omitempty"`
-	// Response is the answer the Gateway gives itself instead of
-	// forwarding the request: a RequestRedirect, or a CORS preflight.
-	// No backend is reached.
+	// Response is the answer the Gateway gives itself (a RequestRedirect,
+	// a CORS preflight): no backend is reached.
 	Response *Response `json:"response,omitempty"`
 	// Mirrors receive a copy of the forwarded request; their responses
 	// are ignored (RequestMirror).
@@ -46,31 +40,24 @@ type Outcome struct {
 // FilterStep is one filter and what it does to the request simulated.
 type FilterStep struct {
 	Type string `json:"type"`
-	// Effect says what it does, e.g. "set x-env: canary; remove
-	// x-debug", or why it does nothing to this request.
+	// Effect says what it does ("set x-env: canary"), or why nothing.
 	Effect string `json:"effect"`
-	// Problem says why the filter is invalid as written: Gateway API
-	// then has the route (or rule) not Accepted, or the requests it
-	// would process answered with an error.
+	// Problem says why the filter is invalid as written.
 	Problem string `json:"problem,omitempty"`
 }
 
 // Forwarded is a request as a backend receives it.
 type Forwarded struct {
 	Method string `json:"method"`
-	// Host is the Host header (the :authority of HTTP/2), with the port
-	// when the client gave one.
-	Host string `json:"host"`
-	// Path is the path and query.
-	Path    string      `json:"path"`
+	// Host is the Host header (HTTP/2's :authority), with any port.
+	Host    string      `json:"host"`
+	Path    string      `json:"path"` // and query
 	Headers http.Header `json:"headers,omitempty"`
 }
 
 // Response is an answer the Gateway gives without reaching a backend.
 type Response struct {
-	// Filter is the filter that answers: RequestRedirect, or CORS for a
-	// preflight request.
-	Filter     string `json:"filter"`
+	Filter     string `json:"filter"` // RequestRedirect, or CORS
 	StatusCode int    `json:"statusCode"`
 	// Location is a redirect's Location header.
 	Location string `json:"location,omitempty"`
@@ -80,9 +67,7 @@ type Response struct {
 type Mirror struct {
 	Ref  strata.Ref `json:"ref"`
 	Port int32      `json:"port,omitempty"`
-	// Share is the part of the requests mirrored: "100%", "50%", or
-	// "1/3" for a fraction.
-	Share string `json:"share"`
+	Share string `json:"share"` // "100%", "50%", or "1/3" for a fraction
 	// Problem says why nothing is mirrored there.
 	Problem string `json:"problem,omitempty"`
 }
@@ -94,10 +79,9 @@ type PathMatch struct {
 	Value string
 }
 
-// Apply returns the outcome of filters on req, as the winning match
-// (whose path condition is m) selected it: req is the request as the
-// Gateway received it, its Port the listener's. GRPCRoute filters are
-// given as the HTTPRoute filters they are (the same types and fields).
+// Apply returns the outcome of filters on req (as the Gateway received
+// it, its Port the listener's), selected by a match whose path condition
+// is m. GRPCRoute filters are given as the HTTPRoute filters they are.
 func Apply(req Request, m PathMatch, filters []gwv1.HTTPRouteFilter) Outcome {
 	if len(filters) == 0 {
 		return Outcome{}
@@ -105,8 +89,8 @@ func Apply(req Request, m PathMatch, filters []gwv1.HTTPRouteFilter) Outcome {
 	return applyTo(forwardedOf(req), req, m, filters)
 }
 
-// forwardedOf is the request as it came: the Host header as sent (the
-// URL's authority, or the -H Host), the raw path and query.
+// forwardedOf is the request as it came: the Host header as sent, the
+// raw path and query.
 func forwardedOf(req Request) *Forwarded {
 	f := &Forwarded{Method: req.Method, Host: req.Host, Path: req.Path}
 	raw := ""
@@ -131,9 +115,8 @@ func forwardedOf(req Request) *Forwarded {
 	return f
 }
 
-// applyTo applies filters to fw, a request as forwarded so far (by the
-// rule's filters, for a backend's own): req is the request as the
-// Gateway received it.
+// applyTo applies filters to fw, the request as forwarded so far; req is
+// the request as the Gateway received it.
 func applyTo(fw *Forwarded, req Request, m PathMatch, filters []gwv1.HTTPRouteFilter) Outcome {
 	out := Outcome{Forwarded: fw}
 	seen := map[gwv1.HTTPRouteFilterType]bool{}
@@ -211,8 +194,7 @@ func extensionName(e *gwv1.LocalObjectReference) string {
 	return string(e.Kind) + "." + string(e.Group) + " " + string(e.Name)
 }
 
-// missing is the problem of a filter whose type names a field that is
-// not set.
+// missing is the problem of a filter whose type's field is not set.
 func missing(field string) string {
 	return field + " is not set: the filter is invalid"
 }
@@ -229,23 +211,19 @@ func requestHeaders(fw *Forwarded, hf *gwv1.HTTPHeaderFilter, problem string) (s
 	if fw.Headers == nil {
 		fw.Headers = http.Header{}
 	}
-	for _, h := range hf.Set {
-		if isHost(string(h.Name)) {
+	for i, h := range slices.Concat(hf.Set, hf.Add) {
+		k := textproto.CanonicalMIMEHeaderKey(string(h.Name))
+		switch {
+		case k == "Host": // one Host: adding one replaces it
 			fw.Host = h.Value
-			continue
+		case i < len(hf.Set):
+			fw.Headers[k] = []string{h.Value}
+		default:
+			fw.Headers[k] = append(fw.Headers[k], h.Value)
 		}
-		fw.Headers[canonical(string(h.Name))] = []string{h.Value}
-	}
-	for _, h := range hf.Add {
-		if isHost(string(h.Name)) { // one Host: adding one replaces it
-			fw.Host = h.Value
-			continue
-		}
-		k := canonical(string(h.Name))
-		fw.Headers[k] = append(fw.Headers[k], h.Value)
 	}
 	for _, name := range hf.Remove {
-		delete(fw.Headers, canonical(name))
+		delete(fw.Headers, textproto.CanonicalMIMEHeaderKey(name))
 	}
 	if len(fw.Headers) == 0 {
 		fw.Headers = nil
@@ -253,12 +231,8 @@ func requestHeaders(fw *Forwarded, hf *gwv1.HTTPHeaderFilter, problem string) (s
 	return headerActions(hf), orProblem(problem, repeatedHeader(hf))
 }
 
-func canonical(name string) string { return textproto.CanonicalMIMEHeaderKey(name) }
-
-func isHost(name string) bool { return strings.EqualFold(name, "host") }
-
-// responseHeaders notes a ResponseHeaderModifier: the response is not
-// simulated, the changes to it are listed.
+// responseHeaders lists a ResponseHeaderModifier's changes; the response
+// is not simulated.
 func responseHeaders(out *Outcome, hf *gwv1.HTTPHeaderFilter, problem string) (string, string) {
 	if hf == nil {
 		return "none", orProblem(problem, missing("responseHeaderModifier"))
@@ -305,14 +279,10 @@ func headerActions(hf *gwv1.HTTPHeaderFilter) string {
 func repeatedHeader(hf *gwv1.HTTPHeaderFilter) string {
 	seen := map[string]bool{}
 	names := make([]string, 0, len(hf.Set)+len(hf.Add)+len(hf.Remove))
-	for _, h := range hf.Set {
+	for _, h := range slices.Concat(hf.Set, hf.Add) {
 		names = append(names, string(h.Name))
 	}
-	for _, h := range hf.Add {
-		names = append(names, string(h.Name))
-	}
-	names = append(names, hf.Remove...)
-	for _, n := range names {
+	for _, n := range append(names, hf.Remove...) {
 		k := strings.ToLower(n)
 		if seen[k] {
 			return fmt.Sprintf("more than one action for header %s: the filter is invalid", n)
@@ -375,9 +345,7 @@ func splitQuery(p string) (string, string) {
 	return p, ""
 }
 
-// rewrite applies a URLRewrite: "Hostname is the value to be used to
-// replace the Host header value during forwarding", and the path
-// modifier.
+// rewrite applies a URLRewrite: the Host header and the path modifier.
 func rewrite(fw *Forwarded, m PathMatch, rw *gwv1.HTTPURLRewriteFilter, problem string) (string, string) {
 	if rw == nil {
 		return "none", orProblem(problem, missing("urlRewrite"))
@@ -403,15 +371,12 @@ func rewrite(fw *Forwarded, m PathMatch, rw *gwv1.HTTPURLRewriteFilter, problem 
 	return strings.Join(parts, "; "), problem
 }
 
-// redirect answers with a RequestRedirect: the scheme ("When empty, the
-// scheme of the request is used"), the hostname ("When empty, the
-// hostname in the Host header of the request is used"), the path
-// modifier, the port ("If redirect scheme is not-empty, the redirect
-// port MUST be the well-known port associated with the redirect scheme
-// ... If redirect scheme is empty, the redirect port MUST be the Gateway
-// Listener port"; not written when it is the scheme's well-known one),
-// and the status code (default 302). The query is kept: Gateway API says
-// nothing of it, and Envoy keeps it.
+// redirect answers with a RequestRedirect: the scheme and hostname (the
+// request's when empty), the path modifier, the port ("If redirect scheme
+// is not-empty, the redirect port MUST be the well-known port associated
+// with the redirect scheme ... If redirect scheme is empty, the redirect
+// port MUST be the Gateway Listener port"; not written when well-known)
+// and the status code (default 302). The query is kept, as Envoy does.
 func redirect(out *Outcome, req Request, fw *Forwarded, m PathMatch, rr *gwv1.HTTPRequestRedirectFilter, problem string) (string, string) {
 	if rr == nil {
 		return "none", orProblem(problem, missing("requestRedirect"))
@@ -503,8 +468,7 @@ func backendRef(b gwv1.BackendObjectReference, ns string) strata.Ref {
 }
 
 // backendName writes a backend as the Backends table does, with its
-// port: "Service shop/audit:8080" (the namespace is the route's when
-// ns, which may be empty, does not name it).
+// port: "Service shop/audit:8080".
 func backendName(b gwv1.BackendObjectReference, ns string) string {
 	ref := backendRef(b, ns)
 	s := ref.Kind + " "
@@ -519,10 +483,9 @@ func backendName(b gwv1.BackendObjectReference, ns string) string {
 }
 
 // resolveMirrors fills the mirrors' namespaces (the route's) and their
-// problems, as backends are resolved: a Service that exists, in the
-// route's namespace or allowed by a ReferenceGrant (HTTPRequestMirrorFilter
-// .backendRef: "If the referent cannot be found, this BackendRef is
-// invalid and must be dropped").
+// problems, as backends are resolved (HTTPRequestMirrorFilter.backendRef:
+// "If the referent cannot be found, this BackendRef is invalid and must
+// be dropped").
 func resolveMirrors(g *topology.Graph, routeKind schema.GroupKind, ns string, ms []Mirror) {
 	for i := range ms {
 		m := &ms[i]
@@ -544,17 +507,13 @@ func resolveMirrors(g *topology.Graph, routeKind schema.GroupKind, ns string, ms
 	}
 }
 
-// cors applies a CORS filter (HTTPCORSFilter) to a request that carries
-// an Origin header: when the origin is one of allowOrigins, the response
-// gets Access-Control-Allow-Origin (the origin, which every
-// configuration allows), Access-Control-Allow-Credentials when
-// allowCredentials, and, for an actual request, Access-Control-Expose-
-// Headers. A preflight request (OPTIONS with Origin and
-// Access-Control-Request-Method) is answered by the Gateway ("The status
-// code of a successful response to a "preflight" request is always an OK
-// status (i.e., 204 or 200)"), with Access-Control-Allow-Methods,
-// -Allow-Headers and -Max-Age (default 5); an origin not allowed gets no
-// CORS header, and the browser does not send the actual request.
+// cors applies a CORS filter (HTTPCORSFilter) to a request with an Origin
+// header: an allowed origin gets Access-Control-Allow-Origin, -Allow-
+// Credentials and, for an actual request, -Expose-Headers. A preflight
+// (OPTIONS with Origin and Access-Control-Request-Method) is answered by
+// the Gateway ("always an OK status (i.e., 204 or 200)") with -Allow-
+// Methods, -Allow-Headers and -Max-Age (default 5). An origin not allowed
+// gets no CORS header.
 func cors(out *Outcome, req Request, c *gwv1.HTTPCORSFilter, problem string) (string, string) {
 	if c == nil {
 		return "none", orProblem(problem, missing("cors"))
@@ -595,18 +554,10 @@ func cors(out *Outcome, req Request, c *gwv1.HTTPCORSFilter, problem string) (st
 		return strings.Join(vals, ", "), len(vals) > 0
 	}
 	if preflight {
-		methods := make([]string, len(c.AllowMethods))
-		for i, m := range c.AllowMethods {
-			methods[i] = string(m)
-		}
-		if v, ok := list(methods, reqMethod); ok {
+		if v, ok := list(strs(c.AllowMethods), reqMethod); ok {
 			set = append(set, gwv1.HTTPHeader{Name: "Access-Control-Allow-Methods", Value: v})
 		}
-		headers := make([]string, len(c.AllowHeaders))
-		for i, h := range c.AllowHeaders {
-			headers[i] = string(h)
-		}
-		if v, ok := list(headers, first(req.header("Access-Control-Request-Headers"))); ok {
+		if v, ok := list(strs(c.AllowHeaders), first(req.header("Access-Control-Request-Headers"))); ok {
 			set = append(set, gwv1.HTTPHeader{Name: "Access-Control-Allow-Headers", Value: v})
 		}
 		age := c.MaxAge
@@ -614,11 +565,7 @@ func cors(out *Outcome, req Request, c *gwv1.HTTPCORSFilter, problem string) (st
 			age = 5
 		}
 		set = append(set, gwv1.HTTPHeader{Name: "Access-Control-Max-Age", Value: strconv.Itoa(int(age))})
-	} else if len(c.ExposeHeaders) > 0 {
-		headers := make([]string, len(c.ExposeHeaders))
-		for i, h := range c.ExposeHeaders {
-			headers[i] = string(h)
-		}
+	} else if headers := strs(c.ExposeHeaders); len(headers) > 0 {
 		if !(len(headers) == 1 && headers[0] == "*" && credentials) { // "the gateway cannot use the *"
 			set = append(set, gwv1.HTTPHeader{Name: "Access-Control-Expose-Headers", Value: strings.Join(headers, ", ")})
 		}
@@ -631,6 +578,15 @@ func cors(out *Outcome, req Request, c *gwv1.HTTPCORSFilter, problem string) (st
 	return fmt.Sprintf("origin %s is allowed: CORS headers on the response", origin), problem
 }
 
+// strs are vals as strings.
+func strs[S ~string](vals []S) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
+}
+
 func first(vals []string) string {
 	if len(vals) == 0 {
 		return ""
@@ -639,10 +595,9 @@ func first(vals []string) string {
 }
 
 // OriginMatches reports whether an allowOrigins entry matches a request's
-// Origin (HTTPCORSFilter.allowOrigins): "*" matches every origin; else
-// the schemes are equal, the ports equal (80 for http, 443 for https when
-// not written), and the hosts equal, or the entry's host starts with
-// "*", "a greedy match to the left, including any number of DNS labels".
+// Origin: "*" matches every origin; else schemes and ports (defaulted)
+// are equal, and hosts too, or the entry's host starts with "*", "a
+// greedy match to the left, including any number of DNS labels".
 func OriginMatches(pattern, origin string) bool {
 	if pattern == "*" {
 		return true
