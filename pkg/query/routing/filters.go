@@ -65,9 +65,9 @@ type Response struct {
 
 // Mirror is the destination of a RequestMirror filter.
 type Mirror struct {
-	Ref  strata.Ref `json:"ref"`
-	Port int32      `json:"port,omitempty"`
-	Share string `json:"share"` // "100%", "50%", or "1/3" for a fraction
+	Ref   strata.Ref `json:"ref"`
+	Port  int32      `json:"port,omitempty"`
+	Share string     `json:"share"` // "100%", "50%", or "1/3" for a fraction
 	// Problem says why nothing is mirrored there.
 	Problem string `json:"problem,omitempty"`
 }
