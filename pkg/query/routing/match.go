@@ -37,8 +37,7 @@ type candidate struct {
 }
 
 // criterion is one rule of the precedence order: cmp is negative when a
-// takes precedence over b, and why says, of the winner w over the loser
-// l, what decided.
+// takes precedence over b; why says what made winner w beat loser l.
 type criterion struct {
 	name string
 	cmp  func(a, b *candidate) int
@@ -158,9 +157,7 @@ func stamp(t time.Time) string {
 }
 
 // chooseRule finds the winning match among the routes attached to
-// listener l that handle the request's scheme (HTTPRoutes and GRPCRoutes;
-// TLSRoutes and TCPRoutes; TCPRoutes; UDPRoutes), recording a step for
-// every route and match; nil (with t.Failure) when none matches.
+// listener l that handle the request's scheme (decide).
 func (t *Trace) chooseRule(g *topology.Graph, req *Request, l *listener) *candidate {
 	routes := routesOf(g, req, g.Node(l.node).Children)
 	return t.decide(g, req, l, routes, func() string {
@@ -190,8 +187,7 @@ func routesOf(g *topology.Graph, req *Request, nodes []topology.NodeID) []topolo
 }
 
 // decide finds the winning match among routes on listener l, recording
-// a step for every route and match; nil (with t.Failure, from failure)
-// when none matches.
+// a step for every route and match; nil (with t.Failure) when none does.
 func (t *Trace) decide(g *topology.Graph, req *Request, l *listener, ids []topology.NodeID, failure func() string) *candidate {
 	var routes []topology.NodeID
 	rvs := map[topology.NodeID]*routeView{}
@@ -274,15 +270,12 @@ func (t *Trace) decide(g *topology.Graph, req *Request, l *listener, ids []topol
 	return win
 }
 
-// kindConflict says why the listener does not accept route v, of a kind
-// it shares a hostname with an older route of the other kind (HTTPRouteSpec
-// and GRPCRouteSpec hostnames: "the implementation MUST accept exactly one
-// of these two routes ...: The oldest Route based on creation timestamp.
-// The Route appearing first in alphabetical order by
-// {namespace}/{name}"); "" when it does accept it. others are the
-// listener's routes of the other kind. Asked only of the routes that
-// serve the request's host when the listener holds both kinds, it costs
-// one pass over the other kind's routes for each of those.
+// kindConflict says why the listener does not accept route v, which
+// shares a hostname with an older route among others, of the other kind
+// (HTTPRouteSpec and GRPCRouteSpec hostnames: "the implementation MUST
+// accept exactly one of these two routes ...: The oldest Route based on
+// creation timestamp. The Route appearing first in alphabetical order by
+// {namespace}/{name}"); "" when it does accept it.
 func kindConflict(g *topology.Graph, l *listener, v *routeView, others []topology.NodeID, rvs map[topology.NodeID]*routeView) string {
 	for _, b := range others {
 		vb := rvs[b]
@@ -303,8 +296,7 @@ func olderRoute(a, b *routeView) bool {
 }
 
 // sharesHostname reports whether two routes' hostnames on a listener of
-// hostname lh intersect; a route without hostnames has the listener's
-// (every host, when the listener has none either).
+// hostname lh intersect; a route without hostnames has the listener's.
 func sharesHostname(lh *gwv1.Hostname, a, b []gwv1.Hostname) bool {
 	eff := func(hs []gwv1.Hostname) []string {
 		if len(hs) == 0 {
@@ -328,12 +320,10 @@ func sharesHostname(lh *gwv1.Hostname, a, b []gwv1.Hostname) bool {
 	return false
 }
 
-// routeHostname is the hostname through which a route serves host on a
-// listener of hostname lh: the most specific of its hostnames that
-// intersect the listener's ("any HTTPRoute hostnames that do not match
-// the Listener hostname MUST be ignored") and match host; the
-// listener's own when the route names none. why says why it does not
-// serve host.
+// routeHostname is the most specific of a route's hostnames that
+// intersect the listener's lh ("any HTTPRoute hostnames that do not match
+// the Listener hostname MUST be ignored") and match host; lh when the
+// route names none. why says why it does not serve host.
 func routeHostname(lh *gwv1.Hostname, hs []gwv1.Hostname, host string) (hostname, why string) {
 	if len(hs) == 0 {
 		return hostnameOr(lh, ""), ""
@@ -357,8 +347,8 @@ func routeHostname(lh *gwv1.Hostname, hs []gwv1.Hostname, host string) (hostname
 	return hostname, ""
 }
 
-// hostRank orders the hostnames of one route that match a host as the
-// precedence order does: non-wildcard characters, then characters.
+// hostRank orders hostnames as the precedence order does: non-wildcard
+// characters, then characters.
 func hostRank(h string) int {
 	if strings.HasPrefix(h, "*") {
 		return len(h)
@@ -375,20 +365,20 @@ func condition(m *gwv1.HTTPRouteMatch) string {
 		parts = append(parts, "method "+string(*m.Method))
 	}
 	for _, h := range m.Headers {
-		op := "="
-		if h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression {
-			op = "~"
-		}
-		parts = append(parts, "header "+string(h.Name)+op+h.Value)
+		parts = append(parts, "header "+string(h.Name)+op(h.Type != nil && *h.Type == gwv1.HeaderMatchRegularExpression)+h.Value)
 	}
 	for _, q := range m.QueryParams {
-		op := "="
-		if q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression {
-			op = "~"
-		}
-		parts = append(parts, "query "+string(q.Name)+op+q.Value)
+		parts = append(parts, "query "+string(q.Name)+op(q.Type != nil && *q.Type == gwv1.QueryParamMatchRegularExpression)+q.Value)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// op writes a match's operator: "~" for a regular expression, else "=".
+func op(regex bool) string {
+	if regex {
+		return "~"
+	}
+	return "="
 }
 
 // pathOf is a match's path type and value, with Gateway API's defaults
@@ -442,9 +432,8 @@ func (r *Request) miss(m *gwv1.HTTPRouteMatch, c *candidate) string {
 		c.method = true
 	}
 	// "If multiple entries specify equivalent header names, only the
-	// first entry with an equivalent name MUST be considered" (names
-	// compared without case), and the same for query params (names
-	// compared exactly).
+	// first entry with an equivalent name MUST be considered" (without
+	// case), and the same for query params (exactly).
 	seen := map[string]bool{}
 	for _, h := range m.Headers {
 		name := strings.ToLower(string(h.Name))
@@ -518,9 +507,9 @@ func PrefixMatches(prefix, path string) bool {
 	return p == "" || path == p || strings.HasPrefix(path, p+"/")
 }
 
-// fullMatch matches a regular expression against the whole value, as
-// Envoy-based implementations do; Gateway API leaves the dialect and
-// anchoring to implementations, and Strata uses Go's RE2.
+// fullMatch matches a regular expression (Go's RE2) against the whole
+// value, as Envoy-based implementations do; Gateway API leaves dialect
+// and anchoring to implementations.
 func fullMatch(re, s string) (bool, error) {
 	x, err := regexp.Compile(`^(?:` + re + `)$`)
 	if err != nil {

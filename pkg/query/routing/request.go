@@ -20,9 +20,8 @@ import (
 var defaultPorts = map[string]int32{"http": 80, "https": 443, "tls": 443}
 
 // Scheme is what a URL scheme simulates: the listener protocol that
-// serves it, the route kinds that can handle it (as Gateway API attaches
-// them to that protocol), and whether it is a connection (TLS, TCP, UDP)
-// rather than an HTTP request.
+// serves it, the route kinds that can handle it, and whether it is a
+// connection rather than an HTTP request.
 type Scheme struct {
 	Protocol   gwv1.ProtocolType
 	Kinds      []schema.GroupKind
@@ -34,24 +33,18 @@ type Scheme struct {
 var Schemes = map[string]Scheme{
 	"http":  {Protocol: gwv1.HTTPProtocolType, Kinds: []schema.GroupKind{hierarchy.HTTPRouteKind, hierarchy.GRPCRouteKind}},
 	"https": {Protocol: gwv1.HTTPSProtocolType, Kinds: []schema.GroupKind{hierarchy.HTTPRouteKind, hierarchy.GRPCRouteKind}},
-	// A TLS listener holds TLSRoutes (by SNI) and, terminating TLS,
-	// TCPRoutes (TLSRoute: "If you need to forward traffic to a single
-	// target for a TLS listener, you could choose to use a TCPRoute with
-	// a TLS listener").
+	// TLSRoute: "you could choose to use a TCPRoute with a TLS listener".
 	"tls": {Protocol: gwv1.TLSProtocolType, Kinds: []schema.GroupKind{hierarchy.TLSRouteKind, hierarchy.TCPRouteKind}, Connection: true},
 	"tcp": {Protocol: gwv1.TCPProtocolType, Kinds: []schema.GroupKind{hierarchy.TCPRouteKind}, Connection: true},
 	"udp": {Protocol: gwv1.UDPProtocolType, Kinds: []schema.GroupKind{hierarchy.UDPRouteKind}, Connection: true},
 }
 
-// NewRequest reads a request as a command line gives it: a method, an
-// absolute http or https URL, and headers written "Name: value" (curl's
-// -H); a Host header replaces the URL's host for matching, as on the
-// wire. Without a method, an HTTP request is a GET (as curl's). A
-// tls://host[:port], tcp://[host]:port or udp://[host]:port URL is a
-// connection instead, without method or headers: to port 443 by default
-// for tls, with the host as the SNI; tcp and udp need the port, and
-// their host, if any, matches nothing (their listeners and routes have no
-// hostnames).
+// NewRequest reads a request as a command line gives it: a method (GET
+// by default), an absolute http or https URL, and headers written "Name:
+// value" (curl's -H); a Host header replaces the URL's host. A
+// tls://host[:port] (the host is the SNI), tcp://[host]:port or
+// udp://[host]:port URL is a connection instead, without method or
+// headers.
 func NewRequest(method, rawURL string, headers []string) (Request, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -145,8 +138,7 @@ func port(u *url.URL, rawURL string, def int32) (int32, error) {
 // rather than an HTTP request.
 func (r *Request) Connection() bool { return Schemes[r.Scheme].Connection }
 
-// what names the request in messages: "HTTP requests for shop.example.com",
-// "TLS connections for db.example.com", "TCP connections".
+// what names the request in messages: "HTTP requests for shop.example.com".
 func (r *Request) what() string {
 	s := strings.ToUpper(r.Scheme) + " requests"
 	if r.Connection() {

@@ -70,13 +70,10 @@ func Route(g *topology.Graph, req Request, gateway string) (*Trace, error) {
 	return t, nil
 }
 
-// Within follows the request through one route, assumed to receive it
-// (its listener unknown, unread): whether its hostnames match the host,
-// which of its rules' matches wins under Gateway API's precedence, what
-// the filters do, and the backends; with the reasons for the matches
-// passed over. Other routes on the listener, which may outrank it, are
-// not considered; the Trace's Gateway and Listener are None and its Path
-// is the route and its rule.
+// Within follows the request through one route alone, assumed to
+// receive it, for a reader who cannot see the listener: other routes,
+// which may outrank it, are not considered; the Trace's Gateway and
+// Listener are None and its Path is the route and its rule.
 func Within(g *topology.Graph, req Request, route topology.NodeID) *Trace {
 	t := &Trace{Gateway: topology.None, Listener: topology.None, Route: topology.None, Rule: topology.None}
 	routes := routesOf(g, &req, []topology.NodeID{route})
@@ -97,8 +94,7 @@ func Within(g *topology.Graph, req Request, route topology.NodeID) *Trace {
 	return t
 }
 
-// chose records the winning match win (none when nil): the route, rule
-// and match, the backends and what the filters do.
+// chose records the winning match win, if any, its backends and filters.
 func (t *Trace) chose(g *topology.Graph, req Request, win *candidate) {
 	if win == nil {
 		return
@@ -150,8 +146,8 @@ type listener struct {
 }
 
 // listenersOf lists the listeners of a Gateway in precedence order
-// (GEP-1713 "Listener precedence"): the Gateway's own, then those of its
-// ListenerSets, oldest first, then by namespace/name.
+// (GEP-1713): its own, then its ListenerSets', oldest first, then by
+// namespace/name.
 func listenersOf(g *topology.Graph, gw topology.NodeID) []listener {
 	n := g.Node(gw)
 	obj, _ := n.Object.(*gwv1.Gateway)
@@ -188,11 +184,9 @@ func listenersOf(g *topology.Graph, gw topology.NodeID) []listener {
 	return out
 }
 
-// chooseListener picks the listener of gw that accepts the request, and
-// records a step for each listener. Among listeners that accept it, the
-// most specific hostname wins (Gateway "Listeners that are distinct only
-// by Hostname": exact, then wildcards with more labels, then none); on a
-// tie the first in precedence order.
+// chooseListener picks the listener of gw that accepts the request,
+// recording a step for each: the most specific hostname wins
+// (listenerSpecificity), then the first in precedence order.
 func (t *Trace) chooseListener(g *topology.Graph, req *Request, gw topology.NodeID) *listener {
 	ls := listenersOf(g, gw)
 	var ok []int
@@ -250,8 +244,7 @@ func (t *Trace) chooseListener(g *topology.Graph, req *Request, gw topology.Node
 	return &ls[best]
 }
 
-// hostnamed says whether listeners of a scheme's protocol match
-// hostnames: HTTP's and HTTPS's the Host header, TLS's the SNI.
+// hostnamed says whether listeners of a scheme's protocol match hostnames.
 func hostnamed(sc Scheme) bool {
 	return sc.Protocol != gwv1.TCPProtocolType && sc.Protocol != gwv1.UDPProtocolType
 }
@@ -287,10 +280,8 @@ func listenerSpecificity(h *gwv1.Hostname) int {
 }
 
 // HostMatches reports whether a listener or route hostname matches a
-// request's host: equal, or for a wildcard "*.example.com" a host ending in
-// ".example.com" with at least one more label ("would match both
-// test.example.com, and foo.test.example.com, but not example.com").
-// Hostnames compare without regard to case (RFC 4343).
+// request's host, without case (RFC 4343): equal, or for "*.example.com"
+// a host with at least one more label ("but not example.com").
 func HostMatches(pattern, host string) bool {
 	pattern = strings.ToLower(pattern)
 	if suffix, wild := strings.CutPrefix(pattern, "*"); wild {
@@ -300,8 +291,7 @@ func HostMatches(pattern, host string) bool {
 }
 
 // backends are the backendRefs of the chosen rule, resolved as the
-// topology resolved them: a backend the graph did not link below the rule
-// is missing, or in another namespace without a ReferenceGrant.
+// topology resolved them.
 func backends(g *topology.Graph, c *candidate, refs []backendView) []Backend {
 	var sum int64
 	for _, b := range refs {

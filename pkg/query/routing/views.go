@@ -198,11 +198,7 @@ func grpcCondition(m *gwv1.GRPCRouteMatch) string {
 		parts = append(parts, "any service and method")
 	}
 	for _, h := range m.Headers {
-		op := "="
-		if h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression {
-			op = "~"
-		}
-		parts = append(parts, "header "+string(h.Name)+op+h.Value)
+		parts = append(parts, "header "+string(h.Name)+op(h.Type != nil && *h.Type == gwv1.GRPCHeaderMatchRegularExpression)+h.Value)
 	}
 	return strings.Join(parts, ", ")
 }
