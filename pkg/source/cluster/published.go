@@ -26,18 +26,14 @@ const (
 // Records are the EffectivePolicy objects Reader.Published read.
 type Records struct {
 	Items []*strata.EffectivePolicy
-	// Forbidden says the reader could list them nowhere it looked: no
-	// record was read because none could be, which is not the same as
-	// none being published (the CLI's "cannot tell" says which).
+	// Forbidden says the reader could list them nowhere it looked, which
+	// is not the same as none being published.
 	Forbidden bool
 }
 
 // Published reads the EffectivePolicy objects the policy controller
-// publishes, for a reader who may not read some policy kinds: in every
-// namespace when allowed, else in each of namespaces (else in
-// r.Namespace) that the reader may read (a namespace's view role grants
-// it: config/rbac/effectivepolicy_viewer_role.yaml). Forbidden namespaces
-// are skipped; a cluster without the kind has none.
+// publishes: in every namespace when allowed, else in each of namespaces
+// (else r.Namespace) the reader may read; forbidden ones are skipped.
 func (r *Reader) Published(ctx context.Context, namespaces ...string) (Records, error) {
 	if !r.Present(EffectivePolicyGVK) {
 		return Records{}, nil

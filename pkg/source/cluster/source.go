@@ -1,9 +1,7 @@
-// Package cluster reads a cluster through a controller-runtime
-// reader: the controller reads a snapshot from its manager's informer
-// cache (Reader.Snapshot); the CLI reads the same objects, unstructured,
-// with a direct client and a person's permissions (Reader.Objects) and
-// decodes them as it decodes files. Either way the engine gets the same
-// plain data the file source gives.
+// Package cluster reads a cluster through a controller-runtime reader:
+// the controller a snapshot from its informer cache (Reader.Snapshot), the
+// CLI the same objects, unstructured, with a person's permissions
+// (Reader.Objects), decoded as files are.
 package cluster
 
 import (
@@ -38,9 +36,8 @@ type TopologyKind struct {
 	Add  func(s *snapshot.Snapshot, l client.ObjectList)
 }
 
-// TopologyKinds is the table of kinds read (listed, and watched by the
-// controller) for the topology: every row of hierarchy.Table, in its
-// version, with the Go types of its typed.Kinds entry.
+// TopologyKinds are the kinds read (and watched by the controller) for
+// the topology: every row of hierarchy.Table, with its typed.Kinds types.
 var TopologyKinds = func() []TopologyKind {
 	out := make([]TopologyKind, 0, len(hierarchy.Table))
 	for _, row := range hierarchy.Table {
@@ -83,27 +80,20 @@ type PolicyGVK struct {
 type Reader struct {
 	Client  client.Reader
 	Present func(schema.GroupVersionKind) bool
-	// Progress, when set, is called before each kind is listed (the CLI
-	// shows it on a terminal: a live listing can take a while).
+	// Progress, when set, is called before each kind is listed.
 	Progress func(schema.GroupVersionKind)
 	// Namespace, when set, is where Objects lists a namespaced topology
-	// kind it may not list in every namespace: a person bound to a
-	// namespace's view role may read that namespace's routes and Services
-	// and nothing else. Such kinds are in Objects.NamespaceOnly. Policy
-	// kinds are never read in part (an answer built on some of a kind's
-	// policies would be wrong, not incomplete); a forbidden one is
-	// Unreadable, and its published EffectivePolicy objects answer
-	// instead (Published).
+	// kind it may not list in every namespace (Objects.NamespaceOnly).
+	// Policy kinds are never read in part (an answer built on some of a
+	// kind's policies would be wrong, not incomplete): a forbidden one is
+	// Unreadable, and its published EffectivePolicy objects answer instead.
 	Namespace string
 	// Readable, when set, says whether a kind may be read: Snapshot leaves
-	// out a kind it is false for, as if the cluster did not serve it (the
-	// controller asks the API server first, since a forbidden list through
-	// an informer cache never returns). A CRD list it refuses fails the
-	// read: without CRDs no policy kind is known.
+	// out a kind it is false for, as if not served (a forbidden list
+	// through an informer cache never returns). Refused CRDs fail the read.
 	Readable func(context.Context, schema.GroupVersionKind) (bool, error)
-	// Builtin are the kinds of the engine's catalogue
-	// (engine.Options.Catalogue): their instances are read when their
-	// CRD is established, as for a declared kind, labelled or not.
+	// Builtin are the kinds of the engine's catalogue, read as declared
+	// kinds are.
 	Builtin []schema.GroupKind
 }
 
@@ -162,8 +152,6 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		return nil, nil, err
 	}
 	for _, c := range pcrds {
-		// As the file reader does (snapshot.CRDs): every CRD of a policy
-		// kind gives its schema, labelled or not.
 		if c.labelled {
 			s.PolicyCRDs = append(s.PolicyCRDs, c.object)
 		}
@@ -203,43 +191,31 @@ func (r *Reader) reads(ctx context.Context, gvk schema.GroupVersionKind) (bool, 
 	return r.Readable(ctx, gvk)
 }
 
-// Objects is what Reader.Objects read: the same objects Snapshot puts in
-// a snapshot, as the API server returned them, plus the kinds it was not
-// allowed to read.
+// Objects is what Reader.Objects read: Snapshot's objects as the API
+// server returned them, plus the kinds it was not allowed to read.
 type Objects struct {
-	// Items are the topology objects, the PolicyKind declarations, the
-	// CRDs labelled gateway.networking.k8s.io/policy and the instances of
-	// every policy kind, each with apiVersion and kind set and without
-	// metadata.managedFields (as kubectl get prints them).
+	// Items have apiVersion and kind set and no metadata.managedFields.
 	Items []*unstructured.Unstructured
 	// Kinds are the policy kinds found, as Snapshot returns them.
 	Kinds []PolicyGVK
-	// Unreadable are the kinds whose list was forbidden (RBAC), sorted:
-	// their objects are missing, so an answer built on Items may be
-	// incomplete.
+	// Unreadable are the kinds whose list was forbidden (RBAC), sorted.
 	Unreadable []Unreadable
-	// NamespaceOnly are the namespaced topology kinds that could not be
-	// listed in every namespace but were in Reader.Namespace: their
-	// objects elsewhere are missing.
+	// NamespaceOnly are the topology kinds listed in Reader.Namespace
+	// only.
 	NamespaceOnly []schema.GroupVersionKind
 }
 
 // Unreadable is a kind the reader was not allowed to list.
 type Unreadable struct {
-	GVK schema.GroupVersionKind
-	// Reason is the API server's reason, e.g. Forbidden.
-	Reason metav1.StatusReason
-	// Message is the API server's message, naming the user and verb.
-	Message string
+	GVK     schema.GroupVersionKind
+	Reason  metav1.StatusReason // the API server's, e.g. Forbidden
+	Message string              // the API server's, naming user and verb
 }
 
-// Objects lists, as unstructured objects, everything Snapshot reads, for
-// a client that may lack permissions (a person's kubeconfig rather than
-// the controller's service account): a kind whose list is forbidden is
-// skipped and recorded in Unreadable; any other list error fails the
-// read. When the CRDs are forbidden no policy kind can be listed (a CRD
-// gives the version to read and says whether the kind is served), so no
-// policy is read, and the CRD kind is in Unreadable.
+// Objects lists, unstructured, everything Snapshot reads, for a client
+// that may lack permissions: a kind whose list is forbidden is recorded in
+// Unreadable; any other list error fails the read. Without CRDs no policy
+// kind, and so no policy, can be listed.
 func (r *Reader) Objects(ctx context.Context) (*Objects, error) {
 	out := &Objects{}
 	for _, k := range TopologyKinds {
@@ -363,8 +339,7 @@ func (o *Objects) add(l *unstructured.UnstructuredList) {
 	}
 }
 
-// clean drops metadata.managedFields: bookkeeping of the API server, not
-// part of what a user wrote, and noise in printed objects.
+// clean drops metadata.managedFields, the API server's bookkeeping.
 func clean(u *unstructured.Unstructured) *unstructured.Unstructured {
 	u.SetManagedFields(nil)
 	return u
@@ -434,11 +409,9 @@ type policyCRD struct {
 	labelled bool // gateway.networking.k8s.io/policy: it declares its kind
 }
 
-// policyCRDs selects the CRDs Snapshot and Objects read, the same ones,
-// and converts each, once, to the unstructured form snapshots hold:
-// labelled CRDs, which declare their kind, and the CRDs of kinds a
-// PolicyKind declares, whose schema bounds their status even without the
-// label.
+// policyCRDs are the CRDs Snapshot and Objects read, unstructured:
+// labelled ones, and those of declared kinds (their schema bounds their
+// status).
 func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, declared map[schema.GroupKind]bool) ([]policyCRD, error) {
 	var out []policyCRD
 	for _, crd := range crds {
@@ -455,8 +428,7 @@ func policyCRDs(crds []*apiextensionsv1.CustomResourceDefinition, declared map[s
 	return out, nil
 }
 
-// definedKind is the kind a CustomResourceDefinition defines (as
-// policykind.DefinedKind reads it from the snapshot's unstructured copy).
+// definedKind is the kind a CustomResourceDefinition defines.
 func definedKind(crd *apiextensionsv1.CustomResourceDefinition) schema.GroupKind {
 	return schema.GroupKind{Group: crd.Spec.Group, Kind: crd.Spec.Names.Kind}
 }
@@ -470,8 +442,7 @@ func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
 	return false
 }
 
-// storageVersion is the version to read: the storage version (every
-// served version converts to it).
+// storageVersion is the version to read (every served one converts to it).
 func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
 	for _, v := range crd.Spec.Versions {
 		if v.Storage {
