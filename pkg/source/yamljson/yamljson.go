@@ -2,25 +2,17 @@
 // does, and refuses the two inputs that reading gets wrong without a
 // word.
 //
-// Keys that are one JSON key. sigs.k8s.io/yaml.YAMLToJSON decodes with
-// go-yaml v2 into maps keyed by the keys' YAML values, then writes each
-// key as a JSON string: the integer 9, the float 9 (`09:`, which is not
-// octal, reads as a float) and the string "9" are three keys in YAML and
-// one in JSON. It fills the JSON object in the YAML map's order, which Go
-// randomizes, so the value kept changes from run to run: a Service
-// labelled `09: a` and `0011: b` (octal 9) had the label 9=a in 17 runs
-// of 100 and 9=b in the others. Strata promises the same output for
-// the same input, so such a mapping is an error naming where it is and
-// the keys.
+// Keys that are one JSON key: the integer 9, the float 9 (`09:`) and the
+// string "9" are three keys in YAML and one in JSON, and YAMLToJSON keeps
+// the value of whichever Go's map order gives last, which changes from
+// run to run. Strata promises the same output for the same input, so such
+// a mapping is an error naming where it is and the keys.
 //
-// A second document. YAMLToJSON reads the first document of its text and
-// drops the others. Callers split their input on lines "---", but a
-// document may also begin after a line "..." or after a line break YAML
-// counts and they do not (a lone "\r"): that document was lost.
+// A second document: YAMLToJSON reads the first and drops the others
+// unsaid, such as one that begins after a line "..." or a lone "\r".
 //
 // The rest is YAMLToJSON's reading: go-yaml v2's decoder, its key
-// conversion (convertToJSONableObject in sigs.k8s.io/yaml's yaml.go,
-// without a target type) and encoding/json.
+// conversion (convertToJSONableObject) and encoding/json.
 package yamljson
 
 import (
@@ -45,12 +37,9 @@ func ToJSON(y []byte) ([]byte, error) { return toJSON(y, false) }
 // text that holds more than one document.
 func ToJSONStrict(y []byte) ([]byte, error) { return toJSON(y, true) }
 
-// errMoreDocuments is the error for text with a second document.
-// YAMLToJSON reads the first and drops the rest, unsaid. The callers
-// split their input on lines "---", so a second document here began
-// after a line "..." (a document's end, after which another may begin
-// without a marker) or after a "---" that a line break other than "\n"
-// (a lone "\r", which YAML counts as one) put at a line's start.
+// errMoreDocuments is the error for text with a second document: the
+// callers split their input on lines "---", so it began after a line
+// "..." or a line break other than "\n".
 var errMoreDocuments = errors.New(`yaml: a second YAML document follows the first, after a line "..." or a line break that is not "\n"; begin each document with a line "---" after "\n"`)
 
 func toJSON(y []byte, strict bool) ([]byte, error) {
@@ -80,10 +69,9 @@ func toJSON(y []byte, strict bool) ([]byte, error) {
 	return json.Marshal(j)
 }
 
-// jsonable converts go-yaml's value to encoding/json's: maps keyed by
-// strings, converted as sigs.k8s.io/yaml converts them. ok is false when
-// a key has no JSON form or two keys of a mapping have the same one;
-// problem then says which.
+// jsonable converts go-yaml's value to encoding/json's, keys as
+// sigs.k8s.io/yaml converts them. ok is false when a key has no JSON form
+// or two keys of a mapping have the same one; problem then says which.
 func jsonable(v any) (any, bool) {
 	switch v := v.(type) {
 	case map[any]any:
@@ -115,10 +103,8 @@ func jsonable(v any) (any, bool) {
 	}
 }
 
-// keyString is the JSON key sigs.k8s.io/yaml makes of a YAML key: go-yaml
-// v2 gives keys the types string, int, int64, float64 and bool (and nil
-// or a collection, which have none). A float is written as go-yaml writes
-// one, at 32 bits, so that 1.00000001 is "1".
+// keyString is the JSON key sigs.k8s.io/yaml makes of a YAML key (nil and
+// collections have none); a float is written at 32 bits, as go-yaml does.
 func keyString(k any) (string, bool) {
 	switch k := k.(type) {
 	case string:
@@ -145,11 +131,10 @@ func keyString(k any) (string, bool) {
 	}
 }
 
-// problem finds, in the order of the JSON the document would be (keys
-// sorted, items in order), the first mapping with a key that has no JSON
-// form or two keys that are one, and says where it is (a field path, ""
-// for the root) and which keys. The keys are given as go-yaml read them,
-// with their types: the text they were written as is gone.
+// problem finds, in the order of the document's JSON, the first mapping
+// with a key that has no JSON form or two keys that are one, and says
+// where it is (a field path, "" for the root) and which keys, typed as
+// go-yaml read them.
 func problem(v any, at string) error {
 	switch v := v.(type) {
 	case map[any]any:
@@ -208,8 +193,7 @@ func where(at string) string {
 	return at
 }
 
-// describe is a YAML key with its type as go-yaml read it: `the integer
-// 9`, `the float 9`, `the string "9"`.
+// describe is a YAML key with its type as go-yaml read it: `the integer 9`.
 func describe(k any) string {
 	switch k := k.(type) {
 	case string:
