@@ -1,12 +1,9 @@
 // Package testenv runs a real kube-apiserver and etcd for Strata's
 // integration tests (controller-runtime envtest), with the Gateway API CRDs
-// of the pinned gateway-api module and Strata's own CRDs installed.
-//
-// The binaries are built from Go modules by the tools module in
-// hack/envtest (no release bucket is reachable from CI), once, into
-// bin/envtest at the repository root, by Build, which the README's test
-// command (hack/test) calls before it runs go test; tests only look them
-// up (Assets), so a build never counts against a test's timeout.
+// of the pinned gateway-api module and Strata's own CRDs installed. The
+// binaries are built from the tools module in hack/envtest into
+// bin/envtest by Build, which the README's test command (hack/test) calls
+// before go test; tests only look them up (Assets).
 package testenv
 
 import (
@@ -45,9 +42,8 @@ func Root() (string, error) {
 
 // Assets returns the folder holding kube-apiserver and etcd: the folder
 // KUBEBUILDER_ASSETS names, else bin/envtest when Build has made it for
-// the current hack/envtest module. Tests never build: a build takes
-// minutes (more on a busy machine) and would count against the test's
-// timeout, so a missing or stale build is an error that says what to run.
+// the current hack/envtest module. Tests never build (a build takes
+// minutes): a missing or stale build is an error that says what to run.
 func Assets() (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		return dir, nil
@@ -57,11 +53,10 @@ func Assets() (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(root, "bin", "envtest")
-	want, err := stamp(root)
-	if err != nil {
-		return "", err
-	}
-	if got, err := os.ReadFile(filepath.Join(dir, stampFile)); err != nil || string(got) != want {
+	if ok, _, err := built(root, dir); err != nil || !ok {
+		if err != nil {
+			return "", err
+		}
 		return "", fmt.Errorf("testenv: kube-apiserver and etcd are not built for this checkout in %s; "+
 			"run the README's test command (go run ./hack/test), which builds them before it runs go test, "+
 			"or `go run ./hack/test -run '^$' ./internal/testenv` to build them only, or set KUBEBUILDER_ASSETS", dir)
@@ -72,9 +67,19 @@ func Assets() (string, error) {
 // stampFile records, in bin/envtest, what the binaries were built from.
 const stampFile = ".built-from"
 
+// built reports whether dir holds binaries built from the current module,
+// and the stamp they must have.
+func built(root, dir string) (bool, string, error) {
+	want, err := stamp(root)
+	if err != nil {
+		return false, "", err
+	}
+	got, err := os.ReadFile(filepath.Join(dir, stampFile))
+	return err == nil && string(got) == want, want, nil
+}
+
 // stamp is what the binaries are built from: the Kubernetes version and a
-// digest of the hack/envtest module (go.mod, go.sum, the etcd command), so
-// a change to any of them rebuilds.
+// digest of the hack/envtest module (go.mod, go.sum, the etcd command).
 func stamp(root string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintln(h, KubernetesVersion)
@@ -89,14 +94,11 @@ func stamp(root string) (string, error) {
 	return fmt.Sprintf("%s %x\n", KubernetesVersion, h.Sum(nil)), nil
 }
 
-// Build builds kube-apiserver and etcd from Go modules (the tools module
-// in hack/envtest) into bin/envtest, unless KUBEBUILDER_ASSETS is set or
-// they are already built from the current module, and returns their
-// folder. The first build takes several minutes (about 400 s for
-// kube-apiserver on two idle cores); progress goes to w, with a line every
-// 30 s so a slow machine is seen to be working. No deadline but ctx's: a
-// build is slow, not stuck. A file lock makes concurrent callers wait for
-// one build.
+// Build builds kube-apiserver and etcd from the tools module in
+// hack/envtest into bin/envtest, unless KUBEBUILDER_ASSETS is set or they
+// are built from the current module, and returns their folder. Progress
+// goes to w, a line every 30 s; no deadline but ctx's. A file lock makes
+// concurrent callers wait for one build.
 func Build(ctx context.Context, w io.Writer) (string, error) {
 	if dir := os.Getenv("KUBEBUILDER_ASSETS"); dir != "" {
 		fmt.Fprintf(w, "testenv: using KUBEBUILDER_ASSETS=%s\n", dir)
@@ -120,11 +122,11 @@ func Build(ctx context.Context, w io.Writer) (string, error) {
 	}
 	defer func() { _ = syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) }()
 
-	want, err := stamp(root)
+	ok, want, err := built(root, dir)
 	if err != nil {
 		return "", err
 	}
-	if got, err := os.ReadFile(filepath.Join(dir, stampFile)); err == nil && string(got) == want {
+	if ok {
 		return dir, nil
 	}
 	tools := filepath.Join(root, "hack", "envtest")
@@ -180,13 +182,11 @@ func build(ctx context.Context, w io.Writer, tools, out, pkg, ldflags string) er
 }
 
 // CRDPaths are the CRD folders every test server gets: the Gateway API
-// standard channel of the pinned module (so CRDs and Go types agree) and
-// Strata's own CRDs.
+// standard channel of the pinned module and Strata's own CRDs.
 func CRDPaths() ([]string, error) { return ChannelCRDPaths("standard") }
 
 // ChannelCRDPaths are CRDPaths with the Gateway API CRDs of channel
-// ("standard" or "experimental", a superset of standard: install one, not
-// both) of the pinned module.
+// ("standard" or "experimental", a superset: install one, not both).
 func ChannelCRDPaths(channel string) ([]string, error) {
 	root, err := Root()
 	if err != nil {
@@ -221,20 +221,14 @@ func Start(extraCRDs ...string) (*Env, error) {
 
 // Options are what StartWith runs.
 type Options struct {
-	// CRDs are the CRD folders or files to install, such as
-	// ChannelCRDPaths' (Start installs CRDPaths').
+	// CRDs are the CRD folders or files to install.
 	CRDs []string
 	// APIServerArgs are extra kube-apiserver flags, by name without the
-	// dashes, such as {"runtime-config": {"api/all=true"}}; they are
-	// appended to envtest's (ControlPlane.APIServer.Configure().Append).
+	// dashes, such as {"runtime-config": {"api/all=true"}}.
 	APIServerArgs map[string][]string
-	// RBAC runs kube-apiserver with --authorization-mode=RBAC, for tests
-	// whose users must be refused what their roles do not grant (the
-	// parable: Ana may not read RetryPolicies). envtest defaults to RBAC
-	// today; the option sets it explicitly, so such a test cannot pass
-	// on an API server that allows everything. The server has no built-in
-	// roles and no aggregation controller: a test creates the roles it
-	// binds (see Aggregate).
+	// RBAC runs kube-apiserver with --authorization-mode=RBAC explicitly,
+	// so a test of refusals cannot pass on a server that allows
+	// everything. There is no aggregation controller (see Aggregate).
 	RBAC bool
 }
 
@@ -248,10 +242,7 @@ func StartWith(o Options) (*Env, error) {
 		BinaryAssetsDirectory: assets,
 		CRDDirectoryPaths:     o.CRDs,
 		ErrorIfCRDPathMissing: true,
-		// envtest waits 20 s for kube-apiserver to serve, which two
-		// shared cores under load (CI, or several API-server suites at
-		// once) overrun; this is a bound on a hang, not a time window
-		// the test depends on.
+		// A bound on a hang: envtest's 20 s are overrun on loaded cores.
 		ControlPlaneStartTimeout: 5 * time.Minute,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
@@ -271,10 +262,8 @@ func StartWith(o Options) (*Env, error) {
 // Stop shuts the API server and etcd down.
 func (e *Env) Stop() error { return e.env.Stop() }
 
-// KubeConfig adds a user to the server, authenticated by a client
-// certificate, and returns a kubeconfig file's contents for it. Groups
-// decide what the user may do: system:masters may do anything; a user in
-// no group may do what RBAC bindings to its name allow.
+// KubeConfig adds a user in groups to the server, authenticated by a
+// client certificate, and returns a kubeconfig file's contents for it.
 func (e *Env) KubeConfig(user string, groups ...string) ([]byte, error) {
 	u, err := e.env.AddUser(envtest.User{Name: user, Groups: groups}, nil)
 	if err != nil {
@@ -291,15 +280,9 @@ func (e *Env) Impersonating(user string, groups ...string) *rest.Config {
 	return cfg
 }
 
-// Aggregate emulates the clusterrole-aggregation controller of
-// kube-controller-manager, which envtest does not run: role's rules
-// become those of every role among from whose labels match its
-// aggregationRule, as the controller would set them. kube-apiserver
-// itself creates the built-in roles (view, edit, admin) with their
-// aggregationRules and no rules, and the system:aggregate-to-* roles that
-// hold the rules; tests fill view from those and from the roles they
-// label rbac.authorization.k8s.io/aggregate-to-view (Strata's
-// effectivepolicy viewer role among them).
+// Aggregate emulates kube-controller-manager's clusterrole-aggregation
+// controller, which envtest does not run: role's rules become those of
+// every role among from whose labels match its aggregationRule.
 func Aggregate(role *rbacv1.ClusterRole, from ...*rbacv1.ClusterRole) error {
 	if role.AggregationRule == nil {
 		return nil
@@ -324,15 +307,7 @@ func Aggregate(role *rbacv1.ClusterRole, from ...*rbacv1.ClusterRole) error {
 func StartTWith(tb testing.TB, o Options) *Env {
 	tb.Helper()
 	env, err := StartWith(o)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		if err := env.Stop(); err != nil {
-			tb.Errorf("stop API server: %v", err)
-		}
-	})
-	return env
+	return stopped(tb, env, err)
 }
 
 // StartT starts an API server for one test, fails the test if it cannot,
@@ -340,6 +315,12 @@ func StartTWith(tb testing.TB, o Options) *Env {
 func StartT(tb testing.TB, extraCRDs ...string) *Env {
 	tb.Helper()
 	env, err := Start(extraCRDs...)
+	return stopped(tb, env, err)
+}
+
+// stopped fails tb on err, else stops env when tb ends.
+func stopped(tb testing.TB, env *Env, err error) *Env {
+	tb.Helper()
 	if err != nil {
 		tb.Fatal(err)
 	}
