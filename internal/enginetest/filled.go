@@ -12,12 +12,9 @@ import (
 
 // FilledEffectivePolicies are n EffectivePolicies filled at random in
 // every field (sigs.k8s.io/randfill), so that a member added to the API
-// types and not to a writer or converter that lists the members
-// (printer's typed writers, effectivepolicy.Unstructured) fails their
-// tests. Metadata has only what Strata sets (name, namespace, labels),
-// or, a third of the time, anything. A resultant policy is the JSON of a
-// random value, or, when raws are given, three times in four one of them
-// (any text, JSON or not).
+// types and not to a writer that lists the members fails its tests.
+// Metadata has only what Strata sets, or, a third of the time, anything;
+// a resultant policy is random JSON, or three times in four one of raws.
 func FilledEffectivePolicies(seed int64, n int, raws ...string) []*strata.EffectivePolicy {
 	f := randfill.NewWithSeed(seed).NilChance(0.2).NumElements(0, 3).Funcs(
 		func(j *apiextensionsv1.JSON, c randfill.Continue) {
