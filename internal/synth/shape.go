@@ -3,11 +3,8 @@ package synth
 import (
 	"fmt"
 	"io"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
@@ -17,33 +14,25 @@ import (
 )
 
 // Shape is a world that piles one kind of input onto a single Gateway
-// (issue 11, "No cliffs"): where Generate grows every count together, a
-// shape grows one count alone, so that a cost quadratic in that count
-// cannot hide behind the others. The size n of a shape is the count it
-// grows; everything else stays small and fixed.
+// (issue 11, "No cliffs"): it grows one count n alone, so that a cost
+// quadratic in that count cannot hide behind the others.
 type Shape string
 
-// The shapes. The Policies* shapes put n policies on one Gateway, with a
-// few routes and Services below it; they differ in what the policies set,
-// because each variant loads a different part of the fold.
+// The shapes. The Policies* shapes put n policies on one Gateway; they
+// differ in what the policies set, each loading another part of the fold.
 const (
-	// PoliciesSameField: n ColorPolicies on the Gateway, every one
-	// setting the same fields (patch defaults), so one wins each field.
+	// PoliciesSameField: n ColorPolicies setting the same fields.
 	PoliciesSameField Shape = "policies-same-field"
-	// PoliciesDistinctFields: n ColorPolicies on the Gateway, each
-	// setting a field of its own (patch defaults), so every policy is
-	// in the effective spec and it has n fields.
+	// PoliciesDistinctFields: n ColorPolicies, each setting a field of
+	// its own.
 	PoliciesDistinctFields Shape = "policies-distinct-fields"
 	// PoliciesMixed: n ColorPolicies on the Gateway and its listener,
-	// defaults and overrides, atomic and patch, some fields shared and
-	// some their own, so that overrides lock fields many defaults try to
-	// change.
+	// defaults and overrides, atomic and patch, fields shared and own.
 	PoliciesMixed Shape = "policies-mixed"
 	// PoliciesConflicts: n SessionPolicies (Direct, strategy None) on
 	// one Service: one wins, n-1 are Conflicted.
 	PoliciesConflicts Shape = "policies-conflicts"
-	// PoliciesRouteEffective: n RoutePolicies on the Gateway, a kind
-	// whose effective target is HTTPRoute, with a few routes under it.
+	// PoliciesRouteEffective: n RoutePolicies, effective on HTTPRoutes.
 	PoliciesRouteEffective Shape = "policies-route-effective"
 	// Routes: n HTTPRoutes on one Gateway listener, each with one rule.
 	Routes Shape = "routes"
@@ -76,25 +65,17 @@ const RouteKind = "RoutePolicy"
 const (
 	shapeRoutes   = 4
 	shapeServices = 4
-	// shapePolicies is how many ColorPolicies a shape that does not grow
-	// policies has: on the Gateway, its listener, a route and a Service.
-	shapePolicies = 8
+	shapePolicies = 8 // ColorPolicies of a shape that does not grow policies
 )
 
-// GenerateShape builds the world of a shape at size n. It is
-// deterministic: no randomness, names and timestamps follow indexes
-// (policy i is created i seconds after the epoch, names in another
-// order, so age and name disagree).
+// GenerateShape builds the world of a shape at size n, deterministically
+// (policy i is created i seconds after the epoch; names disagree).
 func GenerateShape(sh Shape, n int) (*snapshot.Snapshot, error) {
 	g := &generator{sz: Sizes{Namespaces: 1}, s: &snapshot.Snapshot{}}
 	g.declarations()
 	g.routeDeclaration()
 	g.namespaces()
-	g.s.GatewayClasses = []*gwv1.GatewayClass{{
-		TypeMeta:   typeMeta(gwv1.GroupVersion.String(), "GatewayClass"),
-		ObjectMeta: metav1.ObjectMeta{Name: GatewayClassName, Generation: 1},
-		Spec:       gwv1.GatewayClassSpec{ControllerName: "strata.dev/gateway-controller"},
-	}}
+	g.gatewayClass()
 	listeners, routes, services, rules := 1, shapeRoutes, shapeServices, 1
 	switch sh {
 	case Routes:
@@ -108,7 +89,8 @@ func GenerateShape(sh Shape, n int) (*snapshot.Snapshot, error) {
 		return nil, fmt.Errorf("synth: unknown shape %q", sh)
 	}
 	g.shapeGateway(listeners)
-	g.shapeServices(services)
+	g.sz.Services = services
+	g.services()
 	g.shapeRoutes(routes, rules, services)
 	switch sh {
 	case PoliciesSameField, PoliciesDistinctFields, PoliciesMixed, PoliciesConflicts, PoliciesRouteEffective:
@@ -155,18 +137,14 @@ func (g *generator) routeDeclaration() {
 		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
 	}
 	route := gw("HTTPRoute")
-	g.s.Declarations = append(g.s.Declarations, &policykind.Declaration{
-		TypeMeta:   typeMeta(policykind.Group+"/"+policykind.Version, policykind.KindName),
-		ObjectMeta: metav1.ObjectMeta{Name: "routepolicies." + PolicyGroup},
-		Spec: policykind.Spec{
-			Group:               PolicyGroup,
-			Kind:                RouteKind,
-			Class:               policykind.Inherited,
-			Managed:             true,
-			TargetKinds:         []strata.GroupKind{gw("Gateway"), route},
-			EffectiveTargetKind: &route,
-		},
-	})
+	g.s.Declarations = append(g.s.Declarations, declaration("routepolicies."+PolicyGroup, policykind.Spec{
+		Group:               PolicyGroup,
+		Kind:                RouteKind,
+		Class:               policykind.Inherited,
+		Managed:             true,
+		TargetKinds:         []strata.GroupKind{gw("Gateway"), route},
+		EffectiveTargetKind: &route,
+	}))
 }
 
 // shapeGateway makes gw-00000 with n HTTP listeners l-i, all allowing
@@ -185,17 +163,6 @@ func (g *generator) shapeGateway(n int) {
 		ObjectMeta: metav1.ObjectMeta{Name: gwName(0), Namespace: nsName(0), Generation: 1},
 		Spec:       gwv1.GatewaySpec{GatewayClassName: GatewayClassName, Listeners: ls},
 	}}
-}
-
-func (g *generator) shapeServices(n int) {
-	for i := range n {
-		g.s.Services = append(g.s.Services, &corev1.Service{
-			TypeMeta: typeMeta("v1", "Service"),
-			ObjectMeta: metav1.ObjectMeta{Name: svcName(i), Namespace: nsName(0), Generation: 1,
-				Labels: map[string]string{"app": svcName(i), "tier": tiers[i%len(tiers)]}},
-			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}},
-		})
-	}
 }
 
 // shapeRoutes makes n routes on the Gateway (every listener), each with
@@ -234,17 +201,7 @@ func (g *generator) shapeRoutes(n, rules, services int) {
 // addShapePolicy adds a policy named name in the shape's namespace, created
 // one second after the previous one.
 func (g *generator) addShapePolicy(kind, name string, spec map[string]any) {
-	g.s.Policies = append(g.s.Policies, &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": PolicyGroup + "/v1",
-		"kind":       kind,
-		"metadata": map[string]any{
-			"name":              name,
-			"namespace":         nsName(0),
-			"generation":        int64(1),
-			"creationTimestamp": epoch().Add(time.Duration(len(g.s.Policies)) * time.Second).Format(time.RFC3339),
-		},
-		"spec": spec,
-	}})
+	g.addPolicy(kind, name, nsName(0), len(g.s.Policies), spec)
 }
 
 // fewPolicies adds the shapePolicies ColorPolicies of a shape that grows

@@ -19,8 +19,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
 
-// Names of the generated world, exported so tests and benchmarks can look
-// objects and kinds up without repeating string literals.
+// Names of the generated world, for tests and benchmarks.
 const (
 	// PolicyGroup is the API group of both synthetic policy kinds.
 	PolicyGroup = "policies.synth.strata.dev"
@@ -33,17 +32,13 @@ const (
 	DirectKind = "SessionPolicy"
 	// GatewayClassName is the one GatewayClass every Gateway uses.
 	GatewayClassName = "strata"
-	// ListenersPerGateway and RulesPerRoute are fixed by the issue's
-	// workload ("1,000 Gateways x 4 listeners, 20,000 HTTPRoutes x 2
-	// rules").
+	// ListenersPerGateway and RulesPerRoute are fixed by the workload.
 	ListenersPerGateway = 4
 	RulesPerRoute       = 2
 )
 
-// Sizes says how many objects of each kind a synthetic snapshot holds.
-// Listeners per Gateway and rules per route are fixed (see
-// ListenersPerGateway, RulesPerRoute), so these counts are the whole input
-// size and cost can be plotted against them.
+// Sizes says how many objects of each kind a synthetic snapshot holds
+// (listeners per Gateway and rules per route are fixed).
 type Sizes struct {
 	Namespaces int
 	Gateways   int
@@ -55,16 +50,13 @@ type Sizes struct {
 }
 
 // Scaled returns the sizes at a scale factor: scale 1 is the workload of
-// the performance requirement (100 namespaces, 1,000 Gateways, 20,000
-// HTTPRoutes, 20,000 Services, 5,000 policies); scale n multiplies every
-// count by n so that linearity can be checked.
+// the performance requirement; scale n multiplies every count by n.
 func Scaled(n int) Sizes {
 	return Sizes{Namespaces: 100 * n, Gateways: 1000 * n, Routes: 20000 * n, Services: 20000 * n, Policies: 5000 * n}
 }
 
-// Snapshot generates the world of Scaled(scale). The same seed gives the
-// same snapshot, object for object, so benchmark runs compare like with
-// like.
+// Snapshot generates the world of Scaled(scale); the same seed gives the
+// same snapshot.
 func Snapshot(scale int, seed int64) *snapshot.Snapshot { return Generate(Scaled(scale), seed) }
 
 // Generate builds a snapshot of the given sizes, deterministically from
@@ -104,9 +96,8 @@ func Generate(sz Sizes, seed int64) *snapshot.Snapshot {
 	return g.s
 }
 
-// WriteYAML writes a snapshot as multi-document YAML that pkg/source/files reads
-// back into an equivalent snapshot: declarations first, then the topology,
-// then policies, so a CLI benchmark can time reading files too.
+// WriteYAML writes a snapshot as multi-document YAML that pkg/source/files
+// reads back into an equivalent snapshot: declarations, topology, policies.
 func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
 	var objs []any
 	for _, d := range s.Declarations {
@@ -115,8 +106,6 @@ func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
 	for _, o := range s.PolicyCRDs {
 		objs = append(objs, o.Object)
 	}
-	// The topology in the order of hierarchy.Table, so every kind the
-	// snapshot holds is written.
 	for _, row := range hierarchy.Table {
 		for _, o := range typed.Kinds[row.GroupKind].Objects(s) {
 			objs = append(objs, o)
@@ -140,8 +129,7 @@ func WriteYAML(w io.Writer, s *snapshot.Snapshot) error {
 	return nil
 }
 
-// generator holds the state of one Generate call; nothing is shared
-// between calls.
+// generator holds the state of one Generate call.
 type generator struct {
 	sz  Sizes
 	rng *rand.Rand
@@ -166,8 +154,7 @@ var (
 // epoch is the creationTimestamp of the oldest policy.
 func epoch() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-// typeMeta sets apiVersion and kind on typed objects, so WriteYAML's
-// output can be read back.
+// typeMeta sets apiVersion and kind, so WriteYAML's output reads back.
 func typeMeta(gv, kind string) metav1.TypeMeta { return metav1.TypeMeta{APIVersion: gv, Kind: kind} }
 
 func nsName(i int) string  { return fmt.Sprintf("ns-%04d", i) }
@@ -182,13 +169,7 @@ func (g *generator) declarations() {
 		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
 	}
 	svc := strata.GroupKind{Group: hierarchy.CoreGroup, Kind: "Service"}
-	decl := func(name string, spec policykind.Spec) *policykind.Declaration {
-		return &policykind.Declaration{
-			TypeMeta:   typeMeta(policykind.Group+"/"+policykind.Version, policykind.KindName),
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       spec,
-		}
-	}
+	decl := declaration
 	g.s.Declarations = []*policykind.Declaration{
 		decl("colorpolicies."+PolicyGroup, policykind.Spec{
 			Group:   PolicyGroup,
@@ -235,12 +216,25 @@ func (g *generator) namespaces() {
 	}
 }
 
-func (g *generator) gateways() {
+// declaration is the PolicyKind object name declaring spec.
+func declaration(name string, spec policykind.Spec) *policykind.Declaration {
+	return &policykind.Declaration{
+		TypeMeta:   typeMeta(policykind.Group+"/"+policykind.Version, policykind.KindName),
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec:       spec,
+	}
+}
+
+func (g *generator) gatewayClass() {
 	g.s.GatewayClasses = []*gwv1.GatewayClass{{
 		TypeMeta:   typeMeta(gwv1.GroupVersion.String(), "GatewayClass"),
 		ObjectMeta: metav1.ObjectMeta{Name: GatewayClassName, Generation: 1},
 		Spec:       gwv1.GatewayClassSpec{ControllerName: "strata.dev/gateway-controller"},
 	}}
+}
+
+func (g *generator) gateways() {
+	g.gatewayClass()
 	from := func(f gwv1.FromNamespaces, sel *metav1.LabelSelector) *gwv1.AllowedRoutes {
 		return &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: &f, Selector: sel}}
 	}
@@ -277,9 +271,8 @@ func (g *generator) services() {
 	}
 }
 
-// backend takes the next Service of a namespace for a route rule, or names
-// a missing one when the namespace has none (an unresolved backendRef, as
-// in real clusters).
+// backend takes the next Service of a namespace for a route rule, or a
+// missing one when the namespace has none.
 func (g *generator) backend(ns int) string {
 	list := g.svcByNS[ns]
 	if len(list) == 0 {
@@ -299,9 +292,8 @@ func (g *generator) routes() {
 	for r := range g.sz.Routes {
 		gw := r % g.sz.Gateways
 		gwNS := gw % nsCount
-		// k numbers the routes of one Gateway; deriving the namespace and
-		// shape from it (not from r) keeps them independent of which
-		// namespace the Gateway is in.
+		// k numbers the routes of one Gateway: namespace and shape derive
+		// from it, not from r.
 		k := r / g.sz.Gateways
 		ns := gwNS
 		if k%5 == 4 && nsCount > 1 {
@@ -377,17 +369,7 @@ func (g *generator) policies() {
 		if kind == DirectKind {
 			name = fmt.Sprintf("session-%06d", n)
 		}
-		g.s.Policies = append(g.s.Policies, &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": PolicyGroup + "/v1",
-			"kind":       kind,
-			"metadata": map[string]any{
-				"name":              name,
-				"namespace":         ns,
-				"generation":        int64(1),
-				"creationTimestamp": epoch().Add(time.Duration(created[n]) * time.Second).Format(time.RFC3339),
-			},
-			"spec": spec,
-		}})
+		g.addPolicy(kind, name, ns, created[n], spec)
 		n++
 	}
 	ref := func(group, kind, name string) map[string]any {
@@ -462,10 +444,23 @@ func (g *generator) policies() {
 	}
 }
 
-// colorSpec makes the spec of an Inherited policy: 60% a defaults block,
-// 20% an overrides block, 10% bare fields (implicit defaults), 10% both
-// blocks; atomic or patch at random (sometimes left to the kind's
-// default).
+// addPolicy adds a policy created sec seconds after the epoch.
+func (g *generator) addPolicy(kind, name, ns string, sec int, spec map[string]any) {
+	g.s.Policies = append(g.s.Policies, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": PolicyGroup + "/v1",
+		"kind":       kind,
+		"metadata": map[string]any{
+			"name":              name,
+			"namespace":         ns,
+			"generation":        int64(1),
+			"creationTimestamp": epoch().Add(time.Duration(sec) * time.Second).Format(time.RFC3339),
+		},
+		"spec": spec,
+	}})
+}
+
+// colorSpec makes the spec of an Inherited policy: 60% defaults, 20%
+// overrides, 10% bare fields, 10% both; atomic, patch or the default.
 func (g *generator) colorSpec(target map[string]any) map[string]any {
 	values := func() map[string]any {
 		v := map[string]any{"colors": map[string]any{
