@@ -586,19 +586,15 @@ func readObject(dec *jsontext.Decoder, js []byte, out []jsonObject) ([]jsonObjec
 		}
 		switch name.String() {
 		case "apiVersion", "kind":
-			isKind := name.String() == "kind" // name is valid until the next read
-			if dec.PeekKind() != '"' {
-				return nil, false
+			field := &apiVersion
+			if name.String() == "kind" { // name is valid until the next read
+				field = &kind
 			}
 			v, err := dec.ReadToken()
-			if err != nil {
+			if err != nil || v.Kind() != '"' {
 				return nil, false
 			}
-			if isKind {
-				kind = v.String()
-			} else {
-				apiVersion = v.String()
-			}
+			*field = v.String()
 		case "items":
 			if dec.PeekKind() != '[' {
 				badItems = true

@@ -138,13 +138,10 @@ func (t *transcoder) sequence(indent int) bool {
 		switch {
 		case len(content) == 0:
 			// The entry's node is on the lines below, or null.
-			t.pos++
-			if t.pos < len(t.lines) && t.lines[t.pos].indent > indent {
-				if !t.node(t.lines[t.pos].indent, false) {
-					return false
-				}
-			} else {
+			if !t.next(indent) {
 				t.out = append(t.out, "null"...)
+			} else if !t.node(t.lines[t.pos].indent, false) {
+				return false
 			}
 		case isItem(content) || isKeyLine(content):
 			// "- key: v" and "- - v": a compact node at column col.
@@ -153,12 +150,8 @@ func (t *transcoder) sequence(indent int) bool {
 				return false
 			}
 		default:
-			if !t.scalar(content) {
+			if !t.scalar(content) || t.next(indent) { // a continuation line: a multi-line scalar
 				return false
-			}
-			t.pos++
-			if t.pos < len(t.lines) && t.lines[t.pos].indent > indent {
-				return false // a continuation line: a multi-line scalar
 			}
 		}
 	}
@@ -225,9 +218,8 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 			}
 			// The value is below: further indented, a sequence at this
 			// indentation, or null.
-			t.pos++
 			switch {
-			case t.pos < len(t.lines) && t.lines[t.pos].indent > indent:
+			case t.next(indent):
 				if !t.node(t.lines[t.pos].indent, depth == 0 && string(key) == "metadata") {
 					return false
 				}
@@ -251,13 +243,19 @@ func (t *transcoder) mapping(indent int, meta bool) bool {
 			}
 			*capture = s
 		}
-		t.pos++
-		if t.pos < len(t.lines) && t.lines[t.pos].indent > indent {
+		if t.next(indent) {
 			return false // a continuation line: a multi-line scalar
 		}
 	}
 	t.out = append(t.out, '}')
 	return true
+}
+
+// next moves to the next line and reports whether it is indented further
+// than indent.
+func (t *transcoder) next(indent int) bool {
+	t.pos++
+	return t.pos < len(t.lines) && t.lines[t.pos].indent > indent
 }
 
 // jsonStringValue returns the string a JSON string literal without
