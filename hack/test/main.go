@@ -1,25 +1,14 @@
-// Command test is the README's test command: it prepares what the tests
-// need, then runs every test.
+// Command test is the README's test command: it builds kube-apiserver and
+// etcd into bin/envtest (internal/testenv.Build; minutes on a first run)
+// and makes sure a Chromium is there for the web view's browser tests
+// (STRATA_CHROMIUM, else /usr/bin/chromium, else Debian's package when
+// root and apt-get allow; otherwise it says what to install), then runs
+// `go test` with KUBEBUILDER_ASSETS set, so building never counts against
+// a test's timeout. With no arguments it runs `go test -timeout 30m ./...`
+// and the same in each tool module under hack/ that has tests; arguments
+// replace those and run in the root module only.
 //
 //	go run ./hack/test [go test flags and packages]
-//
-// First it makes sure kube-apiserver and etcd are built into bin/envtest
-// (internal/testenv.Build: from Go modules, several minutes on the first
-// run, printing progress; nothing on later runs). Only then does it run
-// `go test`, with KUBEBUILDER_ASSETS pointing at them, so building never
-// counts against a test's timeout, however slow or busy the machine. With
-// no arguments it runs `go test -timeout 30m ./...`, then the same in
-// each tool module under hack/ that has tests (hack/image builds the
-// container image); arguments replace those and run in the root module
-// only. Set KUBEBUILDER_ASSETS to use binaries of your own and skip the
-// build.
-//
-// Then it makes sure a Chromium is there for the web view's browser tests
-// (pkg/sink/web): STRATA_CHROMIUM, else /usr/bin/chromium; when neither
-// exists and the machine allows it (root, apt-get), it installs Debian's
-// chromium package, printing apt's progress. Where it cannot, it says
-// what to install and runs the tests anyway: the browser tests then fail
-// with the same message, never skip.
 package main
 
 import (
@@ -66,8 +55,7 @@ func run(ctx context.Context, args []string) error {
 	if !all {
 		return nil
 	}
-	// The tool modules under hack/ are modules of their own, which
-	// `./...` does not reach: their tests run here (the image build).
+	// `./...` does not reach the tool modules under hack/.
 	for _, dir := range toolModules {
 		if err := goTest(ctx, dir, assets, args); err != nil {
 			return err
@@ -101,9 +89,7 @@ func goTest(ctx context.Context, dir, assets string, args []string) error {
 const chromiumPath = "/usr/bin/chromium"
 
 // ensureChromium makes sure the browser the web view's tests drive is
-// installed (see the package comment). It returns an error naming what to
-// install when it is missing and cannot be installed here; the browser
-// tests fail with the same advice.
+// installed, or returns an error naming what to install.
 func ensureChromium(ctx context.Context, w io.Writer) error {
 	if p := os.Getenv("STRATA_CHROMIUM"); p != "" {
 		if _, err := os.Stat(p); err != nil {
