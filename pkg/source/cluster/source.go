@@ -104,13 +104,9 @@ type Reader struct {
 func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK, error) {
 	s := &snapshot.Snapshot{}
 	for _, k := range TopologyKinds {
-		if !r.Present(k.GVK) {
-			continue
-		}
-		if ok, err := r.reads(ctx, k.GVK); err != nil || !ok {
-			if err != nil {
-				return nil, nil, err
-			}
+		if ok, err := r.reads(ctx, k.GVK, true); err != nil {
+			return nil, nil, err
+		} else if !ok {
 			continue
 		}
 		l := k.List()
@@ -120,24 +116,21 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 		}
 		k.Add(s, l)
 	}
-	if ok, err := r.reads(ctx, CRDGVK); err != nil || !ok {
+	if ok, err := r.reads(ctx, CRDGVK, false); err != nil || !ok {
 		if err == nil {
 			err = fmt.Errorf("may not list and watch CustomResourceDefinitions: no policy kind can be known")
 		}
 		return nil, nil, err
 	}
 	r.progress(CRDGVK)
-	crds, err := r.crds(ctx)
-	if err != nil {
+	crdList := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := r.Client.List(ctx, crdList); err != nil {
+		return nil, nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
+	}
+	crds := ptrs(crdList.Items)
+	if ok, err := r.reads(ctx, PolicyKindGVK, true); err != nil {
 		return nil, nil, err
-	}
-	readDecls := r.Present(PolicyKindGVK)
-	if readDecls {
-		if readDecls, err = r.reads(ctx, PolicyKindGVK); err != nil {
-			return nil, nil, err
-		}
-	}
-	if readDecls {
+	} else if ok {
 		r.progress(PolicyKindGVK)
 		l := newList(PolicyKindGVK)
 		if err := r.Client.List(ctx, l); err != nil {
@@ -159,13 +152,11 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 	}
 	var kinds []PolicyGVK
 	for _, k := range policyKinds(crds, r.declared(s.Declarations)) {
-		if ok, err := r.reads(ctx, k.GroupVersionKind); err != nil || !ok {
-			if err != nil {
-				return nil, nil, err
-			}
-			continue
+		if ok, err := r.reads(ctx, k.GroupVersionKind, false); err != nil {
+			return nil, nil, err
+		} else if ok {
+			kinds = append(kinds, k)
 		}
-		kinds = append(kinds, k)
 	}
 	for _, k := range kinds {
 		l := newList(k.GroupVersionKind)
@@ -183,8 +174,12 @@ func (r *Reader) Snapshot(ctx context.Context) (*snapshot.Snapshot, []PolicyGVK,
 	return s, kinds, nil
 }
 
-// reads reports whether Snapshot may read a kind (Readable).
-func (r *Reader) reads(ctx context.Context, gvk schema.GroupVersionKind) (bool, error) {
+// reads reports whether Snapshot may read a kind (Readable), and, when
+// served is true, whether the cluster serves it (Present).
+func (r *Reader) reads(ctx context.Context, gvk schema.GroupVersionKind, served bool) (bool, error) {
+	if served && !r.Present(gvk) {
+		return false, nil
+	}
 	if r.Readable == nil {
 		return true, nil
 	}
@@ -393,14 +388,6 @@ func policyKinds(crds []*apiextensionsv1.CustomResourceDefinition, declared map[
 	}
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
 	return kinds
-}
-
-func (r *Reader) crds(ctx context.Context) ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	l := &apiextensionsv1.CustomResourceDefinitionList{}
-	if err := r.Client.List(ctx, l); err != nil {
-		return nil, fmt.Errorf("list CustomResourceDefinitions: %w", err)
-	}
-	return ptrs(l.Items), nil
 }
 
 // policyCRD is the CRD of a policy kind as a snapshot holds it.
