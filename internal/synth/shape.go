@@ -23,8 +23,7 @@ type Shape string
 const (
 	// PoliciesSameField: n ColorPolicies setting the same fields.
 	PoliciesSameField Shape = "policies-same-field"
-	// PoliciesDistinctFields: n ColorPolicies, each setting a field of
-	// its own.
+	// PoliciesDistinctFields: n ColorPolicies, each with a field of its own.
 	PoliciesDistinctFields Shape = "policies-distinct-fields"
 	// PoliciesMixed: n ColorPolicies on the Gateway and its listener,
 	// defaults and overrides, atomic and patch, fields shared and own.
@@ -36,16 +35,13 @@ const (
 	PoliciesRouteEffective Shape = "policies-route-effective"
 	// Routes: n HTTPRoutes on one Gateway listener, each with one rule.
 	Routes Shape = "routes"
-	// Listeners: one Gateway with n listeners, a few routes attached to
-	// all of them.
+	// Listeners: one Gateway with n listeners, a few routes on all.
 	Listeners Shape = "listeners"
 	// Services: n Services, all backends of one route rule.
 	Services Shape = "services"
-	// TargetRefs: the Services shape plus one ColorPolicy whose n
-	// targetRefs name every Service.
+	// TargetRefs: Services plus one ColorPolicy targeting every Service.
 	TargetRefs Shape = "targetrefs"
-	// EmptyDocuments: a small world followed by n empty YAML documents
-	// (WriteShapeYAML only; the snapshot is the small world).
+	// EmptyDocuments: a small world then n empty documents (WriteShapeYAML).
 	EmptyDocuments Shape = "empty-documents"
 )
 
@@ -165,9 +161,8 @@ func (g *generator) shapeGateway(n int) {
 	}}
 }
 
-// shapeRoutes makes n routes on the Gateway (every listener), each with
-// one rule per service when rules > 1, else one rule whose backend is the
-// next Service round robin.
+// shapeRoutes makes n routes on the Gateway, each with one rule: every
+// Service its backend when rules > 1, else the next one round robin.
 func (g *generator) shapeRoutes(n, rules, services int) {
 	port := gwv1.PortNumber(8080)
 	backend := func(s int) gwv1.HTTPBackendRef {
@@ -205,8 +200,7 @@ func (g *generator) addShapePolicy(kind, name string, spec map[string]any) {
 }
 
 // fewPolicies adds the shapePolicies ColorPolicies of a shape that grows
-// something else: on the Gateway, its first listener, a route, a route
-// selector, a Service and a Service selector; defaults and overrides.
+// something else, on every level; defaults and overrides.
 func (g *generator) fewPolicies() {
 	gwGroup := hierarchy.GatewayGroup
 	targets := []map[string]any{

@@ -8,24 +8,21 @@ import (
 
 // Overlay lays documents over others, as `kubectl apply` of the over
 // documents would change the base (a cluster's objects): a document of
-// over replaces the base document with the same apiVersion group, kind,
-// namespace and name, in its place; the others are added after the base.
-// Nothing is deleted. Two over documents with the same key are both kept,
-// so that the duplicate is reported as it is for files.
+// over replaces the base document with the same Key, in its place; the
+// others are added after the base. Two over documents with the same key
+// are both kept, so that the duplicate is reported as it is for files.
 //
-// GEP-713 "Conflict resolution": the older creationTimestamp wins, and a
-// file seldom carries one. A replacing document without creationTimestamp
-// keeps the replaced object's (apply does not change it); an added one
-// without creationTimestamp is stamped with now, so that it is the newest,
-// as it would be once applied. The documents of over are changed in place.
+// GEP-713 "Conflict resolution": the older creationTimestamp wins. A
+// replacing document without one keeps the replaced object's (apply does
+// not change it); an added one is stamped with now, the newest, as it
+// would be once applied. The documents of over are changed in place.
 func Overlay(base, over []Document, now time.Time) []Document {
-	type key struct{ group, kind, namespace, name string }
-	keyOf := func(d Document) key {
+	keyOf := func(d Document) Key {
 		gvk := d.Object.GroupVersionKind()
-		return key{gvk.Group, gvk.Kind, d.Object.GetNamespace(), d.Object.GetName()}
+		return Key{gvk.Group, gvk.Kind, d.Object.GetNamespace(), d.Object.GetName()}
 	}
 	out := append([]Document(nil), base...)
-	at := make(map[key]int, len(base))
+	at := make(map[Key]int, len(base))
 	for i, d := range base {
 		at[keyOf(d)] = i
 	}
