@@ -1,17 +1,13 @@
-// Command image builds Strata's container image from the repository
-// without Docker: it cross-compiles the strata binary (static, CGO off) for
-// each platform and writes an OCI image layout, with go-containerregistry.
+// Command image builds Strata's container image without Docker: it
+// cross-compiles the strata binary (static, CGO off) for each platform and
+// writes an OCI image layout, with go-containerregistry.
 //
 //	go -C hack/image run . [-platforms linux/amd64,linux/arm64] [-o bin/image] [-tar bin/strata.tar -tag ghcr.io/strata-dev/strata:dev]
 //
-// The image holds one file, /strata, and runs it as user 65532:65532
-// (distroless' "nonroot"), so a Pod's runAsNonRoot holds without a
-// runAsUser. It is reproducible: every timestamp (the file's, the layer's,
-// the config's "created") is the commit time of HEAD (or
-// SOURCE_DATE_EPOCH), tar headers carry no owner names, and the binary
-// is built with -trimpath, so the same commit and Go version give the
-// same digest on any machine. docs/install.md says how to push it and pin
-// it by digest.
+// The image holds /strata, run as 65532:65532 (distroless' "nonroot"). It
+// is reproducible: every timestamp is HEAD's commit time (or
+// SOURCE_DATE_EPOCH), tar headers carry no owner names and the binary is
+// built with -trimpath. docs/install.md says how to push it.
 package main
 
 import (
@@ -67,9 +63,7 @@ type options struct {
 	platforms string
 	out, tar  string
 	tag       string
-	// repo is the repository root; empty means found from the working
-	// directory (tests set it).
-	repo string
+	repo      string // the repository root; empty: found from the working directory
 }
 
 type result struct {
@@ -158,10 +152,8 @@ func build(ctx context.Context, o options) (*result, error) {
 	return res, nil
 }
 
-// compile builds a static strata binary for one platform. -trimpath and
-// CGO off make it independent of where the checkout is and of the
-// machine's C toolchain; -buildvcs records the commit for `strata
-// version` (some environments default GOFLAGS to -buildvcs=false).
+// compile builds a static strata binary for one platform; -buildvcs
+// records the commit for `strata version`.
 func compile(ctx context.Context, repo, goos, goarch string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "strata-image-")
 	if err != nil {
@@ -220,8 +212,7 @@ func image(bin []byte, goos, goarch string, when time.Time, revision string) (v1
 	return mutate.ConfigFile(img, cf)
 }
 
-// tarOf is a tar stream of one executable file with fixed metadata: the
-// layer's digest depends on the bytes of the binary only.
+// tarOf is a tar stream of one executable file with fixed metadata.
 func tarOf(path string, content []byte, when time.Time) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -246,8 +237,7 @@ func tarOf(path string, content []byte, when time.Time) ([]byte, error) {
 }
 
 // sourceDate is the time every timestamp of the image carries:
-// SOURCE_DATE_EPOCH when set (reproducible-builds.org), else the commit
-// time of HEAD, so that a rebuild of one commit is byte-identical.
+// SOURCE_DATE_EPOCH when set, else the commit time of HEAD.
 func sourceDate(ctx context.Context, repo string) (time.Time, error) {
 	if s := os.Getenv("SOURCE_DATE_EPOCH"); s != "" {
 		sec, err := strconv.ParseInt(s, 10, 64)

@@ -1,9 +1,6 @@
-// Command template is `helm template --include-crds` of charts/strata,
-// with Helm's own engine (helm.sh/helm/v3, a dependency of this module
-// only): the chart's CRDs, then its templates' objects in Helm's install
-// order, as one YAML stream on stdout. Strata's end-to-end suite (e2e,
-// in the root module) installs what it prints, so the chart is tested as
-// Helm renders it without Helm in the root module.
+// Command template is `helm template --include-crds` of charts/strata with
+// Helm's own engine, for the end-to-end suite to install without Helm in
+// the root module.
 //
 //	go -C hack/chart run ./template [-name strata] [-namespace strata-system] [-set key=value,...]
 package main
