@@ -129,16 +129,13 @@ func WriteShapeYAML(w io.Writer, sh Shape, n int) error {
 }
 
 func (g *generator) routeDeclaration() {
-	gw := func(kind string) strata.GroupKind {
-		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
-	}
-	route := gw("HTTPRoute")
+	route := gwKind("HTTPRoute")
 	g.s.Declarations = append(g.s.Declarations, declaration("routepolicies."+PolicyGroup, policykind.Spec{
 		Group:               PolicyGroup,
 		Kind:                RouteKind,
 		Class:               policykind.Inherited,
 		Managed:             true,
-		TargetKinds:         []strata.GroupKind{gw("Gateway"), route},
+		TargetKinds:         []strata.GroupKind{gwKind("Gateway"), route},
 		EffectiveTargetKind: &route,
 	}))
 }

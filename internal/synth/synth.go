@@ -164,21 +164,22 @@ func rtName(i int) string  { return fmt.Sprintf("route-%06d", i) }
 func domain(gw int) string { return gwName(gw) + ".example.com" }
 func isProd(ns int) bool   { return ns%2 == 0 }
 
+// gwKind is a Gateway API kind.
+func gwKind(kind string) strata.GroupKind {
+	return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
+}
+
 func (g *generator) declarations() {
-	gw := func(kind string) strata.GroupKind {
-		return strata.GroupKind{Group: hierarchy.GatewayGroup, Kind: kind}
-	}
 	svc := strata.GroupKind{Group: hierarchy.CoreGroup, Kind: "Service"}
-	decl := declaration
 	g.s.Declarations = []*policykind.Declaration{
-		decl("colorpolicies."+PolicyGroup, policykind.Spec{
+		declaration("colorpolicies."+PolicyGroup, policykind.Spec{
 			Group:   PolicyGroup,
 			Kind:    InheritedKind,
 			Class:   policykind.Inherited,
 			Managed: true,
 			TargetKinds: []strata.GroupKind{
 				{Group: hierarchy.CoreGroup, Kind: "Namespace"},
-				gw("GatewayClass"), gw("Gateway"), gw("HTTPRoute"), svc,
+				gwKind("GatewayClass"), gwKind("Gateway"), gwKind("HTTPRoute"), svc,
 			},
 			EffectiveTargetKind: &svc,
 			Strategies: policykind.Strategies{
@@ -187,7 +188,7 @@ func (g *generator) declarations() {
 			},
 			GlobalNamespaces: []string{nsName(0)},
 		}),
-		decl("sessionpolicies."+PolicyGroup, policykind.Spec{
+		declaration("sessionpolicies."+PolicyGroup, policykind.Spec{
 			Group:       PolicyGroup,
 			Kind:        DirectKind,
 			Class:       policykind.Direct,
