@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"strings"
 
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
@@ -186,36 +187,34 @@ func parseBlockList(raw []byte) (map[string]any, bool) {
 	if !ok {
 		return nil, false
 	}
-	hjs, err := yamljson.ToJSONStrict(header)
-	if err != nil {
-		return nil, false
-	}
 	var obj map[string]any
-	if err := utiljson.Unmarshal(hjs, &obj); err != nil || obj == nil {
+	if !yamlValue(header, &obj) || obj == nil {
 		return nil, false
 	}
-	if k, _ := obj["kind"].(string); len(k) < 4 || k[len(k)-4:] != "List" {
+	if k, _ := obj["kind"].(string); !strings.HasSuffix(k, "List") {
 		return nil, false
 	}
 	vals := make([]any, len(items))
 	var t transcoder
 	for i := range items {
-		if t.transcode(items[i]) {
-			v, err := generic(t.out)
-			if err != nil {
+		if !t.transcode(items[i]) {
+			if !yamlValue(items[i], &vals[i]) {
 				return nil, false
 			}
-			vals[i] = v
 			continue
 		}
-		js, err := yamljson.ToJSONStrict(items[i])
+		v, err := generic(t.out)
 		if err != nil {
 			return nil, false
 		}
-		if err := utiljson.Unmarshal(js, &vals[i]); err != nil {
-			return nil, false
-		}
+		vals[i] = v
 	}
 	obj["items"] = vals
 	return obj, true
+}
+
+// yamlValue reads a YAML document into v as split does.
+func yamlValue(y []byte, v any) bool {
+	js, err := yamljson.ToJSONStrict(y)
+	return err == nil && utiljson.Unmarshal(js, v) == nil
 }
