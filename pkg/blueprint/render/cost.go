@@ -8,58 +8,19 @@ import (
 	"regexp/syntax"
 	"strings"
 	"text/template"
-	"text/template/parse"
 	"unicode/utf8"
 )
 
 // The work budget. Steps and depth (steps.go) bound how often a template
-// runs its nodes, but not what one node costs: `{{ $s = cat $s $s }}`
-// doubles a string per step, `{{ $l = list $l $l }}` doubles what
-// printing $l writes, `printf "%01000000d"` writes a megabyte from a
-// short format, a regular expression can cost its input's length times
-// its own. So every render also has a work budget: every function call,
-// every value printed and every template node evaluated spends from it,
-// in proportion to the bytes it reads and builds. A render that spends
-// more than maxWork fails, naming the function, instead of running for
-// minutes or taking the controller's memory.
-//
-// The unit is about a byte touched: a string costs its length, a list
-// item elemCost, a dict entry entryCost plus its key, a number elemCost,
-// a template node nodeCost. Weights are set so that no function or node
-// costs more than a few nanoseconds a unit on a busy 2-core machine
-// (functions with a large fixed cost, such as compiling a regular
-// expression or parsing YAML, add it through plus), so spending the whole
-// budget takes a few hundred milliseconds (BenchmarkBudget). A
-// function's cost is computed from its arguments before it runs (so a
-// call that would cost too much never starts) and from its result after:
-//
-//   - most functions read their arguments: they cost their arguments'
-//     size, containers counted deeply (every item, as often as it is
-//     reached: a list holding the same list twice counts it twice,
-//     which is what printing or encoding it does);
-//   - functions that only look at the top of a container (list, dict
-//     values, first, get, default, append, keys, ...) count it shallowly
-//     (refCost, scanCost);
-//   - functions whose output can be far larger than their input, or
-//     whose time is not linear in it, estimate it and refuse a call past
-//     maxOutput bytes (repeat, indent, replace, wrapWith, join, printf
-//     and the other printers) or charge more than their input
-//     (regular expressions: input times program size; uniq, without,
-//     has: quadratic; the encoders and decoders: a weight per byte), see
-//     funcCosts.
-//
-// Printing a value (an action's pipeline), comparing (eq, ne, lt, le,
-// gt, ge) and indexing (index), and ranging over a dict are not function
-// calls; instrument plants charges for them (printFunc, argFunc,
-// stepFunc), and charges every range iteration and template call for
-// the template nodes of its body (weight), up front: a range over 65536
-// items with a body of a thousand nodes fails before its first
-// iteration.
-//
-// Decoding a template's output is charged too (holes.go: by the byte of
-// the real output before the skeleton run and the parse, yamlByteCost,
-// and by the node as it is filled, yamlNodeCost); the serializers
-// holes.go calls in place of the template's are wrapped like the rest.
+// runs its nodes, not what a node costs (`{{ $s = cat $s $s }}` doubles a
+// string per step). So every function call, printed value, comparison,
+// range iteration and template node spends from a budget, about a unit per
+// byte read or built; a render spending more than maxWork fails, naming
+// the function. A call is charged from its arguments before it runs (see
+// funcCosts: deep size by default, shallow for functions that only look
+// at the top of a container, more for those whose output or time can
+// outgrow their input) and from its result after. Decoding a template's
+// output is charged in holes.go.
 const (
 	// maxWork is the work budget of one render, all its templates
 	// together: 64 Mi units, a few hundred milliseconds at most. The
@@ -151,107 +112,62 @@ var flatResult = map[string]bool{
 var funcCosts = map[string]costFunc{}
 
 func init() {
-	for _, name := range []string{
-		// These only look at their arguments, or store them: a
-		// container costs elemCost, a string its length (it may be
-		// hashed as a key).
-		"list", "tuple", "empty", "default", "coalesce", "ternary", "all", "any",
-		"typeOf", "typeIs", "typeIsLike", "kindOf", "kindIs", "first", "last", "mustFirst", "mustLast",
-		"get", "hasKey", "unset", "dig", "pluck", "required", "fail", "hello",
-		"until", "untilStep", "seq", "plural",
-	} {
-		funcCosts[name] = refCost
-	}
-	for _, name := range []string{
+	for names, c := range map[string]costFunc{
+		// These only look at their arguments, or store them (a string
+		// may be hashed as a key).
+		`list tuple empty default coalesce ternary all any typeOf typeIs typeIsLike kindOf kindIs
+		first last mustFirst mustLast get hasKey unset dig pluck required fail hello
+		until untilStep seq plural`: refCost,
 		// These read (copy) the top of their arguments.
-		"append", "push", "mustAppend", "mustPush", "prepend", "mustPrepend", "concat",
-		"compact", "mustCompact", "rest", "mustRest", "initial", "mustInitial",
-		"reverse", "mustReverse", "slice", "mustSlice", "pick", "omit",
+		`append push mustAppend mustPush prepend mustPrepend concat compact mustCompact rest mustRest
+		initial mustInitial reverse mustReverse slice mustSlice pick omit`: scanCost(1),
+		"chunk mustChunk":     scanCost(2),
+		"keys values":         keysCost,
+		"dict":                dictCost,
+		"set":                 setCost,
+		"uniq mustUniq":       uniqCost,
+		"without mustWithout": withoutCost,
+		"has mustHas":         hasCost,
+		// Reflection-heavy walks of a whole value.
+		"merge mergeOverwrite mustMerge mustMergeOverwrite": deepCost(4),
+		"deepCopy mustDeepCopy":                             plus(1024, deepCost(8)),
+		// Decimal arithmetic (math/big underneath).
+		"add1f addf subf mulf divf": plus(512, deepCost(1)),
+		// include executes a template (which charges its own work).
+		"include":   plus(256, refCost),
+		"sortAlpha": sortCost,
+		// Encoders refuse a value over maxOutput; YAML goes through JSON
+		// and a YAML tree. Decoders build a tree larger than their input.
+		"toJson mustToJson toRawJson mustToRawJson": encodeCost(2, 0),
+		"toPrettyJson mustToPrettyJson":             encodeCost(2, 2),
+		"toYaml":                                    plus(4096, encodeCost(8, 2)),
+		"fromJson mustFromJson":                     decodeCost(16),
+		"fromYaml":                                  plus(4096, decodeCost(64)),
+		// Printers: their output is their arguments' deep size times an
+		// escaping factor.
+		"print println cat toString toStrings toDecimal": printCost(1),
+		"quote squote":    printCost(4),
+		"html js":         printCost(6),
+		"urlquery":        printCost(3),
+		"printf":          printfCost,
+		"join":            joinCost,
+		"repeat":          repeatCost,
+		"indent nindent":  indentCost,
+		"replace":         replaceCost,
+		"wrap wrapWith":   wrapCost,
+		"trimAll trimall": trimAllCost,
+		"splitList":       splitCost(elemCost),
+		"split splitn":    splitCost(entryCost + 8),
+		"sha1sum sha256sum sha512sum adler32sum b64enc b64dec b32enc b32dec": deepCost(2),
+		"buildCustomCert":      certCost,
+		"semver semverCompare": semverCost,
+		"regexMatch mustRegexMatch regexFind mustRegexFind":                                     regexCost(0, 1, -1, -1),
+		"regexFindAll mustRegexFindAll regexSplit mustRegexSplit":                               regexCost(0, 1, -1, 2),
+		"regexReplaceAll mustRegexReplaceAll regexReplaceAllLiteral mustRegexReplaceAllLiteral": regexCost(0, 1, 2, -1),
 	} {
-		funcCosts[name] = scanCost(1)
-	}
-	for _, name := range []string{"chunk", "mustChunk"} {
-		funcCosts[name] = scanCost(2)
-	}
-	// keys and values sort the keys.
-	funcCosts["keys"] = keysCost
-	funcCosts["values"] = keysCost
-	funcCosts["dict"] = dictCost
-	funcCosts["set"] = setCost
-	for _, name := range []string{"uniq", "mustUniq"} {
-		funcCosts[name] = uniqCost
-	}
-	for _, name := range []string{"without", "mustWithout"} {
-		funcCosts[name] = withoutCost
-	}
-	for _, name := range []string{"has", "mustHas"} {
-		funcCosts[name] = hasCost
-	}
-	// Reflection-heavy walks of a whole value.
-	for _, name := range []string{"merge", "mergeOverwrite", "mustMerge", "mustMergeOverwrite"} {
-		funcCosts[name] = deepCost(4)
-	}
-	for _, name := range []string{"deepCopy", "mustDeepCopy"} {
-		funcCosts[name] = plus(1024, deepCost(8))
-	}
-	// Decimal arithmetic (math/big underneath).
-	for _, name := range []string{"add1f", "addf", "subf", "mulf", "divf"} {
-		funcCosts[name] = plus(512, deepCost(1))
-	}
-	// include executes a template (which charges its own work).
-	funcCosts["include"] = plus(256, refCost)
-	funcCosts["sortAlpha"] = sortCost
-	// Encoders: at most maxOutput bytes of value; JSON writes a few
-	// bytes per unit, YAML goes through JSON and a YAML tree.
-	for _, name := range []string{"toJson", "mustToJson", "toRawJson", "mustToRawJson"} {
-		funcCosts[name] = encodeCost(2, 0)
-	}
-	for _, name := range []string{"toPrettyJson", "mustToPrettyJson"} {
-		funcCosts[name] = encodeCost(2, 2)
-	}
-	funcCosts["toYaml"] = plus(4096, encodeCost(8, 2))
-	// Decoders: the tree they build is larger than their input.
-	for _, name := range []string{"fromJson", "mustFromJson"} {
-		funcCosts[name] = decodeCost(16)
-	}
-	funcCosts["fromYaml"] = plus(4096, decodeCost(64))
-	// Printers: their output is about their arguments' deep size times
-	// an escaping factor.
-	for name, factor := range map[string]int64{
-		"print": 1, "println": 1, "cat": 1, "toString": 1, "toStrings": 1, "toDecimal": 1,
-		"quote": 4, "squote": 4, "html": 6, "js": 6, "urlquery": 3,
-	} {
-		funcCosts[name] = printCost(factor)
-	}
-	funcCosts["printf"] = printfCost
-	funcCosts["join"] = joinCost
-	funcCosts["repeat"] = repeatCost
-	funcCosts["indent"] = indentCost
-	funcCosts["nindent"] = indentCost
-	funcCosts["replace"] = replaceCost
-	funcCosts["wrap"] = wrapCost
-	funcCosts["wrapWith"] = wrapCost
-	funcCosts["trimAll"] = trimAllCost
-	funcCosts["trimall"] = trimAllCost
-	funcCosts["splitList"] = splitCost(elemCost)
-	funcCosts["split"] = splitCost(entryCost + 8)
-	funcCosts["splitn"] = splitCost(entryCost + 8)
-	for _, name := range []string{"sha1sum", "sha256sum", "sha512sum", "adler32sum", "b64enc", "b64dec", "b32enc", "b32dec"} {
-		funcCosts[name] = deepCost(2)
-	}
-	funcCosts["buildCustomCert"] = certCost
-	for _, name := range []string{"semver", "semverCompare"} {
-		funcCosts[name] = semverCost
-	}
-	for name, c := range map[string]costFunc{
-		"regexMatch": regexCost(0, 1, -1, -1), "mustRegexMatch": regexCost(0, 1, -1, -1),
-		"regexFind": regexCost(0, 1, -1, -1), "mustRegexFind": regexCost(0, 1, -1, -1),
-		"regexFindAll": regexCost(0, 1, -1, 2), "mustRegexFindAll": regexCost(0, 1, -1, 2),
-		"regexSplit": regexCost(0, 1, -1, 2), "mustRegexSplit": regexCost(0, 1, -1, 2),
-		"regexReplaceAll": regexCost(0, 1, 2, -1), "mustRegexReplaceAll": regexCost(0, 1, 2, -1),
-		"regexReplaceAllLiteral": regexCost(0, 1, 2, -1), "mustRegexReplaceAllLiteral": regexCost(0, 1, 2, -1),
-	} {
-		funcCosts[name] = c
+		for _, name := range strings.Fields(names) {
+			funcCosts[name] = c
+		}
 	}
 }
 
@@ -263,18 +179,11 @@ func funcCost(name string) costFunc {
 	return deepCost(1)
 }
 
-// meter makes the functions the templates of t call charge b: each is
-// replaced by a wrapper (wrap) that charges it before and after it runs.
-// Only the functions t's parse trees name are wrapped, so a template
-// pays for the few it uses; the planted functions (strata...) charge
+// meter makes the functions the templates of t call (used, from
+// instrument) charge b: each is replaced by a wrapper (wrap) that charges
+// it before and after it runs. The planted functions (strata...) charge
 // themselves.
-func (b *budget) meter(t *template.Template, fm template.FuncMap) {
-	used := map[string]bool{}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil && tt.Root != nil {
-			usedFuncs(tt.Root, used)
-		}
-	}
+func (b *budget) meter(t *template.Template, fm template.FuncMap, used map[string]bool) {
 	wrapped := template.FuncMap{}
 	for name := range used {
 		if f, ok := fm[name]; ok && !strings.HasPrefix(name, "strata") {
@@ -283,48 +192,6 @@ func (b *budget) meter(t *template.Template, fm template.FuncMap) {
 	}
 	if len(wrapped) > 0 {
 		t.Funcs(wrapped)
-	}
-}
-
-// usedFuncs adds the identifiers (function names) under n to used.
-func usedFuncs(n parse.Node, used map[string]bool) {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n != nil {
-			for _, c := range n.Nodes {
-				usedFuncs(c, used)
-			}
-		}
-	case *parse.ActionNode:
-		usedFuncs(n.Pipe, used)
-	case *parse.IfNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.WithNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.RangeNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.TemplateNode:
-		usedFuncs(n.Pipe, used)
-	case *parse.PipeNode:
-		if n != nil {
-			for _, c := range n.Cmds {
-				usedFuncs(c, used)
-			}
-		}
-	case *parse.CommandNode:
-		for _, a := range n.Args {
-			usedFuncs(a, used)
-		}
-	case *parse.ChainNode:
-		usedFuncs(n.Node, used)
-	case *parse.IdentifierNode:
-		used[n.Ident] = true
 	}
 }
 
@@ -438,142 +305,85 @@ func (b *budget) after(flat bool, r reflect.Value) error {
 // which costs a few hundred nanoseconds a call; nil for others.
 func (b *budget) wrapFast(name string, f any) any {
 	c, flat := funcCost(name), flatResult[name]
-	res := func(r any) error {
-		if flat {
-			return b.spend("", elemCost)
-		}
-		if s, ok := r.(string); ok && len(s) > maxOutput {
-			return fmt.Errorf("the result is %d bytes, over the limit of %d", len(s), maxOutput)
-		}
-		return b.spend("", shallowSize(r))
-	}
 	switch f := f.(type) {
 	case func(string) string:
 		return func(s string) (string, error) {
-			if err := b.before(c, []any{s}); err != nil {
-				return "", err
-			}
-			r := f(s)
-			return r, res(r)
+			return metered(b, c, flat, []any{s}, func() (string, error) { return f(s), nil })
 		}
 	case func(string, string) string:
 		return func(s, t string) (string, error) {
-			if err := b.before(c, []any{s, t}); err != nil {
-				return "", err
-			}
-			r := f(s, t)
-			return r, res(r)
+			return metered(b, c, flat, []any{s, t}, func() (string, error) { return f(s, t), nil })
 		}
 	case func(int, string) string:
 		return func(n int, s string) (string, error) {
-			if err := b.before(c, []any{n, s}); err != nil {
-				return "", err
-			}
-			r := f(n, s)
-			return r, res(r)
+			return metered(b, c, flat, []any{n, s}, func() (string, error) { return f(n, s), nil })
 		}
 	case func(int, string) (string, error):
 		return func(n int, s string) (string, error) {
-			if err := b.before(c, []any{n, s}); err != nil {
-				return "", err
-			}
-			r, err := f(n, s)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{n, s}, func() (string, error) { return f(n, s) })
 		}
 	case func(any) string:
 		return func(v any) (string, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return "", err
-			}
-			r := f(v)
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (string, error) { return f(v), nil })
 		}
 	case func(any) (string, error):
 		return func(v any) (string, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return "", err
-			}
-			r, err := f(v)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (string, error) { return f(v) })
 		}
 	case func(...any) string:
 		return func(v ...any) (string, error) {
-			if err := b.before(c, v); err != nil {
-				return "", err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() (string, error) { return f(v...), nil })
 		}
 	case func(string, ...any) string:
 		return func(s string, v ...any) (string, error) {
-			if err := b.before(c, append([]any{s}, v...)); err != nil {
-				return "", err
-			}
-			r := f(s, v...)
-			return r, res(r)
+			return metered(b, c, flat, append([]any{s}, v...), func() (string, error) { return f(s, v...), nil })
 		}
 	case func(any) any:
 		return func(v any) (any, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return nil, err
-			}
-			r := f(v)
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (any, error) { return f(v), nil })
 		}
 	case func(...any) (any, error):
 		return func(v ...any) (any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r, err := f(v...)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, v, func() (any, error) { return f(v...) })
 		}
 	case func(...any) []any:
 		return func(v ...any) ([]any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() ([]any, error) { return f(v...), nil })
 		}
 	case func(...any) map[string]any:
 		return func(v ...any) (map[string]any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() (map[string]any, error) { return f(v...), nil })
 		}
 	case func(any, ...any) any:
 		return func(d any, v ...any) (any, error) {
-			if err := b.before(c, append([]any{d}, v...)); err != nil {
-				return nil, err
-			}
-			r := f(d, v...)
-			return r, res(r)
+			return metered(b, c, flat, append([]any{d}, v...), func() (any, error) { return f(d, v...), nil })
 		}
 	case func(string, any) (string, error):
 		return func(s string, v any) (string, error) {
-			if err := b.before(c, []any{s, v}); err != nil {
-				return "", err
-			}
-			r, err := f(s, v)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{s, v}, func() (string, error) { return f(s, v) })
 		}
 	}
 	return nil
+}
+
+// metered calls f, charging b for its arguments (c) before and for its
+// result after.
+func metered[R any](b *budget, c costFunc, flat bool, args []any, f func() (R, error)) (R, error) {
+	if err := b.before(c, args); err != nil {
+		var zero R
+		return zero, err
+	}
+	r, err := f()
+	if err != nil {
+		return r, err
+	}
+	if flat {
+		return r, b.spend("", elemCost)
+	}
+	if s, ok := any(r).(string); ok && len(s) > maxOutput {
+		return r, fmt.Errorf("the result is %d bytes, over the limit of %d", len(s), maxOutput)
+	}
+	return r, b.spend("", shallowSize(r))
 }
 
 // shallowSize is the cost of reading the top of v: a string's bytes,

@@ -443,8 +443,7 @@ func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	if _, err := t.Parse(src); err != nil {
 		return nil, err
 	}
-	instrument(t)
-	b.meter(t, fm)
+	b.meter(t, fm, instrument(t))
 	return t, nil
 }
 

@@ -314,20 +314,10 @@ func planted(p *parse.PipeNode) bool {
 	return ok && (id.Ident == stepFunc || id.Ident == enterFunc || id.Ident == exitFunc)
 }
 
-func ident(c *parse.CommandNode) string {
-	if len(c.Args) == 0 {
-		return ""
-	}
-	if id, ok := c.Args[0].(*parse.IdentifierNode); ok {
-		return id.Ident
-	}
-	return ""
-}
-
 func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	cmds := n.Pipe.Cmds
 	body := len(cmds)
-	for body > 1 && layoutFuncs[ident(cmds[body-1])] {
+	for body > 1 && layoutFuncs[funcName(cmds[body-1])] {
 		body--
 	}
 	s := site{kind: holeScalar, template: tr.ParseName, action: n.String()}
@@ -336,7 +326,7 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	}
 	s.line, _ = lineOf(tr, n)
 	last := cmds[body-1]
-	switch name := ident(last); {
+	switch name := funcName(last); {
 	case body == 1 && name == "include":
 		s.kind = holeText
 	case nodeFuncs[name]:

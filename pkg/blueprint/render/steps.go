@@ -153,53 +153,56 @@ func (b *budget) exit() string {
 // hook for this; its parse trees are exported for such rewriting. An
 // error unwinds the whole execution, so a template left without its exit
 // only matters to a render that has failed.
-func instrument(t *template.Template) {
+// It returns the functions the templates name (identifiers).
+func instrument(t *template.Template) map[string]bool {
+	used := map[string]bool{}
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
 			continue
 		}
 		w := weight(tt.Root)
-		plantCharges(tt.Tree, tt.Root)
+		plantCharges(tt.Tree, tt.Root, used)
 		nodes := make([]parse.Node, 0, len(tt.Root.Nodes)+2)
 		nodes = append(nodes, weighted(tt.Tree, tt.Root.Pos, enterFunc, w))
 		nodes = append(nodes, tt.Root.Nodes...)
 		tt.Root.Nodes = append(nodes, call(tt.Tree, tt.Root.Pos, exitFunc))
 	}
+	return used
 }
 
-func plantCharges(tr *parse.Tree, n parse.Node) {
+func plantCharges(tr *parse.Tree, n parse.Node, used map[string]bool) {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Nodes {
-			plantCharges(tr, c)
+			plantCharges(tr, c, used)
 		}
 	case *parse.ActionNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 		if len(n.Pipe.Decl) == 0 {
 			plantPrint(tr, n.Pipe)
 		}
 	case *parse.IfNode:
-		plantArgs(tr, n.Pipe)
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantArgs(tr, n.Pipe, used)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	case *parse.WithNode:
-		plantArgs(tr, n.Pipe)
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantArgs(tr, n.Pipe, used)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	case *parse.TemplateNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 	case *parse.RangeNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 		w := min(weight(n.List), math.MaxInt32)
 		num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
 		n.Pipe.Cmds = append(n.Pipe.Cmds,
 			cmdNode(tr, n.Pos, identNode(tr, n.Pos, weighFunc), num),
 			cmdNode(tr, n.Pos, identNode(tr, n.Pos, stepFunc)))
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	}
 }
 
@@ -266,21 +269,22 @@ var comparisons = map[string]bool{"eq": true, "ne": true, "lt": true, "le": true
 // plantArgs wraps every operand of a comparison in p (and the pipelines
 // nested in p) that is not a constant in a call of argFunc: `eq .a "x"`
 // becomes `eq (strataArg .a) "x"`, `.a | eq "x"` becomes `.a | strataArg
-// | eq "x"`.
-func plantArgs(tr *parse.Tree, p *parse.PipeNode) {
+// | eq "x"`. It adds the identifiers it meets to used.
+func plantArgs(tr *parse.Tree, p *parse.PipeNode, used map[string]bool) {
 	if p == nil {
 		return
 	}
 	cmds := make([]*parse.CommandNode, 0, len(p.Cmds))
 	for i, c := range p.Cmds {
 		for _, a := range c.Args {
+			if c, ok := a.(*parse.ChainNode); ok {
+				a = c.Node
+			}
 			switch a := a.(type) {
+			case *parse.IdentifierNode:
+				used[a.Ident] = true
 			case *parse.PipeNode:
-				plantArgs(tr, a)
-			case *parse.ChainNode:
-				if pn, ok := a.Node.(*parse.PipeNode); ok {
-					plantArgs(tr, pn)
-				}
+				plantArgs(tr, a, used)
 			}
 		}
 		if comparisons[funcName(c)] {
