@@ -2,7 +2,6 @@ package blueprints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
-	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
@@ -109,18 +107,20 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 						return reconcile.Result{}, err
 					}
 				}
-				var rr routeRender
 				renderedFor[scope] = true
-				rr, err = c.renderRoute(ctx, p, inv, scope, cp.Blueprint, class, a, configs)
+				rr, err := c.renderScope(ctx, p, inv, scope, configs, render.Input{
+					Blueprint: cp.Blueprint, Class: class, Gateway: a.gw, Route: r, Routes: a.routes, Namespace: a.namespaces[r.Namespace],
+				})
 				inv = rr.inv
 				if err != nil {
 					return reconcile.Result{}, err
 				}
+				if rr.refused != "" {
+					rr.failed = "nothing applied: " + rr.refused
+					res.RequeueAfter = refusalRetry
+				}
 				if rr.failed != "" {
 					failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
-				}
-				if rr.refused {
-					res.RequeueAfter = refusalRetry
 				}
 			}
 		}
@@ -159,61 +159,6 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 		}
 	}
 	return res, c.writeRouteStatus(ctx, r, entries)
-}
-
-// routeRender is the outcome of rendering a route for one Gateway.
-type routeRender struct {
-	inv blueprint.Inventory
-	// failed says why nothing was applied ("" when it was); refused is
-	// set when the API server refused an object.
-	failed  string
-	refused bool
-}
-
-// renderRoute renders and syncs one (route, Gateway) scope.
-func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv blueprint.Inventory, scope string, bp *bpv1.GatewayClassBlueprint, class *gwv1.GatewayClass, a *attachment, configs []*values.Config) (routeRender, error) {
-	r := p.obj.(*gwv1.HTTPRoute)
-	parent := values.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
-	values, err := values.Merge(bp, parent, configs, c.opts.Namespace)
-	if err != nil {
-		c.rendered(p.key, scope, nil)
-		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
-		return routeRender{inv: inv, failed: err.Error()}, nil
-	}
-	resources, err := c.resources(ctx, inv, scope)
-	if err != nil {
-		return routeRender{inv: inv}, err
-	}
-	in := render.Input{
-		ControllerName: c.opts.ControllerName,
-		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
-		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
-	}
-	out, err := render.Render(in, c.kinds())
-	if err != nil {
-		var re *render.Error
-		if !errors.As(err, &re) {
-			return routeRender{inv: inv}, fmt.Errorf("render HTTPRoute %s/%s for Gateway %s: %w", r.Namespace, r.Name, scope, err)
-		}
-		c.rendered(p.key, scope, re)
-		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
-		return routeRender{inv: inv, failed: renderMessage(re)}, nil
-	}
-	c.rendered(p.key, scope, nil)
-	objs, err := c.withValues(in, values, out.Objects)
-	if err != nil {
-		return routeRender{inv: inv}, err
-	}
-	sr, err := c.sync(ctx, p, inv, scope, objs)
-	if err != nil {
-		return routeRender{inv: sr.inv}, err
-	}
-	if sr.refused != "" {
-		c.renders.WithLabelValues(kindRoute, "refused").Inc()
-		return routeRender{inv: sr.inv, failed: "nothing applied: " + sr.refused, refused: true}, nil
-	}
-	c.renders.WithLabelValues(kindRoute, "applied").Inc()
-	return routeRender{inv: sr.inv}, nil
 }
 
 // routeGateways lists the Gateways a route's parentRefs name, in order,
