@@ -159,55 +159,23 @@ const (
 	ReasonNotAllowed        = "NotAllowed"
 )
 
-// Render renders the blueprint for in's parent: every resource template,
-// then the status template with .Resources. Nothing is returned when any
-// template fails or any object is refused, so a caller never applies half
-// a set.
-//
-// A Gateway render (in.Route nil) uses spec.gatewayTemplate, an HTTPRoute
-// render spec.httpRouteTemplate; a blueprint without that template
-// renders nothing. Templates are Go text/template with
-// missingkey=error and the functions of funcMap (sprig's less
-// removedFuncs, see replacedFuncs; plus toYaml, fromYaml, required and
-// include). Every template starts with the same context, each with its
-// own copy:
-//
-//	.Gateway       the Gateway (for a route render: the one it is rendered for)
-//	.HTTPRoute     the HTTPRoute being rendered; nil for a Gateway render
-//	.HTTPRoutes    the HTTPRoutes attached to the Gateway
-//	.GatewayClass  the GatewayClass, or nil
-//	.Namespace     the parent's Namespace, or nil
-//	.Values        the merged values
-//	.Resources     template name -> the objects it rendered last time
-//	.Hostnames     .Union and .Intersection (see Hostnames), over all
-//	               attached routes, or the one route for a route render
-//
-// Each resource template renders multi-document YAML; empty documents
-// are skipped, every other must be an object with apiVersion, kind and
-// metadata.name. Tenant safety (Reason NotAllowed): a namespaced object
-// lands in the parent's namespace (the Gateway's, or the route's), and
-// one naming another namespace is refused; a cluster-scoped kind is
-// refused unless listed in spec.clusterScopedKinds; a kind kinds.Scope
-// does not know is refused (a nil Scope knows none); an object with
-// ownerReferences is refused (the controller sets owners). Every object
-// gets the labels of in.Labels() and LabelTemplate, whatever the
-// template said for those keys. Two objects of one group, kind,
-// namespace and name are an error naming both templates.
-//
-// The status template renders one YAML object into Output.Status; for a
-// Gateway render its `addresses` must decode as GatewayStatusAddresses.
+// Render renders the blueprint for in's parent: every resource template
+// of spec.gatewayTemplate (in.Route nil) or spec.httpRouteTemplate, then
+// the status template with .Resources (docs/blueprints.md lists the
+// context and the functions). Nothing is returned when any template fails
+// or any object is refused, so a caller never applies half a set.
 //
 // Values fill only the YAML node their action sits in (holes.go): a value
 // never adds an object, a key or a list item the template did not write.
-// Every object is then checked (admit): list kinds, scope, metadata,
-// strict decoding of the kinds kinds.Types knows, Pod Security; a refusal caused by a
-// value names the config that set it (Error.Source and Path).
+// Every object is then checked (admit): list kinds, scope (a namespaced
+// object lands in the parent's namespace; a cluster-scoped kind must be in
+// spec.clusterScopedKinds; an unknown kind is refused), metadata, strict
+// decoding of the kinds kinds.Types knows, Pod Security; a refusal caused
+// by a value names the config that set it (Error.Source and Path). Every
+// object gets in.Labels() and LabelTemplate.
 //
 // Every error is an *Error. The same input renders the same bytes. A
-// render is bounded: maxSteps range iterations and template calls,
-// maxDepth nested template calls, maxOutput bytes per template and per
-// function result, and maxWork units of work (cost.go), which every
-// function call, print, comparison, range and decoded byte spends.
+// render is bounded in steps, depth, output and work (steps.go, cost.go).
 func Render(in Input, kinds Kinds) (*Output, error) {
 	return render(in, kinds, &budget{})
 }
@@ -472,18 +440,9 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		}
 		delete(md, "namespace")
 	}
-	labels := map[string]any{}
-	switch l := md["labels"].(type) {
-	case nil:
-	case map[string]any:
-		labels = l
-		for _, k := range sortedKeys(l) {
-			if _, ok := l[k].(string); !ok {
-				return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels.%s must be a string (quote it)", what, k)
-			}
-		}
-	default:
-		return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels must be an object", what)
+	labels, _ := md["labels"].(map[string]any) // checkMetadata: an object of strings
+	if labels == nil {
+		labels = map[string]any{}
 	}
 	for k, v := range r.labels {
 		labels[k] = v
