@@ -19,26 +19,12 @@ import (
 )
 
 // removedFuncs are the sprig functions templates cannot call, because the
-// same input must render the same bytes wherever it renders (`strata
-// render` on a laptop, the controller in a cluster) and a template must
-// not read the machine it runs on:
-//
-//   - the environment, files and network: env, expandenv, getHostByName;
-//   - the clock: now, ago, and the date functions that format the current
-//     time for anything that is not a time or read the host's time zone
-//     database: dateInZone, date_in_zone, htmlDateInZone (date, htmlDate,
-//     toDate, mustToDate and durationRound are replaced, see
-//     replacedFuncs);
-//   - randomness: randAlpha, randAlphaNum, randAscii, randNumeric,
-//     randBytes, randInt, shuffle, uuidv4, and the functions that draw
-//     random keys, serial numbers, salts or IVs: genPrivateKey, genCA,
-//     genCAWithKey, genSelfSignedCert, genSelfSignedCertWithKey,
-//     genSignedCert, genSignedCertWithKey, bcrypt, htpasswd, encryptAES;
-//   - the host's path syntax: osBase, osClean, osDir, osExt, osIsAbs (base,
-//     clean, dir, ext and isAbs remain, with `/` everywhere);
-//   - key derivation: derivePassword, whose scrypt takes 32 MiB and most
-//     of a second per call, whatever its input: a loop of them would hold
-//     a worker for minutes, out of reach of the work budget (cost.go).
+// same input must render the same bytes wherever it renders and a template
+// must not read the machine it runs on: the environment, files and
+// network; the clock (date and friends are replaced, see replacedFuncs);
+// randomness (including key, certificate and salt generation); the host's
+// path syntax (base, clean, dir, ext and isAbs remain); and
+// derivePassword, whose scrypt takes most of a second per call.
 var removedFuncs = []string{
 	"env", "expandenv", "getHostByName",
 	"now", "ago", "dateInZone", "date_in_zone", "htmlDateInZone",
@@ -49,40 +35,23 @@ var removedFuncs = []string{
 	"derivePassword",
 }
 
-// Limits on what one template may build, so values a tenant sets (a
-// count, a width) cannot make the renderer allocate without bound. The
-// work budget of a whole render is in cost.go.
+// Limits on what one template may build, so values a tenant sets cannot
+// make the renderer allocate without bound.
 const (
 	// maxOutput is the most bytes one template may render, and the
-	// longest string any function may return (repeat, indent, nindent,
-	// printf, ... refuse a call that would return more, see cost.go) and
-	// the largest value a template may print or encode.
+	// longest string any function may return or a template print.
 	maxOutput = 8 << 20
 	// maxList is the longest list until, untilStep and seq may return.
 	maxList = 1 << 16
 )
 
-// replacedFuncs documents the functions that differ from sprig's:
-//
-//   - date, htmlDate format a time (time.Time, seconds since the epoch, or
-//     an RFC 3339 string such as metadata.creationTimestamp) in UTC, and
-//     fail on anything else; sprig's use the host's time zone and format
-//     the current time when given something else.
-//   - toDate, mustToDate parse in UTC, not the host's time zone.
-//   - durationRound fails on a time (sprig's measures it from now).
-//   - keys and values return a dict's keys (values) sorted by key; sprig's
-//     return Go's random map order.
-//   - repeat, indent, nindent, until, untilStep and seq fail past
-//     maxOutput bytes or maxList items.
-//   - set, merge, mergeOverwrite, mustMerge and mustMergeOverwrite refuse
-//     to make a dict contain itself (printing it would never end).
-//
-// Added, as Helm users expect: toYaml, fromYaml, required and include.
-//
-// Every function, and text/template's print, printf, println, html, js
-// and urlquery (defined here with the builtins' code, so that they are
-// charged like the rest), spends from the render's work budget and
-// refuses calls whose result would exceed maxOutput (cost.go).
+// replacedFuncs are the functions that differ from sprig's: date,
+// htmlDate, toDate and mustToDate work in UTC and never on the current
+// time; durationRound fails on a time; keys and values are sorted by key;
+// repeat, indent, nindent, until, untilStep and seq fail past maxOutput
+// bytes or maxList items; set and the merges refuse to make a dict contain
+// itself. Added, as Helm users expect: toYaml, fromYaml, required and
+// include. Every function spends from the work budget (cost.go).
 var replacedFuncs = []string{
 	"date", "htmlDate", "toDate", "mustToDate", "durationRound", "keys", "values",
 	"repeat", "indent", "nindent", "until", "untilStep", "seq",
