@@ -22,32 +22,17 @@ import (
 )
 
 // Structure-safe rendering (docs/blueprints.md, "Threat model"): whatever
-// a value holds, it only fills the place the template put it. A value is
-// text a tenant wrote (a GatewayConfig) or a class-config author wrote; the
-// YAML structure (documents, objects, keys, lists) is the blueprint
-// author's. Text templating followed by a YAML parse mixes the two: a
-// value with a newline and `---` ends the object and starts another. So a
-// template is executed twice on the same data:
-//
-//   - the real run prints what text/template would print, and records the
-//     text of every action that prints (a hole);
-//   - the skeleton run prints, for each hole, a token instead of the value
-//     (keeping the whitespace the template's own indent/nindent put
-//     around it), so its output is the template author's YAML with a
-//     token wherever a value goes. Control flow is the same in both runs
-//     (only printed text differs), which is checked.
-//
-// The skeleton is parsed as YAML, then every token is replaced by its
-// value at the node it sits in: in a scalar the value is literal text
-// (a key stays one key; newlines, `---`, `: `, `#`, quotes and the rest
-// stay characters of that scalar), and a subtree the template inserts on
-// purpose with toYaml/toJson (also toPrettyJson, toRawJson, quote,
-// squote, each optionally followed by indent/nindent/trim) lands as one
-// node at that place. Text from `include` (with indent/nindent/trim) is
-// the template author's own YAML and is part of the skeleton, its values
-// again holes. The result is encoded as YAML and decoded as before, so a
-// value that fits its place (a plain word, a number, a boolean) reads
-// exactly as it did with plain text templating.
+// a value holds, it only fills the place the template put it; the YAML
+// structure is the blueprint author's. Text templating then a YAML parse
+// would let a value with a newline and `---` start another object. So a
+// template is executed twice on the same data: the real run prints what
+// text/template would and records the text of every action that prints (a
+// hole); the skeleton run prints a token instead of each value (keeping
+// the whitespace of the template's indent/nindent), and must take the same
+// control flow. The skeleton is parsed as YAML, and every token replaced
+// by its value at the node it sits in: in a scalar as literal text; after
+// a serializer (nodeFuncs) as one node. Text from `include` is the
+// template author's YAML, part of the skeleton.
 
 // holeKind is how a hole's value is placed.
 type holeKind int
@@ -222,7 +207,7 @@ func (h *holes) tokenRE() *regexp.Regexp { return regexp.MustCompile(`x` + h.non
 // printed is the text text/template prints for v.
 func printed(v reflect.Value) (string, error) {
 	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
-		if v.Type().Implements(errorType) || v.Type().Implements(stringerType) {
+		if v.Type().Implements(errType) || v.Type().Implements(stringerType) {
 			break
 		}
 		v = v.Elem()
@@ -237,10 +222,7 @@ func printed(v reflect.Value) (string, error) {
 	return fmt.Sprint(v.Interface()), nil
 }
 
-var (
-	errorType    = reflect.TypeFor[error]()
-	stringerType = reflect.TypeFor[fmt.Stringer]()
-)
+var stringerType = reflect.TypeFor[fmt.Stringer]()
 
 // strval is sprig's string conversion, for quote and squote.
 func strval(v any) string {
@@ -324,7 +306,11 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	if tr.ParseName != tr.Name {
 		s.template = tr.Name
 	}
-	s.line, _ = lineOf(tr, n)
+	// ErrorContext's location is NAME:LINE:COL.
+	if loc, _ := tr.ErrorContext(n); strings.Count(loc, ":") >= 2 {
+		parts := strings.Split(loc, ":")
+		s.line, _ = strconv.Atoi(parts[len(parts)-2])
+	}
 	last := cmds[body-1]
 	switch name := funcName(last); {
 	case body == 1 && name == "include":
@@ -348,17 +334,6 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	}
 	out = append(out, cmds[body:]...)
 	n.Pipe.Cmds = append(out, cmd(holeFunc))
-}
-
-// lineOf is the template line of node n.
-func lineOf(tr *parse.Tree, n parse.Node) (int, error) {
-	loc, _ := tr.ErrorContext(n)
-	// loc is NAME:LINE:COL
-	parts := strings.Split(loc, ":")
-	if len(parts) < 3 {
-		return 0, errors.New("no location")
-	}
-	return strconv.Atoi(parts[len(parts)-2])
 }
 
 // reset readies h for a template's real run.
@@ -654,36 +629,19 @@ func (f *filler) node(n *yaml.Node, v any) error {
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	// Whole numbers as int64, others float64, as everywhere in render.
+	// Whole numbers as int64, others float64, as everywhere in render;
+	// json.Marshal made every string valid UTF-8, so none is !!binary.
 	var x any
 	if err := utiljson.Unmarshal(j, &x); err != nil {
 		return err
 	}
 	var nn yaml.Node
-	if err := nn.Encode(sanitize(x)); err != nil {
+	if err := nn.Encode(x); err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	nn.Line, nn.Column = n.Line, n.Column
 	*n = nn
 	return nil
-}
-
-// sanitize makes the strings of a JSON value valid UTF-8 (json.Marshal
-// already did; keys too), so the encoder never writes !!binary.
-func sanitize(v any) any {
-	switch v := v.(type) {
-	case string:
-		return strings.ToValidUTF8(v, "\uFFFD")
-	case map[string]any:
-		for k, x := range v {
-			v[k] = sanitize(x)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = sanitize(x)
-		}
-	}
-	return v
 }
 
 // blockIndent is the indentation of block scalar n's content: that of its

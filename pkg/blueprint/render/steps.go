@@ -303,14 +303,6 @@ func plantArgs(tr *parse.Tree, p *parse.PipeNode, used map[string]bool) {
 // functions (holes.go), which take the value as it is printed.
 var printTail = map[string]bool{"indent": true, "nindent": true, "trim": true, "strataMark": true, "strataHole": true}
 
-// serializers are the functions whose argument is printed as a whole
-// YAML or JSON node when they end an action (holes.go calls them itself,
-// as strataNode<name>).
-var serializers = map[string]bool{
-	"toYaml": true, "toJson": true, "toPrettyJson": true, "toRawJson": true,
-	"mustToJson": true, "mustToPrettyJson": true, "mustToRawJson": true, "quote": true, "squote": true,
-}
-
 // plantPrint makes the printing action p charge the value it prints:
 // `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; when P ends
 // in a serializer, its arguments are wrapped instead (`toJson
@@ -332,7 +324,7 @@ func plantPrint(tr *parse.Tree, p *parse.PipeNode) {
 	switch {
 	case name == "include":
 		return
-	case serializers[name] || strings.HasPrefix(name, "strataNode"):
+	case nodeFuncs[name] || strings.HasPrefix(name, "strataNode"):
 		wrapArgs(tr, last, printFunc)
 		if body == 1 {
 			return
