@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -269,7 +270,7 @@ func (c *Controller) prune(ctx context.Context, k key, entries []blueprint.Inven
 			c.forget(idOf(e))
 			continue
 		}
-		pre := metav1.Preconditions{UID: ptr(cur.GetUID())}
+		pre := metav1.Preconditions{UID: ptr.To(cur.GetUID())}
 		err = c.client.Delete(ctx, cur, client.Preconditions(pre), client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", e.Describe(), err))
@@ -405,8 +406,6 @@ func hash(o *unstructured.Unstructured) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // refusalRetry is when a render the API server refused is tried again
 // without an event: what made it refuse (RBAC, a webhook, a quota) is not

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -213,8 +214,8 @@ func (c *Controller) ancestors(ctx context.Context, cfg *values.Config, spec bpv
 		if !ok {
 			continue
 		}
-		ref := gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")),
-			Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
+		ref := gwv1.ParentReference{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: ptr.To(gwv1.Kind("Gateway")),
+			Namespace: ptr.To(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
 		scopes := make([]renderScope, len(parents))
 		for i, p := range parents {
 			scopes[i] = renderScope{parent: key{Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}}
@@ -363,9 +364,9 @@ func namespaced(group, kind string) bool {
 
 // targetRef is a declared target as an ancestorRef.
 func targetRef(ns, group, kind, name string) gwv1.ParentReference {
-	r := gwv1.ParentReference{Group: ptr(gwv1.Group(group)), Kind: ptr(gwv1.Kind(kind)), Name: gwv1.ObjectName(name)}
+	r := gwv1.ParentReference{Group: ptr.To(gwv1.Group(group)), Kind: ptr.To(gwv1.Kind(kind)), Name: gwv1.ObjectName(name)}
 	if namespaced(group, kind) {
-		r.Namespace = ptr(gwv1.Namespace(ns))
+		r.Namespace = ptr.To(gwv1.Namespace(ns))
 	}
 	return r
 }
@@ -380,20 +381,8 @@ func describeTarget(ns string, t values.Ref) string {
 // refKey orders and identifies ancestor refs: group, kind, namespace,
 // name, section.
 func refKey(r gwv1.ParentReference) string {
-	var g, k, ns, sec string
-	if r.Group != nil {
-		g = string(*r.Group)
-	}
-	if r.Kind != nil {
-		k = string(*r.Kind)
-	}
-	if r.Namespace != nil {
-		ns = string(*r.Namespace)
-	}
-	if r.SectionName != nil {
-		sec = string(*r.SectionName)
-	}
-	return strings.Join([]string{g, k, ns, string(r.Name), sec}, "\x00")
+	return strings.Join([]string{string(ptr.Deref(r.Group, "")), string(ptr.Deref(r.Kind, "")),
+		string(ptr.Deref(r.Namespace, "")), string(r.Name), string(ptr.Deref(r.SectionName, ""))}, "\x00")
 }
 
 func sortAncestors(list []ancestor) {
@@ -401,31 +390,20 @@ func sortAncestors(list []ancestor) {
 }
 
 func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }
 
-// Renders refused because of a config's value. When render.Render
-// refuses or fails a render (a Gateway's, or an HTTPRoute's for one
-// Gateway) because of a value a config set (render.Error.Source), that
-// config's ancestor entry for the Gateway says Accepted=False Invalid,
-// naming the value path, the parent and the refusal, instead of Enforced
-// (or PartiallyEnforced, Overridden): GEP-713, a policy that cannot take
-// effect at an ancestor is not accepted there. Nothing of that render is
-// applied (the Gateway's or route's condition says so too). The other
-// configs that apply there are reported as usual: they did nothing wrong.
-//
-// Only a render knows what it refused, so each render records its outcome
-// (rendered, forgetRenders) and the config entries read it (at). Records
-// live in memory: after a restart a scope is unknown until rendered again,
-// and a config's entry for a Gateway with such a scope is kept as stored
-// (or not written yet) until then, so a restart does not flip a refused
-// config to Accepted and back. A change of a record queues the configs it
-// names, before and after, and those that waited for it.
+// Renders refused because of a config's value (render.Error.Source): that
+// config's ancestor entry for the Gateway says Accepted=False Invalid
+// instead of Enforced (GEP-713: a policy that cannot take effect at an
+// ancestor is not accepted there); the other configs are reported as
+// usual. Only a render knows what it refused, so each render records its
+// outcome in memory (rendered, forgetRenders) and the config entries read
+// it (at); after a restart, an entry waits for its scopes' first render
+// rather than flip. A change of a record queues the configs it names.
 
 // renderScope is one render: a Gateway's (gateway "") or an HTTPRoute's
 // for one Gateway (gateway: that Gateway's namespace/name).

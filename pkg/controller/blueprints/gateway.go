@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -24,7 +25,7 @@ var gatewayGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", K
 // httpRouteTemplate), and supportedProtocols the listener protocols those
 // routes attach to.
 var (
-	supportedKinds     = []gwv1.RouteGroupKind{{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}}
+	supportedKinds     = []gwv1.RouteGroupKind{{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}}
 	supportedProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType}
 )
 
@@ -287,7 +288,7 @@ func listenerKinds(l gwv1.Listener) ([]gwv1.RouteGroupKind, []string) {
 			group = string(*k.Group)
 		}
 		if group == gwv1.GroupName && k.Kind == "HTTPRoute" {
-			kinds = append(kinds, gwv1.RouteGroupKind{Group: ptr(gwv1.Group(group)), Kind: k.Kind})
+			kinds = append(kinds, gwv1.RouteGroupKind{Group: ptr.To(gwv1.Group(group)), Kind: k.Kind})
 			continue
 		}
 		invalid = append(invalid, string(k.Kind)+"."+group)

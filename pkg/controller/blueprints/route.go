@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
@@ -98,7 +99,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 			switch {
 			case cp.Err != nil:
 				keep[scope] = true
-				failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters),
+				failed = ptr.To(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters),
 					fmt.Sprintf("GatewayClass %s is not accepted: %v", class.Name, cp.Err)))
 			case cp.Blueprint.Spec.HTTPRouteTemplate != nil:
 				keep[scope] = true
@@ -120,7 +121,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 					res.RequeueAfter = refusalRetry
 				}
 				if rr.failed != "" {
-					failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
+					failed = ptr.To(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
 				}
 			}
 		}
@@ -134,7 +135,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 				accepted = *failed
 			}
 			entries = append(entries, gwv1.RouteParentStatus{
-				ParentRef:      defaultedRef(ref),
+				ParentRef:      normalRef(ref, ""), // as it reads back from status
 				ControllerName: gwv1.GatewayController(c.opts.ControllerName),
 				Conditions:     []metav1.Condition{accepted, resolved},
 			})
@@ -190,19 +191,6 @@ func gatewayOf(ref gwv1.ParentReference, ns string) (types.NamespacedName, bool)
 func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool {
 	got, ok := gatewayOf(ref, ns)
 	return ok && got == g
-}
-
-// defaultedRef is a parentRef with the group and kind the API server
-// defaults, as it reads back from status.
-func defaultedRef(r gwv1.ParentReference) gwv1.ParentReference {
-	r = *r.DeepCopy()
-	if r.Group == nil {
-		r.Group = ptr(gwv1.Group(gwv1.GroupName))
-	}
-	if r.Kind == nil {
-		r.Kind = ptr(gwv1.Kind("Gateway"))
-	}
-	return r
 }
 
 // resolvedRefs is the route's ResolvedRefs condition: every backendRef
