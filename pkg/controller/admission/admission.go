@@ -36,10 +36,9 @@ const Path = "/validate-policies"
 
 // Options are the webhook's knobs.
 type Options struct {
-	// Budget bounds the analysis of one request. When it runs out the
-	// request is admitted without warnings (and counted), never denied:
-	// a slow analysis must not slow or block writes. Default 100ms (the
-	// API server's own timeout for the webhook is longer).
+	// Budget bounds the analysis of one request; past it the request is
+	// admitted without warnings (and counted), never denied. Default
+	// 100ms.
 	Budget time.Duration
 	// Deny lists finding classes (query.FindingClasses) for which a
 	// create or update is denied instead of warned about; empty (the

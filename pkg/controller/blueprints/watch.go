@@ -318,7 +318,3 @@ func (c *Controller) configKeys(ctx context.Context, ns string) []key {
 	return append(c.keysOf(ctx, kindClassConfig, &bpv1.GatewayClassConfigList{}, "list GatewayClassConfigs", nil, in),
 		c.keysOf(ctx, kindConfig, &bpv1.GatewayConfigList{}, "list GatewayConfigs", nil, in)...)
 }
-
-func schemaGK(gk bpv1.GroupKind) schema.GroupKind {
-	return schema.GroupKind{Group: gk.Group, Kind: gk.Kind}
-}
