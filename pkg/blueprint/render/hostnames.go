@@ -16,20 +16,14 @@ type Hostnames struct {
 	// of the routes considered: what a certificate or a DNS record might
 	// have to cover.
 	Union []string `json:"Union"`
-	// Intersection is the hostnames actually served: for every pair of a
-	// listener and a route attached to it, the Gateway API hostname
-	// intersection (HTTPRoute spec.hostnames): a listener without a
-	// hostname serves the route's hostnames, a route without hostnames
-	// the listener's; otherwise the more specific of two matching
-	// hostnames (`foo.example.com` for `*.example.com`).
+	// Intersection is the hostnames actually served: for every listener
+	// and route attached to it, their Gateway API hostname intersection
+	// (HTTPRoute spec.hostnames).
 	Intersection []string `json:"Intersection"`
 }
 
-// hostnamesOf computes Hostnames for gw and routes: all attached routes for
-// a Gateway render, the one route for an HTTPRoute render. Which listeners
-// a route is on is read from its parentRefs to gw (sectionName, port) and
-// the listeners' accepted kinds; allowedRoutes.namespaces is the caller's
-// business (Input.Routes are attached routes).
+// hostnamesOf computes Hostnames for gw and routes (attached routes: all
+// for a Gateway render, the one route for an HTTPRoute render).
 func hostnamesOf(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute) Hostnames {
 	union := map[string]bool{}
 	served := map[string]bool{}
