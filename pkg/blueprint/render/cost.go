@@ -23,9 +23,7 @@ import (
 // output is charged in holes.go.
 const (
 	// maxWork is the work budget of one render, all its templates
-	// together: 64 Mi units, a few hundred milliseconds at most. The
-	// example blueprint spends some 16,000 a route (0.3% for a Gateway
-	// with 10 routes, a quarter for one with 1,000).
+	// together.
 	maxWork = 64 << 20
 	// callCost is what every function call costs on top of its
 	// arguments: text/template calls through reflection.
@@ -39,11 +37,8 @@ const (
 	// iteration on top of its body's nodes.
 	nodeCost = 32
 	stepCost = 16
-	// maxNesting is how deep a value may nest (lists in lists, dicts in
-	// dicts) for a function to read it or a template to print it:
-	// printing and encoding recurse, and a deeper value (a list built
-	// by wrapping it in a list a million times) would take the
-	// goroutine's stack.
+	// maxNesting is how deep a value may nest for a function to read it
+	// or a template to print it: printing and encoding recurse.
 	maxNesting = 1000
 	// maxWidth is the largest printf width or precision.
 	maxWidth = 1024
@@ -202,12 +197,10 @@ var (
 )
 
 // wrap returns f (a template function: one result, or a result and an
-// error) as a function of the same arguments that charges b: the cost
-// of its arguments (funcCost(name)) before calling f, the size of its
-// result after, and that fails (through text/template, which reports the
-// template and line) when the budget is spent or the call refused. A
-// string result longer than maxOutput is refused too: no template may
-// print it.
+// error) as a function of the same arguments that charges b: the cost of
+// its arguments (funcCost(name)) before calling f, the size of its result
+// after, failing when the budget is spent or the call refused (a string
+// result longer than maxOutput is refused too).
 func (b *budget) wrap(name string, f any) any {
 	fv := reflect.ValueOf(f)
 	ft := fv.Type()
@@ -445,9 +438,7 @@ func refSize(v any) int64 {
 
 // sizer measures a value deeply: every string's bytes, elemCost per list
 // item and scalar, entryCost plus the key per dict entry, plus indent per
-// level of nesting per item (what a pretty printer indents). A container
-// reached twice counts twice. It stops counting past limit (n is then
-// more than limit), so measuring costs at most what it may charge.
+// level of nesting per item. It stops counting past limit.
 type sizer struct {
 	indent, limit, n int64
 }
@@ -588,37 +579,29 @@ func deepCost(w int64) costFunc {
 
 // dictCost: dict's keys are printed (sprig formats a key that is not a
 // string), its values stored.
-func dictCost(args []any, room int64) (int64, error) {
-	n := int64(callCost)
-	for i, a := range args {
-		if i%2 == 1 {
-			n += refSize(a)
-			continue
-		}
-		m, err := deepSize(a, 0, room-n)
-		if err != nil {
-			return 0, err
-		}
-		n += m
-	}
-	return n, nil
-}
+var dictCost = mixedCost(func(i int) bool { return i%2 == 0 })
 
 // setCost: set (dict, key, value) walks value to refuse a cycle.
-func setCost(args []any, room int64) (int64, error) {
-	n := int64(callCost)
-	for i, a := range args {
-		if i < 2 {
-			n += refSize(a)
-			continue
+var setCost = mixedCost(func(i int) bool { return i >= 2 })
+
+// mixedCost: callCost plus the deep size of the arguments deep says, the
+// ref of the others.
+func mixedCost(deep func(i int) bool) costFunc {
+	return func(args []any, room int64) (int64, error) {
+		n := int64(callCost)
+		for i, a := range args {
+			if !deep(i) {
+				n += refSize(a)
+				continue
+			}
+			m, err := deepSize(a, 0, room-n)
+			if err != nil {
+				return 0, err
+			}
+			n += m
 		}
-		m, err := deepSize(a, 0, room-n)
-		if err != nil {
-			return 0, err
-		}
-		n += m
+		return n, nil
 	}
-	return n, nil
 }
 
 // listLen is the number of items of a list argument, 0 for anything else.
@@ -881,7 +864,7 @@ func splitCost(per int64) costFunc {
 }
 
 // semverCost refuses a version or constraint over maxSemver bytes: they
-// are parsed with regular expressions, some 100 ns a byte.
+// are parsed with regular expressions.
 func semverCost(args []any, _ int64) (int64, error) {
 	n := int64(callCost)
 	for _, a := range args {
@@ -895,8 +878,7 @@ func semverCost(args []any, _ int64) (int64, error) {
 }
 
 // certCost: buildCustomCert (cert, key) decodes both and parses them;
-// checking an RSA key takes time quadratic in its size (about 600 µs for
-// a 4096-bit key).
+// checking an RSA key takes time quadratic in its size.
 func certCost(args []any, room int64) (int64, error) {
 	n, err := deepCost(8)(args, room)
 	key := int64(len(strArg(args, 1)))
@@ -914,13 +896,10 @@ func plus(base int64, c costFunc) costFunc {
 
 // regexCost is the cost of a regular expression function whose
 // arguments are the pattern at pat, the input at in, a replacement at
-// repl (-1: none) and a count of results at count (-1: none). Go's
-// regular expressions run in time linear in the input, times the
-// program's size at worst: that is what a call costs, plus compiling.
-// A pattern over maxPattern bytes or maxProgram instructions is refused;
-// so is a replacement whose result could exceed maxOutput (each match
-// can write the replacement, with $1 expanding to the match), and a
-// list of results is charged elemCost per possible item.
+// repl (-1: none) and a count of results at count (-1: none): the input
+// times the program's size (Go's worst case), plus compiling. Patterns
+// over maxPattern bytes or maxProgram instructions are refused, as are
+// replacements whose result could exceed maxOutput.
 func regexCost(pat, in, repl, count int) costFunc {
 	return func(args []any, _ int64) (int64, error) {
 		p, s := strArg(args, pat), strArg(args, in)
@@ -935,7 +914,6 @@ func regexCost(pat, in, repl, count int) costFunc {
 		if prog > maxProgram {
 			return 0, fmt.Errorf("the pattern compiles to about %d instructions, over the limit of %d", prog, maxProgram)
 		}
-		// Compiling costs some 500 ns plus 50 ns an instruction.
 		n := callCost + 512 + prog*64 + mulSat(int64(len(s))+1, prog)
 		if count >= 0 {
 			items := int64(len(s)) + 1
@@ -1108,17 +1086,12 @@ func printfCost(args []any, room int64) (int64, error) {
 	return outputCost(0, out)
 }
 
-// The functions instrument plants besides steps.go's: they pass a value
-// on unchanged and charge for it.
+// The functions instrument plants besides steps.go's, which pass a value
+// on and charge for it: printFunc in an action that prints (its deep
+// size), argFunc around the operands of comparisons and index.
 const (
-	// printFunc ends the pipeline of an action that prints (before its
-	// layout: indent, nindent, trim), or wraps the arguments of a
-	// serializer ending it: printing a value costs its deep size, and a
-	// value over maxOutput cannot be printed.
 	printFunc = "strataPrint"
-	// argFunc wraps the arguments of comparisons and index: comparing
-	// strings costs their length.
-	argFunc = "strataArg"
+	argFunc   = "strataArg"
 )
 
 // print charges printing v: callCost (print is a function call) and

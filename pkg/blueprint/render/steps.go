@@ -11,18 +11,13 @@ import (
 	"text/template/parse"
 )
 
-// maxSteps bounds the work of one render: every iteration of a range and
-// every entry into a template (the main one, a {{define}}d one through
-// template or include) is a step. Loops over a Gateway's listeners and
-// routes take thousands; a template looping without end, or recursing
-// into two copies of itself, fails instead of holding the controller's
-// worker forever. A step costs well under a microsecond, so the budget is
-// a second or two at most.
+// maxSteps bounds the range iterations and template entries (the main
+// one, template, include) of one render, so a template looping without
+// end fails instead of holding the controller's worker.
 const maxSteps = 1 << 21
 
-// maxDepth bounds how deep templates call templates (template or
-// include). text/template's own bound (100000) is too deep: unwinding an
-// error through that many ranges takes hours.
+// maxDepth bounds how deep templates call templates; text/template's own
+// bound (100000) is too deep to unwind an error through.
 const maxDepth = 1000
 
 // The functions instrument plants: weighFunc and stepFunc at the end of
@@ -144,15 +139,11 @@ func (b *budget) exit() string {
 }
 
 // instrument plants, in every template of t: weighFunc and stepFunc at
-// the end of every range's pipeline (`range P` becomes `range P |
-// strataWeigh W | strataStep`), which count its iterations and charge
-// them the weight W of its body before the first runs; enterFunc and
-// exitFunc around every template, enterFunc charging its body's weight;
-// printFunc in every action that prints (plantPrint); argFunc around the
-// operands of comparisons and index (plantArgs). text/template has no
-// hook for this; its parse trees are exported for such rewriting. An
-// error unwinds the whole execution, so a template left without its exit
-// only matters to a render that has failed.
+// the end of every range's pipeline (`range P | strataWeigh W |
+// strataStep`: its iterations, charged the weight W of its body up
+// front); enterFunc and exitFunc around every template; printFunc in
+// every action that prints (plantPrint); argFunc around the operands of
+// comparisons and index (plantArgs).
 // It returns the functions the templates name (identifiers).
 func instrument(t *template.Template) map[string]bool {
 	used := map[string]bool{}
@@ -208,9 +199,7 @@ func plantCharges(tr *parse.Tree, n parse.Node, used map[string]bool) {
 
 // weight is what evaluating n once costs, in work units: nodeCost per
 // node, a text's or string constant's bytes; both branches of an if or
-// with (either may run), not the body of a range (its steps charge it).
-// It is an estimate that holds whatever the values: what functions do
-// with them is charged by the functions.
+// with, not the body of a range (its steps charge it).
 func weight(n parse.Node) int64 {
 	switch n := n.(type) {
 	case *parse.ListNode:
@@ -304,12 +293,9 @@ func plantArgs(tr *parse.Tree, p *parse.PipeNode, used map[string]bool) {
 var printTail = map[string]bool{"indent": true, "nindent": true, "trim": true, "strataMark": true, "strataHole": true}
 
 // plantPrint makes the printing action p charge the value it prints:
-// `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; when P ends
-// in a serializer, its arguments are wrapped instead (`toJson
-// (strataPrint .x)`, `.x | strataPrint | toJson`), so the serializer
-// stays last for holes.go, which calls it itself. An include prints text
-// its own template already paid for; a constant is paid for by its
-// weight.
+// `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; a
+// serializer ending P has its arguments wrapped instead, so it stays last
+// for holes.go. An include and a constant are paid for already.
 func plantPrint(tr *parse.Tree, p *parse.PipeNode) {
 	body := len(p.Cmds)
 	for body > 0 && printTail[funcName(p.Cmds[body-1])] {
