@@ -333,11 +333,8 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 	all := append([]Applied{{Config: bpConfig, Level: LevelBlueprint}}, applied...)
 
 	// Each (config, block) is a one-block policy on the engine's stack, at
-	// the rank and hierarchy level its 002 level stands for; the engine
-	// orders and folds the stack (effective.Fold), so precedence and
-	// conflict order have one implementation, the one `get policies` and
-	// `describe` report. Provenance is by block, so a value lost to the
-	// same config's override is reported as lost.
+	// the rank and hierarchy level of its 002 level, so precedence and
+	// conflict order have one implementation (effective.Fold).
 	sources := map[merge.Source]Source{}
 	var entries []*effective.Entry
 	var contributions []contribution
@@ -452,24 +449,21 @@ func winnerAt(prov map[string]merge.Source, ptr string) (merge.Source, bool) {
 			return s, true
 		}
 	}
-	keys := make([]string, 0)
+	below := ""
 	for q := range prov {
-		if len(q) > len(ptr) && q[:len(ptr)] == ptr && q[len(ptr)] == '/' {
-			keys = append(keys, q)
+		if strings.HasPrefix(q, ptr+"/") && (below == "" || q < below) {
+			below = q
 		}
 	}
-	if len(keys) == 0 {
+	if below == "" {
 		return nil, false
 	}
-	sort.Strings(keys)
-	return prov[keys[0]], true
+	return prov[below], true
 }
 
 func parentPointer(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
 	}
 	return ""
 }
