@@ -180,26 +180,15 @@ func job(p values.Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute
 		return j
 	}
 	j.Values = v
-	j.Input = render.Input{
-		ControllerName: controllerName,
-		Blueprint:      cp.Blueprint,
-		Class:          cp.Class,
-		Gateway:        gw,
-		Route:          route,
-		Routes:         routes,
-		Namespace:      namespaces[p.Namespace],
-		Values:         v.Values,
-		Sources:        v.Leaves,
-	}
+	j.Input = render.Input{ControllerName: controllerName, Blueprint: cp.Blueprint, Class: cp.Class, Gateway: gw, Route: route,
+		Routes: routes, Namespace: namespaces[p.Namespace], Values: v.Values, Sources: v.Leaves}
 	j.Input.Resources = children[keyOf(j.Input.Labels())]
 	return j
 }
 
 // Attached returns the HTTPRoutes attached to Gateway gw in g (to at least
 // one listener), sorted by namespace/name, and the attached route count of
-// every listener in spec order (ListenerStatus attachedRoutes). Plan and
-// the controller both read attachment here, from a graph pkg/engine/topology
-// built, as the policy engine does.
+// every listener in spec order, for Plan and the controller alike.
 func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
 	gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
 	seen := map[*gwv1.HTTPRoute]bool{}

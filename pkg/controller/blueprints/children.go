@@ -82,20 +82,11 @@ type syncResult struct {
 
 // sync makes the cluster hold exactly objs as the children of p for one
 // render scope (gateway: "" for a Gateway's render, the Gateway's
-// namespace/name for an HTTPRoute's). In order:
-//
-//  1. objects whose rendered form and Strata's managed fields are as last
-//     applied are skipped: nobody changed what Strata set, so applying
-//     again would write nothing (no write storms on child status events);
-//  2. an object that exists and is not this parent's child (theirs) is
-//     refused, and then nothing is applied; every other object is applied
-//     with a server-side dry run; if the API server refuses any, nothing is
-//     applied (syncResult.refused);
-//  3. the inventory is extended with the new objects (written ahead);
-//  4. the objects are applied (field manager Options.FieldManager, forced:
-//     Strata owns what its templates set);
-//  5. children of this scope no longer rendered are deleted, and the
-//     inventory trimmed to what exists.
+// namespace/name for an HTTPRoute's): objects as last applied are skipped;
+// if one exists and is not this parent's (theirs), or the API server
+// refuses one on a dry run, nothing is applied; the inventory is extended
+// ahead, the objects applied (forced, Options.FieldManager), and children
+// no longer rendered deleted and dropped from the inventory.
 func (c *Controller) sync(ctx context.Context, p parentObj, inv blueprint.Inventory, gateway string, objs []*unstructured.Unstructured) (syncResult, error) {
 	want := make([]blueprint.InventoryEntry, 0, len(objs))
 	var changed []*unstructured.Unstructured
@@ -141,10 +132,7 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv blueprint.Invent
 		applied := o.DeepCopy()
 		if err := c.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 			client.FieldOwner(c.opts.FieldManager), client.ForceOwnership); err != nil {
-			if refusal(err) {
-				// Accepted by the dry run, refused now: something changed in
-				// between (an admission webhook, a quota). What was applied
-				// stays in the inventory; the next render retries.
+			if refusal(err) { // accepted by the dry run: the next render retries
 				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it: %v", blueprint.EntryOf("", o).Describe(), err)}, nil
 			}
 			return syncResult{inv: inv}, fmt.Errorf("apply %s: %w", blueprint.EntryOf("", o).Describe(), err)
@@ -193,10 +181,8 @@ func (c *Controller) release(ctx context.Context, p parentObj) error {
 }
 
 // orphaned cleans up after a parent that is gone: its last known
-// inventory, and whatever the child cache holds labelled with it. With a
-// garbage collector the namespaced children would go anyway (they are
-// owned); cluster-scoped ones would not, and neither would anything
-// without a garbage collector (envtest).
+// inventory, and whatever the child cache holds labelled with it
+// (cluster-scoped children are not garbage collected).
 func (c *Controller) orphaned(ctx context.Context, k key) error {
 	c.mu.Lock()
 	inv := c.known[k]
@@ -308,9 +294,8 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv bluepr
 		return fmt.Errorf("write inventory of %s %s: %w", p.Kind, p.nn(), err)
 	}
 	c.writes.WithLabelValues(p.Kind, "inventory").Inc()
-	// Continue from the object the API server returned: its
-	// resourceVersion (and status as of now) is what the status write
-	// that follows must be based on.
+	// Continue from the object the API server returned, for the status
+	// write that follows.
 	switch o := p.obj.(type) {
 	case *gwv1.Gateway:
 		obj.(*gwv1.Gateway).DeepCopyInto(o)
@@ -426,11 +411,10 @@ func (c *Controller) withValues(in render.Input, v *values.Values, objs []*unstr
 }
 
 // theirs says why o must not be applied, or "": an object of that name
-// exists and is not this parent's child (not rendered for it, or
-// controlled by another owner). Forced server-side apply would take it
-// over, so a tenant could overwrite a neighbour's object, or one nobody
-// rendered, just by choosing names through values (002 tenant safety).
-// The API server is asked, not the cache, which holds rendered objects only.
+// exists and is not this parent's child. Forced apply would take it over,
+// so a tenant could overwrite a neighbour's object by choosing names (002
+// tenant safety). The API server is asked: the cache holds rendered
+// objects only.
 func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Unstructured) (string, error) {
 	cur := &metav1.PartialObjectMetadata{}
 	cur.SetGroupVersionKind(o.GroupVersionKind())

@@ -28,15 +28,11 @@ var routeGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kin
 const maxParents = 32
 
 // reconcileRoute renders an HTTPRoute once for every Gateway of a served
-// class it attaches to, with the blueprint's httpRouteTemplate and values
-// merged for the route (values.Parent{Kind: "HTTPRoute"}: GatewayConfigs
-// targeting the route are its most specific level), and writes one
-// status.parents entry per parentRef naming such a Gateway. Each Gateway
-// is a render scope of its own: a failure for one applies and prunes
-// nothing of that one and does not hold back the others. Children of a
-// Gateway the route no longer attaches to are deleted. A render refused
-// because of a config's value is also reported on that config's ancestor
-// entry for the Gateway (config.go, refusals).
+// class it attaches to, with the blueprint's httpRouteTemplate, and writes
+// one status.parents entry per parentRef naming such a Gateway. Each
+// Gateway is a render scope of its own: a failure for one does not hold
+// back the others. Children of a Gateway the route no longer attaches to
+// are deleted.
 func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Result, error) {
 	r := &gwv1.HTTPRoute{}
 	if err := c.cache.Get(ctx, k.nn(), r); err != nil {
@@ -195,9 +191,8 @@ func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool 
 
 // resolvedRefs is the route's ResolvedRefs condition: every backendRef
 // names a Service (InvalidKind otherwise), and one in another namespace is
-// allowed by a ReferenceGrant there (RefNotPermitted otherwise), as
-// pkg/engine/topology's Granted reads grants. Whether the Service exists is not
-// checked: the blueprint's data plane is what sends traffic to it.
+// allowed by a ReferenceGrant there (RefNotPermitted otherwise). Whether
+// the Service exists is the data plane's business.
 func (c *Controller) resolvedRefs(ctx context.Context, r *gwv1.HTTPRoute) (metav1.Condition, error) {
 	var graph *topology.Graph
 	for i, rule := range r.Spec.Rules {
