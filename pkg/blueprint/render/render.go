@@ -35,8 +35,7 @@ const (
 	// LabelBlueprint is the blueprint.
 	LabelBlueprint = "blueprints.strata.dev/blueprint"
 	// LabelController is the blueprint controller (its controllerName,
-	// through LabelValue) that rendered the object: two Strata installs
-	// serving different GatewayClasses never touch each other's objects.
+	// through LabelValue) that rendered the object.
 	LabelController = "blueprints.strata.dev/controller"
 )
 
@@ -45,18 +44,14 @@ const (
 type Scope func(gk schema.GroupKind) (namespaced, known bool)
 
 // Kinds is what a render knows of the kinds a template may produce, given
-// by the caller rather than read from a global, so this package links no
-// client: the controller passes its API server's discovery (MapperScope)
-// and client-go's scheme, `strata render -f` the generated table
-// (StaticScope) and the same scheme.
+// by the caller so this package links no client: MapperScope in the
+// controller, StaticScope offline, and client-go's scheme for Types.
 type Kinds struct {
 	// Scope says whether a kind is namespaced; nil knows no kind, so
 	// every object is refused.
 	Scope Scope
-	// Types makes an empty Go value of a kind (a *runtime.Scheme does):
-	// an object of a kind it knows is decoded into it strictly, as the
-	// API server would read it (checkTyped); a kind it does not know (a
-	// custom resource) is left to the server's schema. Nil checks none.
+	// Types makes an empty Go value of a kind: an object of a kind it
+	// knows is decoded into it strictly (checkTyped). Nil checks none.
 	Types runtime.ObjectCreater
 }
 
@@ -80,36 +75,29 @@ type Input struct {
 	// Values are the merged values (values.Merge), read as .Values.
 	Values map[string]any
 	// Sources are the merged values' leaves with who set them
-	// (values.Values.Leaves): a refused object names the config that set the
-	// value behind the refusal. Optional.
+	// (values.Values.Leaves), to name the config behind a refusal.
 	Sources []values.Leaf
 	// Resources are the current objects of this parent's previous render,
-	// by resource template name (nil offline or on a first render): what
-	// .Resources reads, so one template (or the status template) can read
-	// another's status.
+	// by resource template name: what .Resources reads.
 	Resources map[string][]*unstructured.Unstructured
 }
 
 // Output is what one render produced.
 type Output struct {
-	// Objects are the rendered objects, by template (in the blueprint's
-	// order) then document order, each labelled with its parent and
-	// template and placed in the parent's namespace when namespaced.
+	// Objects are the rendered objects, by template then document order.
 	Objects []*unstructured.Unstructured
 	// Templates maps each object (by index in Objects) to its template
 	// name; .Resources is keyed by it.
 	Templates []string
-	// Status is the rendered status template as a map: nil when the
-	// Template has no status template, empty when it rendered nothing.
+	// Status is the rendered status template (nil when there is none).
 	Status map[string]any
 	// Addresses are status.addresses read from Status, for a Gateway
-	// render (nil for a route render, whose Status keeps whatever it has).
+	// render.
 	Addresses []gwv1.GatewayStatusAddress
 }
 
-// Error is a render or tenant-safety failure. It names the blueprint, the
-// template, the line and, for a missing value, the value path, so a
-// condition carrying it tells the user where to look.
+// Error is a render or tenant-safety failure, naming the blueprint, the
+// template, the line and the value path and its source when known.
 type Error struct {
 	Blueprint string
 	// Template is e.g. gatewayTemplate.resourceTemplates[deployment] or
@@ -117,11 +105,10 @@ type Error struct {
 	Template string
 	Line     int    // 0 when unknown
 	Path     string // e.g. .Values.replicas, when the error is about one
-	// Source is the config that set the value at Path, when one did
-	// (a refusal caused by a tenant's value names the tenant's config).
+	// Source is the config that set the value at Path, when one did.
 	Source *values.Source
-	// Reason is the condition reason: InvalidParameters for template
-	// errors, NotAllowed for tenant-safety refusals.
+	// Reason is InvalidParameters for template errors, NotAllowed for
+	// tenant-safety refusals.
 	Reason string
 	Err    error
 }
@@ -247,13 +234,9 @@ func render(in Input, kinds Kinds, b *budget) (*Output, error) {
 	return out, nil
 }
 
-// Check parses every template of a blueprint without executing it, for
-// the GatewayClass's Accepted condition: the resource and status
-// templates of spec.gatewayTemplate, then of spec.httpRouteTemplate. It
-// returns the first failure as an *Error (a template that does not
-// parse, a resource template name missing or given twice, values that are
-// not objects), nil when all is well. A blueprint without templates is
-// valid: it renders nothing.
+// Check parses every template of a blueprint without executing it, and
+// decodes its values, for the GatewayClass's Accepted condition; it
+// returns the first failure as an *Error.
 func Check(bp *bpv1.GatewayClassBlueprint) error {
 	if bp == nil {
 		return &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint")}
