@@ -57,13 +57,11 @@ var nodeFuncs = map[string]bool{
 }
 
 // yamlNodeCost is the work (cost.go) of filling, encoding and decoding
-// one YAML node of a template's output, a few microseconds: an output of
-// many small nodes, within maxOutput, still ends within the budget.
+// one YAML node of a template's output.
 const yamlNodeCost = 1024
 
-// yamlByteCost is the work of parsing one byte of a template's output
-// (yaml.v3 nodes, then encoding and decoding again): about 100 ns per
-// byte, charged before parsing.
+// yamlByteCost is the work of parsing one byte of a template's output,
+// charged before parsing.
 const yamlByteCost = 8
 
 // layoutFuncs only move a hole's text (indentation and surrounding
@@ -240,11 +238,10 @@ func strval(v any) string {
 	}
 }
 
-// plant rewrites every action of t (and the templates it defines)
-// that prints: `{{ P | layout }}` becomes `{{ P | strataMark ID | layout |
+// plant rewrites every action of t (and the templates it defines) that
+// prints: `{{ P | layout }}` becomes `{{ P | strataMark ID | layout |
 // strataHole ID }}`, and a serializer ending P becomes strataNode. It
-// records one site per action. text/template's parse trees are exported
-// for such rewriting (html/template escapes this way).
+// records one site per action.
 func (h *holes) plant(t *template.Template, b *budget) {
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
@@ -342,10 +339,8 @@ func (h *holes) reset() {
 }
 
 // executeSafe executes t twice (see the top of this file) and returns
-// its documents, every value where its action is. Errors of the real run
-// are the template's errors, as with plain execution. The skeleton run
-// repeats the real run's work, so it does not count against budget b
-// again.
+// its documents, every value where its action is. The skeleton run does
+// not count against budget b again.
 func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx map[string]any) ([]document, error) {
 	h.reset()
 	before := *b
@@ -382,9 +377,8 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	return docs, nil
 }
 
-// documents parses the skeleton document by document (splitDocuments,
-// so lines are those of the rendered output when values are one line
-// each), fills each, and decodes it as decodeDocuments does.
+// documents parses the skeleton document by document (splitDocuments),
+// fills each, and decodes it.
 func (f *filler) documents(skel []byte) ([]document, error) {
 	var docs []document
 	n := 0
@@ -426,10 +420,8 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 	return docs, nil
 }
 
-// oneDocument parses the one YAML document of text. yaml.Unmarshal
-// would read the first of several and drop the rest without a word; the
-// documents are split at lines "---", but one may also begin after a
-// line "...", which is an error here naming its line.
+// oneDocument parses the one YAML document of text; a second one (after
+// a line "...") is an error naming its line.
 func oneDocument(text []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc, next yaml.Node
@@ -527,10 +519,9 @@ func (f *filler) fill(n *yaml.Node, key bool, path string) error {
 
 // scalar fills scalar n. A plain scalar that is exactly one serializer's
 // token becomes that value's node; otherwise every token is replaced by
-// its text, and the scalar stays one scalar: a key or a quoted or block
-// scalar is a string, a plain scalar reads as YAML reads a plain word (so
-// `replicas: {{ .Values.replicas }}` is still a number), unless the text
-// cannot be a plain word, when it is a string with that text.
+// its text and the scalar stays one scalar: a key, quoted or block scalar
+// a string, a plain one read as YAML reads a plain word (so `replicas:
+// {{ .Values.replicas }}` is still a number) when the text can be one.
 func (f *filler) scalar(n *yaml.Node, key bool, path string) error {
 	locs := f.re.FindAllStringSubmatchIndex(n.Value, -1)
 	if len(locs) == 0 {
