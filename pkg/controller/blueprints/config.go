@@ -119,16 +119,9 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 			Conditions:     conds,
 		})
 	}
-	next := obj.DeepCopyObject().(client.Object)
-	nextStatus := status.DeepCopy()
-	nextStatus.Ancestors = list
-	switch o := next.(type) {
-	case *bpv1.GatewayClassConfig:
-		o.Status = *nextStatus
-	case *bpv1.GatewayConfig:
-		o.Status = *nextStatus
-	}
-	return c.patchStatus(ctx, obj, next, k.Kind, differ(status.Ancestors, list))
+	cur, old := obj.DeepCopyObject().(client.Object), status.Ancestors
+	status.Ancestors = list // obj is now the next version
+	return c.patchStatus(ctx, cur, obj, k.Kind, differ(old, list))
 }
 
 // ancestors computes Strata's entries for a config, sorted by ancestor.
