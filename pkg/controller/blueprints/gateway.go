@@ -81,11 +81,8 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 		// must not take the data planes of its Gateways with it. Nothing
 		// is applied or pruned until the class is back (or the Gateway
 		// goes).
-		msg := fmt.Sprintf("GatewayClass %s not found; objects rendered before are kept", gw.Spec.GatewayClassName)
-		return reconcile.Result{}, c.writeGatewayStatus(ctx, gw, a, gatewayOutcome{
-			accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
-			programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
-		})
+		return reconcile.Result{}, c.writeGatewayStatus(ctx, gw, a,
+			invalid(fmt.Sprintf("GatewayClass %s not found; objects rendered before are kept", gw.Spec.GatewayClassName)))
 	}
 	out, res, err := c.renderGateway(ctx, p, class, a, inv)
 	if err != nil {
@@ -94,15 +91,17 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 	return res, c.writeGatewayStatus(ctx, gw, a, out)
 }
 
+// invalid is the outcome of a Gateway that is not accepted, for msg.
+func invalid(msg string) gatewayOutcome {
+	return gatewayOutcome{
+		accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
+		programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
+	}
+}
+
 // renderGateway does the render and sync part of reconcileGateway.
 func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1.GatewayClass, a *attachment, inv blueprint.Inventory) (gatewayOutcome, reconcile.Result, error) {
 	gw := a.gw
-	invalid := func(msg string) gatewayOutcome {
-		return gatewayOutcome{
-			accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
-			programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
-		}
-	}
 	cp, err := c.plan(ctx, class)
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
