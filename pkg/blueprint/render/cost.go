@@ -790,20 +790,14 @@ func outputCost(in, out int64) (int64, error) {
 // repeatCost: repeat (count, s).
 func repeatCost(args []any, _ int64) (int64, error) {
 	n, _ := intArg(args, 0)
-	if n < 0 {
-		n = 0
-	}
-	return outputCost(0, mulSat(n, int64(len(strArg(args, 1)))))
+	return outputCost(0, mulSat(max(n, 0), int64(len(strArg(args, 1)))))
 }
 
 // indentCost: indent and nindent (spaces, s) pad every line.
 func indentCost(args []any, _ int64) (int64, error) {
 	n, _ := intArg(args, 0)
-	if n < 0 {
-		n = 0
-	}
 	s := strArg(args, 1)
-	return outputCost(int64(len(s)), int64(len(s))+1+mulSat(n, int64(strings.Count(s, "\n")+1)))
+	return outputCost(int64(len(s)), int64(len(s))+1+mulSat(max(n, 0), int64(strings.Count(s, "\n")+1)))
 }
 
 // replaceCost: replace (old, new, s) writes new for every old in s.

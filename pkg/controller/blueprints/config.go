@@ -128,12 +128,9 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 func (c *Controller) ancestors(ctx context.Context, cfg *values.Config, spec bpv1.ConfigSpec) ([]ancestor, error) {
 	var out []ancestor
 	add := func(a ancestor) {
-		for _, o := range out {
-			if refKey(o.ref) == refKey(a.ref) {
-				return
-			}
+		if !slices.ContainsFunc(out, func(o ancestor) bool { return refKey(o.ref) == refKey(a.ref) }) {
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
 	accepted := func(ok bool, reason, msg string) metav1.Condition {
 		return condition(string(gwv1.PolicyConditionAccepted), ok, reason, msg)
