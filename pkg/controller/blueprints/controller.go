@@ -1,6 +1,7 @@
 package blueprints
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -131,23 +132,11 @@ type Controller struct {
 // New creates the controller and adds it to the manager. The manager's
 // scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
-	if opts.ControllerName == "" {
-		opts.ControllerName = DefaultControllerName
-	}
-	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
-	}
-	if opts.FieldManager == "" {
-		opts.FieldManager = DefaultFieldManager
-	}
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = 4
-	}
+	opts.ControllerName, opts.Namespace = cmp.Or(opts.ControllerName, DefaultControllerName), cmp.Or(opts.Namespace, DefaultNamespace)
+	opts.FieldManager, opts.MaxConcurrentReconciles = cmp.Or(opts.FieldManager, DefaultFieldManager), cmp.Or(opts.MaxConcurrentReconciles, 4)
+	opts.Registerer = cmp.Or[prometheus.Registerer](opts.Registerer, crmetrics.Registry)
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.Registerer == nil {
-		opts.Registerer = crmetrics.Registry
 	}
 	c := &Controller{
 		opts:    opts,

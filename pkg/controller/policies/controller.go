@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -133,12 +134,7 @@ const worldKey = "world"
 // paced is o with the default paces of target writes and Events, which
 // ClientConfig sizes the client for.
 func (o Options) paced() Options {
-	if o.TargetQPS == 0 {
-		o.TargetQPS = 20
-	}
-	if o.EventQPS == 0 {
-		o.EventQPS = 10
-	}
+	o.TargetQPS, o.EventQPS = cmp.Or(o.TargetQPS, 20), cmp.Or(o.EventQPS, 10)
 	return o
 }
 
@@ -146,26 +142,14 @@ func (o Options) paced() Options {
 // scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	opts = opts.paced()
-	if opts.TargetBurst == 0 {
-		opts.TargetBurst = 50
-	}
-	if opts.Debounce == 0 {
-		opts.Debounce = 100 * time.Millisecond
-	}
+	opts.TargetBurst, opts.EventBurst = cmp.Or(opts.TargetBurst, 50), cmp.Or(opts.EventBurst, 100)
+	opts.Debounce, opts.AccessRecheck = cmp.Or(opts.Debounce, 100*time.Millisecond), cmp.Or(opts.AccessRecheck, 30*time.Second)
+	opts.Registerer = cmp.Or[prometheus.Registerer](opts.Registerer, crmetrics.Registry)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.EventBurst == 0 {
-		opts.EventBurst = 100
-	}
 	if opts.Recorder == nil {
 		opts.Recorder = mgr.GetEventRecorder("strata-policy-controller")
-	}
-	if opts.Registerer == nil {
-		opts.Registerer = crmetrics.Registry
-	}
-	if opts.AccessRecheck == 0 {
-		opts.AccessRecheck = 30 * time.Second
 	}
 	c := &Controller{
 		opts:    opts,

@@ -1,6 +1,7 @@
 package policies
 
 import (
+	"cmp"
 	"fmt"
 
 	"k8s.io/client-go/rest"
@@ -19,12 +20,7 @@ const (
 // uses: qps and burst (0: the defaults above). It refuses rates that
 // cannot carry the paced writes.
 func ClientConfig(cfg *rest.Config, qps float32, burst int, opts Options) (*rest.Config, error) {
-	if qps == 0 {
-		qps = DefaultClientQPS
-	}
-	if burst == 0 {
-		burst = DefaultClientBurst
-	}
+	qps, burst = cmp.Or(qps, DefaultClientQPS), cmp.Or(burst, DefaultClientBurst)
 	opts = opts.paced()
 	target, events := opts.TargetQPS, opts.EventQPS
 	if need := target + events; float64(qps) < need {
