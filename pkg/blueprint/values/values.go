@@ -184,10 +184,8 @@ func orList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// Decode decodes a values block (a blueprint's spec.values.default or
-// override, a config's default or override): a JSON object, nil for an
-// empty block. Merge reads every block through it; render.Check uses it
-// to refuse a blueprint whose values are not objects before any render.
+// Decode decodes a values block (default or override of a blueprint or a
+// config): a JSON object, nil for an empty block.
 func Decode(j *apiextensionsv1.JSON) (map[string]any, error) {
 	if j == nil || len(j.Raw) == 0 {
 		return nil, nil
@@ -200,11 +198,8 @@ func Decode(j *apiextensionsv1.JSON) (map[string]any, error) {
 }
 
 // Level says at which of 002's levels a config applies to a parent, and
-// whether it applies at all. A config targeting several objects on the
-// parent's path applies once, at its most specific level. Configs in the
-// controller's namespace targeting the GatewayClass are global; for a
-// parent in the controller's namespace itself the local levels win, being
-// more specific.
+// whether it applies at all: once, at its most specific level. Configs in
+// the controller's namespace targeting the GatewayClass are global.
 func (c *Config) Level(p Parent, controllerNamespace string) (Level, bool) {
 	if len(c.Invalid) > 0 {
 		return 0, false
@@ -302,10 +297,9 @@ type Values struct {
 
 // Merge merges the blueprint's values with every config that applies to
 // parent, under 002's precedence: defaults from the blueprint up to the
-// GatewayConfig on the object, overrides from the blueprint down. Maps
-// merge key by key, scalars and lists are replaced (RFC 7386). Several
-// configs at one level are ordered by GEP-713's conflict order (the older
-// wins, then namespace/name), never left undefined.
+// GatewayConfig on the object, overrides from the blueprint down (RFC
+// 7386 per level; several configs at one level in GEP-713's conflict
+// order).
 func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controllerNamespace string) (*Values, error) {
 	bpDefault, err := Decode(bp.Spec.Values.Default)
 	if err != nil {
@@ -413,8 +407,7 @@ const (
 
 // Rung is where a 002 level stands on the engine's stack: the rank of its
 // kind in the value space and the hierarchy level of what it targets (a
-// global config ranks below the Namespace, as the engine ranks global
-// policies). 002's list is then the engine's stack order.
+// global config ranks below the Namespace).
 func (l Level) Rung() (rank int, level hierarchy.Level) {
 	switch l {
 	case LevelGlobal:

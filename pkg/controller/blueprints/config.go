@@ -49,13 +49,10 @@ type ancestor struct {
 }
 
 // reconcileConfig writes a GatewayClassConfig's or GatewayConfig's
-// status.ancestors: one entry per Gateway whose render (or whose attached
-// routes' renders) it applies to, saying Accepted and whether its values
-// are in force there (values.Values.Applied), or Accepted=False Invalid
-// when one of those renders was refused because of a value it set
-// (refusals, below); one entry per refused targetRef, against the
-// declared target (Invalid, TargetNotFound), as docs/status.md does for
-// policies. Other controllers' entries are kept.
+// status.ancestors: one entry per Gateway whose renders it applies to
+// (Accepted and whether its values are in force, or Invalid when a render
+// was refused because of its value), one per refused targetRef, as
+// docs/status.md does for policies. Other controllers' entries are kept.
 func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 	var (
 		obj    client.Object
@@ -408,11 +405,9 @@ type valueRefusal struct {
 	msg    string // its ancestor entry's Accepted message
 }
 
-// refusals holds the outcome of the last render of every scope rendered
-// since the controller started (nil: not refused because of a config's
-// value), by parent, and the configs whose entries wait for a scope's
-// first render. Its zero value is ready; the queue is set when the
-// controller starts (watchRefusals).
+// refusals holds the outcome of the last render of every scope since the
+// controller started (nil: not refused), by parent, and the configs
+// waiting for a scope's first render. Its zero value is ready.
 type refusals struct {
 	mu      sync.Mutex
 	queue   workqueue.TypedRateLimitingInterface[key]
@@ -432,9 +427,7 @@ func (c *Controller) watchRefusals() error {
 }
 
 // rendered records the outcome of the render of scope (parent, gateway):
-// err is the render's error (nil when it rendered); only a
-// *render.Error whose Source is a config is recorded, as a refusal of
-// that config's value.
+// a *render.Error whose Source is a config is a refusal of its value.
 func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 	var v *valueRefusal
 	if err != nil && err.Source != nil && (err.Source.Kind == kindClassConfig || err.Source.Kind == kindConfig) {
@@ -471,9 +464,8 @@ func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 }
 
 // forgetRenders drops the records of parent's scopes for which drop
-// says true (nil: all of them): the parent is gone, is no longer Strata's,
-// or (a route) no longer renders for that Gateway. The configs they named
-// or that waited for them are queued.
+// says true (nil: all of them), queuing the configs they named or that
+// waited for them.
 func (c *Controller) forgetRenders(parent key, drop func(gateway string) bool) {
 	r := &c.refusals
 	r.mu.Lock()

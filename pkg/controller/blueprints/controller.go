@@ -163,10 +163,8 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		}
 	}
 
-	// Rendered objects are watched through a cache of their own that holds
-	// only objects carrying Strata's parent label: watching every
-	// Deployment or ConfigMap of a cluster to find a few would cost memory
-	// in proportion to the cluster, not to what Strata renders.
+	// Rendered objects are watched through a cache of their own holding
+	// only objects with Strata's parent label.
 	sel := labels.NewSelector()
 	req, err := labels.NewRequirement(render.LabelParentKind, selection.Exists, nil)
 	if err != nil {
@@ -246,10 +244,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, er
 func (c *Controller) now() time.Time { return c.opts.Now().UTC().Truncate(time.Second) }
 
 // kinds are what a render knows of the kinds it may produce: their scope
-// from the manager's REST mapper, which reloads discovery on an unknown
-// kind, so a CRD installed while Strata runs can be rendered on the next
-// render (render.MapperScope); their Go types from client-go's scheme,
-// as `strata render` checks them.
+// from the manager's REST mapper, their Go types from client-go's scheme.
 func (c *Controller) kinds() render.Kinds {
 	return render.Kinds{Scope: render.MapperScope(c.mapper), Types: clientgoscheme.Scheme}
 }
@@ -267,9 +262,8 @@ var servedKinds = []schema.GroupKind{
 }
 
 // Served checks that the cluster serves every kind the controller
-// watches from the start (Gateway API's and the blueprint CRDs), so that a
-// caller can run without the blueprint controller rather than fail to
-// start when they are not installed.
+// watches from the start, so a caller can run without the blueprint
+// controller when they are not installed.
 func Served(mapper meta.RESTMapper) error {
 	var missing []string
 	for _, gk := range servedKinds {

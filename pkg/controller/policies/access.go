@@ -200,11 +200,9 @@ func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) 
 }
 
 // writeWatched keeps each PolicyKind's Watched condition on what the
-// controller reads: True for the kinds among read (listed and watched),
-// False with reason Forbidden for a kind it may not read, False with
-// reason NotServed for a kind no established CRD serves. A kind declared
-// only by its CRD's label has no PolicyKind to carry the condition: the
-// Event on the CRD, the gauge and the log report it.
+// controller reads: True for the kinds among read, False Forbidden for a
+// kind it may not read, False NotServed for one no established CRD
+// serves.
 func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK) error {
 	if !c.isWatched(cluster.PolicyKindGVK) {
 		return nil
