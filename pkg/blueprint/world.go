@@ -65,11 +65,9 @@ type ListenerRoutes struct {
 }
 
 // Plan finds the GatewayClasses served by controllerName, their
-// blueprints, and every Gateway and attached HTTPRoute to render, with
-// merged values. Routes attach as Gateway API defines (parentRef name,
-// namespace, sectionName, port; allowedRoutes namespaces and kinds;
-// hostnames), computed by the same topology the policy engine uses.
-// Jobs are sorted: each Gateway (by namespace/name), then its routes.
+// blueprints, and every Gateway and attached HTTPRoute (by the policy
+// engine's topology) to render, with merged values. Jobs are sorted: each
+// Gateway (by namespace/name), then its routes.
 func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []Job) {
 	bps := map[string]*bpv1.GatewayClassBlueprint{}
 	for _, bp := range w.Blueprints {

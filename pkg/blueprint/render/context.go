@@ -13,12 +13,10 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// The keys of the template context, the dot every template of a render
-// starts with. Objects are maps with their JSON field names
-// (.Gateway.metadata.name, .Gateway.spec.listeners), apiVersion and kind
-// always set and metadata.managedFields dropped, so a render from files
-// and one from the cluster cache read the same; whole numbers are int64
-// (values too: `eq .Values.port 80` works), other numbers float64.
+// The keys of the template context. Objects are maps with their JSON
+// field names, apiVersion and kind always set and managedFields dropped,
+// so a render from files and one from the cluster cache read the same;
+// whole numbers are int64, other numbers float64.
 const (
 	// ctxGateway is the Gateway: the parent of a Gateway render, the
 	// Gateway a route is rendered for in an HTTPRoute render.

@@ -60,8 +60,7 @@ var replacedFuncs = []string{
 
 // funcMap returns the functions of a template: sprig's, less
 // removedFuncs, with replacedFuncs replaced, plus toYaml, fromYaml and
-// required. include is added by newTemplate, which knows the template.
-// It is built per template, so no state is shared between renders.
+// required, built per template.
 func funcMap() template.FuncMap {
 	m := sprig.TxtFuncMap()
 	for _, name := range removedFuncs {
@@ -140,11 +139,8 @@ func toYaml(v any) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// fromYaml decodes a YAML object as Helm's does (sigs.k8s.io/yaml,
-// numbers as float64). Unlike Helm's, a bad document is an error, not a
-// map with an "Error" key, and so is a mapping with two keys that are one
-// JSON key, which sigs.k8s.io/yaml reads to either value by chance
-// (pkg/source/yamljson).
+// fromYaml decodes a YAML object as Helm's does (numbers as float64), but
+// a bad document, or two keys that are one JSON key, is an error.
 func fromYaml(s string) (map[string]any, error) {
 	j, err := yamljson.ToJSON([]byte(s))
 	if err != nil {
@@ -157,10 +153,8 @@ func fromYaml(s string) (map[string]any, error) {
 	return m, nil
 }
 
-// required is Helm's: it fails with msg when v is nil or "". Under
-// missingkey=error a missing key fails before required runs, so read an
-// optional value with index or dig: `required "set replicas" (index
-// .Values "replicas")`.
+// required is Helm's: it fails with msg when v is nil or "" (read an
+// optional value with index or dig: missingkey=error fails first).
 func required(msg string, v any) (any, error) {
 	if v == nil {
 		return nil, errors.New(msg)
@@ -391,10 +385,8 @@ func reaches(v any, target map[string]any) bool {
 }
 
 // newTemplate parses src as template name with the blueprint functions,
-// missingkey=error, include, which executes a template defined in src
-// (Helm's include: `{{ include "labels" . | nindent 4 }}`), the steps
-// and charges of b planted (instrument) and the functions it calls
-// charging b's work budget (meter, cost.go).
+// missingkey=error and Helm's include, with b's charges planted
+// (instrument) and the functions it calls metered (cost.go).
 func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	var t *template.Template
 	fm := funcMap()

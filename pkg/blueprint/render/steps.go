@@ -20,10 +20,8 @@ const maxSteps = 1 << 21
 // bound (100000) is too deep to unwind an error through.
 const maxDepth = 1000
 
-// The functions instrument plants: weighFunc and stepFunc at the end of
-// each range's pipeline, enterFunc and exitFunc around the body of each
-// template (and cost.go's printFunc and argFunc). They print nothing; a
-// template calling them itself only spends its budget.
+// The functions instrument plants (and cost.go's printFunc and argFunc).
+// They print nothing; a template calling them only spends its budget.
 const (
 	stepFunc  = "strataStep"
 	weighFunc = "strataWeigh"
@@ -32,9 +30,8 @@ const (
 )
 
 // budget counts the steps, the template depth and the work (cost.go) of
-// one render, across its templates. max is the step budget, maxSteps
-// when 0; workMax the work budget, maxWork when 0 (tests lower them).
-// It is a plain value: a copy saves its state.
+// one render. max and workMax lower maxSteps and maxWork (tests). A copy
+// saves its state.
 type budget struct {
 	steps, depth, max int
 	work, workMax     int64
@@ -58,9 +55,8 @@ type weighed struct {
 func weigh(w int, v any) weighed { return weighed{v: v, w: int64(w)} }
 
 // step, at the end of a range's pipeline, counts the range's iterations
-// as steps and charges each the weight of its body, before the first
-// runs, and passes on what the range ranges over; ranging over a dict
-// also sorts its keys. Without an argument it counts one step.
+// as steps, charging each the weight of its body up front, and passes on
+// what the range ranges over. Without an argument it counts one step.
 func (b *budget) step(v ...any) (any, error) {
 	n, w, extra := int64(1), int64(0), int64(0)
 	var val any = ""
@@ -367,8 +363,7 @@ func cmdNode(tr *parse.Tree, pos parse.Pos, args ...parse.Node) *parse.CommandNo
 }
 
 // weighted is `{{ $strataWork := W | fn }}` at pos of tree tr: fn charging
-// weight W. Declaring a variable, it prints nothing, and rewrites of the
-// actions that print (holes.go) leave it alone.
+// weight W, printing nothing.
 func weighted(tr *parse.Tree, pos parse.Pos, fn string, w int64) parse.Node {
 	w = min(w, math.MaxInt32)
 	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}

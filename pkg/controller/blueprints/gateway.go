@@ -198,8 +198,7 @@ func (c *Controller) renderScope(ctx context.Context, p parentObj, inv blueprint
 }
 
 // renderMessage is the condition message of a render error: a
-// tenant-safety refusal says so. e.Error() names the value path and the
-// config that set the value, when a config did.
+// tenant-safety refusal says so.
 func renderMessage(e *render.Error) string {
 	if e.Reason == render.ReasonNotAllowed {
 		return "rendering refused, nothing applied: " + e.Error()

@@ -44,12 +44,9 @@ import (
 //	ReferenceGrant           routes in the namespaces it grants from
 //	rendered object          its parent (labels), whose status template may read it
 //
-// Updates that change only status, resourceVersion, managed fields or the
-// inventory annotation (Strata's own writes) queue nothing, so writing
-// status cannot cause a render. A route template's .Routes (the Gateway's
-// other routes) is refreshed when the route itself is rendered, not on
-// every sibling's change: that would re-render all routes of a Gateway on
-// any route's change.
+// Updates that change only status, bookkeeping or the inventory
+// annotation (Strata's own writes) queue nothing, so writing status cannot
+// cause a render.
 
 // Field indexes on the manager's cache.
 const (
@@ -146,11 +143,9 @@ func specChanged(o, n client.Object) bool {
 func changed(o, n client.Object) bool { return o.GetResourceVersion() != n.GetResourceVersion() }
 
 // onChild maps a rendered object to its parent: by its controller owner
-// reference when it has one (namespaced children: exact whatever the
-// names' length), else by the parent labels (cluster-scoped children;
-// render.LabelValue shortens a name longer than a label value allows
-// into a hash, which cannot be mapped back, so such a parent is found
-// again only through its own events).
+// reference when it has one, else by the parent labels (a hashed long
+// name cannot be mapped back; that parent is found through its own
+// events).
 func (c *Controller) onChild(_ context.Context, o client.Object) []key {
 	for _, ref := range o.GetOwnerReferences() {
 		if ref.Controller != nil && *ref.Controller && (ref.Kind == kindGateway || ref.Kind == kindRoute) &&
