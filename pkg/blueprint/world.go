@@ -230,28 +230,33 @@ func keyOf(l map[string]string) childKey {
 // childrenByParent groups rendered objects by the parent their labels
 // name, then by template.
 func childrenByParent(objs []*unstructured.Unstructured) map[childKey]map[string][]*unstructured.Unstructured {
-	out := map[childKey]map[string][]*unstructured.Unstructured{}
+	byParent := map[childKey][]*unstructured.Unstructured{}
 	for _, o := range objs {
-		l := o.GetLabels()
-		k := keyOf(l)
-		if k.kind == "" || k.name == "" {
-			continue
+		if k := keyOf(o.GetLabels()); k.kind != "" && k.name != "" {
+			byParent[k] = append(byParent[k], o)
 		}
-		if out[k] == nil {
-			out[k] = map[string][]*unstructured.Unstructured{}
-		}
-		t, ok := l[render.LabelTemplate]
-		if !ok {
-			continue // a values object (ValuesObject) is no template's
-		}
-		out[k][t] = append(out[k][t], o)
 	}
-	for _, byT := range out {
-		for _, list := range byT {
-			sort.Slice(list, func(i, j int) bool {
-				return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
-			})
+	out := map[childKey]map[string][]*unstructured.Unstructured{}
+	for k, list := range byParent {
+		out[k] = ByTemplate(list)
+	}
+	return out
+}
+
+// ByTemplate groups rendered objects by the template that rendered them
+// (LabelTemplate), each group sorted by kind and name; a values object
+// (ValuesObject) is no template's and is left out.
+func ByTemplate(objs []*unstructured.Unstructured) map[string][]*unstructured.Unstructured {
+	out := map[string][]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if t, ok := o.GetLabels()[render.LabelTemplate]; ok {
+			out[t] = append(out[t], o)
 		}
+	}
+	for _, list := range out {
+		sort.Slice(list, func(i, j int) bool {
+			return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
+		})
 	}
 	return out
 }

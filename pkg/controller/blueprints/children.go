@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -311,7 +310,7 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv bluepr
 // resources is what .Resources reads for one render scope: the current
 // state of the children in the inventory, by template name.
 func (c *Controller) resources(ctx context.Context, inv blueprint.Inventory, gateway string) (map[string][]*unstructured.Unstructured, error) {
-	var out map[string][]*unstructured.Unstructured
+	var found []*unstructured.Unstructured
 	for _, e := range inv.Of(gateway) {
 		if err := c.watchChildren(e.GVK()); err != nil {
 			return nil, err
@@ -323,21 +322,12 @@ func (c *Controller) resources(ctx context.Context, inv blueprint.Inventory, gat
 			}
 			return nil, fmt.Errorf("read %s: %w", e.Describe(), err)
 		}
-		if out == nil {
-			out = map[string][]*unstructured.Unstructured{}
-		}
-		t, ok := u.GetLabels()[render.LabelTemplate]
-		if !ok {
-			continue // the values object (blueprint.ValuesObject) is no template's
-		}
-		out[t] = append(out[t], u)
+		found = append(found, u)
 	}
-	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool {
-			return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
-		})
+	if found == nil {
+		return nil, nil
 	}
-	return out, nil
+	return blueprint.ByTemplate(found), nil
 }
 
 // unchanged reports whether applying o would change nothing: it renders
