@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -725,11 +726,7 @@ func printCost(factor int64) costFunc {
 		if err != nil {
 			return 0, err
 		}
-		out := mulSat(n, factor) + int64(len(args))
-		if out > maxOutput {
-			return 0, fmt.Errorf("the result would exceed %d bytes", maxOutput)
-		}
-		return callCost + n + out, nil
+		return outputCost(n, mulSat(n, factor)+int64(len(args)))
 	}
 }
 
@@ -744,11 +741,7 @@ func joinCost(args []any, room int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := n + mulSat(listLen(args[1]), int64(len(sep)))
-	if out > maxOutput {
-		return 0, fmt.Errorf("the result would exceed %d bytes", maxOutput)
-	}
-	return callCost + n + out, nil
+	return outputCost(n, n+mulSat(listLen(args[1]), int64(len(sep))))
 }
 
 // intArg is argument i as an int, ok false when it is not one.
@@ -823,10 +816,7 @@ func wrapCost(args []any, _ int64) (int64, error) {
 	w = max(w, 1)
 	sep, s := "\n", strArg(args, 1)
 	if len(args) == 3 {
-		sep, s = strArg(args, 1), strArg(args, 2)
-		if sep == "" {
-			sep = "\n"
-		}
+		sep, s = cmp.Or(strArg(args, 1), "\n"), strArg(args, 2)
 	}
 	breaks := int64(strings.Count(s, " ")) + int64(len(s))/w + 1
 	return outputCost(int64(len(s)+len(sep)), int64(len(s))+mulSat(breaks, int64(len(sep))))
