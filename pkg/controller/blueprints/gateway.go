@@ -281,10 +281,7 @@ func listenerKinds(l gwv1.Listener) ([]gwv1.RouteGroupKind, []string) {
 	var kinds []gwv1.RouteGroupKind
 	var invalid []string
 	for _, k := range l.AllowedRoutes.Kinds {
-		group := gwv1.GroupName
-		if k.Group != nil {
-			group = string(*k.Group)
-		}
+		group := string(ptr.Deref(k.Group, gwv1.GroupName))
 		if group == gwv1.GroupName && k.Kind == "HTTPRoute" {
 			kinds = append(kinds, gwv1.RouteGroupKind{Group: ptr.To(gwv1.Group(group)), Kind: k.Kind})
 			continue

@@ -178,10 +178,7 @@ func gatewayOf(ref gwv1.ParentReference, ns string) (types.NamespacedName, bool)
 	if ref.Group != nil && string(*ref.Group) != gwv1.GroupName || ref.Kind != nil && *ref.Kind != "Gateway" {
 		return types.NamespacedName{}, false
 	}
-	if ref.Namespace != nil {
-		ns = string(*ref.Namespace)
-	}
-	return types.NamespacedName{Namespace: ns, Name: string(ref.Name)}, true
+	return types.NamespacedName{Namespace: string(ptr.Deref(ref.Namespace, gwv1.Namespace(ns))), Name: string(ref.Name)}, true
 }
 
 func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool {
@@ -198,13 +195,7 @@ func (c *Controller) resolvedRefs(ctx context.Context, r *gwv1.HTTPRoute) (metav
 	for i, rule := range r.Spec.Rules {
 		for j, b := range rule.BackendRefs {
 			field := fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j)
-			group, kind := "", "Service"
-			if b.Group != nil {
-				group = string(*b.Group)
-			}
-			if b.Kind != nil {
-				kind = string(*b.Kind)
-			}
+			group, kind := string(ptr.Deref(b.Group, "")), string(ptr.Deref(b.Kind, "Service"))
 			if group != "" || kind != "Service" {
 				return condition(string(gwv1.RouteConditionResolvedRefs), false, string(gwv1.RouteReasonInvalidKind),
 					fmt.Sprintf("%s: %s is not supported; only Service backends are", field, strings.TrimSuffix(kind+"."+group, "."))), nil
