@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -66,13 +67,20 @@ func funcMap() template.FuncMap {
 	for _, name := range removedFuncs {
 		delete(m, name)
 	}
-	m["date"] = formatDate
+	// text/template's builtins that print are functions of the map, so
+	// that the work budget wraps them (cost.go).
+	maps.Copy(m, template.FuncMap{
+		"date": formatDate, "mustToDate": time.Parse, "keys": sortedKeys, "values": sortedValues,
+		"repeat": repeat, "indent": indent, "untilStep": untilStep, "seq": seq,
+		"toYaml": toYaml, "fromYaml": fromYaml, "required": required,
+		"print": fmt.Sprint, "printf": fmt.Sprintf, "println": fmt.Sprintln,
+		"html": template.HTMLEscaper, "js": template.JSEscaper, "urlquery": template.URLQueryEscaper,
+	})
 	m["htmlDate"] = func(v any) (string, error) { return formatDate("2006-01-02", v) }
 	m["toDate"] = func(layout, s string) time.Time {
 		t, _ := time.Parse(layout, s)
 		return t
 	}
-	m["mustToDate"] = time.Parse
 	if round, ok := m["durationRound"].(func(any) string); ok {
 		m["durationRound"] = func(v any) (string, error) {
 			switch v.(type) {
@@ -84,10 +92,6 @@ func funcMap() template.FuncMap {
 	} else {
 		delete(m, "durationRound")
 	}
-	m["keys"] = sortedKeys
-	m["values"] = sortedValues
-	m["repeat"] = repeat
-	m["indent"] = indent
 	m["nindent"] = func(n int, s string) (string, error) {
 		s, err := indent(n, s)
 		return "\n" + s, err
@@ -99,8 +103,6 @@ func funcMap() template.FuncMap {
 		}
 		return untilStep(0, n, step)
 	}
-	m["untilStep"] = untilStep
-	m["seq"] = seq
 	m["set"] = func(d map[string]any, key string, v any) (map[string]any, error) {
 		if reaches(v, d) {
 			return nil, fmt.Errorf("set %q: the value contains the dict itself", key)
@@ -115,17 +117,6 @@ func funcMap() template.FuncMap {
 			delete(m, name)
 		}
 	}
-	m["toYaml"] = toYaml
-	m["fromYaml"] = fromYaml
-	m["required"] = required
-	// text/template's builtins that print, as functions of the map so
-	// that the work budget wraps them (cost.go).
-	m["print"] = fmt.Sprint
-	m["printf"] = fmt.Sprintf
-	m["println"] = fmt.Sprintln
-	m["html"] = template.HTMLEscaper
-	m["js"] = template.JSEscaper
-	m["urlquery"] = template.URLQueryEscaper
 	return m
 }
 
