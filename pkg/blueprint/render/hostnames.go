@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -42,10 +43,7 @@ func hostnamesOf(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute) Hostnames {
 			}
 		}
 		for _, l := range listenersOf(gw, r) {
-			lh := ""
-			if l.Hostname != nil {
-				lh = string(*l.Hostname)
-			}
+			lh := string(ptr.Deref(l.Hostname, ""))
 			if len(r.Spec.Hostnames) == 0 {
 				if lh != "" {
 					served[lh] = true
@@ -105,14 +103,9 @@ func listenersOf(gw *gwv1.Gateway, r *gwv1.HTTPRoute) []gwv1.Listener {
 		if !acceptsHTTPRoute(l) {
 			continue
 		}
-		on := len(refs) == 0
-		for _, p := range refs {
-			if (p.SectionName == nil || *p.SectionName == l.Name) && (p.Port == nil || *p.Port == l.Port) {
-				on = true
-				break
-			}
-		}
-		if on {
+		if len(refs) == 0 || slices.ContainsFunc(refs, func(p gwv1.ParentReference) bool {
+			return (p.SectionName == nil || *p.SectionName == l.Name) && (p.Port == nil || *p.Port == l.Port)
+		}) {
 			out = append(out, l)
 		}
 	}
