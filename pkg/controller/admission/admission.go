@@ -1,13 +1,8 @@
 // Package admission is Strata's validating admission webhook for policies:
 // it never denies by default, and answers every create, update or delete
-// of a policy with warnings computed by a dry engine run of the change
-// against the policy controller's newest result, which `kubectl apply`
-// prints (GEP-713 "Discoverability": the author of a policy learns what it
-// does, and where it is not in force, when it is written, not when
-// someone reads its status). docs/admission.md says how it is installed.
-//
-// The webhook is an adapter: the answer is query.Admit, a pure function
-// of an engine result and the change.
+// of a policy with warnings from query.Admit, a dry engine run of the
+// change against the policy controller's newest result, which `kubectl
+// apply` prints (GEP-713 "Discoverability"; docs/admission.md).
 package admission
 
 import (
