@@ -18,27 +18,14 @@ import (
 // so a render from files and one from the cluster cache read the same;
 // whole numbers are int64, other numbers float64.
 const (
-	// ctxGateway is the Gateway: the parent of a Gateway render, the
-	// Gateway a route is rendered for in an HTTPRoute render.
-	ctxGateway = "Gateway"
-	// ctxHTTPRoute is the HTTPRoute being rendered; nil in a Gateway
-	// render.
-	ctxHTTPRoute = "HTTPRoute"
-	// ctxHTTPRoutes are the HTTPRoutes attached to the Gateway (a list,
-	// empty rather than nil).
-	ctxHTTPRoutes = "HTTPRoutes"
-	// ctxGatewayClass is the GatewayClass, nil when not given.
-	ctxGatewayClass = "GatewayClass"
-	// ctxNamespace is the parent's Namespace, nil when not known.
-	ctxNamespace = "Namespace"
-	// ctxValues are the merged values (an empty map when none).
-	ctxValues = "Values"
-	// ctxResources maps each resource template name to the objects it
-	// rendered last time (Input.Resources), an empty map when none.
-	ctxResources = "Resources"
-	// ctxHostnames is Hostnames: .Hostnames.Union and
-	// .Hostnames.Intersection.
-	ctxHostnames = "Hostnames"
+	ctxGateway      = "Gateway"      // the parent, or the Gateway a route is rendered for
+	ctxHTTPRoute    = "HTTPRoute"    // the route rendered; nil in a Gateway render
+	ctxHTTPRoutes   = "HTTPRoutes"   // the attached routes (a list, never nil)
+	ctxGatewayClass = "GatewayClass" // nil when not given
+	ctxNamespace    = "Namespace"    // the parent's, nil when not known
+	ctxValues       = "Values"       // the merged values, {} when none
+	ctxResources    = "Resources"    // template name -> the objects it rendered last time, {} when none
+	ctxHostnames    = "Hostnames"    // Hostnames: .Union and .Intersection
 )
 
 // contextOf builds the template context of in once per render, as JSON

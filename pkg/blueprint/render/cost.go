@@ -25,19 +25,12 @@ import (
 const (
 	// maxWork is the work budget of one render, all its templates
 	// together.
-	maxWork = 64 << 20
-	// callCost is what every function call costs on top of its
-	// arguments: text/template calls through reflection.
-	callCost = 64
-	// elemCost is the cost of a list item, a number, a bool or nil.
-	elemCost = 16
-	// entryCost is the cost of a dict entry, on top of its key's bytes.
-	entryCost = 48
-	// nodeCost is the cost of evaluating one template node (an action,
-	// a command, an argument, an if). stepCost is the cost of one range
-	// iteration on top of its body's nodes.
-	nodeCost = 32
-	stepCost = 16
+	maxWork   = 64 << 20
+	callCost  = 64 // a function call, on top of its arguments (reflection)
+	elemCost  = 16 // a list item, a number, a bool or nil
+	entryCost = 48 // a dict entry, on top of its key's bytes
+	nodeCost  = 32 // evaluating one template node
+	stepCost  = 16 // one range iteration, on top of its body's nodes
 	// maxNesting is how deep a value may nest for a function to read it
 	// or a template to print it: printing and encoding recurse.
 	maxNesting = 1000
