@@ -23,26 +23,17 @@ import (
 // outgrow their input) and from its result after. Decoding a template's
 // output is charged in holes.go.
 const (
-	// maxWork is the work budget of one render, all its templates
-	// together.
-	maxWork   = 64 << 20
-	callCost  = 64 // a function call, on top of its arguments (reflection)
-	elemCost  = 16 // a list item, a number, a bool or nil
-	entryCost = 48 // a dict entry, on top of its key's bytes
-	nodeCost  = 32 // evaluating one template node
-	stepCost  = 16 // one range iteration, on top of its body's nodes
-	// maxNesting is how deep a value may nest for a function to read it
-	// or a template to print it: printing and encoding recurse.
-	maxNesting = 1000
-	// maxWidth is the largest printf width or precision.
-	maxWidth = 1024
-	// maxPattern is the longest regular expression, maxProgram the most
-	// instructions it may compile to (a{1000} is 7 bytes and 1000
-	// instructions).
-	maxPattern = 4096
-	maxProgram = 16384
-	// maxSemver is the longest string semver and semverCompare parse.
-	maxSemver = 1024
+	maxWork    = 64 << 20 // the work budget of one render, all its templates together
+	callCost   = 64       // a function call, on top of its arguments (reflection)
+	elemCost   = 16       // a list item, a number, a bool or nil
+	entryCost  = 48       // a dict entry, on top of its key's bytes
+	nodeCost   = 32       // evaluating one template node
+	stepCost   = 16       // one range iteration, on top of its body's nodes
+	maxNesting = 1000     // how deep a value may nest to be read or printed (both recurse)
+	maxWidth   = 1024     // the largest printf width or precision
+	maxPattern = 4096     // the longest regular expression
+	maxProgram = 16384    // the most instructions it may compile to (a{1000} is 1000)
+	maxSemver  = 1024     // the longest string semver and semverCompare parse
 )
 
 // errNesting is returned for a value nesting more than maxNesting deep.

@@ -39,11 +39,8 @@ var removedFuncs = []string{
 // Limits on what one template may build, so values a tenant sets cannot
 // make the renderer allocate without bound.
 const (
-	// maxOutput is the most bytes one template may render, and the
-	// longest string any function may return or a template print.
-	maxOutput = 8 << 20
-	// maxList is the longest list until, untilStep and seq may return.
-	maxList = 1 << 16
+	maxOutput = 8 << 20 // bytes one template may render, or a function return or a template print
+	maxList   = 1 << 16 // the longest list until, untilStep and seq may return
 )
 
 // replacedFuncs are the functions that differ from sprig's: date,

@@ -38,14 +38,9 @@ import (
 type holeKind int
 
 const (
-	// holeScalar: the printed text is a scalar's (part of its) text.
-	holeScalar holeKind = iota
-	// holeNode: the pipeline ends in a serializer (nodeFuncs); its
-	// argument lands as one YAML node.
-	holeNode
-	// holeText: the pipeline is an include; its text is template text,
-	// part of the skeleton.
-	holeText
+	holeScalar holeKind = iota // the printed text is (part of) a scalar's text
+	holeNode                   // the pipeline ends in a serializer (nodeFuncs): its argument is one node
+	holeText                   // the pipeline is an include: its text is part of the skeleton
 )
 
 // nodeFuncs are the functions whose output is a YAML (or JSON) rendering

@@ -22,21 +22,13 @@ import (
 // Labels Strata puts on every rendered object, so the controller can find
 // (and prune) the children of a parent and `kubectl get -l` can too.
 const (
-	// LabelParentKind is Gateway or HTTPRoute.
-	LabelParentKind = "blueprints.strata.dev/parent-kind"
-	// LabelParentNamespace and LabelParentName name the parent.
+	LabelParentKind      = "blueprints.strata.dev/parent-kind" // Gateway or HTTPRoute
 	LabelParentNamespace = "blueprints.strata.dev/parent-namespace"
 	LabelParentName      = "blueprints.strata.dev/parent-name"
-	// LabelGateway names the Gateway an HTTPRoute's children were rendered
-	// for (a route is rendered once per parent Gateway).
-	LabelGateway = "blueprints.strata.dev/gateway"
-	// LabelTemplate is the resource template that rendered the object.
-	LabelTemplate = "blueprints.strata.dev/template"
-	// LabelBlueprint is the blueprint.
-	LabelBlueprint = "blueprints.strata.dev/blueprint"
-	// LabelController is the blueprint controller (its controllerName,
-	// through LabelValue) that rendered the object.
-	LabelController = "blueprints.strata.dev/controller"
+	LabelGateway         = "blueprints.strata.dev/gateway"    // the Gateway an HTTPRoute's children were rendered for
+	LabelTemplate        = "blueprints.strata.dev/template"   // the resource template that rendered the object
+	LabelBlueprint       = "blueprints.strata.dev/blueprint"  // the blueprint
+	LabelController      = "blueprints.strata.dev/controller" // the blueprint controller's name (LabelValue)
 )
 
 // Scope tells whether a kind is namespaced. known is false for a kind the
