@@ -28,23 +28,12 @@ type Level int
 
 // The six levels of 002, least specific first.
 const (
-	// LevelBlueprint: values of the GatewayClassBlueprint.
-	LevelBlueprint Level = iota + 1
-	// LevelGlobal: GatewayClassConfigs in the controller's namespace
-	// targeting the GatewayClass (global policies).
-	LevelGlobal
-	// LevelClassConfigNamespace: GatewayClassConfigs in the parent's
-	// namespace targeting that Namespace.
-	LevelClassConfigNamespace
-	// LevelClassConfigClass: GatewayClassConfigs in the parent's namespace
-	// targeting the GatewayClass.
-	LevelClassConfigClass
-	// LevelConfigNamespace: GatewayConfigs in the parent's namespace
-	// targeting that Namespace.
-	LevelConfigNamespace
-	// LevelConfigParent: GatewayConfigs in the parent's namespace targeting
-	// the Gateway or HTTPRoute being rendered.
-	LevelConfigParent
+	LevelBlueprint            Level = iota + 1 // values of the GatewayClassBlueprint
+	LevelGlobal                                // GatewayClassConfigs in the controller's namespace on the GatewayClass
+	LevelClassConfigNamespace                  // GatewayClassConfigs in the parent's namespace on that Namespace
+	LevelClassConfigClass                      // GatewayClassConfigs in the parent's namespace on the GatewayClass
+	LevelConfigNamespace                       // GatewayConfigs in the parent's namespace on that Namespace
+	LevelConfigParent                          // GatewayConfigs in the parent's namespace on the Gateway or HTTPRoute
 )
 
 var levelNames = map[Level]string{
