@@ -14,12 +14,8 @@ import (
 // The blueprint controller's defaults, which `strata render` assumes too
 // so an offline render reads a cluster's objects as the controller does.
 const (
-	// DefaultControllerName is the GatewayClass controllerName the
-	// blueprint controller serves unless told otherwise.
-	DefaultControllerName = "strata.dev/blueprint-controller"
-	// DefaultNamespace is the controller's namespace, where
-	// GatewayClassConfigs are global.
-	DefaultNamespace = "strata-system"
+	DefaultControllerName = "strata.dev/blueprint-controller" // the GatewayClass controllerName served
+	DefaultNamespace      = "strata-system"                   // the controller's, where GatewayClassConfigs are global
 )
 
 // InventoryAnnotation on a Gateway or HTTPRoute lists the objects Strata

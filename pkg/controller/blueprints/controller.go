@@ -113,20 +113,11 @@ type Controller struct {
 	renders *prometheus.CounterVec
 	writes  *prometheus.CounterVec
 
-	mu sync.Mutex
-	// watched are the kinds of rendered objects with a watch on the child
-	// cache.
-	watched map[schema.GroupVersionKind]bool
-	// applied is what Strata last applied of each child, to skip applying
-	// what has not changed (children.go, unchanged).
-	applied map[childID]appliedState
-	// known is the last inventory read of each parent, to clean up after
-	// a parent whose delete event is all that is left of it.
-	known map[key]blueprint.Inventory
-
-	// refusals are the renders refused because of a config's value, for
-	// the configs' status (config.go).
-	refusals refusals
+	mu       sync.Mutex
+	watched  map[schema.GroupVersionKind]bool // rendered kinds watched on the child cache
+	applied  map[childID]appliedState         // what was last applied of each child (unchanged)
+	known    map[key]blueprint.Inventory      // the last inventory read of each parent (orphaned)
+	refusals refusals                         // renders refused because of a config's value (config.go)
 }
 
 // New creates the controller and adds it to the manager. The manager's
