@@ -42,8 +42,7 @@ const (
 // Options configure the controller. The zero value is usable.
 type Options struct {
 	// ControllerName is the GatewayClass spec.controllerName the controller
-	// serves, and the controllerName of the route parent and config
-	// ancestor status entries it writes. Default
+	// serves and writes status entries as. Default
 	// strata.dev/blueprint-controller.
 	ControllerName string
 	// Namespace is the controller's own namespace: GatewayClassConfigs
@@ -53,14 +52,11 @@ type Options struct {
 	// objects. Default strata-blueprints.
 	FieldManager string
 	// NoValuesObjects turns off the EffectivePolicy object that shows each
-	// parent's merged values and who set them (blueprint.ValuesObject),
-	// applied with its rendered objects. On by default: one small object
-	// per Gateway and route render.
+	// parent's merged values and who set them (blueprint.ValuesObject).
 	NoValuesObjects bool
 	// MaxConcurrentReconciles is the number of workers. Default 4.
 	MaxConcurrentReconciles int
-	// Registerer receives the metrics; nil means controller-runtime's
-	// registry (served on the manager's metrics endpoint).
+	// Registerer receives the metrics; nil means controller-runtime's.
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
@@ -202,8 +198,8 @@ type childCache struct{ cache.Cache }
 func (c childCache) GetCache() cache.Cache { return c.Cache }
 
 // reconcile dispatches a key to the reconcile of its kind. A write
-// conflict (optimistic locking on status) means the cache was behind: the
-// key is retried shortly on a fresher cache, without an error log.
+// conflict means the cache was behind: the key is retried shortly,
+// without an error log.
 func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, error) {
 	var (
 		res reconcile.Result

@@ -48,9 +48,8 @@ type Options struct {
 	// Debounce batches bursts of events into one recomputation. Default
 	// 100ms.
 	Debounce time.Duration
-	// Registerer receives the controller's metrics (metrics.go); nil
-	// means controller-runtime's metrics registry (served on the
-	// manager's metrics endpoint).
+	// Registerer receives the controller's metrics; nil means
+	// controller-runtime's.
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
@@ -59,8 +58,7 @@ type Options struct {
 	// readers who may not read the policies (docs/controller.md).
 	EffectivePolicies bool
 	// Recorder receives the Events on policies and targets whose standing
-	// changes (docs/controller.md, "Events"); nil means the manager's
-	// recorder (events.k8s.io/v1, which folds repeats into a series).
+	// changes (docs/controller.md, "Events"); nil means the manager's.
 	Recorder events.EventRecorder
 	// EventQPS and EventBurst bound the Events Strata emits, all objects
 	// together; Events beyond the budget are dropped and counted. Default
@@ -72,8 +70,7 @@ type Options struct {
 	// and must neither block nor modify the result.
 	OnResult func(*engine.Result)
 	// AccessRecheck is how often kinds the controller may not read are
-	// asked about again (access.go): RBAC changes send no event. Default
-	// 30s.
+	// asked about again (access.go). Default 30s.
 	AccessRecheck time.Duration
 }
 
