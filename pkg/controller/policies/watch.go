@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -74,15 +75,8 @@ func (c *Controller) ensurePolicyWatches(ctx context.Context, kinds []cluster.Po
 
 // isPolicyWatch tells dynamic policy watches from the fixed ones.
 func (c *Controller) isPolicyWatch(gvk schema.GroupVersionKind) bool {
-	if gvk == cluster.CRDGVK || gvk == cluster.PolicyKindGVK || gvk == effectivePolicyGVK {
-		return false
-	}
-	for _, k := range cluster.TopologyKinds {
-		if k.GVK == gvk {
-			return false
-		}
-	}
-	return true
+	return gvk != cluster.CRDGVK && gvk != cluster.PolicyKindGVK && gvk != effectivePolicyGVK &&
+		!slices.ContainsFunc(cluster.TopologyKinds, func(k cluster.TopologyKind) bool { return k.GVK == gvk })
 }
 
 func (c *Controller) isWatched(gvk schema.GroupVersionKind) bool {
