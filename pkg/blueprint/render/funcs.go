@@ -253,13 +253,11 @@ func untilStep(start, stop, step int) ([]int, error) {
 func seq(params ...int) (string, error) {
 	var start, step, end int
 	switch len(params) {
-	case 1:
-		start, end, step = 1, params[0], 1
-		if end < start {
-			step = -1
+	case 1, 2:
+		start, end, step = 1, params[len(params)-1], 1
+		if len(params) == 2 {
+			start = params[0]
 		}
-	case 2:
-		start, end, step = params[0], params[1], 1
 		if end < start {
 			step = -1
 		}

@@ -267,6 +267,14 @@ type parsed struct {
 // their steps in b, with their holes planted in h (holes.go).
 func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (*parsed, error) {
 	p := &parsed{}
+	parse := func(name, src string) (*template.Template, error) {
+		t, err := newTemplate(name, src, b)
+		if err != nil {
+			return nil, templateFailure(bp, name, err, nil)
+		}
+		h.plant(t, b)
+		return t, nil
+	}
 	seen := map[string]bool{}
 	for i, rt := range tmpl.ResourceTemplates {
 		name := fmt.Sprintf("%s.resourceTemplates[%s]", field, rt.Name)
@@ -279,22 +287,18 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (
 				Err: fmt.Errorf("name %q is given to two resource templates; names key .Resources and must be unique", rt.Name)}
 		}
 		seen[rt.Name] = true
-		t, err := newTemplate(name, rt.Template, b)
+		t, err := parse(name, rt.Template)
 		if err != nil {
-			return nil, templateFailure(bp, name, err, nil)
+			return nil, err
 		}
-		h.plant(t, b)
 		p.names = append(p.names, name)
 		p.resources = append(p.resources, t)
 	}
 	if tmpl.Status != "" {
-		name := field + ".status"
-		t, err := newTemplate(name, tmpl.Status, b)
-		if err != nil {
-			return nil, templateFailure(bp, name, err, nil)
+		var err error
+		if p.status, err = parse(field+".status", tmpl.Status); err != nil {
+			return nil, err
 		}
-		h.plant(t, b)
-		p.status = t
 	}
 	return p, nil
 }
