@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -184,11 +185,7 @@ func (c *Controller) release(ctx context.Context, p parentObj) error {
 // (cluster-scoped children are not garbage collected).
 func (c *Controller) orphaned(ctx context.Context, k key) error {
 	c.mu.Lock()
-	inv := c.known[k]
-	var kinds []schema.GroupVersionKind
-	for gvk := range c.watched {
-		kinds = append(kinds, gvk)
-	}
+	inv, kinds := c.known[k], slices.Collect(maps.Keys(c.watched))
 	c.mu.Unlock()
 	for _, gvk := range kinds {
 		l := &unstructured.UnstructuredList{}
