@@ -10,11 +10,8 @@
 //	   -> render.Render: the blueprint's templates -> checked objects
 //	   -> ValuesObject: the merged values as an EffectivePolicy
 //
-// It also holds what the controller (pkg/controller/blueprints) and
-// `strata render` must agree on without one importing the other: the
-// controller's defaults and the inventory annotation a parent carries
-// (InventoryAnnotation). Plain data in, plain data out; nothing here
-// links a client (deps_test.go): a render is told what the cluster knows
-// of kinds (render.Kinds), so a render offline and in a cluster take the
-// same path.
+// It also holds what the controller and `strata render` must agree on:
+// the controller's defaults and the inventory annotation. Nothing here
+// links a client (deps_test.go), so a render offline and in a cluster
+// take the same path.
 package blueprint

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -26,11 +27,8 @@ import (
 const ValuesKind = "BlueprintValues"
 
 // effectivePolicy reports a parent's merged values as an EffectivePolicy
-// object (the GEP-713 "EffectivePolicy" of 001), so `kubectl get
-// effectivepolicy` shows what the templates read and who set every
-// value, without reading the configs one by one. It builds the API type
-// itself: the renderer is a sink beside pkg/sink/effectivepolicy, not
-// above it.
+// object (GEP-713), so `kubectl get effectivepolicy` shows what the
+// templates read and who set every value.
 func effectivePolicy(v *values.Values, name, controllerName string) *strata.EffectivePolicy {
 	ep := &strata.EffectivePolicy{
 		Target: strata.Ref{Group: hierarchy.GatewayGroup, Kind: v.Parent.Kind, Namespace: v.Parent.Namespace, Name: v.Parent.Name},
@@ -70,12 +68,9 @@ func effectivePolicy(v *values.Values, name, controllerName string) *strata.Effe
 
 // ValuesObject is the EffectivePolicy of a parent's merged values as an
 // object to apply with the render's objects: in the parent's namespace,
-// labelled like them (so the controller owns, watches and prunes it the
-// same way) but with no template label, so templates never see it in
-// .Resources. It is named `<parent>.blueprint-values`, apart from the
-// policy controller's EffectivePolicy named after the target; a route's
-// name also has the Gateway, a route being rendered once per parent
-// Gateway.
+// labelled like them but with no template label (templates never see it
+// in .Resources), named `<parent>.blueprint-values` (a route's name also
+// has the Gateway it is rendered for).
 func ValuesObject(in render.Input, v *values.Values) (*unstructured.Unstructured, error) {
 	name := v.Parent.Name + ".blueprint-values"
 	if in.Route != nil && in.Gateway != nil {
@@ -88,20 +83,15 @@ func ValuesObject(in render.Input, v *values.Values) (*unstructured.Unstructured
 	}
 	u := &unstructured.Unstructured{Object: m}
 	labels := u.GetLabels()
-	for k, val := range in.Labels() {
-		labels[k] = val
-	}
+	maps.Copy(labels, in.Labels())
 	u.SetLabels(labels)
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	return u, nil
 }
 
-// objectName returns name when it is a valid object name (a DNS-1123
-// subdomain, at most 253 characters), else a name that is: its first
-// characters, a dash and 16 hex digits of its SHA-256, ending like it
-// (".blueprint-values"), so two long names stay apart. A route's values
-// object is named after the route and its Gateway, which together can
-// exceed 253 characters.
+// objectName returns name when it is a valid object name, else one that
+// is: its first characters, a dash and 16 hex digits of its SHA-256,
+// ending like it (".blueprint-values"), so two long names stay apart.
 func objectName(name string) string {
 	if len(validation.IsDNS1123Subdomain(name)) == 0 {
 		return name

@@ -14,12 +14,8 @@ import (
 // The blueprint controller's defaults, which `strata render` assumes too
 // so an offline render reads a cluster's objects as the controller does.
 const (
-	// DefaultControllerName is the GatewayClass controllerName the
-	// blueprint controller serves unless told otherwise.
-	DefaultControllerName = "strata.dev/blueprint-controller"
-	// DefaultNamespace is the controller's namespace, where
-	// GatewayClassConfigs are global.
-	DefaultNamespace = "strata-system"
+	DefaultControllerName = "strata.dev/blueprint-controller" // the GatewayClass controllerName served
+	DefaultNamespace      = "strata-system"                   // the controller's, where GatewayClassConfigs are global
 )
 
 // InventoryAnnotation on a Gateway or HTTPRoute lists the objects Strata
@@ -29,25 +25,17 @@ const (
 //	rbac.authorization.k8s.io/v1/ClusterRole//x    (cluster-scoped: empty namespace)
 //	team-a/web=v1/ConfigMap/team-b/shop-routes     (an HTTPRoute's child rendered for Gateway team-a/web)
 //
-// Why an inventory on the parent rather than a label search alone: a
-// label search has to know which kinds to search, and the kinds a parent
-// had are exactly what is lost when a blueprint drops a template (or is
-// edited while the controller is down). The inventory names them, so
-// pruning finds every child, after a restart too. The controller
-// (pkg/controller/blueprints) writes it ahead of applying (old ∪ new) and
-// trims it after pruning, so a crash between the two leaves extra lines,
-// never missing ones; `strata render` on a live cluster reads it to find
-// a parent's children for .Resources. Children also carry the render
-// labels (render.LabelParentKind...), which map a child event to its
-// parent and find the children of a parent that is gone (its annotation
-// with it).
+// A label search alone would have to know which kinds to search, and the
+// kinds a parent had are what is lost when a blueprint drops a template;
+// the inventory names them, so pruning finds every child, after a restart
+// too. The controller writes it ahead of applying (old ∪ new) and trims it
+// after pruning, so a crash leaves extra lines, never missing ones.
 const InventoryAnnotation = "blueprints.strata.dev/inventory"
 
 // InventoryAnnotationFor is the inventory annotation of the controller
-// serving controllerName: InventoryAnnotation for the default name, and a
-// key of its own for any other, so that two Strata installs serving
-// different GatewayClasses (a route may have parents of both) never read,
-// prune or overwrite each other's inventory.
+// serving controllerName: InventoryAnnotation for the default name, a key
+// of its own for any other, so two Strata installs never touch each
+// other's inventory.
 func InventoryAnnotationFor(controllerName string) string {
 	if controllerName == "" || controllerName == DefaultControllerName {
 		return InventoryAnnotation
@@ -175,9 +163,8 @@ func (inv Inventory) Without(drop []InventoryEntry) Inventory {
 }
 
 // Inventoried returns the objects the inventory of controllerName's
-// controller on a parent (its annotations) lists, as Object does, so a
-// reader without the controller (`strata render` on a live cluster) can
-// fetch the current state of a parent's children for .Resources.
+// controller on a parent lists, as Object does (`strata render` on a live
+// cluster fetches them for .Resources).
 func Inventoried(annotations map[string]string, controllerName string) []*unstructured.Unstructured {
 	inv := ParseInventory(annotations, controllerName)
 	out := make([]*unstructured.Unstructured, len(inv))

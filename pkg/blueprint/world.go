@@ -65,11 +65,9 @@ type ListenerRoutes struct {
 }
 
 // Plan finds the GatewayClasses served by controllerName, their
-// blueprints, and every Gateway and attached HTTPRoute to render, with
-// merged values. Routes attach as Gateway API defines (parentRef name,
-// namespace, sectionName, port; allowedRoutes namespaces and kinds;
-// hostnames), computed by the same topology the policy engine uses.
-// Jobs are sorted: each Gateway (by namespace/name), then its routes.
+// blueprints, and every Gateway and attached HTTPRoute (by the policy
+// engine's topology) to render, with merged values. Jobs are sorted: each
+// Gateway (by namespace/name), then its routes.
 func Plan(w World, controllerName, controllerNamespace string) ([]ClassPlan, []Job) {
 	bps := map[string]*bpv1.GatewayClassBlueprint{}
 	for _, bp := range w.Blueprints {
@@ -180,26 +178,15 @@ func job(p values.Parent, cp *ClassPlan, gw *gwv1.Gateway, route *gwv1.HTTPRoute
 		return j
 	}
 	j.Values = v
-	j.Input = render.Input{
-		ControllerName: controllerName,
-		Blueprint:      cp.Blueprint,
-		Class:          cp.Class,
-		Gateway:        gw,
-		Route:          route,
-		Routes:         routes,
-		Namespace:      namespaces[p.Namespace],
-		Values:         v.Values,
-		Sources:        v.Leaves,
-	}
+	j.Input = render.Input{ControllerName: controllerName, Blueprint: cp.Blueprint, Class: cp.Class, Gateway: gw, Route: route,
+		Routes: routes, Namespace: namespaces[p.Namespace], Values: v.Values, Sources: v.Leaves}
 	j.Input.Resources = children[keyOf(j.Input.Labels())]
 	return j
 }
 
 // Attached returns the HTTPRoutes attached to Gateway gw in g (to at least
 // one listener), sorted by namespace/name, and the attached route count of
-// every listener in spec order (ListenerStatus attachedRoutes). Plan and
-// the controller both read attachment here, from a graph pkg/engine/topology
-// built, as the policy engine does.
+// every listener in spec order, for Plan and the controller alike.
 func Attached(g *topology.Graph, gw *gwv1.Gateway) ([]*gwv1.HTTPRoute, []ListenerRoutes) {
 	gwID := g.Lookup(topology.Ref{Group: hierarchy.GatewayGroup, Kind: "Gateway", Namespace: gw.Namespace, Name: gw.Name})
 	seen := map[*gwv1.HTTPRoute]bool{}
@@ -243,28 +230,33 @@ func keyOf(l map[string]string) childKey {
 // childrenByParent groups rendered objects by the parent their labels
 // name, then by template.
 func childrenByParent(objs []*unstructured.Unstructured) map[childKey]map[string][]*unstructured.Unstructured {
-	out := map[childKey]map[string][]*unstructured.Unstructured{}
+	byParent := map[childKey][]*unstructured.Unstructured{}
 	for _, o := range objs {
-		l := o.GetLabels()
-		k := keyOf(l)
-		if k.kind == "" || k.name == "" {
-			continue
+		if k := keyOf(o.GetLabels()); k.kind != "" && k.name != "" {
+			byParent[k] = append(byParent[k], o)
 		}
-		if out[k] == nil {
-			out[k] = map[string][]*unstructured.Unstructured{}
-		}
-		t, ok := l[render.LabelTemplate]
-		if !ok {
-			continue // a values object (ValuesObject) is no template's
-		}
-		out[k][t] = append(out[k][t], o)
 	}
-	for _, byT := range out {
-		for _, list := range byT {
-			sort.Slice(list, func(i, j int) bool {
-				return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
-			})
+	out := map[childKey]map[string][]*unstructured.Unstructured{}
+	for k, list := range byParent {
+		out[k] = ByTemplate(list)
+	}
+	return out
+}
+
+// ByTemplate groups rendered objects by the template that rendered them
+// (LabelTemplate), each group sorted by kind and name; a values object
+// (ValuesObject) is no template's and is left out.
+func ByTemplate(objs []*unstructured.Unstructured) map[string][]*unstructured.Unstructured {
+	out := map[string][]*unstructured.Unstructured{}
+	for _, o := range objs {
+		if t, ok := o.GetLabels()[render.LabelTemplate]; ok {
+			out[t] = append(out[t], o)
 		}
+	}
+	for _, list := range out {
+		sort.Slice(list, func(i, j int) bool {
+			return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
+		})
 	}
 	return out
 }

@@ -15,12 +15,9 @@ import (
 var valuesChainRE = regexp.MustCompile(`\.Values((?:\.[A-Za-z_][A-Za-z0-9_]*)+)`)
 
 // blame finds the value behind a refused document: of the holes that
-// landed at or under JSON pointer at, the first whose value a config
-// set (rather than the blueprint, or the Gateway API objects), by path.
-// It returns the hole, the value path (.Values.a.b) and the source
-// (GatewayConfig team-a/x, default block). A hole whose value is not found
-// among in.Sources is still returned, with no path nor source, so the
-// message names at least the template line.
+// landed at or under JSON pointer at, the first whose value a config set,
+// with its value path and source; else the first hole, so the message
+// names at least the template line.
 func (r *renderer) blame(holes []hole, at string) (h hole, path string, source *values.Source, ok bool) {
 	var under []hole
 	for _, x := range holes {
@@ -46,17 +43,13 @@ func (r *renderer) blame(holes []hole, at string) (h hole, path string, source *
 // under it), else by the text it printed (a leaf with that value, or a
 // key of that name, as `range $k, $v := .Values.tags` prints).
 func (r *renderer) leafOf(x hole) (values.Leaf, bool) {
-	fromConfig := func(l values.Leaf) bool { return l.Source.Kind != bpv1.BlueprintKind }
 	if m := valuesChainRE.FindStringSubmatch(x.Action); m != nil {
-		p := strings.ReplaceAll(m[1], ".", "/")
-		for _, l := range r.sources {
-			if (l.Pointer == p || strings.HasPrefix(l.Pointer, p+"/")) && fromConfig(l) {
-				return l, true
-			}
+		if l, ok := r.configLeaf(strings.ReplaceAll(m[1], ".", "/")); ok {
+			return l, true
 		}
 	}
 	for _, l := range r.sources {
-		if !fromConfig(l) {
+		if l.Source.Kind == bpv1.BlueprintKind {
 			continue
 		}
 		if s, isString := l.Value.(string); isString && s == x.Text {
@@ -112,13 +105,20 @@ func (r *renderer) attribute(err error) error {
 		}
 		chain = ".Values" + m[1]
 	}
-	p := strings.ReplaceAll(strings.TrimPrefix(chain, ".Values"), ".", "/")
-	for _, l := range r.sources {
-		if (l.Pointer == p || strings.HasPrefix(l.Pointer, p+"/")) && l.Source.Kind != bpv1.BlueprintKind {
-			src := l.Source
-			e.Path, e.Source = chain, &src
-			return e
-		}
+	if l, ok := r.configLeaf(strings.ReplaceAll(strings.TrimPrefix(chain, ".Values"), ".", "/")); ok {
+		e.Path, e.Source = chain, &l.Source
+		return e
 	}
 	return err
+}
+
+// configLeaf is the first merged leaf at or under JSON pointer p that a
+// config set.
+func (r *renderer) configLeaf(p string) (values.Leaf, bool) {
+	for _, l := range r.sources {
+		if (l.Pointer == p || strings.HasPrefix(l.Pointer, p+"/")) && l.Source.Kind != bpv1.BlueprintKind {
+			return l, true
+		}
+	}
+	return values.Leaf{}, false
 }

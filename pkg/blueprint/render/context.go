@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"unicode/utf8"
@@ -12,46 +13,25 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// The keys of the template context, the dot every template of a render
-// starts with. Objects are maps with their JSON field names
-// (.Gateway.metadata.name, .Gateway.spec.listeners), apiVersion and kind
-// always set and metadata.managedFields dropped, so a render from files
-// and one from the cluster cache read the same; whole numbers are int64
-// (values too: `eq .Values.port 80` works), other numbers float64.
+// The keys of the template context. Objects are maps with their JSON
+// field names, apiVersion and kind always set and managedFields dropped,
+// so a render from files and one from the cluster cache read the same;
+// whole numbers are int64, other numbers float64.
 const (
-	// ctxGateway is the Gateway: the parent of a Gateway render, the
-	// Gateway a route is rendered for in an HTTPRoute render.
-	ctxGateway = "Gateway"
-	// ctxHTTPRoute is the HTTPRoute being rendered; nil in a Gateway
-	// render.
-	ctxHTTPRoute = "HTTPRoute"
-	// ctxHTTPRoutes are the HTTPRoutes attached to the Gateway (a list,
-	// empty rather than nil).
-	ctxHTTPRoutes = "HTTPRoutes"
-	// ctxGatewayClass is the GatewayClass, nil when not given.
-	ctxGatewayClass = "GatewayClass"
-	// ctxNamespace is the parent's Namespace, nil when not known.
-	ctxNamespace = "Namespace"
-	// ctxValues are the merged values (an empty map when none).
-	ctxValues = "Values"
-	// ctxResources maps each resource template name to the list of the
-	// objects it rendered last time (Input.Resources), an empty map when
-	// none, so `index .Resources "service"` and `with` work on a first
-	// render; `.Resources.service` fails there under missingkey=error.
-	ctxResources = "Resources"
-	// ctxHostnames is Hostnames: .Hostnames.Union and
-	// .Hostnames.Intersection.
-	ctxHostnames = "Hostnames"
+	ctxGateway      = "Gateway"      // the parent, or the Gateway a route is rendered for
+	ctxHTTPRoute    = "HTTPRoute"    // the route rendered; nil in a Gateway render
+	ctxHTTPRoutes   = "HTTPRoutes"   // the attached routes (a list, never nil)
+	ctxGatewayClass = "GatewayClass" // nil when not given
+	ctxNamespace    = "Namespace"    // the parent's, nil when not known
+	ctxValues       = "Values"       // the merged values, {} when none
+	ctxResources    = "Resources"    // template name -> the objects it rendered last time, {} when none
+	ctxHostnames    = "Hostnames"    // Hostnames: .Union and .Intersection
 )
 
-// contextOf builds the template context of in once per render, in the
-// form templates read: JSON values (map[string]any, []any, string, bool,
-// nil, whole numbers as int64 and other numbers as float64), exactly what
-// encoding the context to JSON and decoding it with
-// k8s.io/apimachinery/pkg/util/json would give (jsonValue). Each template
-// execution reads its own deep copy (copyContext), so a template that
-// changes a dict (set, merge) changes nothing another template reads, nor
-// the caller's input.
+// contextOf builds the template context of in once per render, as JSON
+// values (jsonValue). Each template execution reads its own deep copy
+// (copyContext), so a template that changes a dict changes nothing
+// another template reads, nor the caller's input.
 func contextOf(in Input) (map[string]any, error) {
 	ctx := map[string]any{
 		ctxHTTPRoute:    nil,
@@ -141,11 +121,8 @@ func copyContext(ctx map[string]any) map[string]any {
 }
 
 // jsonValue returns v as JSON would give it back (encoding/json, then
-// k8s.io/apimachinery/pkg/util/json): maps, lists and scalars are copied
-// into the JSON forms, numbers become int64 when whole and in range and
-// float64 otherwise. Values of other types, strings and keys that are not
-// valid UTF-8 (json.Marshal replaces each bad byte), and float32 take the
-// JSON round trip itself, so the result is always that of the round trip.
+// util/json: whole numbers in range as int64, others float64). Other
+// types, invalid UTF-8 and float32 take the round trip itself.
 func jsonValue(v any) (any, error) {
 	switch v := v.(type) {
 	case nil:
@@ -199,9 +176,8 @@ func jsonValue(v any) (any, error) {
 }
 
 // jsonFloat is f as JSON gives it back: encoding/json writes a whole
-// number below 1e21 in its shortest decimal form without a point or an
-// exponent (strconv 'f', -1), and util/json reads such a number as int64
-// when it fits. Below 2^53 that form is the number itself.
+// number below 1e21 without a point or an exponent, and util/json reads it
+// as int64 when it fits.
 func jsonFloat(f float64) (any, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return roundTrip(f) // the encoder's error
@@ -258,16 +234,8 @@ func withoutManagedFields(obj map[string]any) map[string]any {
 	if _, ok := md["managedFields"]; !ok {
 		return obj
 	}
-	out := make(map[string]any, len(obj))
-	for k, v := range obj {
-		out[k] = v
-	}
-	m := make(map[string]any, len(md))
-	for k, v := range md {
-		if k != "managedFields" {
-			m[k] = v
-		}
-	}
+	out, m := maps.Clone(obj), maps.Clone(md)
+	delete(m, "managedFields")
 	out["metadata"] = m
 	return out
 }

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -8,91 +9,31 @@ import (
 	"regexp/syntax"
 	"strings"
 	"text/template"
-	"text/template/parse"
 	"unicode/utf8"
 )
 
 // The work budget. Steps and depth (steps.go) bound how often a template
-// runs its nodes, but not what one node costs: `{{ $s = cat $s $s }}`
-// doubles a string per step, `{{ $l = list $l $l }}` doubles what
-// printing $l writes, `printf "%01000000d"` writes a megabyte from a
-// short format, a regular expression can cost its input's length times
-// its own. So every render also has a work budget: every function call,
-// every value printed and every template node evaluated spends from it,
-// in proportion to the bytes it reads and builds. A render that spends
-// more than maxWork fails, naming the function, instead of running for
-// minutes or taking the controller's memory.
-//
-// The unit is about a byte touched: a string costs its length, a list
-// item elemCost, a dict entry entryCost plus its key, a number elemCost,
-// a template node nodeCost. Weights are set so that no function or node
-// costs more than a few nanoseconds a unit on a busy 2-core machine
-// (functions with a large fixed cost, such as compiling a regular
-// expression or parsing YAML, add it through plus), so spending the whole
-// budget takes a few hundred milliseconds (BenchmarkBudget). A
-// function's cost is computed from its arguments before it runs (so a
-// call that would cost too much never starts) and from its result after:
-//
-//   - most functions read their arguments: they cost their arguments'
-//     size, containers counted deeply (every item, as often as it is
-//     reached: a list holding the same list twice counts it twice,
-//     which is what printing or encoding it does);
-//   - functions that only look at the top of a container (list, dict
-//     values, first, get, default, append, keys, ...) count it shallowly
-//     (refCost, scanCost);
-//   - functions whose output can be far larger than their input, or
-//     whose time is not linear in it, estimate it and refuse a call past
-//     maxOutput bytes (repeat, indent, replace, wrapWith, join, printf
-//     and the other printers) or charge more than their input
-//     (regular expressions: input times program size; uniq, without,
-//     has: quadratic; the encoders and decoders: a weight per byte), see
-//     funcCosts.
-//
-// Printing a value (an action's pipeline), comparing (eq, ne, lt, le,
-// gt, ge) and indexing (index), and ranging over a dict are not function
-// calls; instrument plants charges for them (printFunc, argFunc,
-// stepFunc), and charges every range iteration and template call for
-// the template nodes of its body (weight), up front: a range over 65536
-// items with a body of a thousand nodes fails before its first
-// iteration.
-//
-// Decoding a template's output is charged too (holes.go: by the byte of
-// the real output before the skeleton run and the parse, yamlByteCost,
-// and by the node as it is filled, yamlNodeCost); the serializers
-// holes.go calls in place of the template's are wrapped like the rest.
+// runs its nodes, not what a node costs (`{{ $s = cat $s $s }}` doubles a
+// string per step). So every function call, printed value, comparison,
+// range iteration and template node spends from a budget, about a unit per
+// byte read or built; a render spending more than maxWork fails, naming
+// the function. A call is charged from its arguments before it runs (see
+// funcCosts: deep size by default, shallow for functions that only look
+// at the top of a container, more for those whose output or time can
+// outgrow their input) and from its result after. Decoding a template's
+// output is charged in holes.go.
 const (
-	// maxWork is the work budget of one render, all its templates
-	// together: 64 Mi units, a few hundred milliseconds at most. The
-	// example blueprint spends some 16,000 a route (0.3% for a Gateway
-	// with 10 routes, a quarter for one with 1,000).
-	maxWork = 64 << 20
-	// callCost is what every function call costs on top of its
-	// arguments: text/template calls through reflection.
-	callCost = 64
-	// elemCost is the cost of a list item, a number, a bool or nil.
-	elemCost = 16
-	// entryCost is the cost of a dict entry, on top of its key's bytes.
-	entryCost = 48
-	// nodeCost is the cost of evaluating one template node (an action,
-	// a command, an argument, an if). stepCost is the cost of one range
-	// iteration on top of its body's nodes.
-	nodeCost = 32
-	stepCost = 16
-	// maxNesting is how deep a value may nest (lists in lists, dicts in
-	// dicts) for a function to read it or a template to print it:
-	// printing and encoding recurse, and a deeper value (a list built
-	// by wrapping it in a list a million times) would take the
-	// goroutine's stack.
-	maxNesting = 1000
-	// maxWidth is the largest printf width or precision.
-	maxWidth = 1024
-	// maxPattern is the longest regular expression, maxProgram the most
-	// instructions it may compile to (a{1000} is 7 bytes and 1000
-	// instructions).
-	maxPattern = 4096
-	maxProgram = 16384
-	// maxSemver is the longest string semver and semverCompare parse.
-	maxSemver = 1024
+	maxWork    = 64 << 20 // the work budget of one render, all its templates together
+	callCost   = 64       // a function call, on top of its arguments (reflection)
+	elemCost   = 16       // a list item, a number, a bool or nil
+	entryCost  = 48       // a dict entry, on top of its key's bytes
+	nodeCost   = 32       // evaluating one template node
+	stepCost   = 16       // one range iteration, on top of its body's nodes
+	maxNesting = 1000     // how deep a value may nest to be read or printed (both recurse)
+	maxWidth   = 1024     // the largest printf width or precision
+	maxPattern = 4096     // the longest regular expression
+	maxProgram = 16384    // the most instructions it may compile to (a{1000} is 1000)
+	maxSemver  = 1024     // the longest string semver and semverCompare parse
 )
 
 // errNesting is returned for a value nesting more than maxNesting deep.
@@ -151,107 +92,62 @@ var flatResult = map[string]bool{
 var funcCosts = map[string]costFunc{}
 
 func init() {
-	for _, name := range []string{
-		// These only look at their arguments, or store them: a
-		// container costs elemCost, a string its length (it may be
-		// hashed as a key).
-		"list", "tuple", "empty", "default", "coalesce", "ternary", "all", "any",
-		"typeOf", "typeIs", "typeIsLike", "kindOf", "kindIs", "first", "last", "mustFirst", "mustLast",
-		"get", "hasKey", "unset", "dig", "pluck", "required", "fail", "hello",
-		"until", "untilStep", "seq", "plural",
-	} {
-		funcCosts[name] = refCost
-	}
-	for _, name := range []string{
+	for names, c := range map[string]costFunc{
+		// These only look at their arguments, or store them (a string
+		// may be hashed as a key).
+		`list tuple empty default coalesce ternary all any typeOf typeIs typeIsLike kindOf kindIs
+		first last mustFirst mustLast get hasKey unset dig pluck required fail hello
+		until untilStep seq plural`: refCost,
 		// These read (copy) the top of their arguments.
-		"append", "push", "mustAppend", "mustPush", "prepend", "mustPrepend", "concat",
-		"compact", "mustCompact", "rest", "mustRest", "initial", "mustInitial",
-		"reverse", "mustReverse", "slice", "mustSlice", "pick", "omit",
+		`append push mustAppend mustPush prepend mustPrepend concat compact mustCompact rest mustRest
+		initial mustInitial reverse mustReverse slice mustSlice pick omit`: scanCost(1),
+		"chunk mustChunk":     scanCost(2),
+		"keys values":         keysCost,
+		"dict":                dictCost,
+		"set":                 setCost,
+		"uniq mustUniq":       uniqCost,
+		"without mustWithout": withoutCost,
+		"has mustHas":         hasCost,
+		// Reflection-heavy walks of a whole value.
+		"merge mergeOverwrite mustMerge mustMergeOverwrite": deepCost(4),
+		"deepCopy mustDeepCopy":                             plus(1024, deepCost(8)),
+		// Decimal arithmetic (math/big underneath).
+		"add1f addf subf mulf divf": plus(512, deepCost(1)),
+		// include executes a template (which charges its own work).
+		"include":   plus(256, refCost),
+		"sortAlpha": sortCost,
+		// Encoders refuse a value over maxOutput; YAML goes through JSON
+		// and a YAML tree. Decoders build a tree larger than their input.
+		"toJson mustToJson toRawJson mustToRawJson": encodeCost(2, 0),
+		"toPrettyJson mustToPrettyJson":             encodeCost(2, 2),
+		"toYaml":                                    plus(4096, encodeCost(8, 2)),
+		"fromJson mustFromJson":                     decodeCost(16),
+		"fromYaml":                                  plus(4096, decodeCost(64)),
+		// Printers: their output is their arguments' deep size times an
+		// escaping factor.
+		"print println cat toString toStrings toDecimal": printCost(1),
+		"quote squote":    printCost(4),
+		"html js":         printCost(6),
+		"urlquery":        printCost(3),
+		"printf":          printfCost,
+		"join":            joinCost,
+		"repeat":          repeatCost,
+		"indent nindent":  indentCost,
+		"replace":         replaceCost,
+		"wrap wrapWith":   wrapCost,
+		"trimAll trimall": trimAllCost,
+		"splitList":       splitCost(elemCost),
+		"split splitn":    splitCost(entryCost + 8),
+		"sha1sum sha256sum sha512sum adler32sum b64enc b64dec b32enc b32dec": deepCost(2),
+		"buildCustomCert":      certCost,
+		"semver semverCompare": semverCost,
+		"regexMatch mustRegexMatch regexFind mustRegexFind":                                     regexCost(0, 1, -1, -1),
+		"regexFindAll mustRegexFindAll regexSplit mustRegexSplit":                               regexCost(0, 1, -1, 2),
+		"regexReplaceAll mustRegexReplaceAll regexReplaceAllLiteral mustRegexReplaceAllLiteral": regexCost(0, 1, 2, -1),
 	} {
-		funcCosts[name] = scanCost(1)
-	}
-	for _, name := range []string{"chunk", "mustChunk"} {
-		funcCosts[name] = scanCost(2)
-	}
-	// keys and values sort the keys.
-	funcCosts["keys"] = keysCost
-	funcCosts["values"] = keysCost
-	funcCosts["dict"] = dictCost
-	funcCosts["set"] = setCost
-	for _, name := range []string{"uniq", "mustUniq"} {
-		funcCosts[name] = uniqCost
-	}
-	for _, name := range []string{"without", "mustWithout"} {
-		funcCosts[name] = withoutCost
-	}
-	for _, name := range []string{"has", "mustHas"} {
-		funcCosts[name] = hasCost
-	}
-	// Reflection-heavy walks of a whole value.
-	for _, name := range []string{"merge", "mergeOverwrite", "mustMerge", "mustMergeOverwrite"} {
-		funcCosts[name] = deepCost(4)
-	}
-	for _, name := range []string{"deepCopy", "mustDeepCopy"} {
-		funcCosts[name] = plus(1024, deepCost(8))
-	}
-	// Decimal arithmetic (math/big underneath).
-	for _, name := range []string{"add1f", "addf", "subf", "mulf", "divf"} {
-		funcCosts[name] = plus(512, deepCost(1))
-	}
-	// include executes a template (which charges its own work).
-	funcCosts["include"] = plus(256, refCost)
-	funcCosts["sortAlpha"] = sortCost
-	// Encoders: at most maxOutput bytes of value; JSON writes a few
-	// bytes per unit, YAML goes through JSON and a YAML tree.
-	for _, name := range []string{"toJson", "mustToJson", "toRawJson", "mustToRawJson"} {
-		funcCosts[name] = encodeCost(2, 0)
-	}
-	for _, name := range []string{"toPrettyJson", "mustToPrettyJson"} {
-		funcCosts[name] = encodeCost(2, 2)
-	}
-	funcCosts["toYaml"] = plus(4096, encodeCost(8, 2))
-	// Decoders: the tree they build is larger than their input.
-	for _, name := range []string{"fromJson", "mustFromJson"} {
-		funcCosts[name] = decodeCost(16)
-	}
-	funcCosts["fromYaml"] = plus(4096, decodeCost(64))
-	// Printers: their output is about their arguments' deep size times
-	// an escaping factor.
-	for name, factor := range map[string]int64{
-		"print": 1, "println": 1, "cat": 1, "toString": 1, "toStrings": 1, "toDecimal": 1,
-		"quote": 4, "squote": 4, "html": 6, "js": 6, "urlquery": 3,
-	} {
-		funcCosts[name] = printCost(factor)
-	}
-	funcCosts["printf"] = printfCost
-	funcCosts["join"] = joinCost
-	funcCosts["repeat"] = repeatCost
-	funcCosts["indent"] = indentCost
-	funcCosts["nindent"] = indentCost
-	funcCosts["replace"] = replaceCost
-	funcCosts["wrap"] = wrapCost
-	funcCosts["wrapWith"] = wrapCost
-	funcCosts["trimAll"] = trimAllCost
-	funcCosts["trimall"] = trimAllCost
-	funcCosts["splitList"] = splitCost(elemCost)
-	funcCosts["split"] = splitCost(entryCost + 8)
-	funcCosts["splitn"] = splitCost(entryCost + 8)
-	for _, name := range []string{"sha1sum", "sha256sum", "sha512sum", "adler32sum", "b64enc", "b64dec", "b32enc", "b32dec"} {
-		funcCosts[name] = deepCost(2)
-	}
-	funcCosts["buildCustomCert"] = certCost
-	for _, name := range []string{"semver", "semverCompare"} {
-		funcCosts[name] = semverCost
-	}
-	for name, c := range map[string]costFunc{
-		"regexMatch": regexCost(0, 1, -1, -1), "mustRegexMatch": regexCost(0, 1, -1, -1),
-		"regexFind": regexCost(0, 1, -1, -1), "mustRegexFind": regexCost(0, 1, -1, -1),
-		"regexFindAll": regexCost(0, 1, -1, 2), "mustRegexFindAll": regexCost(0, 1, -1, 2),
-		"regexSplit": regexCost(0, 1, -1, 2), "mustRegexSplit": regexCost(0, 1, -1, 2),
-		"regexReplaceAll": regexCost(0, 1, 2, -1), "mustRegexReplaceAll": regexCost(0, 1, 2, -1),
-		"regexReplaceAllLiteral": regexCost(0, 1, 2, -1), "mustRegexReplaceAllLiteral": regexCost(0, 1, 2, -1),
-	} {
-		funcCosts[name] = c
+		for _, name := range strings.Fields(names) {
+			funcCosts[name] = c
+		}
 	}
 }
 
@@ -263,18 +159,11 @@ func funcCost(name string) costFunc {
 	return deepCost(1)
 }
 
-// meter makes the functions the templates of t call charge b: each is
-// replaced by a wrapper (wrap) that charges it before and after it runs.
-// Only the functions t's parse trees name are wrapped, so a template
-// pays for the few it uses; the planted functions (strata...) charge
+// meter makes the functions the templates of t call (used, from
+// instrument) charge b: each is replaced by a wrapper (wrap) that charges
+// it before and after it runs. The planted functions (strata...) charge
 // themselves.
-func (b *budget) meter(t *template.Template, fm template.FuncMap) {
-	used := map[string]bool{}
-	for _, tt := range t.Templates() {
-		if tt.Tree != nil && tt.Root != nil {
-			usedFuncs(tt.Root, used)
-		}
-	}
+func (b *budget) meter(t *template.Template, fm template.FuncMap, used map[string]bool) {
 	wrapped := template.FuncMap{}
 	for name := range used {
 		if f, ok := fm[name]; ok && !strings.HasPrefix(name, "strata") {
@@ -286,48 +175,6 @@ func (b *budget) meter(t *template.Template, fm template.FuncMap) {
 	}
 }
 
-// usedFuncs adds the identifiers (function names) under n to used.
-func usedFuncs(n parse.Node, used map[string]bool) {
-	switch n := n.(type) {
-	case *parse.ListNode:
-		if n != nil {
-			for _, c := range n.Nodes {
-				usedFuncs(c, used)
-			}
-		}
-	case *parse.ActionNode:
-		usedFuncs(n.Pipe, used)
-	case *parse.IfNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.WithNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.RangeNode:
-		usedFuncs(n.Pipe, used)
-		usedFuncs(n.List, used)
-		usedFuncs(n.ElseList, used)
-	case *parse.TemplateNode:
-		usedFuncs(n.Pipe, used)
-	case *parse.PipeNode:
-		if n != nil {
-			for _, c := range n.Cmds {
-				usedFuncs(c, used)
-			}
-		}
-	case *parse.CommandNode:
-		for _, a := range n.Args {
-			usedFuncs(a, used)
-		}
-	case *parse.ChainNode:
-		usedFuncs(n.Node, used)
-	case *parse.IdentifierNode:
-		used[n.Ident] = true
-	}
-}
-
 var (
 	errType   = reflect.TypeFor[error]()
 	nilError  = reflect.Zero(errType)
@@ -335,12 +182,10 @@ var (
 )
 
 // wrap returns f (a template function: one result, or a result and an
-// error) as a function of the same arguments that charges b: the cost
-// of its arguments (funcCost(name)) before calling f, the size of its
-// result after, and that fails (through text/template, which reports the
-// template and line) when the budget is spent or the call refused. A
-// string result longer than maxOutput is refused too: no template may
-// print it.
+// error) as a function of the same arguments that charges b: the cost of
+// its arguments (funcCost(name)) before calling f, the size of its result
+// after, failing when the budget is spent or the call refused (a string
+// result longer than maxOutput is refused too).
 func (b *budget) wrap(name string, f any) any {
 	fv := reflect.ValueOf(f)
 	ft := fv.Type()
@@ -438,142 +283,85 @@ func (b *budget) after(flat bool, r reflect.Value) error {
 // which costs a few hundred nanoseconds a call; nil for others.
 func (b *budget) wrapFast(name string, f any) any {
 	c, flat := funcCost(name), flatResult[name]
-	res := func(r any) error {
-		if flat {
-			return b.spend("", elemCost)
-		}
-		if s, ok := r.(string); ok && len(s) > maxOutput {
-			return fmt.Errorf("the result is %d bytes, over the limit of %d", len(s), maxOutput)
-		}
-		return b.spend("", shallowSize(r))
-	}
 	switch f := f.(type) {
 	case func(string) string:
 		return func(s string) (string, error) {
-			if err := b.before(c, []any{s}); err != nil {
-				return "", err
-			}
-			r := f(s)
-			return r, res(r)
+			return metered(b, c, flat, []any{s}, func() (string, error) { return f(s), nil })
 		}
 	case func(string, string) string:
 		return func(s, t string) (string, error) {
-			if err := b.before(c, []any{s, t}); err != nil {
-				return "", err
-			}
-			r := f(s, t)
-			return r, res(r)
+			return metered(b, c, flat, []any{s, t}, func() (string, error) { return f(s, t), nil })
 		}
 	case func(int, string) string:
 		return func(n int, s string) (string, error) {
-			if err := b.before(c, []any{n, s}); err != nil {
-				return "", err
-			}
-			r := f(n, s)
-			return r, res(r)
+			return metered(b, c, flat, []any{n, s}, func() (string, error) { return f(n, s), nil })
 		}
 	case func(int, string) (string, error):
 		return func(n int, s string) (string, error) {
-			if err := b.before(c, []any{n, s}); err != nil {
-				return "", err
-			}
-			r, err := f(n, s)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{n, s}, func() (string, error) { return f(n, s) })
 		}
 	case func(any) string:
 		return func(v any) (string, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return "", err
-			}
-			r := f(v)
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (string, error) { return f(v), nil })
 		}
 	case func(any) (string, error):
 		return func(v any) (string, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return "", err
-			}
-			r, err := f(v)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (string, error) { return f(v) })
 		}
 	case func(...any) string:
 		return func(v ...any) (string, error) {
-			if err := b.before(c, v); err != nil {
-				return "", err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() (string, error) { return f(v...), nil })
 		}
 	case func(string, ...any) string:
 		return func(s string, v ...any) (string, error) {
-			if err := b.before(c, append([]any{s}, v...)); err != nil {
-				return "", err
-			}
-			r := f(s, v...)
-			return r, res(r)
+			return metered(b, c, flat, append([]any{s}, v...), func() (string, error) { return f(s, v...), nil })
 		}
 	case func(any) any:
 		return func(v any) (any, error) {
-			if err := b.before(c, []any{v}); err != nil {
-				return nil, err
-			}
-			r := f(v)
-			return r, res(r)
+			return metered(b, c, flat, []any{v}, func() (any, error) { return f(v), nil })
 		}
 	case func(...any) (any, error):
 		return func(v ...any) (any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r, err := f(v...)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, v, func() (any, error) { return f(v...) })
 		}
 	case func(...any) []any:
 		return func(v ...any) ([]any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() ([]any, error) { return f(v...), nil })
 		}
 	case func(...any) map[string]any:
 		return func(v ...any) (map[string]any, error) {
-			if err := b.before(c, v); err != nil {
-				return nil, err
-			}
-			r := f(v...)
-			return r, res(r)
+			return metered(b, c, flat, v, func() (map[string]any, error) { return f(v...), nil })
 		}
 	case func(any, ...any) any:
 		return func(d any, v ...any) (any, error) {
-			if err := b.before(c, append([]any{d}, v...)); err != nil {
-				return nil, err
-			}
-			r := f(d, v...)
-			return r, res(r)
+			return metered(b, c, flat, append([]any{d}, v...), func() (any, error) { return f(d, v...), nil })
 		}
 	case func(string, any) (string, error):
 		return func(s string, v any) (string, error) {
-			if err := b.before(c, []any{s, v}); err != nil {
-				return "", err
-			}
-			r, err := f(s, v)
-			if err != nil {
-				return r, err
-			}
-			return r, res(r)
+			return metered(b, c, flat, []any{s, v}, func() (string, error) { return f(s, v) })
 		}
 	}
 	return nil
+}
+
+// metered calls f, charging b for its arguments (c) before and for its
+// result after.
+func metered[R any](b *budget, c costFunc, flat bool, args []any, f func() (R, error)) (R, error) {
+	if err := b.before(c, args); err != nil {
+		var zero R
+		return zero, err
+	}
+	r, err := f()
+	if err != nil {
+		return r, err
+	}
+	if flat {
+		return r, b.spend("", elemCost)
+	}
+	if s, ok := any(r).(string); ok && len(s) > maxOutput {
+		return r, fmt.Errorf("the result is %d bytes, over the limit of %d", len(s), maxOutput)
+	}
+	return r, b.spend("", shallowSize(r))
 }
 
 // shallowSize is the cost of reading the top of v: a string's bytes,
@@ -635,9 +423,7 @@ func refSize(v any) int64 {
 
 // sizer measures a value deeply: every string's bytes, elemCost per list
 // item and scalar, entryCost plus the key per dict entry, plus indent per
-// level of nesting per item (what a pretty printer indents). A container
-// reached twice counts twice. It stops counting past limit (n is then
-// more than limit), so measuring costs at most what it may charge.
+// level of nesting per item. It stops counting past limit.
 type sizer struct {
 	indent, limit, n int64
 }
@@ -778,37 +564,29 @@ func deepCost(w int64) costFunc {
 
 // dictCost: dict's keys are printed (sprig formats a key that is not a
 // string), its values stored.
-func dictCost(args []any, room int64) (int64, error) {
-	n := int64(callCost)
-	for i, a := range args {
-		if i%2 == 1 {
-			n += refSize(a)
-			continue
-		}
-		m, err := deepSize(a, 0, room-n)
-		if err != nil {
-			return 0, err
-		}
-		n += m
-	}
-	return n, nil
-}
+var dictCost = mixedCost(func(i int) bool { return i%2 == 0 })
 
 // setCost: set (dict, key, value) walks value to refuse a cycle.
-func setCost(args []any, room int64) (int64, error) {
-	n := int64(callCost)
-	for i, a := range args {
-		if i < 2 {
-			n += refSize(a)
-			continue
+var setCost = mixedCost(func(i int) bool { return i >= 2 })
+
+// mixedCost: callCost plus the deep size of the arguments deep says, the
+// ref of the others.
+func mixedCost(deep func(i int) bool) costFunc {
+	return func(args []any, room int64) (int64, error) {
+		n := int64(callCost)
+		for i, a := range args {
+			if !deep(i) {
+				n += refSize(a)
+				continue
+			}
+			m, err := deepSize(a, 0, room-n)
+			if err != nil {
+				return 0, err
+			}
+			n += m
 		}
-		m, err := deepSize(a, 0, room-n)
-		if err != nil {
-			return 0, err
-		}
-		n += m
+		return n, nil
 	}
-	return n, nil
 }
 
 // listLen is the number of items of a list argument, 0 for anything else.
@@ -932,11 +710,7 @@ func printCost(factor int64) costFunc {
 		if err != nil {
 			return 0, err
 		}
-		out := mulSat(n, factor) + int64(len(args))
-		if out > maxOutput {
-			return 0, fmt.Errorf("the result would exceed %d bytes", maxOutput)
-		}
-		return callCost + n + out, nil
+		return outputCost(n, mulSat(n, factor)+int64(len(args)))
 	}
 }
 
@@ -951,11 +725,7 @@ func joinCost(args []any, room int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := n + mulSat(listLen(args[1]), int64(len(sep)))
-	if out > maxOutput {
-		return 0, fmt.Errorf("the result would exceed %d bytes", maxOutput)
-	}
-	return callCost + n + out, nil
+	return outputCost(n, n+mulSat(listLen(args[1]), int64(len(sep))))
 }
 
 // intArg is argument i as an int, ok false when it is not one.
@@ -997,20 +767,14 @@ func outputCost(in, out int64) (int64, error) {
 // repeatCost: repeat (count, s).
 func repeatCost(args []any, _ int64) (int64, error) {
 	n, _ := intArg(args, 0)
-	if n < 0 {
-		n = 0
-	}
-	return outputCost(0, mulSat(n, int64(len(strArg(args, 1)))))
+	return outputCost(0, mulSat(max(n, 0), int64(len(strArg(args, 1)))))
 }
 
 // indentCost: indent and nindent (spaces, s) pad every line.
 func indentCost(args []any, _ int64) (int64, error) {
 	n, _ := intArg(args, 0)
-	if n < 0 {
-		n = 0
-	}
 	s := strArg(args, 1)
-	return outputCost(int64(len(s)), int64(len(s))+1+mulSat(n, int64(strings.Count(s, "\n")+1)))
+	return outputCost(int64(len(s)), int64(len(s))+1+mulSat(max(n, 0), int64(strings.Count(s, "\n")+1)))
 }
 
 // replaceCost: replace (old, new, s) writes new for every old in s.
@@ -1036,10 +800,7 @@ func wrapCost(args []any, _ int64) (int64, error) {
 	w = max(w, 1)
 	sep, s := "\n", strArg(args, 1)
 	if len(args) == 3 {
-		sep, s = strArg(args, 1), strArg(args, 2)
-		if sep == "" {
-			sep = "\n"
-		}
+		sep, s = cmp.Or(strArg(args, 1), "\n"), strArg(args, 2)
 	}
 	breaks := int64(strings.Count(s, " ")) + int64(len(s))/w + 1
 	return outputCost(int64(len(s)+len(sep)), int64(len(s))+mulSat(breaks, int64(len(sep))))
@@ -1071,7 +832,7 @@ func splitCost(per int64) costFunc {
 }
 
 // semverCost refuses a version or constraint over maxSemver bytes: they
-// are parsed with regular expressions, some 100 ns a byte.
+// are parsed with regular expressions.
 func semverCost(args []any, _ int64) (int64, error) {
 	n := int64(callCost)
 	for _, a := range args {
@@ -1085,8 +846,7 @@ func semverCost(args []any, _ int64) (int64, error) {
 }
 
 // certCost: buildCustomCert (cert, key) decodes both and parses them;
-// checking an RSA key takes time quadratic in its size (about 600 µs for
-// a 4096-bit key).
+// checking an RSA key takes time quadratic in its size.
 func certCost(args []any, room int64) (int64, error) {
 	n, err := deepCost(8)(args, room)
 	key := int64(len(strArg(args, 1)))
@@ -1104,13 +864,10 @@ func plus(base int64, c costFunc) costFunc {
 
 // regexCost is the cost of a regular expression function whose
 // arguments are the pattern at pat, the input at in, a replacement at
-// repl (-1: none) and a count of results at count (-1: none). Go's
-// regular expressions run in time linear in the input, times the
-// program's size at worst: that is what a call costs, plus compiling.
-// A pattern over maxPattern bytes or maxProgram instructions is refused;
-// so is a replacement whose result could exceed maxOutput (each match
-// can write the replacement, with $1 expanding to the match), and a
-// list of results is charged elemCost per possible item.
+// repl (-1: none) and a count of results at count (-1: none): the input
+// times the program's size (Go's worst case), plus compiling. Patterns
+// over maxPattern bytes or maxProgram instructions are refused, as are
+// replacements whose result could exceed maxOutput.
 func regexCost(pat, in, repl, count int) costFunc {
 	return func(args []any, _ int64) (int64, error) {
 		p, s := strArg(args, pat), strArg(args, in)
@@ -1125,7 +882,6 @@ func regexCost(pat, in, repl, count int) costFunc {
 		if prog > maxProgram {
 			return 0, fmt.Errorf("the pattern compiles to about %d instructions, over the limit of %d", prog, maxProgram)
 		}
-		// Compiling costs some 500 ns plus 50 ns an instruction.
 		n := callCost + 512 + prog*64 + mulSat(int64(len(s))+1, prog)
 		if count >= 0 {
 			items := int64(len(s)) + 1
@@ -1298,17 +1054,12 @@ func printfCost(args []any, room int64) (int64, error) {
 	return outputCost(0, out)
 }
 
-// The functions instrument plants besides steps.go's: they pass a value
-// on unchanged and charge for it.
+// The functions instrument plants besides steps.go's, which pass a value
+// on and charge for it: printFunc in an action that prints (its deep
+// size), argFunc around the operands of comparisons and index.
 const (
-	// printFunc ends the pipeline of an action that prints (before its
-	// layout: indent, nindent, trim), or wraps the arguments of a
-	// serializer ending it: printing a value costs its deep size, and a
-	// value over maxOutput cannot be printed.
 	printFunc = "strataPrint"
-	// argFunc wraps the arguments of comparisons and index: comparing
-	// strings costs their length.
-	argFunc = "strataArg"
+	argFunc   = "strataArg"
 )
 
 // print charges printing v: callCost (print is a function call) and

@@ -12,8 +12,5 @@
 //
 // A refusal is an *Error naming the template, the line, the value path
 // and the config that set the value (blame.go). What the cluster knows of
-// kinds is a parameter (Kinds): the controller passes its REST mapper
-// (MapperScope), `strata render -f` the table generated from a real API
-// server (StaticScope, kinds_generated.go); both pass client-go's scheme
-// for Types. Render is deterministic and bounded.
+// kinds is a parameter (Kinds). Render is deterministic and bounded.
 package render

@@ -33,12 +33,9 @@ var (
 )
 
 // templateFailure turns an error of parsing or executing template name
-// into an *Error with the line and, for a field that is not there, the
-// value path. text/template says `template: NAME:LINE:COL: executing
-// "NAME" at <.Values.foo>: map has no entry for key "foo"` (parse errors
-// have no column nor node); for an error inside an include, the innermost
-// location is used. data is the template's dot, to find how far a field
-// chain got.
+// into an *Error with the line (the innermost, for an include) and, for a
+// field that is not there, the value path, found through data, the
+// template's dot.
 func templateFailure(bp, name string, err error, data map[string]any) *Error {
 	e := &Error{Blueprint: bp, Template: name, Reason: ReasonInvalidParameters, Err: err}
 	msg := err.Error()
@@ -95,11 +92,9 @@ func missingField(msg string) string {
 }
 
 // valuePath is the part of a field chain up to the field that failed:
-// `.Values.a` for `.Values.a.b.c` when .Values has no a. When the chain
-// starts at the top (`.` or `$`) it is followed through data to find
-// where it stops; otherwise (a variable, or `.` inside with or range) the
-// first field of that name is taken. It returns "" for a node that is not
-// a chain (a function call, a pipeline).
+// `.Values.a` for `.Values.a.b.c` when .Values has no a, followed through
+// data from the top (`.`, `$`), else up to the first field of that name;
+// "" for a node that is not a chain.
 func valuePath(node, key string, data map[string]any) string {
 	m := chainRE.FindStringSubmatch(node)
 	if m == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"sort"
@@ -19,26 +20,12 @@ import (
 )
 
 // removedFuncs are the sprig functions templates cannot call, because the
-// same input must render the same bytes wherever it renders (`strata
-// render` on a laptop, the controller in a cluster) and a template must
-// not read the machine it runs on:
-//
-//   - the environment, files and network: env, expandenv, getHostByName;
-//   - the clock: now, ago, and the date functions that format the current
-//     time for anything that is not a time or read the host's time zone
-//     database: dateInZone, date_in_zone, htmlDateInZone (date, htmlDate,
-//     toDate, mustToDate and durationRound are replaced, see
-//     replacedFuncs);
-//   - randomness: randAlpha, randAlphaNum, randAscii, randNumeric,
-//     randBytes, randInt, shuffle, uuidv4, and the functions that draw
-//     random keys, serial numbers, salts or IVs: genPrivateKey, genCA,
-//     genCAWithKey, genSelfSignedCert, genSelfSignedCertWithKey,
-//     genSignedCert, genSignedCertWithKey, bcrypt, htpasswd, encryptAES;
-//   - the host's path syntax: osBase, osClean, osDir, osExt, osIsAbs (base,
-//     clean, dir, ext and isAbs remain, with `/` everywhere);
-//   - key derivation: derivePassword, whose scrypt takes 32 MiB and most
-//     of a second per call, whatever its input: a loop of them would hold
-//     a worker for minutes, out of reach of the work budget (cost.go).
+// same input must render the same bytes wherever it renders and a template
+// must not read the machine it runs on: the environment, files and
+// network; the clock (date and friends are replaced, see replacedFuncs);
+// randomness (including key, certificate and salt generation); the host's
+// path syntax (base, clean, dir, ext and isAbs remain); and
+// derivePassword, whose scrypt takes most of a second per call.
 var removedFuncs = []string{
 	"env", "expandenv", "getHostByName",
 	"now", "ago", "dateInZone", "date_in_zone", "htmlDateInZone",
@@ -49,40 +36,20 @@ var removedFuncs = []string{
 	"derivePassword",
 }
 
-// Limits on what one template may build, so values a tenant sets (a
-// count, a width) cannot make the renderer allocate without bound. The
-// work budget of a whole render is in cost.go.
+// Limits on what one template may build, so values a tenant sets cannot
+// make the renderer allocate without bound.
 const (
-	// maxOutput is the most bytes one template may render, and the
-	// longest string any function may return (repeat, indent, nindent,
-	// printf, ... refuse a call that would return more, see cost.go) and
-	// the largest value a template may print or encode.
-	maxOutput = 8 << 20
-	// maxList is the longest list until, untilStep and seq may return.
-	maxList = 1 << 16
+	maxOutput = 8 << 20 // bytes one template may render, or a function return or a template print
+	maxList   = 1 << 16 // the longest list until, untilStep and seq may return
 )
 
-// replacedFuncs documents the functions that differ from sprig's:
-//
-//   - date, htmlDate format a time (time.Time, seconds since the epoch, or
-//     an RFC 3339 string such as metadata.creationTimestamp) in UTC, and
-//     fail on anything else; sprig's use the host's time zone and format
-//     the current time when given something else.
-//   - toDate, mustToDate parse in UTC, not the host's time zone.
-//   - durationRound fails on a time (sprig's measures it from now).
-//   - keys and values return a dict's keys (values) sorted by key; sprig's
-//     return Go's random map order.
-//   - repeat, indent, nindent, until, untilStep and seq fail past
-//     maxOutput bytes or maxList items.
-//   - set, merge, mergeOverwrite, mustMerge and mustMergeOverwrite refuse
-//     to make a dict contain itself (printing it would never end).
-//
-// Added, as Helm users expect: toYaml, fromYaml, required and include.
-//
-// Every function, and text/template's print, printf, println, html, js
-// and urlquery (defined here with the builtins' code, so that they are
-// charged like the rest), spends from the render's work budget and
-// refuses calls whose result would exceed maxOutput (cost.go).
+// replacedFuncs are the functions that differ from sprig's: date,
+// htmlDate, toDate and mustToDate work in UTC and never on the current
+// time; durationRound fails on a time; keys and values are sorted by key;
+// repeat, indent, nindent, until, untilStep and seq fail past maxOutput
+// bytes or maxList items; set and the merges refuse to make a dict contain
+// itself. Added, as Helm users expect: toYaml, fromYaml, required and
+// include. Every function spends from the work budget (cost.go).
 var replacedFuncs = []string{
 	"date", "htmlDate", "toDate", "mustToDate", "durationRound", "keys", "values",
 	"repeat", "indent", "nindent", "until", "untilStep", "seq",
@@ -91,20 +58,26 @@ var replacedFuncs = []string{
 
 // funcMap returns the functions of a template: sprig's, less
 // removedFuncs, with replacedFuncs replaced, plus toYaml, fromYaml and
-// required. include is added by newTemplate, which knows the template.
-// It is built per template, so no state is shared between renders.
+// required, built per template.
 func funcMap() template.FuncMap {
 	m := sprig.TxtFuncMap()
 	for _, name := range removedFuncs {
 		delete(m, name)
 	}
-	m["date"] = formatDate
+	// text/template's builtins that print are functions of the map, so
+	// that the work budget wraps them (cost.go).
+	maps.Copy(m, template.FuncMap{
+		"date": formatDate, "mustToDate": time.Parse, "keys": sortedKeys, "values": sortedValues,
+		"repeat": repeat, "indent": indent, "untilStep": untilStep, "seq": seq,
+		"toYaml": toYaml, "fromYaml": fromYaml, "required": required,
+		"print": fmt.Sprint, "printf": fmt.Sprintf, "println": fmt.Sprintln,
+		"html": template.HTMLEscaper, "js": template.JSEscaper, "urlquery": template.URLQueryEscaper,
+	})
 	m["htmlDate"] = func(v any) (string, error) { return formatDate("2006-01-02", v) }
 	m["toDate"] = func(layout, s string) time.Time {
 		t, _ := time.Parse(layout, s)
 		return t
 	}
-	m["mustToDate"] = time.Parse
 	if round, ok := m["durationRound"].(func(any) string); ok {
 		m["durationRound"] = func(v any) (string, error) {
 			switch v.(type) {
@@ -116,10 +89,6 @@ func funcMap() template.FuncMap {
 	} else {
 		delete(m, "durationRound")
 	}
-	m["keys"] = sortedKeys
-	m["values"] = sortedValues
-	m["repeat"] = repeat
-	m["indent"] = indent
 	m["nindent"] = func(n int, s string) (string, error) {
 		s, err := indent(n, s)
 		return "\n" + s, err
@@ -131,8 +100,6 @@ func funcMap() template.FuncMap {
 		}
 		return untilStep(0, n, step)
 	}
-	m["untilStep"] = untilStep
-	m["seq"] = seq
 	m["set"] = func(d map[string]any, key string, v any) (map[string]any, error) {
 		if reaches(v, d) {
 			return nil, fmt.Errorf("set %q: the value contains the dict itself", key)
@@ -147,17 +114,6 @@ func funcMap() template.FuncMap {
 			delete(m, name)
 		}
 	}
-	m["toYaml"] = toYaml
-	m["fromYaml"] = fromYaml
-	m["required"] = required
-	// text/template's builtins that print, as functions of the map so
-	// that the work budget wraps them (cost.go).
-	m["print"] = fmt.Sprint
-	m["printf"] = fmt.Sprintf
-	m["println"] = fmt.Sprintln
-	m["html"] = template.HTMLEscaper
-	m["js"] = template.JSEscaper
-	m["urlquery"] = template.URLQueryEscaper
 	return m
 }
 
@@ -171,11 +127,8 @@ func toYaml(v any) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// fromYaml decodes a YAML object as Helm's does (sigs.k8s.io/yaml,
-// numbers as float64). Unlike Helm's, a bad document is an error, not a
-// map with an "Error" key, and so is a mapping with two keys that are one
-// JSON key, which sigs.k8s.io/yaml reads to either value by chance
-// (pkg/source/yamljson).
+// fromYaml decodes a YAML object as Helm's does (numbers as float64), but
+// a bad document, or two keys that are one JSON key, is an error.
 func fromYaml(s string) (map[string]any, error) {
 	j, err := yamljson.ToJSON([]byte(s))
 	if err != nil {
@@ -188,10 +141,8 @@ func fromYaml(s string) (map[string]any, error) {
 	return m, nil
 }
 
-// required is Helm's: it fails with msg when v is nil or "". Under
-// missingkey=error a missing key fails before required runs, so read an
-// optional value with index or dig: `required "set replicas" (index
-// .Values "replicas")`.
+// required is Helm's: it fails with msg when v is nil or "" (read an
+// optional value with index or dig: missingkey=error fails first).
 func required(msg string, v any) (any, error) {
 	if v == nil {
 		return nil, errors.New(msg)
@@ -302,13 +253,11 @@ func untilStep(start, stop, step int) ([]int, error) {
 func seq(params ...int) (string, error) {
 	var start, step, end int
 	switch len(params) {
-	case 1:
-		start, end, step = 1, params[0], 1
-		if end < start {
-			step = -1
+	case 1, 2:
+		start, end, step = 1, params[len(params)-1], 1
+		if len(params) == 2 {
+			start = params[0]
 		}
-	case 2:
-		start, end, step = params[0], params[1], 1
 		if end < start {
 			step = -1
 		}
@@ -422,10 +371,8 @@ func reaches(v any, target map[string]any) bool {
 }
 
 // newTemplate parses src as template name with the blueprint functions,
-// missingkey=error, include, which executes a template defined in src
-// (Helm's include: `{{ include "labels" . | nindent 4 }}`), the steps
-// and charges of b planted (instrument) and the functions it calls
-// charging b's work budget (meter, cost.go).
+// missingkey=error and Helm's include, with b's charges planted
+// (instrument) and the functions it calls metered (cost.go).
 func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	var t *template.Template
 	fm := funcMap()
@@ -443,8 +390,7 @@ func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	if _, err := t.Parse(src); err != nil {
 		return nil, err
 	}
-	instrument(t)
-	b.meter(t, fm)
+	b.meter(t, fm, instrument(t))
 	return t, nil
 }
 

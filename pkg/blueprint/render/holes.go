@@ -22,45 +22,25 @@ import (
 )
 
 // Structure-safe rendering (docs/blueprints.md, "Threat model"): whatever
-// a value holds, it only fills the place the template put it. A value is
-// text a tenant wrote (a GatewayConfig) or a class-config author wrote; the
-// YAML structure (documents, objects, keys, lists) is the blueprint
-// author's. Text templating followed by a YAML parse mixes the two: a
-// value with a newline and `---` ends the object and starts another. So a
-// template is executed twice on the same data:
-//
-//   - the real run prints what text/template would print, and records the
-//     text of every action that prints (a hole);
-//   - the skeleton run prints, for each hole, a token instead of the value
-//     (keeping the whitespace the template's own indent/nindent put
-//     around it), so its output is the template author's YAML with a
-//     token wherever a value goes. Control flow is the same in both runs
-//     (only printed text differs), which is checked.
-//
-// The skeleton is parsed as YAML, then every token is replaced by its
-// value at the node it sits in: in a scalar the value is literal text
-// (a key stays one key; newlines, `---`, `: `, `#`, quotes and the rest
-// stay characters of that scalar), and a subtree the template inserts on
-// purpose with toYaml/toJson (also toPrettyJson, toRawJson, quote,
-// squote, each optionally followed by indent/nindent/trim) lands as one
-// node at that place. Text from `include` (with indent/nindent/trim) is
-// the template author's own YAML and is part of the skeleton, its values
-// again holes. The result is encoded as YAML and decoded as before, so a
-// value that fits its place (a plain word, a number, a boolean) reads
-// exactly as it did with plain text templating.
+// a value holds, it only fills the place the template put it; the YAML
+// structure is the blueprint author's. Text templating then a YAML parse
+// would let a value with a newline and `---` start another object. So a
+// template is executed twice on the same data: the real run prints what
+// text/template would and records the text of every action that prints (a
+// hole); the skeleton run prints a token instead of each value (keeping
+// the whitespace of the template's indent/nindent), and must take the same
+// control flow. The skeleton is parsed as YAML, and every token replaced
+// by its value at the node it sits in: in a scalar as literal text; after
+// a serializer (nodeFuncs) as one node. Text from `include` is the
+// template author's YAML, part of the skeleton.
 
 // holeKind is how a hole's value is placed.
 type holeKind int
 
 const (
-	// holeScalar: the printed text is a scalar's (part of its) text.
-	holeScalar holeKind = iota
-	// holeNode: the pipeline ends in a serializer (nodeFuncs); its
-	// argument lands as one YAML node.
-	holeNode
-	// holeText: the pipeline is an include; its text is template text,
-	// part of the skeleton.
-	holeText
+	holeScalar holeKind = iota // the printed text is (part of) a scalar's text
+	holeNode                   // the pipeline ends in a serializer (nodeFuncs): its argument is one node
+	holeText                   // the pipeline is an include: its text is part of the skeleton
 )
 
 // nodeFuncs are the functions whose output is a YAML (or JSON) rendering
@@ -72,13 +52,11 @@ var nodeFuncs = map[string]bool{
 }
 
 // yamlNodeCost is the work (cost.go) of filling, encoding and decoding
-// one YAML node of a template's output, a few microseconds: an output of
-// many small nodes, within maxOutput, still ends within the budget.
+// one YAML node of a template's output.
 const yamlNodeCost = 1024
 
-// yamlByteCost is the work of parsing one byte of a template's output
-// (yaml.v3 nodes, then encoding and decoding again): about 100 ns per
-// byte, charged before parsing.
+// yamlByteCost is the work of parsing one byte of a template's output,
+// charged before parsing.
 const yamlByteCost = 8
 
 // layoutFuncs only move a hole's text (indentation and surrounding
@@ -222,7 +200,7 @@ func (h *holes) tokenRE() *regexp.Regexp { return regexp.MustCompile(`x` + h.non
 // printed is the text text/template prints for v.
 func printed(v reflect.Value) (string, error) {
 	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !v.IsNil() {
-		if v.Type().Implements(errorType) || v.Type().Implements(stringerType) {
+		if v.Type().Implements(errType) || v.Type().Implements(stringerType) {
 			break
 		}
 		v = v.Elem()
@@ -237,10 +215,7 @@ func printed(v reflect.Value) (string, error) {
 	return fmt.Sprint(v.Interface()), nil
 }
 
-var (
-	errorType    = reflect.TypeFor[error]()
-	stringerType = reflect.TypeFor[fmt.Stringer]()
-)
+var stringerType = reflect.TypeFor[fmt.Stringer]()
 
 // strval is sprig's string conversion, for quote and squote.
 func strval(v any) string {
@@ -258,11 +233,10 @@ func strval(v any) string {
 	}
 }
 
-// plant rewrites every action of t (and the templates it defines)
-// that prints: `{{ P | layout }}` becomes `{{ P | strataMark ID | layout |
+// plant rewrites every action of t (and the templates it defines) that
+// prints: `{{ P | layout }}` becomes `{{ P | strataMark ID | layout |
 // strataHole ID }}`, and a serializer ending P becomes strataNode. It
-// records one site per action. text/template's parse trees are exported
-// for such rewriting (html/template escapes this way).
+// records one site per action.
 func (h *holes) plant(t *template.Template, b *budget) {
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
@@ -314,29 +288,23 @@ func planted(p *parse.PipeNode) bool {
 	return ok && (id.Ident == stepFunc || id.Ident == enterFunc || id.Ident == exitFunc)
 }
 
-func ident(c *parse.CommandNode) string {
-	if len(c.Args) == 0 {
-		return ""
-	}
-	if id, ok := c.Args[0].(*parse.IdentifierNode); ok {
-		return id.Ident
-	}
-	return ""
-}
-
 func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	cmds := n.Pipe.Cmds
 	body := len(cmds)
-	for body > 1 && layoutFuncs[ident(cmds[body-1])] {
+	for body > 1 && layoutFuncs[funcName(cmds[body-1])] {
 		body--
 	}
 	s := site{kind: holeScalar, template: tr.ParseName, action: n.String()}
 	if tr.ParseName != tr.Name {
 		s.template = tr.Name
 	}
-	s.line, _ = lineOf(tr, n)
+	// ErrorContext's location is NAME:LINE:COL.
+	if loc, _ := tr.ErrorContext(n); strings.Count(loc, ":") >= 2 {
+		parts := strings.Split(loc, ":")
+		s.line, _ = strconv.Atoi(parts[len(parts)-2])
+	}
 	last := cmds[body-1]
-	switch name := ident(last); {
+	switch name := funcName(last); {
 	case body == 1 && name == "include":
 		s.kind = holeText
 	case nodeFuncs[name]:
@@ -360,27 +328,14 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	n.Pipe.Cmds = append(out, cmd(holeFunc))
 }
 
-// lineOf is the template line of node n.
-func lineOf(tr *parse.Tree, n parse.Node) (int, error) {
-	loc, _ := tr.ErrorContext(n)
-	// loc is NAME:LINE:COL
-	parts := strings.Split(loc, ":")
-	if len(parts) < 3 {
-		return 0, errors.New("no location")
-	}
-	return strconv.Atoi(parts[len(parts)-2])
-}
-
 // reset readies h for a template's real run.
 func (h *holes) reset() {
 	*h = holes{sites: h.sites, nodes: map[int]any{}}
 }
 
 // executeSafe executes t twice (see the top of this file) and returns
-// its documents, every value where its action is. Errors of the real run
-// are the template's errors, as with plain execution. The skeleton run
-// repeats the real run's work, so it does not count against budget b
-// again.
+// its documents, every value where its action is. The skeleton run does
+// not count against budget b again.
 func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx map[string]any) ([]document, error) {
 	h.reset()
 	before := *b
@@ -417,9 +372,8 @@ func executeSafe(bp, name string, t *template.Template, h *holes, b *budget, ctx
 	return docs, nil
 }
 
-// documents parses the skeleton document by document (splitDocuments,
-// so lines are those of the rendered output when values are one line
-// each), fills each, and decodes it as decodeDocuments does.
+// documents parses the skeleton document by document (splitDocuments),
+// fills each, and decodes it.
 func (f *filler) documents(skel []byte) ([]document, error) {
 	var docs []document
 	n := 0
@@ -461,10 +415,8 @@ func (f *filler) documents(skel []byte) ([]document, error) {
 	return docs, nil
 }
 
-// oneDocument parses the one YAML document of text. yaml.Unmarshal
-// would read the first of several and drop the rest without a word; the
-// documents are split at lines "---", but one may also begin after a
-// line "...", which is an error here naming its line.
+// oneDocument parses the one YAML document of text; a second one (after
+// a line "...") is an error naming its line.
 func oneDocument(text []byte) (*yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	var doc, next yaml.Node
@@ -562,10 +514,9 @@ func (f *filler) fill(n *yaml.Node, key bool, path string) error {
 
 // scalar fills scalar n. A plain scalar that is exactly one serializer's
 // token becomes that value's node; otherwise every token is replaced by
-// its text, and the scalar stays one scalar: a key or a quoted or block
-// scalar is a string, a plain scalar reads as YAML reads a plain word (so
-// `replicas: {{ .Values.replicas }}` is still a number), unless the text
-// cannot be a plain word, when it is a string with that text.
+// its text and the scalar stays one scalar: a key, quoted or block scalar
+// a string, a plain one read as YAML reads a plain word (so `replicas:
+// {{ .Values.replicas }}` is still a number) when the text can be one.
 func (f *filler) scalar(n *yaml.Node, key bool, path string) error {
 	locs := f.re.FindAllStringSubmatchIndex(n.Value, -1)
 	if len(locs) == 0 {
@@ -664,36 +615,19 @@ func (f *filler) node(n *yaml.Node, v any) error {
 	if err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	// Whole numbers as int64, others float64, as everywhere in render.
+	// Whole numbers as int64, others float64, as everywhere in render;
+	// json.Marshal made every string valid UTF-8, so none is !!binary.
 	var x any
 	if err := utiljson.Unmarshal(j, &x); err != nil {
 		return err
 	}
 	var nn yaml.Node
-	if err := nn.Encode(sanitize(x)); err != nil {
+	if err := nn.Encode(x); err != nil {
 		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	nn.Line, nn.Column = n.Line, n.Column
 	*n = nn
 	return nil
-}
-
-// sanitize makes the strings of a JSON value valid UTF-8 (json.Marshal
-// already did; keys too), so the encoder never writes !!binary.
-func sanitize(v any) any {
-	switch v := v.(type) {
-	case string:
-		return strings.ToValidUTF8(v, "\uFFFD")
-	case map[string]any:
-		for k, x := range v {
-			v[k] = sanitize(x)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = sanitize(x)
-		}
-	}
-	return v
 }
 
 // blockIndent is the indentation of block scalar n's content: that of its

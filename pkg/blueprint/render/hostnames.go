@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 
+	"k8s.io/utils/ptr"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -16,20 +17,14 @@ type Hostnames struct {
 	// of the routes considered: what a certificate or a DNS record might
 	// have to cover.
 	Union []string `json:"Union"`
-	// Intersection is the hostnames actually served: for every pair of a
-	// listener and a route attached to it, the Gateway API hostname
-	// intersection (HTTPRoute spec.hostnames): a listener without a
-	// hostname serves the route's hostnames, a route without hostnames
-	// the listener's; otherwise the more specific of two matching
-	// hostnames (`foo.example.com` for `*.example.com`).
+	// Intersection is the hostnames actually served: for every listener
+	// and route attached to it, their Gateway API hostname intersection
+	// (HTTPRoute spec.hostnames).
 	Intersection []string `json:"Intersection"`
 }
 
-// hostnamesOf computes Hostnames for gw and routes: all attached routes for
-// a Gateway render, the one route for an HTTPRoute render. Which listeners
-// a route is on is read from its parentRefs to gw (sectionName, port) and
-// the listeners' accepted kinds; allowedRoutes.namespaces is the caller's
-// business (Input.Routes are attached routes).
+// hostnamesOf computes Hostnames for gw and routes (attached routes: all
+// for a Gateway render, the one route for an HTTPRoute render).
 func hostnamesOf(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute) Hostnames {
 	union := map[string]bool{}
 	served := map[string]bool{}
@@ -48,10 +43,7 @@ func hostnamesOf(gw *gwv1.Gateway, routes []*gwv1.HTTPRoute) Hostnames {
 			}
 		}
 		for _, l := range listenersOf(gw, r) {
-			lh := ""
-			if l.Hostname != nil {
-				lh = string(*l.Hostname)
-			}
+			lh := string(ptr.Deref(l.Hostname, ""))
 			if len(r.Spec.Hostnames) == 0 {
 				if lh != "" {
 					served[lh] = true
@@ -111,14 +103,9 @@ func listenersOf(gw *gwv1.Gateway, r *gwv1.HTTPRoute) []gwv1.Listener {
 		if !acceptsHTTPRoute(l) {
 			continue
 		}
-		on := len(refs) == 0
-		for _, p := range refs {
-			if (p.SectionName == nil || *p.SectionName == l.Name) && (p.Port == nil || *p.Port == l.Port) {
-				on = true
-				break
-			}
-		}
-		if on {
+		if len(refs) == 0 || slices.ContainsFunc(refs, func(p gwv1.ParentReference) bool {
+			return (p.SectionName == nil || *p.SectionName == l.Name) && (p.Port == nil || *p.Port == l.Port)
+		}) {
 			out = append(out, l)
 		}
 	}

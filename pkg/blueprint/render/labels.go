@@ -7,14 +7,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
-// LabelValue returns s when it is a valid label value (at most 63
-// characters of [A-Za-z0-9._-], alphanumeric at both ends), as names
-// usually are. Otherwise (a name longer than 63 characters, or a value
-// with another character such as `/`) it returns a short stable stand-in:
-// the leading label characters of s (at most 40, alphanumeric at both
-// ends), a dash and the first 16 hex digits of the SHA-256 of s, or the
-// hex digits alone when s starts with no such characters. So a selector
-// built with LabelValue finds what Render labelled.
+// LabelValue returns s when it is a valid label value, else a short
+// stable stand-in: the leading label characters of s (at most 40,
+// alphanumeric at both ends), a dash and the first 16 hex digits of its
+// SHA-256 (the digits alone when there are none). A selector built with
+// LabelValue finds what Render labelled.
 func LabelValue(s string) string {
 	if len(validation.IsValidLabelValue(s)) == 0 {
 		return s
@@ -46,10 +43,8 @@ func GatewayLabelValue(namespace, name string) string {
 }
 
 // Labels returns the labels Render puts on every object of in's render
-// but LabelTemplate: the parent's kind, namespace and name, the
-// blueprint and, for an HTTPRoute, LabelGateway. A selector of these
-// finds the children of one render (to prune what a new render no longer
-// produces).
+// but LabelTemplate: controller, blueprint, the parent's kind, namespace
+// and name and, for an HTTPRoute, LabelGateway.
 func (in Input) Labels() map[string]string {
 	l := map[string]string{}
 	if in.ControllerName != "" {

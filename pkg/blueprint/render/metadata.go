@@ -14,10 +14,7 @@ import (
 )
 
 // nameRule is how the API server validates the metadata.name of a kind:
-// most kinds take a DNS-1123 subdomain (253 characters); the exceptions
-// are listed in nameRules, as the API server's validation of those kinds
-// defines them (pkg/apis/core/validation, pkg/apis/rbac/validation of
-// k8s.io/kubernetes).
+// a DNS-1123 subdomain but for the kinds in nameRules.
 type nameRule struct {
 	what     string
 	validate func(string) []string
@@ -41,31 +38,25 @@ var nameRules = map[schema.GroupKind]nameRule{
 }
 
 // serverFields are metadata fields only the API server or the controller
-// sets: a template (or a value) setting one would take over garbage
-// collection (ownerReferences), block deletion (finalizers), claim
-// another manager's fields (managedFields) or make a name the controller
-// cannot track (generateName).
+// sets (a template setting ownerReferences or finalizers would take over
+// garbage collection or block deletion).
 var serverFields = []string{
 	"ownerReferences", "finalizers", "managedFields", "generateName",
 	"uid", "resourceVersion", "generation", "selfLink",
 	"creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
 }
 
-// reservedPrefix tells a label or annotation key that is Strata's own:
-// its prefix is strata.dev or a subdomain of it. Strata's labels find
-// and prune a render's objects and its annotations keep the inventory, so
-// a template must not set, fake or override them.
+// reservedPrefix tells a label or annotation key that is Strata's own
+// (strata.dev or a subdomain): a template must not set them.
 func reservedPrefix(key string) bool {
 	prefix, _, found := strings.Cut(key, "/")
 	return found && (prefix == "strata.dev" || strings.HasSuffix(prefix, ".strata.dev"))
 }
 
-// checkMetadata checks metadata md of an object of kind gk, as rendered
-// (before Strata's labels are added): the name valid for the kind, no
-// server-set field, labels and annotations valid and none of Strata's.
-// Each problem names the field; all are reported, sorted. forbidden
-// tells that one of them is not a mistake but a refusal (a server-set
-// field, a key of Strata's).
+// checkMetadata checks metadata md of an object of kind gk, as rendered:
+// the name valid for the kind, no server-set field, labels and annotations
+// valid and none of Strata's; all problems, sorted. forbidden tells that
+// one of them is a refusal rather than a mistake.
 func checkMetadata(gk schema.GroupKind, md map[string]any) (err error, forbidden bool) {
 	var errs field.ErrorList
 	meta := field.NewPath("metadata")

@@ -20,66 +20,45 @@ import (
 
 // podTemplateFunc decodes an object of a workload kind into its typed
 // form and returns the metadata and spec of the pod it makes; nil, nil
-// when it has no pod template to check (a ReplicationController without
-// spec.template).
+// when it has no pod template to check.
 type podTemplateFunc func(obj map[string]any) (*metav1.ObjectMeta, *corev1.PodSpec, error)
 
 // podTemplates is every kind whose objects carry a pod template, the same
-// kinds Pod Security Admission checks (k8s.io/pod-security-admission
-// admission.DefaultPodSpecExtractor), one row per kind. The version of the
-// object is not looked at: each row decodes into the kind's stable
-// version, whose pod template sits where the older versions have it.
+// kinds Pod Security Admission checks (admission.DefaultPodSpecExtractor).
+// Each row decodes into the kind's stable version, whose pod template sits
+// where the older versions have it.
 var podTemplates = map[schema.GroupKind]podTemplateFunc{
-	{Kind: "Pod"}: podTemplate(func(o *corev1.Pod) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.ObjectMeta, &o.Spec
+	{Kind: "Pod"}: podTemplate(func(o *corev1.Pod) *corev1.PodTemplateSpec {
+		return &corev1.PodTemplateSpec{ObjectMeta: o.ObjectMeta, Spec: o.Spec}
 	}),
-	{Kind: "PodTemplate"}: podTemplate(func(o *corev1.PodTemplate) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Template.ObjectMeta, &o.Template.Spec
-	}),
-	{Kind: "ReplicationController"}: podTemplate(func(o *corev1.ReplicationController) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		if o.Spec.Template == nil {
-			return nil, nil
-		}
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "apps", Kind: "Deployment"}: podTemplate(func(o *appsv1.Deployment) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "apps", Kind: "ReplicaSet"}: podTemplate(func(o *appsv1.ReplicaSet) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "apps", Kind: "StatefulSet"}: podTemplate(func(o *appsv1.StatefulSet) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "apps", Kind: "DaemonSet"}: podTemplate(func(o *appsv1.DaemonSet) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "batch", Kind: "Job"}: podTemplate(func(o *batchv1.Job) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.Template.ObjectMeta, &o.Spec.Template.Spec
-	}),
-	{Group: "batch", Kind: "CronJob"}: podTemplate(func(o *batchv1.CronJob) (*metav1.ObjectMeta, *corev1.PodSpec) {
-		return &o.Spec.JobTemplate.Spec.Template.ObjectMeta, &o.Spec.JobTemplate.Spec.Template.Spec
-	}),
+	{Kind: "PodTemplate"}:                podTemplate(func(o *corev1.PodTemplate) *corev1.PodTemplateSpec { return &o.Template }),
+	{Kind: "ReplicationController"}:      podTemplate(func(o *corev1.ReplicationController) *corev1.PodTemplateSpec { return o.Spec.Template }),
+	{Group: "apps", Kind: "Deployment"}:  podTemplate(func(o *appsv1.Deployment) *corev1.PodTemplateSpec { return &o.Spec.Template }),
+	{Group: "apps", Kind: "ReplicaSet"}:  podTemplate(func(o *appsv1.ReplicaSet) *corev1.PodTemplateSpec { return &o.Spec.Template }),
+	{Group: "apps", Kind: "StatefulSet"}: podTemplate(func(o *appsv1.StatefulSet) *corev1.PodTemplateSpec { return &o.Spec.Template }),
+	{Group: "apps", Kind: "DaemonSet"}:   podTemplate(func(o *appsv1.DaemonSet) *corev1.PodTemplateSpec { return &o.Spec.Template }),
+	{Group: "batch", Kind: "Job"}:        podTemplate(func(o *batchv1.Job) *corev1.PodTemplateSpec { return &o.Spec.Template }),
+	{Group: "batch", Kind: "CronJob"}:    podTemplate(func(o *batchv1.CronJob) *corev1.PodTemplateSpec { return &o.Spec.JobTemplate.Spec.Template }),
 }
 
 // podTemplate makes the row of kind T: decode with
 // runtime.DefaultUnstructuredConverter, then take the pod template.
-func podTemplate[T any](get func(*T) (*metav1.ObjectMeta, *corev1.PodSpec)) podTemplateFunc {
+func podTemplate[T any](get func(*T) *corev1.PodTemplateSpec) podTemplateFunc {
 	return func(obj map[string]any) (*metav1.ObjectMeta, *corev1.PodSpec, error) {
 		typed := new(T)
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
 			return nil, nil, err
 		}
-		meta, spec := get(typed)
-		return meta, spec, nil
+		if t := get(typed); t != nil {
+			return &t.ObjectMeta, &t.Spec, nil
+		}
+		return nil, nil, nil
 	}
 }
 
 // podSecurityEvaluator holds the checks of the Pod Security Standards, as
-// Pod Security Admission runs them. It is built once, at the first render
-// that checks a pod (building it was 4 ms of every strata command's
-// start, most of which render nothing), and only read afterwards, so
-// renders may share it.
+// Pod Security Admission runs them, built at the first render that checks
+// a pod and only read afterwards.
 var podSecurityEvaluator = sync.OnceValue(func() policy.Evaluator {
 	e, err := policy.NewEvaluator(policy.DefaultChecks(), nil)
 	if err != nil {
@@ -117,10 +96,7 @@ type PodSecurityError struct {
 
 // Error prints what the API server prints for a pod that would fail
 // PodSecurity: `Deployment shop-nginx violates PodSecurity
-// "restricted:latest": allowPrivilegeEscalation != false (container
-// "nginx" must set securityContext.allowPrivilegeEscalation=false),
-// unrestricted capabilities (container "nginx" must set
-// securityContext.capabilities.drop=["ALL"])`.
+// "restricted:latest": allowPrivilegeEscalation != false (container ...)`.
 func (e *PodSecurityError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s violates PodSecurity %q: ", e.Kind, e.Name, e.Level)
@@ -137,26 +113,12 @@ func (e *PodSecurityError) Error() string {
 }
 
 // CheckPodSecurity checks the pod template of a rendered object against
-// level of the Kubernetes Pod Security Standards, with the checks of Pod
-// Security Admission (k8s.io/pod-security-admission/policy) at the latest
-// version of the standards. It is the check of a blueprint's
-// spec.podSecurity, made on every object a render returns before anything
-// is applied or printed.
-//
-// Objects of kinds without a pod template (see podTemplates: Pod,
-// PodTemplate, ReplicationController, Deployment, ReplicaSet,
-// StatefulSet, DaemonSet, Job, CronJob) pass. An empty level is
-// "restricted", the API's default, as a blueprint read from a file has no
-// defaults filled in; "privileged" and any other level are an error, so a
-// blueprint that bypassed the CRD's validation still checks nothing less
-// than baseline.
-//
-// A pod template that fails returns a *PodSecurityError naming the
-// object, the level and every failed check (Reason NotAllowed for the
-// renderer). An object of a checked kind that does not decode into its
-// typed form (e.g. spec.template.spec.containers is a string) returns a
-// plain error naming the object (Reason InvalidParameters), as does an
-// unknown level.
+// level of the Pod Security Standards, with Pod Security Admission's
+// checks at the latest version (a blueprint's spec.podSecurity). Kinds
+// without a pod template pass. An empty level is "restricted", the API's
+// default; any level but restricted and baseline is an error. A failing
+// pod template returns a *PodSecurityError; an object that does not decode
+// into its typed form, a plain error naming it.
 func CheckPodSecurity(obj *unstructured.Unstructured, level bpv1.PodSecurityLevel) error {
 	if level == "" {
 		level = bpv1.PodSecurityRestricted

@@ -22,22 +22,13 @@ import (
 // Labels Strata puts on every rendered object, so the controller can find
 // (and prune) the children of a parent and `kubectl get -l` can too.
 const (
-	// LabelParentKind is Gateway or HTTPRoute.
-	LabelParentKind = "blueprints.strata.dev/parent-kind"
-	// LabelParentNamespace and LabelParentName name the parent.
+	LabelParentKind      = "blueprints.strata.dev/parent-kind" // Gateway or HTTPRoute
 	LabelParentNamespace = "blueprints.strata.dev/parent-namespace"
 	LabelParentName      = "blueprints.strata.dev/parent-name"
-	// LabelGateway names the Gateway an HTTPRoute's children were rendered
-	// for (a route is rendered once per parent Gateway).
-	LabelGateway = "blueprints.strata.dev/gateway"
-	// LabelTemplate is the resource template that rendered the object.
-	LabelTemplate = "blueprints.strata.dev/template"
-	// LabelBlueprint is the blueprint.
-	LabelBlueprint = "blueprints.strata.dev/blueprint"
-	// LabelController is the blueprint controller (its controllerName,
-	// through LabelValue) that rendered the object: two Strata installs
-	// serving different GatewayClasses never touch each other's objects.
-	LabelController = "blueprints.strata.dev/controller"
+	LabelGateway         = "blueprints.strata.dev/gateway"    // the Gateway an HTTPRoute's children were rendered for
+	LabelTemplate        = "blueprints.strata.dev/template"   // the resource template that rendered the object
+	LabelBlueprint       = "blueprints.strata.dev/blueprint"  // the blueprint
+	LabelController      = "blueprints.strata.dev/controller" // the blueprint controller's name (LabelValue)
 )
 
 // Scope tells whether a kind is namespaced. known is false for a kind the
@@ -45,18 +36,14 @@ const (
 type Scope func(gk schema.GroupKind) (namespaced, known bool)
 
 // Kinds is what a render knows of the kinds a template may produce, given
-// by the caller rather than read from a global, so this package links no
-// client: the controller passes its API server's discovery (MapperScope)
-// and client-go's scheme, `strata render -f` the generated table
-// (StaticScope) and the same scheme.
+// by the caller so this package links no client: MapperScope in the
+// controller, StaticScope offline, and client-go's scheme for Types.
 type Kinds struct {
 	// Scope says whether a kind is namespaced; nil knows no kind, so
 	// every object is refused.
 	Scope Scope
-	// Types makes an empty Go value of a kind (a *runtime.Scheme does):
-	// an object of a kind it knows is decoded into it strictly, as the
-	// API server would read it (checkTyped); a kind it does not know (a
-	// custom resource) is left to the server's schema. Nil checks none.
+	// Types makes an empty Go value of a kind: an object of a kind it
+	// knows is decoded into it strictly (checkTyped). Nil checks none.
 	Types runtime.ObjectCreater
 }
 
@@ -80,36 +67,29 @@ type Input struct {
 	// Values are the merged values (values.Merge), read as .Values.
 	Values map[string]any
 	// Sources are the merged values' leaves with who set them
-	// (values.Values.Leaves): a refused object names the config that set the
-	// value behind the refusal. Optional.
+	// (values.Values.Leaves), to name the config behind a refusal.
 	Sources []values.Leaf
 	// Resources are the current objects of this parent's previous render,
-	// by resource template name (nil offline or on a first render): what
-	// .Resources reads, so one template (or the status template) can read
-	// another's status.
+	// by resource template name: what .Resources reads.
 	Resources map[string][]*unstructured.Unstructured
 }
 
 // Output is what one render produced.
 type Output struct {
-	// Objects are the rendered objects, by template (in the blueprint's
-	// order) then document order, each labelled with its parent and
-	// template and placed in the parent's namespace when namespaced.
+	// Objects are the rendered objects, by template then document order.
 	Objects []*unstructured.Unstructured
 	// Templates maps each object (by index in Objects) to its template
 	// name; .Resources is keyed by it.
 	Templates []string
-	// Status is the rendered status template as a map: nil when the
-	// Template has no status template, empty when it rendered nothing.
+	// Status is the rendered status template (nil when there is none).
 	Status map[string]any
 	// Addresses are status.addresses read from Status, for a Gateway
-	// render (nil for a route render, whose Status keeps whatever it has).
+	// render.
 	Addresses []gwv1.GatewayStatusAddress
 }
 
-// Error is a render or tenant-safety failure. It names the blueprint, the
-// template, the line and, for a missing value, the value path, so a
-// condition carrying it tells the user where to look.
+// Error is a render or tenant-safety failure, naming the blueprint, the
+// template, the line and the value path and its source when known.
 type Error struct {
 	Blueprint string
 	// Template is e.g. gatewayTemplate.resourceTemplates[deployment] or
@@ -117,11 +97,10 @@ type Error struct {
 	Template string
 	Line     int    // 0 when unknown
 	Path     string // e.g. .Values.replicas, when the error is about one
-	// Source is the config that set the value at Path, when one did
-	// (a refusal caused by a tenant's value names the tenant's config).
+	// Source is the config that set the value at Path, when one did.
 	Source *values.Source
-	// Reason is the condition reason: InvalidParameters for template
-	// errors, NotAllowed for tenant-safety refusals.
+	// Reason is InvalidParameters for template errors, NotAllowed for
+	// tenant-safety refusals.
 	Reason string
 	Err    error
 }
@@ -159,55 +138,23 @@ const (
 	ReasonNotAllowed        = "NotAllowed"
 )
 
-// Render renders the blueprint for in's parent: every resource template,
-// then the status template with .Resources. Nothing is returned when any
-// template fails or any object is refused, so a caller never applies half
-// a set.
-//
-// A Gateway render (in.Route nil) uses spec.gatewayTemplate, an HTTPRoute
-// render spec.httpRouteTemplate; a blueprint without that template
-// renders nothing. Templates are Go text/template with
-// missingkey=error and the functions of funcMap (sprig's less
-// removedFuncs, see replacedFuncs; plus toYaml, fromYaml, required and
-// include). Every template starts with the same context, each with its
-// own copy:
-//
-//	.Gateway       the Gateway (for a route render: the one it is rendered for)
-//	.HTTPRoute     the HTTPRoute being rendered; nil for a Gateway render
-//	.HTTPRoutes    the HTTPRoutes attached to the Gateway
-//	.GatewayClass  the GatewayClass, or nil
-//	.Namespace     the parent's Namespace, or nil
-//	.Values        the merged values
-//	.Resources     template name -> the objects it rendered last time
-//	.Hostnames     .Union and .Intersection (see Hostnames), over all
-//	               attached routes, or the one route for a route render
-//
-// Each resource template renders multi-document YAML; empty documents
-// are skipped, every other must be an object with apiVersion, kind and
-// metadata.name. Tenant safety (Reason NotAllowed): a namespaced object
-// lands in the parent's namespace (the Gateway's, or the route's), and
-// one naming another namespace is refused; a cluster-scoped kind is
-// refused unless listed in spec.clusterScopedKinds; a kind kinds.Scope
-// does not know is refused (a nil Scope knows none); an object with
-// ownerReferences is refused (the controller sets owners). Every object
-// gets the labels of in.Labels() and LabelTemplate, whatever the
-// template said for those keys. Two objects of one group, kind,
-// namespace and name are an error naming both templates.
-//
-// The status template renders one YAML object into Output.Status; for a
-// Gateway render its `addresses` must decode as GatewayStatusAddresses.
+// Render renders the blueprint for in's parent: every resource template
+// of spec.gatewayTemplate (in.Route nil) or spec.httpRouteTemplate, then
+// the status template with .Resources (docs/blueprints.md lists the
+// context and the functions). Nothing is returned when any template fails
+// or any object is refused, so a caller never applies half a set.
 //
 // Values fill only the YAML node their action sits in (holes.go): a value
 // never adds an object, a key or a list item the template did not write.
-// Every object is then checked (admit): list kinds, scope, metadata,
-// strict decoding of the kinds kinds.Types knows, Pod Security; a refusal caused by a
-// value names the config that set it (Error.Source and Path).
+// Every object is then checked (admit): list kinds, scope (a namespaced
+// object lands in the parent's namespace; a cluster-scoped kind must be in
+// spec.clusterScopedKinds; an unknown kind is refused), metadata, strict
+// decoding of the kinds kinds.Types knows, Pod Security; a refusal caused
+// by a value names the config that set it (Error.Source and Path). Every
+// object gets in.Labels() and LabelTemplate.
 //
 // Every error is an *Error. The same input renders the same bytes. A
-// render is bounded: maxSteps range iterations and template calls,
-// maxDepth nested template calls, maxOutput bytes per template and per
-// function result, and maxWork units of work (cost.go), which every
-// function call, print, comparison, range and decoded byte spends.
+// render is bounded in steps, depth, output and work (steps.go, cost.go).
 func Render(in Input, kinds Kinds) (*Output, error) {
 	return render(in, kinds, &budget{})
 }
@@ -279,13 +226,9 @@ func render(in Input, kinds Kinds, b *budget) (*Output, error) {
 	return out, nil
 }
 
-// Check parses every template of a blueprint without executing it, for
-// the GatewayClass's Accepted condition: the resource and status
-// templates of spec.gatewayTemplate, then of spec.httpRouteTemplate. It
-// returns the first failure as an *Error (a template that does not
-// parse, a resource template name missing or given twice, values that are
-// not objects), nil when all is well. A blueprint without templates is
-// valid: it renders nothing.
+// Check parses every template of a blueprint without executing it, and
+// decodes its values, for the GatewayClass's Accepted condition; it
+// returns the first failure as an *Error.
 func Check(bp *bpv1.GatewayClassBlueprint) error {
 	if bp == nil {
 		return &Error{Reason: ReasonInvalidParameters, Err: errors.New("no blueprint")}
@@ -324,6 +267,14 @@ type parsed struct {
 // their steps in b, with their holes planted in h (holes.go).
 func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (*parsed, error) {
 	p := &parsed{}
+	parse := func(name, src string) (*template.Template, error) {
+		t, err := newTemplate(name, src, b)
+		if err != nil {
+			return nil, templateFailure(bp, name, err, nil)
+		}
+		h.plant(t, b)
+		return t, nil
+	}
 	seen := map[string]bool{}
 	for i, rt := range tmpl.ResourceTemplates {
 		name := fmt.Sprintf("%s.resourceTemplates[%s]", field, rt.Name)
@@ -336,22 +287,18 @@ func parseTemplate(bp, field string, tmpl *bpv1.Template, b *budget, h *holes) (
 				Err: fmt.Errorf("name %q is given to two resource templates; names key .Resources and must be unique", rt.Name)}
 		}
 		seen[rt.Name] = true
-		t, err := newTemplate(name, rt.Template, b)
+		t, err := parse(name, rt.Template)
 		if err != nil {
-			return nil, templateFailure(bp, name, err, nil)
+			return nil, err
 		}
-		h.plant(t, b)
 		p.names = append(p.names, name)
 		p.resources = append(p.resources, t)
 	}
 	if tmpl.Status != "" {
-		name := field + ".status"
-		t, err := newTemplate(name, tmpl.Status, b)
-		if err != nil {
-			return nil, templateFailure(bp, name, err, nil)
+		var err error
+		if p.status, err = parse(field+".status", tmpl.Status); err != nil {
+			return nil, err
 		}
-		h.plant(t, b)
-		p.status = t
 	}
 	return p, nil
 }
@@ -472,18 +419,9 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		}
 		delete(md, "namespace")
 	}
-	labels := map[string]any{}
-	switch l := md["labels"].(type) {
-	case nil:
-	case map[string]any:
-		labels = l
-		for _, k := range sortedKeys(l) {
-			if _, ok := l[k].(string); !ok {
-				return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels.%s must be a string (quote it)", what, k)
-			}
-		}
-	default:
-		return nil, failAt("/metadata/labels", ReasonInvalidParameters, "%s: metadata.labels must be an object", what)
+	labels, _ := md["labels"].(map[string]any) // checkMetadata: an object of strings
+	if labels == nil {
+		labels = map[string]any{}
 	}
 	for k, v := range r.labels {
 		labels[k] = v

@@ -17,36 +17,22 @@ const (
 	scopeCluster
 )
 
-// IsListKind tells whether kind is a list: List, or any kind ending in
-// List (ConfigMapList, the list kind of each served kind). List kinds are
-// never rendered: a list wraps other objects (items), which the checks of
-// a render (namespace, cluster scope, labels, owners) would not see, and
-// discovery's RESTMapper gives every <Kind>List the scope of <Kind> and
-// List the cluster scope, so no scope lookup may stand in for this check.
-// A CRD whose kind ends in List cannot be rendered either.
+// IsListKind tells whether kind is a list (List, or any kind ending in
+// List). List kinds are never rendered: a list's items would escape the
+// checks of a render, and discovery gives every <Kind>List the scope of
+// <Kind>, so no scope lookup may stand in for this check.
 func IsListKind(kind string) bool { return strings.HasSuffix(kind, "List") }
 
 // StaticScope is the Scope of a render without a cluster (`strata
-// render`). It knows exactly:
-//
-//   - every kind of the generated table (kinds_generated.go, made by `go
-//     run ./hack/kinds` from a kube-apiserver of the pinned Kubernetes
-//     version serving every API group and version, with the Gateway API
-//     experimental-channel CRDs and Strata's CRDs installed), with the
-//     scope that server gives it; and
-//   - the new kind of each CustomResourceDefinition among crds (from the
-//     same files), with the scope the CRD declares.
-//
-// A CRD never changes the scope of a kind the table knows, nor declares a
-// kind in a group kube-apiserver serves itself: files must not make a
-// cluster-scoped kind (a ClusterRoleBinding, or a built-in kind newer than
-// the table) pass for a namespaced one and be rendered into a tenant's
-// namespace. Such a CRD is ignored, as is one whose spec.scope is neither
-// Namespaced nor Cluster, and a kind that two CRDs declare with different
-// scopes is unknown; IgnoredCRDs says which and why, for a caller to warn.
-// List kinds (IsListKind) are unknown. Any other kind is unknown, and
-// rendering refuses it, as the controller does for a kind its API server
-// does not serve.
+// render`). It knows every kind of the generated table (kinds_generated.go,
+// `go run ./hack/kinds`), and the new kind of each CustomResourceDefinition
+// among crds with the scope it declares. A CRD never changes the scope of
+// a kind the table knows nor declares a kind in a group kube-apiserver
+// serves, so files cannot make a cluster-scoped kind pass for a namespaced
+// one; such a CRD is ignored (IgnoredCRDs says why), as is one with an
+// invalid spec.scope, and a kind two CRDs declare with different scopes is
+// unknown. List kinds and any other kind are unknown: rendering refuses
+// them.
 func StaticScope(crds []*unstructured.Unstructured) Scope {
 	custom, _ := crdScopes(crds)
 	return func(gk schema.GroupKind) (namespaced, known bool) {
@@ -126,10 +112,8 @@ func (s kindScope) String() string {
 }
 
 // MapperScope is the Scope of a cluster: its API server's discovery,
-// through a REST mapper. Discovery mappers also answer for list kinds
-// (`ConfigMapList` as namespaced, `List` as cluster-scoped) and for kinds
-// spelt in lower case (`configmap`); neither is a kind the API server
-// serves objects of, so both are unknown here, as offline (StaticScope).
+// through a REST mapper. List kinds and kinds spelt in lower case, which
+// discovery mappers also answer for, are unknown, as offline.
 func MapperScope(mapper meta.RESTMapper) Scope {
 	return func(gk schema.GroupKind) (bool, bool) {
 		if IsListKind(gk.Kind) {

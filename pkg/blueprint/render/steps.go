@@ -11,24 +11,17 @@ import (
 	"text/template/parse"
 )
 
-// maxSteps bounds the work of one render: every iteration of a range and
-// every entry into a template (the main one, a {{define}}d one through
-// template or include) is a step. Loops over a Gateway's listeners and
-// routes take thousands; a template looping without end, or recursing
-// into two copies of itself, fails instead of holding the controller's
-// worker forever. A step costs well under a microsecond, so the budget is
-// a second or two at most.
+// maxSteps bounds the range iterations and template entries (the main
+// one, template, include) of one render, so a template looping without
+// end fails instead of holding the controller's worker.
 const maxSteps = 1 << 21
 
-// maxDepth bounds how deep templates call templates (template or
-// include). text/template's own bound (100000) is too deep: unwinding an
-// error through that many ranges takes hours.
+// maxDepth bounds how deep templates call templates; text/template's own
+// bound (100000) is too deep to unwind an error through.
 const maxDepth = 1000
 
-// The functions instrument plants: weighFunc and stepFunc at the end of
-// each range's pipeline, enterFunc and exitFunc around the body of each
-// template (and cost.go's printFunc and argFunc). They print nothing; a
-// template calling them itself only spends its budget.
+// The functions instrument plants (and cost.go's printFunc and argFunc).
+// They print nothing; a template calling them only spends its budget.
 const (
 	stepFunc  = "strataStep"
 	weighFunc = "strataWeigh"
@@ -37,9 +30,8 @@ const (
 )
 
 // budget counts the steps, the template depth and the work (cost.go) of
-// one render, across its templates. max is the step budget, maxSteps
-// when 0; workMax the work budget, maxWork when 0 (tests lower them).
-// It is a plain value: a copy saves its state.
+// one render. max and workMax lower maxSteps and maxWork (tests). A copy
+// saves its state.
 type budget struct {
 	steps, depth, max int
 	work, workMax     int64
@@ -63,9 +55,8 @@ type weighed struct {
 func weigh(w int, v any) weighed { return weighed{v: v, w: int64(w)} }
 
 // step, at the end of a range's pipeline, counts the range's iterations
-// as steps and charges each the weight of its body, before the first
-// runs, and passes on what the range ranges over; ranging over a dict
-// also sorts its keys. Without an argument it counts one step.
+// as steps, charging each the weight of its body up front, and passes on
+// what the range ranges over. Without an argument it counts one step.
 func (b *budget) step(v ...any) (any, error) {
 	n, w, extra := int64(1), int64(0), int64(0)
 	var val any = ""
@@ -144,70 +135,67 @@ func (b *budget) exit() string {
 }
 
 // instrument plants, in every template of t: weighFunc and stepFunc at
-// the end of every range's pipeline (`range P` becomes `range P |
-// strataWeigh W | strataStep`), which count its iterations and charge
-// them the weight W of its body before the first runs; enterFunc and
-// exitFunc around every template, enterFunc charging its body's weight;
-// printFunc in every action that prints (plantPrint); argFunc around the
-// operands of comparisons and index (plantArgs). text/template has no
-// hook for this; its parse trees are exported for such rewriting. An
-// error unwinds the whole execution, so a template left without its exit
-// only matters to a render that has failed.
-func instrument(t *template.Template) {
+// the end of every range's pipeline (`range P | strataWeigh W |
+// strataStep`: its iterations, charged the weight W of its body up
+// front); enterFunc and exitFunc around every template; printFunc in
+// every action that prints (plantPrint); argFunc around the operands of
+// comparisons and index (plantArgs).
+// It returns the functions the templates name (identifiers).
+func instrument(t *template.Template) map[string]bool {
+	used := map[string]bool{}
 	for _, tt := range t.Templates() {
 		if tt.Tree == nil || tt.Root == nil {
 			continue
 		}
 		w := weight(tt.Root)
-		plantCharges(tt.Tree, tt.Root)
+		plantCharges(tt.Tree, tt.Root, used)
 		nodes := make([]parse.Node, 0, len(tt.Root.Nodes)+2)
 		nodes = append(nodes, weighted(tt.Tree, tt.Root.Pos, enterFunc, w))
 		nodes = append(nodes, tt.Root.Nodes...)
 		tt.Root.Nodes = append(nodes, call(tt.Tree, tt.Root.Pos, exitFunc))
 	}
+	return used
 }
 
-func plantCharges(tr *parse.Tree, n parse.Node) {
+func plantCharges(tr *parse.Tree, n parse.Node, used map[string]bool) {
 	switch n := n.(type) {
 	case *parse.ListNode:
 		if n == nil {
 			return
 		}
 		for _, c := range n.Nodes {
-			plantCharges(tr, c)
+			plantCharges(tr, c, used)
 		}
 	case *parse.ActionNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 		if len(n.Pipe.Decl) == 0 {
 			plantPrint(tr, n.Pipe)
 		}
 	case *parse.IfNode:
-		plantArgs(tr, n.Pipe)
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantArgs(tr, n.Pipe, used)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	case *parse.WithNode:
-		plantArgs(tr, n.Pipe)
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantArgs(tr, n.Pipe, used)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	case *parse.TemplateNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 	case *parse.RangeNode:
-		plantArgs(tr, n.Pipe)
+		plantArgs(tr, n.Pipe, used)
 		w := min(weight(n.List), math.MaxInt32)
 		num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
 		n.Pipe.Cmds = append(n.Pipe.Cmds,
 			cmdNode(tr, n.Pos, identNode(tr, n.Pos, weighFunc), num),
 			cmdNode(tr, n.Pos, identNode(tr, n.Pos, stepFunc)))
-		plantCharges(tr, n.List)
-		plantCharges(tr, n.ElseList)
+		plantCharges(tr, n.List, used)
+		plantCharges(tr, n.ElseList, used)
 	}
 }
 
 // weight is what evaluating n once costs, in work units: nodeCost per
 // node, a text's or string constant's bytes; both branches of an if or
-// with (either may run), not the body of a range (its steps charge it).
-// It is an estimate that holds whatever the values: what functions do
-// with them is charged by the functions.
+// with, not the body of a range (its steps charge it).
 func weight(n parse.Node) int64 {
 	switch n := n.(type) {
 	case *parse.ListNode:
@@ -266,21 +254,22 @@ var comparisons = map[string]bool{"eq": true, "ne": true, "lt": true, "le": true
 // plantArgs wraps every operand of a comparison in p (and the pipelines
 // nested in p) that is not a constant in a call of argFunc: `eq .a "x"`
 // becomes `eq (strataArg .a) "x"`, `.a | eq "x"` becomes `.a | strataArg
-// | eq "x"`.
-func plantArgs(tr *parse.Tree, p *parse.PipeNode) {
+// | eq "x"`. It adds the identifiers it meets to used.
+func plantArgs(tr *parse.Tree, p *parse.PipeNode, used map[string]bool) {
 	if p == nil {
 		return
 	}
 	cmds := make([]*parse.CommandNode, 0, len(p.Cmds))
 	for i, c := range p.Cmds {
 		for _, a := range c.Args {
+			if c, ok := a.(*parse.ChainNode); ok {
+				a = c.Node
+			}
 			switch a := a.(type) {
+			case *parse.IdentifierNode:
+				used[a.Ident] = true
 			case *parse.PipeNode:
-				plantArgs(tr, a)
-			case *parse.ChainNode:
-				if pn, ok := a.Node.(*parse.PipeNode); ok {
-					plantArgs(tr, pn)
-				}
+				plantArgs(tr, a, used)
 			}
 		}
 		if comparisons[funcName(c)] {
@@ -299,21 +288,10 @@ func plantArgs(tr *parse.Tree, p *parse.PipeNode) {
 // functions (holes.go), which take the value as it is printed.
 var printTail = map[string]bool{"indent": true, "nindent": true, "trim": true, "strataMark": true, "strataHole": true}
 
-// serializers are the functions whose argument is printed as a whole
-// YAML or JSON node when they end an action (holes.go calls them itself,
-// as strataNode<name>).
-var serializers = map[string]bool{
-	"toYaml": true, "toJson": true, "toPrettyJson": true, "toRawJson": true,
-	"mustToJson": true, "mustToPrettyJson": true, "mustToRawJson": true, "quote": true, "squote": true,
-}
-
 // plantPrint makes the printing action p charge the value it prints:
-// `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; when P ends
-// in a serializer, its arguments are wrapped instead (`toJson
-// (strataPrint .x)`, `.x | strataPrint | toJson`), so the serializer
-// stays last for holes.go, which calls it itself. An include prints text
-// its own template already paid for; a constant is paid for by its
-// weight.
+// `{{ P | layout }}` becomes `{{ P | strataPrint | layout }}`; a
+// serializer ending P has its arguments wrapped instead, so it stays last
+// for holes.go. An include and a constant are paid for already.
 func plantPrint(tr *parse.Tree, p *parse.PipeNode) {
 	body := len(p.Cmds)
 	for body > 0 && printTail[funcName(p.Cmds[body-1])] {
@@ -328,7 +306,7 @@ func plantPrint(tr *parse.Tree, p *parse.PipeNode) {
 	switch {
 	case name == "include":
 		return
-	case serializers[name] || strings.HasPrefix(name, "strataNode"):
+	case nodeFuncs[name] || strings.HasPrefix(name, "strataNode"):
 		wrapArgs(tr, last, printFunc)
 		if body == 1 {
 			return
@@ -385,8 +363,7 @@ func cmdNode(tr *parse.Tree, pos parse.Pos, args ...parse.Node) *parse.CommandNo
 }
 
 // weighted is `{{ $strataWork := W | fn }}` at pos of tree tr: fn charging
-// weight W. Declaring a variable, it prints nothing, and rewrites of the
-// actions that print (holes.go) leave it alone.
+// weight W, printing nothing.
 func weighted(tr *parse.Tree, pos parse.Pos, fn string, w int64) parse.Node {
 	w = min(w, math.MaxInt32)
 	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}

@@ -12,13 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
-// TypeError is a rendered object of a built-in kind whose field does not
-// have the type its Go type (and so the API server) wants: a string where
-// a number goes (`replicas: "1\n---\n..."`, a value placed as the literal
-// text it is), or a field the kind does not have. Field is the field's
-// path, e.g. spec.template.spec.containers[0].image, and Pointer the same
-// as a JSON pointer (/spec/template/spec/containers/0/image), which names
-// the value a tenant put there (blame); both are empty when unknown.
+// TypeError is a rendered object of a built-in kind with a field of the
+// wrong type (a string where a number goes) or a field the kind does not
+// have. Field is the field's path (spec.ports[0].port) and Pointer the
+// same as a JSON pointer; both are empty when unknown.
 type TypeError struct {
 	Kind, Name string
 	Field      string
@@ -33,11 +30,9 @@ func (e *TypeError) Error() string {
 	return fmt.Sprintf("%s %s: %s: %v", e.Kind, e.Name, e.Field, e.Err)
 }
 
-// checkTyped decodes obj into its Go type when types (Kinds.Types, the
-// caller's scheme: client-go's for the controller and `strata render`)
-// knows its kind, strictly (unknown fields refused), as the API server
-// would read it; other kinds (custom resources) pass, as does every kind
-// when types is nil. A render prints only what the API server could take.
+// checkTyped decodes obj strictly into its Go type when types knows its
+// kind, as the API server would read it; other kinds pass, as does every
+// kind when types is nil.
 func checkTyped(types runtime.ObjectCreater, obj *unstructured.Unstructured) error {
 	if types == nil {
 		return nil
@@ -72,11 +67,9 @@ func checkTyped(types runtime.ObjectCreater, obj *unstructured.Unstructured) err
 	return nil
 }
 
-// pointerAt finds the value of JSON document b that encoding/json's
-// UnmarshalTypeError.Offset points at (the end of a scalar, the opening
-// of an object or a list) and returns its JSON pointer and its field path
-// (/spec/ports/0/port and spec.ports[0].port). ok is false when no value is
-// there.
+// pointerAt finds the value of JSON document b that an
+// UnmarshalTypeError.Offset points at and returns its JSON pointer and
+// field path; ok is false when no value is there.
 func pointerAt(b []byte, offset int64) (pointer, field string, ok bool) {
 	type frame struct {
 		object   bool

@@ -28,23 +28,12 @@ type Level int
 
 // The six levels of 002, least specific first.
 const (
-	// LevelBlueprint: values of the GatewayClassBlueprint.
-	LevelBlueprint Level = iota + 1
-	// LevelGlobal: GatewayClassConfigs in the controller's namespace
-	// targeting the GatewayClass (global policies).
-	LevelGlobal
-	// LevelClassConfigNamespace: GatewayClassConfigs in the parent's
-	// namespace targeting that Namespace.
-	LevelClassConfigNamespace
-	// LevelClassConfigClass: GatewayClassConfigs in the parent's namespace
-	// targeting the GatewayClass.
-	LevelClassConfigClass
-	// LevelConfigNamespace: GatewayConfigs in the parent's namespace
-	// targeting that Namespace.
-	LevelConfigNamespace
-	// LevelConfigParent: GatewayConfigs in the parent's namespace targeting
-	// the Gateway or HTTPRoute being rendered.
-	LevelConfigParent
+	LevelBlueprint            Level = iota + 1 // values of the GatewayClassBlueprint
+	LevelGlobal                                // GatewayClassConfigs in the controller's namespace on the GatewayClass
+	LevelClassConfigNamespace                  // GatewayClassConfigs in the parent's namespace on that Namespace
+	LevelClassConfigClass                      // GatewayClassConfigs in the parent's namespace on the GatewayClass
+	LevelConfigNamespace                       // GatewayConfigs in the parent's namespace on that Namespace
+	LevelConfigParent                          // GatewayConfigs in the parent's namespace on the Gateway or HTTPRoute
 )
 
 var levelNames = map[Level]string{
@@ -184,10 +173,8 @@ func orList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// Decode decodes a values block (a blueprint's spec.values.default or
-// override, a config's default or override): a JSON object, nil for an
-// empty block. Merge reads every block through it; render.Check uses it
-// to refuse a blueprint whose values are not objects before any render.
+// Decode decodes a values block (default or override of a blueprint or a
+// config): a JSON object, nil for an empty block.
 func Decode(j *apiextensionsv1.JSON) (map[string]any, error) {
 	if j == nil || len(j.Raw) == 0 {
 		return nil, nil
@@ -200,11 +187,8 @@ func Decode(j *apiextensionsv1.JSON) (map[string]any, error) {
 }
 
 // Level says at which of 002's levels a config applies to a parent, and
-// whether it applies at all. A config targeting several objects on the
-// parent's path applies once, at its most specific level. Configs in the
-// controller's namespace targeting the GatewayClass are global; for a
-// parent in the controller's namespace itself the local levels win, being
-// more specific.
+// whether it applies at all: once, at its most specific level. Configs in
+// the controller's namespace targeting the GatewayClass are global.
 func (c *Config) Level(p Parent, controllerNamespace string) (Level, bool) {
 	if len(c.Invalid) > 0 {
 		return 0, false
@@ -302,10 +286,9 @@ type Values struct {
 
 // Merge merges the blueprint's values with every config that applies to
 // parent, under 002's precedence: defaults from the blueprint up to the
-// GatewayConfig on the object, overrides from the blueprint down. Maps
-// merge key by key, scalars and lists are replaced (RFC 7386). Several
-// configs at one level are ordered by GEP-713's conflict order (the older
-// wins, then namespace/name), never left undefined.
+// GatewayConfig on the object, overrides from the blueprint down (RFC
+// 7386 per level; several configs at one level in GEP-713's conflict
+// order).
 func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controllerNamespace string) (*Values, error) {
 	bpDefault, err := Decode(bp.Spec.Values.Default)
 	if err != nil {
@@ -333,11 +316,8 @@ func Merge(bp *bpv1.GatewayClassBlueprint, p Parent, configs []*Config, controll
 	all := append([]Applied{{Config: bpConfig, Level: LevelBlueprint}}, applied...)
 
 	// Each (config, block) is a one-block policy on the engine's stack, at
-	// the rank and hierarchy level its 002 level stands for; the engine
-	// orders and folds the stack (effective.Fold), so precedence and
-	// conflict order have one implementation, the one `get policies` and
-	// `describe` report. Provenance is by block, so a value lost to the
-	// same config's override is reported as lost.
+	// the rank and hierarchy level of its 002 level, so precedence and
+	// conflict order have one implementation (effective.Fold).
 	sources := map[merge.Source]Source{}
 	var entries []*effective.Entry
 	var contributions []contribution
@@ -416,8 +396,7 @@ const (
 
 // Rung is where a 002 level stands on the engine's stack: the rank of its
 // kind in the value space and the hierarchy level of what it targets (a
-// global config ranks below the Namespace, as the engine ranks global
-// policies). 002's list is then the engine's stack order.
+// global config ranks below the Namespace).
 func (l Level) Rung() (rank int, level hierarchy.Level) {
 	switch l {
 	case LevelGlobal:
@@ -452,24 +431,21 @@ func winnerAt(prov map[string]merge.Source, ptr string) (merge.Source, bool) {
 			return s, true
 		}
 	}
-	keys := make([]string, 0)
+	below := ""
 	for q := range prov {
-		if len(q) > len(ptr) && q[:len(ptr)] == ptr && q[len(ptr)] == '/' {
-			keys = append(keys, q)
+		if strings.HasPrefix(q, ptr+"/") && (below == "" || q < below) {
+			below = q
 		}
 	}
-	if len(keys) == 0 {
+	if below == "" {
 		return nil, false
 	}
-	sort.Strings(keys)
-	return prov[keys[0]], true
+	return prov[below], true
 }
 
 func parentPointer(p string) string {
-	for i := len(p) - 1; i >= 0; i-- {
-		if p[i] == '/' {
-			return p[:i]
-		}
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
 	}
 	return ""
 }

@@ -1,13 +1,8 @@
 // Package admission is Strata's validating admission webhook for policies:
 // it never denies by default, and answers every create, update or delete
-// of a policy with warnings computed by a dry engine run of the change
-// against the policy controller's newest result, which `kubectl apply`
-// prints (GEP-713 "Discoverability": the author of a policy learns what it
-// does, and where it is not in force, when it is written, not when
-// someone reads its status). docs/admission.md says how it is installed.
-//
-// The webhook is an adapter: the answer is query.Admit, a pure function
-// of an engine result and the change.
+// of a policy with warnings from query.Admit, a dry engine run of the
+// change against the policy controller's newest result, which `kubectl
+// apply` prints (GEP-713 "Discoverability"; docs/admission.md).
 package admission
 
 import (
@@ -36,10 +31,9 @@ const Path = "/validate-policies"
 
 // Options are the webhook's knobs.
 type Options struct {
-	// Budget bounds the analysis of one request. When it runs out the
-	// request is admitted without warnings (and counted), never denied:
-	// a slow analysis must not slow or block writes. Default 100ms (the
-	// API server's own timeout for the webhook is longer).
+	// Budget bounds the analysis of one request; past it the request is
+	// admitted without warnings (and counted), never denied. Default
+	// 100ms.
 	Budget time.Duration
 	// Deny lists finding classes (query.FindingClasses) for which a
 	// create or update is denied instead of warned about; empty (the

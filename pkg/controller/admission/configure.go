@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -16,17 +17,13 @@ import (
 )
 
 // Configurer keeps the ValidatingWebhookConfiguration installed with
-// Strata (config/webhook, the chart) pointed at the policy kinds there
-// are: policy kinds come and go with CRDs and PolicyKinds, so the rules
-// cannot be written at install time, and a rule on every resource would
-// send every write in the cluster through the webhook. It also sets the
+// Strata pointed at the policy kinds there are (they come and go with
+// CRDs, so the rules cannot be written at install time), and sets the
 // caBundle when Strata serves a self-signed certificate.
 type Configurer struct {
 	Client client.Client
-	// Reader reads the configuration; nil means Client. The controller
-	// passes the manager's API reader: a cached read would watch every
-	// webhook configuration in the cluster, which Strata has no business
-	// (nor RBAC) to list.
+	// Reader reads the configuration; nil means Client (the controller
+	// passes the manager's API reader, not a cache).
 	Reader client.Reader
 	Mapper meta.RESTMapper
 	// Name is the ValidatingWebhookConfiguration's; Webhook the name of
@@ -51,11 +48,7 @@ func Rules(res *engine.Result, mapper meta.RESTMapper) []admissionregistrationv1
 			byGroup[k.Group] = append(byGroup[k.Group], r)
 		}
 	}
-	groups := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		groups = append(groups, g)
-	}
-	slices.Sort(groups)
+	groups := slices.Sorted(maps.Keys(byGroup))
 	scope := admissionregistrationv1.AllScopes
 	out := make([]admissionregistrationv1.RuleWithOperations, 0, len(groups))
 	for _, g := range groups {

@@ -34,10 +34,8 @@ func AddToScheme(s *runtime.Scheme) error { return admissionregistrationv1.AddTo
 
 // New registers the webhook on mgr's webhook server and, when conf is
 // not nil, a runnable that keeps the webhook configuration's rules on the
-// policy kinds of the newest result. Pass Observe as the policy
-// controller's OnResult. With conf, the manager's scheme must have
-// AddToScheme applied: without it every read of the configuration fails
-// and the API server is never told to call the webhook, so New refuses.
+// policy kinds of the newest result (the manager's scheme must then have
+// AddToScheme applied). Pass Observe as the policy controller's OnResult.
 func New(mgr manager.Manager, opts Options, conf *Configurer) (*Setup, error) {
 	if gvk := admissionregistrationv1.SchemeGroupVersion.WithKind("ValidatingWebhookConfiguration"); conf != nil && !mgr.GetScheme().Recognizes(gvk) {
 		return nil, fmt.Errorf("admission webhook: the manager's scheme lacks %s (admission.AddToScheme)", gvk)
@@ -93,12 +91,10 @@ func (s *Setup) Start(ctx context.Context) error {
 }
 
 // SelfSigned writes a self-signed serving certificate for hosts (DNS
-// names or IP addresses) into dir as tls.crt and tls.key, where
-// controller-runtime's webhook server reads them, and returns the CA
-// bundle the webhook configuration must carry. It is the bootstrap for
-// clusters without cert-manager (docs/admission.md); the certificate
-// lives as long as the process, and a restart makes a new one and
-// rewrites the bundle.
+// names or IP addresses) into dir as tls.crt and tls.key, where the
+// webhook server reads them, and returns the CA bundle the webhook
+// configuration must carry: the bootstrap for clusters without
+// cert-manager (docs/admission.md).
 func SelfSigned(dir string, hosts []string) ([]byte, error) {
 	if len(hosts) == 0 {
 		return nil, fmt.Errorf("self-signed certificate: no host")
@@ -113,16 +109,16 @@ func SelfSigned(dir string, hosts []string) ([]byte, error) {
 		}
 	}
 	certPEM, keyPEM, err := cert.GenerateSelfSignedCertKey(hosts[0], ips, dns)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("self-signed certificate: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("self-signed certificate: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.crt"), certPEM, 0o600); err != nil {
-		return nil, fmt.Errorf("self-signed certificate: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "tls.key"), keyPEM, 0o600); err != nil {
 		return nil, fmt.Errorf("self-signed certificate: %w", err)
 	}
 	return certPEM, nil

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -81,20 +82,11 @@ type syncResult struct {
 
 // sync makes the cluster hold exactly objs as the children of p for one
 // render scope (gateway: "" for a Gateway's render, the Gateway's
-// namespace/name for an HTTPRoute's). In order:
-//
-//  1. objects whose rendered form and Strata's managed fields are as last
-//     applied are skipped: nobody changed what Strata set, so applying
-//     again would write nothing (no write storms on child status events);
-//  2. an object that exists and is not this parent's child (theirs) is
-//     refused, and then nothing is applied; every other object is applied
-//     with a server-side dry run; if the API server refuses any, nothing is
-//     applied (syncResult.refused);
-//  3. the inventory is extended with the new objects (written ahead);
-//  4. the objects are applied (field manager Options.FieldManager, forced:
-//     Strata owns what its templates set);
-//  5. children of this scope no longer rendered are deleted, and the
-//     inventory trimmed to what exists.
+// namespace/name for an HTTPRoute's): objects as last applied are skipped;
+// if one exists and is not this parent's (theirs), or the API server
+// refuses one on a dry run, nothing is applied; the inventory is extended
+// ahead, the objects applied (forced, Options.FieldManager), and children
+// no longer rendered deleted and dropped from the inventory.
 func (c *Controller) sync(ctx context.Context, p parentObj, inv blueprint.Inventory, gateway string, objs []*unstructured.Unstructured) (syncResult, error) {
 	want := make([]blueprint.InventoryEntry, 0, len(objs))
 	var changed []*unstructured.Unstructured
@@ -140,10 +132,7 @@ func (c *Controller) sync(ctx context.Context, p parentObj, inv blueprint.Invent
 		applied := o.DeepCopy()
 		if err := c.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(applied),
 			client.FieldOwner(c.opts.FieldManager), client.ForceOwnership); err != nil {
-			if refusal(err) {
-				// Accepted by the dry run, refused now: something changed in
-				// between (an admission webhook, a quota). What was applied
-				// stays in the inventory; the next render retries.
+			if refusal(err) { // accepted by the dry run: the next render retries
 				return syncResult{inv: inv, refused: fmt.Sprintf("%s: the API server refused it: %v", blueprint.EntryOf("", o).Describe(), err)}, nil
 			}
 			return syncResult{inv: inv}, fmt.Errorf("apply %s: %w", blueprint.EntryOf("", o).Describe(), err)
@@ -192,17 +181,11 @@ func (c *Controller) release(ctx context.Context, p parentObj) error {
 }
 
 // orphaned cleans up after a parent that is gone: its last known
-// inventory, and whatever the child cache holds labelled with it. With a
-// garbage collector the namespaced children would go anyway (they are
-// owned); cluster-scoped ones would not, and neither would anything
-// without a garbage collector (envtest).
+// inventory, and whatever the child cache holds labelled with it
+// (cluster-scoped children are not garbage collected).
 func (c *Controller) orphaned(ctx context.Context, k key) error {
 	c.mu.Lock()
-	inv := c.known[k]
-	var kinds []schema.GroupVersionKind
-	for gvk := range c.watched {
-		kinds = append(kinds, gvk)
-	}
+	inv, kinds := c.known[k], slices.Collect(maps.Keys(c.watched))
 	c.mu.Unlock()
 	for _, gvk := range kinds {
 		l := &unstructured.UnstructuredList{}
@@ -269,7 +252,7 @@ func (c *Controller) prune(ctx context.Context, k key, entries []blueprint.Inven
 			c.forget(idOf(e))
 			continue
 		}
-		pre := metav1.Preconditions{UID: ptr(cur.GetUID())}
+		pre := metav1.Preconditions{UID: ptr.To(cur.GetUID())}
 		err = c.client.Delete(ctx, cur, client.Preconditions(pre), client.PropagationPolicy(metav1.DeletePropagationBackground))
 		if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 			errs = append(errs, fmt.Errorf("delete %s: %w", e.Describe(), err))
@@ -307,9 +290,8 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv bluepr
 		return fmt.Errorf("write inventory of %s %s: %w", p.Kind, p.nn(), err)
 	}
 	c.writes.WithLabelValues(p.Kind, "inventory").Inc()
-	// Continue from the object the API server returned: its
-	// resourceVersion (and status as of now) is what the status write
-	// that follows must be based on.
+	// Continue from the object the API server returned, for the status
+	// write that follows.
 	switch o := p.obj.(type) {
 	case *gwv1.Gateway:
 		obj.(*gwv1.Gateway).DeepCopyInto(o)
@@ -325,7 +307,7 @@ func (c *Controller) writeInventory(ctx context.Context, p parentObj, inv bluepr
 // resources is what .Resources reads for one render scope: the current
 // state of the children in the inventory, by template name.
 func (c *Controller) resources(ctx context.Context, inv blueprint.Inventory, gateway string) (map[string][]*unstructured.Unstructured, error) {
-	var out map[string][]*unstructured.Unstructured
+	var found []*unstructured.Unstructured
 	for _, e := range inv.Of(gateway) {
 		if err := c.watchChildren(e.GVK()); err != nil {
 			return nil, err
@@ -337,21 +319,12 @@ func (c *Controller) resources(ctx context.Context, inv blueprint.Inventory, gat
 			}
 			return nil, fmt.Errorf("read %s: %w", e.Describe(), err)
 		}
-		if out == nil {
-			out = map[string][]*unstructured.Unstructured{}
-		}
-		t, ok := u.GetLabels()[render.LabelTemplate]
-		if !ok {
-			continue // the values object (blueprint.ValuesObject) is no template's
-		}
-		out[t] = append(out[t], u)
+		found = append(found, u)
 	}
-	for _, list := range out {
-		sort.Slice(list, func(i, j int) bool {
-			return list[i].GetKind()+"/"+list[i].GetName() < list[j].GetKind()+"/"+list[j].GetName()
-		})
+	if found == nil {
+		return nil, nil
 	}
-	return out, nil
+	return blueprint.ByTemplate(found), nil
 }
 
 // unchanged reports whether applying o would change nothing: it renders
@@ -406,8 +379,6 @@ func hash(o *unstructured.Unstructured) string {
 	return hex.EncodeToString(s[:])
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // refusalRetry is when a render the API server refused is tried again
 // without an event: what made it refuse (RBAC, a webhook, a quota) is not
 // watched.
@@ -427,11 +398,10 @@ func (c *Controller) withValues(in render.Input, v *values.Values, objs []*unstr
 }
 
 // theirs says why o must not be applied, or "": an object of that name
-// exists and is not this parent's child (not rendered for it, or
-// controlled by another owner). Forced server-side apply would take it
-// over, so a tenant could overwrite a neighbour's object, or one nobody
-// rendered, just by choosing names through values (002 tenant safety).
-// The API server is asked, not the cache, which holds rendered objects only.
+// exists and is not this parent's child. Forced apply would take it over,
+// so a tenant could overwrite a neighbour's object by choosing names (002
+// tenant safety). The API server is asked: the cache holds rendered
+// objects only.
 func (c *Controller) theirs(ctx context.Context, p parentObj, o *unstructured.Unstructured) (string, error) {
 	cur := &metav1.PartialObjectMetadata{}
 	cur.SetGroupVersionKind(o.GroupVersionKind())

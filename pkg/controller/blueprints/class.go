@@ -6,6 +6,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -112,7 +113,7 @@ func (c *Controller) reconcileBlueprint(ctx context.Context, name string) error 
 		return client.IgnoreNotFound(err)
 	}
 	for _, gk := range bp.Spec.ClusterScopedKinds {
-		m, err := c.mapper.RESTMapping(schemaGK(gk))
+		m, err := c.mapper.RESTMapping(schema.GroupKind{Group: gk.Group, Kind: gk.Kind})
 		if err != nil {
 			continue // not served (yet); rendering refuses it
 		}

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -48,13 +49,10 @@ type ancestor struct {
 }
 
 // reconcileConfig writes a GatewayClassConfig's or GatewayConfig's
-// status.ancestors: one entry per Gateway whose render (or whose attached
-// routes' renders) it applies to, saying Accepted and whether its values
-// are in force there (values.Values.Applied), or Accepted=False Invalid
-// when one of those renders was refused because of a value it set
-// (refusals, below); one entry per refused targetRef, against the
-// declared target (Invalid, TargetNotFound), as docs/status.md does for
-// policies. Other controllers' entries are kept.
+// status.ancestors: one entry per Gateway whose renders it applies to
+// (Accepted and whether its values are in force, or Invalid when a render
+// was refused because of its value), one per refused targetRef, as
+// docs/status.md does for policies. Other controllers' entries are kept.
 func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 	var (
 		obj    client.Object
@@ -118,28 +116,18 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 			Conditions:     conds,
 		})
 	}
-	next := obj.DeepCopyObject().(client.Object)
-	nextStatus := status.DeepCopy()
-	nextStatus.Ancestors = list
-	switch o := next.(type) {
-	case *bpv1.GatewayClassConfig:
-		o.Status = *nextStatus
-	case *bpv1.GatewayConfig:
-		o.Status = *nextStatus
-	}
-	return c.patchStatus(ctx, obj, next, k.Kind, differ(status.Ancestors, list))
+	cur, old := obj.DeepCopyObject().(client.Object), status.Ancestors
+	status.Ancestors = list // obj is now the next version
+	return c.patchStatus(ctx, cur, obj, k.Kind, differ(old, list))
 }
 
 // ancestors computes Strata's entries for a config, sorted by ancestor.
 func (c *Controller) ancestors(ctx context.Context, cfg *values.Config, spec bpv1.ConfigSpec) ([]ancestor, error) {
 	var out []ancestor
 	add := func(a ancestor) {
-		for _, o := range out {
-			if refKey(o.ref) == refKey(a.ref) {
-				return
-			}
+		if !slices.ContainsFunc(out, func(o ancestor) bool { return refKey(o.ref) == refKey(a.ref) }) {
+			out = append(out, a)
 		}
-		out = append(out, a)
 	}
 	accepted := func(ok bool, reason, msg string) metav1.Condition {
 		return condition(string(gwv1.PolicyConditionAccepted), ok, reason, msg)
@@ -213,8 +201,8 @@ func (c *Controller) ancestors(ctx context.Context, cfg *values.Config, spec bpv
 		if !ok {
 			continue
 		}
-		ref := gwv1.ParentReference{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: ptr(gwv1.Kind("Gateway")),
-			Namespace: ptr(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
+		ref := gwv1.ParentReference{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: ptr.To(gwv1.Kind("Gateway")),
+			Namespace: ptr.To(gwv1.Namespace(gw.Namespace)), Name: gwv1.ObjectName(gw.Name)}
 		scopes := make([]renderScope, len(parents))
 		for i, p := range parents {
 			scopes[i] = renderScope{parent: key{Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}}
@@ -363,9 +351,9 @@ func namespaced(group, kind string) bool {
 
 // targetRef is a declared target as an ancestorRef.
 func targetRef(ns, group, kind, name string) gwv1.ParentReference {
-	r := gwv1.ParentReference{Group: ptr(gwv1.Group(group)), Kind: ptr(gwv1.Kind(kind)), Name: gwv1.ObjectName(name)}
+	r := gwv1.ParentReference{Group: ptr.To(gwv1.Group(group)), Kind: ptr.To(gwv1.Kind(kind)), Name: gwv1.ObjectName(name)}
 	if namespaced(group, kind) {
-		r.Namespace = ptr(gwv1.Namespace(ns))
+		r.Namespace = ptr.To(gwv1.Namespace(ns))
 	}
 	return r
 }
@@ -380,20 +368,8 @@ func describeTarget(ns string, t values.Ref) string {
 // refKey orders and identifies ancestor refs: group, kind, namespace,
 // name, section.
 func refKey(r gwv1.ParentReference) string {
-	var g, k, ns, sec string
-	if r.Group != nil {
-		g = string(*r.Group)
-	}
-	if r.Kind != nil {
-		k = string(*r.Kind)
-	}
-	if r.Namespace != nil {
-		ns = string(*r.Namespace)
-	}
-	if r.SectionName != nil {
-		sec = string(*r.SectionName)
-	}
-	return strings.Join([]string{g, k, ns, string(r.Name), sec}, "\x00")
+	return strings.Join([]string{string(ptr.Deref(r.Group, "")), string(ptr.Deref(r.Kind, "")),
+		string(ptr.Deref(r.Namespace, "")), string(r.Name), string(ptr.Deref(r.SectionName, ""))}, "\x00")
 }
 
 func sortAncestors(list []ancestor) {
@@ -401,31 +377,20 @@ func sortAncestors(list []ancestor) {
 }
 
 func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
+	if slices.Contains(list, s) {
+		return list
 	}
 	return append(list, s)
 }
 
-// Renders refused because of a config's value. When render.Render
-// refuses or fails a render (a Gateway's, or an HTTPRoute's for one
-// Gateway) because of a value a config set (render.Error.Source), that
-// config's ancestor entry for the Gateway says Accepted=False Invalid,
-// naming the value path, the parent and the refusal, instead of Enforced
-// (or PartiallyEnforced, Overridden): GEP-713, a policy that cannot take
-// effect at an ancestor is not accepted there. Nothing of that render is
-// applied (the Gateway's or route's condition says so too). The other
-// configs that apply there are reported as usual: they did nothing wrong.
-//
-// Only a render knows what it refused, so each render records its outcome
-// (rendered, forgetRenders) and the config entries read it (at). Records
-// live in memory: after a restart a scope is unknown until rendered again,
-// and a config's entry for a Gateway with such a scope is kept as stored
-// (or not written yet) until then, so a restart does not flip a refused
-// config to Accepted and back. A change of a record queues the configs it
-// names, before and after, and those that waited for it.
+// Renders refused because of a config's value (render.Error.Source): that
+// config's ancestor entry for the Gateway says Accepted=False Invalid
+// instead of Enforced (GEP-713: a policy that cannot take effect at an
+// ancestor is not accepted there); the other configs are reported as
+// usual. Only a render knows what it refused, so each render records its
+// outcome in memory (rendered, forgetRenders) and the config entries read
+// it (at); after a restart, an entry waits for its scopes' first render
+// rather than flip. A change of a record queues the configs it names.
 
 // renderScope is one render: a Gateway's (gateway "") or an HTTPRoute's
 // for one Gateway (gateway: that Gateway's namespace/name).
@@ -440,11 +405,9 @@ type valueRefusal struct {
 	msg    string // its ancestor entry's Accepted message
 }
 
-// refusals holds the outcome of the last render of every scope rendered
-// since the controller started (nil: not refused because of a config's
-// value), by parent, and the configs whose entries wait for a scope's
-// first render. Its zero value is ready; the queue is set when the
-// controller starts (watchRefusals).
+// refusals holds the outcome of the last render of every scope since the
+// controller started (nil: not refused), by parent, and the configs
+// waiting for a scope's first render. Its zero value is ready.
 type refusals struct {
 	mu      sync.Mutex
 	queue   workqueue.TypedRateLimitingInterface[key]
@@ -464,9 +427,7 @@ func (c *Controller) watchRefusals() error {
 }
 
 // rendered records the outcome of the render of scope (parent, gateway):
-// err is the render's error (nil when it rendered); only a
-// *render.Error whose Source is a config is recorded, as a refusal of
-// that config's value.
+// a *render.Error whose Source is a config is a refusal of its value.
 func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 	var v *valueRefusal
 	if err != nil && err.Source != nil && (err.Source.Kind == kindClassConfig || err.Source.Kind == kindConfig) {
@@ -503,9 +464,8 @@ func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 }
 
 // forgetRenders drops the records of parent's scopes for which drop
-// says true (nil: all of them): the parent is gone, is no longer Strata's,
-// or (a route) no longer renders for that Gateway. The configs they named
-// or that waited for them are queued.
+// says true (nil: all of them), queuing the configs they named or that
+// waited for them.
 func (c *Controller) forgetRenders(parent key, drop func(gateway string) bool) {
 	r := &c.refusals
 	r.mu.Lock()

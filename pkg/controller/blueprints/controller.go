@@ -1,6 +1,7 @@
 package blueprints
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -41,8 +42,7 @@ const (
 // Options configure the controller. The zero value is usable.
 type Options struct {
 	// ControllerName is the GatewayClass spec.controllerName the controller
-	// serves, and the controllerName of the route parent and config
-	// ancestor status entries it writes. Default
+	// serves and writes status entries as. Default
 	// strata.dev/blueprint-controller.
 	ControllerName string
 	// Namespace is the controller's own namespace: GatewayClassConfigs
@@ -52,14 +52,11 @@ type Options struct {
 	// objects. Default strata-blueprints.
 	FieldManager string
 	// NoValuesObjects turns off the EffectivePolicy object that shows each
-	// parent's merged values and who set them (blueprint.ValuesObject),
-	// applied with its rendered objects. On by default: one small object
-	// per Gateway and route render.
+	// parent's merged values and who set them (blueprint.ValuesObject).
 	NoValuesObjects bool
 	// MaxConcurrentReconciles is the number of workers. Default 4.
 	MaxConcurrentReconciles int
-	// Registerer receives the metrics; nil means controller-runtime's
-	// registry (served on the manager's metrics endpoint).
+	// Registerer receives the metrics; nil means controller-runtime's.
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
@@ -112,42 +109,21 @@ type Controller struct {
 	renders *prometheus.CounterVec
 	writes  *prometheus.CounterVec
 
-	mu sync.Mutex
-	// watched are the kinds of rendered objects with a watch on the child
-	// cache.
-	watched map[schema.GroupVersionKind]bool
-	// applied is what Strata last applied of each child, to skip applying
-	// what has not changed (children.go, unchanged).
-	applied map[childID]appliedState
-	// known is the last inventory read of each parent, to clean up after
-	// a parent whose delete event is all that is left of it.
-	known map[key]blueprint.Inventory
-
-	// refusals are the renders refused because of a config's value, for
-	// the configs' status (config.go).
-	refusals refusals
+	mu       sync.Mutex
+	watched  map[schema.GroupVersionKind]bool // rendered kinds watched on the child cache
+	applied  map[childID]appliedState         // what was last applied of each child (unchanged)
+	known    map[key]blueprint.Inventory      // the last inventory read of each parent (orphaned)
+	refusals refusals                         // renders refused because of a config's value (config.go)
 }
 
 // New creates the controller and adds it to the manager. The manager's
 // scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
-	if opts.ControllerName == "" {
-		opts.ControllerName = DefaultControllerName
-	}
-	if opts.Namespace == "" {
-		opts.Namespace = DefaultNamespace
-	}
-	if opts.FieldManager == "" {
-		opts.FieldManager = DefaultFieldManager
-	}
-	if opts.MaxConcurrentReconciles == 0 {
-		opts.MaxConcurrentReconciles = 4
-	}
+	opts.ControllerName, opts.Namespace = cmp.Or(opts.ControllerName, DefaultControllerName), cmp.Or(opts.Namespace, DefaultNamespace)
+	opts.FieldManager, opts.MaxConcurrentReconciles = cmp.Or(opts.FieldManager, DefaultFieldManager), cmp.Or(opts.MaxConcurrentReconciles, 4)
+	opts.Registerer = cmp.Or[prometheus.Registerer](opts.Registerer, crmetrics.Registry)
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if opts.Registerer == nil {
-		opts.Registerer = crmetrics.Registry
 	}
 	c := &Controller{
 		opts:    opts,
@@ -174,10 +150,8 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		}
 	}
 
-	// Rendered objects are watched through a cache of their own that holds
-	// only objects carrying Strata's parent label: watching every
-	// Deployment or ConfigMap of a cluster to find a few would cost memory
-	// in proportion to the cluster, not to what Strata renders.
+	// Rendered objects are watched through a cache of their own holding
+	// only objects with Strata's parent label.
 	sel := labels.NewSelector()
 	req, err := labels.NewRequirement(render.LabelParentKind, selection.Exists, nil)
 	if err != nil {
@@ -224,8 +198,8 @@ type childCache struct{ cache.Cache }
 func (c childCache) GetCache() cache.Cache { return c.Cache }
 
 // reconcile dispatches a key to the reconcile of its kind. A write
-// conflict (optimistic locking on status) means the cache was behind: the
-// key is retried shortly on a fresher cache, without an error log.
+// conflict means the cache was behind: the key is retried shortly,
+// without an error log.
 func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, error) {
 	var (
 		res reconcile.Result
@@ -257,10 +231,7 @@ func (c *Controller) reconcile(ctx context.Context, k key) (reconcile.Result, er
 func (c *Controller) now() time.Time { return c.opts.Now().UTC().Truncate(time.Second) }
 
 // kinds are what a render knows of the kinds it may produce: their scope
-// from the manager's REST mapper, which reloads discovery on an unknown
-// kind, so a CRD installed while Strata runs can be rendered on the next
-// render (render.MapperScope); their Go types from client-go's scheme,
-// as `strata render` checks them.
+// from the manager's REST mapper, their Go types from client-go's scheme.
 func (c *Controller) kinds() render.Kinds {
 	return render.Kinds{Scope: render.MapperScope(c.mapper), Types: clientgoscheme.Scheme}
 }
@@ -278,9 +249,8 @@ var servedKinds = []schema.GroupKind{
 }
 
 // Served checks that the cluster serves every kind the controller
-// watches from the start (Gateway API's and the blueprint CRDs), so that a
-// caller can run without the blueprint controller rather than fail to
-// start when they are not installed.
+// watches from the start, so a caller can run without the blueprint
+// controller when they are not installed.
 func Served(mapper meta.RESTMapper) error {
 	var missing []string
 	for _, gk := range servedKinds {

@@ -13,13 +13,9 @@
 //	     ^
 //	GatewayClassConfig / GatewayConfig: values, merged under 002's precedence
 //
-// One reconcile is about one object (a key: kind, namespace, name), so an
-// event re-renders only the parents it can affect (watch.go). A render
-// either applies completely or not at all: template and tenant-safety
-// errors apply nothing, and every changed object is applied with a
-// server-side dry run before any is applied for real (children.go). What
-// was applied is recorded on the parent (InventoryAnnotation), which is
-// how objects dropped from a template are pruned. Status is written only
-// where Strata owns it (its condition types, its listener and parent
-// entries, its ancestor entries), and only when it changes (status.go).
+// One reconcile is about one object, so an event re-renders only the
+// parents it can affect (watch.go). A render applies completely or not at
+// all, after a server-side dry run (children.go); what was applied is
+// recorded on the parent (InventoryAnnotation) for pruning. Status is
+// written only where Strata owns it, and only when it changes (status.go).
 package blueprints

@@ -10,6 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -24,7 +25,7 @@ var gatewayGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", K
 // httpRouteTemplate), and supportedProtocols the listener protocols those
 // routes attach to.
 var (
-	supportedKinds     = []gwv1.RouteGroupKind{{Group: ptr(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}}
+	supportedKinds     = []gwv1.RouteGroupKind{{Group: ptr.To(gwv1.Group(gwv1.GroupName)), Kind: "HTTPRoute"}}
 	supportedProtocols = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType}
 )
 
@@ -80,11 +81,8 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 		// must not take the data planes of its Gateways with it. Nothing
 		// is applied or pruned until the class is back (or the Gateway
 		// goes).
-		msg := fmt.Sprintf("GatewayClass %s not found; objects rendered before are kept", gw.Spec.GatewayClassName)
-		return reconcile.Result{}, c.writeGatewayStatus(ctx, gw, a, gatewayOutcome{
-			accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
-			programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
-		})
+		return reconcile.Result{}, c.writeGatewayStatus(ctx, gw, a,
+			invalid(fmt.Sprintf("GatewayClass %s not found; objects rendered before are kept", gw.Spec.GatewayClassName)))
 	}
 	out, res, err := c.renderGateway(ctx, p, class, a, inv)
 	if err != nil {
@@ -93,15 +91,17 @@ func (c *Controller) reconcileGateway(ctx context.Context, k key) (reconcile.Res
 	return res, c.writeGatewayStatus(ctx, gw, a, out)
 }
 
+// invalid is the outcome of a Gateway that is not accepted, for msg.
+func invalid(msg string) gatewayOutcome {
+	return gatewayOutcome{
+		accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
+		programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
+	}
+}
+
 // renderGateway does the render and sync part of reconcileGateway.
 func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1.GatewayClass, a *attachment, inv blueprint.Inventory) (gatewayOutcome, reconcile.Result, error) {
 	gw := a.gw
-	invalid := func(msg string) gatewayOutcome {
-		return gatewayOutcome{
-			accepted:   condition(string(gwv1.GatewayConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), msg),
-			programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed: the Gateway is not accepted"),
-		}
-	}
 	cp, err := c.plan(ctx, class)
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
@@ -116,61 +116,89 @@ func (c *Controller) renderGateway(ctx context.Context, p parentObj, class *gwv1
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
-	parent := values.Parent{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name, Class: class.Name}
-	values, err := values.Merge(bp, parent, configs, c.opts.Namespace)
-	if err != nil {
-		c.rendered(p.key, "", nil)
-		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
-		return invalid(err.Error()), reconcile.Result{}, nil
-	}
-	resources, err := c.resources(ctx, inv, "")
+	sr, err := c.renderScope(ctx, p, inv, "", configs, render.Input{
+		Blueprint: bp, Class: class, Gateway: gw, Routes: a.routes, Namespace: a.namespaces[gw.Namespace],
+	})
 	if err != nil {
 		return gatewayOutcome{}, reconcile.Result{}, err
 	}
-	in := render.Input{
-		ControllerName: c.opts.ControllerName,
-		Blueprint:      bp, Class: class, Gateway: gw, Routes: a.routes,
-		Namespace: a.namespaces[gw.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
-	}
-	out, err := render.Render(in, c.kinds())
-	if err != nil {
-		var re *render.Error
-		if !errors.As(err, &re) {
-			return gatewayOutcome{}, reconcile.Result{}, fmt.Errorf("render Gateway %s/%s: %w", gw.Namespace, gw.Name, err)
-		}
-		c.rendered(p.key, "", re)
-		c.renders.WithLabelValues(kindGateway, "invalid").Inc()
-		return invalid(renderMessage(re)), reconcile.Result{}, nil
-	}
-	c.rendered(p.key, "", nil)
-	objs, err := c.withValues(in, values, out.Objects)
-	if err != nil {
-		return gatewayOutcome{}, reconcile.Result{}, err
-	}
-	sr, err := c.sync(ctx, p, inv, "", objs)
-	if err != nil {
-		return gatewayOutcome{}, reconcile.Result{}, err
+	if sr.failed != "" {
+		return invalid(sr.failed), reconcile.Result{}, nil
 	}
 	accepted := condition(string(gwv1.GatewayConditionAccepted), true, string(gwv1.GatewayReasonAccepted), fmt.Sprintf("rendered from GatewayClassBlueprint %s", bp.Name))
 	if sr.refused != "" {
-		c.renders.WithLabelValues(kindGateway, "refused").Inc()
 		return gatewayOutcome{
 			accepted:   accepted,
 			programmed: condition(string(gwv1.GatewayConditionProgrammed), false, string(gwv1.GatewayReasonInvalid), "not programmed, nothing applied: "+sr.refused),
 		}, reconcile.Result{RequeueAfter: refusalRetry}, nil
 	}
-	c.renders.WithLabelValues(kindGateway, "applied").Inc()
 	return gatewayOutcome{
 		accepted:     accepted,
-		programmed:   condition(string(gwv1.GatewayConditionProgrammed), true, string(gwv1.GatewayReasonProgrammed), fmt.Sprintf("%d objects applied", len(out.Objects))),
-		addresses:    out.Addresses,
+		programmed:   condition(string(gwv1.GatewayConditionProgrammed), true, string(gwv1.GatewayReasonProgrammed), fmt.Sprintf("%d objects applied", len(sr.out.Objects))),
+		addresses:    sr.out.Addresses,
 		setAddresses: true,
 	}, reconcile.Result{}, nil
 }
 
+// scopeRender is the outcome of rendering one scope: failed says why
+// nothing was applied ("" when it was), refused names the object the API
+// server refused.
+type scopeRender struct {
+	inv             blueprint.Inventory
+	out             *render.Output
+	failed, refused string
+}
+
+// renderScope merges the values for p, renders in (for the Gateway's own
+// children when scope is "", else for the route p rendered for Gateway
+// scope) and syncs the objects.
+func (c *Controller) renderScope(ctx context.Context, p parentObj, inv blueprint.Inventory, scope string, configs []*values.Config, in render.Input) (scopeRender, error) {
+	kind := p.key.Kind
+	fail := func(msg string, re *render.Error) (scopeRender, error) {
+		c.rendered(p.key, scope, re)
+		c.renders.WithLabelValues(kind, "invalid").Inc()
+		return scopeRender{inv: inv, failed: msg}, nil
+	}
+	parent := values.Parent{Kind: kind, Namespace: p.key.Namespace, Name: p.key.Name, Class: in.Class.Name}
+	vals, err := values.Merge(in.Blueprint, parent, configs, c.opts.Namespace)
+	if err != nil {
+		return fail(err.Error(), nil)
+	}
+	if in.Resources, err = c.resources(ctx, inv, scope); err != nil {
+		return scopeRender{inv: inv}, err
+	}
+	in.ControllerName, in.Values, in.Sources = c.opts.ControllerName, vals.Values, vals.Leaves
+	out, err := render.Render(in, c.kinds())
+	if err != nil {
+		var re *render.Error
+		if !errors.As(err, &re) {
+			what := fmt.Sprintf("Gateway %s/%s", p.key.Namespace, p.key.Name)
+			if scope != "" {
+				what = fmt.Sprintf("HTTPRoute %s/%s for Gateway %s", p.key.Namespace, p.key.Name, scope)
+			}
+			return scopeRender{inv: inv}, fmt.Errorf("render %s: %w", what, err)
+		}
+		return fail(renderMessage(re), re)
+	}
+	c.rendered(p.key, scope, nil)
+	objs, err := c.withValues(in, vals, out.Objects)
+	if err != nil {
+		return scopeRender{inv: inv}, err
+	}
+	sr, err := c.sync(ctx, p, inv, scope, objs)
+	if err != nil {
+		return scopeRender{inv: sr.inv}, err
+	}
+	if sr.refused != "" {
+		c.renders.WithLabelValues(kind, "refused").Inc()
+		return scopeRender{inv: sr.inv, refused: sr.refused}, nil
+	}
+	c.renders.WithLabelValues(kind, "applied").Inc()
+	return scopeRender{inv: sr.inv, out: out}, nil
+}
+
 // renderMessage is the condition message of a render error: a
-// tenant-safety refusal says so. e.Error() names the value path and the
-// config that set the value, when a config did.
+// tenant-safety refusal says so.
 func renderMessage(e *render.Error) string {
 	if e.Reason == render.ReasonNotAllowed {
 		return "rendering refused, nothing applied: " + e.Error()
@@ -253,12 +281,9 @@ func listenerKinds(l gwv1.Listener) ([]gwv1.RouteGroupKind, []string) {
 	var kinds []gwv1.RouteGroupKind
 	var invalid []string
 	for _, k := range l.AllowedRoutes.Kinds {
-		group := gwv1.GroupName
-		if k.Group != nil {
-			group = string(*k.Group)
-		}
+		group := string(ptr.Deref(k.Group, gwv1.GroupName))
 		if group == gwv1.GroupName && k.Kind == "HTTPRoute" {
-			kinds = append(kinds, gwv1.RouteGroupKind{Group: ptr(gwv1.Group(group)), Kind: k.Kind})
+			kinds = append(kinds, gwv1.RouteGroupKind{Group: ptr.To(gwv1.Group(group)), Kind: k.Kind})
 			continue
 		}
 		invalid = append(invalid, string(k.Kind)+"."+group)

@@ -2,7 +2,6 @@ package blueprints
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,11 +9,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 
-	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/blueprint"
 	"github.com/strata-dev/strata/pkg/blueprint/render"
 	"github.com/strata-dev/strata/pkg/blueprint/values"
@@ -29,15 +28,11 @@ var routeGVK = schema.GroupVersionKind{Group: gwv1.GroupName, Version: "v1", Kin
 const maxParents = 32
 
 // reconcileRoute renders an HTTPRoute once for every Gateway of a served
-// class it attaches to, with the blueprint's httpRouteTemplate and values
-// merged for the route (values.Parent{Kind: "HTTPRoute"}: GatewayConfigs
-// targeting the route are its most specific level), and writes one
-// status.parents entry per parentRef naming such a Gateway. Each Gateway
-// is a render scope of its own: a failure for one applies and prunes
-// nothing of that one and does not hold back the others. Children of a
-// Gateway the route no longer attaches to are deleted. A render refused
-// because of a config's value is also reported on that config's ancestor
-// entry for the Gateway (config.go, refusals).
+// class it attaches to, with the blueprint's httpRouteTemplate, and writes
+// one status.parents entry per parentRef naming such a Gateway. Each
+// Gateway is a render scope of its own: a failure for one does not hold
+// back the others. Children of a Gateway the route no longer attaches to
+// are deleted.
 func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Result, error) {
 	r := &gwv1.HTTPRoute{}
 	if err := c.cache.Get(ctx, k.nn(), r); err != nil {
@@ -100,7 +95,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 			switch {
 			case cp.Err != nil:
 				keep[scope] = true
-				failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters),
+				failed = ptr.To(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters),
 					fmt.Sprintf("GatewayClass %s is not accepted: %v", class.Name, cp.Err)))
 			case cp.Blueprint.Spec.HTTPRouteTemplate != nil:
 				keep[scope] = true
@@ -109,18 +104,20 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 						return reconcile.Result{}, err
 					}
 				}
-				var rr routeRender
 				renderedFor[scope] = true
-				rr, err = c.renderRoute(ctx, p, inv, scope, cp.Blueprint, class, a, configs)
+				rr, err := c.renderScope(ctx, p, inv, scope, configs, render.Input{
+					Blueprint: cp.Blueprint, Class: class, Gateway: a.gw, Route: r, Routes: a.routes, Namespace: a.namespaces[r.Namespace],
+				})
 				inv = rr.inv
 				if err != nil {
 					return reconcile.Result{}, err
 				}
-				if rr.failed != "" {
-					failed = ptr(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
-				}
-				if rr.refused {
+				if rr.refused != "" {
+					rr.failed = "nothing applied: " + rr.refused
 					res.RequeueAfter = refusalRetry
+				}
+				if rr.failed != "" {
+					failed = ptr.To(condition(string(gwv1.RouteConditionAccepted), false, string(gwv1.GatewayReasonInvalidParameters), rr.failed))
 				}
 			}
 		}
@@ -134,7 +131,7 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 				accepted = *failed
 			}
 			entries = append(entries, gwv1.RouteParentStatus{
-				ParentRef:      defaultedRef(ref),
+				ParentRef:      normalRef(ref, ""), // as it reads back from status
 				ControllerName: gwv1.GatewayController(c.opts.ControllerName),
 				Conditions:     []metav1.Condition{accepted, resolved},
 			})
@@ -161,61 +158,6 @@ func (c *Controller) reconcileRoute(ctx context.Context, k key) (reconcile.Resul
 	return res, c.writeRouteStatus(ctx, r, entries)
 }
 
-// routeRender is the outcome of rendering a route for one Gateway.
-type routeRender struct {
-	inv blueprint.Inventory
-	// failed says why nothing was applied ("" when it was); refused is
-	// set when the API server refused an object.
-	failed  string
-	refused bool
-}
-
-// renderRoute renders and syncs one (route, Gateway) scope.
-func (c *Controller) renderRoute(ctx context.Context, p parentObj, inv blueprint.Inventory, scope string, bp *bpv1.GatewayClassBlueprint, class *gwv1.GatewayClass, a *attachment, configs []*values.Config) (routeRender, error) {
-	r := p.obj.(*gwv1.HTTPRoute)
-	parent := values.Parent{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name, Class: class.Name}
-	values, err := values.Merge(bp, parent, configs, c.opts.Namespace)
-	if err != nil {
-		c.rendered(p.key, scope, nil)
-		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
-		return routeRender{inv: inv, failed: err.Error()}, nil
-	}
-	resources, err := c.resources(ctx, inv, scope)
-	if err != nil {
-		return routeRender{inv: inv}, err
-	}
-	in := render.Input{
-		ControllerName: c.opts.ControllerName,
-		Blueprint:      bp, Class: class, Gateway: a.gw, Route: r, Routes: a.routes,
-		Namespace: a.namespaces[r.Namespace], Values: values.Values, Sources: values.Leaves, Resources: resources,
-	}
-	out, err := render.Render(in, c.kinds())
-	if err != nil {
-		var re *render.Error
-		if !errors.As(err, &re) {
-			return routeRender{inv: inv}, fmt.Errorf("render HTTPRoute %s/%s for Gateway %s: %w", r.Namespace, r.Name, scope, err)
-		}
-		c.rendered(p.key, scope, re)
-		c.renders.WithLabelValues(kindRoute, "invalid").Inc()
-		return routeRender{inv: inv, failed: renderMessage(re)}, nil
-	}
-	c.rendered(p.key, scope, nil)
-	objs, err := c.withValues(in, values, out.Objects)
-	if err != nil {
-		return routeRender{inv: inv}, err
-	}
-	sr, err := c.sync(ctx, p, inv, scope, objs)
-	if err != nil {
-		return routeRender{inv: sr.inv}, err
-	}
-	if sr.refused != "" {
-		c.renders.WithLabelValues(kindRoute, "refused").Inc()
-		return routeRender{inv: sr.inv, failed: "nothing applied: " + sr.refused, refused: true}, nil
-	}
-	c.renders.WithLabelValues(kindRoute, "applied").Inc()
-	return routeRender{inv: sr.inv}, nil
-}
-
 // routeGateways lists the Gateways a route's parentRefs name, in order,
 // once each.
 func routeGateways(r *gwv1.HTTPRoute) []types.NamespacedName {
@@ -236,10 +178,7 @@ func gatewayOf(ref gwv1.ParentReference, ns string) (types.NamespacedName, bool)
 	if ref.Group != nil && string(*ref.Group) != gwv1.GroupName || ref.Kind != nil && *ref.Kind != "Gateway" {
 		return types.NamespacedName{}, false
 	}
-	if ref.Namespace != nil {
-		ns = string(*ref.Namespace)
-	}
-	return types.NamespacedName{Namespace: ns, Name: string(ref.Name)}, true
+	return types.NamespacedName{Namespace: string(ptr.Deref(ref.Namespace, gwv1.Namespace(ns))), Name: string(ref.Name)}, true
 }
 
 func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool {
@@ -247,36 +186,16 @@ func refersTo(ref gwv1.ParentReference, ns string, g types.NamespacedName) bool 
 	return ok && got == g
 }
 
-// defaultedRef is a parentRef with the group and kind the API server
-// defaults, as it reads back from status.
-func defaultedRef(r gwv1.ParentReference) gwv1.ParentReference {
-	r = *r.DeepCopy()
-	if r.Group == nil {
-		r.Group = ptr(gwv1.Group(gwv1.GroupName))
-	}
-	if r.Kind == nil {
-		r.Kind = ptr(gwv1.Kind("Gateway"))
-	}
-	return r
-}
-
 // resolvedRefs is the route's ResolvedRefs condition: every backendRef
 // names a Service (InvalidKind otherwise), and one in another namespace is
-// allowed by a ReferenceGrant there (RefNotPermitted otherwise), as
-// pkg/engine/topology's Granted reads grants. Whether the Service exists is not
-// checked: the blueprint's data plane is what sends traffic to it.
+// allowed by a ReferenceGrant there (RefNotPermitted otherwise). Whether
+// the Service exists is the data plane's business.
 func (c *Controller) resolvedRefs(ctx context.Context, r *gwv1.HTTPRoute) (metav1.Condition, error) {
 	var graph *topology.Graph
 	for i, rule := range r.Spec.Rules {
 		for j, b := range rule.BackendRefs {
 			field := fmt.Sprintf("spec.rules[%d].backendRefs[%d]", i, j)
-			group, kind := "", "Service"
-			if b.Group != nil {
-				group = string(*b.Group)
-			}
-			if b.Kind != nil {
-				kind = string(*b.Kind)
-			}
+			group, kind := string(ptr.Deref(b.Group, "")), string(ptr.Deref(b.Kind, "Service"))
 			if group != "" || kind != "Service" {
 				return condition(string(gwv1.RouteConditionResolvedRefs), false, string(gwv1.RouteReasonInvalidKind),
 					fmt.Sprintf("%s: %s is not supported; only Service backends are", field, strings.TrimSuffix(kind+"."+group, "."))), nil

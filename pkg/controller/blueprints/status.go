@@ -8,26 +8,18 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // Status is written the way pkg/controller/policies writes it, so the two
-// controllers share objects without fighting:
-//   - only what Strata's blueprint controller owns is computed: its
-//     condition types on GatewayClasses, Gateways and listeners (Accepted,
-//     Programmed, ResolvedRefs), Gateway addresses and listener entries
-//     (it is the Gateway's controller), and route parent and config
-//     ancestor entries whose controllerName is Options.ControllerName;
-//     everything else (the policy controller's <Kind>Affected conditions,
-//     other controllers' entries) is copied from the object as stored;
-//   - the result is compared with the object as stored and written only
-//     when it differs, as a JSON merge patch with optimistic locking
-//     (resourceVersion), so a concurrent write by another controller makes
-//     the write fail and the key be retried on a fresher cache instead of
-//     being overwritten;
-//   - lastTransitionTime changes only when a condition's status does
-//     (meta.SetStatusCondition), so an unchanged outcome writes nothing.
+// controllers share objects without fighting: only what the blueprint
+// controller owns is computed (its condition types, Gateway addresses and
+// listeners, route parent and config ancestor entries of its
+// controllerName), everything else is copied as stored; the result is
+// written only when it differs, as a merge patch with optimistic locking;
+// lastTransitionTime changes only when a condition's status does.
 
 // maxMessage bounds condition messages (the API allows 32768 bytes).
 const maxMessage = 8192
@@ -81,13 +73,13 @@ func differ(a, b any) bool { return !equality.Semantic.DeepEqual(a, b) }
 func normalRef(r gwv1.ParentReference, ns string) gwv1.ParentReference {
 	r = *r.DeepCopy()
 	if r.Group == nil {
-		r.Group = ptr(gwv1.Group(gwv1.GroupName))
+		r.Group = ptr.To(gwv1.Group(gwv1.GroupName))
 	}
 	if r.Kind == nil {
-		r.Kind = ptr(gwv1.Kind("Gateway"))
+		r.Kind = ptr.To(gwv1.Kind("Gateway"))
 	}
 	if r.Namespace == nil && ns != "" {
-		r.Namespace = ptr(gwv1.Namespace(ns))
+		r.Namespace = ptr.To(gwv1.Namespace(ns))
 	}
 	return r
 }

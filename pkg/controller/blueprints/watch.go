@@ -6,13 +6,16 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
@@ -41,12 +44,9 @@ import (
 //	ReferenceGrant           routes in the namespaces it grants from
 //	rendered object          its parent (labels), whose status template may read it
 //
-// Updates that change only status, resourceVersion, managed fields or the
-// inventory annotation (Strata's own writes) queue nothing, so writing
-// status cannot cause a render. A route template's .Routes (the Gateway's
-// other routes) is refreshed when the route itself is rendered, not on
-// every sibling's change: that would re-render all routes of a Gateway on
-// any route's change.
+// Updates that change only status, bookkeeping or the inventory
+// annotation (Strata's own writes) queue nothing, so writing status cannot
+// cause a render.
 
 // Field indexes on the manager's cache.
 const (
@@ -82,9 +82,9 @@ func (c *Controller) index(ctx context.Context, mgr manager.Manager) error {
 // watch starts the fixed watches; rendered kinds are added as they are
 // rendered (watchChildren).
 func (c *Controller) watch() error {
-	kinds := []struct {
+	for _, k := range []struct {
 		obj  client.Object
-		keys func(context.Context, client.Object) []key
+		keys handler.TypedMapFunc[client.Object, key]
 	}{
 		{&gwv1.GatewayClass{}, c.onClass},
 		{&bpv1.GatewayClassBlueprint{}, c.onBlueprint},
@@ -94,9 +94,8 @@ func (c *Controller) watch() error {
 		{&gwv1.HTTPRoute{}, c.onRoute},
 		{&corev1.Namespace{}, c.onNamespace},
 		{&gwv1b1.ReferenceGrant{}, c.onGrant},
-	}
-	for _, k := range kinds {
-		if err := c.ctrl.Watch(source.TypedKind[client.Object, key](c.cache, k.obj, c.on(k.keys, specChanged))); err != nil {
+	} {
+		if err := c.ctrl.Watch(watchOf(c.cache, k.obj, k.keys, specChanged)); err != nil {
 			return err
 		}
 	}
@@ -114,7 +113,7 @@ func (c *Controller) watchChildren(gvk schema.GroupVersionKind) error {
 	c.mu.Unlock()
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
-	if err := c.ctrl.Watch(source.TypedKind[client.Object, key](c.children, client.Object(u), c.on(c.onChild, changed))); err != nil {
+	if err := c.ctrl.Watch(watchOf(c.children, u, c.onChild, changed)); err != nil {
 		c.mu.Lock()
 		delete(c.watched, gvk)
 		c.mu.Unlock()
@@ -124,31 +123,12 @@ func (c *Controller) watchChildren(gvk schema.GroupVersionKind) error {
 	return nil
 }
 
-// on is an event handler queuing keys(old) and keys(new) for an update
-// that relevant says matters, keys(obj) for a create or delete.
-func (c *Controller) on(keys func(context.Context, client.Object) []key, relevant func(old, new client.Object) bool) handler.TypedEventHandler[client.Object, key] {
-	add := func(q workqueue.TypedRateLimitingInterface[key], ks []key) {
-		for _, k := range ks {
-			q.Add(k)
-		}
-	}
-	return handler.TypedFuncs[client.Object, key]{
-		CreateFunc: func(ctx context.Context, e event.TypedCreateEvent[client.Object], q workqueue.TypedRateLimitingInterface[key]) {
-			add(q, keys(ctx, e.Object))
-		},
-		UpdateFunc: func(ctx context.Context, e event.TypedUpdateEvent[client.Object], q workqueue.TypedRateLimitingInterface[key]) {
-			if relevant(e.ObjectOld, e.ObjectNew) {
-				add(q, keys(ctx, e.ObjectOld))
-				add(q, keys(ctx, e.ObjectNew))
-			}
-		},
-		DeleteFunc: func(ctx context.Context, e event.TypedDeleteEvent[client.Object], q workqueue.TypedRateLimitingInterface[key]) {
-			add(q, keys(ctx, e.Object))
-		},
-		GenericFunc: func(ctx context.Context, e event.TypedGenericEvent[client.Object], q workqueue.TypedRateLimitingInterface[key]) {
-			add(q, keys(ctx, e.Object))
-		},
-	}
+// watchOf watches obj's kind on ca, queuing keys(old) and keys(new) for
+// an update that relevant says matters, keys(obj) for any other event.
+func watchOf(ca cache.Cache, obj client.Object, keys handler.TypedMapFunc[client.Object, key], relevant func(old, new client.Object) bool) source.TypedSource[key] {
+	return source.TypedKind(ca, obj, handler.TypedEnqueueRequestsFromMapFunc(keys), predicate.TypedFuncs[client.Object]{
+		UpdateFunc: func(e event.TypedUpdateEvent[client.Object]) bool { return relevant(e.ObjectOld, e.ObjectNew) },
+	})
 }
 
 // specChanged compares two versions of an object without status and
@@ -163,11 +143,9 @@ func specChanged(o, n client.Object) bool {
 func changed(o, n client.Object) bool { return o.GetResourceVersion() != n.GetResourceVersion() }
 
 // onChild maps a rendered object to its parent: by its controller owner
-// reference when it has one (namespaced children: exact whatever the
-// names' length), else by the parent labels (cluster-scoped children;
-// render.LabelValue shortens a name longer than a label value allows
-// into a hash, which cannot be mapped back, so such a parent is found
-// again only through its own events).
+// reference when it has one, else by the parent labels (a hashed long
+// name cannot be mapped back; that parent is found through its own
+// events).
 func (c *Controller) onChild(_ context.Context, o client.Object) []key {
 	for _, ref := range o.GetOwnerReferences() {
 		if ref.Controller != nil && *ref.Controller && (ref.Kind == kindGateway || ref.Kind == kindRoute) &&
@@ -188,14 +166,7 @@ func (c *Controller) onClass(ctx context.Context, o client.Object) []key {
 	if !ok || string(gc.Spec.ControllerName) != c.opts.ControllerName {
 		return nil
 	}
-	keys := []key{{Kind: kindClass, Name: gc.Name}}
-	gl := &gwv1.GatewayList{}
-	if err := c.cache.List(ctx, gl, client.MatchingFields{indexGatewayClass: gc.Name}); err != nil {
-		c.log.Error(err, "list Gateways of a class", "class", gc.Name)
-	}
-	for i := range gl.Items {
-		keys = append(keys, c.gatewayAndRoutes(ctx, &gl.Items[i])...)
-	}
+	keys := append([]key{{Kind: kindClass, Name: gc.Name}}, c.classKeys(ctx, gc.Name)...)
 	return append(keys, c.configKeys(ctx, "")...)
 }
 
@@ -221,15 +192,8 @@ func (c *Controller) onConfig(ctx context.Context, o client.Object) []key {
 		keys = c.configKeys(ctx, "")
 		if gcc, ok := o.(*bpv1.GatewayClassConfig); ok {
 			for _, t := range gcc.Spec.TargetRefs {
-				if t.Kind != "GatewayClass" {
-					continue
-				}
-				gl := &gwv1.GatewayList{}
-				if err := c.cache.List(ctx, gl, client.MatchingFields{indexGatewayClass: string(t.Name)}); err != nil {
-					c.log.Error(err, "list Gateways of a class", "class", t.Name)
-				}
-				for i := range gl.Items {
-					keys = append(keys, c.gatewayAndRoutes(ctx, &gl.Items[i])...)
+				if t.Kind == "GatewayClass" {
+					keys = append(keys, c.classKeys(ctx, string(t.Name))...)
 				}
 			}
 		}
@@ -286,47 +250,50 @@ func (c *Controller) onGrant(ctx context.Context, o client.Object) []key {
 		if string(f.Group) != gwv1.GroupName || f.Kind != "HTTPRoute" {
 			continue
 		}
-		rl := &gwv1.HTTPRouteList{}
-		if err := c.cache.List(ctx, rl, client.InNamespace(string(f.Namespace))); err != nil {
-			c.log.Error(err, "list HTTPRoutes", "namespace", f.Namespace)
-		}
-		for _, r := range rl.Items {
-			keys = append(keys, key{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name})
-		}
+		keys = append(keys, c.keysOf(ctx, kindRoute, &gwv1.HTTPRouteList{}, "list HTTPRoutes", []any{"namespace", f.Namespace}, client.InNamespace(string(f.Namespace)))...)
+	}
+	return keys
+}
+
+// classKeys are the keys of a class's Gateways and their routes.
+func (c *Controller) classKeys(ctx context.Context, class string) []key {
+	gl := &gwv1.GatewayList{}
+	if err := c.cache.List(ctx, gl, client.MatchingFields{indexGatewayClass: class}); err != nil {
+		c.log.Error(err, "list Gateways of a class", "class", class)
+	}
+	var keys []key
+	for i := range gl.Items {
+		keys = append(keys, c.gatewayAndRoutes(ctx, &gl.Items[i])...)
 	}
 	return keys
 }
 
 // gatewayAndRoutes is a Gateway's key and its routes' keys.
 func (c *Controller) gatewayAndRoutes(ctx context.Context, gw *gwv1.Gateway) []key {
-	keys := []key{{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name}}
-	rl := &gwv1.HTTPRouteList{}
-	if err := c.cache.List(ctx, rl, client.MatchingFields{indexRouteParent: gw.Namespace + "/" + gw.Name}); err != nil {
-		c.log.Error(err, "list HTTPRoutes of a Gateway", "gateway", gw.Namespace+"/"+gw.Name)
-	}
-	for _, r := range rl.Items {
-		keys = append(keys, key{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name})
-	}
-	return keys
+	name := gw.Namespace + "/" + gw.Name
+	return append([]key{{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name}},
+		c.keysOf(ctx, kindRoute, &gwv1.HTTPRouteList{}, "list HTTPRoutes of a Gateway", []any{"gateway", name}, client.MatchingFields{indexRouteParent: name})...)
 }
 
 // parentsIn are the Gateways and HTTPRoutes of a namespace.
 func (c *Controller) parentsIn(ctx context.Context, ns string) []key {
+	kv, in := []any{"namespace", ns}, client.InNamespace(ns)
+	return append(c.keysOf(ctx, kindGateway, &gwv1.GatewayList{}, "list Gateways", kv, in),
+		c.keysOf(ctx, kindRoute, &gwv1.HTTPRouteList{}, "list HTTPRoutes", kv, in)...)
+}
+
+// keysOf lists list's kind with opts into keys of kind; a failed list is
+// logged as msg with kv.
+func (c *Controller) keysOf(ctx context.Context, kind string, list client.ObjectList, msg string, kv []any, opts ...client.ListOption) []key {
+	if err := c.cache.List(ctx, list, opts...); err != nil {
+		c.log.Error(err, msg, kv...)
+	}
 	var keys []key
-	gl := &gwv1.GatewayList{}
-	if err := c.cache.List(ctx, gl, client.InNamespace(ns)); err != nil {
-		c.log.Error(err, "list Gateways", "namespace", ns)
-	}
-	for _, gw := range gl.Items {
-		keys = append(keys, key{Kind: kindGateway, Namespace: gw.Namespace, Name: gw.Name})
-	}
-	rl := &gwv1.HTTPRouteList{}
-	if err := c.cache.List(ctx, rl, client.InNamespace(ns)); err != nil {
-		c.log.Error(err, "list HTTPRoutes", "namespace", ns)
-	}
-	for _, r := range rl.Items {
-		keys = append(keys, key{Kind: kindRoute, Namespace: r.Namespace, Name: r.Name})
-	}
+	_ = apimeta.EachListItem(list, func(o runtime.Object) error {
+		m := o.(client.Object)
+		keys = append(keys, key{Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName()})
+		return nil
+	})
 	return keys
 }
 
@@ -342,24 +309,7 @@ func (c *Controller) configKeysFor(ctx context.Context, ns string) []key {
 
 // configKeys are the keys of both config kinds in ns ("" for all).
 func (c *Controller) configKeys(ctx context.Context, ns string) []key {
-	var keys []key
-	gccs := &bpv1.GatewayClassConfigList{}
-	if err := c.cache.List(ctx, gccs, client.InNamespace(ns)); err != nil {
-		c.log.Error(err, "list GatewayClassConfigs")
-	}
-	for _, o := range gccs.Items {
-		keys = append(keys, key{Kind: kindClassConfig, Namespace: o.Namespace, Name: o.Name})
-	}
-	gcs := &bpv1.GatewayConfigList{}
-	if err := c.cache.List(ctx, gcs, client.InNamespace(ns)); err != nil {
-		c.log.Error(err, "list GatewayConfigs")
-	}
-	for _, o := range gcs.Items {
-		keys = append(keys, key{Kind: kindConfig, Namespace: o.Namespace, Name: o.Name})
-	}
-	return keys
-}
-
-func schemaGK(gk bpv1.GroupKind) schema.GroupKind {
-	return schema.GroupKind{Group: gk.Group, Kind: gk.Kind}
+	in := client.InNamespace(ns)
+	return append(c.keysOf(ctx, kindClassConfig, &bpv1.GatewayClassConfigList{}, "list GatewayClassConfigs", nil, in),
+		c.keysOf(ctx, kindConfig, &bpv1.GatewayConfigList{}, "list GatewayConfigs", nil, in)...)
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,26 +23,17 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// Access to what the controller reads. Policy kinds are data (CRDs
-// labelled gateway.networking.k8s.io/policy, PolicyKind objects), so what
-// Strata watches is not known when its RBAC is installed: a labelled CRD
-// of another project, or Gateway API's own BackendTLSPolicy, appears
-// without a ClusterRole for it. An informer whose list is forbidden never
-// syncs, and controller-runtime's cache makes every read of that kind wait
-// for the sync: one kind without a role would stall every kind. So before
-// the controller reads or watches a kind it asks the API server, as
-// `kubectl auth can-i` does (a SelfSubjectAccessReview, which any
-// authenticated user may create), whether it may list and watch it in
-// every namespace. A kind it may not is left out, as if it were not
-// served, and reported per kind: in the log, in the gauge
-// strata_kind_unreadable, and in a Warning Event on the kind's CRD. Denied
-// kinds are asked again every Options.AccessRecheck, since RBAC changes
-// send no event: a role granted later is picked up without a restart.
-//
-// Leaving a policy kind out is honest: a kind's policies affect only that
-// kind's effective policies (GEP-713 merges within a kind), so the other
-// kinds' status is computed from everything it depends on; for the kind
-// left out Strata writes nothing new.
+// Access to what the controller reads. Policy kinds are data (labelled
+// CRDs, PolicyKind objects), so a kind may appear without a ClusterRole for
+// it, and an informer whose list is forbidden never syncs, stalling every
+// read of the cache. So before reading or watching a kind the controller
+// asks the API server (a SelfSubjectAccessReview, as `kubectl auth can-i`)
+// whether it may list and watch it in every namespace. A kind it may not
+// is left out, as if not served, and reported (log, gauge
+// strata_kind_unreadable, Warning Event on its CRD); denied kinds are
+// asked again every Options.AccessRecheck, since RBAC changes send no
+// event. GEP-713 merges within a kind, so leaving one out does not change
+// the other kinds' status.
 
 // accessVerbs are what an informer needs: list for the initial sync and
 // relists, watch for updates.
@@ -166,27 +158,11 @@ func (c *Controller) eventOnCRD(ctx context.Context, gvk schema.GroupVersionKind
 	c.opts.Recorder.Eventf(crd, nil, "Warning", "Forbidden", "Watch", "Strata %s", why)
 }
 
-// unreadable are the kinds the controller may not read, sorted.
-func (c *Controller) unreadable() []schema.GroupVersionKind {
-	c.access.mu.Lock()
-	defer c.access.mu.Unlock()
-	out := make([]schema.GroupVersionKind, 0, len(c.access.denied))
-	for gvk := range c.access.denied {
-		out = append(out, gvk)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
-	return out
-}
-
 // deniedKinds are the kinds the controller may not read, with why.
-func (c *Controller) deniedKinds() map[schema.GroupKind]string {
+func (c *Controller) deniedKinds() map[schema.GroupVersionKind]string {
 	c.access.mu.Lock()
 	defer c.access.mu.Unlock()
-	out := make(map[schema.GroupKind]string, len(c.access.denied))
-	for gvk, why := range c.access.denied {
-		out[gvk.GroupKind()] = why
-	}
-	return out
+	return maps.Clone(c.access.denied)
 }
 
 // recheckAccess asks again, every interval, about the kinds denied so
@@ -201,7 +177,7 @@ func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) 
 		case <-t.C:
 		}
 		granted := false
-		for _, gvk := range c.unreadable() {
+		for _, gvk := range slices.SortedFunc(maps.Keys(c.deniedKinds()), func(a, b schema.GroupVersionKind) int { return strings.Compare(a.String(), b.String()) }) {
 			ok, _, _, err := c.review(ctx, gvk)
 			if err != nil || !ok {
 				continue
@@ -224,11 +200,9 @@ func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) 
 }
 
 // writeWatched keeps each PolicyKind's Watched condition on what the
-// controller reads: True for the kinds among read (listed and watched),
-// False with reason Forbidden for a kind it may not read, False with
-// reason NotServed for a kind no established CRD serves. A kind declared
-// only by its CRD's label has no PolicyKind to carry the condition: the
-// Event on the CRD, the gauge and the log report it.
+// controller reads: True for the kinds among read, False Forbidden for a
+// kind it may not read, False NotServed for one no established CRD
+// serves.
 func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK) error {
 	if !c.isWatched(cluster.PolicyKindGVK) {
 		return nil
@@ -242,7 +216,10 @@ func (c *Controller) writeWatched(ctx context.Context, read []cluster.PolicyGVK)
 	for _, k := range read {
 		reading[k.GroupKind()] = true
 	}
-	denied := c.deniedKinds()
+	denied := map[schema.GroupKind]string{}
+	for gvk, why := range c.deniedKinds() {
+		denied[gvk.GroupKind()] = why
+	}
 	var errs []error
 	for i := range l.Items {
 		pk := &l.Items[i]

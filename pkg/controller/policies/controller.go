@@ -1,9 +1,11 @@
 package policies
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -46,39 +48,29 @@ type Options struct {
 	// Debounce batches bursts of events into one recomputation. Default
 	// 100ms.
 	Debounce time.Duration
-	// Registerer receives the controller's metrics (metrics.go); nil
-	// means controller-runtime's metrics registry (served on the
-	// manager's metrics endpoint).
+	// Registerer receives the controller's metrics; nil means
+	// controller-runtime's.
 	Registerer prometheus.Registerer
 	// Now is the clock for lastTransitionTime; nil means time.Now.
 	Now func() time.Time
 	// EffectivePolicies makes the controller keep an EffectivePolicy object
-	// next to every namespaced effective target of a managed kind: how a
-	// reader of the target who may not read the policies learns what
-	// affects it (docs/controller.md). `strata controller` turns it on
-	// unless --effective-policies=false; the fanout is one object per
-	// target, written only when it changes, and bounded in size.
+	// next to every namespaced effective target of a managed kind, for
+	// readers who may not read the policies (docs/controller.md).
 	EffectivePolicies bool
 	// Recorder receives the Events on policies and targets whose standing
-	// changes (docs/controller.md, "Events"); nil means the manager's
-	// recorder (events.k8s.io/v1, which folds repeats into a series).
+	// changes (docs/controller.md, "Events"); nil means the manager's.
 	Recorder events.EventRecorder
 	// EventQPS and EventBurst bound the Events Strata emits, all objects
-	// together: a change of one Gateway can change the standing of
-	// thousands of policies and routes, and Events are a notice to
-	// people, not a record (status is). Events beyond the budget are
-	// dropped and counted. Default 10, 100.
+	// together; Events beyond the budget are dropped and counted. Default
+	// 10, 100.
 	EventQPS   float64
 	EventBurst int
-	// OnResult is told each run's result once the controller holds it
-	// (after a full run and after a recomputation of some kinds): the
-	// admission webhook answers against the newest one. It is called on
-	// the controller's goroutine and must neither block nor modify the
-	// result (engine results are frozen and safe to read concurrently).
+	// OnResult is told each run's result (the admission webhook answers
+	// against the newest one). It is called on the controller's goroutine
+	// and must neither block nor modify the result.
 	OnResult func(*engine.Result)
 	// AccessRecheck is how often kinds the controller may not read are
-	// asked about again (access.go): RBAC changes send no event. Default
-	// 30s.
+	// asked about again (access.go). Default 30s.
 	AccessRecheck time.Duration
 }
 
@@ -108,13 +100,10 @@ type Controller struct {
 
 	world   workqueue.TypedRateLimitingInterface[string]
 	targets workqueue.TypedRateLimitingInterface[targetKey]
-	// limiter paces target writes. A token is taken just before a write
-	// that is known to change something, never when a key is queued, so
-	// that queuing a target twice or finding nothing to write costs no
-	// budget. The queue's own rate limiter only spaces retries.
+	// limiter paces target writes: a token is taken just before a write
+	// that changes something, never when a key is queued.
 	limiter *rate.Limiter
-	// eventLimiter bounds Events (Options.EventQPS); Allow, never Wait:
-	// an Event is dropped rather than delaying a status write.
+	// eventLimiter bounds Events; Allow, never Wait.
 	eventLimiter *rate.Limiter
 
 	mu      sync.Mutex
@@ -122,9 +111,8 @@ type Controller struct {
 	owned   status.Owned
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
-	// What changed since the last run: everything (full), or only the
-	// instances of some policy kinds (dirty). prev is the last result,
-	// kinds the policy kinds it read.
+	// What changed since the last run: everything (full), or some policy
+	// kinds' instances (dirty); prev is the last result, kinds its kinds.
 	full    bool
 	dirty   map[schema.GroupKind]bool
 	epDirty bool
@@ -140,16 +128,10 @@ type targetKey struct {
 
 const worldKey = "world"
 
-// paced is o with the default paces of target writes (20 per second)
-// and Events (10) where it sets none: what New runs with, and what
+// paced is o with the default paces of target writes and Events, which
 // ClientConfig sizes the client for.
 func (o Options) paced() Options {
-	if o.TargetQPS == 0 {
-		o.TargetQPS = 20
-	}
-	if o.EventQPS == 0 {
-		o.EventQPS = 10
-	}
+	o.TargetQPS, o.EventQPS = cmp.Or(o.TargetQPS, 20), cmp.Or(o.EventQPS, 10)
 	return o
 }
 
@@ -157,26 +139,14 @@ func (o Options) paced() Options {
 // scheme must have AddToScheme applied.
 func New(mgr manager.Manager, opts Options) (*Controller, error) {
 	opts = opts.paced()
-	if opts.TargetBurst == 0 {
-		opts.TargetBurst = 50
-	}
-	if opts.Debounce == 0 {
-		opts.Debounce = 100 * time.Millisecond
-	}
+	opts.TargetBurst, opts.EventBurst = cmp.Or(opts.TargetBurst, 50), cmp.Or(opts.EventBurst, 100)
+	opts.Debounce, opts.AccessRecheck = cmp.Or(opts.Debounce, 100*time.Millisecond), cmp.Or(opts.AccessRecheck, 30*time.Second)
+	opts.Registerer = cmp.Or[prometheus.Registerer](opts.Registerer, crmetrics.Registry)
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	if opts.EventBurst == 0 {
-		opts.EventBurst = 100
-	}
 	if opts.Recorder == nil {
 		opts.Recorder = mgr.GetEventRecorder("strata-policy-controller")
-	}
-	if opts.Registerer == nil {
-		opts.Registerer = crmetrics.Registry
-	}
-	if opts.AccessRecheck == 0 {
-		opts.AccessRecheck = 30 * time.Second
 	}
 	c := &Controller{
 		opts:    opts,
@@ -304,15 +274,10 @@ func (c *Controller) runTargets(ctx context.Context) {
 	}
 }
 
-// reconcile is one recomputation. What a change can affect decides its
-// scope (docs/controller.md, "What a change recomputes"):
-//   - only instances of some policy kinds changed: those kinds are
-//     recomputed on the previous topology (engine.Result.Recompute), their
-//     policies' status is compared, and only the targets those kinds
-//     reached before or reach now are compared;
-//   - anything else (a topology object, a declaration, a CRD): a full run
-//     that compares every policy and every object that can carry Strata's
-//     conditions.
+// reconcile is one recomputation (docs/controller.md, "What a change
+// recomputes"): when only some policy kinds' instances changed, those
+// kinds on the previous topology (engine.Result.Recompute) and the targets
+// they reach(ed); else a full run comparing every policy and target.
 func (c *Controller) reconcile(ctx context.Context) (err error) {
 	c.mu.Lock()
 	full, dirty, prev, epDirty := c.full || c.prev == nil, c.dirty, c.prev, c.epDirty
@@ -347,8 +312,7 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 }
 
 // observe starts a timer; the returned function records the seconds
-// since in h under label. (Options.Now is for condition times, which
-// tests fix; durations use the monotonic clock.)
+// since in h under label.
 func (c *Controller) observe(h *prometheus.HistogramVec, label string) func() {
 	start := time.Now()
 	return func() { h.WithLabelValues(label).Observe(time.Since(start).Seconds()) }
@@ -381,18 +345,11 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c.metrics.runs.WithLabelValues("full").Inc()
-	c.metrics.setPolicies(res)
 	byGK := map[schema.GroupKind]cluster.PolicyGVK{}
 	for _, k := range kinds {
 		byGK[k.GroupKind()] = k
 	}
-	c.mu.Lock()
-	c.prev, c.kinds = res, byGK
-	c.mu.Unlock()
-	if c.opts.OnResult != nil {
-		c.opts.OnResult(res)
-	}
+	c.ran("full", res, byGK)
 	for _, e := range res.Errors {
 		c.log.Info("skipped", "reason", e.Error())
 	}
@@ -405,6 +362,18 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 		}
 	}
 	return c.write(ctx, res, nil, keys, true)
+}
+
+// ran records the result of a run of scope over the policy kinds kinds.
+func (c *Controller) ran(scope string, res *engine.Result, kinds map[schema.GroupKind]cluster.PolicyGVK) {
+	c.metrics.runs.WithLabelValues(scope).Inc()
+	c.metrics.setPolicies(res)
+	c.mu.Lock()
+	c.prev, c.kinds = res, kinds
+	c.mu.Unlock()
+	if c.opts.OnResult != nil {
+		c.opts.OnResult(res)
+	}
 }
 
 // reconcileKinds recomputes the dirty policy kinds only.
@@ -428,14 +397,7 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 	if err != nil {
 		return err
 	}
-	c.metrics.runs.WithLabelValues("kinds").Inc()
-	c.metrics.setPolicies(res)
-	c.mu.Lock()
-	c.prev = res
-	c.mu.Unlock()
-	if c.opts.OnResult != nil {
-		c.opts.OnResult(res)
-	}
+	c.ran("kinds", res, c.kinds)
 	// The targets the dirty kinds reached before or reach now.
 	seen := map[targetKey]bool{}
 	var keys []targetKey
@@ -481,8 +443,7 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[sc
 		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()
-	// New maps, never written again: writeTarget reads the ones it took
-	// under the lock after releasing it, while the next write runs.
+	// New maps, never written again: writeTarget reads them unlocked.
 	c.owned.Types = union(c.owned.Types, owned.Types)
 	c.owned.Controllers = union(c.owned.Controllers, owned.Controllers)
 	if all {
@@ -522,26 +483,18 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[sc
 }
 
 // writePolicy patches a policy's status when its ancestors differ from
-// what is stored, with optimistic locking. A conflict means the cache was
-// behind (another controller just wrote): the error makes the world queue
-// retry, rate limited, with a full run on the fresher cache.
-//
-// limit is the most entries the policy's CRD accepts (status.Limit).
-// status.Ancestors fitted Strata's entries to the room other controllers'
-// entries left in the snapshot; when they have since taken more, cutting
-// the list could drop exactly the entries that report problems, so the
-// write is retried on a fresher cache instead.
+// what is stored, with optimistic locking; a conflict is retried with a
+// full run on a fresher cache. limit is the most entries the CRD accepts
+// (status.Limit): when other controllers have taken more room than the
+// snapshot showed, the write is retried rather than cutting Strata's
+// entries, which could drop those that report problems.
 func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ours map[string]bool, limit int, now metav1.Time) error {
 	current := &unstructured.Unstructured{}
 	current.SetGroupVersionKind(ps.Policy.Object.GroupVersionKind())
 	if err := c.cache.Get(ctx, client.ObjectKeyFromObject(ps.Policy.Object), current); err != nil {
 		return client.IgnoreNotFound(err)
 	}
-	// Strata's entries from the engine, everyone else's as stored now (the
-	// snapshot the engine saw may be older than another controller's
-	// latest write); the stored lastTransitionTime of unchanged conditions
-	// is kept, even if the snapshot the engine saw predates Strata's last
-	// write.
+	// Strata's entries from the engine, everyone else's as stored now.
 	have, _, _ := unstructured.NestedSlice(current.Object, "status", "ancestors")
 	want, theirs := status.MergeAncestors(have, ps.Ancestors, func(name string) bool { return ours[name] }, now)
 	if limit <= 0 {
@@ -561,31 +514,21 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 	if err := unstructured.SetNestedSlice(next.Object, want, "status", "ancestors"); err != nil {
 		return err
 	}
-	patch := client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
-	done := c.observe(c.metrics.writeDuration, current.GetKind())
-	err := c.client.Status().Patch(ctx, next, patch)
-	done()
-	if err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil // deleted meanwhile; its delete event recomputes
-		}
-		if c.refused(err, current.GetKind(), client.ObjectKeyFromObject(current), "status") {
-			return nil // the same write fails again: retried on the next change
-		}
+	wrote, err := c.patch(ctx, current, next, "status")
+	if apierrors.IsNotFound(err) {
+		return nil // deleted meanwhile; its delete event recomputes
+	} else if err != nil {
 		return fmt.Errorf("patch status of %s %s: %w", current.GetKind(), client.ObjectKeyFromObject(current), err)
+	} else if !wrote {
+		return nil
 	}
-	c.metrics.writes.WithLabelValues(current.GetKind()).Inc()
 	isOurs := func(name string) bool { return ours[name] }
 	c.emit(next, changedStandings(ancestorStandings(have, isOurs), ancestorStandings(want, isOurs)))
 	return nil
 }
 
 // writeTarget merges Strata's latest fragment into the object as it is now
-// and writes what differs: status through the status subresource,
-// annotations through the object. status.Merge fits Strata's conditions
-// into the room the object's CRD leaves; a write the API server still
-// refuses as invalid is counted and dropped (refused), not retried until
-// the next change.
+// and writes what differs: annotations through the object, then status.
 func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	c.mu.Lock()
 	frag, owned := c.desired[key], c.owned
@@ -612,16 +555,9 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 		}
 		next := current.DeepCopy()
 		next.SetAnnotations(desired.GetAnnotations())
-		done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
-		err := c.client.Patch(ctx, next, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
-		done()
-		if err != nil {
-			if c.refused(err, key.GVK.Kind, key.NamespacedName, "annotations") {
-				return nil // the same write fails again: retried on the next change
-			}
+		if wrote, err := c.patch(ctx, current, next, "annotations"); !wrote {
 			return err
 		}
-		c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
 		// Continue from the object the API server returned, which carries
 		// the new resourceVersion, for the status write if one is needed.
 		current = next
@@ -633,25 +569,40 @@ func (c *Controller) writeTarget(ctx context.Context, key targetKey) error {
 	if err := c.limiter.Wait(ctx); err != nil {
 		return err
 	}
-	done := c.observe(c.metrics.writeDuration, key.GVK.Kind)
-	err = c.client.Status().Patch(ctx, desired, client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{}))
-	done()
-	if err != nil {
-		if c.refused(err, key.GVK.Kind, key.NamespacedName, "status") {
-			return nil // the same write fails again: retried on the next change
-		}
+	if wrote, err := c.patch(ctx, current, desired, "status"); !wrote {
 		return err
 	}
-	c.metrics.writes.WithLabelValues(key.GVK.Kind).Inc()
 	c.emit(desired, changedStandings(before, targetStandings(desired, owned)))
 	return nil
 }
 
-// emit records an Event on obj for each standing a write changed, with
-// the engine's message: only after a write that succeeded, so a resync
-// that writes nothing emits nothing, and a retried write emits once.
-// Events beyond Options.EventQPS are dropped (counted in
-// strata_events_dropped_total).
+// patch writes next over current with optimistic locking: its status
+// when what is "status", else its annotations. It reports whether it
+// wrote; a write the API server refuses as invalid fails the same way
+// again, so it is dropped (refused) until the next change.
+func (c *Controller) patch(ctx context.Context, current, next *unstructured.Unstructured, what string) (bool, error) {
+	kind, p := current.GetKind(), client.MergeFromWithOptions(current, client.MergeFromWithOptimisticLock{})
+	done := c.observe(c.metrics.writeDuration, kind)
+	var err error
+	if what == "status" {
+		err = c.client.Status().Patch(ctx, next, p)
+	} else {
+		err = c.client.Patch(ctx, next, p)
+	}
+	done()
+	if err != nil {
+		if c.refused(err, kind, client.ObjectKeyFromObject(current), what) {
+			return false, nil
+		}
+		return false, err
+	}
+	c.metrics.writes.WithLabelValues(kind).Inc()
+	return true, nil
+}
+
+// emit records an Event on obj for each standing a successful write
+// changed, with the engine's message; Events beyond Options.EventQPS are
+// dropped and counted.
 func (c *Controller) emit(obj *unstructured.Unstructured, changes []standing) {
 	for _, s := range changes {
 		if !c.eventLimiter.Allow() {
@@ -704,9 +655,9 @@ func toUnstructured(obj client.Object, gvk schema.GroupVersionKind) (*unstructur
 // union is a new set holding a's members and b's (a member true in
 // either is true).
 func union(a, b map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
+	out := maps.Clone(a)
+	if out == nil {
+		out = make(map[string]bool, len(b))
 	}
 	for k, v := range b {
 		out[k] = out[k] || v

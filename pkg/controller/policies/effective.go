@@ -25,18 +25,12 @@ const ManagedByLabel = "strata.dev/managed-by"
 var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepolicy.Kind)
 
 // desiredEffectivePolicies are the EffectivePolicy objects of a run: one
-// per namespaced, non-virtual effective target of a managed kind, in the
-// target's namespace, owned by the target object so that it goes when the
-// target goes. Kinds Strata does not manage are left out: an
-// EffectivePolicy names a controller, and Strata must not speak for
-// another implementation. Each kind is published as its visibility allows
-// (withhold), and each object is bounded in size (bound).
-//
-// They are how a reader who may read the target but not the policies
-// learns GEP-713's *that*, *which* and *what* ("The discoverability
-// problem": Ana cannot read the RetryPolicy in her namespace): the
-// objects are readable by every holder of the namespace's view role
-// (config/rbac/effectivepolicy_viewer_role.yaml aggregates to it).
+// per namespaced, non-virtual effective target of a managed kind (Strata
+// must not speak for another implementation), in the target's namespace
+// and owned by it, each kind published as its visibility allows
+// (withhold) and bounded in size (bound). They tell a reader who may read
+// the target but not the policies what affects it (GEP-713
+// "Discoverability").
 func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
 	managed := map[schema.GroupKind]bool{}
 	visibility := map[schema.GroupKind]policykind.Visibility{}
@@ -87,10 +81,8 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 }
 
 // disambiguate renames objects whose targets of different kinds share a
-// namespace and name (an HTTPRoute and the Service behind it, both
-// "baker"): each of them is named <name>.<kind, lower case>, so that one
-// target's record never overwrites another's (which would also write on
-// every run). Other objects keep their target's name.
+// namespace and name to <name>.<kind, lower case>, so one target's record
+// never overwrites another's.
 func disambiguate(eps []*effectivepolicy.EffectivePolicy) {
 	n := map[client.ObjectKey]int{}
 	for _, ep := range eps {

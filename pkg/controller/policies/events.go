@@ -2,7 +2,8 @@ package policies
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,10 +20,8 @@ type standing struct {
 	Place, Type, Status, Reason, Message string
 }
 
-// eventType is Normal for a condition that says all is well (a True
-// Accepted, Enforced or <Kind>Affected), Warning otherwise (Conflicted,
-// Invalid, TargetNotFound, Overridden...): GEP-713's conditions are
-// positive-polarity, so a False one is a problem a user should see.
+// eventType is Normal for a True condition, Warning otherwise: GEP-713's
+// conditions are positive-polarity, so a False one is a problem.
 func (s standing) eventType() string {
 	if s.Status == "True" {
 		return corev1.EventTypeNormal
@@ -41,10 +40,7 @@ func (s standing) note() string {
 // changedStandings is what a write changes of Strata's conditions, in
 // order: every condition of after whose status, reason or message differs
 // from before's (or that before lacks), and, as a "Removed" standing,
-// every condition of before that after lacks. A write that changes only
-// lastTransitionTime or observedGeneration changes no standing, so a
-// resync that rewrites nothing, or only bumps a generation, emits no
-// Event.
+// every condition of before that after lacks.
 func changedStandings(before, after []standing) []standing {
 	key := func(s standing) string { return s.Place + "\x00" + s.Type }
 	old := map[string]standing{}
@@ -109,15 +105,10 @@ func targetStandings(obj *unstructured.Unstructured, owned status.Owned) []stand
 		}
 	}
 	ann := obj.GetAnnotations()
-	keys := make([]string, 0, len(ann))
-	for k := range ann {
+	for _, k := range slices.Sorted(maps.Keys(ann)) {
 		if isOurs(k) {
-			keys = append(keys, k)
+			out = append(out, standing{Place: "annotation", Type: k, Status: "True", Reason: "Affected", Message: k + "=" + ann[k]})
 		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out = append(out, standing{Place: "annotation", Type: k, Status: "True", Reason: "Affected", Message: k + "=" + ann[k]})
 	}
 	return out
 }

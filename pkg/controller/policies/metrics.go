@@ -27,12 +27,8 @@ const (
 )
 
 // PolicyStates are the values of strata_policies' state label: the
-// reasons of GEP-713's Accepted condition (Accepted, Conflicted, Invalid,
-// TargetNotFound) and of Strata's Enforced condition (Enforced,
-// PartiallyEnforced, Overridden) or, for a kind of the Programmed
-// vocabulary, of Programmed (Programmed, PartiallyProgrammed, Overridden:
-// one state for both vocabularies), so that "a policy is not accepted" is
-// an alert on strata_policies{state=~"Conflicted|Invalid|TargetNotFound"}.
+// reasons of GEP-713's Accepted condition and of Strata's Enforced (or
+// Programmed) condition.
 var PolicyStates = []string{
 	outcome.ReasonAccepted, outcome.ReasonConflicted, outcome.ReasonInvalid, outcome.ReasonTargetNotFound,
 	outcome.ReasonEnforced, outcome.ReasonPartially, outcome.ReasonOverridden,
@@ -54,8 +50,6 @@ type metrics struct {
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
-	// Engine runs take 1 ms on a small cluster and about 1 s at 20,000
-	// routes; reconciles add the writes.
 	durations := prometheus.ExponentialBuckets(0.001, 4, 9) // 1 ms .. 65 s
 	m := &metrics{
 		writes: prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -12,11 +12,9 @@ import (
 )
 
 // noteOmissions sets, on each record, the lists of its target's status
-// that do not hold a kind's <Kind>Affected condition for want of room
-// (KindPolicies.ConditionOmittedFrom), from what omitted says of the
-// record's owner, the target object: a reader of the record, who may not
-// read the object's annotations, learns why the object does not say it is
-// affected (docs/status.md, "Room"). It returns eps.
+// that lack a kind's <Kind>Affected condition for want of room
+// (KindPolicies.ConditionOmittedFrom, docs/status.md "Room"), from what
+// omitted says of the record's owner. It returns eps.
 func noteOmissions(eps []*effectivepolicy.EffectivePolicy, omitted func(targetKey) []hierarchy.Omission) []*effectivepolicy.EffectivePolicy {
 	for _, ep := range eps {
 		if len(ep.OwnerReferences) == 0 {

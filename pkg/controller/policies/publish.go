@@ -2,6 +2,7 @@ package policies
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -12,14 +13,9 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 )
 
-// What one EffectivePolicy object may hold. etcd refuses objects over
-// 1.5 MiB (--max-request-bytes); a target reached through thousands of
-// contexts (a Service behind hundreds of routes on many listeners) would
-// approach it, and every reader of the namespace would pay for it. Past
-// either bound the object is a summary: the first contexts in path order,
-// and per kind the number left out (KindPolicies.OmittedContexts), so a
-// reader knows it is not the whole answer and where to get the rest
-// (strata describe, with read access to the policies).
+// What one EffectivePolicy object may hold, well under etcd's 1.5 MiB.
+// Past either bound the object is a summary: the first contexts in path
+// order, and per kind the number left out (KindPolicies.OmittedContexts).
 const (
 	// MaxPublishedContexts is the most contexts one object holds, over
 	// all its kinds.
@@ -30,14 +26,9 @@ const (
 )
 
 // withhold applies a kind's visibility (PolicyKind spec.visibility) to
-// what is published about it: readers of the target's namespace read
-// these objects, and some policies are not for every reader (WAF rules,
-// authentication settings).
-//   - Settings (or unset): everything Build made.
-//   - Names: the policies' names and results per context; the merged
-//     spec and the field sources are left out.
-//   - Kind: no context; only that the kind affects the target, and how
-//     many of its policies do.
+// what is published about it: Settings (or unset) everything; Names the
+// policies' names per context, without the merged spec; Kind only that
+// the kind affects the target, and how many of its policies do.
 func withhold(kp effectivepolicy.KindPolicies, v policykind.Visibility) effectivepolicy.KindPolicies {
 	switch v {
 	case policykind.VisibilityNames:
@@ -62,9 +53,8 @@ func withhold(kp effectivepolicy.KindPolicies, v policykind.Visibility) effectiv
 }
 
 // bound cuts an object's contexts to MaxPublishedContexts and
-// MaxPublishedBytes, kind by kind in order, counting what it leaves out.
-// A summary keeps every kind (a reader still learns *that* and, by
-// name, *which*), with as many contexts as fit.
+// MaxPublishedBytes, kind by kind in order, counting what it leaves out;
+// every kind is kept.
 func bound(kinds []effectivepolicy.KindPolicies) []effectivepolicy.KindPolicies {
 	n, size := 0, 0
 	out := make([]effectivepolicy.KindPolicies, len(kinds))
@@ -87,10 +77,9 @@ func bound(kinds []effectivepolicy.KindPolicies) []effectivepolicy.KindPolicies 
 // withheld: {} (the field is required), as for a context that sets none.
 func emptyObject() *apiextensionsv1.JSON { return &apiextensionsv1.JSON{Raw: []byte("{}")} }
 
-// attachments says, per context of a run, where each policy of its stack
-// is attached: the Sources' AttachedTo, which Build leaves out. It walks
-// the contexts as Build does (one result per value space) and keys them
-// by target, kind and path.
+// attachments says, per context of a run (keyed by target, kind and
+// path), where each policy of its stack is attached: the Sources'
+// AttachedTo, which Build leaves out.
 type attachments map[string]map[[2]string][]effectivepolicy.Ref
 
 func attachmentsOf(res *engine.Result) attachments {
@@ -112,7 +101,7 @@ func attachmentsOf(res *engine.Result) attachments {
 					p := e.Policy()
 					k := [2]string{p.Namespace, p.Name}
 					at := refOf(g.Node(e.Attachment.Node).Ref)
-					if !containsRef(byPolicy[k], at) {
+					if !slices.Contains(byPolicy[k], at) {
 						byPolicy[k] = append(byPolicy[k], at)
 					}
 				}
@@ -150,13 +139,4 @@ func refKey(r effectivepolicy.Ref) string {
 
 func refOf(r topology.Ref) effectivepolicy.Ref {
 	return effectivepolicy.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section}
-}
-
-func containsRef(rs []effectivepolicy.Ref, r effectivepolicy.Ref) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }

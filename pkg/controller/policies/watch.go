@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,10 +18,8 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// present reports whether the cluster serves a kind now. The manager's
-// REST mapper reloads discovery when it meets an unknown kind, so a CRD
-// installed while Strata runs is seen on the next recomputation (which
-// the CRD's own event triggers).
+// present reports whether the cluster serves a kind now (the REST mapper
+// reloads discovery on an unknown kind).
 func (c *Controller) present(gvk schema.GroupVersionKind) bool {
 	_, err := c.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	return err == nil
@@ -76,15 +75,8 @@ func (c *Controller) ensurePolicyWatches(ctx context.Context, kinds []cluster.Po
 
 // isPolicyWatch tells dynamic policy watches from the fixed ones.
 func (c *Controller) isPolicyWatch(gvk schema.GroupVersionKind) bool {
-	if gvk == cluster.CRDGVK || gvk == cluster.PolicyKindGVK || gvk == effectivePolicyGVK {
-		return false
-	}
-	for _, k := range cluster.TopologyKinds {
-		if k.GVK == gvk {
-			return false
-		}
-	}
-	return true
+	return gvk != cluster.CRDGVK && gvk != cluster.PolicyKindGVK && gvk != effectivePolicyGVK &&
+		!slices.ContainsFunc(cluster.TopologyKinds, func(k cluster.TopologyKind) bool { return k.GVK == gvk })
 }
 
 func (c *Controller) isWatched(gvk schema.GroupVersionKind) bool {
@@ -130,27 +122,21 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 }
 
 // onUpdate schedules a recomputation only when something the engine reads
-// changed. The engine reads neither status nor annotations (it keeps other
-// controllers' status entries by merging at write time), so resyncs,
-// status writes (Strata's own included) and annotation changes are
-// ignored: a status write cannot cause another recomputation, and the
-// steady state needs no special case to stay at zero writes.
+// changed: status and annotation writes (Strata's own included) and
+// resyncs are ignored, so a status write cannot cause a recomputation.
 func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, newObj any) {
 	o, ok1 := oldObj.(client.Object)
 	n, ok2 := newObj.(client.Object)
-	if ok1 && ok2 && !engineRelevantChange(o, n) && parentEntries(gvk, o) == parentEntries(gvk, n) {
+	if ok1 && ok2 && !objchange.Changed(o, n, objchange.All) && parentEntries(gvk, o) == parentEntries(gvk, n) {
 		return
 	}
 	c.changed(gvk, policy)
 }
 
 // parentEntries names the entries of a route's status.parents (parentRef
-// and controllerName; "" for other kinds). Strata puts a route's
-// <Kind>Affected condition into the entries the Gateways' controllers
-// wrote, else onto an annotation (status.Fragments): when such an entry
-// appears or goes, what Strata writes changes, so that status change is
-// a recomputation. Strata's own writes change conditions inside entries,
-// never the entries, and do not feed back.
+// and controllerName; "" for other kinds): Strata writes a route's
+// <Kind>Affected condition into them, so an entry that appears or goes is
+// a recomputation. Strata's own writes never change the entries.
 func parentEntries(gvk schema.GroupVersionKind, obj client.Object) string {
 	if hierarchy.Kinds[gvk.GroupKind()].Conditions != hierarchy.InRouteParents {
 		return ""
@@ -167,10 +153,4 @@ func parentEntries(gvk schema.GroupVersionKind, obj client.Object) string {
 		fmt.Fprintf(&b, "%s %v\n", ref, pm["controllerName"])
 	}
 	return b.String()
-}
-
-// engineRelevantChange compares two versions of an object without status,
-// annotations and server bookkeeping.
-func engineRelevantChange(o, n client.Object) bool {
-	return objchange.Changed(o, n, objchange.All)
 }
