@@ -76,8 +76,7 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		// The same change on many targets reads as one row (issue 18:
 		// "42 Services in baker: /attempts 3 -> 0"); the targets follow.
 		w.printf("\n")
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("FIELD"), c("BEFORE"), c("AFTER"), c("ON"), c("SET BY"))
+		t := h.newTable("  ", "KIND", "FIELD", "BEFORE", "AFTER", "ON", "SET BY")
 		for _, g := range groups {
 			by := g.by
 			if g.after == unset {
@@ -108,8 +107,7 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		return
 	}
 	w.printf("\n%s\n", h.heading("Policies whose status changes:"))
-	t := &table{h: h, indent: "  "}
-	t.add(c("KIND"), c("POLICY"), c("CHANGE"), c("BEFORE"), c("AFTER"))
+	t := h.newTable("  ", "KIND", "POLICY", "CHANGE", "BEFORE", "AFTER")
 	for _, p := range d.Policies {
 		t.add(c(p.Kind), c(p.ID()), c(p.Change), c(statusOf(p.Before)), colored(statusOf(p.After), statusColor(p.After)))
 	}
@@ -191,14 +189,7 @@ func groupFields(d *query.DiffResult) []*fieldGroup {
 // unset stands for a field one side does not set.
 const unset = "unset"
 
-// where says which targets: "42 HTTPRoutes in baker".
-func (g *fieldGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
-	}
-	return s
-}
+func (g *fieldGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
 
 func unsetOr(v any, by string) string {
 	if by == "" {
@@ -305,8 +296,7 @@ func orDash(s string) string {
 // fieldChanges is the table of a target's changed fields, each value
 // with the policy that set it, as impact and diff print it.
 func fieldChanges(h Human, fs []query.FieldChange) *table {
-	t := &table{h: h, indent: "    "}
-	t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+	t := h.newTable("    ", "FIELD", "BEFORE", "AFTER")
 	for _, f := range fs {
 		t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
 	}

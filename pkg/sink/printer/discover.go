@@ -32,8 +32,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	} else if !h.Full && len(d.Policies) > SummaryContexts {
 		// Many policies: by kind, with the results of all of them.
 		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d), by kind:", len(d.Policies))))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICIES"), c("ATTACHED"), c("INHERITED"), c("BELOW"), c("RESULTS"))
+		t := h.newTable("  ", "KIND", "POLICIES", "ATTACHED", "INHERITED", "BELOW", "RESULTS")
 		var kinds []string
 		type tally struct {
 			n       int
@@ -61,8 +60,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		w.table(t)
 	} else {
 		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d):", len(d.Policies))))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICY"), c("RELATION"), c("ATTACHED TO"), c("RESULT"))
+		t := h.newTable("  ", "KIND", "POLICY", "RELATION", "ATTACHED TO", "RESULT")
 		for _, p := range d.Policies {
 			res := results(p.Results)
 			switch {
@@ -80,8 +78,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	}
 	if len(d.Rejected) > 0 {
 		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICY"), c("FIELD"), c("REASON"), c("MESSAGE"))
+		t := h.newTable("  ", "KIND", "POLICY", "FIELD", "REASON", "MESSAGE")
 		for _, r := range d.Rejected {
 			t.add(c(r.Policy.Kind), c(r.Policy.ID()), c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
@@ -109,10 +106,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	for _, k := range d.Effective {
 		for _, g := range groupEffects(k, grouped) {
 			if len(g.targets) > 1 {
-				folded = true
-				// Narrowed, and still too many contexts to list: the
-				// targets with the same effect as one block, as impact
-				// prints them.
+				folded = true // narrowed, and still too many contexts to list
 				where := "on " + g.where()
 				if !slices.ContainsFunc(g.targets, func(t query.Ref) bool { return t.Key() == d.Object.Key() || sameObject(t, d.Object) }) {
 					where += ", through " + d.Object.String()
@@ -123,11 +117,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 				continue
 			}
 			tg := k.Targets[g.first]
-			where := "on " + tg.Target.String()
-			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
-				where += ", through " + d.Object.String()
-			}
-			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), onThrough(tg.Target, d.Object))))
 			for _, ctx := range tg.Contexts {
 				w.printf("  via %s\n", viaConsumer(ctx.Path, ctx.Consumer))
 				h.contextFields(w, ctx)
@@ -150,11 +140,22 @@ type effectGroup struct {
 	ctx                   query.ContextEffect
 }
 
+func (g *effectGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
+
 // where says which targets: "42 HTTPRoutes in baker".
-func (g *effectGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
+func where(n int, kind, namespace string) string {
+	s := plural(n, kind)
+	if namespace != "" {
+		s += " in " + namespace
+	}
+	return s
+}
+
+// onThrough is "on target", and ", through obj" when target is not obj.
+func onThrough(target, obj query.Ref) string {
+	s := "on " + target.String()
+	if target.Key() != obj.Key() && !sameObject(target, obj) {
+		s += ", through " + obj.String()
 	}
 	return s
 }
@@ -203,8 +204,7 @@ func effectKey(fs []query.FieldEffect) string {
 // contextFields is the table of one context's fields: each value with
 // who set it and whom it beat, and the fields no longer in force.
 func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
-	t := &table{h: h, indent: "    "}
-	t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
+	t := h.newTable("    ", "FIELD", "VALUE", "SET BY", "BEATEN")
 	for _, f := range ctx.Fields {
 		if f.SetBy == "" {
 			t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
@@ -253,8 +253,7 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 		}
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s in %s:", kindLabel(k), plural(len(k.Targets), "target"), plural(n, "context"))))
 		slices.Sort(fields)
-		t := &table{h: h, indent: "  "}
-		t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("CONTEXTS"))
+		t := h.newTable("  ", "FIELD", "VALUE", "SET BY", "CONTEXTS")
 		const shown = 3 // settings per field; the rest are counted
 		for _, f := range fields {
 			type row struct {
@@ -333,8 +332,7 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	}
 	if len(d.Rejected) > 0 {
 		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
-		t := &table{h: h, indent: "  "}
-		t.add(c("FIELD"), c("REASON"), c("MESSAGE"))
+		t := h.newTable("  ", "FIELD", "REASON", "MESSAGE")
 		for _, r := range d.Rejected {
 			t.add(c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
@@ -342,11 +340,10 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	}
 	if len(d.Ancestors) > 0 {
 		w.printf("\n%s\n", h.heading("Status by ancestor:"))
-		t := &table{h: h, indent: "  "}
 		if !h.Full && len(d.Ancestors) > listedRows {
 			h.groupedAncestors(w, d.Ancestors)
 		} else {
-			t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
+			t := h.newTable("  ", "ANCESTOR", "CONDITION", "REASON", "MESSAGE")
 			for _, a := range d.Ancestors {
 				cond := standingCondition(a)
 				t.add(c(a.Ancestor.String()), conditionCell(cond), c(cond.Reason), c(cond.Message))
@@ -360,8 +357,7 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	case !h.Full && len(d.Reaches) > listedRows:
 		h.groupedReaches(w, d.Reaches)
 	default:
-		t := &table{h: h, indent: "  "}
-		t.add(c("TARGET"), c("RESULT"))
+		t := h.newTable("  ", "TARGET", "RESULT")
 		for _, r := range d.Reaches {
 			t.add(c(r.Target.String()), colored(results(r.Results), resultColor(r.Results)))
 		}
@@ -399,62 +395,52 @@ func conditionCell(cond query.Condition) cell {
 	return colored(cond.Type+"="+cond.Status, col)
 }
 
-// groupedAncestors lists ancestors grouped by condition and reason, in
-// the order they first appear. Their messages (which count each one's
-// contexts) are --full's.
-func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
-	type group struct {
-		cond query.Condition
-		refs kindCounts
-	}
-	var groups []*group
-	index := map[string]*group{}
-	for i := range as {
-		a := &as[i]
-		cond := standingCondition(*a)
-		key := cond.Type + "=" + cond.Status + "/" + cond.Reason
-		g := index[key]
+// refGroup is the items of one key, in groupRefs' order, and their refs.
+type refGroup[T any] struct {
+	first *T
+	refs  kindCounts
+}
+
+// groupRefs groups items by key, in the order the keys first appear.
+func groupRefs[T any](items []T, key func(*T) string, ref func(*T) *query.Ref) []*refGroup[T] {
+	var groups []*refGroup[T]
+	index := map[string]*refGroup[T]{}
+	for i := range items {
+		k := key(&items[i])
+		g := index[k]
 		if g == nil {
-			g = &group{cond: cond}
-			index[key] = g
+			g = &refGroup[T]{first: &items[i]}
+			index[k] = g
 			groups = append(groups, g)
 		}
-		g.refs.add(&a.Ancestor)
+		g.refs.add(ref(&items[i]))
 	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("CONDITION"), c("REASON"), c("ANCESTORS"))
+	return groups
+}
+
+// groupedAncestors lists ancestors grouped by condition and reason; their
+// messages (which count each one's contexts) are --full's.
+func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
+	groups := groupRefs(as, func(a *query.AncestorStatus) string {
+		cond := standingCondition(*a)
+		return cond.Type + "=" + cond.Status + "/" + cond.Reason
+	}, func(a *query.AncestorStatus) *query.Ref { return &a.Ancestor })
+	t := h.newTable("  ", "CONDITION", "REASON", "ANCESTORS")
 	for _, g := range groups {
-		t.add(conditionCell(g.cond), c(g.cond.Reason), c(g.refs.String()))
+		cond := standingCondition(*g.first)
+		t.add(conditionCell(cond), c(cond.Reason), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d ancestors grouped: --full lists each with its message.\n", len(as))
 }
 
-// groupedReaches lists reached targets grouped by result, in the order
-// the results first appear.
+// groupedReaches lists reached targets grouped by result.
 func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
-	type group struct {
-		result  string
-		results map[string]int
-		refs    kindCounts
-	}
-	var groups []*group
-	index := map[string]*group{}
-	for i := range rs {
-		r := &rs[i]
-		key := results(r.Results)
-		g := index[key]
-		if g == nil {
-			g = &group{result: key, results: r.Results}
-			index[key] = g
-			groups = append(groups, g)
-		}
-		g.refs.add(&r.Target)
-	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("RESULT"), c("TARGETS"))
+	groups := groupRefs(rs, func(r *query.Reach) string { return results(r.Results) },
+		func(r *query.Reach) *query.Ref { return &r.Target })
+	t := h.newTable("  ", "RESULT", "TARGETS")
 	for _, g := range groups {
-		t.add(colored(g.result, resultColor(g.results)), c(g.refs.String()))
+		t.add(colored(results(g.first.Results), resultColor(g.first.Results)), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d targets grouped: --full lists each.\n", len(rs))
@@ -464,19 +450,14 @@ func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
 func (h Human) explanation(w *errWriter, x *query.Explanation) {
 	w.printf("%s\n", h.heading(fmt.Sprintf("Field %s of %s", x.Field, x.Object)))
 	for _, ch := range x.Chains {
-		where := "on " + ch.Target.String()
-		if ch.Target.Key() != x.Object.Key() && !sameObject(ch.Target, x.Object) {
-			where += ", through " + x.Object.String()
-		}
-		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, where)))
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, onThrough(ch.Target, x.Object))))
 		w.printf("  via %s\n", viaConsumer(ch.Path, ch.Consumer))
 		if len(ch.SetBy) > 0 {
 			w.printf("  value: %s (set by %s)\n", value(ch.Value), strings.Join(ch.SetBy, ", "))
 		} else {
 			w.printf("  value: (not in force)\n")
 		}
-		t := &table{h: h, indent: "    "}
-		t.add(c("#"), c("SOURCE"), c("ATTACHED TO"), c("LEVEL"), c("BLOCK"), c("STRATEGY"), c("VALUE"), c("OUTCOME"), c("NOTE"))
+		t := h.newTable("    ", "#", "SOURCE", "ATTACHED TO", "LEVEL", "BLOCK", "STRATEGY", "VALUE", "OUTCOME", "NOTE")
 		for i, cd := range ch.Candidates {
 			at := "(the target)"
 			if cd.AttachedTo != nil {
@@ -499,8 +480,7 @@ func (h Human) policyList(w *errWriter, l *query.PolicyList) {
 		w.printf("No policies found.\n")
 		return
 	}
-	t := &table{h: h}
-	t.add(c("KIND"), c("POLICY"), c("TARGETS"), c("CLASS"), c("STATUS"), c("AFFECTS"))
+	t := h.newTable("", "KIND", "POLICY", "TARGETS", "CLASS", "STATUS", "AFFECTS")
 	for _, p := range l.Items {
 		st := statusLine(p.Status)
 		col := outcomeColors[p.Status.Enforcement]
@@ -593,14 +573,7 @@ type changedContext struct {
 	fields []query.FieldChange
 }
 
-// where says which targets: "42 HTTPRoutes in baker".
-func (g *impactGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
-	}
-	return s
-}
+func (g *impactGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
 
 func groupImpact(im *query.Impact) []*impactGroup {
 	ts := make([]changedTarget, len(im.Targets))

@@ -83,6 +83,15 @@ type table struct {
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
+// newTable is a table whose header row is header.
+func (h Human) newTable(indent string, header ...string) *table {
+	t := &table{h: h, indent: indent, rows: [][]cell{make([]cell, len(header))}}
+	for i, s := range header {
+		t.rows[0][i] = c(s)
+	}
+	return t
+}
+
 // write writes the table through tw, a tabwriter kept for every table of
 // a document with the row's bytes in line (describe writes one table per
 // context: 400,000 for a Service below 100,000 listeners; issue 11).

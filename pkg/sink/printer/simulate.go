@@ -127,8 +127,7 @@ func (h Human) outcome(w *errWriter, o *routing.Outcome, indent string) {
 		return
 	}
 	w.printf("%sFilters:\n", indent)
-	t := &table{h: h, indent: indent + "  "}
-	t.add(c("FILTER"), c("EFFECT"), c("PROBLEM"))
+	t := h.newTable(indent+"  ", "FILTER", "EFFECT", "PROBLEM")
 	for _, f := range o.Filters {
 		t.add(c(f.Type), c(f.Effect), colored(f.Problem, red))
 	}
@@ -151,8 +150,7 @@ func (h Human) outcome(w *errWriter, o *routing.Outcome, indent string) {
 	}
 	if len(o.Mirrors) > 0 {
 		w.printf("%sMirrors:\n", indent)
-		t := &table{h: h, indent: indent + "  "}
-		t.add(c("MIRROR"), c("PORT"), c("SHARE"), c("PROBLEM"))
+		t := h.newTable(indent+"  ", "MIRROR", "PORT", "SHARE", "PROBLEM")
 		for _, m := range o.Mirrors {
 			t.add(c(m.Ref.String()), c(strconv.Itoa(int(m.Port))), c(m.Share), colored(m.Problem, red))
 		}
@@ -197,8 +195,7 @@ func (h Human) chosen(w *errWriter, s *query.Simulation) {
 	} else {
 		w.printf("Backends:\n")
 	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("BACKEND"), c("PORT"), c("WEIGHT"), c("SHARE"), c("PROBLEM"))
+	t := h.newTable("  ", "BACKEND", "PORT", "WEIGHT", "SHARE", "PROBLEM")
 	for _, b := range s.Backends {
 		t.add(c(b.Ref.String()), c(strconv.Itoa(int(b.Port))), c(strconv.Itoa(int(b.Weight))), c(b.Share), colored(b.Problem, red))
 	}
@@ -217,8 +214,7 @@ func (h Human) chosen(w *errWriter, s *query.Simulation) {
 func (h Human) steps(w *errWriter, s *query.Simulation) {
 	r := s.Request
 	w.printf("\n%s\n", h.heading("Matching:"))
-	t := &table{h: h, indent: "  "}
-	t.add(c("STAGE"), c("OBJECT"), c("MATCH"), c("CONDITION"), c("VERDICT"), c("REASON"))
+	t := h.newTable("  ", "STAGE", "OBJECT", "MATCH", "CONDITION", "VERDICT", "REASON")
 	misses := map[string]int{}
 	for _, st := range s.Steps {
 		// Every listener's reason when none accepts the request: then
