@@ -66,12 +66,6 @@ func (c *YAMLEncoder) Encode(w io.Writer, v any) error {
 	return e.flush(true)
 }
 
-// MarshalYAML is sigs.k8s.io/yaml's Marshal(v), but for a key longer than
-// 1024 characters (the JSON pointer of a field in a deeply nested spec),
-// which sigs.k8s.io/yaml's YAML reader refuses (YAML 1.2 "Implicit
-// Keys") and go-yaml writes as an explicit "? key" entry.
-func MarshalYAML(v any) ([]byte, error) { return NewYAMLEncoder().Append(nil, v) }
-
 // JSONEncoder encodes values as indented JSON, its lines after the first
 // starting with a prefix. It is for one goroutine.
 type JSONEncoder struct{ w *jsonWriter }

@@ -112,6 +112,13 @@ func (w *jsonWriter) field(k, v string) {
 	w.str(v)
 }
 
+// optField writes a string member left out when empty (omitempty).
+func (w *jsonWriter) optField(k, v string) {
+	if v != "" {
+		w.field(k, v)
+	}
+}
+
 func (w *jsonWriter) null() { w.buf = append(w.buf, "null"...) }
 
 // value writes a value of a tree (jsonTree's, unstructured's) or a typed one.
@@ -228,7 +235,7 @@ func (w *jsonWriter) object(o jsonObject) error {
 		if !utf8.ValidString(m.key) {
 			o = slices.Clone(o)
 			for i := range o {
-				o[i].key = toValidUTF8(o[i].key)
+				o[i].key = validUTF8(o[i].key)
 			}
 			break
 		}
@@ -364,33 +371,13 @@ func (w *jsonWriter) str(s string) {
 	w.buf = append(b, '"')
 }
 
-// toValidUTF8 is s with each byte that is not UTF-8 replaced by U+FFFD,
-// as encoding/json's round trip replaces it.
-func toValidUTF8(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
 // The typed writers follow typed.go's, member for member (typed.go says
 // why they stay).
 
 func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.open('{')
-	if p.APIVersion != "" {
-		w.field("apiVersion", p.APIVersion)
-	}
-	if p.Kind != "" {
-		w.field("kind", p.Kind)
-	}
+	w.optField("apiVersion", p.APIVersion)
+	w.optField("kind", p.Kind)
 	w.member("metadata")
 	w.meta(&p.ObjectMeta)
 	w.member("policies")
@@ -416,12 +403,8 @@ func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespac
 		w.member(mapKey)
 		w.stringMap(m)
 	}
-	if name != "" {
-		w.field("name", name)
-	}
-	if namespace != "" {
-		w.field("namespace", namespace)
-	}
+	w.optField("name", name)
+	w.optField("namespace", namespace)
 	w.close('}')
 }
 
@@ -442,7 +425,7 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 	if !valid {
 		fixed := make(map[string]any, len(keys))
 		for _, k := range keys {
-			fixed[toValidUTF8(k)] = m[k]
+			fixed[validUTF8(k)] = m[k]
 		}
 		_ = w.mapping(fixed) // strings only: no error
 		return
@@ -455,19 +438,18 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 }
 
 func (w *jsonWriter) ref(r *strata.Ref) {
+	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+}
+
+// refFields writes a Ref or a PolicyRef.
+func (w *jsonWriter) refFields(group, kind, name, namespace, role, section string) {
 	w.open('{')
-	w.field("group", r.Group)
-	w.field("kind", r.Kind)
-	w.field("name", r.Name)
-	if r.Namespace != "" {
-		w.field("namespace", r.Namespace)
-	}
-	if r.Role != "" {
-		w.field("role", r.Role)
-	}
-	if r.SectionName != "" {
-		w.field("sectionName", r.SectionName)
-	}
+	w.field("group", group)
+	w.field("kind", kind)
+	w.field("name", name)
+	w.optField("namespace", namespace)
+	w.optField("role", role)
+	w.optField("sectionName", section)
 	w.close('}')
 }
 
@@ -514,9 +496,7 @@ func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 		w.member("policyCount")
 		w.integer(int64(k.PolicyCount))
 	}
-	if k.Visibility != "" {
-		w.field("visibility", k.Visibility)
-	}
+	w.optField("visibility", k.Visibility)
 	w.close('}')
 	return nil
 }
@@ -546,9 +526,7 @@ func (w *jsonWriter) source(s *strata.Source) {
 		w.refs(s.AttachedTo)
 	}
 	w.field("name", s.Name)
-	if s.Namespace != "" {
-		w.field("namespace", s.Namespace)
-	}
+	w.optField("namespace", s.Namespace)
 	w.field("result", s.Result)
 	w.close('}')
 }

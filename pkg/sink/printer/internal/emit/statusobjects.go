@@ -39,12 +39,10 @@ func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
 				}
 				a := &p.Ours[i-n]
 				saved := e.increaseIndent(false, false)
-				e.key("ancestorRef")
-				e.value()
+				e.member("ancestorRef")
 				e.parentRef(&a.AncestorRef)
 				if len(a.Conditions) > 0 {
-					e.key("conditions")
-					e.value()
+					e.member("conditions")
 					e.conditions(a.Conditions)
 				}
 				e.field("controllerName", string(a.ControllerName))
@@ -91,41 +89,31 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 	e.field("apiVersion", f.GVK.GroupVersion().String())
 	e.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
-		e.key("metadata")
-		e.value()
+		e.member("metadata")
 		inner := e.increaseIndent(false, false)
 		if len(f.Annotations) > 0 {
-			e.key("annotations")
-			e.value()
+			e.member("annotations")
 			if err := e.stringMap(f.Annotations, depth+2); err != nil {
 				return err
 			}
 		}
-		if f.Name != "" {
-			e.field("name", f.Name)
-		}
-		if f.Namespace != "" {
-			e.field("namespace", f.Namespace)
-		}
+		e.optField("name", f.Name)
+		e.optField("namespace", f.Namespace)
 		e.indent = inner
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
-		e.key("status")
-		e.value()
+		e.member("status")
 		inner := e.increaseIndent(false, false)
 		if len(f.Conditions) > 0 {
-			e.key("conditions")
-			e.value()
+			e.member("conditions")
 			e.conditions(f.Conditions)
 		}
 		if len(f.Listeners) > 0 {
-			e.key("listeners")
-			e.value()
+			e.member("listeners")
 			_ = e.items(len(f.Listeners), func(i int) error {
 				l := &f.Listeners[i]
 				s := e.increaseIndent(false, false)
-				e.key("conditions")
-				e.value()
+				e.member("conditions")
 				e.conditions(l.Conditions)
 				e.field("name", l.Name)
 				e.indent = s
@@ -133,19 +121,16 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 			})
 		}
 		if len(f.Parents) > 0 {
-			e.key("parents")
-			e.value()
+			e.member("parents")
 			_ = e.items(len(f.Parents), func(i int) error {
 				p := &f.Parents[i]
 				s := e.increaseIndent(false, false)
 				if len(p.Conditions) > 0 {
-					e.key("conditions")
-					e.value()
+					e.member("conditions")
 					e.conditions(p.Conditions)
 				}
 				e.field("controllerName", string(p.ControllerName))
-				e.key("parentRef")
-				e.value()
+				e.member("parentRef")
 				e.parentRef(&p.ParentRef)
 				e.indent = s
 				return nil
@@ -176,8 +161,7 @@ func (e *yamlEmitter) condition(c *metav1.Condition) {
 // writeCondition writes a condition's fields (condition).
 func (e *yamlEmitter) writeCondition(c *metav1.Condition) {
 	saved := e.increaseIndent(false, false)
-	e.key("lastTransitionTime")
-	e.value()
+	e.member("lastTransitionTime")
 	if c.LastTransitionTime.IsZero() {
 		e.null()
 	} else {
@@ -185,8 +169,7 @@ func (e *yamlEmitter) writeCondition(c *metav1.Condition) {
 	}
 	e.field("message", c.Message)
 	if c.ObservedGeneration != 0 {
-		e.key("observedGeneration")
-		e.value()
+		e.member("observedGeneration")
 		e.plainScalar(strconv.FormatInt(c.ObservedGeneration, 10))
 	}
 	e.field("reason", c.Reason)
@@ -224,8 +207,7 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 		e.field("namespace", string(*r.Namespace))
 	}
 	if r.Port != nil {
-		e.key("port")
-		e.value()
+		e.member("port")
 		e.plainScalar(strconv.FormatInt(int64(*r.Port), 10))
 	}
 	if r.SectionName != nil {

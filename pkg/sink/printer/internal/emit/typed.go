@@ -29,22 +29,28 @@ import (
 // is the order written here. TestIsLibrary compares the bytes with
 // go-yaml's for filled ones.
 
-// value sets the context of a mapping's value, after its key.
-func (e *yamlEmitter) value() {
+// member emits a mapping's key and sets the context of its value.
+func (e *yamlEmitter) member(k string) {
+	e.key(k)
 	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
 }
 
 // field emits a string member.
 func (e *yamlEmitter) field(k, v string) {
-	e.key(k)
-	e.value()
+	e.member(k)
 	e.stringScalar(validUTF8(v))
+}
+
+// optField emits a string member left out when empty (omitempty).
+func (e *yamlEmitter) optField(k, v string) {
+	if v != "" {
+		e.field(k, v)
+	}
 }
 
 // intField emits an integer member.
 func (e *yamlEmitter) intField(k string, v int64) {
-	e.key(k)
-	e.value()
+	e.member(k)
 	e.plainScalar(strconv.FormatInt(v, 10))
 }
 
@@ -118,24 +124,17 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 
 func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
 	saved := e.increaseIndent(false, false)
-	if p.APIVersion != "" {
-		e.field("apiVersion", p.APIVersion)
-	}
-	if p.Kind != "" {
-		e.field("kind", p.Kind)
-	}
-	e.key("metadata")
-	e.value()
+	e.optField("apiVersion", p.APIVersion)
+	e.optField("kind", p.Kind)
+	e.member("metadata")
 	if err := e.meta(&p.ObjectMeta, depth+1); err != nil {
 		return err
 	}
-	e.key("policies")
-	e.value()
+	e.member("policies")
 	if err := e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
 		return err
 	}
-	e.key("target")
-	e.value()
+	e.member("target")
 	e.ref(&p.Target)
 	e.indent = saved
 	return nil
@@ -149,18 +148,13 @@ func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
 	}
 	saved := e.increaseIndent(false, false)
 	if len(m.Labels) > 0 {
-		e.key("labels")
-		e.value()
+		e.member("labels")
 		if err := e.stringMap(m.Labels, depth+1); err != nil {
 			return err
 		}
 	}
-	if m.Name != "" {
-		e.field("name", m.Name)
-	}
-	if m.Namespace != "" {
-		e.field("namespace", m.Namespace)
-	}
+	e.optField("name", m.Name)
+	e.optField("namespace", m.Namespace)
 	e.indent = saved
 	return nil
 }
@@ -180,19 +174,18 @@ func (e *yamlEmitter) ref(r *strata.Ref) {
 
 // writeRef writes a ref's fields (ref).
 func (e *yamlEmitter) writeRef(r *strata.Ref) {
+	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+}
+
+// refFields writes the members of a Ref or a PolicyRef.
+func (e *yamlEmitter) refFields(group, kind, name, namespace, role, section string) {
 	saved := e.increaseIndent(false, false)
-	e.field("group", r.Group)
-	e.field("kind", r.Kind)
-	e.field("name", r.Name)
-	if r.Namespace != "" {
-		e.field("namespace", r.Namespace)
-	}
-	if r.Role != "" {
-		e.field("role", r.Role)
-	}
-	if r.SectionName != "" {
-		e.field("sectionName", r.SectionName)
-	}
+	e.field("group", group)
+	e.field("kind", kind)
+	e.field("name", name)
+	e.optField("namespace", namespace)
+	e.optField("role", role)
+	e.optField("sectionName", section)
 	e.indent = saved
 }
 
@@ -204,14 +197,12 @@ func (e *yamlEmitter) refs(rs []strata.Ref) error {
 func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(k.ConditionOmittedFrom) > 0 {
-		e.key("conditionOmittedFrom")
-		e.value()
+		e.member("conditionOmittedFrom")
 		if err := e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }); err != nil {
 			return err
 		}
 	}
-	e.key("contexts")
-	e.value()
+	e.member("contexts")
 	if err := e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
 		return err
 	}
@@ -224,9 +215,7 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	if k.PolicyCount != 0 {
 		e.intField("policyCount", int64(k.PolicyCount))
 	}
-	if k.Visibility != "" {
-		e.field("visibility", k.Visibility)
-	}
+	e.optField("visibility", k.Visibility)
 	e.indent = saved
 	return nil
 }
@@ -237,24 +226,20 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	// resultant policy (effectivepolicy.Indexed): each is written again
 	// by identity when it was written in the same state (again.go).
 	if len(c.FieldSources) > 0 {
-		e.key("fieldSources")
-		e.value()
+		e.member("fieldSources")
 		if err := again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }); err != nil {
 			return err
 		}
 	}
-	e.key("path")
-	e.value()
+	e.member("path")
 	if err := e.refs(c.Path); err != nil {
 		return err
 	}
-	e.key("resultantPolicy")
-	e.value()
+	e.member("resultantPolicy")
 	if err := again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }); err != nil {
 		return err
 	}
-	e.key("sources")
-	e.value()
+	e.member("sources")
 	if err := e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
 		return err
 	}
@@ -279,16 +264,13 @@ type sourceKey struct{ namespace, name, result string }
 func (e *yamlEmitter) writeSource(s *strata.Source) error {
 	saved := e.increaseIndent(false, false)
 	if len(s.AttachedTo) > 0 {
-		e.key("attachedTo")
-		e.value()
+		e.member("attachedTo")
 		if err := e.refs(s.AttachedTo); err != nil {
 			return err
 		}
 	}
 	e.field("name", s.Name)
-	if s.Namespace != "" {
-		e.field("namespace", s.Namespace)
-	}
+	e.optField("namespace", s.Namespace)
 	e.field("result", s.Result)
 	e.indent = saved
 	return nil

@@ -18,26 +18,22 @@ import (
 func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(im.Also) > 0 {
-		e.key("also")
-		e.value()
+		e.member("also")
 		if err := e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }); err != nil {
 			return err
 		}
 	}
 	e.field("apiVersion", im.APIVersion)
 	e.field("change", im.Change)
-	e.key("changed")
-	e.value()
+	e.member("changed")
 	saved2 := e.increaseIndent(false, false)
 	e.intField("contexts", int64(im.Changed.Contexts))
 	e.intField("targets", int64(im.Changed.Targets))
 	e.indent = saved2
 	e.field("kind", im.Kind)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policyRef(&im.Policy)
-	e.key("targets")
-	e.value()
+	e.member("targets")
 	if err := e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
 		return err
 	}
@@ -46,31 +42,21 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 }
 
 func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
-	saved := e.increaseIndent(false, false)
-	e.field("group", r.Group)
-	e.field("kind", r.Kind)
-	e.field("name", r.Name)
-	if r.Namespace != "" {
-		e.field("namespace", r.Namespace)
-	}
-	e.indent = saved
+	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
 }
 
 func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("contexts")
-	e.value()
+	e.member("contexts")
 	if err := e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
 		return err
 	}
-	e.key("policyKind")
-	e.value()
+	e.member("policyKind")
 	saved2 := e.increaseIndent(false, false)
 	e.field("group", t.PolicyKind.Group)
 	e.field("kind", t.PolicyKind.Kind)
 	e.indent = saved2
-	e.key("target")
-	e.value()
+	e.member("target")
 	e.ref(&t.Target)
 	e.indent = saved
 	return nil
@@ -78,13 +64,11 @@ func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 
 func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("fields")
-	e.value()
+	e.member("fields")
 	if err := e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
 		return err
 	}
-	e.key("path")
-	e.value()
+	e.member("path")
 	if err := e.refs(c.Path); err != nil {
 		return err
 	}
@@ -99,17 +83,13 @@ func (e *yamlEmitter) fieldChange(f *query.FieldChange, depth int) error {
 			return err
 		}
 	}
-	if f.AfterSetBy != "" {
-		e.field("afterSetBy", f.AfterSetBy)
-	}
+	e.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
 		if err := e.anyField("before", f.Before, depth); err != nil {
 			return err
 		}
 	}
-	if f.BeforeSetBy != "" {
-		e.field("beforeSetBy", f.BeforeSetBy)
-	}
+	e.optField("beforeSetBy", f.BeforeSetBy)
 	e.field("field", f.Field)
 	e.indent = saved
 	return nil
@@ -123,13 +103,11 @@ func (e *yamlEmitter) anyField(k string, v any, depth int) error {
 		e.field(k, x)
 		return nil
 	case bool:
-		e.key(k)
-		e.value()
+		e.member(k)
 		e.plainScalar(strconv.FormatBool(x))
 		return nil
 	}
-	e.key(k)
-	e.value()
+	e.member(k)
 	return e.generic(v, false, true, false, depth+1)
 }
 
@@ -164,14 +142,7 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 }
 
 func (w *jsonWriter) policyRef(r *query.PolicyRef) {
-	w.open('{')
-	w.field("group", r.Group)
-	w.field("kind", r.Kind)
-	w.field("name", r.Name)
-	if r.Namespace != "" {
-		w.field("namespace", r.Namespace)
-	}
-	w.close('}')
+	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
 }
 
 func (w *jsonWriter) targetChange(t *query.TargetChange) error {
@@ -211,18 +182,14 @@ func (w *jsonWriter) fieldChange(f *query.FieldChange) error {
 			return err
 		}
 	}
-	if f.AfterSetBy != "" {
-		w.field("afterSetBy", f.AfterSetBy)
-	}
+	w.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
 		w.member("before")
 		if err := w.value(f.Before); err != nil {
 			return err
 		}
 	}
-	if f.BeforeSetBy != "" {
-		w.field("beforeSetBy", f.BeforeSetBy)
-	}
+	w.optField("beforeSetBy", f.BeforeSetBy)
 	w.field("field", f.Field)
 	w.close('}')
 	return nil

@@ -20,34 +20,28 @@ import (
 
 func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("ancestors")
-	e.value()
+	e.member("ancestors")
 	if err := e.slice(d.Ancestors == nil, len(d.Ancestors), func(i int) error { e.ancestorStatus(&d.Ancestors[i]); return nil }); err != nil {
 		return err
 	}
 	e.field("apiVersion", d.APIVersion)
-	e.key("attachedTo")
-	e.value()
+	e.member("attachedTo")
 	if err := e.refs(d.AttachedTo); err != nil {
 		return err
 	}
-	e.key("blocks")
-	e.value()
+	e.member("blocks")
 	if err := e.slice(d.Blocks == nil, len(d.Blocks), func(i int) error { return e.block(&d.Blocks[i], depth+1) }); err != nil {
 		return err
 	}
 	e.field("kind", d.Kind)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policySummary(&d.Policy)
-	e.key("reaches")
-	e.value()
+	e.member("reaches")
 	if err := e.slice(d.Reaches == nil, len(d.Reaches), func(i int) error { return e.reach(&d.Reaches[i], depth+1) }); err != nil {
 		return err
 	}
 	if len(d.Rejected) > 0 {
-		e.key("rejected")
-		e.value()
+		e.member("rejected")
 		if err := e.items(len(d.Rejected), func(i int) error { e.rejection(&d.Rejected[i]); return nil }); err != nil {
 			return err
 		}
@@ -61,8 +55,7 @@ func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) e
 func (e *yamlEmitter) policyList(l *query.PolicyList) error {
 	saved := e.increaseIndent(false, false)
 	e.field("apiVersion", l.APIVersion)
-	e.key("items")
-	e.value()
+	e.member("items")
 	if err := e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }); err != nil {
 		return err
 	}
@@ -73,11 +66,9 @@ func (e *yamlEmitter) policyList(l *query.PolicyList) error {
 
 func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
 	saved := e.increaseIndent(false, false)
-	e.key("ancestorRef")
-	e.value()
+	e.member("ancestorRef")
 	e.ref(&a.Ancestor)
-	e.key("conditions")
-	e.value()
+	e.member("conditions")
 	_ = e.slice(a.Conditions == nil, len(a.Conditions), func(i int) error {
 		// Again when written in the same state before (again.go): the
 		// 4,000 descriptions of `describe colorpolicy -A` repeat a few
@@ -102,8 +93,7 @@ func (e *yamlEmitter) block(b *query.Block, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.field("field", b.Field)
 	e.field("strategy", b.Strategy)
-	e.key("values")
-	e.value()
+	e.member("values")
 	if b.Values == nil {
 		e.null()
 	} else if err := e.generic(b.Values, false, true, false, depth+1); err != nil {
@@ -115,37 +105,26 @@ func (e *yamlEmitter) block(b *query.Block, depth int) error {
 
 func (e *yamlEmitter) policySummary(s *query.PolicySummary) {
 	saved := e.increaseIndent(false, false)
-	e.key("affects")
-	e.value()
+	e.member("affects")
 	e.count(&s.Affects)
 	e.field("class", s.Class)
-	if s.Created != "" {
-		e.field("created", s.Created)
-	}
+	e.optField("created", s.Created)
 	e.field("group", s.Group)
 	e.field("kind", s.Kind)
-	e.key("managed")
-	e.value()
+	e.member("managed")
 	e.plainScalar(strconv.FormatBool(s.Managed))
 	e.field("name", s.Name)
-	if s.Namespace != "" {
-		e.field("namespace", s.Namespace)
-	}
-	e.key("status")
-	e.value()
+	e.optField("namespace", s.Namespace)
+	e.member("status")
 	inner := e.increaseIndent(false, false)
 	e.field("accepted", s.Status.Accepted)
-	if s.Status.Enforcement != "" {
-		e.field("enforcement", s.Status.Enforcement)
-	}
+	e.optField("enforcement", s.Status.Enforcement)
 	if len(s.Status.Reasons) > 0 {
-		e.key("reasons")
-		e.value()
+		e.member("reasons")
 		_ = e.items(len(s.Status.Reasons), func(i int) error { e.stringScalar(validUTF8(s.Status.Reasons[i])); return nil })
 	}
 	e.indent = inner
-	e.key("targets")
-	e.value()
+	e.member("targets")
 	_ = e.slice(s.Targets == nil, len(s.Targets), func(i int) error { e.stringScalar(validUTF8(s.Targets[i])); return nil })
 	e.indent = saved
 }
@@ -159,13 +138,11 @@ func (e *yamlEmitter) count(c *query.Count) {
 
 func (e *yamlEmitter) reach(r *query.Reach, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("results")
-	e.value()
+	e.member("results")
 	if err := e.intMap(r.Results, depth+1); err != nil {
 		return err
 	}
-	e.key("target")
-	e.value()
+	e.member("target")
 	e.ref(&r.Target)
 	e.indent = saved
 	return nil
@@ -189,8 +166,7 @@ func (e *yamlEmitter) rejection(r *query.Rejection) {
 	saved := e.increaseIndent(false, false)
 	e.field("field", r.Field)
 	e.field("message", r.Message)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policyRef(&r.Policy)
 	e.field("reason", r.Reason)
 	e.indent = saved

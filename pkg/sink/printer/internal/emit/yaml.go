@@ -353,9 +353,7 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 // each of them, the list is its keys already sorted, without the map
 // walked and the keys compared again.
 func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
-	for len(e.keys) <= depth {
-		e.keys = append(e.keys, nil)
-	}
+	keys := e.scratchKeys(depth)
 	if last := e.keys[depth]; len(last) == len(m) {
 		same := true
 		for _, k := range last {
@@ -368,7 +366,6 @@ func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
 			return last
 		}
 	}
-	keys := keyList(e.keys[depth][:0])
 	valid := true
 	for k := range m {
 		keys = append(keys, k)
@@ -636,38 +633,11 @@ func (e *yamlEmitter) writePlain(value string, allowBreaks bool) {
 	if !e.whitespace {
 		e.put(' ')
 	}
-	// Most scalars are ASCII without spaces or breaks: nothing to fold.
-	if isPlainASCII(value) {
+	if isPlainASCII(value) { // nothing to fold
 		e.buf = append(e.buf, value...)
 		e.column += len(value)
 	} else {
-		spaces, breaks := false, false
-		for i := 0; i < len(value); {
-			switch {
-			case value[i] == ' ':
-				if allowBreaks && !spaces && e.column > yamlWidth && !isSpace(value, i+1) {
-					e.writeIndent()
-					i++
-				} else {
-					e.write(value, &i)
-				}
-				spaces = true
-			case isBreak(value, i):
-				if !breaks && value[i] == '\n' {
-					e.putBreak()
-				}
-				e.writeBreak(value, &i)
-				e.indention = true
-				breaks = true
-			default:
-				if breaks {
-					e.writeIndent()
-				}
-				e.write(value, &i)
-				e.indention = false
-				spaces, breaks = false, false
-			}
-		}
+		e.writeFolded(value, allowBreaks, false)
 	}
 	e.whitespace = false
 	e.indention = false
@@ -676,11 +646,19 @@ func (e *yamlEmitter) writePlain(value string, allowBreaks bool) {
 // writeSingleQuoted is yaml_emitter_write_single_quoted_scalar.
 func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 	e.writeIndicator("'", true, false, false)
+	e.writeFolded(value, allowBreaks, true)
+	e.writeIndicator("'", false, false, false)
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeFolded is the loop writePlain and writeSingleQuoted (quoted) share.
+func (e *yamlEmitter) writeFolded(value string, allowBreaks, quoted bool) {
 	spaces, breaks := false, false
 	for i := 0; i < len(value); {
 		switch {
 		case value[i] == ' ':
-			if allowBreaks && !spaces && e.column > yamlWidth && i > 0 && i < len(value)-1 && !isSpace(value, i+1) {
+			if allowBreaks && !spaces && e.column > yamlWidth && (!quoted || i > 0 && i < len(value)-1) && !isSpace(value, i+1) {
 				e.writeIndent()
 				i++
 			} else {
@@ -698,7 +676,7 @@ func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 			if breaks {
 				e.writeIndent()
 			}
-			if value[i] == '\'' {
+			if quoted && value[i] == '\'' {
 				e.put('\'')
 			}
 			e.write(value, &i)
@@ -706,9 +684,6 @@ func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 			spaces, breaks = false, false
 		}
 	}
-	e.writeIndicator("'", false, false, false)
-	e.whitespace = false
-	e.indention = false
 }
 
 // writeDoubleQuoted is yaml_emitter_write_double_quoted_scalar.
@@ -720,38 +695,9 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 			v, w := utf8.DecodeRuneInString(value[i:])
 			i += w
 			e.put('\\')
-			switch v {
-			case 0x00:
-				e.put('0')
-			case 0x07:
-				e.put('a')
-			case 0x08:
-				e.put('b')
-			case 0x09:
-				e.put('t')
-			case 0x0A:
-				e.put('n')
-			case 0x0b:
-				e.put('v')
-			case 0x0c:
-				e.put('f')
-			case 0x0d:
-				e.put('r')
-			case 0x1b:
-				e.put('e')
-			case 0x22:
-				e.put('"')
-			case 0x5c:
-				e.put('\\')
-			case 0x85:
-				e.put('N')
-			case 0xA0:
-				e.put('_')
-			case 0x2028:
-				e.put('L')
-			case 0x2029:
-				e.put('P')
-			default:
+			if c, ok := yamlEscapes[v]; ok {
+				e.put(c)
+			} else {
 				digits := 8
 				switch {
 				case v <= 0xFF:
@@ -764,12 +710,7 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 					e.put('U')
 				}
 				for k := (digits - 1) * 4; k >= 0; k -= 4 {
-					digit := byte((v >> uint(k)) & 0x0F)
-					if digit < 10 {
-						e.put(digit + '0')
-					} else {
-						e.put(digit + 'A' - 10)
-					}
+					e.put("0123456789ABCDEF"[(v>>uint(k))&0x0F])
 				}
 			}
 			spaces = false
@@ -793,6 +734,10 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 	e.whitespace = false
 	e.indention = false
 }
+
+// yamlEscapes are the one-character escapes of writeDoubleQuoted.
+var yamlEscapes = map[rune]byte{0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0A: 'n', 0x0b: 'v', 0x0c: 'f',
+	0x0d: 'r', 0x1b: 'e', 0x22: '"', 0x5c: '\\', 0x85: 'N', 0xA0: '_', 0x2028: 'L', 0x2029: 'P'}
 
 // writeBlockScalarHints is yaml_emitter_write_block_scalar_hints.
 func (e *yamlEmitter) writeBlockScalarHints(value string) {
