@@ -20,28 +20,17 @@ import (
 )
 
 // jsonWriter writes a value as json.MarshalIndent writes the value
-// encoded and read back into an any, without the any (JSONEncoder).
-// What the round trip through an any does is done here as such:
-//   - object members in the byte order of their names, a name given twice
-//     in raw JSON kept once, with its last value;
-//   - every number as the float64 encoding/json reads it into, written as
-//     encoding/json writes a float64;
-//   - strings with each byte that is not UTF-8 read as U+FFFD, and written
-//     with encoding/json's escapes (HTML characters as \u003c...).
-//
-// Maps and slices of what unstructured holds are written as they are;
-// anything else is read back from its JSON first (jsonTree).
+// encoded and read back into an any, without the any: members in byte
+// order (a repeated name once, its last value), numbers as float64s,
+// bytes that are not UTF-8 as U+FFFD, encoding/json's escapes.
 type jsonWriter struct {
 	prefix string // of every line but the first
 	buf    []byte
 	depth  int  // nesting of the value being written
 	first  bool // no member or element written yet in the open object or array
 	keys   [][]string
-	// trees remembers the written text of resultant policies that the
-	// contexts of one folded stack share (effectivepolicy.Indexed), as
-	// the YAML emitter remembers their trees (seenTree).
-	trees *[treesSize]writtenTree
-	seed  maphash.Seed
+	trees  *[treesSize]writtenTree
+	seed   maphash.Seed
 }
 
 // writtenTree is a raw JSON value's text as written at a depth.
@@ -371,8 +360,7 @@ func (w *jsonWriter) str(s string) {
 	w.buf = append(b, '"')
 }
 
-// The typed writers follow typed.go's, member for member (typed.go says
-// why they stay).
+// The typed writers follow typed.go's, member for member.
 
 func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.open('{')
@@ -408,11 +396,8 @@ func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespac
 	w.close('}')
 }
 
-// stringMap writes a map[string]string with its keys in byte order;
-// keys that are not UTF-8 are replaced first, a key that becomes
-// another keeping the value encoding/json's reading keeps: the last in
-// the order it reads them, which is the sorted order of the keys as
-// they were.
+// stringMap writes a map[string]string with its keys in byte order; keys
+// that are not UTF-8 are replaced first, the last one sorted winning.
 func (w *jsonWriter) stringMap(m map[string]string) {
 	keys := w.scratchKeys()
 	valid := true

@@ -11,21 +11,10 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// The emitter writes the objects of `strata status` straight from their
-// parts, as the objects they render (the bytes of those objects'
-// emission): a status.Fragment, Strata's part of an affected target, from
-// its Go fields, and a status.PolicyObject, a policy with Strata's
-// status.ancestors, as its object with the ancestors written from their
-// Go fields. The 20,000 Services of the performance world's `strata
-// status` were each built as five maps and a list, and each policy's
-// ancestors as maps, only to be printed and dropped: a fifth of what the
-// command kept live. Through the objects, `strata status` of the
-// 20,000-route world took 1.26x the CPU and 1.17x the peak memory,
-// `strata status -o json` 1.10x the memory, past the issue's bounds
-// (1.25x CPU, no more memory). Each function below writes the members
-// the objects' maps hold, in go-yaml's key order, which for these fixed
-// names is the order written here. TestStatusIsObjects compares the
-// bytes with the objects'.
+// The emitter writes the objects of `strata status` from their parts, as
+// the bytes of the objects they render: a status.Fragment from its Go
+// fields, and a status.PolicyObject as its object with the ancestors
+// written from their Go fields, members in go-yaml's key order.
 
 // policyObject emits p.Object(): p.Source with status.ancestors set.
 func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
@@ -216,10 +205,7 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 	e.indent = saved
 }
 
-// The JSON writer's Fragment, from its fields as the emitter's, in the
-// byte order of the members' names (jsonWriter): a List's 20,000 affected
-// targets were each built as five maps and a list to be written once.
-// TestStatusIsObjects compares both writers with the object's bytes.
+// The JSON writer's Fragment, from its fields as the emitter's.
 func (w *jsonWriter) fragment(f *status.Fragment) {
 	w.open('{')
 	w.field("apiVersion", f.GVK.GroupVersion().String())

@@ -16,18 +16,10 @@ import (
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
-// The emitter writes an EffectivePolicy straight from its Go fields: the
-// bytes of its JSON read back (jsonTree) and emitted, without the JSON.
-// It passes the rule for a fast path: with EffectivePolicies and Impacts
-// going through their JSON (jsonTree), `strata effective` of the
-// 20,000-route world took 2.6x the CPU and 1.9x the peak memory,
-// `strata effective -o json` 1.9x (the JSON writer's twin below) and
-// `strata impact -o yaml` of the widest policy 1.9x and 2.1x. Each
-// function below writes one type's members as encoding/json would (its
-// json tags: omitempty members left out when empty, nil slices and
-// pointers as null) in go-yaml's key order, which for these fixed names
-// is the order written here. TestIsLibrary compares the bytes with
-// go-yaml's for filled ones.
+// The emitter writes an EffectivePolicy from its Go fields: the bytes of
+// its JSON read back, without the JSON. Each function writes one type's
+// members as encoding/json would (omitempty left out, nil as null) in
+// go-yaml's key order, the order written here.
 
 // member emits a mapping's key and sets the context of its value.
 func (e *yamlEmitter) member(k string) {
@@ -98,13 +90,10 @@ func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
 	return emitMap(e, m, depth, e.field)
 }
 
-// emitMap emits a map of strings' keys with its keys in go-yaml's order,
-// each member by member. A map with a key that is not UTF-8 goes the
-// generic way: two keys could become one.
+// emitMap emits a map with its keys in go-yaml's order, each member by
+// member. A map with a key that is not UTF-8 goes the generic way: two
+// keys could become one.
 func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k string, v V)) error {
-	// The keys in the scratch list of the depth, as mapping's: a list
-	// made for each context's fieldSources was a third of what the
-	// emitter allocated for `strata effective` on the performance world.
 	keys := e.scratchKeys(depth)
 	for k := range m {
 		if !utf8.ValidString(k) {
@@ -112,7 +101,7 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 		}
 		keys = append(keys, k)
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	sort.Sort(&keys)
 	e.keys[depth] = keys
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
@@ -159,9 +148,8 @@ func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
 	return nil
 }
 
-// mapIdentity is what identifies a map, the address of its header: two
-// contexts given one map hold the same fields. A remembered key keeps its
-// map alive, so no other map gets its address meanwhile.
+// mapIdentity is the address of a map's header: two contexts given one map
+// hold the same fields.
 func mapIdentity(m map[string]string) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
@@ -222,9 +210,8 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	saved := e.increaseIndent(false, false)
-	// Contexts with one folded stack share their field sources and
-	// resultant policy (effectivepolicy.Indexed): each is written again
-	// by identity when it was written in the same state (again.go).
+	// Contexts with one folded stack share field sources and resultant
+	// policy (effectivepolicy.Indexed): written again by identity.
 	if len(c.FieldSources) > 0 {
 		e.member("fieldSources")
 		if err := again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }); err != nil {
@@ -247,9 +234,7 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	return nil
 }
 
-// source emits a context's source. The contexts of a world name the
-// same few policies with the same results: a source without attachedTo
-// is written again when it was written in the same state (again.go).
+// source emits a context's source, again when it has no attachedTo.
 func (e *yamlEmitter) source(s *strata.Source) error {
 	if len(s.AttachedTo) == 0 {
 		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, func() error { return e.writeSource(s) })
@@ -276,11 +261,9 @@ func (e *yamlEmitter) writeSource(s *strata.Source) error {
 	return nil
 }
 
-// rawJSON emits a free-form field (apiextensionsv1.JSON: its MarshalJSON
-// writes Raw, or null when empty) in the mapping-value context. encoding/json
-// compacts what a marshaler writes; Raw is usually compact already
-// (json.Marshal's), so it is read as it is and compacted only when the
-// compact reader refuses it.
+// rawJSON emits a free-form field (apiextensionsv1.JSON) as a mapping's
+// value; Raw is compacted, as encoding/json does, only when the compact
+// reader refuses it.
 func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 	if j == nil {
 		e.null()
@@ -308,13 +291,9 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 	return e.node(v, false, true, false, depth)
 }
 
-// seenTree is a raw JSON value an emitter read, by its address: the
-// contexts of an EffectivePolicy List that share a folded stack share its
-// resultant policy (effectivepolicy.Indexed), which was otherwise read
-// back once per context. The
-// tree is only read once made (object sorts its members the first time,
-// in place, to the same order every time), and the JSON it was read from
-// is frozen, as every record Indexed makes is.
+// seenTree is a raw JSON value an emitter read, by its address (contexts
+// of one folded stack share it). The tree is only read once made, and the
+// JSON is frozen, as every record effectivepolicy.Indexed makes is.
 type seenTree struct {
 	j *apiextensionsv1.JSON
 	v any

@@ -7,13 +7,8 @@ import (
 )
 
 // The emitter writes an Impact from its Go fields as it writes an
-// EffectivePolicy (typed.go): the bytes of its JSON read back, without
-// the JSON. The impact of a policy that reaches every target is as large
-// as the world's effective policies (55 MB of YAML on the performance
-// world), and encoding it to JSON and reading that back was more than
-// half of printing it (typed.go has the measured win). A field's before
-// and after values, small and of any shape, go the generic way.
-// TestIsLibrary compares the bytes with go-yaml's.
+// EffectivePolicy (typed.go); a field's before and after values go the
+// generic way.
 
 func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	saved := e.increaseIndent(false, false)
@@ -111,9 +106,7 @@ func (e *yamlEmitter) anyField(k string, v any, depth int) error {
 	return e.generic(v, false, true, false, depth+1)
 }
 
-// The JSON writer's Impact, from its fields in the same order, which is
-// also the byte order of their names (jsonWriter). TestIsLibrary
-// compares it with the round trip.
+// The JSON writer's Impact, from its fields in the same order.
 
 func (w *jsonWriter) impact(im *query.Impact) error {
 	w.open('{')

@@ -6,17 +6,9 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// The emitter writes a PolicyDescription, and a PolicyList of the
-// summaries it holds, from their Go fields as it writes
-// an EffectivePolicy (typed.go): the bytes of its JSON read back, without
-// the JSON. `strata describe colorpolicy -A -o yaml` on the performance
-// world describes 4,000 policies, whose reaches list every target each
-// policy is in the stack of; encoding each description to JSON and
-// reading that back was two thirds of printing them, and through their
-// JSON `strata get policies -A -o yaml` took 1.16x the CPU and 1.09x the
-// peak memory (no more memory is the issue's bound). A block's values,
-// small and of any shape, go the generic way. Members are written in
-// go-yaml's key order. TestIsLibrary compares the bytes with go-yaml's.
+// The emitter writes a PolicyDescription and a PolicyList from their Go
+// fields as it writes an EffectivePolicy (typed.go); a block's values go
+// the generic way.
 
 func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) error {
 	saved := e.increaseIndent(false, false)
@@ -70,9 +62,6 @@ func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
 	e.ref(&a.Ancestor)
 	e.member("conditions")
 	_ = e.slice(a.Conditions == nil, len(a.Conditions), func(i int) error {
-		// Again when written in the same state before (again.go): the
-		// 4,000 descriptions of `describe colorpolicy -A` repeat a few
-		// conditions thousands of times.
 		c := &a.Conditions[i]
 		return again(e, e.ancestorConds[:], *c, func() error { e.writeAncestorCondition(c); return nil })
 	})

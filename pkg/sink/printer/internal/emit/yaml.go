@@ -23,21 +23,12 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// yamlEmitter writes JSON-shaped values (what encoding/json decodes into
-// an any: maps with string keys, slices, strings, numbers, booleans, nil)
-// as YAML, byte for byte what go-yaml v2 writes for the same value, without
-// go-yaml's per-value events and reflection: go-yaml cost about 100 bytes of
-// heap per byte of output, which made a 100 MB answer cost gigabytes.
-//
-// It is a port of the part of go-yaml v2's emitter (emitterc.go, itself a
-// port of libyaml) that go-yaml's encoder reaches for such values: block
-// mappings and sequences, empty ones in flow style ({} and []), simple and
-// explicit ("? ") keys, and the plain, single-quoted, double-quoted and
-// literal scalar styles with their folding at column 80. The field names
-// and the order of the checks follow emitterc.go, so that the two can be
-// read side by side; TestIsLibrary and FuzzIsLibrary compare both.
-// Values of other types (structs, typed maps) go through encoding/json
-// first (jsonTree), but for the few written from their fields (typed.go).
+// yamlEmitter writes JSON-shaped values as YAML, byte for byte what go-yaml
+// v2 writes, without its per-value events and reflection: block mappings
+// and sequences, empty ones in flow style, simple and explicit ("? ")
+// keys, and the plain, quoted and literal styles folded at column 80.
+// Other types go through encoding/json first (jsonTree), but for the few
+// written from their fields (typed.go).
 type yamlEmitter struct {
 	w   io.Writer
 	buf []byte
@@ -53,23 +44,17 @@ type yamlEmitter struct {
 
 	keys [][]string // scratch key lists, one per mapping depth
 
-	// seen remembers how recent strings are emitted (classify).
-	seen    *[seenSize]seenScalar
-	trees   *[treesSize]seenTree
-	refText *[refsSize]textSlot[strata.Ref]
-	sources *[condsSize]textSlot[sourceKey]
-	conds   *[condsSize]textSlot[metav1.Condition]
-	// ancestorConds are a description's conditions (without time).
+	// What the emitter remembers of recent strings and parts (again.go).
+	seen          *[seenSize]seenScalar
+	trees         *[treesSize]seenTree
+	refText       *[refsSize]textSlot[strata.Ref]
+	sources       *[condsSize]textSlot[sourceKey]
+	conds         *[condsSize]textSlot[metav1.Condition]
 	ancestorConds *[condsSize]textSlot[query.Condition]
-	// time is the text of the last condition time written (timeText).
-	time *seenTime
-	// parts are parts shared by identity: the field sources and
-	// resultant policy of contexts with one folded stack.
-	parts *[partsSize]textSlot[unsafe.Pointer]
-	// holding is how many parts are being remembered (again): the
-	// buffer is not flushed meanwhile.
-	holding int
-	seed    maphash.Seed
+	time          *seenTime
+	parts         *[partsSize]textSlot[unsafe.Pointer] // shared by identity
+	holding       int                                  // parts being remembered: no flush meanwhile
+	seed          maphash.Seed
 }
 
 // seenScalar is a string's analysis and the style its value takes.
@@ -79,10 +64,8 @@ type seenScalar struct {
 	style scalarStyle
 }
 
-// seenSize is how many strings an emitter remembers, by hash: a status
-// List repeats its keys, reasons, times and controller names thousands
-// of times, and analyzing each again (the timestamps parsed, to quote
-// them) was a third of the emitter. seenMax is the longest remembered.
+// seenSize is how many strings an emitter remembers, by hash; seenMax is
+// the longest remembered.
 const (
 	seenSize = 512
 	seenMax  = 64
@@ -98,8 +81,7 @@ func newYAMLEmitter(w io.Writer) *yamlEmitter {
 	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
 }
 
-// flush writes what is buffered once the buffer holds enough to make a
-// write worth it, or always when all is set.
+// flush writes what is buffered once there is enough, or always with all.
 func (e *yamlEmitter) flush(all bool) error {
 	if e.err != nil {
 		return e.err
@@ -285,23 +267,7 @@ func (e *yamlEmitter) generic(v any, sequence, mapping, simpleKey bool, depth in
 
 // sequence emits a block sequence, or [] when empty.
 func (e *yamlEmitter) sequence(items []any, depth int) error {
-	if len(items) == 0 {
-		e.emptyFlow("[", "]")
-		return nil
-	}
-	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
-	for _, item := range items {
-		e.writeIndent()
-		e.writeIndicator("-", true, false, true)
-		if err := e.node(item, true, false, false, depth); err != nil {
-			return err
-		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
-	}
-	e.indent = saved
-	return nil
+	return e.items(len(items), func(i int) error { return e.node(items[i], true, false, false, depth) })
 }
 
 // emptyFlow emits an empty flow collection.
@@ -328,9 +294,7 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 		return nil
 	}
 	keys := e.sortedKeys(m, depth)
-	if keys == nil {
-		// Keys that are not UTF-8 become U+FFFD in the JSON, where two
-		// may become one: the JSON's object says which value is kept.
+	if keys == nil { // keys not UTF-8: two may become one in the JSON
 		return e.generic(m, e.sequenceContext, e.mappingContext, e.simpleKeyContext, depth)
 	}
 	saved := e.increaseIndent(false, false)
@@ -346,12 +310,9 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	return nil
 }
 
-// sortedKeys is m's keys in go-yaml's order, in the key list of depth,
-// or nil when one is not UTF-8. The maps of a List's items at one depth
-// mostly have the keys of the one before (a status's conditions, its
-// parents' refs): when m has as many keys as the list holds and holds
-// each of them, the list is its keys already sorted, without the map
-// walked and the keys compared again.
+// sortedKeys is m's keys in go-yaml's order, in the key list of depth, or
+// nil when one is not UTF-8. When m has the keys of the previous map at
+// that depth, the list is already sorted.
 func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
 	keys := e.scratchKeys(depth)
 	if last := e.keys[depth]; len(last) == len(m) {
@@ -375,7 +336,7 @@ func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
 		e.keys[depth] = keys[:0]
 		return nil
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	sort.Sort(&keys) // a pointer: no allocation
 	e.keys[depth] = keys
 	return keys
 }
@@ -414,10 +375,7 @@ func (e *yamlEmitter) entry(k string, v any, depth int) error {
 // follows in the mapping context (yaml_emitter_emit_block_mapping_key).
 func (e *yamlEmitter) key(k string) {
 	e.writeIndent()
-	if isWord(k) {
-		// What the steps below write for such a key, written at once:
-		// most keys are member names (kind, name, sectionName), and
-		// the steps were a tenth of printing `strata effective`.
+	if isWord(k) { // what the steps below write for such a key, at once
 		e.buf = append(append(e.buf, k...), ':')
 		e.column += len(k) + 1
 		e.whitespace, e.indention = false, false
@@ -797,7 +755,6 @@ func (e *yamlEmitter) writeLiteral(value string) {
 
 // The character classes of yamlprivateh.go, on strings; a character past
 // the end is none of them.
-
 func at(s string, i int) byte {
 	if i < len(s) {
 		return s[i]
@@ -847,10 +804,8 @@ func width(b byte) int {
 	return 0
 }
 
-// isName reports whether s is made of letters, digits and "-._/" only,
-// not starting with "-" or "." (an indicator alone, or "---" or "...").
-// Most keys and values are such names (kinds, groups, names, JSON
-// pointers), and every check of analyze passes for them.
+// isName reports whether s is made of letters, digits and "-._/" only, not
+// starting with "-" or ".": every check of analyze passes for it.
 func isName(s string) bool {
 	if s[0] == '-' || s[0] == '.' {
 		return false
@@ -867,10 +822,8 @@ func isName(s string) bool {
 // spaces are what writeIndent writes at once.
 const spaces = "                                                                " // 64
 
-// isWord reports whether a key is a word of ASCII letters, at most 128,
-// that no YAML 1.1 reader takes for anything but a string (not y, no,
-// on, true, null... in any of their cases): every check of key and
-// scalar passes for it, and it is written as it is.
+// isWord reports whether a key is a word of at most 128 ASCII letters that
+// YAML 1.1 reads as a string: it is written as it is.
 func isWord(k string) bool {
 	if len(k) == 0 || len(k) > 128 {
 		return false
