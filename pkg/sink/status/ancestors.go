@@ -1,7 +1,7 @@
 package status
 
 import (
-	"slices"
+	"maps"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,26 +29,11 @@ type PolicyStatus struct {
 // ones keep their lastTransitionTime, so an unchanged outcome writes the
 // same bytes.
 func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
-	// Policies are independent of each other: each is fitted and timed
-	// on whichever core takes it, into its own slot, then the managed
-	// ones are kept in order. On one core this was a twentieth of
-	// `strata status` on the performance world, with the other core
-	// idle.
-	all := r.Outcome.Policies
-	slots := make([]PolicyStatus, len(all))
-	for i := range len(all) {
-		if p := all[i].Policy; p.Kind.Managed {
-			slots[i] = PolicyStatus{Policy: p, Ancestors: ancestors(all[i], now)}
+	var out []PolicyStatus
+	for _, ps := range r.Outcome.Policies {
+		if ps.Policy.Kind.Managed {
+			out = append(out, PolicyStatus{Policy: ps.Policy, Ancestors: ancestors(ps, now)})
 		}
-	}
-	out := slots[:0]
-	for _, ps := range slots {
-		if ps.Policy != nil {
-			out = append(out, ps)
-		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }
@@ -73,10 +58,8 @@ func ancestors(ps outcome.PolicyStatus, now metav1.Time) []gwv1.PolicyAncestorSt
 }
 
 // Policies returns, for every policy of a managed kind, a copy of the
-// policy object with the status.ancestors Strata would write: entries of
-// other controllers preserved, Strata's replaced (Ancestors,
-// MergeAncestors). The copies share every other field with the policy
-// objects of r (withStatus): what reads them must not change them.
+// policy object with the status.ancestors Strata would write, sharing
+// every other field with the policy objects of r (withStatus).
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	pos := PolicyObjects(r, now)
 	out := make([]*unstructured.Unstructured, len(pos))
@@ -87,11 +70,9 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 }
 
 // PolicyObject is a policy object with the status.ancestors Strata would
-// write, as its parts: the object as it is (Source), the stored entries
-// of other controllers (Theirs, as stored) and Strata's (Ours, timed
-// against Strata's stored ones), in that order. Object puts them
-// together; a printer may write them as they are (the CLI's status
-// List), without the maps of Strata's entries.
+// write, as its parts: the object (Source), the stored entries of other
+// controllers (Theirs) and Strata's (Ours), in that order. Object puts
+// them together; a printer may write the parts as they are.
 type PolicyObject struct {
 	Source map[string]any
 	Theirs []any
@@ -100,21 +81,17 @@ type PolicyObject struct {
 
 // PolicyObjects is Policies as PolicyObjects.
 func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
-	// Policies are independent of each other: each is fitted, timed and
-	// merged on whichever core takes it, into its own slot; then the
-	// managed ones are kept in order.
-	all := r.Outcome.Policies
-	slots := make([]*PolicyObject, len(all))
-	for i := range len(all) {
-		slots[i] = ObjectOf(all[i], now)
+	var out []*PolicyObject
+	for _, ps := range r.Outcome.Policies {
+		if o := ObjectOf(ps, now); o != nil {
+			out = append(out, o)
+		}
 	}
-	return slices.DeleteFunc(slots, func(p *PolicyObject) bool { return p == nil })
+	return out
 }
 
-// ObjectOf is the PolicyObject of one policy's outcome, as PolicyObjects
-// makes it; nil when its kind is not managed, for Strata writes no status
-// on it. A caller that lists a few policies (strata get) makes theirs
-// without the others'.
+// ObjectOf is the PolicyObject of one policy's outcome; nil when its kind
+// is not managed, for Strata writes no status on it.
 func ObjectOf(ps outcome.PolicyStatus, now metav1.Time) *PolicyObject {
 	p := ps.Policy
 	if !p.Kind.Managed {
@@ -135,14 +112,11 @@ func (p *PolicyObject) Object() *unstructured.Unstructured {
 }
 
 // MergeAncestors returns status.ancestors with Strata's entries replaced
-// by ours: the stored entries of other controllers (those mine says are
-// not Strata's) first, as they are, then ours in order, each condition
-// keeping the lastTransitionTime of the stored entry of Strata for the
-// same ancestorRef when its status is the same (Retime). theirs is how
-// many entries belong to other controllers. Stored items that are not
-// objects are dropped. The controller's write merges here; the CLI's
-// Policies lists the same entries (PolicyObject), ours timed once, by
-// Ancestors, against the same stored ones.
+// by ours: the stored entries of other controllers (mine says which are
+// Strata's) first, as they are, then ours, timed against Strata's stored
+// entry for the same ancestorRef (Retime). theirs is how many entries
+// belong to other controllers; stored items that are not objects are
+// dropped.
 func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (merged []any, theirs int) {
 	theirs, old := splitAncestors(stored, mine)
 	timed := make([]gwv1.PolicyAncestorStatus, len(ours))
@@ -240,21 +214,14 @@ func deref[T ~string](p *T) string {
 	return string(*p)
 }
 
-// withStatus returns a copy of obj with status.field set to v, sharing
-// obj's other fields: the object and its status map are new, nothing
-// below them is copied. A deep copy of each policy (spec, metadata and
-// the entries of other controllers, all left as they are) was most of
-// what `strata status` allocated for policies on the performance world.
+// withStatus returns a copy of obj with status.field set to v: the object
+// and its status map are new, nothing below them is copied.
 func withStatus(obj map[string]any, field string, v any) *unstructured.Unstructured {
 	out := make(map[string]any, len(obj)+1)
-	for k, x := range obj {
-		out[k] = x
-	}
+	maps.Copy(out, obj)
 	old, _ := obj["status"].(map[string]any)
 	st := make(map[string]any, len(old)+1)
-	for k, x := range old {
-		st[k] = x
-	}
+	maps.Copy(st, old)
 	st[field] = v
 	out["status"] = st
 	return &unstructured.Unstructured{Object: out}
