@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,16 +65,16 @@ func NewWorld(res *engine.Result) *World {
 // the run attaches them (query.KindAttachments).
 func index(res *engine.Result) *World {
 	w := &World{Res: res, summaries: map[*policykind.Policy]query.PolicySummary{}, attached: map[topology.NodeID][]*policykind.Policy{}}
-	seen := map[topology.NodeID]map[*policykind.Policy]bool{}
+	type at struct {
+		n topology.NodeID
+		p *policykind.Policy
+	}
+	seen := map[at]bool{}
 	for _, kr := range res.Kinds {
-		att := query.KindAttachments(res, kr)
-		for n, as := range att.ByNode {
+		for n, as := range query.KindAttachments(res, kr).ByNode {
 			for _, a := range as {
-				if seen[n] == nil {
-					seen[n] = map[*policykind.Policy]bool{}
-				}
-				if !seen[n][a.Policy] {
-					seen[n][a.Policy] = true
+				if !seen[at{n, a.Policy}] {
+					seen[at{n, a.Policy}] = true
 					w.attached[n] = append(w.attached[n], a.Policy)
 				}
 			}
@@ -86,10 +87,7 @@ func index(res *engine.Result) *World {
 }
 
 func comparePolicies(a, b *policykind.Policy) int {
-	if c := strings.Compare(a.Kind.Kind, b.Kind.Kind); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID(), b.ID())
+	return cmp.Or(strings.Compare(a.Kind.Kind, b.Kind.Kind), strings.Compare(a.ID(), b.ID()))
 }
 
 // Standing is the colour of a policy (see the constants).
@@ -145,8 +143,6 @@ func (w *World) Resolve(s string) (query.Subject, error) {
 		kind, name = parts[0], parts[1]
 	case 3:
 		kind, ns, name = parts[0], parts[1], parts[2]
-	default:
-		return query.Subject{}, fmt.Errorf("%q: want KIND/NAMESPACE/NAME or KIND/NAME", s)
 	}
 	if kind == "" || name == "" {
 		return query.Subject{}, fmt.Errorf("%q: want KIND/NAMESPACE/NAME or KIND/NAME", s)
