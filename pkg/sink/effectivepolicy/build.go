@@ -124,8 +124,8 @@ type Scratch struct {
 	contexts []Context
 	refs     []Ref
 	sources  []Source
-	keyed []keyed // sortedContexts' keys, which no record keeps
-	keys  []byte
+	keyed    []keyed // sortedContexts' keys, which no record keeps
+	keys     []byte
 }
 
 // keyed is a context and its sort key, buf[from:to] of the keys.
