@@ -130,8 +130,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 }
 
 // effectGroup is effective targets of one kind in one namespace whose
-// contexts all have the same effect: the same fields, values, sources
-// and beaten policies.
+// contexts all have the same effect.
 type effectGroup struct {
 	targetKind, namespace string
 	targets               []query.Ref
@@ -161,9 +160,8 @@ func onThrough(target, obj query.Ref) string {
 }
 
 // groupEffects folds a kind's targets with the same effect, in the order
-// their first target appears, when fold is set; else every target is a
-// group of its own. A target whose contexts differ from one another is
-// a group of its own.
+// their first target appears, when fold is set; a target whose contexts
+// differ from one another is a group of its own.
 func groupEffects(k query.KindEffect, fold bool) []*effectGroup {
 	out := make([]*effectGroup, 0, len(k.Targets))
 	index := map[string]*effectGroup{}
@@ -202,7 +200,7 @@ func effectKey(fs []query.FieldEffect) string {
 }
 
 // contextFields is the table of one context's fields: each value with
-// who set it and whom it beat, and the fields no longer in force.
+// who set it and whom it beat.
 func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
 	t := h.newTable("    ", "FIELD", "VALUE", "SET BY", "BEATEN")
 	for _, f := range ctx.Fields {
@@ -219,9 +217,8 @@ func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
 }
 
 // effectSummary is the effective part of a description too long to list
-// context by context: per kind, how many targets and contexts, then each
-// field with the values in force and who set them, counted in contexts,
-// and the policies beaten on it; then how to see the contexts.
+// context by context: per kind, each field's values in force, who set
+// them and whom they beat, counted in contexts.
 func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 	for _, k := range d.Effective {
 		n := 0
@@ -366,16 +363,12 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 }
 
 // listedRows is how many ancestors or reached targets a policy's
-// description lists one by one; more (a policy on a GatewayClass has an
-// ancestor per Gateway and reaches every route) are grouped by
-// condition or result, each group counted by kind with its first names,
-// and --full lists them all.
+// description lists one by one; more are grouped (--full lists them).
 const listedRows = 20
 
 // standingCondition is the condition of an ancestor entry a description
-// shows: Accepted, or the one that carries the standing (the True one of
-// Enforced, PartiallyEnforced and Overridden, or Programmed, True or
-// False: PolicyKind spec.status.vocabulary).
+// shows: Accepted, or the one that carries the standing (PolicyKind
+// spec.status.vocabulary).
 func standingCondition(a query.AncestorStatus) query.Condition {
 	cond := a.Conditions[0] // Accepted
 	for _, x := range a.Conditions[1:] {
@@ -515,7 +508,6 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
 		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
-	// Each group is a block of its own, with tables of its own.
 	for _, g := range groupImpact(im) {
 		if w.err != nil {
 			return
@@ -524,15 +516,11 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 }
 
-// impactGroup writes one block of an impact for people: the group's
-// targets and their fields, or a target alone and each of its contexts.
+// impactGroup writes one block of an impact: the group's targets and
+// their fields, or a target alone and each of its contexts.
 func (h Human) impactGroup(w *errWriter, im *query.Impact, g *impactGroup) {
 	fields := func(fs []query.FieldChange) { w.table(fieldChanges(h, fs)) }
 	if len(g.targets) > 1 {
-		// Identical effects on many targets: one block, the targets
-		// counted and named (the first few), as a reader of a
-		// change to a namespace's policy wants it ("42 HTTPRoutes
-		// in baker"); -o yaml lists every one.
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", g.policyKind, g.where())))
 		w.printf("  %s, each in %s\n", names(g.targets, 5), plural(g.contexts, "context"))
 		fields(g.fields)
@@ -547,9 +535,8 @@ func (h Human) impactGroup(w *errWriter, im *query.Impact, g *impactGroup) {
 }
 
 // impactGroup is targets of one kind in one namespace on which a change
-// has the same effect: the same fields change the same way, by the same
-// policies, in each of their contexts (and, in a diff, the targets and
-// contexts are all added, all removed or all changed).
+// has the same effect in each of their contexts (in a diff, all added,
+// all removed or all changed).
 type impactGroup struct {
 	policyKind, targetKind, namespace string
 	targets                           []query.Ref
@@ -587,12 +574,7 @@ func groupImpact(im *query.Impact) []*impactGroup {
 }
 
 // groupChanges folds targets with identical effects, in the order their
-// first target appears. A target whose contexts differ from one another
-// is a group of its own. Each target's key is made once per target and
-// each context's fields once: the widest impact of the
-// performance world groups 20,000 targets, whose keys, formatted again
-// for every context and every pair of fields compared, took a quarter of
-// a second on one core.
+// first target appears, each target's key made once.
 func groupChanges(ts []changedTarget) []*impactGroup {
 	keys := make([]string, len(ts))
 	for i := range len(ts) {
@@ -618,10 +600,8 @@ func groupChanges(ts []changedTarget) []*impactGroup {
 	return out
 }
 
-// groupKey is what a target shares with the targets it is grouped with:
-// its kind, namespace and note, its number of contexts and the one
-// change all its contexts make; "" when it has no context or its
-// contexts change different things.
+// groupKey is what a target shares with the targets it is grouped with;
+// "" when it has no context or its contexts change different things.
 func groupKey(tc changedTarget) string {
 	if len(tc.contexts) == 0 {
 		return ""
@@ -645,8 +625,7 @@ func fieldsKey(fs []query.FieldChange) string {
 	return b.String()
 }
 
-// names lists the first n targets' names (with their sections: the
-// kind and namespace are the group's) and counts the rest.
+// names lists the first n targets' short names and counts the rest.
 func names(ts []query.Ref, n int) string {
 	var parts []string
 	for _, t := range ts[:min(n, len(ts))] {
@@ -659,8 +638,7 @@ func names(ts []query.Ref, n int) string {
 	return s
 }
 
-// shortName is a ref without its kind and namespace: name#section, and
-// its role.
+// shortName is a ref without its kind and namespace.
 func shortName(r query.Ref) string {
 	s := r.String()[len(r.Kind)+1:]
 	if r.Namespace != "" {
@@ -697,8 +675,7 @@ func affects(c query.Count) string {
 	return plural(c.Targets, "target") + ", " + plural(c.Contexts, "context")
 }
 
-// listedRefs is how many parents, children or nodes a policy is attached
-// to a description names; more (a Gateway's hundreds of routes) are
+// listedRefs is how many refs a description names in a line; more are
 // counted by kind, with the first namedRefs names of each.
 const (
 	listedRefs = 10
@@ -706,9 +683,7 @@ const (
 )
 
 // refLine is a description's line of parents or children: all of them
-// when they are few or h.Full, else per kind, in the order the kinds
-// first appear, how many and the first few ("48 HTTPRoutes:
-// baker/allergens, baker/baker, baker/batter and 45 more").
+// when they are few or h.Full, else counted per kind (refCounts).
 func (h Human) refLine(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)
@@ -716,8 +691,7 @@ func (h Human) refLine(rs []query.Ref) string {
 	return refCounts(rs) + " (--full lists them)"
 }
 
-// sectionLine is an object's section names, bounded as refLine bounds
-// refs: a Gateway may have thousands of listeners.
+// sectionLine is an object's section names, bounded as refLine's refs.
 func (h Human) sectionLine(names []string) string {
 	if h.Full || len(names) <= listedRefs {
 		return strings.Join(names, ", ")
@@ -736,10 +710,7 @@ func refCounts(rs []query.Ref) string {
 }
 
 // kindCounts counts refs per kind for refCounts, keeping the first
-// namedRefs of each kind and no other: a policy on a GatewayClass
-// reaches 20,000 targets, and copying each one's ref into lists by result
-// and by kind was a third of describing the performance world's
-// ColorPolicies for people. The zero kindCounts is empty.
+// namedRefs of each kind and no other. The zero kindCounts is empty.
 type kindCounts struct {
 	kinds []*kindCount
 	index map[[2]string]*kindCount // by kind and group
@@ -784,8 +755,7 @@ func (k *kindCounts) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// refCell is a table cell of refs (a policy's ATTACHED TO), bounded as
-// refLine bounds a line.
+// refCell is a table cell of refs, bounded as refLine's.
 func (h Human) refCell(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)

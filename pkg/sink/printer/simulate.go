@@ -15,11 +15,8 @@ import (
 )
 
 // missesShown is how many listeners that do not accept the request, and
-// routes that do not serve its host (their hostnames do not match, or a
-// route of the other kind took the hostname), a human simulation lists
-// one by one; beyond, one line counts them (a shared Gateway holds
-// hundreds of routes for other hosts, a world many Gateways), and -o yaml
-// lists each.
+// routes that do not serve its host, a human simulation lists one by one;
+// one line counts the rest.
 const missesShown = 3
 
 // verdictColors color a simulation's steps.
@@ -217,8 +214,7 @@ func (h Human) steps(w *errWriter, s *query.Simulation) {
 	t := h.newTable("  ", "STAGE", "OBJECT", "MATCH", "CONDITION", "VERDICT", "REASON")
 	misses := map[string]int{}
 	for _, st := range s.Steps {
-		// Every listener's reason when none accepts the request: then
-		// they are the answer.
+		// Every listener's reason when none accepts: they are the answer.
 		if st.Verdict == routing.NoMatch && (st.Stage == routing.StageRoute || st.Stage == routing.StageListener && s.Listener != nil) {
 			misses[st.Stage]++
 		}
