@@ -18,9 +18,8 @@ import (
 var assets embed.FS
 
 // Server answers the pages and their JSON API from the World it holds;
-// Set replaces it (a live source's next result) and tells the pages,
-// which reload (Server-Sent Events on /api/events). Read-only: no
-// handler changes anything but its response.
+// Set replaces it and tells the pages, which reload (Server-Sent Events
+// on /api/events). Read-only.
 type Server struct {
 	world  atomic.Pointer[World]
 	limits Limits
@@ -67,8 +66,7 @@ func (s *Server) Set(w *World) {
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	// Everything comes from this server: no CDN, no inline script, and
-	// nothing a cluster's object says can load or run anything.
+	// Nothing a cluster's object says can load or run anything.
 	w.Header().Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'")
 	s.mux.ServeHTTP(w, r)
 }
@@ -145,9 +143,8 @@ func (s *Server) object(w http.ResponseWriter, r *http.Request) {
 	reply(w, page, 0, nil)
 }
 
-// PolicyPage is a policy's page: where it is in force
-// (query.DescribePolicy) and what its deletion would change (`strata
-// impact --delete`: query.Without, then query.Compare).
+// PolicyPage is a policy's page: where it is in force and what its
+// deletion would change.
 type PolicyPage struct {
 	Ref         string                   `json:"ref"`
 	Standing    string                   `json:"standing"`

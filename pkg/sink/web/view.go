@@ -14,10 +14,9 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// Standings a policy is coloured by: what its status says, rolled up over
-// its ancestors (query.StatusSummary). A policy not accepted anywhere
-// stands by its first reason (GEP-713 PolicyConditionReason: Conflicted,
-// Invalid, TargetNotFound); an accepted one by its enforcement.
+// Standings a policy is coloured by, rolled up over its ancestors: a
+// policy not accepted stands by its reason (GEP-713
+// PolicyConditionReason), an accepted one by its enforcement.
 const (
 	Enforced          = outcome.Enforced
 	PartiallyEnforced = outcome.PartiallyEnforced
@@ -31,13 +30,11 @@ const (
 // after (it is shared by every request, as the Result is).
 type World struct {
 	Res *engine.Result
-	// Source says where the objects come from: "files", or "cluster"
-	// and its address; Live says the view follows the source's changes.
+	// Source says where the objects come from; Live that the view
+	// follows its changes.
 	Source string
 	Live   bool
-	// NotVisible are the kinds the source was not allowed to read
-	// ("RetryPolicy.policies.example (forbidden)"): the pages say these
-	// are not visible to the reader rather than absent.
+	// NotVisible are the kinds the source was not allowed to read.
 	NotVisible []string
 	// summaries of every policy, by policy (query.Policies).
 	summaries map[*policykind.Policy]query.PolicySummary
@@ -61,8 +58,7 @@ func NewWorld(res *engine.Result) *World {
 }
 
 // index is a World without summaries: the policies attached to each
-// node. It reads the attachments as a scope of engine.RunScoped may, before
-// the run attaches them (query.KindAttachments).
+// node, read as a scope of engine.RunScoped may (query.KindAttachments).
 func index(res *engine.Result) *World {
 	w := &World{Res: res, summaries: map[*policykind.Policy]query.PolicySummary{}, attached: map[topology.NodeID][]*policykind.Policy{}}
 	type at struct {

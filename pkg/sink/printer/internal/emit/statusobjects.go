@@ -79,16 +79,9 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 	e.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
 		e.member("metadata")
-		inner := e.increaseIndent(false, false)
-		if len(f.Annotations) > 0 {
-			e.member("annotations")
-			if err := e.stringMap(f.Annotations, depth+2); err != nil {
-				return err
-			}
+		if err := e.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1); err != nil {
+			return err
 		}
-		e.optField("name", f.Name)
-		e.optField("namespace", f.Namespace)
-		e.indent = inner
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
 		e.member("status")

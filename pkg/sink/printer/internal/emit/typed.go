@@ -131,19 +131,25 @@ func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) erro
 
 // meta emits what effectivepolicy.SimpleMeta allows.
 func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
-	if len(m.Labels) == 0 && m.Name == "" && m.Namespace == "" {
+	return e.metadata("labels", m.Labels, m.Name, m.Namespace, depth)
+}
+
+// metadata emits an object's metadata of a map (labels or annotations,
+// named by mapKey), a name and a namespace, each left out when empty.
+func (e *yamlEmitter) metadata(mapKey string, m map[string]string, name, namespace string, depth int) error {
+	if len(m) == 0 && name == "" && namespace == "" {
 		e.emptyFlow("{", "}")
 		return nil
 	}
 	saved := e.increaseIndent(false, false)
-	if len(m.Labels) > 0 {
-		e.member("labels")
-		if err := e.stringMap(m.Labels, depth+1); err != nil {
+	if len(m) > 0 {
+		e.member(mapKey)
+		if err := e.stringMap(m, depth+1); err != nil {
 			return err
 		}
 	}
-	e.optField("name", m.Name)
-	e.optField("namespace", m.Namespace)
+	e.optField("name", name)
+	e.optField("namespace", namespace)
 	e.indent = saved
 	return nil
 }
