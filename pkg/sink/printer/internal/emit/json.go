@@ -110,6 +110,15 @@ func (w *jsonWriter) optField(k, v string) {
 
 func (w *jsonWriter) null() { w.buf = append(w.buf, "null"...) }
 
+// orNull writes null for a nil pointer, else what write writes.
+func (w *jsonWriter) orNull(null bool, write func() error) error {
+	if null {
+		w.null()
+		return nil
+	}
+	return write()
+}
+
 // value writes a value of a tree (jsonTree's, unstructured's) or a typed one.
 func (w *jsonWriter) value(v any) error {
 	switch x := v.(type) {
@@ -150,24 +159,11 @@ func (w *jsonWriter) value(v any) error {
 	case strata.EffectivePolicy:
 		return w.value(&x)
 	case *query.Impact:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		return w.impact(x)
+		return w.orNull(x == nil, func() error { return w.impact(x) })
 	case *status.Fragment:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		w.fragment(x)
-		return nil
+		return w.orNull(x == nil, func() error { w.fragment(x); return nil })
 	case *status.PolicyObject:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		return w.value(x.Object().Object)
+		return w.orNull(x == nil, func() error { return w.value(x.Object().Object) })
 	case query.Impact:
 		return w.impact(&x)
 	default:

@@ -51,6 +51,15 @@ func (e *yamlEmitter) null() {
 	e.plainScalar("null")
 }
 
+// orNull emits null for a nil pointer, else what write writes.
+func (e *yamlEmitter) orNull(null bool, write func() error) error {
+	if null {
+		e.null()
+		return nil
+	}
+	return write()
+}
+
 // items emits a block sequence of n items, or [] when empty, as sequence
 // does; item emits the i-th in the sequence's context.
 func (e *yamlEmitter) items(n int, item func(i int) error) error {

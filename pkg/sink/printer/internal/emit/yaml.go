@@ -214,39 +214,19 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 	case strata.EffectivePolicy:
 		return e.node(&x, sequence, mapping, simpleKey, depth)
 	case *query.Impact:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.impact(x, depth)
+		return e.orNull(x == nil, func() error { return e.impact(x, depth) })
 	case query.Impact:
 		return e.impact(&x, depth)
 	case *status.Fragment:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.fragment(x, depth)
+		return e.orNull(x == nil, func() error { return e.fragment(x, depth) })
 	case *status.PolicyObject:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyObject(x, depth)
+		return e.orNull(x == nil, func() error { return e.policyObject(x, depth) })
 	case *query.PolicyDescription:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyDescription(x, depth)
+		return e.orNull(x == nil, func() error { return e.policyDescription(x, depth) })
 	case query.PolicyDescription:
 		return e.policyDescription(&x, depth)
 	case *query.PolicyList:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyList(x)
+		return e.orNull(x == nil, func() error { return e.policyList(x) })
 	case query.PolicyList:
 		return e.policyList(&x)
 	default:
