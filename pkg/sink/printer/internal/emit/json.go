@@ -29,6 +29,7 @@ type jsonWriter struct {
 	depth  int  // nesting of the value being written
 	first  bool // no member or element written yet in the open object or array
 	keys   [][]string
+	err    error // the first of a typed value's writes (keep)
 	trees  *[treesSize]writtenTree
 	seed   maphash.Seed
 }
@@ -48,9 +49,9 @@ func newJSONWriter(prefix string) *jsonWriter {
 
 // item appends v to dst.
 func (w *jsonWriter) item(v any, dst []byte) ([]byte, error) {
-	w.buf, w.depth, w.first = dst, 0, false
-	err := w.value(v)
-	return w.buf, err
+	w.buf, w.depth, w.first, w.err = dst, 0, false, nil
+	w.keep(w.value(v))
+	return w.buf, w.err
 }
 
 func (w *jsonWriter) newline() {
@@ -109,6 +110,13 @@ func (w *jsonWriter) optField(k, v string) {
 }
 
 func (w *jsonWriter) null() { w.buf = append(w.buf, "null"...) }
+
+// keep keeps the first error of a write.
+func (w *jsonWriter) keep(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
 
 // orNull writes null for a nil pointer, else what write writes.
 func (w *jsonWriter) orNull(null bool, write func() error) error {
@@ -365,13 +373,11 @@ func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.member("metadata")
 	w.meta(&p.ObjectMeta)
 	w.member("policies")
-	if err := w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }))
 	w.member("target")
 	w.ref(&p.Target)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
@@ -448,12 +454,10 @@ func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
 	w.open('[')
 	for i := range n {
 		w.next()
-		if err := item(i); err != nil {
-			return err
-		}
+		w.keep(item(i))
 	}
 	w.close(']')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
@@ -463,9 +467,7 @@ func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 		_ = w.slice(false, len(k.ConditionOmittedFrom), func(i int) error { w.str(k.ConditionOmittedFrom[i]); return nil })
 	}
 	w.member("contexts")
-	if err := w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }))
 	w.field("controllerName", k.ControllerName)
 	w.field("group", k.Group)
 	w.field("kind", k.Kind)
@@ -479,7 +481,7 @@ func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 	}
 	w.optField("visibility", k.Visibility)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) context(c *strata.Context) error {
@@ -491,13 +493,11 @@ func (w *jsonWriter) context(c *strata.Context) error {
 	w.member("path")
 	w.refs(c.Path)
 	w.member("resultantPolicy")
-	if err := w.rawJSON(c.ResultantPolicy); err != nil {
-		return err
-	}
+	w.keep(w.rawJSON(c.ResultantPolicy))
 	w.member("sources")
 	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { w.source(&c.Sources[i]); return nil })
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) source(s *strata.Source) {

@@ -59,18 +59,14 @@ func (e *yamlEmitter) mappingWith(m map[string]any, key string, depth int, value
 		if k == key {
 			e.key(validUTF8(k))
 			e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
-			if err := value(depth + 1); err != nil {
-				return err
-			}
+			e.keep(value(depth + 1))
 		} else if err := e.entry(validUTF8(k), m[k], depth); err != nil {
 			return err
 		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
+		e.keep(e.flush(false))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
@@ -79,9 +75,7 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 	e.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
 		e.member("metadata")
-		if err := e.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1); err != nil {
-			return err
-		}
+		e.keep(e.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1))
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
 		e.member("status")
@@ -121,7 +115,7 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 		e.indent = inner
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // conditions emits a list of conditions as their converter's maps

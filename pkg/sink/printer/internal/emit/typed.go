@@ -51,6 +51,14 @@ func (e *yamlEmitter) null() {
 	e.plainScalar("null")
 }
 
+// keep keeps the first error of a write, which ends the document: the
+// buffer is no longer flushed.
+func (e *yamlEmitter) keep(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
 // orNull emits null for a nil pointer, else what write writes.
 func (e *yamlEmitter) orNull(null bool, write func() error) error {
 	if null {
@@ -72,15 +80,11 @@ func (e *yamlEmitter) items(n int, item func(i int) error) error {
 		e.writeIndent()
 		e.writeIndicator("-", true, false, true)
 		e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
-		if err := item(i); err != nil {
-			return err
-		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
+		e.keep(item(i))
+		e.keep(e.flush(false))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // slice emits a slice member's value as encoding/json writes a Go slice:
@@ -125,17 +129,13 @@ func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) erro
 	e.optField("apiVersion", p.APIVersion)
 	e.optField("kind", p.Kind)
 	e.member("metadata")
-	if err := e.meta(&p.ObjectMeta, depth+1); err != nil {
-		return err
-	}
+	e.keep(e.meta(&p.ObjectMeta, depth+1))
 	e.member("policies")
-	if err := e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }))
 	e.member("target")
 	e.ref(&p.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // meta emits what effectivepolicy.SimpleMeta allows.
@@ -153,14 +153,12 @@ func (e *yamlEmitter) metadata(mapKey string, m map[string]string, name, namespa
 	saved := e.increaseIndent(false, false)
 	if len(m) > 0 {
 		e.member(mapKey)
-		if err := e.stringMap(m, depth+1); err != nil {
-			return err
-		}
+		e.keep(e.stringMap(m, depth+1))
 	}
 	e.optField("name", name)
 	e.optField("namespace", namespace)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // mapIdentity is the address of a map's header: two contexts given one map
@@ -201,14 +199,10 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(k.ConditionOmittedFrom) > 0 {
 		e.member("conditionOmittedFrom")
-		if err := e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }); err != nil {
-			return err
-		}
+		e.keep(e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }))
 	}
 	e.member("contexts")
-	if err := e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }))
 	e.field("controllerName", k.ControllerName)
 	e.field("group", k.Group)
 	e.field("kind", k.Kind)
@@ -220,7 +214,7 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	}
 	e.optField("visibility", k.Visibility)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
@@ -229,24 +223,16 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	// policy (effectivepolicy.Indexed): written again by identity.
 	if len(c.FieldSources) > 0 {
 		e.member("fieldSources")
-		if err := again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }); err != nil {
-			return err
-		}
+		e.keep(again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }))
 	}
 	e.member("path")
-	if err := e.refs(c.Path); err != nil {
-		return err
-	}
+	e.keep(e.refs(c.Path))
 	e.member("resultantPolicy")
-	if err := again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }); err != nil {
-		return err
-	}
+	e.keep(again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }))
 	e.member("sources")
-	if err := e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // source emits a context's source, again when it has no attachedTo.
@@ -265,15 +251,13 @@ func (e *yamlEmitter) writeSource(s *strata.Source) error {
 	saved := e.increaseIndent(false, false)
 	if len(s.AttachedTo) > 0 {
 		e.member("attachedTo")
-		if err := e.refs(s.AttachedTo); err != nil {
-			return err
-		}
+		e.keep(e.refs(s.AttachedTo))
 	}
 	e.field("name", s.Name)
 	e.optField("namespace", s.Namespace)
 	e.field("result", s.Result)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // rawJSON emits a free-form field (apiextensionsv1.JSON) as a mapping's

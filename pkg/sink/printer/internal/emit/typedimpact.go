@@ -14,9 +14,7 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(im.Also) > 0 {
 		e.member("also")
-		if err := e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }); err != nil {
-			return err
-		}
+		e.keep(e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }))
 	}
 	e.field("apiVersion", im.APIVersion)
 	e.field("change", im.Change)
@@ -29,11 +27,9 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	e.member("policy")
 	e.policyRef(&im.Policy)
 	e.member("targets")
-	if err := e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
@@ -43,9 +39,7 @@ func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
 func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.member("contexts")
-	if err := e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }))
 	e.member("policyKind")
 	saved2 := e.increaseIndent(false, false)
 	e.field("group", t.PolicyKind.Group)
@@ -54,40 +48,32 @@ func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 	e.member("target")
 	e.ref(&t.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.member("fields")
-	if err := e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }))
 	e.member("path")
-	if err := e.refs(c.Path); err != nil {
-		return err
-	}
+	e.keep(e.refs(c.Path))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) fieldChange(f *query.FieldChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if f.After != nil {
-		if err := e.anyField("after", f.After, depth); err != nil {
-			return err
-		}
+		e.keep(e.anyField("after", f.After, depth))
 	}
 	e.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
-		if err := e.anyField("before", f.Before, depth); err != nil {
-			return err
-		}
+		e.keep(e.anyField("before", f.Before, depth))
 	}
 	e.optField("beforeSetBy", f.BeforeSetBy)
 	e.field("field", f.Field)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // anyField emits a member of any value: a string or a bool as it is (its
@@ -127,11 +113,9 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 	w.member("policy")
 	w.policyRef(&im.Policy)
 	w.member("targets")
-	if err := w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }))
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) policyRef(r *query.PolicyRef) {
@@ -141,9 +125,7 @@ func (w *jsonWriter) policyRef(r *query.PolicyRef) {
 func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 	w.open('{')
 	w.member("contexts")
-	if err := w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }))
 	w.member("policyKind")
 	w.open('{')
 	w.field("group", t.PolicyKind.Group)
@@ -152,38 +134,32 @@ func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 	w.member("target")
 	w.ref(&t.Target)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) contextChange(c *query.ContextChange) error {
 	w.open('{')
 	w.member("fields")
-	if err := w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }))
 	w.member("path")
 	w.refs(c.Path)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) fieldChange(f *query.FieldChange) error {
 	w.open('{')
 	if f.After != nil {
 		w.member("after")
-		if err := w.value(f.After); err != nil {
-			return err
-		}
+		w.keep(w.value(f.After))
 	}
 	w.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
 		w.member("before")
-		if err := w.value(f.Before); err != nil {
-			return err
-		}
+		w.keep(w.value(f.Before))
 	}
 	w.optField("beforeSetBy", f.BeforeSetBy)
 	w.field("field", f.Field)
 	w.close('}')
-	return nil
+	return w.err
 }

@@ -13,33 +13,23 @@ import (
 func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.member("ancestors")
-	if err := e.slice(d.Ancestors == nil, len(d.Ancestors), func(i int) error { e.ancestorStatus(&d.Ancestors[i]); return nil }); err != nil {
-		return err
-	}
+	e.keep(e.slice(d.Ancestors == nil, len(d.Ancestors), func(i int) error { e.ancestorStatus(&d.Ancestors[i]); return nil }))
 	e.field("apiVersion", d.APIVersion)
 	e.member("attachedTo")
-	if err := e.refs(d.AttachedTo); err != nil {
-		return err
-	}
+	e.keep(e.refs(d.AttachedTo))
 	e.member("blocks")
-	if err := e.slice(d.Blocks == nil, len(d.Blocks), func(i int) error { return e.block(&d.Blocks[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(d.Blocks == nil, len(d.Blocks), func(i int) error { return e.block(&d.Blocks[i], depth+1) }))
 	e.field("kind", d.Kind)
 	e.member("policy")
 	e.policySummary(&d.Policy)
 	e.member("reaches")
-	if err := e.slice(d.Reaches == nil, len(d.Reaches), func(i int) error { return e.reach(&d.Reaches[i], depth+1) }); err != nil {
-		return err
-	}
+	e.keep(e.slice(d.Reaches == nil, len(d.Reaches), func(i int) error { return e.reach(&d.Reaches[i], depth+1) }))
 	if len(d.Rejected) > 0 {
 		e.member("rejected")
-		if err := e.items(len(d.Rejected), func(i int) error { e.rejection(&d.Rejected[i]); return nil }); err != nil {
-			return err
-		}
+		e.keep(e.items(len(d.Rejected), func(i int) error { e.rejection(&d.Rejected[i]); return nil }))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // policyList emits `get policies -o yaml`'s PolicyList, whose items are
@@ -48,12 +38,10 @@ func (e *yamlEmitter) policyList(l *query.PolicyList) error {
 	saved := e.increaseIndent(false, false)
 	e.field("apiVersion", l.APIVersion)
 	e.member("items")
-	if err := e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }); err != nil {
-		return err
-	}
+	e.keep(e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }))
 	e.field("kind", l.Kind)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
@@ -83,13 +71,9 @@ func (e *yamlEmitter) block(b *query.Block, depth int) error {
 	e.field("field", b.Field)
 	e.field("strategy", b.Strategy)
 	e.member("values")
-	if b.Values == nil {
-		e.null()
-	} else if err := e.generic(b.Values, false, true, false, depth+1); err != nil {
-		return err
-	}
+	e.keep(e.orNull(b.Values == nil, func() error { return e.generic(b.Values, false, true, false, depth+1) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) policySummary(s *query.PolicySummary) {
@@ -128,13 +112,11 @@ func (e *yamlEmitter) count(c *query.Count) {
 func (e *yamlEmitter) reach(r *query.Reach, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.member("results")
-	if err := e.intMap(r.Results, depth+1); err != nil {
-		return err
-	}
+	e.keep(e.intMap(r.Results, depth+1))
 	e.member("target")
 	e.ref(&r.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // intMap emits a map[string]int as encoding/json writes it (null when
