@@ -225,7 +225,7 @@ func markdownDiff(w *errWriter, d *query.DiffResult) {
 		}
 		w.printf("| Policy | Change | Before | After |\n| --- | --- | --- | --- |\n")
 		for _, p := range d.Policies {
-			w.printf("| %s %s | %s | %s | %s |\n", cellText(p.Kind), cellText(p.ID()), p.Change, cellText(orDash(statusOf(p.Before))), cellText(orDash(statusOf(p.After))))
+			w.printf("| %s %s | %s | %s | %s |\n", cellText(p.Kind), cellText(p.ID()), p.Change, cellText(dashed(statusOf(p.Before))), cellText(dashed(statusOf(p.After))))
 		}
 	}
 	if len(d.Targets) == 0 {
@@ -270,13 +270,6 @@ func code(s string) string { return "`" + cellText(strings.ReplaceAll(s, "`", "'
 // a newline the row.
 func cellText(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // fieldChanges is the table of a target's changed fields, each value

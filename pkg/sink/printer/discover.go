@@ -35,9 +35,8 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		t := h.newTable("  ", "KIND", "POLICIES", "ATTACHED", "INHERITED", "BELOW", "RESULTS")
 		var kinds []string
 		type tally struct {
-			n       int
-			rel     map[string]int
-			results map[string]int
+			n            int
+			rel, results map[string]int
 		}
 		by := map[string]*tally{}
 		for _, p := range d.Policies {

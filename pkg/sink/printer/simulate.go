@@ -99,11 +99,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	}
 	for _, wh := range s.Withheld {
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", wh.Kind, wh.Target)))
-		n := "1 policy"
-		if wh.Policies != 1 {
-			n = fmt.Sprintf("%d policies", wh.Policies)
-		}
-		w.printf("  %s; names and settings withheld by its kind\n", n)
+		w.printf("  %s; names and settings withheld by its kind\n", pluralPolicies(int(wh.Policies)))
 	}
 	for _, k := range s.Effective {
 		for _, tg := range k.Targets {

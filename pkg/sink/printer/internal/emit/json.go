@@ -307,6 +307,9 @@ func (w *jsonWriter) float(f float64) error {
 	return nil
 }
 
+// jsonEscapes are encoding/json's two-character escapes, by ASCII byte.
+var jsonEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // str writes a string as encoding/json writes it, with HTML escaping,
 // each byte that is not UTF-8 as U+FFFD (what reading back its \ufffd
 // gives).
@@ -321,20 +324,9 @@ func (w *jsonWriter) str(s string) {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := jsonEscapes[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				const hex = "0123456789abcdef"
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -343,20 +335,19 @@ func (w *jsonWriter) str(s string) {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
+		var esc string
 		switch {
 		case r == utf8.RuneError && n == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, "\uFFFD"...)
+			esc = "\uFFFD"
 		case r == '\u2028':
-			b = append(b, s[start:i]...)
-			b = append(b, `\u2028`...)
+			esc = `\u2028`
 		case r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, `\u2029`...)
+			esc = `\u2029`
 		default:
 			i += n
 			continue
 		}
+		b = append(append(b, s[start:i]...), esc...)
 		i += n
 		start = i
 	}
