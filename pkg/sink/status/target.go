@@ -146,9 +146,6 @@ func AnnotationsChanged(current, desired *unstructured.Unstructured) bool {
 }
 
 func slice(obj map[string]any, path ...string) []any {
-	if obj == nil {
-		return nil
-	}
 	s, _, _ := unstructured.NestedSlice(obj, path...)
 	return s
 }

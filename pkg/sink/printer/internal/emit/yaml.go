@@ -966,38 +966,27 @@ func resolvesToString(s string) bool {
 	}
 	switch hint {
 	case '.':
-		_, err := strconv.ParseFloat(s, 64)
-		return err != nil
+		return !isFloat(s)
 	case 'D', 'S':
-		if isTimestamp(s) {
-			return false
-		}
 		plain := strings.ReplaceAll(s, "_", "")
-		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return false
-		}
-		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
-			return false
-		}
-		if yamlStyleFloat.MatchString(plain) {
-			if _, err := strconv.ParseFloat(plain, 64); err == nil {
-				return false
-			}
-		}
-		if strings.HasPrefix(plain, "0b") {
-			if _, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
-				return false
-			}
-			if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
-				return false
-			}
-		} else if strings.HasPrefix(plain, "-0b") {
-			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
-				return false
-			}
-		}
+		return !(isTimestamp(s) || isInt(plain, 0) || yamlStyleFloat.MatchString(plain) && isFloat(plain) ||
+			strings.HasPrefix(plain, "0b") && isInt(plain[2:], 2) || strings.HasPrefix(plain, "-0b") && isInt("-"+plain[3:], 2))
 	}
 	return true
+}
+
+// isInt reports whether s parses as an int64 or a uint64 in base.
+func isInt(s string, base int) bool {
+	if _, err := strconv.ParseInt(s, base, 64); err == nil {
+		return true
+	}
+	_, err := strconv.ParseUint(s, base, 64)
+	return err == nil
+}
+
+func isFloat(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // resolveHint is resolve.go's resolveTable.
