@@ -19,10 +19,7 @@ func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	e.field("apiVersion", im.APIVersion)
 	e.field("change", im.Change)
 	e.member("changed")
-	saved2 := e.increaseIndent(false, false)
-	e.intField("contexts", int64(im.Changed.Contexts))
-	e.intField("targets", int64(im.Changed.Targets))
-	e.indent = saved2
+	e.count(&im.Changed)
 	e.field("kind", im.Kind)
 	e.member("policy")
 	e.policyRef(&im.Policy)
