@@ -14,20 +14,15 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// PolicyStatus is Strata's part of one policy's status.ancestors: its
-// entries as Gateway API's PolicyAncestorStatus (GEP-713 "Standard status
-// struct"), fitted to the room the snapshot's entries of other
-// controllers leave (Fit) and timed against the snapshot's entries of
-// Strata (Retime).
+// PolicyStatus is Strata's part of one policy's status.ancestors (GEP-713
+// "Standard status struct"), fitted to the room (Fit) and timed (Retime).
 type PolicyStatus struct {
 	Policy    *policykind.Policy
 	Ancestors []gwv1.PolicyAncestorStatus
 }
 
 // Ancestors returns Strata's status.ancestors entries of every policy of
-// a managed kind. now stamps conditions whose status changed; unchanged
-// ones keep their lastTransitionTime, so an unchanged outcome writes the
-// same bytes.
+// a managed kind; now stamps conditions whose status changed.
 func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 	var out []PolicyStatus
 	for _, ps := range r.Outcome.Policies {
@@ -101,8 +96,7 @@ func ObjectOf(ps outcome.PolicyStatus, now metav1.Time) *PolicyObject {
 	return &PolicyObject{Source: src, Theirs: othersOf(storedAncestors(src), controlledBy(p.Kind.ControllerName)), Ours: ancestors(ps, now)}
 }
 
-// Object is the policy object with its status.ancestors, sharing every
-// other field with Source (withStatus).
+// Object is the policy object with its status.ancestors (withStatus).
 func (p *PolicyObject) Object() *unstructured.Unstructured {
 	list := ancestorList(p.Theirs, p.Ours)
 	if list == nil {
@@ -197,8 +191,7 @@ func parentRef(r topology.Ref) gwv1.ParentReference {
 	return ref
 }
 
-// parentKey is the key of a ParentReference; refKey the same for a stored
-// one.
+// parentKey is the key of a ParentReference; refKey of a stored one.
 func parentKey(r gwv1.ParentReference) string {
 	return strings.Join([]string{deref(r.Group), deref(r.Kind), deref(r.Namespace), string(r.Name), deref(r.SectionName)}, "\x00")
 }

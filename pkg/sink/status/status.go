@@ -64,8 +64,7 @@ type Fragment struct {
 	Omitted []hierarchy.Omission
 }
 
-// problem reports whether conditions of type t report a problem
-// (Problems).
+// problem reports whether conditions of type t report a problem.
 func (f *Fragment) problem(t string) bool {
 	_, ok := slices.BinarySearch(f.Problems, t)
 	return ok
@@ -81,8 +80,7 @@ type Listener struct {
 // its maps built directly: unstructured's setters deep-copy every list.
 func (f *Fragment) Object() *unstructured.Unstructured { return f.object(&lastConditions{}) }
 
-// object is Object, rendering the same conditions as the previous
-// fragment's as the same maps (lastConditions).
+// object is Object, sharing the maps of the conditions last rendered.
 func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 	obj := make(map[string]any, 4)
 	obj["apiVersion"] = f.GVK.GroupVersion().String()
@@ -149,8 +147,7 @@ type affected struct {
 	via      []kindLists[topology.NodeID]
 }
 
-// kindLists are the sorted lists of one kind gathered for an object:
-// the first, and the others when there are (its sections').
+// kindLists are the sorted lists of one kind gathered for an object.
 type kindLists[T cmp.Ordered] struct {
 	kind  *policykind.Kind
 	first []T
@@ -259,8 +256,7 @@ func placeOf(g *topology.Graph, t *outcome.TargetStatus) place {
 	return place{obj: obj, listener: n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener"}
 }
 
-// gather adds a target of the object (the object itself or one of its
-// sections) to what affects it.
+// gather adds a target of the object (itself or a section).
 func (a *affected) gather(g *topology.Graph, t *outcome.TargetStatus, listener bool) {
 	if listener {
 		section := g.Node(t.Node).Ref.Section
@@ -299,8 +295,7 @@ func (fit *fitting) others(stored []metav1.Condition) int {
 	return n
 }
 
-// problem reports whether one of the policies (IDs) of kind k reports a
-// problem.
+// problem reports whether one of the policies of kind k reports a problem.
 func (fit *fitting) problem(k *policykind.Kind, policies []string) bool {
 	bad := fit.problems()[k]
 	for _, p := range policies {
@@ -311,8 +306,7 @@ func (fit *fitting) problem(k *policykind.Kind, policies []string) bool {
 	return false
 }
 
-// policyProblems are the policies of managed kinds, by kind and ID, that
-// report a problem on any of their ancestors (Problem).
+// policyProblems are the policies of managed kinds that report a problem.
 func policyProblems(r *engine.Result) map[*policykind.Kind]map[string]bool {
 	out := map[*policykind.Kind]map[string]bool{}
 	for _, ps := range r.Outcome.Policies {
@@ -522,8 +516,7 @@ func gatewayController(g *topology.Graph, gw *topology.Node) string {
 }
 
 // upsertParent adds conditions to the entry for ref of controller, or a
-// new entry for them. Only conditions whose type is Strata's are kept
-// from what the caller passes in (Retime returns only the new ones).
+// new entry for them.
 func upsertParent(parents []gwv1.RouteParentStatus, ref gwv1.ParentReference, controller string, conds []metav1.Condition) []gwv1.RouteParentStatus {
 	for i := range parents {
 		if parentKey(parents[i].ParentRef) == parentKey(ref) && string(parents[i].ControllerName) == controller {
@@ -584,8 +577,7 @@ func storedConditions(obj any, current func() map[string]any) []metav1.Condition
 	return conditionsOf(old)
 }
 
-// typedStatus is the Status struct of a typed object (a pointer to a
-// struct with one), addressable; false for anything else.
+// typedStatus is the addressable Status struct of a typed object.
 func typedStatus(obj any) (reflect.Value, bool) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {

@@ -13,9 +13,8 @@ import (
 )
 
 // Owned is what of a target object Strata owns: its <Kind>Affected
-// condition types and annotations, and route parent entries carrying its
-// controller names. Everything else belongs to other controllers and is
-// kept as it is.
+// condition types and annotations, and route parent entries of its
+// controller names; the rest is other controllers'.
 type Owned struct {
 	Types       map[string]bool
 	Controllers map[string]bool
@@ -128,8 +127,7 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	return desired, StatusChanged(current, desired) || AnnotationsChanged(current, desired)
 }
 
-// entryKey names a route parent entry: its parentRef (group and kind
-// defaulted) and the controller that wrote it.
+// entryKey names a route parent entry by parentRef and controller.
 func entryKey(parentRef map[string]any, controller string) string {
 	return refKey(withDefaults(parentRef)) + "\x00" + controller
 }
@@ -150,8 +148,7 @@ func slice(obj map[string]any, path ...string) []any {
 	return s
 }
 
-// setSlice writes a list, leaving the field absent rather than empty when
-// it was absent, so that no change reads as no change.
+// setSlice writes a list, leaving an absent field absent rather than empty.
 func setSlice(obj map[string]any, list []any, path ...string) {
 	if len(list) == 0 { // absent and null both read as "no list"
 		if v, found, _ := unstructured.NestedFieldNoCopy(obj, path...); !found || v == nil {
