@@ -1,7 +1,9 @@
 package printer
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -221,9 +223,7 @@ func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
 func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 	for _, k := range d.Effective {
 		n := 0
-		type setting struct {
-			value, by string
-		}
+		type setting struct{ value, by string }
 		counts := map[string]map[setting]int{} // field -> value and setter -> contexts
 		beaten := map[string]map[string]int{}  // field -> policy -> contexts
 		unset := map[string]int{}              // field -> contexts where it is not in force
@@ -260,12 +260,7 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 			for st, cnt := range counts[f] {
 				rows = append(rows, row{st, cnt})
 			}
-			slices.SortFunc(rows, func(a, b row) int {
-				if a.cnt != b.cnt {
-					return b.cnt - a.cnt
-				}
-				return strings.Compare(a.st.by, b.st.by)
-			})
+			slices.SortFunc(rows, func(a, b row) int { return cmp.Or(b.cnt-a.cnt, strings.Compare(a.st.by, b.st.by)) })
 			name := f
 			for i, r := range rows {
 				if i == shown {
@@ -284,13 +279,10 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 				name = ""
 			}
 			if len(beaten[f]) > 0 {
-				var lost []string
-				total := 0
-				for p, cnt := range beaten[f] {
-					lost = append(lost, p)
+				lost, total := slices.Sorted(maps.Keys(beaten[f])), 0
+				for _, cnt := range beaten[f] {
 					total += cnt
 				}
-				slices.Sort(lost)
 				who := strings.Join(lost[:min(shown, len(lost))], ", ")
 				if len(lost) > shown {
 					who += fmt.Sprintf(" and %d more", len(lost)-shown)
