@@ -191,17 +191,11 @@ func (b *builder) neighbours(n topology.NodeID, up bool) []topology.NodeID {
 	}
 	at := b.object(n)
 	byKind := map[string][]topology.NodeID{}
-	var kinds []string
 	for _, m := range next {
-		k := g.Node(m).Ref.Kind
-		if byKind[k] == nil {
-			kinds = append(kinds, k)
-		}
-		byKind[k] = append(byKind[k], m)
+		byKind[g.Node(m).Ref.Kind] = append(byKind[g.Node(m).Ref.Kind], m)
 	}
-	slices.Sort(kinds)
 	var added []topology.NodeID
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
 		ms := byKind[k]
 		slices.SortFunc(ms, func(x, y topology.NodeID) int { return strings.Compare(g.Node(x).Ref.Key(), g.Node(y).Ref.Key()) })
 		for i, m := range ms {
