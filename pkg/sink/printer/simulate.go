@@ -72,8 +72,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	case s.Failure != "":
 		w.printf("\n%s %s\n", h.heading("No match:"), s.Failure)
 	default:
-		w.printf("\n")
-		w.printf("Listener:  %s\n", s.Listener)
+		w.printf("\nListener:  %s\n", s.Listener)
 		h.chosen(w, s)
 	}
 
