@@ -271,8 +271,7 @@ func object(values map[string]any) *apiextensionsv1.JSON {
 }
 
 // standing is p's standing in ctx in the words of its kind's vocabulary
-// (docs/status.md "Vocabularies"): what its status says, so that a reader
-// of the record, who may not read the PolicyKind, sees the same words.
+// (docs/status.md "Vocabularies"), as its status says it.
 func standing(ctx *effective.Context, p *policykind.Policy) string {
 	st, _, _ := ctx.Standing(p)
 	return outcome.Term(p.Kind.Vocabulary(), st)
@@ -289,8 +288,7 @@ func sourceName(p *policykind.Policy) string {
 // each comparison rather than once each.
 const fewContexts = 8
 
-// comparePaths orders two paths by their keys (appendPathKey), made on
-// the stack for the paths of a usual depth.
+// comparePaths orders two paths by their keys, made on the stack.
 func comparePaths(a, b []Ref) int {
 	var ab, bb [512]byte
 	return bytes.Compare(appendPathKey(ab[:0], a), appendPathKey(bb[:0], b))

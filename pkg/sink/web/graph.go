@@ -24,8 +24,7 @@ type Graph struct {
 	// Width and Height bound the nodes' boxes, for the SVG viewBox.
 	Width  int `json:"width"`
 	Height int `json:"height"`
-	// Hidden counts the objects and policies that aggregate nodes stand
-	// for.
+	// Hidden counts the objects and policies aggregate nodes stand for.
 	Hidden int `json:"hidden"`
 }
 
@@ -225,8 +224,7 @@ func (w *World) Neighbourhood(focus topology.NodeID, depth int, lim Limits) *Gra
 	return &b.g
 }
 
-// neighbourhood collects the nodes and edges of Neighbourhood, before
-// layout.
+// neighbourhood collects the nodes and edges of Neighbourhood.
 func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *builder {
 	b := newBuilder(w, lim)
 	g := w.Res.Graph
@@ -255,10 +253,8 @@ func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *bui
 }
 
 // Plan draws one neighbourhood from a scoped engine run, which computes
-// only what the standings of the policies drawn read (query.StatusScope);
-// the drawing is the complete run's. Use Scope as the run's scope
-// (engine.RunScoped), then Neighbourhood on its result; a Plan is for one
-// run.
+// only what the standings drawn read (query.StatusScope): Scope is the
+// run's scope, then Neighbourhood draws; a Plan is for one run.
 type Plan struct {
 	// Focus finds the node to draw around in the run so far; false asks
 	// for the complete run (the node is not found, or is not a node).
@@ -326,10 +322,9 @@ func (p *Plan) kept(attached map[topology.NodeID][]*policykind.Policy) map[topol
 	return out
 }
 
-// layout places the nodes in columns by layer (hierarchy level; a
-// policy goes in its target's column, below the objects), in each column
-// ordered by the mean row of its neighbours already placed, then by key:
-// deterministic, one pass.
+// layout places the nodes in columns by layer (a policy in its target's,
+// below the objects), each column ordered by the mean row of its placed
+// neighbours, then by key: deterministic, one pass.
 func (b *builder) layout() {
 	var layers []int
 	for _, n := range b.g.Nodes {

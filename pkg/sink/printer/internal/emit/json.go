@@ -311,8 +311,7 @@ func (w *jsonWriter) float(f float64) error {
 var jsonEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
 
 // str writes a string as encoding/json writes it, with HTML escaping,
-// each byte that is not UTF-8 as U+FFFD (what reading back its \ufffd
-// gives).
+// each byte that is not UTF-8 as U+FFFD.
 func (w *jsonWriter) str(s string) {
 	b := append(w.buf, '"')
 	start := 0
@@ -375,9 +374,7 @@ func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
 	w.metadata("labels", m.Labels, m.Name, m.Namespace)
 }
 
-// metadata writes an object's metadata of a map (labels or
-// annotations, named by mapKey), a name and a namespace, each left out
-// when empty, the members in byte order.
+// metadata writes an object's metadata as the YAML emitter's metadata.
 func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string) {
 	w.open('{')
 	if len(m) > 0 {
@@ -503,8 +500,7 @@ func (w *jsonWriter) source(s *strata.Source) {
 	w.close('}')
 }
 
-// rawJSON writes a free-form field (apiextensionsv1.JSON: its MarshalJSON
-// writes Raw, or null when empty), remembering the text by the value's
+// rawJSON writes a free-form field, remembering the text by the value's
 // address and depth: Raw is frozen, as every record Indexed makes is.
 func (w *jsonWriter) rawJSON(j *apiextensionsv1.JSON) error {
 	if j == nil {

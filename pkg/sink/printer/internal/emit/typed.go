@@ -87,8 +87,7 @@ func (e *yamlEmitter) items(n int, item func(i int) error) error {
 	return e.err
 }
 
-// slice emits a slice member's value as encoding/json writes a Go slice:
-// null when it is nil (null true), else its n items (items).
+// slice emits a slice member's value: null when it is nil, else items.
 func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
 	if null {
 		e.null()
@@ -167,8 +166,7 @@ func mapIdentity(m map[string]string) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
-// ref emits a ref, again when it wrote it in the same state before
-// (again.go).
+// ref emits a ref, again when it wrote it from the same state (again.go).
 func (e *yamlEmitter) ref(r *strata.Ref) {
 	_ = again(e, e.refText[:], *r, func() error { e.writeRef(r); return nil })
 }
