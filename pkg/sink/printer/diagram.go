@@ -15,11 +15,9 @@ const (
 	Mermaid = "mermaid"
 )
 
-// PrintDiagram draws a diagram as Graphviz DOT or a Mermaid flowchart.
-// Namespaces are clusters (subgraphs) holding their objects, sections and
-// policies; topology edges are solid, policy edges dashed. The output is a
-// function of the diagram alone, which is sorted, so the same input draws
-// the same bytes.
+// PrintDiagram draws a diagram as Graphviz DOT or a Mermaid flowchart:
+// namespaces as clusters, topology edges solid, policy edges dashed; the
+// same diagram draws the same bytes.
 func PrintDiagram(w io.Writer, d *query.Diagram, format string) error {
 	ew := &errWriter{w: w}
 	switch format {

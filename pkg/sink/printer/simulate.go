@@ -111,9 +111,9 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	}
 }
 
-// outcome writes what filters do to the request: the filters, then the
-// answer the Gateway gives itself or the request forwarded, the mirrors
-// and the changes to the response; nothing without filters.
+// outcome writes what filters do to the request: the filters, the
+// Gateway's own answer or the request forwarded, mirrors and response
+// headers.
 func (h Human) outcome(w *errWriter, o *routing.Outcome, indent string) {
 	if len(o.Filters) == 0 {
 		return
@@ -200,9 +200,7 @@ func (h Human) chosen(w *errWriter, s *query.Simulation) {
 	}
 }
 
-// steps writes the Matching table: every listener, route and match
-// considered, those that do not serve the host counted beyond
-// missesShown.
+// steps writes the Matching table, the misses counted beyond missesShown.
 func (h Human) steps(w *errWriter, s *query.Simulation) {
 	r := s.Request
 	w.printf("\n%s\n", h.heading("Matching:"))

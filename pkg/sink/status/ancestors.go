@@ -65,9 +65,8 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 }
 
 // PolicyObject is a policy object with the status.ancestors Strata would
-// write, as its parts: the object (Source), the stored entries of other
-// controllers (Theirs) and Strata's (Ours), in that order. Object puts
-// them together; a printer may write the parts as they are.
+// write, as its parts: the object, the stored entries of other
+// controllers and Strata's, in that order.
 type PolicyObject struct {
 	Source map[string]any
 	Theirs []any
@@ -175,8 +174,7 @@ func controlledBy(name string) func(string) bool {
 }
 
 // parentRef renders a ref as a Gateway API ParentReference, group and
-// kind always set (the ancestorRef of GEP-713 "Standard status struct",
-// a route's parentRef).
+// kind always set (GEP-713 "Standard status struct").
 func parentRef(r topology.Ref) gwv1.ParentReference {
 	group, kind := gwv1.Group(r.Group), gwv1.Kind(r.Kind)
 	ref := gwv1.ParentReference{Group: &group, Kind: &kind, Name: gwv1.ObjectName(r.Name)}

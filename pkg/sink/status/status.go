@@ -175,12 +175,8 @@ func (kl kindLists[T]) joined() []T {
 }
 
 // Fragments returns Strata's part of every object affected by a managed
-// kind, sorted by ref: a <Kind>Affected condition in status.conditions,
-// in status.listeners[] for listener sections, in status.parents[] (one
-// entry per Gateway, with Strata's controllerName) for routes, or an
-// annotation for objects without conditions (GEP-713 "Target object
-// status"). Virtual targets have no object and are skipped. now stamps
-// conditions whose status changed from the snapshot object's (Retime).
+// kind, sorted by ref (GEP-713 "Target object status"); virtual targets
+// are skipped. now stamps conditions whose status changed (Retime).
 func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	g := r.Graph
 	ts := r.Outcome.Targets
