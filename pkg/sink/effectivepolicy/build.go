@@ -22,11 +22,9 @@ import (
 const TargetSource = "(target)"
 
 // Build makes one EffectivePolicy per effective target of a run, over all
-// policy kinds, sorted by target. Each is a deep copy, sharing nothing
-// with the others: Indexed shares a folded stack's resultant policy and
-// field sources between contexts, and the objects Build returns are
-// written to the API server, whose response a client decodes into them,
-// maps included (the controller publishes them; TestBuildSharesNothing).
+// policy kinds, sorted by target. Each is a deep copy sharing nothing with
+// the others (Indexed shares maps): a client decodes the API server's
+// response into them.
 func Build(r *engine.Result) []*EffectivePolicy {
 	out := slices.Collect(All(r))
 	for i, ep := range out {
@@ -36,9 +34,7 @@ func Build(r *engine.Result) []*EffectivePolicy {
 }
 
 // All yields what Build returns, in the same order, making each
-// EffectivePolicy only when it is asked for: a caller that prints or
-// publishes them one at a time holds one at a time (the `effective` of
-// 100,000 listeners is half a gigabyte of YAML; issue 11, "No cliffs").
+// EffectivePolicy only when it is asked for.
 func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 	n, at := Indexed(r)
 	return func(yield func(*EffectivePolicy) bool) {
@@ -52,19 +48,12 @@ func All(r *engine.Result) iter.Seq[*EffectivePolicy] {
 
 // Indexed is All by position: n EffectivePolicies, at(i, s) making the
 // i-th in s (nil for memory of its own). at only reads the frozen result,
-// so any number of goroutines may call it at once, each with a Scratch of
-// its own (a printer that renders on every core, printer.ListWriter's
-// ItemsBy).
-//
-// Contexts whose stacks fold to one effective.Folded (the engine's memo:
-// same policies at the same nodes) share its resultant policy and field
-// sources, made once, and targets of one kind share their labels: the
-// EffectivePolicies at makes share those three maps, which no reader may
-// change. On the performance world, 56,000 contexts fold to 14,000
-// values.
+// so goroutines may call it at once, each with a Scratch of its own.
+// Contexts whose stacks fold to one effective.Folded share its resultant
+// policy and field sources, and targets of one kind their labels: maps no
+// reader may change.
 func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePolicy) {
 	g := r.Graph
-	// Index first (which kinds' targets each node is), build later.
 	type part struct {
 		res    *effective.Result
 		target *effective.Target
@@ -83,15 +72,11 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 			byNode[t.Node] = append(byNode[t.Node], part{res, t})
 		}
 	}
-	// Sorted by key, each key made once (not twice per comparison).
 	keys := make([]string, len(g.Nodes))
 	for _, n := range order {
 		keys[n] = g.Node(n).Ref.Key()
 	}
 	slices.SortFunc(order, func(a, b topology.NodeID) int { return strings.Compare(keys[a], keys[b]) })
-	// One label map per target kind, shared like the folded parts: a
-	// map per target was 2% of what `strata effective` allocated
-	// on the performance world.
 	labels := map[string]map[string]string{}
 	for _, n := range order {
 		if k := g.Node(n).Ref.Kind; labels[k] == nil {
@@ -123,32 +108,24 @@ func Indexed(r *engine.Result) (n int, at func(i int, s *Scratch) *EffectivePoli
 			kp.Contexts = sortedContexts(g, p.target.Contexts, &shared, s)
 			ep.Policies = append(ep.Policies, kp)
 		}
-		if own {
-			// The record keeps its parts, not the keys that sorted them.
+		if own { // the record keeps its parts, not the keys that sorted them
 			s.keyed, s.keys = nil, nil
 		}
 		return ep
 	}
 }
 
-// Scratch is the memory of the records at (Indexed) makes, which a
-// caller may reuse: an EffectivePolicy made in a Scratch is valid until
-// the next one made in it, which overwrites it. A printer renders each
-// record before it makes the next (printer.ListWriter's ItemsBy), so the
-// records of a whole world are made in the memory of its largest one:
-// made afresh, their contexts, paths and sources were 50 MB of what
-// `strata effective` allocated on the performance world, each byte of
-// it a page the kernel zeroed. The zero Scratch is ready to use.
+// Scratch is the memory of the records at (Indexed) makes, which a caller
+// may reuse: an EffectivePolicy made in a Scratch is valid until the next
+// one made in it. The zero Scratch is ready to use.
 type Scratch struct {
 	ep       EffectivePolicy
 	policies []KindPolicies
 	contexts []Context
 	refs     []Ref
 	sources  []Source
-	// The keys that sort a target's many contexts (sortedContexts),
-	// which no record keeps.
-	keyed []keyed
-	keys  []byte
+	keyed    []keyed // sortedContexts' keys, which no record keeps
+	keys     []byte
 }
 
 // keyed is a context and its sort key, buf[from:to] of the keys.
@@ -170,9 +147,8 @@ func (s *Scratch) reserve(size scratchSize) {
 	s.sources = slab(s.sources, size.sources)
 }
 
-// slab is s emptied, or a new slab when s cannot hold n: of n exactly
-// for a new Scratch, a quarter more for one that grows. A slab outgrown
-// is left to the records made in it, not copied.
+// slab is s emptied, or a new slab when s cannot hold n (a quarter more
+// for one that grows); an outgrown slab is left to its records.
 func slab[T any](s []T, n int) []T {
 	switch {
 	case cap(s) == 0:
@@ -184,8 +160,7 @@ func slab[T any](s []T, n int) []T {
 }
 
 // cut takes room for n elements from a slab that has it (reserve): an
-// empty slice of capacity n, which an append beyond n moves out of the
-// slab rather than over its neighbour.
+// empty slice of capacity n.
 func cut[T any](slab *[]T, n int) []T {
 	from := len(*slab)
 	*slab = (*slab)[:from+n]
@@ -212,17 +187,12 @@ func foldedOf(f *effective.Folded, shared *sync.Map) *folded {
 }
 
 // sortedContexts are a target's contexts sorted by path, each path's key
-// made once (not once per comparison: a Service below 100,000 listeners
-// has 100,000 contexts), all of them in one buffer.
+// made once, all of them in one buffer.
 func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.Map, s *Scratch) []Context {
 	switch {
 	case len(ctxs) == 0:
 		return nil
-	case len(ctxs) <= fewContexts:
-		// Most targets: their few contexts sorted by keys made on the
-		// stack at each comparison. A buffer of keys for each target
-		// was a fifth of what `strata effective` allocated on the
-		// performance world.
+	case len(ctxs) <= fewContexts: // keys made on the stack per comparison
 		out := cut(&s.contexts, len(ctxs))
 		for _, ctx := range ctxs {
 			out = append(out, context(g, ctx, shared, s))
@@ -239,7 +209,7 @@ func sortedContexts(g *topology.Graph, ctxs []*effective.Context, shared *sync.M
 			size += len(r.Kind) + len(r.Group) + len(r.Namespace) + len(r.Name) + len(r.Section) + 16 // separators and a role
 		}
 	}
-	s.keys = slab(s.keys, size) // grown a dozen times, it cost more than the keys
+	s.keys = slab(s.keys, size)
 	buf := s.keys
 	for i, ctx := range ctxs {
 		c := context(g, ctx, shared, s)
@@ -287,10 +257,8 @@ func context(g *topology.Graph, ctx *effective.Context, shared *sync.Map, s *Scr
 	return c
 }
 
-// object encodes a merged spec as the JSON of a free-form CRD field; nil
-// is the empty object, so that a context without fields still says {}.
-// The values were decoded from JSON (or YAML, through JSON) and merged, so
-// they always encode: a failure is a bug in a merge function.
+// object encodes a merged spec as the JSON of a free-form CRD field, nil
+// as {}. The values were decoded from JSON, so a failure is a bug.
 func object(values map[string]any) *apiextensionsv1.JSON {
 	if values == nil {
 		values = map[string]any{}
@@ -303,8 +271,7 @@ func object(values map[string]any) *apiextensionsv1.JSON {
 }
 
 // standing is p's standing in ctx in the words of its kind's vocabulary
-// (docs/status.md "Vocabularies"): what its status says, so that a reader
-// of the record, who may not read the PolicyKind, sees the same words.
+// (docs/status.md "Vocabularies"), as its status says it.
 func standing(ctx *effective.Context, p *policykind.Policy) string {
 	st, _, _ := ctx.Standing(p)
 	return outcome.Term(p.Kind.Vocabulary(), st)
@@ -318,13 +285,10 @@ func sourceName(p *policykind.Policy) string {
 }
 
 // fewContexts is the most contexts sortedContexts sorts by keys made at
-// each comparison rather than once each: n log n keys cost less than a
-// buffer of n for a few, not for the 100,000 contexts of a Service below
-// 100,000 listeners (issue 11, "No cliffs").
+// each comparison rather than once each.
 const fewContexts = 8
 
-// comparePaths orders two paths by their keys (appendPathKey), made on
-// the stack for the paths of a usual depth.
+// comparePaths orders two paths by their keys, made on the stack.
 func comparePaths(a, b []Ref) int {
 	var ab, bb [512]byte
 	return bytes.Compare(appendPathKey(ab[:0], a), appendPathKey(bb[:0], b))

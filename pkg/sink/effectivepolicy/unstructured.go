@@ -10,14 +10,10 @@ import (
 )
 
 // Unstructured is p in its unstructured form, the map of
-// runtime.DefaultUnstructuredConverter.ToUnstructured(p), which kubectl's
-// printers read (-o jsonpath, go-template, custom-columns, --sort-by):
-// made from p's fields, not by reflection, which took two seconds of one
-// core for the 20,000 EffectivePolicies of the performance world. Metadata
-// other than the name, namespace and labels Strata sets is left to the
-// converter, as is a resultant policy that is not JSON (whose error is
-// the converter's). TestUnstructuredIsConverter compares the two on
-// randomly filled EffectivePolicies.
+// runtime.DefaultUnstructuredConverter.ToUnstructured(p) that kubectl's
+// printers read, made from p's fields without reflection. Metadata other
+// than what Strata sets, and a resultant policy that is not JSON, are left
+// to the converter.
 func Unstructured(p *EffectivePolicy) (map[string]any, error) {
 	if m, ok := unstructuredOf(p); ok {
 		return m, nil
@@ -61,10 +57,8 @@ func unstructuredOf(p *EffectivePolicy) (map[string]any, bool) {
 }
 
 // SimpleMeta reports whether m has only the members Strata sets on an
-// EffectivePolicy (newFor: name, namespace, labels). The writers that
-// list an EffectivePolicy's members (Unstructured, printer's typed
-// writers) write such metadata themselves and leave any other to the
-// generic way.
+// EffectivePolicy (name, namespace, labels), which the writers that list
+// an EffectivePolicy's members write themselves.
 func SimpleMeta(m *metav1.ObjectMeta) bool {
 	//lint:ignore SA1019 an object that still carries a selfLink must keep it, so it takes the generic way
 	return m.GenerateName == "" && m.SelfLink == "" && m.UID == "" && m.ResourceVersion == "" &&

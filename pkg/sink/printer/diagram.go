@@ -15,11 +15,9 @@ const (
 	Mermaid = "mermaid"
 )
 
-// PrintDiagram draws a diagram as Graphviz DOT or a Mermaid flowchart.
-// Namespaces are clusters (subgraphs) holding their objects, sections and
-// policies; topology edges are solid, policy edges dashed. The output is a
-// function of the diagram alone, which is sorted, so the same input draws
-// the same bytes.
+// PrintDiagram draws a diagram as Graphviz DOT or a Mermaid flowchart:
+// namespaces as clusters, topology edges solid, policy edges dashed; the
+// same diagram draws the same bytes.
 func PrintDiagram(w io.Writer, d *query.Diagram, format string) error {
 	ew := &errWriter{w: w}
 	switch format {
@@ -73,9 +71,7 @@ func dot(w *errWriter, d *query.Diagram) {
 	b.flush()
 }
 
-// dotEscaper escapes a DOT string's backslashes and quotes. It is built
-// once: building a Replacer per label was a third of `strata graph`'s
-// time on 120,000 nodes (issue 18). A Replacer is safe for concurrent use.
+// dotEscaper escapes a DOT string's backslashes and quotes, built once.
 var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 
 // addDotQuote adds s as a quoted DOT string.
@@ -83,9 +79,7 @@ func (b *lineBuffer) addDotQuote(s string) {
 	b.add(`"`, dotEscaper.Replace(s), `"`)
 }
 
-// lineBuffer gathers a diagram's lines and writes them in large pieces:
-// a formatted print per line was most of the printer's time and
-// allocations on 120,000 nodes (issue 18).
+// lineBuffer gathers a diagram's lines and writes them in large pieces.
 type lineBuffer struct {
 	w   *errWriter
 	buf []byte

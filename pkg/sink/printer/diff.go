@@ -11,10 +11,9 @@ import (
 // Markdown is the -o of strata diff for a pull request's review comment.
 const Markdown = "markdown"
 
-// Bounds of the markdown summary: a review comment holds at most 65,536
-// characters (GitHub), and a reviewer reads the first lines. The grouped
-// summary keeps markdownGroups lines; the details block stops before
-// markdownDetails bytes and says how many targets it left out.
+// Bounds of the markdown summary (a GitHub comment holds 65,536
+// characters): markdownGroups lines, then details up to markdownDetails
+// bytes.
 const (
 	markdownGroups  = 40
 	markdownDetails = 40000
@@ -63,9 +62,8 @@ func changeNote(change string) string {
 	return " (" + strings.ToLower(change) + ")"
 }
 
-// diff: the summary line, the grouped table of field changes, then
-// impact's blocks per target and context (one block for targets with the
-// same change), then a table of the policies whose status changes.
+// diff: the summary line, the grouped table of field changes, impact's
+// blocks, then the policies whose status changes.
 func (h Human) diff(w *errWriter, d *query.DiffResult) {
 	if d.Empty() {
 		w.printf("No change.\n")
@@ -73,11 +71,8 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 	}
 	w.printf("%s\n", h.heading(diffSummary(d)))
 	if groups := groupFields(d); len(groups) > 0 {
-		// The same change on many targets reads as one row (issue 18:
-		// "42 Services in baker: /attempts 3 -> 0"); the targets follow.
 		w.printf("\n")
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("FIELD"), c("BEFORE"), c("AFTER"), c("ON"), c("SET BY"))
+		t := h.newTable("  ", "KIND", "FIELD", "BEFORE", "AFTER", "ON", "SET BY")
 		for _, g := range groups {
 			by := g.by
 			if g.after == unset {
@@ -90,8 +85,6 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 	fields := func(fs []query.FieldChange) { w.table(fieldChanges(h, fs)) }
 	for _, g := range groupDiff(d) {
 		if len(g.targets) > 1 {
-			// The same change on many targets: one block, as impact
-			// prints it; -o yaml lists every target.
 			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s%s:", g.policyKind, g.where(), g.note)))
 			w.printf("  %s, each in %s%s\n", names(g.targets, 5), plural(g.contexts, "context"), g.contextNote)
 			fields(g.fields)
@@ -108,8 +101,7 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 		return
 	}
 	w.printf("\n%s\n", h.heading("Policies whose status changes:"))
-	t := &table{h: h, indent: "  "}
-	t.add(c("KIND"), c("POLICY"), c("CHANGE"), c("BEFORE"), c("AFTER"))
+	t := h.newTable("  ", "KIND", "POLICY", "CHANGE", "BEFORE", "AFTER")
 	for _, p := range d.Policies {
 		t.add(c(p.Kind), c(p.ID()), c(p.Change), c(statusOf(p.Before)), colored(statusOf(p.After), statusColor(p.After)))
 	}
@@ -117,8 +109,7 @@ func (h Human) diff(w *errWriter, d *query.DiffResult) {
 }
 
 // groupDiff folds the targets on which the diff is the same, as
-// groupImpact does for an impact; targets and contexts added or removed
-// are grouped apart from those that change.
+// groupImpact does; those added or removed apart from those that change.
 func groupDiff(d *query.DiffResult) []*impactGroup {
 	ts := make([]changedTarget, len(d.Targets))
 	for i, tc := range d.Targets {
@@ -147,9 +138,8 @@ func statusColor(s *query.StatusSummary) string {
 	return outcomeColors[s.Enforcement]
 }
 
-// fieldGroup is one line of the markdown summary: one field changing
-// the same way, by the same policy, on targets of one kind in one
-// namespace.
+// fieldGroup is one line of the summary: one field changing the same
+// way, by the same policy, on targets of one kind in one namespace.
 type fieldGroup struct {
 	policyKind, targetKind, namespace string
 	field, before, after, by          string
@@ -157,9 +147,8 @@ type fieldGroup struct {
 }
 
 // groupFields folds the diff's fields into summary lines, in the order
-// they first appear (the diff's: policy kind, then target). A field is
-// attributed to the policy that sets it in the head, or, for a field
-// the head no longer sets, to the one that set it in the base.
+// they first appear, each field by the policy that sets it in the head,
+// or else in the base.
 func groupFields(d *query.DiffResult) []*fieldGroup {
 	var out []*fieldGroup
 	index := map[string]*fieldGroup{}
@@ -191,14 +180,7 @@ func groupFields(d *query.DiffResult) []*fieldGroup {
 // unset stands for a field one side does not set.
 const unset = "unset"
 
-// where says which targets: "42 HTTPRoutes in baker".
-func (g *fieldGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
-	}
-	return s
-}
+func (g *fieldGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
 
 func unsetOr(v any, by string) string {
 	if by == "" {
@@ -216,11 +198,8 @@ func mdValue(s string) string {
 }
 
 // markdownDiff writes a review comment: the summary line, one line per
-// field group ("RetryPolicy `/attempts` 3 -> 0 on 42 HTTPRoutes in
-// baker (set by baker/baker-retries)"), the policies whose status
-// changes, and every target's fields in a collapsed <details> block,
-// the targets with the same change as one block (groupDiff). Both lists
-// are bounded (markdownGroups, markdownDetails).
+// field group, the policies whose status changes, and the targets' fields
+// in a collapsed <details> block (groupDiff), both lists bounded.
 func markdownDiff(w *errWriter, d *query.DiffResult) {
 	w.printf("### Strata: effective policy changes\n\n")
 	if d.Empty() {
@@ -246,7 +225,7 @@ func markdownDiff(w *errWriter, d *query.DiffResult) {
 		}
 		w.printf("| Policy | Change | Before | After |\n| --- | --- | --- | --- |\n")
 		for _, p := range d.Policies {
-			w.printf("| %s %s | %s | %s | %s |\n", cellText(p.Kind), cellText(p.ID()), p.Change, cellText(orDash(statusOf(p.Before))), cellText(orDash(statusOf(p.After))))
+			w.printf("| %s %s | %s | %s | %s |\n", cellText(p.Kind), cellText(p.ID()), p.Change, cellText(dashed(statusOf(p.Before))), cellText(dashed(statusOf(p.After))))
 		}
 	}
 	if len(d.Targets) == 0 {
@@ -264,8 +243,6 @@ func markdownDiff(w *errWriter, d *query.DiffResult) {
 			}
 		}
 		if len(g.targets) > 1 {
-			// The same change on many targets: one block, as in the
-			// human output.
 			fmt.Fprintf(&t, "\n**%s on %s**%s\n\n%s, each in %s%s\n\n", g.policyKind, cellText(g.where()), g.note, cellText(names(g.targets, 5)), plural(g.contexts, "context"), g.contextNote)
 			table(g.fields)
 		} else {
@@ -295,18 +272,10 @@ func cellText(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 // fieldChanges is the table of a target's changed fields, each value
 // with the policy that set it, as impact and diff print it.
 func fieldChanges(h Human, fs []query.FieldChange) *table {
-	t := &table{h: h, indent: "    "}
-	t.add(c("FIELD"), c("BEFORE"), c("AFTER"))
+	t := h.newTable("    ", "FIELD", "BEFORE", "AFTER")
 	for _, f := range fs {
 		t.add(c(f.Field), colored(setValue(f.Before, f.BeforeSetBy), red), colored(setValue(f.After, f.AfterSetBy), green))
 	}

@@ -1,7 +1,9 @@
 package printer
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,13 +34,11 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	} else if !h.Full && len(d.Policies) > SummaryContexts {
 		// Many policies: by kind, with the results of all of them.
 		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d), by kind:", len(d.Policies))))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICIES"), c("ATTACHED"), c("INHERITED"), c("BELOW"), c("RESULTS"))
+		t := h.newTable("  ", "KIND", "POLICIES", "ATTACHED", "INHERITED", "BELOW", "RESULTS")
 		var kinds []string
 		type tally struct {
-			n       int
-			rel     map[string]int
-			results map[string]int
+			n            int
+			rel, results map[string]int
 		}
 		by := map[string]*tally{}
 		for _, p := range d.Policies {
@@ -61,8 +61,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 		w.table(t)
 	} else {
 		w.printf("%s\n", h.heading(fmt.Sprintf("Policies (%d):", len(d.Policies))))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICY"), c("RELATION"), c("ATTACHED TO"), c("RESULT"))
+		t := h.newTable("  ", "KIND", "POLICY", "RELATION", "ATTACHED TO", "RESULT")
 		for _, p := range d.Policies {
 			res := results(p.Results)
 			switch {
@@ -80,8 +79,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	}
 	if len(d.Rejected) > 0 {
 		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
-		t := &table{h: h, indent: "  "}
-		t.add(c("KIND"), c("POLICY"), c("FIELD"), c("REASON"), c("MESSAGE"))
+		t := h.newTable("  ", "KIND", "POLICY", "FIELD", "REASON", "MESSAGE")
 		for _, r := range d.Rejected {
 			t.add(c(r.Policy.Kind), c(r.Policy.ID()), c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
@@ -109,10 +107,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 	for _, k := range d.Effective {
 		for _, g := range groupEffects(k, grouped) {
 			if len(g.targets) > 1 {
-				folded = true
-				// Narrowed, and still too many contexts to list: the
-				// targets with the same effect as one block, as impact
-				// prints them.
+				folded = true // narrowed, and still too many contexts to list
 				where := "on " + g.where()
 				if !slices.ContainsFunc(g.targets, func(t query.Ref) bool { return t.Key() == d.Object.Key() || sameObject(t, d.Object) }) {
 					where += ", through " + d.Object.String()
@@ -123,11 +118,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 				continue
 			}
 			tg := k.Targets[g.first]
-			where := "on " + tg.Target.String()
-			if tg.Target.Key() != d.Object.Key() && !sameObject(tg.Target, d.Object) {
-				where += ", through " + d.Object.String()
-			}
-			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), where)))
+			w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", kindLabel(k), onThrough(tg.Target, d.Object))))
 			for _, ctx := range tg.Contexts {
 				w.printf("  via %s\n", viaConsumer(ctx.Path, ctx.Consumer))
 				h.contextFields(w, ctx)
@@ -140,8 +131,7 @@ func (h Human) description(w *errWriter, d *query.Description) {
 }
 
 // effectGroup is effective targets of one kind in one namespace whose
-// contexts all have the same effect: the same fields, values, sources
-// and beaten policies.
+// contexts all have the same effect.
 type effectGroup struct {
 	targetKind, namespace string
 	targets               []query.Ref
@@ -150,19 +140,29 @@ type effectGroup struct {
 	ctx                   query.ContextEffect
 }
 
+func (g *effectGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
+
 // where says which targets: "42 HTTPRoutes in baker".
-func (g *effectGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
+func where(n int, kind, namespace string) string {
+	s := plural(n, kind)
+	if namespace != "" {
+		s += " in " + namespace
+	}
+	return s
+}
+
+// onThrough is "on target", and ", through obj" when target is not obj.
+func onThrough(target, obj query.Ref) string {
+	s := "on " + target.String()
+	if target.Key() != obj.Key() && !sameObject(target, obj) {
+		s += ", through " + obj.String()
 	}
 	return s
 }
 
 // groupEffects folds a kind's targets with the same effect, in the order
-// their first target appears, when fold is set; else every target is a
-// group of its own. A target whose contexts differ from one another is
-// a group of its own.
+// their first target appears, when fold is set; a target whose contexts
+// differ from one another is a group of its own.
 func groupEffects(k query.KindEffect, fold bool) []*effectGroup {
 	out := make([]*effectGroup, 0, len(k.Targets))
 	index := map[string]*effectGroup{}
@@ -201,10 +201,9 @@ func effectKey(fs []query.FieldEffect) string {
 }
 
 // contextFields is the table of one context's fields: each value with
-// who set it and whom it beat, and the fields no longer in force.
+// who set it and whom it beat.
 func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
-	t := &table{h: h, indent: "    "}
-	t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("BEATEN"))
+	t := h.newTable("    ", "FIELD", "VALUE", "SET BY", "BEATEN")
 	for _, f := range ctx.Fields {
 		if f.SetBy == "" {
 			t.add(colored(f.Field, grey), colored("(not in force)", grey), c(""), c(strings.Join(f.Beaten, ", ")))
@@ -219,15 +218,12 @@ func (h Human) contextFields(w *errWriter, ctx query.ContextEffect) {
 }
 
 // effectSummary is the effective part of a description too long to list
-// context by context: per kind, how many targets and contexts, then each
-// field with the values in force and who set them, counted in contexts,
-// and the policies beaten on it; then how to see the contexts.
+// context by context: per kind, each field's values in force, who set
+// them and whom they beat, counted in contexts.
 func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 	for _, k := range d.Effective {
 		n := 0
-		type setting struct {
-			value, by string
-		}
+		type setting struct{ value, by string }
 		counts := map[string]map[setting]int{} // field -> value and setter -> contexts
 		beaten := map[string]map[string]int{}  // field -> policy -> contexts
 		unset := map[string]int{}              // field -> contexts where it is not in force
@@ -253,8 +249,7 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 		}
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s in %s:", kindLabel(k), plural(len(k.Targets), "target"), plural(n, "context"))))
 		slices.Sort(fields)
-		t := &table{h: h, indent: "  "}
-		t.add(c("FIELD"), c("VALUE"), c("SET BY"), c("CONTEXTS"))
+		t := h.newTable("  ", "FIELD", "VALUE", "SET BY", "CONTEXTS")
 		const shown = 3 // settings per field; the rest are counted
 		for _, f := range fields {
 			type row struct {
@@ -265,12 +260,7 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 			for st, cnt := range counts[f] {
 				rows = append(rows, row{st, cnt})
 			}
-			slices.SortFunc(rows, func(a, b row) int {
-				if a.cnt != b.cnt {
-					return b.cnt - a.cnt
-				}
-				return strings.Compare(a.st.by, b.st.by)
-			})
+			slices.SortFunc(rows, func(a, b row) int { return cmp.Or(b.cnt-a.cnt, strings.Compare(a.st.by, b.st.by)) })
 			name := f
 			for i, r := range rows {
 				if i == shown {
@@ -289,13 +279,10 @@ func (h Human) effectSummary(w *errWriter, d *query.Description, contexts int) {
 				name = ""
 			}
 			if len(beaten[f]) > 0 {
-				var lost []string
-				total := 0
-				for p, cnt := range beaten[f] {
-					lost = append(lost, p)
+				lost, total := slices.Sorted(maps.Keys(beaten[f])), 0
+				for _, cnt := range beaten[f] {
 					total += cnt
 				}
-				slices.Sort(lost)
 				who := strings.Join(lost[:min(shown, len(lost))], ", ")
 				if len(lost) > shown {
 					who += fmt.Sprintf(" and %d more", len(lost)-shown)
@@ -333,8 +320,7 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	}
 	if len(d.Rejected) > 0 {
 		w.printf("\n%s\n", h.heading("Rejected targetRefs:"))
-		t := &table{h: h, indent: "  "}
-		t.add(c("FIELD"), c("REASON"), c("MESSAGE"))
+		t := h.newTable("  ", "FIELD", "REASON", "MESSAGE")
 		for _, r := range d.Rejected {
 			t.add(c(r.Field), colored(r.Reason, red), c(r.Message))
 		}
@@ -342,11 +328,10 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	}
 	if len(d.Ancestors) > 0 {
 		w.printf("\n%s\n", h.heading("Status by ancestor:"))
-		t := &table{h: h, indent: "  "}
 		if !h.Full && len(d.Ancestors) > listedRows {
 			h.groupedAncestors(w, d.Ancestors)
 		} else {
-			t.add(c("ANCESTOR"), c("CONDITION"), c("REASON"), c("MESSAGE"))
+			t := h.newTable("  ", "ANCESTOR", "CONDITION", "REASON", "MESSAGE")
 			for _, a := range d.Ancestors {
 				cond := standingCondition(a)
 				t.add(c(a.Ancestor.String()), conditionCell(cond), c(cond.Reason), c(cond.Message))
@@ -360,8 +345,7 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 	case !h.Full && len(d.Reaches) > listedRows:
 		h.groupedReaches(w, d.Reaches)
 	default:
-		t := &table{h: h, indent: "  "}
-		t.add(c("TARGET"), c("RESULT"))
+		t := h.newTable("  ", "TARGET", "RESULT")
 		for _, r := range d.Reaches {
 			t.add(c(r.Target.String()), colored(results(r.Results), resultColor(r.Results)))
 		}
@@ -370,16 +354,12 @@ func (h Human) policyDescription(w *errWriter, d *query.PolicyDescription) {
 }
 
 // listedRows is how many ancestors or reached targets a policy's
-// description lists one by one; more (a policy on a GatewayClass has an
-// ancestor per Gateway and reaches every route) are grouped by
-// condition or result, each group counted by kind with its first names,
-// and --full lists them all.
+// description lists one by one; more are grouped (--full lists them).
 const listedRows = 20
 
 // standingCondition is the condition of an ancestor entry a description
-// shows: Accepted, or the one that carries the standing (the True one of
-// Enforced, PartiallyEnforced and Overridden, or Programmed, True or
-// False: PolicyKind spec.status.vocabulary).
+// shows: Accepted, or the one that carries the standing (PolicyKind
+// spec.status.vocabulary).
 func standingCondition(a query.AncestorStatus) query.Condition {
 	cond := a.Conditions[0] // Accepted
 	for _, x := range a.Conditions[1:] {
@@ -399,62 +379,52 @@ func conditionCell(cond query.Condition) cell {
 	return colored(cond.Type+"="+cond.Status, col)
 }
 
-// groupedAncestors lists ancestors grouped by condition and reason, in
-// the order they first appear. Their messages (which count each one's
-// contexts) are --full's.
-func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
-	type group struct {
-		cond query.Condition
-		refs kindCounts
-	}
-	var groups []*group
-	index := map[string]*group{}
-	for i := range as {
-		a := &as[i]
-		cond := standingCondition(*a)
-		key := cond.Type + "=" + cond.Status + "/" + cond.Reason
-		g := index[key]
+// refGroup is the items of one key, in groupRefs' order, and their refs.
+type refGroup[T any] struct {
+	first *T
+	refs  kindCounts
+}
+
+// groupRefs groups items by key, in the order the keys first appear.
+func groupRefs[T any](items []T, key func(*T) string, ref func(*T) *query.Ref) []*refGroup[T] {
+	var groups []*refGroup[T]
+	index := map[string]*refGroup[T]{}
+	for i := range items {
+		k := key(&items[i])
+		g := index[k]
 		if g == nil {
-			g = &group{cond: cond}
-			index[key] = g
+			g = &refGroup[T]{first: &items[i]}
+			index[k] = g
 			groups = append(groups, g)
 		}
-		g.refs.add(&a.Ancestor)
+		g.refs.add(ref(&items[i]))
 	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("CONDITION"), c("REASON"), c("ANCESTORS"))
+	return groups
+}
+
+// groupedAncestors lists ancestors grouped by condition and reason; their
+// messages (which count each one's contexts) are --full's.
+func (h Human) groupedAncestors(w *errWriter, as []query.AncestorStatus) {
+	groups := groupRefs(as, func(a *query.AncestorStatus) string {
+		cond := standingCondition(*a)
+		return cond.Type + "=" + cond.Status + "/" + cond.Reason
+	}, func(a *query.AncestorStatus) *query.Ref { return &a.Ancestor })
+	t := h.newTable("  ", "CONDITION", "REASON", "ANCESTORS")
 	for _, g := range groups {
-		t.add(conditionCell(g.cond), c(g.cond.Reason), c(g.refs.String()))
+		cond := standingCondition(*g.first)
+		t.add(conditionCell(cond), c(cond.Reason), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d ancestors grouped: --full lists each with its message.\n", len(as))
 }
 
-// groupedReaches lists reached targets grouped by result, in the order
-// the results first appear.
+// groupedReaches lists reached targets grouped by result.
 func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
-	type group struct {
-		result  string
-		results map[string]int
-		refs    kindCounts
-	}
-	var groups []*group
-	index := map[string]*group{}
-	for i := range rs {
-		r := &rs[i]
-		key := results(r.Results)
-		g := index[key]
-		if g == nil {
-			g = &group{result: key, results: r.Results}
-			index[key] = g
-			groups = append(groups, g)
-		}
-		g.refs.add(&r.Target)
-	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("RESULT"), c("TARGETS"))
+	groups := groupRefs(rs, func(r *query.Reach) string { return results(r.Results) },
+		func(r *query.Reach) *query.Ref { return &r.Target })
+	t := h.newTable("  ", "RESULT", "TARGETS")
 	for _, g := range groups {
-		t.add(colored(g.result, resultColor(g.results)), c(g.refs.String()))
+		t.add(colored(results(g.first.Results), resultColor(g.first.Results)), c(g.refs.String()))
 	}
 	w.table(t)
 	w.printf("  %d targets grouped: --full lists each.\n", len(rs))
@@ -464,19 +434,14 @@ func (h Human) groupedReaches(w *errWriter, rs []query.Reach) {
 func (h Human) explanation(w *errWriter, x *query.Explanation) {
 	w.printf("%s\n", h.heading(fmt.Sprintf("Field %s of %s", x.Field, x.Object)))
 	for _, ch := range x.Chains {
-		where := "on " + ch.Target.String()
-		if ch.Target.Key() != x.Object.Key() && !sameObject(ch.Target, x.Object) {
-			where += ", through " + x.Object.String()
-		}
-		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, where)))
+		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s %s:", ch.PolicyKind.Kind, onThrough(ch.Target, x.Object))))
 		w.printf("  via %s\n", viaConsumer(ch.Path, ch.Consumer))
 		if len(ch.SetBy) > 0 {
 			w.printf("  value: %s (set by %s)\n", value(ch.Value), strings.Join(ch.SetBy, ", "))
 		} else {
 			w.printf("  value: (not in force)\n")
 		}
-		t := &table{h: h, indent: "    "}
-		t.add(c("#"), c("SOURCE"), c("ATTACHED TO"), c("LEVEL"), c("BLOCK"), c("STRATEGY"), c("VALUE"), c("OUTCOME"), c("NOTE"))
+		t := h.newTable("    ", "#", "SOURCE", "ATTACHED TO", "LEVEL", "BLOCK", "STRATEGY", "VALUE", "OUTCOME", "NOTE")
 		for i, cd := range ch.Candidates {
 			at := "(the target)"
 			if cd.AttachedTo != nil {
@@ -499,8 +464,7 @@ func (h Human) policyList(w *errWriter, l *query.PolicyList) {
 		w.printf("No policies found.\n")
 		return
 	}
-	t := &table{h: h}
-	t.add(c("KIND"), c("POLICY"), c("TARGETS"), c("CLASS"), c("STATUS"), c("AFFECTS"))
+	t := h.newTable("", "KIND", "POLICY", "TARGETS", "CLASS", "STATUS", "AFFECTS")
 	for _, p := range l.Items {
 		st := statusLine(p.Status)
 		col := outcomeColors[p.Status.Enforcement]
@@ -535,7 +499,6 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 	w.printf("%s changes the effective policy of %s in %s.\n", h.heading(subject),
 		plural(im.Changed.Targets, "target"), plural(im.Changed.Contexts, "context"))
-	// Each group is a block of its own, with tables of its own.
 	for _, g := range groupImpact(im) {
 		if w.err != nil {
 			return
@@ -544,15 +507,11 @@ func (h Human) impact(w *errWriter, im *query.Impact) {
 	}
 }
 
-// impactGroup writes one block of an impact for people: the group's
-// targets and their fields, or a target alone and each of its contexts.
+// impactGroup writes one block of an impact: the group's targets and
+// their fields, or a target alone and each of its contexts.
 func (h Human) impactGroup(w *errWriter, im *query.Impact, g *impactGroup) {
 	fields := func(fs []query.FieldChange) { w.table(fieldChanges(h, fs)) }
 	if len(g.targets) > 1 {
-		// Identical effects on many targets: one block, the targets
-		// counted and named (the first few), as a reader of a
-		// change to a namespace's policy wants it ("42 HTTPRoutes
-		// in baker"); -o yaml lists every one.
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", g.policyKind, g.where())))
 		w.printf("  %s, each in %s\n", names(g.targets, 5), plural(g.contexts, "context"))
 		fields(g.fields)
@@ -567,9 +526,8 @@ func (h Human) impactGroup(w *errWriter, im *query.Impact, g *impactGroup) {
 }
 
 // impactGroup is targets of one kind in one namespace on which a change
-// has the same effect: the same fields change the same way, by the same
-// policies, in each of their contexts (and, in a diff, the targets and
-// contexts are all added, all removed or all changed).
+// has the same effect in each of their contexts (in a diff, all added,
+// all removed or all changed).
 type impactGroup struct {
 	policyKind, targetKind, namespace string
 	targets                           []query.Ref
@@ -593,14 +551,7 @@ type changedContext struct {
 	fields []query.FieldChange
 }
 
-// where says which targets: "42 HTTPRoutes in baker".
-func (g *impactGroup) where() string {
-	s := plural(len(g.targets), g.targetKind)
-	if g.namespace != "" {
-		s += " in " + g.namespace
-	}
-	return s
-}
+func (g *impactGroup) where() string { return where(len(g.targets), g.targetKind, g.namespace) }
 
 func groupImpact(im *query.Impact) []*impactGroup {
 	ts := make([]changedTarget, len(im.Targets))
@@ -614,12 +565,7 @@ func groupImpact(im *query.Impact) []*impactGroup {
 }
 
 // groupChanges folds targets with identical effects, in the order their
-// first target appears. A target whose contexts differ from one another
-// is a group of its own. Each target's key is made once per target and
-// each context's fields once: the widest impact of the
-// performance world groups 20,000 targets, whose keys, formatted again
-// for every context and every pair of fields compared, took a quarter of
-// a second on one core.
+// first target appears, each target's key made once.
 func groupChanges(ts []changedTarget) []*impactGroup {
 	keys := make([]string, len(ts))
 	for i := range len(ts) {
@@ -645,10 +591,8 @@ func groupChanges(ts []changedTarget) []*impactGroup {
 	return out
 }
 
-// groupKey is what a target shares with the targets it is grouped with:
-// its kind, namespace and note, its number of contexts and the one
-// change all its contexts make; "" when it has no context or its
-// contexts change different things.
+// groupKey is what a target shares with the targets it is grouped with;
+// "" when it has no context or its contexts change different things.
 func groupKey(tc changedTarget) string {
 	if len(tc.contexts) == 0 {
 		return ""
@@ -672,8 +616,7 @@ func fieldsKey(fs []query.FieldChange) string {
 	return b.String()
 }
 
-// names lists the first n targets' names (with their sections: the
-// kind and namespace are the group's) and counts the rest.
+// names lists the first n targets' short names and counts the rest.
 func names(ts []query.Ref, n int) string {
 	var parts []string
 	for _, t := range ts[:min(n, len(ts))] {
@@ -686,8 +629,7 @@ func names(ts []query.Ref, n int) string {
 	return s
 }
 
-// shortName is a ref without its kind and namespace: name#section, and
-// its role.
+// shortName is a ref without its kind and namespace.
 func shortName(r query.Ref) string {
 	s := r.String()[len(r.Kind)+1:]
 	if r.Namespace != "" {
@@ -724,8 +666,7 @@ func affects(c query.Count) string {
 	return plural(c.Targets, "target") + ", " + plural(c.Contexts, "context")
 }
 
-// listedRefs is how many parents, children or nodes a policy is attached
-// to a description names; more (a Gateway's hundreds of routes) are
+// listedRefs is how many refs a description names in a line; more are
 // counted by kind, with the first namedRefs names of each.
 const (
 	listedRefs = 10
@@ -733,9 +674,7 @@ const (
 )
 
 // refLine is a description's line of parents or children: all of them
-// when they are few or h.Full, else per kind, in the order the kinds
-// first appear, how many and the first few ("48 HTTPRoutes:
-// baker/allergens, baker/baker, baker/batter and 45 more").
+// when they are few or h.Full, else counted per kind (refCounts).
 func (h Human) refLine(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)
@@ -743,8 +682,7 @@ func (h Human) refLine(rs []query.Ref) string {
 	return refCounts(rs) + " (--full lists them)"
 }
 
-// sectionLine is an object's section names, bounded as refLine bounds
-// refs: a Gateway may have thousands of listeners.
+// sectionLine is an object's section names, bounded as refLine's refs.
 func (h Human) sectionLine(names []string) string {
 	if h.Full || len(names) <= listedRefs {
 		return strings.Join(names, ", ")
@@ -763,10 +701,7 @@ func refCounts(rs []query.Ref) string {
 }
 
 // kindCounts counts refs per kind for refCounts, keeping the first
-// namedRefs of each kind and no other: a policy on a GatewayClass
-// reaches 20,000 targets, and copying each one's ref into lists by result
-// and by kind was a third of describing the performance world's
-// ColorPolicies for people. The zero kindCounts is empty.
+// namedRefs of each kind and no other. The zero kindCounts is empty.
 type kindCounts struct {
 	kinds []*kindCount
 	index map[[2]string]*kindCount // by kind and group
@@ -811,8 +746,7 @@ func (k *kindCounts) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// refCell is a table cell of refs (a policy's ATTACHED TO), bounded as
-// refLine bounds a line.
+// refCell is a table cell of refs, bounded as refLine's.
 func (h Human) refCell(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)

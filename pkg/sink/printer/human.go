@@ -20,14 +20,11 @@ type Human struct {
 	// Color emphasizes winners, losers and headings with ANSI colors.
 	Color bool
 	// Full lists every context of a description, however many; without
-	// it, a description of more than SummaryContexts contexts (a
-	// Namespace, a Gateway with hundreds of routes) shows a summary of
-	// its effective policies instead (`strata describe --full`).
+	// it, more than SummaryContexts are summarized (`describe --full`).
 	Full bool
-	// Narrowed says the description is narrowed to some kinds or a field
-	// (`strata describe --kind K --field F`): more than SummaryContexts
-	// contexts then print one block per group of targets with the same
-	// effect, not the summary.
+	// Narrowed says the description is narrowed to some kinds or a field:
+	// more than SummaryContexts contexts then print one block per group
+	// of targets with the same effect, not the summary.
 	Narrowed bool
 }
 
@@ -35,9 +32,8 @@ type Human struct {
 // it summarizes them: one screen or two.
 const SummaryContexts = 20
 
-// Colors. Every code is five bytes long, so that colored table cells stay
-// aligned: text/tabwriter counts the codes as text, and every cell of a
-// colored table carries exactly two of them.
+// Colors, each five bytes long, so that colored cells (two codes each)
+// stay aligned in text/tabwriter.
 const (
 	plain  = "\x1b[39m"
 	green  = "\x1b[32m"
@@ -83,9 +79,17 @@ type table struct {
 
 func (t *table) add(cells ...cell) { t.rows = append(t.rows, cells) }
 
-// write writes the table through tw, a tabwriter kept for every table of
-// a document with the row's bytes in line (describe writes one table per
-// context: 400,000 for a Service below 100,000 listeners; issue 11).
+// newTable is a table whose header row is header.
+func (h Human) newTable(indent string, header ...string) *table {
+	t := &table{h: h, indent: indent, rows: [][]cell{make([]cell, len(header))}}
+	for i, s := range header {
+		t.rows[0][i] = c(s)
+	}
+	return t
+}
+
+// write writes the table through tw and line, kept for every table of a
+// document.
 func (t *table) write(w io.Writer, tw *tabwriter.Writer, line *[]byte) error {
 	tw.Init(w, 0, 0, 2, ' ', 0)
 	for _, r := range t.rows {
@@ -138,10 +142,6 @@ func value(v any) string {
 	return string(b)
 }
 
-// via shortens a context path for people: Namespaces are left out (the
-// objects imply them; the machine formats keep them), an object followed
-// by one of its own sections is written once as Kind ns/name#section, and
-// the target itself (the last node) is left out.
 // viaConsumer is via, then the namespace of a mesh context's consumer
 // route (GEP-1426: the context is that of its namespace's requests only).
 func viaConsumer(path []query.Ref, consumer string) string {
@@ -151,6 +151,8 @@ func viaConsumer(path []query.Ref, consumer string) string {
 	return via(path) + "; consumer route from namespace " + consumer
 }
 
+// via shortens a context path for people: without Namespaces and the
+// target itself, an object followed by one of its sections written once.
 func via(path []query.Ref) string {
 	var parts []string
 	for i, r := range path {
@@ -215,8 +217,7 @@ func plural(n int, s string) string {
 	return fmt.Sprintf("%d %ss", n, s)
 }
 
-// errWriter remembers the first write error, so that a printer can write
-// line after line and check once.
+// errWriter remembers the first write error.
 type errWriter struct {
 	w   io.Writer
 	err error

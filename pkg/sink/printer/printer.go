@@ -25,11 +25,9 @@ func List(items []any) map[string]any {
 	return map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
 }
 
-// Print writes v as YAML or indented JSON, as kubectl prints an object:
-// v's JSON (encoding/json), read back and written with sorted keys by
-// go-yaml v2 or encoding/json (package emit has their bytes), so the same
-// value always gives the same bytes. A List (what List makes) is written
-// an item at a time (ListWriter).
+// Print writes v as YAML or indented JSON, as kubectl prints an object
+// (package emit), the same value always in the same bytes. A List (what
+// List makes) is written an item at a time (ListWriter).
 func Print(w io.Writer, v any, format string) error {
 	if l, ok := v.(map[string]any); ok && isList(l) {
 		return printList(w, l, format)
@@ -54,9 +52,8 @@ func isList(l map[string]any) bool {
 	return len(l) == 3 && items && l["apiVersion"] == "v1" && l["kind"] == "List"
 }
 
-// printList writes a List item by item, the bytes Print would write for
-// the whole of it. Items takes a nil item for none, so a List holding a
-// null is written an item at a time.
+// printList writes a List item by item; Items takes a nil item for none,
+// so a List holding a null goes through Item.
 func printList(w io.Writer, l map[string]any, format string) error {
 	lw, err := NewListWriter(w, format)
 	if err != nil {
@@ -75,20 +72,15 @@ func printList(w io.Writer, l map[string]any, format string) error {
 	return lw.Close()
 }
 
-// ListWriter writes a v1 List (what Print writes for List(items)) one
-// item at a time, so that a command can make each item, print it and let
-// it go: memory is bounded by the largest item, not by the List, whose
-// answers on a large world are tens of megabytes. The bytes are those of
-// Print(w, List(items), format). In YAML an item of the List is a block
-// sequence entry at column 0 (go-yaml writes a mapping's sequence
-// without indenting it), so go-yaml's text for the one-item sequence
-// [item] is the item's text in the List, long strings folded at the same
-// columns. In JSON it is the item indented at the items' depth.
+// ListWriter writes a v1 List one item at a time, the bytes of
+// Print(w, List(items), format), so that memory is bounded by the largest
+// item. In YAML an item is go-yaml's text for the one-item sequence
+// [item] (a mapping's sequence is not indented); in JSON the item
+// indented at the items' depth.
 type ListWriter struct {
 	w      io.Writer
 	format string
 	n      int // items written
-	// render encodes Item's items.
 	render func(v any, dst []byte) ([]byte, error)
 }
 
@@ -116,21 +108,16 @@ func (l *ListWriter) Item(item any) error {
 	return l.rendered(part)
 }
 
-// Items writes n items, item(i) being the i-th, or nil for none (an item
-// a filter left out), exactly as n calls of Item would, each rendered
-// into the same buffer and written before the next is made, so memory
-// holds one item, not the List. The first error, in the items' order,
-// ends the List there.
+// Items writes n items, item(i) being the i-th or nil for none, as n
+// calls of Item would, each rendered into the same buffer. The first
+// error ends the List there.
 func (l *ListWriter) Items(n int, item func(i int) any) error {
 	return l.ItemsBy(n, func() func(int) any { return item })
 }
 
-// ItemsBy is Items with an item function made by worker, which Items
-// calls again only once it has rendered the item the last call
-// returned. The items of one
-// function may so be made in the same memory, each overwriting the last
-// (effectivepolicy.Scratch): tens of thousands of items then take the
-// memory of a few, not of all.
+// ItemsBy is Items with an item function made by worker, called again
+// only once the item the last call returned is rendered: the items may be
+// made in the same memory (effectivepolicy.Scratch).
 func (l *ListWriter) ItemsBy(n int, worker func() func(i int) any) error {
 	render, item := l.renderer(), worker()
 	var buf []byte

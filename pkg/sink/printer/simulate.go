@@ -15,11 +15,8 @@ import (
 )
 
 // missesShown is how many listeners that do not accept the request, and
-// routes that do not serve its host (their hostnames do not match, or a
-// route of the other kind took the hostname), a human simulation lists
-// one by one; beyond, one line counts them (a shared Gateway holds
-// hundreds of routes for other hosts, a world many Gateways), and -o yaml
-// lists each.
+// routes that do not serve its host, a human simulation lists one by one;
+// one line counts the rest.
 const missesShown = 3
 
 // verdictColors color a simulation's steps.
@@ -75,8 +72,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	case s.Failure != "":
 		w.printf("\n%s %s\n", h.heading("No match:"), s.Failure)
 	default:
-		w.printf("\n")
-		w.printf("Listener:  %s\n", s.Listener)
+		w.printf("\nListener:  %s\n", s.Listener)
 		h.chosen(w, s)
 	}
 
@@ -102,11 +98,7 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	}
 	for _, wh := range s.Withheld {
 		w.printf("\n%s\n", h.heading(fmt.Sprintf("%s on %s:", wh.Kind, wh.Target)))
-		n := "1 policy"
-		if wh.Policies != 1 {
-			n = fmt.Sprintf("%d policies", wh.Policies)
-		}
-		w.printf("  %s; names and settings withheld by its kind\n", n)
+		w.printf("  %s; names and settings withheld by its kind\n", pluralPolicies(int(wh.Policies)))
 	}
 	for _, k := range s.Effective {
 		for _, tg := range k.Targets {
@@ -119,16 +111,15 @@ func (h Human) simulation(w *errWriter, s *query.Simulation) {
 	}
 }
 
-// outcome writes what filters do to the request: the filters, then the
-// answer the Gateway gives itself or the request forwarded, the mirrors
-// and the changes to the response; nothing without filters.
+// outcome writes what filters do to the request: the filters, the
+// Gateway's own answer or the request forwarded, mirrors and response
+// headers.
 func (h Human) outcome(w *errWriter, o *routing.Outcome, indent string) {
 	if len(o.Filters) == 0 {
 		return
 	}
 	w.printf("%sFilters:\n", indent)
-	t := &table{h: h, indent: indent + "  "}
-	t.add(c("FILTER"), c("EFFECT"), c("PROBLEM"))
+	t := h.newTable(indent+"  ", "FILTER", "EFFECT", "PROBLEM")
 	for _, f := range o.Filters {
 		t.add(c(f.Type), c(f.Effect), colored(f.Problem, red))
 	}
@@ -151,8 +142,7 @@ func (h Human) outcome(w *errWriter, o *routing.Outcome, indent string) {
 	}
 	if len(o.Mirrors) > 0 {
 		w.printf("%sMirrors:\n", indent)
-		t := &table{h: h, indent: indent + "  "}
-		t.add(c("MIRROR"), c("PORT"), c("SHARE"), c("PROBLEM"))
+		t := h.newTable(indent+"  ", "MIRROR", "PORT", "SHARE", "PROBLEM")
 		for _, m := range o.Mirrors {
 			t.add(c(m.Ref.String()), c(strconv.Itoa(int(m.Port))), c(m.Share), colored(m.Problem, red))
 		}
@@ -197,8 +187,7 @@ func (h Human) chosen(w *errWriter, s *query.Simulation) {
 	} else {
 		w.printf("Backends:\n")
 	}
-	t := &table{h: h, indent: "  "}
-	t.add(c("BACKEND"), c("PORT"), c("WEIGHT"), c("SHARE"), c("PROBLEM"))
+	t := h.newTable("  ", "BACKEND", "PORT", "WEIGHT", "SHARE", "PROBLEM")
 	for _, b := range s.Backends {
 		t.add(c(b.Ref.String()), c(strconv.Itoa(int(b.Port))), c(strconv.Itoa(int(b.Weight))), c(b.Share), colored(b.Problem, red))
 	}
@@ -211,18 +200,14 @@ func (h Human) chosen(w *errWriter, s *query.Simulation) {
 	}
 }
 
-// steps writes the Matching table: every listener, route and match
-// considered, those that do not serve the host counted beyond
-// missesShown.
+// steps writes the Matching table, the misses counted beyond missesShown.
 func (h Human) steps(w *errWriter, s *query.Simulation) {
 	r := s.Request
 	w.printf("\n%s\n", h.heading("Matching:"))
-	t := &table{h: h, indent: "  "}
-	t.add(c("STAGE"), c("OBJECT"), c("MATCH"), c("CONDITION"), c("VERDICT"), c("REASON"))
+	t := h.newTable("  ", "STAGE", "OBJECT", "MATCH", "CONDITION", "VERDICT", "REASON")
 	misses := map[string]int{}
 	for _, st := range s.Steps {
-		// Every listener's reason when none accepts the request: then
-		// they are the answer.
+		// Every listener's reason when none accepts: they are the answer.
 		if st.Verdict == routing.NoMatch && (st.Stage == routing.StageRoute || st.Stage == routing.StageListener && s.Listener != nil) {
 			misses[st.Stage]++
 		}

@@ -12,23 +12,11 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// Tables for kubectl's flags. A command that lists objects builds a
-// metav1.Table (the server-side table kubectl get prints) whose rows carry
-// the listed objects, and cli-runtime's table printer prints it: -o wide
-// (the columns of priority 1), --no-headers, --show-labels and -L read
-// the rows' objects exactly as kubectl get does, and kubectl's sorter
-// (--sort-by) sorts rows by a JSONPath into them.
-
-// PrintTable writes t with cli-runtime's table printer under opts. The
-// columns are two spaces apart, as Strata's other tables (kubectl's own
-// are three): with no option set, the bytes are those of the human
-// format's table without colors.
-//
-// The printer flushes every 100 rows, to bound memory, and pads the
-// header to the widest cell of each column so that the first flush sets
-// the widths; RememberWidths keeps them for the next flushes, as
-// kubectl's own tabwriter does. Without it, rows after the hundredth
-// were aligned on their own.
+// PrintTable writes t (a metav1.Table whose rows carry the listed objects,
+// for kubectl's -o wide, --no-headers, --show-labels, -L and --sort-by)
+// with cli-runtime's table printer under opts, columns two spaces apart as
+// Strata's other tables. RememberWidths keeps the widths of the first
+// flush for the next ones, as kubectl's tabwriter does.
 func PrintTable(w io.Writer, t *metav1.Table, opts printers.PrintOptions) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.RememberWidths)
 	if err := printers.NewTablePrinter(opts).PrintObj(t, tw); err != nil {

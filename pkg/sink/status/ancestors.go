@@ -1,7 +1,7 @@
 package status
 
 import (
-	"slices"
+	"maps"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,41 +14,21 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// PolicyStatus is Strata's part of one policy's status.ancestors: its
-// entries as Gateway API's PolicyAncestorStatus (GEP-713 "Standard status
-// struct"), fitted to the room the snapshot's entries of other
-// controllers leave (Fit) and timed against the snapshot's entries of
-// Strata (Retime).
+// PolicyStatus is Strata's part of one policy's status.ancestors (GEP-713
+// "Standard status struct"), fitted to the room (Fit) and timed (Retime).
 type PolicyStatus struct {
 	Policy    *policykind.Policy
 	Ancestors []gwv1.PolicyAncestorStatus
 }
 
 // Ancestors returns Strata's status.ancestors entries of every policy of
-// a managed kind. now stamps conditions whose status changed; unchanged
-// ones keep their lastTransitionTime, so an unchanged outcome writes the
-// same bytes.
+// a managed kind; now stamps conditions whose status changed.
 func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
-	// Policies are independent of each other: each is fitted and timed
-	// on whichever core takes it, into its own slot, then the managed
-	// ones are kept in order. On one core this was a twentieth of
-	// `strata status` on the performance world, with the other core
-	// idle.
-	all := r.Outcome.Policies
-	slots := make([]PolicyStatus, len(all))
-	for i := range len(all) {
-		if p := all[i].Policy; p.Kind.Managed {
-			slots[i] = PolicyStatus{Policy: p, Ancestors: ancestors(all[i], now)}
+	var out []PolicyStatus
+	for _, ps := range r.Outcome.Policies {
+		if ps.Policy.Kind.Managed {
+			out = append(out, PolicyStatus{Policy: ps.Policy, Ancestors: ancestors(ps, now)})
 		}
-	}
-	out := slots[:0]
-	for _, ps := range slots {
-		if ps.Policy != nil {
-			out = append(out, ps)
-		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }
@@ -73,10 +53,8 @@ func ancestors(ps outcome.PolicyStatus, now metav1.Time) []gwv1.PolicyAncestorSt
 }
 
 // Policies returns, for every policy of a managed kind, a copy of the
-// policy object with the status.ancestors Strata would write: entries of
-// other controllers preserved, Strata's replaced (Ancestors,
-// MergeAncestors). The copies share every other field with the policy
-// objects of r (withStatus): what reads them must not change them.
+// policy object with the status.ancestors Strata would write, sharing
+// every other field with the policy objects of r (withStatus).
 func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	pos := PolicyObjects(r, now)
 	out := make([]*unstructured.Unstructured, len(pos))
@@ -87,11 +65,8 @@ func Policies(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 }
 
 // PolicyObject is a policy object with the status.ancestors Strata would
-// write, as its parts: the object as it is (Source), the stored entries
-// of other controllers (Theirs, as stored) and Strata's (Ours, timed
-// against Strata's stored ones), in that order. Object puts them
-// together; a printer may write them as they are (the CLI's status
-// List), without the maps of Strata's entries.
+// write, as its parts: the object, the stored entries of other
+// controllers and Strata's, in that order.
 type PolicyObject struct {
 	Source map[string]any
 	Theirs []any
@@ -100,21 +75,17 @@ type PolicyObject struct {
 
 // PolicyObjects is Policies as PolicyObjects.
 func PolicyObjects(r *engine.Result, now metav1.Time) []*PolicyObject {
-	// Policies are independent of each other: each is fitted, timed and
-	// merged on whichever core takes it, into its own slot; then the
-	// managed ones are kept in order.
-	all := r.Outcome.Policies
-	slots := make([]*PolicyObject, len(all))
-	for i := range len(all) {
-		slots[i] = ObjectOf(all[i], now)
+	var out []*PolicyObject
+	for _, ps := range r.Outcome.Policies {
+		if o := ObjectOf(ps, now); o != nil {
+			out = append(out, o)
+		}
 	}
-	return slices.DeleteFunc(slots, func(p *PolicyObject) bool { return p == nil })
+	return out
 }
 
-// ObjectOf is the PolicyObject of one policy's outcome, as PolicyObjects
-// makes it; nil when its kind is not managed, for Strata writes no status
-// on it. A caller that lists a few policies (strata get) makes theirs
-// without the others'.
+// ObjectOf is the PolicyObject of one policy's outcome; nil when its kind
+// is not managed, for Strata writes no status on it.
 func ObjectOf(ps outcome.PolicyStatus, now metav1.Time) *PolicyObject {
 	p := ps.Policy
 	if !p.Kind.Managed {
@@ -124,8 +95,7 @@ func ObjectOf(ps outcome.PolicyStatus, now metav1.Time) *PolicyObject {
 	return &PolicyObject{Source: src, Theirs: othersOf(storedAncestors(src), controlledBy(p.Kind.ControllerName)), Ours: ancestors(ps, now)}
 }
 
-// Object is the policy object with its status.ancestors, sharing every
-// other field with Source (withStatus).
+// Object is the policy object with its status.ancestors (withStatus).
 func (p *PolicyObject) Object() *unstructured.Unstructured {
 	list := ancestorList(p.Theirs, p.Ours)
 	if list == nil {
@@ -135,14 +105,11 @@ func (p *PolicyObject) Object() *unstructured.Unstructured {
 }
 
 // MergeAncestors returns status.ancestors with Strata's entries replaced
-// by ours: the stored entries of other controllers (those mine says are
-// not Strata's) first, as they are, then ours in order, each condition
-// keeping the lastTransitionTime of the stored entry of Strata for the
-// same ancestorRef when its status is the same (Retime). theirs is how
-// many entries belong to other controllers. Stored items that are not
-// objects are dropped. The controller's write merges here; the CLI's
-// Policies lists the same entries (PolicyObject), ours timed once, by
-// Ancestors, against the same stored ones.
+// by ours: the stored entries of other controllers (mine says which are
+// Strata's) first, as they are, then ours, timed against Strata's stored
+// entry for the same ancestorRef (Retime). theirs is how many entries
+// belong to other controllers; stored items that are not objects are
+// dropped.
 func MergeAncestors(stored []any, ours []gwv1.PolicyAncestorStatus, mine func(controllerName string) bool, now metav1.Time) (merged []any, theirs int) {
 	theirs, old := splitAncestors(stored, mine)
 	timed := make([]gwv1.PolicyAncestorStatus, len(ours))
@@ -207,8 +174,7 @@ func controlledBy(name string) func(string) bool {
 }
 
 // parentRef renders a ref as a Gateway API ParentReference, group and
-// kind always set (the ancestorRef of GEP-713 "Standard status struct",
-// a route's parentRef).
+// kind always set (GEP-713 "Standard status struct").
 func parentRef(r topology.Ref) gwv1.ParentReference {
 	group, kind := gwv1.Group(r.Group), gwv1.Kind(r.Kind)
 	ref := gwv1.ParentReference{Group: &group, Kind: &kind, Name: gwv1.ObjectName(r.Name)}
@@ -223,8 +189,7 @@ func parentRef(r topology.Ref) gwv1.ParentReference {
 	return ref
 }
 
-// parentKey is the key of a ParentReference; refKey the same for a stored
-// one.
+// parentKey is the key of a ParentReference; refKey of a stored one.
 func parentKey(r gwv1.ParentReference) string {
 	return strings.Join([]string{deref(r.Group), deref(r.Kind), deref(r.Namespace), string(r.Name), deref(r.SectionName)}, "\x00")
 }
@@ -240,21 +205,14 @@ func deref[T ~string](p *T) string {
 	return string(*p)
 }
 
-// withStatus returns a copy of obj with status.field set to v, sharing
-// obj's other fields: the object and its status map are new, nothing
-// below them is copied. A deep copy of each policy (spec, metadata and
-// the entries of other controllers, all left as they are) was most of
-// what `strata status` allocated for policies on the performance world.
+// withStatus returns a copy of obj with status.field set to v: the object
+// and its status map are new, nothing below them is copied.
 func withStatus(obj map[string]any, field string, v any) *unstructured.Unstructured {
 	out := make(map[string]any, len(obj)+1)
-	for k, x := range obj {
-		out[k] = x
-	}
+	maps.Copy(out, obj)
 	old, _ := obj["status"].(map[string]any)
 	st := make(map[string]any, len(old)+1)
-	for k, x := range old {
-		st[k] = x
-	}
+	maps.Copy(st, old)
 	st[field] = v
 	out["status"] = st
 	return &unstructured.Unstructured{Object: out}

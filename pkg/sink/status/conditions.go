@@ -9,13 +9,11 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
-// Retime gives conds their lastTransitionTime, apimachinery's
-// meta.SetStatusCondition rule: the time of the condition of the same type
-// in old when the status is the same (the transition did not happen now,
-// whatever snapshot conds were computed from), else the time a condition
-// already has, else now. It is the one place Strata carries a time over,
-// for policy ancestors and target conditions alike, in the CLI and the
-// controller; it keeps writes from differing by a timestamp alone.
+// Retime gives conds their lastTransitionTime, meta.SetStatusCondition's
+// rule: the time of old's condition of the same type when the status is
+// the same, else the time a condition already has, else now. It is the
+// one place Strata carries a time over, so writes never differ by a
+// timestamp alone.
 func Retime(old, conds []metav1.Condition, now metav1.Time) []metav1.Condition {
 	out := make([]metav1.Condition, 0, len(conds))
 	for _, c := range conds {
@@ -51,15 +49,8 @@ func conditionsOf(v any) []metav1.Condition {
 }
 
 // lastConditions remembers the conditions last rendered (toMaps) and
-// their maps, to render the same conditions again as the same maps. A
-// policy's ancestors mostly carry the same conditions (its standing,
-// which the ancestors share), and so do Services side by side that the
-// same policies affect: 320,000 condition maps of the performance
-// world's `strata status` were 20,000 different ones. The maps are
-// shared read-only, as withStatus shares a policy's other fields; a
-// writer copies them (unstructured.SetNestedSlice). Only the last is
-// remembered: no table that a world of all-different conditions would
-// grow.
+// their maps, to render the same conditions again as the same maps,
+// shared read-only (a writer copies them).
 type lastConditions struct {
 	conds []metav1.Condition
 	maps  []any
@@ -85,10 +76,8 @@ func toMaps(conds []metav1.Condition) []any {
 	return out
 }
 
-// conditionMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
-// a condition, field by field (its json tags; a zero time is null, as
-// metav1.Time.ToUnstructured has it) without reflection: every affected
-// target of a large world gets one (TestConditionMapIsConverter).
+// conditionMap is the converter's ToUnstructured of a condition, field by
+// field without reflection.
 func conditionMap(c *metav1.Condition) map[string]any {
 	m := make(map[string]any, 6)
 	m["type"] = c.Type
@@ -102,10 +91,8 @@ func conditionMap(c *metav1.Condition) map[string]any {
 	return m
 }
 
-// parentRefMap is runtime.DefaultUnstructuredConverter.ToUnstructured of
-// a ParentReference, field by field (its json tags: pointers omitted when
-// nil, the port an int64), without reflection: every policy ancestor and
-// route parent entry Strata writes has one (TestStatusMapsAreConverter).
+// parentRefMap is the converter's ToUnstructured of a ParentReference,
+// field by field without reflection.
 func parentRefMap(r *gwv1.ParentReference) map[string]any {
 	m := make(map[string]any, 6)
 	if r.Group != nil {
@@ -137,9 +124,8 @@ func routeParentMap(p *gwv1.RouteParentStatus, last *lastConditions) map[string]
 	return entryMap("parentRef", &p.ParentRef, p.ControllerName, p.Conditions, last)
 }
 
-// entryMap is a status entry of one controller for one parent: the ref
-// under refField, the controller and the conditions (omitted when none,
-// their omitempty).
+// entryMap is a status entry of one controller for one parent, the ref
+// under refField.
 func entryMap(refField string, ref *gwv1.ParentReference, controller gwv1.GatewayController, conds []metav1.Condition, last *lastConditions) map[string]any {
 	m := make(map[string]any, 3)
 	m[refField] = parentRefMap(ref)

@@ -12,15 +12,10 @@ import (
 )
 
 // Fit chooses which of a policy's ancestors (sorted by ref) fit in room
-// entries of status.ancestors. When all fit they are returned as they
-// are. Otherwise the ones with a problem (not Accepted, or Accepted but
-// PartiallyEnforced or Overridden, in the kind's vocabulary) are kept first, then the others, each
-// group in ref order, so a policy in trouble never hides its trouble
-// behind entries that say all is well; the kept ones stay in ref order,
-// and the message of each kept entry's Accepted condition says how many
-// were left out and how many of those had a problem (GEP-713 "Metaresource
-// status" asks for the status of every ancestor; the CRD bounds the list).
-// Deterministic: the same ancestors and room give the same entries.
+// entries of status.ancestors: those with a problem first, so a policy in
+// trouble never hides it, the kept ones in ref order, each Accepted
+// message saying how many were left out (GEP-713 "Metaresource status"
+// asks for every ancestor; the CRD bounds the list).
 func Fit(ancestors []outcome.Ancestor, room int) []outcome.Ancestor {
 	if len(ancestors) <= room {
 		return ancestors

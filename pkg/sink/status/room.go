@@ -22,17 +22,13 @@ func listenerPlace(name string) string { return "status.listeners[" + name + "].
 func parentPlace(parentRef map[string]any) string {
 	d := withDefaults(parentRef)
 	var b strings.Builder
-	b.WriteString("status.parents[")
-	b.WriteString(str(d, "kind"))
-	b.WriteString(" ")
+	b.WriteString("status.parents[" + str(d, "kind") + " ")
 	if ns := str(d, "namespace"); ns != "" {
-		b.WriteString(ns)
-		b.WriteString("/")
+		b.WriteString(ns + "/")
 	}
 	b.WriteString(str(d, "name"))
 	if s := str(d, "sectionName"); s != "" {
-		b.WriteString("#")
-		b.WriteString(s)
+		b.WriteString("#" + s)
 	}
 	switch p := d["port"].(type) {
 	case int64:
@@ -46,16 +42,10 @@ func parentPlace(parentRef map[string]any) string {
 	return b.String()
 }
 
-// fitConditions keeps of ours, Strata's conditions for one list in the
-// order they are written, as many as room allows. When all fit they are
-// returned as they are. Otherwise those problem reports (the types of
-// Fragment.Problems) win first, then the others by kind name (the type's
-// part after the domain, then the whole type), as Fit keeps a policy's
-// ancestors with a problem first: an object whose policies are in
-// trouble never hides that trouble behind conditions that say all is
-// well. The kept ones stay in the order of ours; left are the types of
-// the others, sorted. Deterministic: the same conditions and room give
-// the same choice.
+// fitConditions keeps as many of ours as room allows, in their order:
+// those problem reports win first, then the others by kind name, as Fit
+// keeps a policy's ancestors with a problem first. left are the types of
+// the others, sorted.
 func fitConditions(ours []metav1.Condition, room int, problem func(string) bool) (kept []metav1.Condition, left []string) {
 	if len(ours) <= room || len(ours) == 0 {
 		return ours, nil
@@ -119,10 +109,9 @@ func (o omissions) list(maxItems int) []hierarchy.Omission {
 }
 
 // OmittedFrom is the lists of om, the omissions of an object of kind gk,
-// that leave out a condition of type typ of the target that is the
-// object (section "") or one of its sections: a listener has a list of
-// its own; a route's rules share the route's parent entries; any other
-// section (a Service port) shares the object's status.conditions.
+// that leave out a condition of type typ of the object (section "") or
+// one of its sections: a listener has a list of its own, a route's rules
+// share its parent entries, any other section the object's conditions.
 func OmittedFrom(om []hierarchy.Omission, gk schema.GroupKind, section, typ string) []string {
 	info := hierarchy.Kinds[gk]
 	in := func(place string) bool { return place == placeConditions }

@@ -2,9 +2,9 @@ package status
 
 import (
 	"cmp"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -23,10 +23,8 @@ import (
 
 // MaxAncestors is how many status.ancestors entries Strata writes when the
 // policy's CRD is unknown: the MaxItems of PolicyStatus.ancestors in
-// upstream Gateway API v1.6 (apis/v1 PolicyStatus: 16; 001 "Standard
-// status struct" said 32, which an API server with the v1.6 type refuses).
-// Entries of other controllers are kept first; Strata's own are cut to
-// what is left, problems first (Fit, docs/status.md).
+// Gateway API v1.6 (GEP-713 said 32, which the v1.6 type refuses). Other
+// controllers' entries are kept first (Fit, docs/status.md).
 const MaxAncestors = 16
 
 // Limit is how many status.ancestors entries a policy of kind k may hold:
@@ -56,22 +54,17 @@ type Fragment struct {
 	// Annotations stand in for conditions on objects that have none, and
 	// hold hierarchy.OmittedAnnotation when Omitted is not empty.
 	Annotations map[string]string
-	// Problems are the types of its conditions whose kind has, among the
-	// policies that affect the object or its sections, one whose status
-	// reports a problem (Problem on any of its ancestors): when not all of
-	// Strata's conditions fit in a list, they win the room first
-	// (fitConditions). Sorted; set for kinds whose lists are bounded
-	// (hierarchy.KindInfo.MaxConditions).
+	// Problems are the types of its conditions whose kind has a policy
+	// affecting the object that reports a problem (Problem): they win the
+	// room first (fitConditions). Sorted; set for bounded kinds only.
 	Problems []string
-	// Omitted are Strata's conditions left out of the lists above for
-	// want of room in the object as the snapshot has it: its CRD's
-	// maxItems less the conditions of other controllers. Merge adds what
-	// the object as stored when written has no room for.
+	// Omitted are Strata's conditions left out of the lists above for want
+	// of room in the object as the snapshot has it; Merge adds what the
+	// object as stored has no room for.
 	Omitted []hierarchy.Omission
 }
 
-// problem reports whether conditions of type t report a problem
-// (Problems).
+// problem reports whether conditions of type t report a problem.
 func (f *Fragment) problem(t string) bool {
 	_, ok := slices.BinarySearch(f.Problems, t)
 	return ok
@@ -83,14 +76,11 @@ type Listener struct {
 	Conditions []metav1.Condition
 }
 
-// Object renders the fragment as a partial object (what the CLI prints).
-// Its maps are built directly, not through unstructured's setters, which
-// deep-copy every list they are given: each affected target of a large
-// world has one (TestFragmentObjectIsSetters).
+// Object renders the fragment as a partial object (what the CLI prints),
+// its maps built directly: unstructured's setters deep-copy every list.
 func (f *Fragment) Object() *unstructured.Unstructured { return f.object(&lastConditions{}) }
 
-// object is Object, rendering the same conditions as the previous
-// fragment's as the same maps (lastConditions).
+// object is Object, sharing the maps of the conditions last rendered.
 func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 	obj := make(map[string]any, 4)
 	obj["apiVersion"] = f.GVK.GroupVersion().String()
@@ -140,20 +130,16 @@ func (f *Fragment) object(last *lastConditions) *unstructured.Unstructured {
 func Targets(r *engine.Result, now metav1.Time) []*unstructured.Unstructured {
 	fs := Fragments(r, now)
 	out := make([]*unstructured.Unstructured, len(fs))
-	var last lastConditions // each core's own
-	for i := range len(fs) {
+	var last lastConditions
+	for i := range fs {
 		out[i] = fs[i].object(&last)
 	}
 	return out
 }
 
-// affected gathers, for one object, the policies of each kind that
-// affect it or its listeners, and the Gateways it is reached through.
-// The lists are the outcome's (outcome.TargetStatus: sorted, without
-// duplicates, frozen), joined only when an object has more than one for
-// a kind (its sections) and only when its fragment is made: a map per
-// object and kind, made and read back sorted, was a fifth of what
-// `strata status` allocated for targets.
+// affected gathers, for one object, the policies of each kind that affect
+// it or its listeners, and the Gateways it is reached through: the
+// outcome's sorted lists, joined only when a kind has more than one.
 type affected struct {
 	node     topology.NodeID
 	kinds    []kindLists[string]
@@ -161,8 +147,7 @@ type affected struct {
 	via      []kindLists[topology.NodeID]
 }
 
-// kindLists are the sorted lists of one kind gathered for an object:
-// the first, and the others when there are (its sections').
+// kindLists are the sorted lists of one kind gathered for an object.
 type kindLists[T cmp.Ordered] struct {
 	kind  *policykind.Kind
 	first []T
@@ -180,10 +165,8 @@ func add[T cmp.Ordered](all []kindLists[T], k *policykind.Kind, list []T) []kind
 	return append(all, kindLists[T]{kind: k, first: list})
 }
 
-// joined is the union of the lists, sorted: the one list as it is, or
-// a new one; n log n however many lists there are (issue 11, "No
-// cliffs": a route of many rule sections, each reached by policies of
-// its own).
+// joined is the union of the lists, sorted: the one list as it is, or a
+// new one, in n log n however many lists there are.
 func (kl kindLists[T]) joined() []T {
 	if len(kl.more) == 0 {
 		return kl.first
@@ -192,30 +175,16 @@ func (kl kindLists[T]) joined() []T {
 }
 
 // Fragments returns Strata's part of every object affected by a managed
-// kind, sorted by ref: a <Kind>Affected condition in status.conditions,
-// in status.listeners[] for listener sections, in status.parents[] (one
-// entry per Gateway, with Strata's controllerName) for routes, or an
-// annotation for objects without conditions (GEP-713 "Target object
-// status"). Virtual targets have no object and are skipped. now stamps
-// conditions whose status changed from the snapshot object's (Retime).
+// kind, sorted by ref (GEP-713 "Target object status"); virtual targets
+// are skipped. now stamps conditions whose status changed (Retime).
 func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	g := r.Graph
-	// Objects by node, in a slice rather than a map keyed by a
-	// five-string Ref: this loop runs on one core over every affected
-	// target of the world. A section's object is looked up; any other
-	// target is its own object.
-	// Where each target's part goes: its object (a section's is looked
-	// up) and whether it is a listener's; None for a target that has no
-	// part.
 	ts := r.Outcome.Targets
-	places := make([]place, len(ts))
-	for i := range len(ts) {
-		places[i] = placeOf(g, &ts[i])
-	}
-	objs := make([]*affected, len(g.Nodes))
+	objs := make([]*affected, len(g.Nodes)) // by node
 	var order []topology.NodeID
 	for i := range ts {
-		obj := places[i].obj
+		pl := placeOf(g, &ts[i])
+		obj := pl.obj
 		if obj == topology.None {
 			continue
 		}
@@ -225,22 +194,20 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 			objs[obj] = a
 			order = append(order, obj)
 		}
-		a.gather(g, &ts[i], places[i].listener)
+		a.gather(g, &ts[i], pl.listener)
 	}
-	// Sorted by key, each key made once (not twice per comparison).
+	// Sorted by key, each key made once.
 	type keyed struct {
 		key string
 		obj topology.NodeID
 	}
 	byKey := make([]keyed, len(order))
-	for i := range len(order) {
-		byKey[i] = keyed{g.Node(order[i]).Ref.Key(), order[i]}
+	for i, obj := range order {
+		byKey[i] = keyed{g.Node(obj).Ref.Key(), obj}
 	}
 	slices.SortFunc(byKey, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
 	// The controllerName of the class of every Gateway a route is reached
-	// through, looked up once per Gateway (a cache local to this call: the
-	// Result stays frozen) and before the objects are shared out among the
-	// cores, which then only read it.
+	// through, looked up once per Gateway (local: the Result stays frozen).
 	controllers := map[topology.NodeID]string{}
 	for _, obj := range order {
 		for _, vs := range objs[obj].via {
@@ -253,20 +220,15 @@ func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
 	}
 	controllerOf := func(gw topology.NodeID) string { return controllers[gw] }
 	fit := newFitting(r)
-	// Objects are independent of each other: each fragment is built on
-	// whichever core takes it, into its own slot, so the order is the
-	// sorted one whatever the cores do.
 	out := make([]*Fragment, len(byKey))
-	for i := range len(byKey) {
-		obj := byKey[i].obj
-		out[i] = fragment(g, g.Node(obj).Ref, objs[obj], controllerOf, fit, now)
+	for i, k := range byKey {
+		out[i] = fragment(g, g.Node(k.obj).Ref, objs[k.obj], controllerOf, fit, now)
 	}
 	return out
 }
 
-// place is where a target's part goes: its object (a section's is
-// looked up) and whether it is a listener's; None for a target that has
-// no part.
+// place is where a target's part goes: its object (a section's is looked
+// up) and whether it is a listener's; None for a target without a part.
 type place struct {
 	obj      topology.NodeID
 	listener bool
@@ -290,8 +252,7 @@ func placeOf(g *topology.Graph, t *outcome.TargetStatus) place {
 	return place{obj: obj, listener: n.Ref.Section != "" && hierarchy.Kinds[n.Ref.GroupKind()].Section == "listener"}
 }
 
-// gather adds a target of the object (the object itself or one of its
-// sections) to what affects it.
+// gather adds a target of the object (itself or a section).
 func (a *affected) gather(g *topology.Graph, t *outcome.TargetStatus, listener bool) {
 	if listener {
 		section := g.Node(t.Node).Ref.Section
@@ -312,10 +273,8 @@ func newFitting(r *engine.Result) *fitting {
 	return &fitting{owned: OwnedBy(r.PolicyKinds()), problems: sync.OnceValue(func() map[*policykind.Kind]map[string]bool { return policyProblems(r) })}
 }
 
-// fitting is what fragment needs to fit Strata's conditions into the
-// room an object's lists leave: which conditions are Strata's, and which
-// policies report a problem (made once, and only when an object of a
-// bounded kind asks).
+// fitting is which conditions are Strata's, and which policies report a
+// problem (made once, when an object of a bounded kind asks).
 type fitting struct {
 	owned    Owned
 	problems func() map[*policykind.Kind]map[string]bool
@@ -332,8 +291,7 @@ func (fit *fitting) others(stored []metav1.Condition) int {
 	return n
 }
 
-// problem reports whether one of the policies (IDs) of kind k reports a
-// problem.
+// problem reports whether one of the policies of kind k reports a problem.
 func (fit *fitting) problem(k *policykind.Kind, policies []string) bool {
 	bad := fit.problems()[k]
 	for _, p := range policies {
@@ -344,8 +302,7 @@ func (fit *fitting) problem(k *policykind.Kind, policies []string) bool {
 	return false
 }
 
-// policyProblems are the policies of managed kinds, by kind and ID, that
-// report a problem on any of their ancestors (Problem).
+// policyProblems are the policies of managed kinds that report a problem.
 func policyProblems(r *engine.Result) map[*policykind.Kind]map[string]bool {
 	out := map[*policykind.Kind]map[string]bool{}
 	for _, ps := range r.Outcome.Policies {
@@ -368,10 +325,7 @@ func policyProblems(r *engine.Result) map[*policykind.Kind]map[string]bool {
 // fragment is Strata's part of one affected object (Fragments).
 func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf func(topology.NodeID) string, fit *fitting, now metav1.Time) *Fragment {
 	n := g.Node(a.node)
-	// The object's stored status, read only where its stored conditions
-	// matter (Retime): an object whose part is an annotation (a
-	// Service, most of a large world's targets) is not converted, and
-	// of the others only the status is (storedStatus).
+	// The stored status, converted only where its conditions matter.
 	var stored map[string]any
 	current := func() map[string]any {
 		if stored == nil {
@@ -382,10 +336,8 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 	f := &Fragment{GVK: schema.FromAPIVersionAndKind(apiVersion(n.Object, ref), ref.Kind), Namespace: ref.Namespace, Name: ref.Name}
 	info := hierarchy.Kinds[ref.GroupKind()]
 	place, limit := info.Conditions, info.MaxConditions
-	// Other controllers' conditions in each list, counted only for a
-	// bounded kind: the room is what they leave of the CRD's maxItems.
-	// The counts of listeners and parents are by index of f.Listeners
-	// and f.Parents.
+	// Other controllers' conditions in each list, counted for a bounded
+	// kind; those of listeners and parents by index.
 	var others int
 	var listenerOthers, parentOthers []int
 	for _, ks := range sortedKinds(a.kinds) {
@@ -439,12 +391,9 @@ func fragment(g *topology.Graph, ref topology.Ref, a *affected, controllerOf fun
 }
 
 // fitInto cuts the fragment's lists to the room other controllers'
-// conditions leave of limit (fitConditions; others, listenerOthers and
-// parentOthers count them, the last two by index of f.Listeners and
-// f.Parents), drops listener and parent entries left without a
-// condition, and records what was left out (Omitted, and
-// hierarchy.OmittedAnnotation among the annotations). A fragment that fits, nearly
-// every one, is left as it is without allocating.
+// conditions (counted by others, listenerOthers and parentOthers) leave
+// of limit, drops entries left without a condition, and records what was
+// left out. A fragment that fits is left as it is.
 func (f *Fragment) fitInto(limit, others int, listenerOthers, parentOthers []int) {
 	fits := len(f.Conditions) <= limit-others
 	for i := range f.Listeners {
@@ -487,16 +436,11 @@ func (f *Fragment) fitInto(limit, others int, listenerOthers, parentOthers []int
 }
 
 // gatewayEntries are the entries of a route's stored status.parents that
-// the controllers of the Gateways vias wrote: an entry whose parentRef
-// names one of them (any sectionName or port) and whose controllerName is
-// the controllerName of that Gateway's GatewayClass. Strata is not the
-// controller of the Gateways it decorates: an entry in status.parents is
-// read (by kubectl, GitOps tools such as Argo CD) as the Gateway's
-// verdict on the route, so Strata adds its <Kind>Affected condition only
-// to entries the Gateway's controller wrote, as it does for listener
-// entries; a route without one gets the annotation instead (GEP-713
-// "Target object status"; docs/status.md). Entries are returned as
-// stored, with their conditions, in stored order.
+// the controllers of the Gateways vias wrote (parentRef naming one of
+// them, controllerName its class's), as stored. An entry is read as the
+// Gateway's verdict on the route, so Strata adds its condition only to
+// entries the Gateway's controller wrote; a route without one gets the
+// annotation instead (GEP-713 "Target object status"; docs/status.md).
 func gatewayEntries(g *topology.Graph, controllerOf func(topology.NodeID) string, vias []topology.NodeID, route map[string]any, routeNS string) []gwv1.RouteParentStatus {
 	stored, _, _ := unstructured.NestedSlice(route, "status", "parents")
 	if len(stored) == 0 {
@@ -537,10 +481,7 @@ func gatewayEntries(g *topology.Graph, controllerOf func(topology.NodeID) string
 // (for a ListenerSet, its parent Gateway's), or "" when the class is not
 // in the snapshot.
 func gatewayController(g *topology.Graph, gw *topology.Node) string {
-	if gw.Ref.GroupKind() == hierarchy.ListenerSetKind {
-		// A route attached through a ListenerSet has the ListenerSet as
-		// its parent; the entry for it is written by the controller of
-		// the ListenerSet's Gateway (GEP-1713).
+	if gw.Ref.GroupKind() == hierarchy.ListenerSetKind { // its Gateway's controller (GEP-1713)
 		obj := toUnstructured(gw.Object)
 		name, _, _ := unstructured.NestedString(obj, "spec", "parentRef", "name")
 		ns, _, _ := unstructured.NestedString(obj, "spec", "parentRef", "namespace")
@@ -571,8 +512,7 @@ func gatewayController(g *topology.Graph, gw *topology.Node) string {
 }
 
 // upsertParent adds conditions to the entry for ref of controller, or a
-// new entry for them. Only conditions whose type is Strata's are kept
-// from what the caller passes in (Retime returns only the new ones).
+// new entry for them.
 func upsertParent(parents []gwv1.RouteParentStatus, ref gwv1.ParentReference, controller string, conds []metav1.Condition) []gwv1.RouteParentStatus {
 	for i := range parents {
 		if parentKey(parents[i].ParentRef) == parentKey(ref) && string(parents[i].ControllerName) == controller {
@@ -595,17 +535,12 @@ func oldListenerConditions(obj map[string]any, name string) []metav1.Condition {
 
 func withDefaults(m map[string]any) map[string]any {
 	out := map[string]any{"group": hierarchy.GatewayGroup, "kind": "Gateway"}
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }
 
-// storedStatus is an object with only its status, as unstructured: what
-// fragment reads of the object as stored (status.conditions,
-// status.listeners, status.parents). A typed object's status is converted
-// alone: converting a whole route, its rules most of its bytes, was half
-// of `strata status` on a large world (docs/performance.md).
+// storedStatus is an object with only its status, as unstructured; a
+// typed object's status is converted alone.
 func storedStatus(obj any) map[string]any {
 	if u, ok := obj.(*unstructured.Unstructured); ok {
 		if st, ok := u.Object["status"]; ok {
@@ -624,13 +559,8 @@ func storedStatus(obj any) map[string]any {
 	return map[string]any{"status": m}
 }
 
-// storedConditions is the object's status.conditions as stored. A typed
-// object whose status holds them as metav1.Condition (a Service, a
-// Gateway) is read as it is: converting its status to unstructured and
-// its conditions back, for every affected Service of a large world, was
-// a tenth of what `strata status` allocated for targets. Any other object
-// is read from its status as unstructured (current, storedStatus).
-// Retime only reads what is returned.
+// storedConditions is the object's status.conditions as stored: a typed
+// object's []metav1.Condition as it is, else read from current().
 func storedConditions(obj any, current func() map[string]any) []metav1.Condition {
 	if st, ok := typedStatus(obj); ok {
 		if c := st.FieldByName("Conditions"); c.IsValid() && c.CanInterface() {
@@ -643,8 +573,7 @@ func storedConditions(obj any, current func() map[string]any) []metav1.Condition
 	return conditionsOf(old)
 }
 
-// typedStatus is the Status struct of a typed object (a pointer to a
-// struct with one), addressable; false for anything else.
+// typedStatus is the addressable Status struct of a typed object.
 func typedStatus(obj any) (reflect.Value, bool) {
 	v := reflect.ValueOf(obj)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
@@ -696,14 +625,7 @@ func (a *affected) viaOf(k *policykind.Kind) []topology.NodeID {
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // sortedNodes is nodes ordered by ref, in a new slice.
 func sortedNodes(g *topology.Graph, nodes []topology.NodeID) []topology.NodeID {

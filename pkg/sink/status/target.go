@@ -1,6 +1,8 @@
 package status
 
 import (
+	"maps"
+
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -11,9 +13,8 @@ import (
 )
 
 // Owned is what of a target object Strata owns: its <Kind>Affected
-// condition types and annotations, and route parent entries carrying its
-// controller names. Everything else belongs to other controllers and is
-// kept as it is.
+// condition types and annotations, and route parent entries of its
+// controller names; the rest is other controllers'.
 type Owned struct {
 	Types       map[string]bool
 	Controllers map[string]bool
@@ -32,21 +33,14 @@ func OwnedBy(kinds []*policykind.Kind) Owned {
 }
 
 // Merge returns a copy of current in which Strata's part is replaced by
-// fragment (one of Fragments; nil when the target is no longer affected),
-// and whether that changes anything. Strata's conditions keep the
-// lastTransitionTime current has for them when their status is the same
-// (Retime). Conditions go into existing status.listeners and
-// status.parents entries only: these entries belong to the Gateway's own
-// controller, which must create them (they carry supportedKinds and
-// attachedRoutes, or the Gateway's verdict on a route, which Strata
-// cannot vouch for).
-//
-// Each list holds at most the maxItems of the object's CRD
-// (hierarchy.KindInfo.MaxConditions), which an API server enforces on
-// the whole write. Other controllers' conditions, as current has them,
-// are kept; Strata's fill what room they leave, problems first, then by
-// kind name (fitConditions), and hierarchy.OmittedAnnotation names the rest, with
-// what the fragment already left out (docs/status.md, "Room").
+// fragment (nil when the target is no longer affected), and whether that
+// changes anything; conditions keep current's lastTransitionTime when
+// their status is the same (Retime). Conditions go into existing
+// status.listeners and status.parents entries only: those belong to the
+// Gateway's controller, which must create them. Other controllers'
+// conditions are kept; Strata's fill the room they leave of the CRD's
+// maxItems, problems first (fitConditions), and
+// hierarchy.OmittedAnnotation names the rest (docs/status.md, "Room").
 func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) (*unstructured.Unstructured, bool) {
 	desired := current.DeepCopy()
 	frag := fragment
@@ -58,22 +52,19 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	for _, o := range frag.Omitted {
 		om.add(o.Place, o.Types)
 	}
-	// fit cuts Strata's conditions for a list to the room others leave.
-	fit := func(ours []metav1.Condition, others int, place string) []metav1.Condition {
-		if limit <= 0 {
-			return ours
-		}
-		kept, left := fitConditions(ours, limit-others, frag.problem)
-		om.add(place, left)
-		return kept
-	}
-	// status.conditions
 	isOurs := func(c map[string]any) bool { return owned.Types[str(c, "type")] }
-	all := slice(desired.Object, "status", "conditions")
-	conds := keep(all, not(isOurs))
-	conds = append(conds, toMaps(Retime(conditionsOf(keep(all, isOurs)), fit(frag.Conditions, len(conds), placeConditions), metav1.Time{}))...)
-	setSlice(desired.Object, conds, "status", "conditions")
-	// status.listeners[].conditions
+	// merged is list with Strata's conditions replaced by ours, cut to the
+	// room the others leave.
+	merged := func(list []any, ours []metav1.Condition, place string) []any {
+		theirs := keep(list, not(isOurs))
+		if limit > 0 {
+			var left []string
+			ours, left = fitConditions(ours, limit-len(theirs), frag.problem)
+			om.add(place, left)
+		}
+		return append(theirs, toMaps(Retime(conditionsOf(keep(list, isOurs)), ours, metav1.Time{}))...)
+	}
+	setSlice(desired.Object, merged(slice(desired.Object, "status", "conditions"), frag.Conditions, placeConditions), "status", "conditions")
 	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
 		ours := map[string][]metav1.Condition{}
 		for _, l := range frag.Listeners {
@@ -85,19 +76,14 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 				continue
 			}
 			lc, _ := m["conditions"].([]any)
-			theirs := keep(lc, not(isOurs))
-			name := str(m, "name")
-			m["conditions"] = append(theirs, toMaps(Retime(conditionsOf(keep(lc, isOurs)), fit(ours[name], len(theirs), listenerPlace(name)), metav1.Time{}))...)
+			m["conditions"] = merged(lc, ours[str(m, "name")], listenerPlace(str(m, "name")))
 		}
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
 	// status.parents[]: Strata's conditions go into the entries of the
-	// Gateways' controllers the fragment names (by parentRef as stored
-	// and controllerName), never into a new entry; entries with Strata's
-	// own controllerName holding only its conditions (written by Strata
-	// before this rule) are removed; an entry of a Gateway controller that
-	// shares a controllerName with a policy kind holds that controller's
-	// conditions too, and stays.
+	// Gateways' controllers the fragment names, never into a new entry;
+	// an entry of Strata's controllerName holding only its conditions is
+	// removed, one that holds another controller's conditions too stays.
 	isOurParent := func(p map[string]any) bool {
 		if !owned.Controllers[str(p, "controllerName")] {
 			return false
@@ -117,35 +103,21 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		}
 		pr, _ := m["parentRef"].(map[string]any)
 		pc, _ := m["conditions"].([]any)
-		theirs := keep(pc, not(isOurs))
-		ours := ourParents[entryKey(pr, str(m, "controllerName"))]
-		if len(ours) > 0 {
-			ours = fit(ours, len(theirs), parentPlace(pr))
-		}
-		m["conditions"] = append(theirs, toMaps(Retime(conditionsOf(keep(pc, isOurs)), ours, metav1.Time{}))...)
+		m["conditions"] = merged(pc, ourParents[entryKey(pr, str(m, "controllerName"))], parentPlace(pr))
 	}
 	setSlice(desired.Object, parents, "status", "parents")
-	// annotations: Strata's <Kind>Affected ones, and hierarchy.OmittedAnnotation
-	// from what was left out above.
+	// Annotations: Strata's <Kind>Affected ones, and what was left out.
 	ann := desired.GetAnnotations()
-	for k := range ann {
-		if owned.Types[k] || k == hierarchy.OmittedAnnotation {
-			delete(ann, k)
-		}
+	if ann == nil {
+		ann = map[string]string{}
 	}
+	maps.DeleteFunc(ann, func(k, _ string) bool { return owned.Types[k] || k == hierarchy.OmittedAnnotation })
 	for k, v := range frag.Annotations {
-		if k == hierarchy.OmittedAnnotation {
-			continue
+		if k != hierarchy.OmittedAnnotation {
+			ann[k] = v
 		}
-		if ann == nil {
-			ann = map[string]string{}
-		}
-		ann[k] = v
 	}
 	if len(om) > 0 {
-		if ann == nil {
-			ann = map[string]string{}
-		}
 		ann[hierarchy.OmittedAnnotation] = hierarchy.FormatOmissions(om.list(limit))
 	}
 	if len(ann) == 0 {
@@ -155,8 +127,7 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 	return desired, StatusChanged(current, desired) || AnnotationsChanged(current, desired)
 }
 
-// entryKey names a route parent entry: its parentRef (group and kind
-// defaulted) and the controller that wrote it.
+// entryKey names a route parent entry by parentRef and controller.
 func entryKey(parentRef map[string]any, controller string) string {
 	return refKey(withDefaults(parentRef)) + "\x00" + controller
 }
@@ -173,18 +144,13 @@ func AnnotationsChanged(current, desired *unstructured.Unstructured) bool {
 }
 
 func slice(obj map[string]any, path ...string) []any {
-	if obj == nil {
-		return nil
-	}
 	s, _, _ := unstructured.NestedSlice(obj, path...)
 	return s
 }
 
-// setSlice writes a list, leaving the field absent rather than empty when
-// it was absent, so that no change reads as no change.
+// setSlice writes a list, leaving an absent field absent rather than empty.
 func setSlice(obj map[string]any, list []any, path ...string) {
-	if len(list) == 0 {
-		// Absent and null both read as "no list": leave them as they are.
+	if len(list) == 0 { // absent and null both read as "no list"
 		if v, found, _ := unstructured.NestedFieldNoCopy(obj, path...); !found || v == nil {
 			return
 		}

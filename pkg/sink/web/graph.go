@@ -1,7 +1,9 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -22,8 +24,7 @@ type Graph struct {
 	// Width and Height bound the nodes' boxes, for the SVG viewBox.
 	Width  int `json:"width"`
 	Height int `json:"height"`
-	// Hidden counts the objects and policies that aggregate nodes stand
-	// for.
+	// Hidden counts the objects and policies aggregate nodes stand for.
 	Hidden int `json:"hidden"`
 }
 
@@ -189,17 +190,11 @@ func (b *builder) neighbours(n topology.NodeID, up bool) []topology.NodeID {
 	}
 	at := b.object(n)
 	byKind := map[string][]topology.NodeID{}
-	var kinds []string
 	for _, m := range next {
-		k := g.Node(m).Ref.Kind
-		if byKind[k] == nil {
-			kinds = append(kinds, k)
-		}
-		byKind[k] = append(byKind[k], m)
+		byKind[g.Node(m).Ref.Kind] = append(byKind[g.Node(m).Ref.Kind], m)
 	}
-	slices.Sort(kinds)
 	var added []topology.NodeID
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(byKind)) {
 		ms := byKind[k]
 		slices.SortFunc(ms, func(x, y topology.NodeID) int { return strings.Compare(g.Node(x).Ref.Key(), g.Node(y).Ref.Key()) })
 		for i, m := range ms {
@@ -229,8 +224,7 @@ func (w *World) Neighbourhood(focus topology.NodeID, depth int, lim Limits) *Gra
 	return &b.g
 }
 
-// neighbourhood collects the nodes and edges of Neighbourhood, before
-// layout.
+// neighbourhood collects the nodes and edges of Neighbourhood.
 func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *builder {
 	b := newBuilder(w, lim)
 	g := w.Res.Graph
@@ -248,13 +242,8 @@ func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *bui
 			frontier = next
 		}
 	}
-	drawn := make([]topology.NodeID, 0, len(b.nodeOf))
-	for n := range b.nodeOf {
-		drawn = append(drawn, n)
-	}
-	slices.Sort(drawn)
-	// The focus's policies first, so that the cap never hides them.
-	b.policies(focus)
+	drawn := slices.Sorted(maps.Keys(b.nodeOf))
+	b.policies(focus) // first, so that the cap never hides them
 	for _, n := range drawn {
 		if n != focus {
 			b.policies(n)
@@ -263,12 +252,9 @@ func (w *World) neighbourhood(focus topology.NodeID, depth int, lim Limits) *bui
 	return b
 }
 
-// Plan draws one neighbourhood from a scoped engine run (`strata graph
-// KIND/NAME -o svg` in a world of thousands of objects): the run computes
-// only what the standings of the policies drawn read (query.StatusScope),
-// not every policy's status, and the drawing is the complete run's. Use
-// Scope as the run's scope (engine.RunScoped), then Neighbourhood on its
-// result; a Plan is for one run.
+// Plan draws one neighbourhood from a scoped engine run, which computes
+// only what the standings drawn read (query.StatusScope): Scope is the
+// run's scope, then Neighbourhood draws; a Plan is for one run.
 type Plan struct {
 	// Focus finds the node to draw around in the run so far; false asks
 	// for the complete run (the node is not found, or is not a node).
@@ -279,19 +265,17 @@ type Plan struct {
 	// -l`); the objects are drawn as without it.
 	Keep func(*policykind.Policy) bool
 
-	// focus and drawn are the node and the policies drawn, and attached
-	// what is attached where (World.attached), set by Scope (asked).
+	// Set by Scope: the node and the policies drawn, and what is attached
+	// where (World.attached).
 	asked    bool
 	focus    topology.NodeID
 	drawn    []*policykind.Policy
 	attached map[topology.NodeID][]*policykind.Policy
 }
 
-// Scope is the engine.RunScoped scope of the plan's drawing: which
-// objects and policies are drawn depends on the topology and the
-// attachments alone, which the run holds before it asks (the policies'
-// standings are colours, not boxes); their standings need the effective
-// targets below the nodes the drawn policies attach to.
+// Scope is the engine.RunScoped scope of the plan's drawing: what is drawn
+// depends on the topology and the attachments alone, which the run holds
+// before it asks; the standings need the effective targets below.
 func (p *Plan) Scope(res *engine.Result) []topology.NodeID {
 	focus, ok := p.Focus(res)
 	if !ok {
@@ -320,37 +304,27 @@ func (p *Plan) Neighbourhood(res *engine.Result, focus topology.NodeID) (*Graph,
 	if err != nil {
 		return nil, err
 	}
-	// The run attaches as Scope did (query.KindAttachments): the same
-	// policies at the same nodes.
 	w := &World{Res: res, summaries: sums, attached: p.attached}
 	return w.Neighbourhood(focus, p.Depth, p.Limits), nil
 }
 
-// kept is attached with only the policies Keep chooses: a new map, the
-// world's own is left as it is.
+// kept is attached with only the policies Keep chooses, in a new map.
 func (p *Plan) kept(attached map[topology.NodeID][]*policykind.Policy) map[topology.NodeID][]*policykind.Policy {
 	if p.Keep == nil {
 		return attached
 	}
 	out := make(map[topology.NodeID][]*policykind.Policy, len(attached))
 	for n, ps := range attached {
-		var keep []*policykind.Policy
-		for _, q := range ps {
-			if p.Keep(q) {
-				keep = append(keep, q)
-			}
-		}
-		if len(keep) > 0 {
+		if keep := slices.DeleteFunc(slices.Clone(ps), func(q *policykind.Policy) bool { return !p.Keep(q) }); len(keep) > 0 {
 			out[n] = keep
 		}
 	}
 	return out
 }
 
-// layout places the nodes in columns by layer (hierarchy level; a
-// policy goes in its target's column, below the objects), in each column
-// ordered by the mean row of its neighbours already placed, then by key:
-// deterministic, one pass.
+// layout places the nodes in columns by layer (a policy in its target's,
+// below the objects), each column ordered by the mean row of its placed
+// neighbours, then by key: deterministic, one pass.
 func (b *builder) layout() {
 	var layers []int
 	for _, n := range b.g.Nodes {
@@ -363,15 +337,8 @@ func (b *builder) layout() {
 	for i, l := range layers {
 		col[l] = i
 	}
-	edges := make([]Edge, 0, len(b.edges))
-	for e := range b.edges {
-		edges = append(edges, e)
-	}
-	slices.SortFunc(edges, func(x, y Edge) int {
-		if c := strings.Compare(x.From, y.From); c != 0 {
-			return c
-		}
-		return strings.Compare(x.To, y.To)
+	edges := slices.SortedFunc(maps.Keys(b.edges), func(x, y Edge) int {
+		return cmp.Or(strings.Compare(x.From, y.From), strings.Compare(x.To, y.To))
 	})
 	b.g.Edges = edges
 	adj := map[string][]string{}
@@ -381,8 +348,6 @@ func (b *builder) layout() {
 	}
 	row := map[string]float64{}
 	rows := 0
-	// Objects first, so that a policy's target has its row when the
-	// policy is placed.
 	for _, l := range layers {
 		var idx []int
 		for i, n := range b.g.Nodes {
@@ -404,21 +369,9 @@ func (b *builder) layout() {
 				bary[i] = sum / float64(k)
 			}
 		}
-		slices.SortFunc(idx, func(x, y int) int {
+		slices.SortFunc(idx, func(x, y int) int { // objects first, then by mean row
 			px, py := b.g.Nodes[x].Type == TypePolicy, b.g.Nodes[y].Type == TypePolicy
-			if px != py {
-				if py {
-					return -1
-				}
-				return 1
-			}
-			if bary[x] != bary[y] {
-				if bary[x] < bary[y] {
-					return -1
-				}
-				return 1
-			}
-			return strings.Compare(b.g.Nodes[x].key, b.g.Nodes[y].key)
+			return cmp.Or(cmpBool(px, py), cmp.Compare(bary[x], bary[y]), strings.Compare(b.g.Nodes[x].key, b.g.Nodes[y].key))
 		})
 		for r, i := range idx {
 			n := &b.g.Nodes[i]
@@ -430,12 +383,18 @@ func (b *builder) layout() {
 	}
 	b.g.Width = 2*margin + max(0, len(layers)-1)*colPitch + boxWidth
 	b.g.Height = 2*margin + max(0, rows-1)*rowPitch + boxHeight
-	slices.SortFunc(b.g.Nodes, func(x, y Node) int {
-		if x.X != y.X {
-			return x.X - y.X
-		}
-		return x.Y - y.Y
-	})
+	slices.SortFunc(b.g.Nodes, func(x, y Node) int { return cmp.Or(x.X-y.X, x.Y-y.Y) })
+}
+
+// cmpBool orders false before true.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }
 
 // Overview is the start page: how big the world is, the policies by
@@ -533,8 +492,7 @@ func (w *World) gatewayRow(gw topology.NodeID) GatewayRow {
 			policies[p] = true
 		}
 	}
-	// Down from the Gateway through its listeners, and ListenerSets and
-	// theirs (GEP-1713), to the routes attached.
+	// Down through its listeners, and ListenerSets' (GEP-1713), to routes.
 	seen := map[topology.NodeID]bool{gw: true}
 	stack := []topology.NodeID{gw}
 	for len(stack) > 0 {

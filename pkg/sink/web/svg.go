@@ -7,9 +7,8 @@ import (
 	"strings"
 )
 
-// standingColors are the fills of policy boxes by standing, the colours
-// of the web view's legend (assets/app.css), so a drawing reads the same
-// in a page and in a file.
+// standingColors are the fills of policy boxes by standing, as in the web
+// view's legend (assets/app.css).
 var standingColors = map[string]string{
 	"Enforced":          "#2e7d32",
 	"PartiallyEnforced": "#b7791f",
@@ -22,10 +21,9 @@ var standingColors = map[string]string{
 	"PartiallyProgrammed": "#b7791f",
 }
 
-// SVG writes a graph as a standalone SVG document: the boxes where the
-// layout placed them, parent-child edges solid, policy edges dashed,
-// policies filled by standing. No script, no external resource: `strata
-// graph -o svg` writes it for a file or a review, without Graphviz.
+// SVG writes a graph as a standalone SVG document, without script or
+// external resource: parent-child edges solid, policy edges dashed,
+// policies filled by standing.
 func SVG(w io.Writer, g *Graph) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" font-family="sans-serif" font-size="11" role="img">`+"\n", g.Width, g.Height, g.Width, g.Height)
@@ -85,8 +83,7 @@ func SVG(w io.Writer, g *Graph) error {
 }
 
 // HTML writes a self-contained page holding the graph's SVG and the
-// legend of standings: `strata graph -o html`, to open in a browser or
-// attach to a ticket; no script, no network.
+// legend of standings (`strata graph -o html`).
 func HTML(w io.Writer, g *Graph) error {
 	var svg strings.Builder
 	if err := SVG(&svg, g); err != nil {

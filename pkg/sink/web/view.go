@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,10 +14,9 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// Standings a policy is coloured by: what its status says, rolled up over
-// its ancestors (query.StatusSummary). A policy not accepted anywhere
-// stands by its first reason (GEP-713 PolicyConditionReason: Conflicted,
-// Invalid, TargetNotFound); an accepted one by its enforcement.
+// Standings a policy is coloured by, rolled up over its ancestors: a
+// policy not accepted stands by its reason (GEP-713
+// PolicyConditionReason), an accepted one by its enforcement.
 const (
 	Enforced          = outcome.Enforced
 	PartiallyEnforced = outcome.PartiallyEnforced
@@ -30,13 +30,11 @@ const (
 // after (it is shared by every request, as the Result is).
 type World struct {
 	Res *engine.Result
-	// Source says where the objects come from: "files", or "cluster"
-	// and its address; Live says the view follows the source's changes.
+	// Source says where the objects come from; Live that the view
+	// follows its changes.
 	Source string
 	Live   bool
-	// NotVisible are the kinds the source was not allowed to read
-	// ("RetryPolicy.policies.example (forbidden)"): the pages say these
-	// are not visible to the reader rather than absent.
+	// NotVisible are the kinds the source was not allowed to read.
 	NotVisible []string
 	// summaries of every policy, by policy (query.Policies).
 	summaries map[*policykind.Policy]query.PolicySummary
@@ -60,20 +58,19 @@ func NewWorld(res *engine.Result) *World {
 }
 
 // index is a World without summaries: the policies attached to each
-// node. It reads the attachments as a scope of engine.RunScoped may, before
-// the run attaches them (query.KindAttachments).
+// node, read as a scope of engine.RunScoped may (query.KindAttachments).
 func index(res *engine.Result) *World {
 	w := &World{Res: res, summaries: map[*policykind.Policy]query.PolicySummary{}, attached: map[topology.NodeID][]*policykind.Policy{}}
-	seen := map[topology.NodeID]map[*policykind.Policy]bool{}
+	type at struct {
+		n topology.NodeID
+		p *policykind.Policy
+	}
+	seen := map[at]bool{}
 	for _, kr := range res.Kinds {
-		att := query.KindAttachments(res, kr)
-		for n, as := range att.ByNode {
+		for n, as := range query.KindAttachments(res, kr).ByNode {
 			for _, a := range as {
-				if seen[n] == nil {
-					seen[n] = map[*policykind.Policy]bool{}
-				}
-				if !seen[n][a.Policy] {
-					seen[n][a.Policy] = true
+				if !seen[at{n, a.Policy}] {
+					seen[at{n, a.Policy}] = true
 					w.attached[n] = append(w.attached[n], a.Policy)
 				}
 			}
@@ -86,10 +83,7 @@ func index(res *engine.Result) *World {
 }
 
 func comparePolicies(a, b *policykind.Policy) int {
-	if c := strings.Compare(a.Kind.Kind, b.Kind.Kind); c != 0 {
-		return c
-	}
-	return strings.Compare(a.ID(), b.ID())
+	return cmp.Or(strings.Compare(a.Kind.Kind, b.Kind.Kind), strings.Compare(a.ID(), b.ID()))
 }
 
 // Standing is the colour of a policy (see the constants).
@@ -145,8 +139,6 @@ func (w *World) Resolve(s string) (query.Subject, error) {
 		kind, name = parts[0], parts[1]
 	case 3:
 		kind, ns, name = parts[0], parts[1], parts[2]
-	default:
-		return query.Subject{}, fmt.Errorf("%q: want KIND/NAMESPACE/NAME or KIND/NAME", s)
 	}
 	if kind == "" || name == "" {
 		return query.Subject{}, fmt.Errorf("%q: want KIND/NAMESPACE/NAME or KIND/NAME", s)

@@ -8,27 +8,16 @@
 //     JSON read back into an any (kubectl's -o json: keys sorted, numbers
 //     as float64).
 //
-// It is a fast path, and the rule for one (issue 44) is that it stays
-// only while it wins at least 1.5x of a whole command's CPU over the
-// library: with the libraries in its place, `strata status` of the
-// 20,000-route, 5,000-policy world took 2.96x the CPU and 2.9x the peak
-// memory, `strata effective` 8.4x and 4.6x, `strata status -o json`
-// 1.87x and 1.4x (BenchmarkBeside in internal/cli). go-yaml builds an
-// event and a reflected value per node, about 100 bytes of heap per byte
-// written; encoding/json's round trip builds a map per object.
-//
+// It is a fast path (docs/performance.md, "What a fast path must pay").
 // The YAML encoder is a port of the part of go-yaml v2's emitter
-// (emitterc.go, itself a port of libyaml) that such values reach; its
-// names and the order of its checks follow emitterc.go so that the two
-// read side by side. FuzzYAMLIsGoYAML and FuzzJSONIsMarshalIndent compare
-// each encoder with its library.
+// (emitterc.go) that such values reach, its names and checks in
+// emitterc.go's order; fuzz targets compare each encoder with its library.
 package emit
 
 import "io"
 
-// YAMLEncoder encodes values as YAML, keeping its scratch memory (and
-// what it learnt of recent strings) from one value to the next. It is
-// for one goroutine.
+// YAMLEncoder encodes values as YAML, keeping its scratch memory from one
+// value to the next. It is for one goroutine.
 type YAMLEncoder struct {
 	e   *yamlEmitter
 	out appender
@@ -52,8 +41,7 @@ func (c *YAMLEncoder) Append(dst []byte, v any) ([]byte, error) {
 	return c.out.b, nil
 }
 
-// Encode writes what Append appends to w, as it is made: a document
-// can be tens of megabytes (the Impact of a policy on every target).
+// Encode writes what Append appends to w, as it is made.
 func (c *YAMLEncoder) Encode(w io.Writer, v any) error {
 	e := c.e
 	e.w, e.buf, e.err = w, e.buf[:0], nil
@@ -65,12 +53,6 @@ func (c *YAMLEncoder) Encode(w io.Writer, v any) error {
 	e.writeIndent() // the document's end
 	return e.flush(true)
 }
-
-// MarshalYAML is sigs.k8s.io/yaml's Marshal(v), but for a key longer than
-// 1024 characters (the JSON pointer of a field in a deeply nested spec),
-// which sigs.k8s.io/yaml's YAML reader refuses (YAML 1.2 "Implicit
-// Keys") and go-yaml writes as an explicit "? key" entry.
-func MarshalYAML(v any) ([]byte, error) { return NewYAMLEncoder().Append(nil, v) }
 
 // JSONEncoder encodes values as indented JSON, its lines after the first
 // starting with a prefix. It is for one goroutine.

@@ -20,28 +20,18 @@ import (
 )
 
 // jsonWriter writes a value as json.MarshalIndent writes the value
-// encoded and read back into an any, without the any (JSONEncoder).
-// What the round trip through an any does is done here as such:
-//   - object members in the byte order of their names, a name given twice
-//     in raw JSON kept once, with its last value;
-//   - every number as the float64 encoding/json reads it into, written as
-//     encoding/json writes a float64;
-//   - strings with each byte that is not UTF-8 read as U+FFFD, and written
-//     with encoding/json's escapes (HTML characters as \u003c...).
-//
-// Maps and slices of what unstructured holds are written as they are;
-// anything else is read back from its JSON first (jsonTree).
+// encoded and read back into an any, without the any: members in byte
+// order (a repeated name once, its last value), numbers as float64s,
+// bytes that are not UTF-8 as U+FFFD, encoding/json's escapes.
 type jsonWriter struct {
 	prefix string // of every line but the first
 	buf    []byte
 	depth  int  // nesting of the value being written
 	first  bool // no member or element written yet in the open object or array
 	keys   [][]string
-	// trees remembers the written text of resultant policies that the
-	// contexts of one folded stack share (effectivepolicy.Indexed), as
-	// the YAML emitter remembers their trees (seenTree).
-	trees *[treesSize]writtenTree
-	seed  maphash.Seed
+	err    error // the first of a typed value's writes (keep)
+	trees  *[treesSize]writtenTree
+	seed   maphash.Seed
 }
 
 // writtenTree is a raw JSON value's text as written at a depth.
@@ -59,9 +49,9 @@ func newJSONWriter(prefix string) *jsonWriter {
 
 // item appends v to dst.
 func (w *jsonWriter) item(v any, dst []byte) ([]byte, error) {
-	w.buf, w.depth, w.first = dst, 0, false
-	err := w.value(v)
-	return w.buf, err
+	w.buf, w.depth, w.first, w.err = dst, 0, false, nil
+	w.keep(w.value(v))
+	return w.buf, w.err
 }
 
 func (w *jsonWriter) newline() {
@@ -112,7 +102,30 @@ func (w *jsonWriter) field(k, v string) {
 	w.str(v)
 }
 
+// optField writes a string member left out when empty (omitempty).
+func (w *jsonWriter) optField(k, v string) {
+	if v != "" {
+		w.field(k, v)
+	}
+}
+
 func (w *jsonWriter) null() { w.buf = append(w.buf, "null"...) }
+
+// keep keeps the first error of a write.
+func (w *jsonWriter) keep(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// orNull writes null for a nil pointer, else what write writes.
+func (w *jsonWriter) orNull(null bool, write func() error) error {
+	if null {
+		w.null()
+		return nil
+	}
+	return write()
+}
 
 // value writes a value of a tree (jsonTree's, unstructured's) or a typed one.
 func (w *jsonWriter) value(v any) error {
@@ -154,24 +167,11 @@ func (w *jsonWriter) value(v any) error {
 	case strata.EffectivePolicy:
 		return w.value(&x)
 	case *query.Impact:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		return w.impact(x)
+		return w.orNull(x == nil, func() error { return w.impact(x) })
 	case *status.Fragment:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		w.fragment(x)
-		return nil
+		return w.orNull(x == nil, func() error { w.fragment(x); return nil })
 	case *status.PolicyObject:
-		if x == nil {
-			w.null()
-			return nil
-		}
-		return w.value(x.Object().Object)
+		return w.orNull(x == nil, func() error { return w.value(x.Object().Object) })
 	case query.Impact:
 		return w.impact(&x)
 	default:
@@ -228,7 +228,7 @@ func (w *jsonWriter) object(o jsonObject) error {
 		if !utf8.ValidString(m.key) {
 			o = slices.Clone(o)
 			for i := range o {
-				o[i].key = toValidUTF8(o[i].key)
+				o[i].key = validUTF8(o[i].key)
 			}
 			break
 		}
@@ -307,9 +307,11 @@ func (w *jsonWriter) float(f float64) error {
 	return nil
 }
 
+// jsonEscapes are encoding/json's two-character escapes, by ASCII byte.
+var jsonEscapes = [utf8.RuneSelf]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // str writes a string as encoding/json writes it, with HTML escaping,
-// each byte that is not UTF-8 as U+FFFD (what reading back its \ufffd
-// gives).
+// each byte that is not UTF-8 as U+FFFD.
 func (w *jsonWriter) str(s string) {
 	b := append(w.buf, '"')
 	start := 0
@@ -321,20 +323,9 @@ func (w *jsonWriter) str(s string) {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
+			if e := jsonEscapes[c]; e != 0 {
+				b = append(b, '\\', e)
+			} else {
 				const hex = "0123456789abcdef"
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
 			}
@@ -343,20 +334,19 @@ func (w *jsonWriter) str(s string) {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
+		var esc string
 		switch {
 		case r == utf8.RuneError && n == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, "\uFFFD"...)
+			esc = "\uFFFD"
 		case r == '\u2028':
-			b = append(b, s[start:i]...)
-			b = append(b, `\u2028`...)
+			esc = `\u2028`
 		case r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, `\u2029`...)
+			esc = `\u2029`
 		default:
 			i += n
 			continue
 		}
+		b = append(append(b, s[start:i]...), esc...)
 		i += n
 		start = i
 	}
@@ -364,72 +354,40 @@ func (w *jsonWriter) str(s string) {
 	w.buf = append(b, '"')
 }
 
-// toValidUTF8 is s with each byte that is not UTF-8 replaced by U+FFFD,
-// as encoding/json's round trip replaces it.
-func toValidUTF8(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && n == 1 {
-			b.WriteString("\uFFFD")
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// The typed writers follow typed.go's, member for member (typed.go says
-// why they stay).
+// The typed writers follow typed.go's, member for member.
 
 func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 	w.open('{')
-	if p.APIVersion != "" {
-		w.field("apiVersion", p.APIVersion)
-	}
-	if p.Kind != "" {
-		w.field("kind", p.Kind)
-	}
+	w.optField("apiVersion", p.APIVersion)
+	w.optField("kind", p.Kind)
 	w.member("metadata")
 	w.meta(&p.ObjectMeta)
 	w.member("policies")
-	if err := w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }))
 	w.member("target")
 	w.ref(&p.Target)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
 	w.metadata("labels", m.Labels, m.Name, m.Namespace)
 }
 
-// metadata writes an object's metadata of a map (labels or
-// annotations, named by mapKey), a name and a namespace, each left out
-// when empty, the members in byte order.
+// metadata writes an object's metadata as the YAML emitter's metadata.
 func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string) {
 	w.open('{')
 	if len(m) > 0 {
 		w.member(mapKey)
 		w.stringMap(m)
 	}
-	if name != "" {
-		w.field("name", name)
-	}
-	if namespace != "" {
-		w.field("namespace", namespace)
-	}
+	w.optField("name", name)
+	w.optField("namespace", namespace)
 	w.close('}')
 }
 
-// stringMap writes a map[string]string with its keys in byte order;
-// keys that are not UTF-8 are replaced first, a key that becomes
-// another keeping the value encoding/json's reading keeps: the last in
-// the order it reads them, which is the sorted order of the keys as
-// they were.
+// stringMap writes a map[string]string with its keys in byte order; keys
+// that are not UTF-8 are replaced first, the last one sorted winning.
 func (w *jsonWriter) stringMap(m map[string]string) {
 	keys := w.scratchKeys()
 	valid := true
@@ -442,7 +400,7 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 	if !valid {
 		fixed := make(map[string]any, len(keys))
 		for _, k := range keys {
-			fixed[toValidUTF8(k)] = m[k]
+			fixed[validUTF8(k)] = m[k]
 		}
 		_ = w.mapping(fixed) // strings only: no error
 		return
@@ -455,19 +413,18 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 }
 
 func (w *jsonWriter) ref(r *strata.Ref) {
+	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+}
+
+// refFields writes a Ref or a PolicyRef.
+func (w *jsonWriter) refFields(group, kind, name, namespace, role, section string) {
 	w.open('{')
-	w.field("group", r.Group)
-	w.field("kind", r.Kind)
-	w.field("name", r.Name)
-	if r.Namespace != "" {
-		w.field("namespace", r.Namespace)
-	}
-	if r.Role != "" {
-		w.field("role", r.Role)
-	}
-	if r.SectionName != "" {
-		w.field("sectionName", r.SectionName)
-	}
+	w.field("group", group)
+	w.field("kind", kind)
+	w.field("name", name)
+	w.optField("namespace", namespace)
+	w.optField("role", role)
+	w.optField("sectionName", section)
 	w.close('}')
 }
 
@@ -485,12 +442,10 @@ func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
 	w.open('[')
 	for i := range n {
 		w.next()
-		if err := item(i); err != nil {
-			return err
-		}
+		w.keep(item(i))
 	}
 	w.close(']')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
@@ -500,9 +455,7 @@ func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 		_ = w.slice(false, len(k.ConditionOmittedFrom), func(i int) error { w.str(k.ConditionOmittedFrom[i]); return nil })
 	}
 	w.member("contexts")
-	if err := w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }))
 	w.field("controllerName", k.ControllerName)
 	w.field("group", k.Group)
 	w.field("kind", k.Kind)
@@ -514,11 +467,9 @@ func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
 		w.member("policyCount")
 		w.integer(int64(k.PolicyCount))
 	}
-	if k.Visibility != "" {
-		w.field("visibility", k.Visibility)
-	}
+	w.optField("visibility", k.Visibility)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) context(c *strata.Context) error {
@@ -530,13 +481,11 @@ func (w *jsonWriter) context(c *strata.Context) error {
 	w.member("path")
 	w.refs(c.Path)
 	w.member("resultantPolicy")
-	if err := w.rawJSON(c.ResultantPolicy); err != nil {
-		return err
-	}
+	w.keep(w.rawJSON(c.ResultantPolicy))
 	w.member("sources")
 	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { w.source(&c.Sources[i]); return nil })
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) source(s *strata.Source) {
@@ -546,15 +495,12 @@ func (w *jsonWriter) source(s *strata.Source) {
 		w.refs(s.AttachedTo)
 	}
 	w.field("name", s.Name)
-	if s.Namespace != "" {
-		w.field("namespace", s.Namespace)
-	}
+	w.optField("namespace", s.Namespace)
 	w.field("result", s.Result)
 	w.close('}')
 }
 
-// rawJSON writes a free-form field (apiextensionsv1.JSON: its MarshalJSON
-// writes Raw, or null when empty), remembering the text by the value's
+// rawJSON writes a free-form field, remembering the text by the value's
 // address and depth: Raw is frozen, as every record Indexed makes is.
 func (w *jsonWriter) rawJSON(j *apiextensionsv1.JSON) error {
 	if j == nil {

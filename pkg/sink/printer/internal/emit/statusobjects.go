@@ -11,21 +11,10 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// The emitter writes the objects of `strata status` straight from their
-// parts, as the objects they render (the bytes of those objects'
-// emission): a status.Fragment, Strata's part of an affected target, from
-// its Go fields, and a status.PolicyObject, a policy with Strata's
-// status.ancestors, as its object with the ancestors written from their
-// Go fields. The 20,000 Services of the performance world's `strata
-// status` were each built as five maps and a list, and each policy's
-// ancestors as maps, only to be printed and dropped: a fifth of what the
-// command kept live. Through the objects, `strata status` of the
-// 20,000-route world took 1.26x the CPU and 1.17x the peak memory,
-// `strata status -o json` 1.10x the memory, past the issue's bounds
-// (1.25x CPU, no more memory). Each function below writes the members
-// the objects' maps hold, in go-yaml's key order, which for these fixed
-// names is the order written here. TestStatusIsObjects compares the
-// bytes with the objects'.
+// The emitter writes the objects of `strata status` from their parts, as
+// the bytes of the objects they render: a status.Fragment from its Go
+// fields, and a status.PolicyObject as its object with the ancestors
+// written from their Go fields, members in go-yaml's key order.
 
 // policyObject emits p.Object(): p.Source with status.ancestors set.
 func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
@@ -39,12 +28,10 @@ func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
 				}
 				a := &p.Ours[i-n]
 				saved := e.increaseIndent(false, false)
-				e.key("ancestorRef")
-				e.value()
+				e.member("ancestorRef")
 				e.parentRef(&a.AncestorRef)
 				if len(a.Conditions) > 0 {
-					e.key("conditions")
-					e.value()
+					e.member("conditions")
 					e.conditions(a.Conditions)
 				}
 				e.field("controllerName", string(a.ControllerName))
@@ -72,18 +59,14 @@ func (e *yamlEmitter) mappingWith(m map[string]any, key string, depth int, value
 		if k == key {
 			e.key(validUTF8(k))
 			e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
-			if err := value(depth + 1); err != nil {
-				return err
-			}
+			e.keep(value(depth + 1))
 		} else if err := e.entry(validUTF8(k), m[k], depth); err != nil {
 			return err
 		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
+		e.keep(e.flush(false))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
@@ -91,41 +74,22 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 	e.field("apiVersion", f.GVK.GroupVersion().String())
 	e.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
-		e.key("metadata")
-		e.value()
-		inner := e.increaseIndent(false, false)
-		if len(f.Annotations) > 0 {
-			e.key("annotations")
-			e.value()
-			if err := e.stringMap(f.Annotations, depth+2); err != nil {
-				return err
-			}
-		}
-		if f.Name != "" {
-			e.field("name", f.Name)
-		}
-		if f.Namespace != "" {
-			e.field("namespace", f.Namespace)
-		}
-		e.indent = inner
+		e.member("metadata")
+		e.keep(e.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1))
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
-		e.key("status")
-		e.value()
+		e.member("status")
 		inner := e.increaseIndent(false, false)
 		if len(f.Conditions) > 0 {
-			e.key("conditions")
-			e.value()
+			e.member("conditions")
 			e.conditions(f.Conditions)
 		}
 		if len(f.Listeners) > 0 {
-			e.key("listeners")
-			e.value()
+			e.member("listeners")
 			_ = e.items(len(f.Listeners), func(i int) error {
 				l := &f.Listeners[i]
 				s := e.increaseIndent(false, false)
-				e.key("conditions")
-				e.value()
+				e.member("conditions")
 				e.conditions(l.Conditions)
 				e.field("name", l.Name)
 				e.indent = s
@@ -133,19 +97,16 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 			})
 		}
 		if len(f.Parents) > 0 {
-			e.key("parents")
-			e.value()
+			e.member("parents")
 			_ = e.items(len(f.Parents), func(i int) error {
 				p := &f.Parents[i]
 				s := e.increaseIndent(false, false)
 				if len(p.Conditions) > 0 {
-					e.key("conditions")
-					e.value()
+					e.member("conditions")
 					e.conditions(p.Conditions)
 				}
 				e.field("controllerName", string(p.ControllerName))
-				e.key("parentRef")
-				e.value()
+				e.member("parentRef")
 				e.parentRef(&p.ParentRef)
 				e.indent = s
 				return nil
@@ -154,7 +115,7 @@ func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
 		e.indent = inner
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // conditions emits a list of conditions as their converter's maps
@@ -176,8 +137,7 @@ func (e *yamlEmitter) condition(c *metav1.Condition) {
 // writeCondition writes a condition's fields (condition).
 func (e *yamlEmitter) writeCondition(c *metav1.Condition) {
 	saved := e.increaseIndent(false, false)
-	e.key("lastTransitionTime")
-	e.value()
+	e.member("lastTransitionTime")
 	if c.LastTransitionTime.IsZero() {
 		e.null()
 	} else {
@@ -185,8 +145,7 @@ func (e *yamlEmitter) writeCondition(c *metav1.Condition) {
 	}
 	e.field("message", c.Message)
 	if c.ObservedGeneration != 0 {
-		e.key("observedGeneration")
-		e.value()
+		e.member("observedGeneration")
 		e.plainScalar(strconv.FormatInt(c.ObservedGeneration, 10))
 	}
 	e.field("reason", c.Reason)
@@ -224,8 +183,7 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 		e.field("namespace", string(*r.Namespace))
 	}
 	if r.Port != nil {
-		e.key("port")
-		e.value()
+		e.member("port")
 		e.plainScalar(strconv.FormatInt(int64(*r.Port), 10))
 	}
 	if r.SectionName != nil {
@@ -234,10 +192,7 @@ func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
 	e.indent = saved
 }
 
-// The JSON writer's Fragment, from its fields as the emitter's, in the
-// byte order of the members' names (jsonWriter): a List's 20,000 affected
-// targets were each built as five maps and a list to be written once.
-// TestStatusIsObjects compares both writers with the object's bytes.
+// The JSON writer's Fragment, from its fields as the emitter's.
 func (w *jsonWriter) fragment(f *status.Fragment) {
 	w.open('{')
 	w.field("apiVersion", f.GVK.GroupVersion().String())

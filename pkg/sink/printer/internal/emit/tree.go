@@ -6,9 +6,7 @@ import (
 	"sort"
 )
 
-// jsonObject is a JSON object read by readJSON: its members in the order
-// of the text, with no map to build and hash (the YAML emitter sorts them
-// anyway).
+// jsonObject is a JSON object's members in the order of the text.
 type jsonObject []jsonMember
 
 type jsonMember struct {
@@ -16,12 +14,9 @@ type jsonMember struct {
 	value any
 }
 
-// jsonTree is v as encoding/json writes it, read back into what the YAML
-// emitter takes: jsonObject, []any, string, json.Number, bool and nil.
-// Strings without escapes are slices of the encoded text, not copies.
-// It replaces encoding/json's Unmarshal into an any, which allocated a map
-// per object and was most of the cost of printing typed items such as
-// EffectivePolicies.
+// jsonTree is v as encoding/json writes it, read back into jsonObject,
+// []any, string, json.Number, bool and nil; strings without escapes are
+// slices of the encoded text.
 func jsonTree(v any) (any, error) {
 	js, err := json.Marshal(v)
 	if err != nil {

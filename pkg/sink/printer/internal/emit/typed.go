@@ -16,41 +16,56 @@ import (
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 )
 
-// The emitter writes an EffectivePolicy straight from its Go fields: the
-// bytes of its JSON read back (jsonTree) and emitted, without the JSON.
-// It passes the rule for a fast path: with EffectivePolicies and Impacts
-// going through their JSON (jsonTree), `strata effective` of the
-// 20,000-route world took 2.6x the CPU and 1.9x the peak memory,
-// `strata effective -o json` 1.9x (the JSON writer's twin below) and
-// `strata impact -o yaml` of the widest policy 1.9x and 2.1x. Each
-// function below writes one type's members as encoding/json would (its
-// json tags: omitempty members left out when empty, nil slices and
-// pointers as null) in go-yaml's key order, which for these fixed names
-// is the order written here. TestIsLibrary compares the bytes with
-// go-yaml's for filled ones.
+// The emitter writes an EffectivePolicy from its Go fields: the bytes of
+// its JSON read back, without the JSON. Each function writes one type's
+// members as encoding/json would (omitempty left out, nil as null) in
+// go-yaml's key order, the order written here.
 
-// value sets the context of a mapping's value, after its key.
-func (e *yamlEmitter) value() {
+// member emits a mapping's key and sets the context of its value.
+func (e *yamlEmitter) member(k string) {
+	e.key(k)
 	e.sequenceContext, e.mappingContext, e.simpleKeyContext = false, true, false
 }
 
 // field emits a string member.
 func (e *yamlEmitter) field(k, v string) {
-	e.key(k)
-	e.value()
+	e.member(k)
 	e.stringScalar(validUTF8(v))
+}
+
+// optField emits a string member left out when empty (omitempty).
+func (e *yamlEmitter) optField(k, v string) {
+	if v != "" {
+		e.field(k, v)
+	}
 }
 
 // intField emits an integer member.
 func (e *yamlEmitter) intField(k string, v int64) {
-	e.key(k)
-	e.value()
+	e.member(k)
 	e.plainScalar(strconv.FormatInt(v, 10))
 }
 
 // null emits a nil slice or pointer.
 func (e *yamlEmitter) null() {
 	e.plainScalar("null")
+}
+
+// keep keeps the first error of a write, which ends the document: the
+// buffer is no longer flushed.
+func (e *yamlEmitter) keep(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// orNull emits null for a nil pointer, else what write writes.
+func (e *yamlEmitter) orNull(null bool, write func() error) error {
+	if null {
+		e.null()
+		return nil
+	}
+	return write()
 }
 
 // items emits a block sequence of n items, or [] when empty, as sequence
@@ -65,19 +80,14 @@ func (e *yamlEmitter) items(n int, item func(i int) error) error {
 		e.writeIndent()
 		e.writeIndicator("-", true, false, true)
 		e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
-		if err := item(i); err != nil {
-			return err
-		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
+		e.keep(item(i))
+		e.keep(e.flush(false))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
-// slice emits a slice member's value as encoding/json writes a Go slice:
-// null when it is nil (null true), else its n items (items).
+// slice emits a slice member's value: null when it is nil, else items.
 func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
 	if null {
 		e.null()
@@ -92,13 +102,10 @@ func (e *yamlEmitter) stringMap(m map[string]string, depth int) error {
 	return emitMap(e, m, depth, e.field)
 }
 
-// emitMap emits a map of strings' keys with its keys in go-yaml's order,
-// each member by member. A map with a key that is not UTF-8 goes the
-// generic way: two keys could become one.
+// emitMap emits a map with its keys in go-yaml's order, each member by
+// member. A map with a key that is not UTF-8 goes the generic way: two
+// keys could become one.
 func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k string, v V)) error {
-	// The keys in the scratch list of the depth, as mapping's: a list
-	// made for each context's fieldSources was a third of what the
-	// emitter allocated for `strata effective` on the performance world.
 	keys := e.scratchKeys(depth)
 	for k := range m {
 		if !utf8.ValidString(k) {
@@ -106,7 +113,7 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 		}
 		keys = append(keys, k)
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	sort.Sort(&keys)
 	e.keys[depth] = keys
 	saved := e.increaseIndent(false, false)
 	for _, k := range keys {
@@ -118,81 +125,66 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 
 func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
 	saved := e.increaseIndent(false, false)
-	if p.APIVersion != "" {
-		e.field("apiVersion", p.APIVersion)
-	}
-	if p.Kind != "" {
-		e.field("kind", p.Kind)
-	}
-	e.key("metadata")
-	e.value()
-	if err := e.meta(&p.ObjectMeta, depth+1); err != nil {
-		return err
-	}
-	e.key("policies")
-	e.value()
-	if err := e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }); err != nil {
-		return err
-	}
-	e.key("target")
-	e.value()
+	e.optField("apiVersion", p.APIVersion)
+	e.optField("kind", p.Kind)
+	e.member("metadata")
+	e.keep(e.meta(&p.ObjectMeta, depth+1))
+	e.member("policies")
+	e.keep(e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }))
+	e.member("target")
 	e.ref(&p.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // meta emits what effectivepolicy.SimpleMeta allows.
 func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
-	if len(m.Labels) == 0 && m.Name == "" && m.Namespace == "" {
+	return e.metadata("labels", m.Labels, m.Name, m.Namespace, depth)
+}
+
+// metadata emits an object's metadata of a map (labels or annotations,
+// named by mapKey), a name and a namespace, each left out when empty.
+func (e *yamlEmitter) metadata(mapKey string, m map[string]string, name, namespace string, depth int) error {
+	if len(m) == 0 && name == "" && namespace == "" {
 		e.emptyFlow("{", "}")
 		return nil
 	}
 	saved := e.increaseIndent(false, false)
-	if len(m.Labels) > 0 {
-		e.key("labels")
-		e.value()
-		if err := e.stringMap(m.Labels, depth+1); err != nil {
-			return err
-		}
+	if len(m) > 0 {
+		e.member(mapKey)
+		e.keep(e.stringMap(m, depth+1))
 	}
-	if m.Name != "" {
-		e.field("name", m.Name)
-	}
-	if m.Namespace != "" {
-		e.field("namespace", m.Namespace)
-	}
+	e.optField("name", name)
+	e.optField("namespace", namespace)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
-// mapIdentity is what identifies a map, the address of its header: two
-// contexts given one map hold the same fields. A remembered key keeps its
-// map alive, so no other map gets its address meanwhile.
+// mapIdentity is the address of a map's header: two contexts given one map
+// hold the same fields.
 func mapIdentity(m map[string]string) unsafe.Pointer {
 	return *(*unsafe.Pointer)(unsafe.Pointer(&m))
 }
 
-// ref emits a ref, again when it wrote it in the same state before
-// (again.go).
+// ref emits a ref, again when it wrote it from the same state (again.go).
 func (e *yamlEmitter) ref(r *strata.Ref) {
 	_ = again(e, e.refText[:], *r, func() error { e.writeRef(r); return nil })
 }
 
 // writeRef writes a ref's fields (ref).
 func (e *yamlEmitter) writeRef(r *strata.Ref) {
+	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+}
+
+// refFields writes the members of a Ref or a PolicyRef.
+func (e *yamlEmitter) refFields(group, kind, name, namespace, role, section string) {
 	saved := e.increaseIndent(false, false)
-	e.field("group", r.Group)
-	e.field("kind", r.Kind)
-	e.field("name", r.Name)
-	if r.Namespace != "" {
-		e.field("namespace", r.Namespace)
-	}
-	if r.Role != "" {
-		e.field("role", r.Role)
-	}
-	if r.SectionName != "" {
-		e.field("sectionName", r.SectionName)
-	}
+	e.field("group", group)
+	e.field("kind", kind)
+	e.field("name", name)
+	e.optField("namespace", namespace)
+	e.optField("role", role)
+	e.optField("sectionName", section)
 	e.indent = saved
 }
 
@@ -204,17 +196,11 @@ func (e *yamlEmitter) refs(rs []strata.Ref) error {
 func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(k.ConditionOmittedFrom) > 0 {
-		e.key("conditionOmittedFrom")
-		e.value()
-		if err := e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }); err != nil {
-			return err
-		}
+		e.member("conditionOmittedFrom")
+		e.keep(e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }))
 	}
-	e.key("contexts")
-	e.value()
-	if err := e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }); err != nil {
-		return err
-	}
+	e.member("contexts")
+	e.keep(e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }))
 	e.field("controllerName", k.ControllerName)
 	e.field("group", k.Group)
 	e.field("kind", k.Kind)
@@ -224,47 +210,30 @@ func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
 	if k.PolicyCount != 0 {
 		e.intField("policyCount", int64(k.PolicyCount))
 	}
-	if k.Visibility != "" {
-		e.field("visibility", k.Visibility)
-	}
+	e.optField("visibility", k.Visibility)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 	saved := e.increaseIndent(false, false)
-	// Contexts with one folded stack share their field sources and
-	// resultant policy (effectivepolicy.Indexed): each is written again
-	// by identity when it was written in the same state (again.go).
+	// Contexts with one folded stack share field sources and resultant
+	// policy (effectivepolicy.Indexed): written again by identity.
 	if len(c.FieldSources) > 0 {
-		e.key("fieldSources")
-		e.value()
-		if err := again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }); err != nil {
-			return err
-		}
+		e.member("fieldSources")
+		e.keep(again(e, e.parts[:], mapIdentity(c.FieldSources), func() error { return e.stringMap(c.FieldSources, depth+1) }))
 	}
-	e.key("path")
-	e.value()
-	if err := e.refs(c.Path); err != nil {
-		return err
-	}
-	e.key("resultantPolicy")
-	e.value()
-	if err := again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }); err != nil {
-		return err
-	}
-	e.key("sources")
-	e.value()
-	if err := e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }); err != nil {
-		return err
-	}
+	e.member("path")
+	e.keep(e.refs(c.Path))
+	e.member("resultantPolicy")
+	e.keep(again(e, e.parts[:], unsafe.Pointer(c.ResultantPolicy), func() error { return e.rawJSON(c.ResultantPolicy, depth+1) }))
+	e.member("sources")
+	e.keep(e.slice(c.Sources == nil, len(c.Sources), func(i int) error { return e.source(&c.Sources[i]) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
-// source emits a context's source. The contexts of a world name the
-// same few policies with the same results: a source without attachedTo
-// is written again when it was written in the same state (again.go).
+// source emits a context's source, again when it has no attachedTo.
 func (e *yamlEmitter) source(s *strata.Source) error {
 	if len(s.AttachedTo) == 0 {
 		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, func() error { return e.writeSource(s) })
@@ -279,26 +248,19 @@ type sourceKey struct{ namespace, name, result string }
 func (e *yamlEmitter) writeSource(s *strata.Source) error {
 	saved := e.increaseIndent(false, false)
 	if len(s.AttachedTo) > 0 {
-		e.key("attachedTo")
-		e.value()
-		if err := e.refs(s.AttachedTo); err != nil {
-			return err
-		}
+		e.member("attachedTo")
+		e.keep(e.refs(s.AttachedTo))
 	}
 	e.field("name", s.Name)
-	if s.Namespace != "" {
-		e.field("namespace", s.Namespace)
-	}
+	e.optField("namespace", s.Namespace)
 	e.field("result", s.Result)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
-// rawJSON emits a free-form field (apiextensionsv1.JSON: its MarshalJSON
-// writes Raw, or null when empty) in the mapping-value context. encoding/json
-// compacts what a marshaler writes; Raw is usually compact already
-// (json.Marshal's), so it is read as it is and compacted only when the
-// compact reader refuses it.
+// rawJSON emits a free-form field (apiextensionsv1.JSON) as a mapping's
+// value; Raw is compacted, as encoding/json does, only when the compact
+// reader refuses it.
 func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 	if j == nil {
 		e.null()
@@ -326,13 +288,9 @@ func (e *yamlEmitter) rawJSON(j *apiextensionsv1.JSON, depth int) error {
 	return e.node(v, false, true, false, depth)
 }
 
-// seenTree is a raw JSON value an emitter read, by its address: the
-// contexts of an EffectivePolicy List that share a folded stack share its
-// resultant policy (effectivepolicy.Indexed), which was otherwise read
-// back once per context. The
-// tree is only read once made (object sorts its members the first time,
-// in place, to the same order every time), and the JSON it was read from
-// is frozen, as every record Indexed makes is.
+// seenTree is a raw JSON value an emitter read, by its address (contexts
+// of one folded stack share it). The tree is only read once made, and the
+// JSON is frozen, as every record effectivepolicy.Indexed makes is.
 type seenTree struct {
 	j *apiextensionsv1.JSON
 	v any

@@ -7,112 +7,70 @@ import (
 )
 
 // The emitter writes an Impact from its Go fields as it writes an
-// EffectivePolicy (typed.go): the bytes of its JSON read back, without
-// the JSON. The impact of a policy that reaches every target is as large
-// as the world's effective policies (55 MB of YAML on the performance
-// world), and encoding it to JSON and reading that back was more than
-// half of printing it (typed.go has the measured win). A field's before
-// and after values, small and of any shape, go the generic way.
-// TestIsLibrary compares the bytes with go-yaml's.
+// EffectivePolicy (typed.go); a field's before and after values go the
+// generic way.
 
 func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if len(im.Also) > 0 {
-		e.key("also")
-		e.value()
-		if err := e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }); err != nil {
-			return err
-		}
+		e.member("also")
+		e.keep(e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }))
 	}
 	e.field("apiVersion", im.APIVersion)
 	e.field("change", im.Change)
-	e.key("changed")
-	e.value()
-	saved2 := e.increaseIndent(false, false)
-	e.intField("contexts", int64(im.Changed.Contexts))
-	e.intField("targets", int64(im.Changed.Targets))
-	e.indent = saved2
+	e.member("changed")
+	e.count(&im.Changed)
 	e.field("kind", im.Kind)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policyRef(&im.Policy)
-	e.key("targets")
-	e.value()
-	if err := e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }); err != nil {
-		return err
-	}
+	e.member("targets")
+	e.keep(e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
-	saved := e.increaseIndent(false, false)
-	e.field("group", r.Group)
-	e.field("kind", r.Kind)
-	e.field("name", r.Name)
-	if r.Namespace != "" {
-		e.field("namespace", r.Namespace)
-	}
-	e.indent = saved
+	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
 }
 
 func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("contexts")
-	e.value()
-	if err := e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }); err != nil {
-		return err
-	}
-	e.key("policyKind")
-	e.value()
+	e.member("contexts")
+	e.keep(e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }))
+	e.member("policyKind")
 	saved2 := e.increaseIndent(false, false)
 	e.field("group", t.PolicyKind.Group)
 	e.field("kind", t.PolicyKind.Kind)
 	e.indent = saved2
-	e.key("target")
-	e.value()
+	e.member("target")
 	e.ref(&t.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("fields")
-	e.value()
-	if err := e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }); err != nil {
-		return err
-	}
-	e.key("path")
-	e.value()
-	if err := e.refs(c.Path); err != nil {
-		return err
-	}
+	e.member("fields")
+	e.keep(e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }))
+	e.member("path")
+	e.keep(e.refs(c.Path))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) fieldChange(f *query.FieldChange, depth int) error {
 	saved := e.increaseIndent(false, false)
 	if f.After != nil {
-		if err := e.anyField("after", f.After, depth); err != nil {
-			return err
-		}
+		e.keep(e.anyField("after", f.After, depth))
 	}
-	if f.AfterSetBy != "" {
-		e.field("afterSetBy", f.AfterSetBy)
-	}
+	e.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
-		if err := e.anyField("before", f.Before, depth); err != nil {
-			return err
-		}
+		e.keep(e.anyField("before", f.Before, depth))
 	}
-	if f.BeforeSetBy != "" {
-		e.field("beforeSetBy", f.BeforeSetBy)
-	}
+	e.optField("beforeSetBy", f.BeforeSetBy)
 	e.field("field", f.Field)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // anyField emits a member of any value: a string or a bool as it is (its
@@ -123,19 +81,15 @@ func (e *yamlEmitter) anyField(k string, v any, depth int) error {
 		e.field(k, x)
 		return nil
 	case bool:
-		e.key(k)
-		e.value()
+		e.member(k)
 		e.plainScalar(strconv.FormatBool(x))
 		return nil
 	}
-	e.key(k)
-	e.value()
+	e.member(k)
 	return e.generic(v, false, true, false, depth+1)
 }
 
-// The JSON writer's Impact, from its fields in the same order, which is
-// also the byte order of their names (jsonWriter). TestIsLibrary
-// compares it with the round trip.
+// The JSON writer's Impact, from its fields in the same order.
 
 func (w *jsonWriter) impact(im *query.Impact) error {
 	w.open('{')
@@ -156,30 +110,19 @@ func (w *jsonWriter) impact(im *query.Impact) error {
 	w.member("policy")
 	w.policyRef(&im.Policy)
 	w.member("targets")
-	if err := w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }))
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) policyRef(r *query.PolicyRef) {
-	w.open('{')
-	w.field("group", r.Group)
-	w.field("kind", r.Kind)
-	w.field("name", r.Name)
-	if r.Namespace != "" {
-		w.field("namespace", r.Namespace)
-	}
-	w.close('}')
+	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
 }
 
 func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 	w.open('{')
 	w.member("contexts")
-	if err := w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }))
 	w.member("policyKind")
 	w.open('{')
 	w.field("group", t.PolicyKind.Group)
@@ -188,42 +131,32 @@ func (w *jsonWriter) targetChange(t *query.TargetChange) error {
 	w.member("target")
 	w.ref(&t.Target)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) contextChange(c *query.ContextChange) error {
 	w.open('{')
 	w.member("fields")
-	if err := w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }); err != nil {
-		return err
-	}
+	w.keep(w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }))
 	w.member("path")
 	w.refs(c.Path)
 	w.close('}')
-	return nil
+	return w.err
 }
 
 func (w *jsonWriter) fieldChange(f *query.FieldChange) error {
 	w.open('{')
 	if f.After != nil {
 		w.member("after")
-		if err := w.value(f.After); err != nil {
-			return err
-		}
+		w.keep(w.value(f.After))
 	}
-	if f.AfterSetBy != "" {
-		w.field("afterSetBy", f.AfterSetBy)
-	}
+	w.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
 		w.member("before")
-		if err := w.value(f.Before); err != nil {
-			return err
-		}
+		w.keep(w.value(f.Before))
 	}
-	if f.BeforeSetBy != "" {
-		w.field("beforeSetBy", f.BeforeSetBy)
-	}
+	w.optField("beforeSetBy", f.BeforeSetBy)
 	w.field("field", f.Field)
 	w.close('}')
-	return nil
+	return w.err
 }

@@ -6,54 +6,30 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// The emitter writes a PolicyDescription, and a PolicyList of the
-// summaries it holds, from their Go fields as it writes
-// an EffectivePolicy (typed.go): the bytes of its JSON read back, without
-// the JSON. `strata describe colorpolicy -A -o yaml` on the performance
-// world describes 4,000 policies, whose reaches list every target each
-// policy is in the stack of; encoding each description to JSON and
-// reading that back was two thirds of printing them, and through their
-// JSON `strata get policies -A -o yaml` took 1.16x the CPU and 1.09x the
-// peak memory (no more memory is the issue's bound). A block's values,
-// small and of any shape, go the generic way. Members are written in
-// go-yaml's key order. TestIsLibrary compares the bytes with go-yaml's.
+// The emitter writes a PolicyDescription and a PolicyList from their Go
+// fields as it writes an EffectivePolicy (typed.go); a block's values go
+// the generic way.
 
 func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("ancestors")
-	e.value()
-	if err := e.slice(d.Ancestors == nil, len(d.Ancestors), func(i int) error { e.ancestorStatus(&d.Ancestors[i]); return nil }); err != nil {
-		return err
-	}
+	e.member("ancestors")
+	e.keep(e.slice(d.Ancestors == nil, len(d.Ancestors), func(i int) error { e.ancestorStatus(&d.Ancestors[i]); return nil }))
 	e.field("apiVersion", d.APIVersion)
-	e.key("attachedTo")
-	e.value()
-	if err := e.refs(d.AttachedTo); err != nil {
-		return err
-	}
-	e.key("blocks")
-	e.value()
-	if err := e.slice(d.Blocks == nil, len(d.Blocks), func(i int) error { return e.block(&d.Blocks[i], depth+1) }); err != nil {
-		return err
-	}
+	e.member("attachedTo")
+	e.keep(e.refs(d.AttachedTo))
+	e.member("blocks")
+	e.keep(e.slice(d.Blocks == nil, len(d.Blocks), func(i int) error { return e.block(&d.Blocks[i], depth+1) }))
 	e.field("kind", d.Kind)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policySummary(&d.Policy)
-	e.key("reaches")
-	e.value()
-	if err := e.slice(d.Reaches == nil, len(d.Reaches), func(i int) error { return e.reach(&d.Reaches[i], depth+1) }); err != nil {
-		return err
-	}
+	e.member("reaches")
+	e.keep(e.slice(d.Reaches == nil, len(d.Reaches), func(i int) error { return e.reach(&d.Reaches[i], depth+1) }))
 	if len(d.Rejected) > 0 {
-		e.key("rejected")
-		e.value()
-		if err := e.items(len(d.Rejected), func(i int) error { e.rejection(&d.Rejected[i]); return nil }); err != nil {
-			return err
-		}
+		e.member("rejected")
+		e.keep(e.items(len(d.Rejected), func(i int) error { e.rejection(&d.Rejected[i]); return nil }))
 	}
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // policyList emits `get policies -o yaml`'s PolicyList, whose items are
@@ -61,27 +37,19 @@ func (e *yamlEmitter) policyDescription(d *query.PolicyDescription, depth int) e
 func (e *yamlEmitter) policyList(l *query.PolicyList) error {
 	saved := e.increaseIndent(false, false)
 	e.field("apiVersion", l.APIVersion)
-	e.key("items")
-	e.value()
-	if err := e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }); err != nil {
-		return err
-	}
+	e.member("items")
+	e.keep(e.slice(l.Items == nil, len(l.Items), func(i int) error { e.policySummary(&l.Items[i]); return nil }))
 	e.field("kind", l.Kind)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) ancestorStatus(a *query.AncestorStatus) {
 	saved := e.increaseIndent(false, false)
-	e.key("ancestorRef")
-	e.value()
+	e.member("ancestorRef")
 	e.ref(&a.Ancestor)
-	e.key("conditions")
-	e.value()
+	e.member("conditions")
 	_ = e.slice(a.Conditions == nil, len(a.Conditions), func(i int) error {
-		// Again when written in the same state before (again.go): the
-		// 4,000 descriptions of `describe colorpolicy -A` repeat a few
-		// conditions thousands of times.
 		c := &a.Conditions[i]
 		return again(e, e.ancestorConds[:], *c, func() error { e.writeAncestorCondition(c); return nil })
 	})
@@ -102,50 +70,34 @@ func (e *yamlEmitter) block(b *query.Block, depth int) error {
 	saved := e.increaseIndent(false, false)
 	e.field("field", b.Field)
 	e.field("strategy", b.Strategy)
-	e.key("values")
-	e.value()
-	if b.Values == nil {
-		e.null()
-	} else if err := e.generic(b.Values, false, true, false, depth+1); err != nil {
-		return err
-	}
+	e.member("values")
+	e.keep(e.orNull(b.Values == nil, func() error { return e.generic(b.Values, false, true, false, depth+1) }))
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 func (e *yamlEmitter) policySummary(s *query.PolicySummary) {
 	saved := e.increaseIndent(false, false)
-	e.key("affects")
-	e.value()
+	e.member("affects")
 	e.count(&s.Affects)
 	e.field("class", s.Class)
-	if s.Created != "" {
-		e.field("created", s.Created)
-	}
+	e.optField("created", s.Created)
 	e.field("group", s.Group)
 	e.field("kind", s.Kind)
-	e.key("managed")
-	e.value()
+	e.member("managed")
 	e.plainScalar(strconv.FormatBool(s.Managed))
 	e.field("name", s.Name)
-	if s.Namespace != "" {
-		e.field("namespace", s.Namespace)
-	}
-	e.key("status")
-	e.value()
+	e.optField("namespace", s.Namespace)
+	e.member("status")
 	inner := e.increaseIndent(false, false)
 	e.field("accepted", s.Status.Accepted)
-	if s.Status.Enforcement != "" {
-		e.field("enforcement", s.Status.Enforcement)
-	}
+	e.optField("enforcement", s.Status.Enforcement)
 	if len(s.Status.Reasons) > 0 {
-		e.key("reasons")
-		e.value()
+		e.member("reasons")
 		_ = e.items(len(s.Status.Reasons), func(i int) error { e.stringScalar(validUTF8(s.Status.Reasons[i])); return nil })
 	}
 	e.indent = inner
-	e.key("targets")
-	e.value()
+	e.member("targets")
 	_ = e.slice(s.Targets == nil, len(s.Targets), func(i int) error { e.stringScalar(validUTF8(s.Targets[i])); return nil })
 	e.indent = saved
 }
@@ -159,16 +111,12 @@ func (e *yamlEmitter) count(c *query.Count) {
 
 func (e *yamlEmitter) reach(r *query.Reach, depth int) error {
 	saved := e.increaseIndent(false, false)
-	e.key("results")
-	e.value()
-	if err := e.intMap(r.Results, depth+1); err != nil {
-		return err
-	}
-	e.key("target")
-	e.value()
+	e.member("results")
+	e.keep(e.intMap(r.Results, depth+1))
+	e.member("target")
 	e.ref(&r.Target)
 	e.indent = saved
-	return nil
+	return e.err
 }
 
 // intMap emits a map[string]int as encoding/json writes it (null when
@@ -189,8 +137,7 @@ func (e *yamlEmitter) rejection(r *query.Rejection) {
 	saved := e.increaseIndent(false, false)
 	e.field("field", r.Field)
 	e.field("message", r.Message)
-	e.key("policy")
-	e.value()
+	e.member("policy")
 	e.policyRef(&r.Policy)
 	e.field("reason", r.Reason)
 	e.indent = saved

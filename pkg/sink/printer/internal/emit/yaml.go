@@ -23,21 +23,12 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// yamlEmitter writes JSON-shaped values (what encoding/json decodes into
-// an any: maps with string keys, slices, strings, numbers, booleans, nil)
-// as YAML, byte for byte what go-yaml v2 writes for the same value, without
-// go-yaml's per-value events and reflection: go-yaml cost about 100 bytes of
-// heap per byte of output, which made a 100 MB answer cost gigabytes.
-//
-// It is a port of the part of go-yaml v2's emitter (emitterc.go, itself a
-// port of libyaml) that go-yaml's encoder reaches for such values: block
-// mappings and sequences, empty ones in flow style ({} and []), simple and
-// explicit ("? ") keys, and the plain, single-quoted, double-quoted and
-// literal scalar styles with their folding at column 80. The field names
-// and the order of the checks follow emitterc.go, so that the two can be
-// read side by side; TestIsLibrary and FuzzIsLibrary compare both.
-// Values of other types (structs, typed maps) go through encoding/json
-// first (jsonTree), but for the few written from their fields (typed.go).
+// yamlEmitter writes JSON-shaped values as YAML, byte for byte what go-yaml
+// v2 writes, without its per-value events and reflection: block mappings
+// and sequences, empty ones in flow style, simple and explicit ("? ")
+// keys, and the plain, quoted and literal styles folded at column 80.
+// Other types go through encoding/json first (jsonTree), but for the few
+// written from their fields (typed.go).
 type yamlEmitter struct {
 	w   io.Writer
 	buf []byte
@@ -53,23 +44,17 @@ type yamlEmitter struct {
 
 	keys [][]string // scratch key lists, one per mapping depth
 
-	// seen remembers how recent strings are emitted (classify).
-	seen    *[seenSize]seenScalar
-	trees   *[treesSize]seenTree
-	refText *[refsSize]textSlot[strata.Ref]
-	sources *[condsSize]textSlot[sourceKey]
-	conds   *[condsSize]textSlot[metav1.Condition]
-	// ancestorConds are a description's conditions (without time).
+	// What the emitter remembers of recent strings and parts (again.go).
+	seen          *[seenSize]seenScalar
+	trees         *[treesSize]seenTree
+	refText       *[refsSize]textSlot[strata.Ref]
+	sources       *[condsSize]textSlot[sourceKey]
+	conds         *[condsSize]textSlot[metav1.Condition]
 	ancestorConds *[condsSize]textSlot[query.Condition]
-	// time is the text of the last condition time written (timeText).
-	time *seenTime
-	// parts are parts shared by identity: the field sources and
-	// resultant policy of contexts with one folded stack.
-	parts *[partsSize]textSlot[unsafe.Pointer]
-	// holding is how many parts are being remembered (again): the
-	// buffer is not flushed meanwhile.
-	holding int
-	seed    maphash.Seed
+	time          *seenTime
+	parts         *[partsSize]textSlot[unsafe.Pointer] // shared by identity
+	holding       int                                  // parts being remembered: no flush meanwhile
+	seed          maphash.Seed
 }
 
 // seenScalar is a string's analysis and the style its value takes.
@@ -79,10 +64,8 @@ type seenScalar struct {
 	style scalarStyle
 }
 
-// seenSize is how many strings an emitter remembers, by hash: a status
-// List repeats its keys, reasons, times and controller names thousands
-// of times, and analyzing each again (the timestamps parsed, to quote
-// them) was a third of the emitter. seenMax is the longest remembered.
+// seenSize is how many strings an emitter remembers, by hash; seenMax is
+// the longest remembered.
 const (
 	seenSize = 512
 	seenMax  = 64
@@ -98,8 +81,7 @@ func newYAMLEmitter(w io.Writer) *yamlEmitter {
 	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
 }
 
-// flush writes what is buffered once the buffer holds enough to make a
-// write worth it, or always when all is set.
+// flush writes what is buffered once there is enough, or always with all.
 func (e *yamlEmitter) flush(all bool) error {
 	if e.err != nil {
 		return e.err
@@ -232,39 +214,19 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 	case strata.EffectivePolicy:
 		return e.node(&x, sequence, mapping, simpleKey, depth)
 	case *query.Impact:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.impact(x, depth)
+		return e.orNull(x == nil, func() error { return e.impact(x, depth) })
 	case query.Impact:
 		return e.impact(&x, depth)
 	case *status.Fragment:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.fragment(x, depth)
+		return e.orNull(x == nil, func() error { return e.fragment(x, depth) })
 	case *status.PolicyObject:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyObject(x, depth)
+		return e.orNull(x == nil, func() error { return e.policyObject(x, depth) })
 	case *query.PolicyDescription:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyDescription(x, depth)
+		return e.orNull(x == nil, func() error { return e.policyDescription(x, depth) })
 	case query.PolicyDescription:
 		return e.policyDescription(&x, depth)
 	case *query.PolicyList:
-		if x == nil {
-			e.null()
-			return nil
-		}
-		return e.policyList(x)
+		return e.orNull(x == nil, func() error { return e.policyList(x) })
 	case query.PolicyList:
 		return e.policyList(&x)
 	default:
@@ -285,23 +247,7 @@ func (e *yamlEmitter) generic(v any, sequence, mapping, simpleKey bool, depth in
 
 // sequence emits a block sequence, or [] when empty.
 func (e *yamlEmitter) sequence(items []any, depth int) error {
-	if len(items) == 0 {
-		e.emptyFlow("[", "]")
-		return nil
-	}
-	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
-	for _, item := range items {
-		e.writeIndent()
-		e.writeIndicator("-", true, false, true)
-		if err := e.node(item, true, false, false, depth); err != nil {
-			return err
-		}
-		if err := e.flush(false); err != nil {
-			return err
-		}
-	}
-	e.indent = saved
-	return nil
+	return e.items(len(items), func(i int) error { return e.node(items[i], true, false, false, depth) })
 }
 
 // emptyFlow emits an empty flow collection.
@@ -328,9 +274,7 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 		return nil
 	}
 	keys := e.sortedKeys(m, depth)
-	if keys == nil {
-		// Keys that are not UTF-8 become U+FFFD in the JSON, where two
-		// may become one: the JSON's object says which value is kept.
+	if keys == nil { // keys not UTF-8: two may become one in the JSON
 		return e.generic(m, e.sequenceContext, e.mappingContext, e.simpleKeyContext, depth)
 	}
 	saved := e.increaseIndent(false, false)
@@ -346,16 +290,11 @@ func (e *yamlEmitter) mapping(m map[string]any, depth int) error {
 	return nil
 }
 
-// sortedKeys is m's keys in go-yaml's order, in the key list of depth,
-// or nil when one is not UTF-8. The maps of a List's items at one depth
-// mostly have the keys of the one before (a status's conditions, its
-// parents' refs): when m has as many keys as the list holds and holds
-// each of them, the list is its keys already sorted, without the map
-// walked and the keys compared again.
+// sortedKeys is m's keys in go-yaml's order, in the key list of depth, or
+// nil when one is not UTF-8. When m has the keys of the previous map at
+// that depth, the list is already sorted.
 func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
-	for len(e.keys) <= depth {
-		e.keys = append(e.keys, nil)
-	}
+	keys := e.scratchKeys(depth)
 	if last := e.keys[depth]; len(last) == len(m) {
 		same := true
 		for _, k := range last {
@@ -368,7 +307,6 @@ func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
 			return last
 		}
 	}
-	keys := keyList(e.keys[depth][:0])
 	valid := true
 	for k := range m {
 		keys = append(keys, k)
@@ -378,7 +316,7 @@ func (e *yamlEmitter) sortedKeys(m map[string]any, depth int) keyList {
 		e.keys[depth] = keys[:0]
 		return nil
 	}
-	sort.Sort(&keys) // a pointer: a sort.Interface made without allocating
+	sort.Sort(&keys) // a pointer: no allocation
 	e.keys[depth] = keys
 	return keys
 }
@@ -417,10 +355,7 @@ func (e *yamlEmitter) entry(k string, v any, depth int) error {
 // follows in the mapping context (yaml_emitter_emit_block_mapping_key).
 func (e *yamlEmitter) key(k string) {
 	e.writeIndent()
-	if isWord(k) {
-		// What the steps below write for such a key, written at once:
-		// most keys are member names (kind, name, sectionName), and
-		// the steps were a tenth of printing `strata effective`.
+	if isWord(k) { // what the steps below write for such a key, at once
 		e.buf = append(append(e.buf, k...), ':')
 		e.column += len(k) + 1
 		e.whitespace, e.indention = false, false
@@ -636,38 +571,11 @@ func (e *yamlEmitter) writePlain(value string, allowBreaks bool) {
 	if !e.whitespace {
 		e.put(' ')
 	}
-	// Most scalars are ASCII without spaces or breaks: nothing to fold.
-	if isPlainASCII(value) {
+	if isPlainASCII(value) { // nothing to fold
 		e.buf = append(e.buf, value...)
 		e.column += len(value)
 	} else {
-		spaces, breaks := false, false
-		for i := 0; i < len(value); {
-			switch {
-			case value[i] == ' ':
-				if allowBreaks && !spaces && e.column > yamlWidth && !isSpace(value, i+1) {
-					e.writeIndent()
-					i++
-				} else {
-					e.write(value, &i)
-				}
-				spaces = true
-			case isBreak(value, i):
-				if !breaks && value[i] == '\n' {
-					e.putBreak()
-				}
-				e.writeBreak(value, &i)
-				e.indention = true
-				breaks = true
-			default:
-				if breaks {
-					e.writeIndent()
-				}
-				e.write(value, &i)
-				e.indention = false
-				spaces, breaks = false, false
-			}
-		}
+		e.writeFolded(value, allowBreaks, false)
 	}
 	e.whitespace = false
 	e.indention = false
@@ -676,11 +584,19 @@ func (e *yamlEmitter) writePlain(value string, allowBreaks bool) {
 // writeSingleQuoted is yaml_emitter_write_single_quoted_scalar.
 func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 	e.writeIndicator("'", true, false, false)
+	e.writeFolded(value, allowBreaks, true)
+	e.writeIndicator("'", false, false, false)
+	e.whitespace = false
+	e.indention = false
+}
+
+// writeFolded is the loop writePlain and writeSingleQuoted (quoted) share.
+func (e *yamlEmitter) writeFolded(value string, allowBreaks, quoted bool) {
 	spaces, breaks := false, false
 	for i := 0; i < len(value); {
 		switch {
 		case value[i] == ' ':
-			if allowBreaks && !spaces && e.column > yamlWidth && i > 0 && i < len(value)-1 && !isSpace(value, i+1) {
+			if allowBreaks && !spaces && e.column > yamlWidth && (!quoted || i > 0 && i < len(value)-1) && !isSpace(value, i+1) {
 				e.writeIndent()
 				i++
 			} else {
@@ -698,7 +614,7 @@ func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 			if breaks {
 				e.writeIndent()
 			}
-			if value[i] == '\'' {
+			if quoted && value[i] == '\'' {
 				e.put('\'')
 			}
 			e.write(value, &i)
@@ -706,9 +622,6 @@ func (e *yamlEmitter) writeSingleQuoted(value string, allowBreaks bool) {
 			spaces, breaks = false, false
 		}
 	}
-	e.writeIndicator("'", false, false, false)
-	e.whitespace = false
-	e.indention = false
 }
 
 // writeDoubleQuoted is yaml_emitter_write_double_quoted_scalar.
@@ -720,38 +633,9 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 			v, w := utf8.DecodeRuneInString(value[i:])
 			i += w
 			e.put('\\')
-			switch v {
-			case 0x00:
-				e.put('0')
-			case 0x07:
-				e.put('a')
-			case 0x08:
-				e.put('b')
-			case 0x09:
-				e.put('t')
-			case 0x0A:
-				e.put('n')
-			case 0x0b:
-				e.put('v')
-			case 0x0c:
-				e.put('f')
-			case 0x0d:
-				e.put('r')
-			case 0x1b:
-				e.put('e')
-			case 0x22:
-				e.put('"')
-			case 0x5c:
-				e.put('\\')
-			case 0x85:
-				e.put('N')
-			case 0xA0:
-				e.put('_')
-			case 0x2028:
-				e.put('L')
-			case 0x2029:
-				e.put('P')
-			default:
+			if c, ok := yamlEscapes[v]; ok {
+				e.put(c)
+			} else {
 				digits := 8
 				switch {
 				case v <= 0xFF:
@@ -764,12 +648,7 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 					e.put('U')
 				}
 				for k := (digits - 1) * 4; k >= 0; k -= 4 {
-					digit := byte((v >> uint(k)) & 0x0F)
-					if digit < 10 {
-						e.put(digit + '0')
-					} else {
-						e.put(digit + 'A' - 10)
-					}
+					e.put("0123456789ABCDEF"[(v>>uint(k))&0x0F])
 				}
 			}
 			spaces = false
@@ -793,6 +672,10 @@ func (e *yamlEmitter) writeDoubleQuoted(value string, allowBreaks bool) {
 	e.whitespace = false
 	e.indention = false
 }
+
+// yamlEscapes are the one-character escapes of writeDoubleQuoted.
+var yamlEscapes = map[rune]byte{0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0A: 'n', 0x0b: 'v', 0x0c: 'f',
+	0x0d: 'r', 0x1b: 'e', 0x22: '"', 0x5c: '\\', 0x85: 'N', 0xA0: '_', 0x2028: 'L', 0x2029: 'P'}
 
 // writeBlockScalarHints is yaml_emitter_write_block_scalar_hints.
 func (e *yamlEmitter) writeBlockScalarHints(value string) {
@@ -852,7 +735,6 @@ func (e *yamlEmitter) writeLiteral(value string) {
 
 // The character classes of yamlprivateh.go, on strings; a character past
 // the end is none of them.
-
 func at(s string, i int) byte {
 	if i < len(s) {
 		return s[i]
@@ -902,10 +784,8 @@ func width(b byte) int {
 	return 0
 }
 
-// isName reports whether s is made of letters, digits and "-._/" only,
-// not starting with "-" or "." (an indicator alone, or "---" or "...").
-// Most keys and values are such names (kinds, groups, names, JSON
-// pointers), and every check of analyze passes for them.
+// isName reports whether s is made of letters, digits and "-._/" only, not
+// starting with "-" or ".": every check of analyze passes for it.
 func isName(s string) bool {
 	if s[0] == '-' || s[0] == '.' {
 		return false
@@ -922,10 +802,8 @@ func isName(s string) bool {
 // spaces are what writeIndent writes at once.
 const spaces = "                                                                " // 64
 
-// isWord reports whether a key is a word of ASCII letters, at most 128,
-// that no YAML 1.1 reader takes for anything but a string (not y, no,
-// on, true, null... in any of their cases): every check of key and
-// scalar passes for it, and it is written as it is.
+// isWord reports whether a key is a word of at most 128 ASCII letters that
+// YAML 1.1 reads as a string: it is written as it is.
 func isWord(k string) bool {
 	if len(k) == 0 || len(k) > 128 {
 		return false
@@ -1088,38 +966,27 @@ func resolvesToString(s string) bool {
 	}
 	switch hint {
 	case '.':
-		_, err := strconv.ParseFloat(s, 64)
-		return err != nil
+		return !isFloat(s)
 	case 'D', 'S':
-		if isTimestamp(s) {
-			return false
-		}
 		plain := strings.ReplaceAll(s, "_", "")
-		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return false
-		}
-		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
-			return false
-		}
-		if yamlStyleFloat.MatchString(plain) {
-			if _, err := strconv.ParseFloat(plain, 64); err == nil {
-				return false
-			}
-		}
-		if strings.HasPrefix(plain, "0b") {
-			if _, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
-				return false
-			}
-			if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
-				return false
-			}
-		} else if strings.HasPrefix(plain, "-0b") {
-			if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
-				return false
-			}
-		}
+		return !(isTimestamp(s) || isInt(plain, 0) || yamlStyleFloat.MatchString(plain) && isFloat(plain) ||
+			strings.HasPrefix(plain, "0b") && isInt(plain[2:], 2) || strings.HasPrefix(plain, "-0b") && isInt("-"+plain[3:], 2))
 	}
 	return true
+}
+
+// isInt reports whether s parses as an int64 or a uint64 in base.
+func isInt(s string, base int) bool {
+	if _, err := strconv.ParseInt(s, base, 64); err == nil {
+		return true
+	}
+	_, err := strconv.ParseUint(s, base, 64)
+	return err == nil
+}
+
+func isFloat(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }
 
 // resolveHint is resolve.go's resolveTable.
