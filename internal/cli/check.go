@@ -17,9 +17,7 @@ import (
 )
 
 // defaultFailOn are the finding classes that fail `strata check` unless
-// --fail-on says otherwise: a policy that would not be accepted. An
-// overridden or unused policy is often intended (a default a more
-// specific policy replaces) and is reported without failing.
+// --fail-on says otherwise: a policy that would not be accepted.
 var defaultFailOn = []string{query.FindingInvalid, query.FindingConflicted, query.FindingTargetNotFound}
 
 // checkDescriptions say what each finding class means, for --help and
@@ -200,9 +198,7 @@ func writeJSONFindings(buf *bytes.Buffer, found []query.Finding, places map[file
 
 // writeSARIF writes the findings as a SARIF 2.1.0 log: one rule per
 // finding class (all of them, so rule indexes do not depend on the
-// input), one result per finding at the policy's document. A finding of
-// a --fail-on class is an "error", others "warning"; a policy read from
-// a cluster has no location.
+// input), one result per finding at the policy's document.
 func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]files.Document, failOn []string) error {
 	rep := report.NewV210Report()
 	run := sarif.NewRunWithInformationURI("strata", "https://github.com/strata-dev/strata")

@@ -18,12 +18,7 @@ import (
 
 // Dynamic shell completion (cobra's: `strata completion bash|zsh|fish|
 // powershell` prints the script, which calls `strata __complete ...`
-// while the user types). The candidates come from the command's own
-// input, -f files or, without -f, the cluster (as kubectl completes from
-// the cluster): kinds, names, sections and explain's field paths. A
-// completion reads the input like the command would, quietly; when it
-// cannot (no cluster, a bad file) it offers nothing rather than an error
-// in the middle of a command line.
+// while the user types).
 
 // completionLoad runs the engine on the command's input for a completion,
 // with nothing written anywhere; nil when the input cannot be read.
@@ -42,8 +37,7 @@ func completionLoad(f *sourceFlags) *engine.Result {
 // completeSubject is the ValidArgsFunction of the commands that name an
 // object (describe, explain, impact): KIND first, then NAME (KIND NAME),
 // or KIND/NAME and KIND/NAME#SECTION in one word; names in the -n
-// namespace, or every namespace with -A. policies limits the kinds to
-// policy kinds (impact).
+// namespace, or every namespace with -A.
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
@@ -309,8 +303,7 @@ func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string
 
 // completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME: the
 // routes of the kinds the URL's scheme is routed by (http when no URL is
-// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/... for
-// the others.
+// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/...
 func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		scheme := "http"

@@ -70,9 +70,7 @@ those only.`,
 			// --strict), from the other files, at the same time: each
 			// side's run leaves a core idle at times (building its
 			// graph, joining its outcome), which the other side's work
-			// fills. Notes and warnings name the side they come from
-			// (the same object is often in both), and are written
-			// once both are read, the base's first, as before.
+			// fills.
 			hf := f
 			hf.files = against
 			m, err := f.mode() // the flags are read here, before the loads

@@ -45,12 +45,7 @@ func (v *viewFlag) bindNarrow(c *cobra.Command) {
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }
 
-// narrow applies --kind and --field to a description of an object. The
-// kinds are read as explain --kind reads its kind (policyKindFlag), so a
-// mistyped one is an error, not an empty answer. missing is the error to
-// give when the field is set in none of the object's contexts although
-// others are (explain's "not set ... did you mean"): describe of one
-// object gives it; of several, when it holds for every one of them.
+// narrow applies --kind and --field to a description of an object.
 func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Description) (nd *query.Description, missing *query.FieldNotSetError, err error) {
 	var kinds []query.GroupKind
 	var names []string
@@ -83,8 +78,7 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 
 // policyKindFlag reads a --kind NAME (explain's, describe's) as
 // ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
-// only the published records know (only is then nil). A kind of the
-// hierarchy is an error.
+// only the published records know (only is then nil).
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
 	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
 	if gk, ok := f.published.kindNamed(name); err != nil && ok {
@@ -153,11 +147,7 @@ func (v *viewFlag) check() error {
 }
 
 // print writes a discover document, buffered so that an error never leaves
-// half an answer on stdout. The human format streams through a buffered
-// writer instead: its only errors are the writer's own (and an unknown
-// document type, before the first byte), and buffering the 154 MB that
-// describe writes for a Gateway with 100,000 listeners cost a copy of
-// it and more, under the memory limit (issue 11, "No cliffs").
+// half an answer on stdout.
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
@@ -208,9 +198,7 @@ func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 	return "default"
 }
 
-// resolve finds what KIND/NAME names. When it is not found and the source
-// could not read objects of that kind (forbidden in the cluster), the
-// answer is that, not "not found".
+// resolve finds what KIND/NAME names.
 func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject, error) {
 	arg = f.subjectAlias(arg)
 	subj, err := query.Resolve(res, arg, ns)

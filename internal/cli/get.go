@@ -186,9 +186,7 @@ func isPolicies(arg string) bool {
 
 // getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
 // kubectl's forms with a policy kind for the type, get KIND [NAME...] and
-// get KIND/NAME. kind is "" for the policies of every kind. Whether KIND
-// is a policy kind is known once the input is read (the kinds are
-// declared there); a kind of the hierarchy is refused here.
+// get KIND/NAME.
 func getArgs(args []string) (kind string, names []string, err error) {
 	if isPolicies(args[0]) {
 		if len(args) == 1 {
@@ -281,13 +279,7 @@ func (p listedPolicy) item() any {
 	return p.read.Object
 }
 
-// listedPolicies are the policies of l's items, in its order. With
-// status, each policy of a kind Strata manages gets the status.ancestors
-// Strata would write (sinkstatus.ObjectOf), stamped as strata status
-// stamps them by default (the newest creationTimestamp of the input), so
-// that -o yaml or a template reads what kubectl shows once the controller
-// has written it; a policy of a kind Strata does not manage keeps its
-// status as read.
+// listedPolicies are the policies of l's items, in its order.
 func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]listedPolicy, error) {
 	byRef := make(map[query.PolicyRef]*policykind.Policy, len(l.Items))
 	for _, p := range l.Items {
@@ -331,11 +323,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]lis
 }
 
 // printPolicies prints a PolicyList as listFlags ask (see listFlags):
-// policies[i] is l.Items[i]'s. For kubectl's forms (get KIND, get KIND
-// NAME..., get KIND/NAME: asObjects) -o yaml and json print the policy
-// objects, as kubectl get does, rather than the PolicyList; and one, the
-// policy named alone, is printed as itself, not in a List, by every
-// object format (kubectl's single item).
+// policies[i] is l.Items[i]'s.
 func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
 	if lf.sorted() {
 		order, err := lf.order(objectsOf(policies))

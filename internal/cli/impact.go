@@ -20,7 +20,7 @@ import (
 
 // impactOfAdd answers `impact --add FILE`: what creating the policy in
 // FILE would change (issue 18: answer for a policy that does not exist
-// yet). Its namespace, when the file gives none, is ns.
+// yet).
 func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped bool) error {
 	if err := v.check(); err != nil {
 		return err

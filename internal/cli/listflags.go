@@ -22,22 +22,6 @@ import (
 
 // listFlags are kubectl get's flags on a command that lists objects
 // (get policies, kinds), so that a kubectl user is at home:
-//
-//	-o wide|name|yaml|json|jsonpath=...|jsonpath-file=...|go-template=...|
-//	   go-template-file=...|custom-columns=...|custom-columns-file=...
-//	--no-headers --show-labels -L/--label-columns --sort-by --template
-//	-l/--selector --field-selector
-//
-// They are kubectl's own flag set (k8s.io/kubectl/pkg/cmd/get.PrintFlags)
-// and printers (cli-runtime's NamePrinter, JSONPathPrinter,
-// GoTemplatePrinter and table printer; kubectl's CustomColumnsPrinter and
-// sorter), so their help, their errors and what they print are kubectl's.
-// Two differences: -o yaml and -o json print the command's own document
-// (a PolicyList, a List of PolicyKinds; docs/cli.md) where the command
-// has one, and the table is Strata's (columns two spaces apart; wide adds
-// columns). For name, jsonpath, go-template and custom-columns the objects
-// printed are the command's objects in a v1 List (printObjects), or one
-// object alone (printObject), as kubectl get prints them.
 type listFlags struct {
 	print                   *get.PrintFlags
 	selector, fieldSelector string
@@ -130,7 +114,6 @@ func (l *listFlags) tableOptions() printers.PrintOptions {
 
 // order is the order --sort-by puts objects in, as positions into objects
 // (kubectl's sorter, a JSONPath into each object); nil without --sort-by.
-// Every format is printed in this order.
 func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	field := *l.print.HumanReadableFlags.SortBy
 	if field == "" || len(objects) == 0 {
@@ -157,11 +140,7 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 
 // sortable checks that kubectl's sorter can compare field's values in
 // objects (unstructured): strings, or numbers of one type, in every
-// object that has the field. On any other value (a map, a list, a
-// boolean, a string in one object and a number in another) the sorter
-// exits the process from inside the library (klog.Exitf in
-// RuntimeSort.Less), which a command, or a test calling Main, cannot
-// recover from; here it is an error naming the object and the field.
+// object that has the field.
 func sortable(field string, objects []runtime.Object) error {
 	expr, err := get.RelaxedJSONPathExpression(field)
 	if err != nil {
@@ -301,8 +280,7 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 
 // unstructuredAll is toUnstructured of every object, on every core, in
 // their order: the 20,000 EffectivePolicies of the performance world took
-// two seconds of one core to convert for -o jsonpath. The error is
-// the first object's that has one, as converting them in turn gave.
+// two seconds of one core to convert for -o jsonpath.
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	errs := make([]error, len(objects))

@@ -50,9 +50,7 @@ func print(s Streams, v any, format string) error {
 // time (printer.ListWriter.Items): a large world's List is
 // never whole in memory (issue 11, "No cliffs": `effective` of 100,000
 // listeners is half a gigabyte of YAML), and its tens of megabytes take
-// a fraction of the time one core would. Unlike print, an error while
-// printing can leave part of the List on stdout; the engine's errors all
-// come before the first byte.
+// a fraction of the time one core would.
 func printEach(s Streams, n int, item func(int) any, format string) error {
 	return printEachBy(s, n, func() func(int) any { return item }, format)
 }
@@ -116,8 +114,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 			// A document (yaml, json) is printed from the policies'
 			// and the targets' parts as the objects they render
 			// (printer's statusobjects.go): the maps of those objects,
-			// made to be printed and dropped, are not made. kubectl's
-			// printers and --sort-by get the objects.
+			// made to be printed and dropped, are not made.
 			document := l.document() && !l.sorted()
 			var items []any
 			var objects []runtime.Object
@@ -248,11 +245,7 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 // targets of one namespace, and cluster-scoped ones, as inNamespace
 // prints them: the effective policies of the other namespaces' targets
 // are not computed (of the 20,000 routes of the performance world, a
-// namespace holds 200). For every namespace ("") the scope is every
-// node: each target's effective policy is a complete run's, and the
-// policies' status (engine.Result.Outcome), which an EffectivePolicy
-// does not read (each source's standing is its context's), is not
-// computed.
+// namespace holds 200).
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
 		return func(r *engine.Result) []topology.NodeID {

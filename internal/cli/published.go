@@ -29,14 +29,6 @@ import (
 // her namespace; the records, readable with the namespace's view role,
 // still tell her *that* it affects her route, *which* one it is and *what*
 // it sets, as far as the kind's PolicyKind visibility lets them.
-//
-// It is an adapter around the query layer: the engine answers for the
-// kinds the user can read, and the records' entries for the other kinds
-// are merged into the same documents (Description, Explanation,
-// PolicyList, Impact), so the printers cannot tell them apart. What the
-// records do not hold is left out, not guessed: the block, strategy and
-// level of each stack entry, the policies a field's winner beat, and
-// policies whose targets the user cannot read.
 type published struct {
 	records []*stratav1.EffectivePolicy
 	// kinds are the policy kinds answered from the records, by group and
@@ -48,7 +40,7 @@ type published struct {
 // hidden are the policy kinds a read could not list, and the kinds that
 // declare policy kinds (CustomResourceDefinition, PolicyKind) it could
 // not list: behind those, policy kinds may exist that the reader cannot
-// even name. Both sorted, as Objects.Unreadable is.
+// even name.
 type hidden struct {
 	kinds, declarations []schema.GroupKind
 }
@@ -82,13 +74,7 @@ func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
 // unseen is what describe of node n cannot see (query.Unseen): nil when
 // every policy kind was read, or when a published record reaches n (its
 // target is n, a section of n or a node below it, or one of its context
-// paths passes through n). The policy controller publishes a record next
-// to every affected target, listing every kind that affects it, so a
-// record that reaches n answers for the hidden kinds there (newPublished
-// merges what it says); without one, the reader cannot tell a kind that
-// affects nothing there from a controller that is down, stalled or run
-// with --effective-policies=false, and says so instead of "No policy
-// affects".
+// paths passes through n).
 func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
 	if !f.hidden.any() || recordReaches(f.records, res, n) {
 		return nil
@@ -357,8 +343,7 @@ func specOf(c stratav1.Context) map[string]any {
 }
 
 // explain gives the precedence chains of field ptr that the records hold
-// for node n: the value in force and the policies that set it. The
-// candidates that lost are not published; the chain says so.
+// for node n: the value in force and the policies that set it.
 func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
 	o := own(res.Graph.Node(n).Ref)
 	var out []query.Chain
@@ -499,11 +484,7 @@ func inForce(result string) bool {
 }
 
 // impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:
-// every published context whose fields the policy sets in force. Where it
-// is the only policy of the context, the fields become unset (or the
-// target's own value, which the record does not hold: then the change is
-// shown as unset, the record's best answer); where other policies are in
-// the stack, what takes over is not published, and AfterSetBy says so.
+// every published context whose fields the policy sets in force.
 func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
 	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	id := policyID(ns, name)
@@ -564,8 +545,6 @@ func levelOf(r stratav1.Ref) int {
 	}
 }
 
-// classOf is the class of a kind the engine knows (its declaration was
-// readable), else empty: the records do not hold it.
 // addEffect adds te, a target's contexts of kind gk read from the
 // records, to that kind's entry of effects (made on first use); a target
 // without contexts is left out.
@@ -581,6 +560,8 @@ func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result
 	ke.Targets = append(ke.Targets, te)
 }
 
+// classOf is the class of a kind the engine knows (its declaration was
+// readable), else empty: the records do not hold it.
 func classOf(res *engine.Result, gk query.GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)

@@ -166,9 +166,7 @@ and names the template, the line and the value path.`,
 }
 
 // fileWorld reads the World of files, with the Scope of the kinds they
-// and the built-in API groups define. A CRD the scope does not trust (one
-// that names a built-in kind, say) is a warning: its kind stays unknown
-// or keeps its real scope.
+// and the built-in API groups define.
 func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error) {
 	docs, err := files.Documents(paths, s.In)
 	if err != nil {
@@ -342,8 +340,6 @@ func decodeStrict(d files.Document, obj any) error {
 
 // printRendered renders every job and prints the objects, or one error
 // naming every failure; nothing is printed unless all renders succeed.
-// Kinds are scope's, decoded with client-go's scheme as the controller
-// decodes them (render.Kinds).
 func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
 	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output

@@ -18,18 +18,6 @@ import (
 
 // simulate's answers from the published EffectivePolicy records
 // (published.go), for a user who may not read everything:
-//
-//   - the routing objects readable, some policy kind not: the records'
-//     contexts of that kind on the request's path join the simulation,
-//     as describe's do (published.simulate);
-//   - the routing objects not readable in every namespace (Ana, with the
-//     view role of her namespace only, does not see the Gateway, nor the
-//     other namespaces' routes that may outrank hers): no routing
-//     decision, and the kinds that prevent it named (routingHidden);
-//     with --route, the route she expects is followed alone (its own
-//     rules' matches, filters and backends, when she can read it) and
-//     the effective policies of its context paths are those its records
-//     hold (assumeRoute).
 
 // routingKinds are the kinds the routing decision of a request of scheme
 // reads in every namespace: the Gateways, their ListenerSets, and the

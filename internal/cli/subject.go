@@ -29,9 +29,7 @@ func subjectArg(args []string) (string, error) {
 }
 
 // subjectArgs reads several objects named on the command line as
-// KIND/NAME each, as kubectl describe reads TYPE NAME... and
-// TYPE/NAME...: KIND NAME NAME... (one kind for all the names) or
-// KIND/NAME KIND/NAME..., not a mix of the two.
+// KIND/NAME each, as kubectl describe reads TYPE NAME...
 func subjectArgs(args []string) ([]string, error) {
 	if !strings.Contains(args[0], "/") {
 		out := make([]string, 0, len(args)-1)

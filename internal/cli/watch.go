@@ -42,11 +42,7 @@ func watchable(s Streams) (Streams, *switchWriter) {
 
 // withWatch adds -w/--watch to a command that answers from a live
 // cluster (describe, get policies, status), as kubectl's: the answer is
-// printed, then printed again each time it changes, until Ctrl-C. The
-// command's kinds are watched as `strata serve` watches them
-// (watchCluster); a change reads the cluster again and runs the command
-// again, and the new answer is printed, after a blank line, only when its
-// bytes differ from the last one printed.
+// printed, then printed again each time it changes, until Ctrl-C.
 func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 	var on bool
 	c.Flags().BoolVarP(&on, "watch", "w", false, "after printing, watch the cluster and print the answer again each time it changes (Ctrl-C stops)")

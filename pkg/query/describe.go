@@ -19,8 +19,7 @@ import (
 
 // Describe describes the node of a subject (an object or a section): the
 // policies affecting it and the effective policy of every kind, with the
-// source of each field and the policies it beat. The cost is that of the
-// node's own contexts (or of the targets below it), not of the whole run.
+// source of each field and the policies it beat.
 func Describe(res *engine.Result, n topology.NodeID) *Description {
 	return newQuery(res).describe(n)
 }
@@ -28,8 +27,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 // Describer is Describe for many nodes of one run, sharing what their
 // descriptions look up (the nodes' keys, the policies' names): a query
 // sized to the world, made for each of `describe httproute -n NS`'s 200
-// routes, cost more than describing them. Like the query, a Describer
-// belongs to one goroutine.
+// routes, cost more than describing them.
 func Describer(res *engine.Result) func(n topology.NodeID) *Description {
 	return newQuery(res).describe
 }
@@ -139,7 +137,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 // has no room for, in its strata.dev/omitted-conditions annotation
 // (hierarchy.OmittedAnnotation): the controller writes it with the
 // conditions, from the object as stored, and `strata status` prints it.
-// Only kinds whose lists are bounded have one.
 func (q *query) notWritten(node *topology.Node) []NotWritten {
 	max := hierarchy.Kinds[node.Ref.GroupKind()].MaxConditions
 	if max == 0 {

@@ -73,9 +73,7 @@ type PolicyDiff struct {
 	After  *StatusSummary `json:"after,omitempty"`
 }
 
-// Diff compares two runs of two inputs. Unlike Compare, the runs share
-// nothing (two topologies), so targets and contexts are matched by their
-// locators, and kinds by group and kind.
+// Diff compares two runs of two inputs.
 func Diff(base, head *engine.Result) *DiffResult {
 	d := &DiffResult{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDiff}, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
 	qb, qh := newQuery(base), newQuery(head)
@@ -178,8 +176,7 @@ func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []Targe
 }
 
 // diffPolicies lists the policies whose rolled-up status (Accepted,
-// reasons, enforcement) differs, and those on one side only. A policy's
-// spec changing is not itself reported: what it changes is, in Targets.
+// reasons, enforcement) differs, and those on one side only.
 func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	all := Filter{AllNamespaces: true}
 	bl, hl := Policies(base, all), Policies(head, all)

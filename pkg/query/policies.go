@@ -55,10 +55,7 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 
 // Policies lists every policy the filter keeps, in engine order (kind,
 // then namespace/name), with its status rolled up and the number of
-// effective targets and contexts it affects (Summaries). res is a
-// complete run, or one scoped to StatusScope of the policies the filter
-// keeps (or more): `strata get policies -n NS` computes the targets its
-// namespace's policies reach, not the world's.
+// effective targets and contexts it affects (Summaries).
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	kept := f.Kept(res)
@@ -237,12 +234,7 @@ func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescr
 }
 
 // PolicyDescribers makes describers of many policies of one run, one for
-// each goroutine that describes. What a description reads of the whole
-// run (how many targets each policy of the kind affects, the policies'
-// status, which contexts stack each policy) is found once per kind, in
-// one pass over its targets, not once per policy, and shared by the
-// describers: `describe colorpolicy -A` of the performance world's 4,000
-// ColorPolicies took four minutes. A describer belongs to one goroutine.
+// each goroutine that describes.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {

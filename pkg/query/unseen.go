@@ -78,9 +78,7 @@ func (u *Unseen) Hint() string {
 }
 
 // Only is u for a description narrowed to kinds (Description.Only): the
-// kinds asked about that could not be read, nil when there is none. The
-// kinds asked about are known, so the declarations that could not be
-// read no longer matter.
+// kinds asked about that could not be read, nil when there is none.
 func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	if u == nil || len(kinds) == 0 {
 		return u
