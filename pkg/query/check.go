@@ -40,13 +40,6 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
-// Check lists the findings of every policy of the result, in engine order
-// (kind, then namespace/name), each policy's in FindingClasses order.
-func Check(res *engine.Result) []Finding {
-	out, _ := CheckOnly(res, Filter{AllNamespaces: true}) // a complete run has every status
-	return out
-}
-
 // CheckOnly is Check for the policies f keeps (`strata check -n NS -l
 // SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
 // -n lists them, chosen by label and field.

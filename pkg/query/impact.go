@@ -25,17 +25,6 @@ func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
 	return res.Recompute(instances(res, p, nil), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
-// Replacing recomputes a run as if policy p were replaced by the object u,
-// which must be the same policy (group, kind, name; an empty namespace is
-// p's).
-func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*engine.Result, error) {
-	u, err := replacement(p, u)
-	if err != nil {
-		return nil, err
-	}
-	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
-}
-
 // ImpactOf is what deleting policy p (u nil) or replacing it by u would
 // change: Compare of Without or Replacing, computed as the admission
 // webhook computes it (Admit), only below the nodes the old and the new
@@ -125,22 +114,6 @@ func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructu
 		return nil, fmt.Errorf("replacement %s: want the new version of %s %s (same namespace and name)", what, p.Kind.Kind, p.ID())
 	}
 	return u, nil
-}
-
-// Adding recomputes a run as if the object u, a policy of a kind the run
-// knows that is not among its policies, were created.
-func Adding(res *engine.Result, u *unstructured.Unstructured) (*engine.Result, error) {
-	k, err := newPolicyKind(res, u)
-	if err != nil {
-		return nil, err
-	}
-	var out []*unstructured.Unstructured
-	for _, q := range res.Policies {
-		if q.Kind.Key() == k.Key() {
-			out = append(out, q.Object)
-		}
-	}
-	return res.Recompute(append(out, u), map[schema.GroupKind]bool{k.Key(): true})
 }
 
 // newPolicyKind is the kind of u, a policy to be created: one of the

@@ -318,12 +318,6 @@ func (q *query) nodeKey(n topology.NodeID) string {
 	return q.keys[n]
 }
 
-// pathKey is a path's locator: its nodes' keys (nodeKey), each followed
-// by '>'.
-func (q *query) pathKey(path []topology.NodeID) string {
-	return string(q.appendPathKey(nil, path))
-}
-
 // appendPathKey appends a path's pathKey to b.
 func (q *query) appendPathKey(b []byte, path []topology.NodeID) []byte {
 	for _, id := range path {
