@@ -73,9 +73,6 @@ are the same whatever is chosen.`,
 			if err != nil {
 				return err
 			}
-			// Every namespace unless -n (a repository's check looks at
-			// everything), as get policies -n: NS's policies and the
-			// cluster-scoped ones.
 			ns := f.onlyNamespace()
 			req := query.CheckRequest{Filter: query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}, FailOn: failOn}
 			res, err := f.loadScoped(s, req.Scope())
@@ -225,10 +222,5 @@ func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]f
 		}
 	}
 	rep.AddRun(run)
-	// Checked against the SARIF schema by TestCheckMachineOutputs, not
-	// here:
-	// the schema's validator took a quarter of a second for the 3 MB
-	// log of the performance world, and the log's shape does not depend on
-	// the input.
 	return rep.PrettyWrite(buf)
 }

@@ -51,7 +51,6 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	// API server warnings (deprecated versions) go where our messages go.
 	cfg.WarningHandler = rest.NewWarningWriter(s.Err, rest.WarningWriterOptions{Deduplicate: true})
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -150,7 +149,6 @@ func (p *progressLine) show(gvk schema.GroupVersionKind) {
 	if p.w == nil {
 		return
 	}
-	// \r and "erase to end of line" rewrite the same line.
 	fmt.Fprintf(p.w, "\rreading %s...\x1b[K", gvk.GroupKind())
 	p.shown = true
 }

@@ -209,8 +209,6 @@ func completeGet(f *sourceFlags) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		if len(args) == 1 {
-			// get policies KIND or KIND/NAME: describe's completion of a
-			// policy subject, kinds first, then the names of the kind.
 			return policyNames(c, nil, toComplete)
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp

@@ -163,9 +163,6 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
 	hook.addFlags(f)
-	// controller-runtime's logging flags: --zap-log-level (debug, info,
-	// error, or an integer for more verbosity), --zap-encoder,
-	// --zap-devel, --zap-stacktrace-level, --zap-time-encoding.
 	zfs := goflag.NewFlagSet("zap", goflag.ContinueOnError)
 	zapOpts.BindFlags(zfs)
 	f.AddGoFlagSet(zfs)

@@ -273,9 +273,6 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missed []string
 	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
-	// The objects' descriptions are made first, with a Describer of
-	// this call's own (a query belongs to one goroutine); what follows
-	// reads the source's records and flags, in order.
 	described := make([]*query.Description, len(subjects))
 	policies := make([]*query.PolicyDescription, len(subjects))
 	describers := query.PolicyDescribers(res)
@@ -337,7 +334,6 @@ func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	case v.format != "":
 		return v.print(s, printer.List(docs))
 	}
-	// Each description is printed on its own, a line between two.
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	opts := v.human(s)
 	for i, d := range docs {

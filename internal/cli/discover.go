@@ -166,9 +166,6 @@ func (v *viewFlag) print(s Streams, doc any) error {
 
 // human is how the flags print a description for people.
 func (v *viewFlag) human(s Streams) printer.Human {
-	// A narrowed description lists its contexts, those of targets with
-	// the same effect as one block when they are many: the filters are
-	// how a reader asks for the contexts.
 	narrowed := len(v.kinds) > 0 || v.field != ""
 	return printer.Human{Color: colorful(s.Out), Full: v.full, Narrowed: narrowed}
 }

@@ -87,8 +87,6 @@ strata render --values --field prints it.`,
 				x, err = query.Explain(res, subj.Node, ptr, only)
 			}
 			if f.published != nil {
-				// The covered kinds' chains, from the records; the
-				// engine's "not set" stands only if they have none.
 				if chains := f.published.explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
 					if x == nil || err != nil {
 						n := res.Graph.Node(subj.Node).Ref
@@ -99,8 +97,6 @@ strata render --values --field prints it.`,
 					x.Chains = append(x.Chains, chains...)
 				}
 			}
-			// "Not set" and "no policy reaches" are true of the kinds the
-			// user could read; of the others, describe's "cannot tell".
 			if err != nil {
 				return notSet(err, unseen)
 			}
@@ -125,8 +121,6 @@ strata render --values --field prints it.`,
 					out = append(out, strings.ToLower(k.Kind))
 				}
 			}
-			// BlueprintValues only where there are blueprints: on any
-			// other input, choosing it is an error.
 			if blueprintsIn(f) {
 				out = append(out, strings.ToLower(blueprint.ValuesKind))
 			}

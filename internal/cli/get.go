@@ -72,8 +72,6 @@ itself, not in a List, in every object format.`,
 			if isPolicies(args[0]) && len(args) > 2 {
 				return wrongArgs(c, args, 2)
 			}
-			// KIND, KIND/NAME or KIND NAME...: the policies of that kind
-			// (and those names).
 			kind, names, err := getArgs(args)
 			if err != nil {
 				return err
@@ -90,9 +88,6 @@ itself, not in a List, in every object format.`,
 			}
 			f.answersFromRecords = true
 			ns, all := f.namespaceScope()
-			// In one namespace (or with a selector), only the targets
-			// the listed policies reach are computed: their status and
-			// counts are the complete run's (query.StatusScope).
 			var scope func(*engine.Result) []topology.NodeID
 			if !all || !sel.Empty() {
 				scope = func(res *engine.Result) []topology.NodeID {
@@ -152,8 +147,6 @@ itself, not in a List, in every object format.`,
 				return err
 			}
 			if !sel.Empty() && f.published != nil {
-				// The policies known from the published records only
-				// have no labels: choose them by name and namespace.
 				items := []query.PolicySummary{}
 				var kept []listedPolicy
 				for i, p := range pl.Items {
@@ -368,7 +361,6 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		}
 		return (&viewFlag{format: lf.format()}).print(s, u.Object)
 	case lf.document():
-		// Streamed, as strata status prints its List, in the same bytes.
 		return printEach(s, len(policies), func(i int) any { return policies[i].item() }, lf.format())
 	case one && len(policies) == 1:
 		return lf.printObject(s, policies[0].object())

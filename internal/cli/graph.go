@@ -99,7 +99,6 @@ rest counted in dashed boxes, however large the world.
 			}
 			var subj query.Subject
 			if len(args) == 1 {
-				// With -A, wherever it is (as describe KIND/NAME -A).
 				if subj, err = pickSubject(&f, res, args[0], namespaceOf(cmd, &f), f.allNamespaces); err != nil {
 					return err
 				}

@@ -34,7 +34,6 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 	}
 	var scope func(*engine.Result) []topology.NodeID
 	if scoped {
-		// Only the targets below the new policy's are computed.
 		scope = query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u)
 	}
 	before, err := f.loadScoped(s, scope)
@@ -52,7 +51,6 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 		// rules": the older wins).
 		u.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
 	}
-	// Computed below the new policy's targets only.
 	im, after, err := query.ImpactOfAdding(before, u)
 	if err != nil {
 		if strings.Contains(err.Error(), "exists already") {
@@ -142,9 +140,6 @@ alone.`,
 				}
 			}
 			f.answersFromRecords = true
-			// Only the targets below the policy's old and new targets
-			// are computed, before the change and after it
-			// (query.ImpactScope).
 			var scope func(*engine.Result) []topology.NodeID
 			if scoped {
 				scope = query.ImpactScope(func(res *engine.Result) *policykind.Policy {
@@ -181,14 +176,11 @@ alone.`,
 			if p == nil {
 				return fmt.Errorf("impact takes a policy (POLICY-KIND/NAME), not %s", before.Graph.Node(subj.Node).Ref)
 			}
-			// Computed below the policy's targets only (query.ImpactOf).
 			im, after, err := query.ImpactOf(before, p, repl)
 			if err != nil {
 				return err
 			}
 			if !del {
-				// The new version is admitted as the files' policies are
-				// (load): say what the API server would say about it.
 				for _, q := range after.Policies {
 					if q.Kind == p.Kind && q.Namespace == p.Namespace && q.Name == p.Name {
 						for _, w := range q.Warnings {
@@ -241,7 +233,6 @@ func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags,
 	}
 	var scope func(*engine.Result) []topology.NodeID
 	if scoped {
-		// Only the targets below the chosen policies' are computed.
 		scope = query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
 			ps, _ := choose(res)
 			return ps

@@ -119,7 +119,6 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	if field == "" || len(objects) == 0 {
 		return nil, nil
 	}
-	// Sorted in the unstructured form, the one sortable checks.
 	sorted, err := unstructuredAll(objects)
 	if err != nil {
 		return nil, err

@@ -120,8 +120,6 @@ custom-columns print the same objects; --sort-by orders them.`,
 			var objects []runtime.Object
 			for _, p := range policies {
 				u := &unstructured.Unstructured{Object: p.Source} // its metadata is the object's
-				// Labels are copied out of an object (GetLabels) only
-				// for a selector that reads them.
 				if !f.inNamespace(u.GetNamespace()) || !sel.Empty() && !sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
 					continue
 				}
@@ -132,7 +130,6 @@ custom-columns print the same objects; --sort-by orders them.`,
 				}
 			}
 			for _, fr := range fragments {
-				// A fragment's object carries no labels.
 				if !f.inNamespace(fr.Namespace) || !sel.Empty() && !sel.Matches(nil, fr.Namespace, fr.Name) {
 					continue
 				}
@@ -224,7 +221,6 @@ custom-columns print the same objects; --sort-by orders them.`,
 // kubectl's printers; in --sort-by's order.
 func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
 	if !l.document() && l.sorted() {
-		// Converted once, for the sorting and the printer alike.
 		var err error
 		if objects, err = unstructuredAll(objects); err != nil {
 			return err

@@ -32,8 +32,6 @@ func ownCommands(root *cobra.Command) {
   strata help get policies`,
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := root.Find(args)
-			// What follows a command without subcommands is its
-			// arguments (help get policies is get's help).
 			if err != nil || len(rest) > 0 && cmd.HasSubCommands() {
 				parent, name := root, args[0]
 				if cmd != nil && len(rest) > 0 {

@@ -245,8 +245,6 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	for _, e := range p.entries() {
 		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
 		if e.kp.Visibility == string(stratav1.VisibilityKind) {
-			// Only that the kind affects the target, and how many
-			// policies: one line without names.
 			if o.has(e.target) || below[targetKey(e.target)] {
 				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
 				note(ref, "", nil).Withheld = true

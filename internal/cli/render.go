@@ -85,7 +85,6 @@ and names the template, the line and the value path.`,
 				return errors.New("--field needs --values")
 			}
 			if f.field != "" {
-				// The pointer syntax of explain --field: /a/b or a.b.
 				ptr, err := query.FieldPointer(f.field)
 				if err != nil {
 					return err

@@ -28,7 +28,6 @@ func NewRoot(s Streams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	// --version prints the one-line form of `strata version`.
 	root.Version = versionOf(debug.ReadBuildInfo()).String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(s.In)

@@ -240,7 +240,6 @@ func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 		}
 		w.Stop()
 		if ctx.Err() == nil && rv != "" {
-			// The server ended the watch (its timeout): resume.
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):

@@ -139,7 +139,6 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 	if sim.Failure != "" {
 		return // the route does not handle it: no context of its is the request's
 	}
-	// The route, or its chosen rule.
 	ofRoute := func(r stratav1.Ref) bool {
 		return r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && r.Name == ref.Name
 	}
@@ -190,7 +189,6 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 			addEffect(effects, res, gk, te)
 		}
 	}
-	// The route first, then its rules, then the backends.
 	rank := func(r stratav1.Ref) string {
 		switch {
 		case ofRoute(r) && r.SectionName == "":
@@ -218,8 +216,6 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 	if sim.Failure != "" || sim.Undecided != "" {
 		return
 	}
-	// The objects on the way, in query.Simulate's order: the path (its
-	// Namespaces aside), then each backend's Service and port.
 	order := map[string]int{}
 	add := func(r stratav1.Ref) {
 		if _, ok := order[r.Key()]; !ok {

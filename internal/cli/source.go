@@ -190,7 +190,6 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	if f.published != nil {
 		fmt.Fprintln(s.Err, f.published.notice())
 	}
-	// Files are strict: a bad declaration is the user's to fix.
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
 		return nil, err
@@ -290,13 +289,10 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	cl, err := connectCluster(f.kube, s)
 	if err != nil {
 		if errors.Is(err, errNoKubeconfig) {
-			// Perhaps files were meant: say how to read them too.
 			return nil, fmt.Errorf("no cluster to read: %w; to read files, give -f (--filename)", err)
 		}
 		return nil, err
 	}
-	// Kinds the user may not list in every namespace are read in the
-	// namespace the command is about (-n, or the kubeconfig's).
 	within, all := f.namespaceScope()
 	if all {
 		within = ""

@@ -69,8 +69,6 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	in := query.Namespaces(res, k, object)
 	switch len(in) {
 	case 0:
-		// Nowhere: no namespace to blame, as describe KIND/NAME -A says
-		// it (unless the kind could not be read).
 		gk := k.Topology
 		if k.Policy != nil {
 			gk = k.Policy.Key()

@@ -304,8 +304,6 @@ func (s nodeSet) scope() []topology.NodeID {
 // that the written policy now sets: it overrides them) and, on delete or
 // when a field is given up, what it hands back or leaves unset.
 func (o AdmitOptions) takes(self PolicyRef, im *Impact, change string) []string {
-	// A field's setter is named as sourceName names it: namespace/name,
-	// or Kind namespace/name where kinds share a value space.
 	me, meKind := self.ID(), self.Kind+" "+self.ID()
 	isMe := func(s string) bool { return s == me || s == meKind }
 	type tally struct {

@@ -101,8 +101,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 		d.Effective = append(d.Effective, ke)
 	}
 
-	// Policies attached here that reach no effective target yet, and
-	// targetRefs naming the object that did not attach.
 	for _, kr := range q.res.Kinds {
 		for _, o := range own {
 			for _, at := range kr.Attachments.ByNode[o] {
@@ -223,7 +221,6 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 			stack = append(stack, e.Policy())
 		}
 	}
-	// Every source's leaves: the policies', then the target's own.
 	type source struct {
 		name   string
 		p      *policykind.Policy
@@ -270,8 +267,6 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 		sort.Strings(fe.Beaten)
 		ce.Fields = append(ce.Fields, fe)
 	}
-	// Fields set in the stack that are not in force at all (an atomic
-	// block replaced them whole, say).
 	dropped := map[string][]string{}
 	for _, s := range sources {
 		for _, l := range s.leaves {

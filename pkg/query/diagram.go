@@ -125,7 +125,6 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 		kinds[p.Kind.Key()] = true
 	}
 	affects := affected(res, kinds)
-	// Summarized each into its slot.
 	sums := make([]PolicySummary, len(ps))
 	for i := range len(ps) {
 		sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]])
@@ -143,7 +142,6 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 // attachment.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
-	// rank[n] is n's place in locator order.
 	type keyed struct {
 		key string
 		n   topology.NodeID

@@ -142,8 +142,6 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 		}
 		c.Candidates = append(c.Candidates, cd)
 	}
-	// The target's own value, when the kind reads one for this field:
-	// shown even when the object leaves it unset, which is worth knowing.
 	{
 		top := strings.SplitN(strings.TrimPrefix(ptr, "/"), "/", 2)[0]
 		if path, declared := k.TargetFields[top]; declared {

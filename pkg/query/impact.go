@@ -277,10 +277,6 @@ type ctxPair struct {
 func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
 	pairs := map[string]*ctxPair{}
 	present := map[string]int{}
-	// Each context's key is made in one buffer, and kept as a string
-	// only for a pair not seen yet: made afresh for both runs' contexts,
-	// node by node, the keys were most of `strata impact` of a policy in
-	// every context.
 	var buf []byte
 	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
@@ -388,8 +384,6 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 		for i := range slab[start:] {
 			out = append(out, &slab[start+i])
 		}
-		// In pairContexts' order: by path key, compared without
-		// making the keys (comparePaths), from where the ids differ.
 		slices.SortFunc(out[start:], func(x, y *ctxPair) int {
 			xp, yp := x.path(), y.path()
 			i := 0
@@ -447,11 +441,6 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	}
 	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
 	wb, wa := newQuery(qb.res), newQuery(qa.res)
-	// Contexts with the same stacks share one fold (effective.Folded)
-	// on each side, and the diff of two values depends on them
-	// alone: the widest impact of the performance world diffs
-	// 56,000 pairs of contexts, which are a few thousand pairs of
-	// folds.
 	type folds struct{ b, a *effective.Folded }
 	memo := map[folds][]FieldChange{}
 	for i := range len(pairs) {

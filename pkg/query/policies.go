@@ -76,8 +76,6 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // a target is affected by a policy that set at least one field in at
 // least one context).
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
-	// counted is a policy's counts in one worker, and the last target
-	// (1-based) it was counted in.
 	type counted struct {
 		Count
 		last int
@@ -96,7 +94,6 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 		mu.Unlock()
 		for ti := range len(ts) {
 			for _, ctx := range ts[ti].Contexts {
-				// Each policy of the stack once (Context.Policies).
 				for p := range ctx.Policies {
 					if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
 						continue
@@ -140,7 +137,6 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 		s.Created = p.Created.UTC().Format(time.RFC3339)
 	}
 	if len(p.Kind.ReferencedBy) > 0 {
-		// Its targets are the objects that name it (spec.referencedBy).
 		if kr := res.Of(p.Kind.Key()); kr != nil && kr.Kind == p.Kind {
 			for _, a := range kr.Attachments.ByPolicy[p] {
 				if a.Referral {

@@ -287,7 +287,6 @@ func (q *query) comparePaths(a, b []topology.NodeID) int {
 		}
 		sa, sb = sa[n:], sb[n:]
 	}
-	// One key is a prefix of the other.
 	restA := sa != "" || i < 2*len(a)
 	restB := sb != "" || j < 2*len(b)
 	switch {
