@@ -26,12 +26,28 @@ func completionLoad(f *sourceFlags) *engine.Result {
 	// cobra parses a completion's flags twice, and a repeated slice flag
 	// appends: -f a is then [a a].
 	f.files, f.withFiles = unique(f.files), unique(f.withFiles)
-	res, err := f.load(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	res, err := f.load(quiet())
 	if err != nil {
 		cobra.CompDebugln("strata: "+err.Error(), false)
 		return nil
 	}
 	return res
+}
+
+// quiet are Streams that read nothing and write nowhere.
+func quiet() Streams { return Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard} }
+
+// completeFrom completes with the candidates list gives for the command's
+// input, those that start with what the user typed; nothing when the input
+// cannot be read.
+func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		res := completionLoad(f)
+		if res == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return prefixed(list(c, args, toComplete, res), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
 }
 
 // completeSubject is the ValidArgsFunction of the commands that name an
@@ -66,14 +82,7 @@ func completeObject(f *sourceFlags) cobra.CompletionFunc {
 
 // completeSubjectOf is completeSubject offering the kinds keep keeps.
 func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+	all := completeFrom(f, func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string {
 		ns := namespaceOf(c, f)
 		var out []string
 		switch kind, rest, slash := strings.Cut(toComplete, "/"); {
@@ -95,7 +104,13 @@ func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.Com
 				}
 			}
 		}
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return out
+	})
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return all(c, args, toComplete)
 	}
 }
 
@@ -180,18 +195,14 @@ func dotted(ptr string) string {
 
 // completeNamespace completes -n with the namespaces of the input.
 func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
 		var out []string
 		for _, id := range res.Graph.ByKind(hierarchy.NamespaceKind) {
 			out = append(out, res.Graph.Node(id).Ref.Name)
 		}
 		slices.Sort(out)
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+		return out
+	})
 }
 
 // completeGet completes get: "policies" then a policy kind, or, as
@@ -275,13 +286,9 @@ func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 // completeObjectNamed completes a flag naming an object NAMESPACE/NAME
 // (simulate --gateway): the objects of the kinds given, every namespace.
 func completeObjectNamed(f *sourceFlags, kinds ...schema.GroupKind) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return prefixed(namespacedNames(res, kinds, ""), toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
+		return namespacedNames(res, kinds, "")
+	})
 }
 
 // namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in
@@ -303,18 +310,14 @@ func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string
 // routes of the kinds the URL's scheme is routed by (http when no URL is
 // typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/...
 func completeRoute(f *sourceFlags) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return completeFrom(f, func(_ *cobra.Command, args []string, _ string, res *engine.Result) []string {
 		scheme := "http"
 		if len(args) > 0 {
 			if sc, _, ok := strings.Cut(args[len(args)-1], "://"); ok {
 				scheme = strings.ToLower(sc)
 			}
 		}
-		sc, ok := routing.Schemes[scheme]
-		res := completionLoad(f)
-		if !ok || res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+		sc := routing.Schemes[scheme]
 		var out []string
 		for i, gk := range sc.Kinds {
 			prefix := ""
@@ -323,23 +326,22 @@ func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 			}
 			out = append(out, namespacedNames(res, []schema.GroupKind{gk}, prefix)...)
 		}
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+		return out
+	})
 }
 
 // blueprintsIn reports whether the input holds GatewayClassBlueprints:
 // explain --kind BlueprintValues answers only then.
 func blueprintsIn(f *sourceFlags) bool {
-	quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
 	var w blueprint.World
 	var err error
 	switch {
 	case len(f.withFiles) > 0:
 		return false // explain --kind BlueprintValues refuses --with-file
 	case len(f.files) > 0:
-		w, _, err = fileWorld(unique(f.files), quiet)
+		w, _, err = fileWorld(unique(f.files), quiet())
 	default:
-		w, _, _, err = liveWorld(f.kube, quiet, blueprint.DefaultControllerName)
+		w, _, _, err = liveWorld(f.kube, quiet(), blueprint.DefaultControllerName)
 	}
 	return err == nil && len(w.Blueprints) > 0
 }
@@ -350,13 +352,12 @@ func blueprintsIn(f *sourceFlags) bool {
 // with /.
 func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
 		var w blueprint.World
 		var err error
 		if len(f.files) > 0 {
-			w, _, err = fileWorld(unique(f.files), quiet)
+			w, _, err = fileWorld(unique(f.files), quiet())
 		} else {
-			w, _, _, err = liveWorld(kube, quiet, f.controllerName)
+			w, _, _, err = liveWorld(kube, quiet(), f.controllerName)
 		}
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp

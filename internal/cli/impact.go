@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -58,13 +59,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 		}
 		return err
 	}
-	for _, q := range after.Policies {
-		if q.Kind.Key() == k.Key() && q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
-			for _, w := range q.Warnings {
-				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
-			}
-		}
-	}
+	warnAdmitted(s, after, k.Key(), u.GetNamespace(), u.GetName(), file)
 	return v.print(s, im)
 }
 
@@ -181,13 +176,7 @@ alone.`,
 				return err
 			}
 			if !del {
-				for _, q := range after.Policies {
-					if q.Kind == p.Kind && q.Namespace == p.Namespace && q.Name == p.Name {
-						for _, w := range q.Warnings {
-							fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", replace, q.Kind.Kind, q.ID(), w)
-						}
-					}
-				}
+				warnAdmitted(s, after, p.Kind.Key(), p.Namespace, p.Name, replace)
 			}
 			return v.print(s, im)
 		},
@@ -201,6 +190,18 @@ alone.`,
 	c.Flags().StringVar(&sf.field, "field-selector", "", "with POLICY-KIND and --delete: the policies to delete together, by metadata.name and metadata.namespace; as kubectl")
 	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
+}
+
+// warnAdmitted says what the API server would say about the policy of
+// kind gk, ns and name in after, read from file.
+func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name, file string) {
+	for _, q := range after.Policies {
+		if q.Kind.Key() == gk && q.Namespace == ns && q.Name == name {
+			for _, w := range q.Warnings {
+				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
+			}
+		}
+	}
 }
 
 // impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`:

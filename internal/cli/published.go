@@ -96,11 +96,7 @@ func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n to
 	if len(records) == 0 {
 		return false
 	}
-	o := own(res.Graph.Node(n).Ref)
-	below := map[string]bool{}
-	for _, m := range query.Scope(res, n) {
-		below[res.Graph.Node(m).Ref.Key()] = true
-	}
+	o, below := ownBelow(res, n)
 	for _, r := range records {
 		if o.has(r.Target) || below[targetKey(r.Target)] {
 			return true
@@ -114,6 +110,15 @@ func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n to
 		}
 	}
 	return false
+}
+
+// ownBelow matches node n, and holds the keys of the nodes below it.
+func ownBelow(res *engine.Result, n topology.NodeID) (own, map[string]bool) {
+	below := map[string]bool{}
+	for _, m := range query.Scope(res, n) {
+		below[res.Graph.Node(m).Ref.Key()] = true
+	}
+	return own(res.Graph.Node(n).Ref), below
 }
 
 // newPublished keeps, of the records' kinds, those the user could not
@@ -218,11 +223,7 @@ func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 // kinds: the policies (relation, where attached, results) and the
 // effective policy per context, as query.Describe gives them.
 func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
-	o := own(res.Graph.Node(n).Ref)
-	below := map[string]bool{}
-	for _, m := range query.Scope(res, n) {
-		below[res.Graph.Node(m).Ref.Key()] = true
-	}
+	o, below := ownBelow(res, n)
 	affecting := map[query.PolicyRef]*query.Affecting{}
 	rank := map[string]int{query.Attached: 0, query.Inherited: 1, query.Below: 2}
 	note := func(ref query.PolicyRef, rel string, at []stratav1.Ref) *query.Affecting {
@@ -285,7 +286,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 		addEffect(effects, res, gk, te)
 	}
 	for _, a := range affecting {
-		sortQueryRefs(a.AttachedTo)
+		slices.SortFunc(a.AttachedTo, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 		if a.AttachedTo == nil {
 			a.AttachedTo = []query.Ref{}
 		}
@@ -294,13 +295,18 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	slices.SortStableFunc(d.Policies, func(a, b query.Affecting) int {
 		return strings.Compare(policyOrder(a.Policy), policyOrder(b.Policy))
 	})
+	d.Effective = withEffects(d.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
+}
+
+// withEffects appends effects to into, each kind's targets sorted by
+// byTarget, and sorts the kinds by group and kind.
+func withEffects(into []query.KindEffect, effects map[query.GroupKind]*query.KindEffect, byTarget func(a, b query.TargetEffect) int) []query.KindEffect {
 	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
-		d.Effective = append(d.Effective, *ke)
+		slices.SortFunc(ke.Targets, byTarget)
+		into = append(into, *ke)
 	}
-	slices.SortStableFunc(d.Effective, func(a, b query.KindEffect) int {
-		return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind)
-	})
+	slices.SortStableFunc(into, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	return into
 }
 
 // withheld is the name shown for policies whose names a kind withholds.
@@ -315,7 +321,7 @@ func withheld(n int32) string {
 // stack without blocks, strategies and levels (not published), and each
 // field with the policy that set it (the ones it beat are not published).
 func contextEffect(c stratav1.Context) query.ContextEffect {
-	ce := query.ContextEffect{Path: queryRefs(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
+	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
 	for _, s := range c.Sources {
 		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
 		if len(s.AttachedTo) > 0 {
@@ -362,7 +368,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 			if len(winners) == 0 {
 				continue
 			}
-			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: queryRefs(c.Path)}
+			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: slices.Clone(c.Path)}
 			if v, ok := merge.Get(specOf(c), ptr); ok {
 				ch.Value = v
 			}
@@ -503,7 +509,7 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 				}
 			}
 			spec := specOf(c)
-			cc := query.ContextChange{Path: queryRefs(c.Path)}
+			cc := query.ContextChange{Path: slices.Clone(c.Path)}
 			for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
 				if c.FieldSources[ptr] != id {
 					continue
@@ -592,14 +598,6 @@ func policyID(ns, name string) string {
 	return ns + "/" + name
 }
 
-// queryRefs copies refs of the records into a query document (query.Ref
-// is the API's Ref), so that sorting the copy leaves the record alone.
-func queryRefs(rs []stratav1.Ref) []query.Ref { return slices.Clone(rs) }
-
 func targetKey(r stratav1.Ref) string {
 	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
-}
-
-func sortQueryRefs(rs []query.Ref) {
-	slices.SortFunc(rs, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 }

@@ -198,11 +198,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 		}
 		return "2" + r.Key()
 	}
-	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
-		sim.Effective = append(sim.Effective, *ke)
-	}
-	slices.SortFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
 	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
 		return strings.Compare(a.Group+"/"+a.Kind+" "+rank(a.Target), b.Group+"/"+b.Kind+" "+rank(b.Target))
 	})
@@ -266,11 +262,7 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 		}
 		addEffect(effects, res, gk, te)
 	}
-	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
-		sim.Effective = append(sim.Effective, *ke)
-	}
-	slices.SortStableFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
 	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
 		if c := strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind); c != 0 {
 			return c
