@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -105,11 +104,9 @@ those only.`,
 			if ns := f.onlyNamespace(); ns != "" {
 				d = d.Within(ns)
 			}
-			var buf spool.Spool
-			if err := printer.PrintDiff(&buf, d, format, printer.Human{Color: colorful(s.Out)}); err != nil {
-				return err
-			}
-			if _, err := buf.WriteTo(s.Out); err != nil {
+			if err := printWith(s, func(w io.Writer) error {
+				return printer.PrintDiff(w, d, format, printer.Human{Color: colorful(s.Out)})
+			}); err != nil {
 				return err
 			}
 			if exitCode && !d.Empty() {

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/query"
@@ -156,12 +155,7 @@ func (v *viewFlag) print(s Streams, doc any) error {
 		}
 		return bw.Flush()
 	}
-	var buf spool.Spool
-	if err := printer.Print(&buf, doc, v.format); err != nil {
-		return err
-	}
-	_, err := buf.WriteTo(s.Out)
-	return err
+	return print(s, doc, v.format)
 }
 
 // human is how the flags print a description for people.

@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -346,12 +345,9 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		for i, p := range policies {
 			objects[i] = p.read
 		}
-		var buf spool.Spool
-		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
-			return err
-		}
-		_, err := buf.WriteTo(s.Out)
-		return err
+		return printWith(s, func(w io.Writer) error {
+			return printer.PrintTable(w, printer.PolicyTable(l, objects), lf.tableOptions())
+		})
 	case lf.document() && !asObjects:
 		return (&viewFlag{format: lf.format()}).print(s, l)
 	case lf.document() && one && len(policies) == 1:

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -137,12 +136,7 @@ your own.`,
 					Object: runtime.RawExtension{Object: objects[i]},
 				})
 			}
-			var buf bytes.Buffer
-			if err := printer.PrintTable(&buf, t, l.tableOptions()); err != nil {
-				return err
-			}
-			_, err = s.Out.Write(buf.Bytes())
-			return err
+			return printWith(s, func(w io.Writer) error { return printer.PrintTable(w, t, l.tableOptions()) })
 		},
 	}
 	f.bind(c)

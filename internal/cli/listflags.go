@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -14,7 +15,6 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -229,12 +229,7 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	for i, u := range items {
 		list.Items[i] = *u.(*unstructured.Unstructured)
 	}
-	var buf spool.Spool
-	if err := p.PrintObj(list, &buf); err != nil {
-		return err
-	}
-	_, err = buf.WriteTo(s.Out)
-	return err
+	return printWith(s, func(w io.Writer) error { return p.PrintObj(list, w) })
 }
 
 // printObject prints one object as itself, not in a List, with the
@@ -249,12 +244,7 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	var buf spool.Spool
-	if err := p.PrintObj(u, &buf); err != nil {
-		return err
-	}
-	_, err = buf.WriteTo(s.Out)
-	return err
+	return printWith(s, func(w io.Writer) error { return p.PrintObj(u, w) })
 }
 
 // toUnstructured is o as an unstructured object, which every printer of
@@ -277,20 +267,15 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
-// unstructuredAll is toUnstructured of every object, on every core, in
-// their order: the 20,000 EffectivePolicies of the performance world took
-// two seconds of one core to convert for -o jsonpath.
+// unstructuredAll is toUnstructured of every object, in their order.
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
-	errs := make([]error, len(objects))
-	for i := range len(objects) {
-		u, err := toUnstructured(objects[i])
-		out[i], errs[i] = u, err
-	}
-	for _, err := range errs {
+	for i, o := range objects {
+		u, err := toUnstructured(o)
 		if err != nil {
 			return nil, err
 		}
+		out[i] = u
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,8 +38,14 @@ func warnOmitted(s Streams, fr *status.Fragment) {
 // print buffers the output so that an error never leaves half a document
 // on stdout.
 func print(s Streams, v any, format string) error {
+	return printWith(s, func(w io.Writer) error { return printer.Print(w, v, format) })
+}
+
+// printWith writes to stdout what write writes, once it has written it
+// all without an error.
+func printWith(s Streams, write func(io.Writer) error) error {
 	var buf spool.Spool
-	if err := printer.Print(&buf, v, format); err != nil {
+	if err := write(&buf); err != nil {
 		return err
 	}
 	_, err := buf.WriteTo(s.Out)
