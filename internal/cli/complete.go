@@ -333,16 +333,10 @@ func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 // blueprintsIn reports whether the input holds GatewayClassBlueprints:
 // explain --kind BlueprintValues answers only then.
 func blueprintsIn(f *sourceFlags) bool {
-	var w blueprint.World
-	var err error
-	switch {
-	case len(f.withFiles) > 0:
+	if len(f.withFiles) > 0 {
 		return false // explain --kind BlueprintValues refuses --with-file
-	case len(f.files) > 0:
-		w, _, err = fileWorld(unique(f.files), quiet())
-	default:
-		w, _, _, err = liveWorld(f.kube, quiet(), blueprint.DefaultControllerName)
 	}
+	w, _, _, err := readWorld(unique(f.files), f.kube, quiet(), blueprint.DefaultControllerName)
 	return err == nil && len(w.Blueprints) > 0
 }
 
@@ -352,13 +346,7 @@ func blueprintsIn(f *sourceFlags) bool {
 // with /.
 func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var w blueprint.World
-		var err error
-		if len(f.files) > 0 {
-			w, _, err = fileWorld(unique(f.files), quiet())
-		} else {
-			w, _, _, err = liveWorld(kube, quiet(), f.controllerName)
-		}
+		w, _, _, err := readWorld(unique(f.files), kube, quiet(), f.controllerName)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

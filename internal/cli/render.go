@@ -105,18 +105,7 @@ and names the template, the line and the value path.`,
 			default:
 				return fmt.Errorf("--output %q: want yaml or json", f.output)
 			}
-			var (
-				w     blueprint.World
-				scope render.Scope
-				from  string
-				err   error
-			)
-			if len(f.files) > 0 {
-				w, scope, err = fileWorld(f.files, s)
-				from = strings.Join(f.files, ", ")
-			} else {
-				w, scope, from, err = liveWorld(kube, s, f.controllerName)
-			}
+			w, scope, from, err := readWorld(f.files, kube, s, f.controllerName)
 			if err != nil {
 				return err
 			}
@@ -162,6 +151,16 @@ and names the template, the line and the value path.`,
 	c.Flags().StringVar(&f.namespace, "controller-namespace", blueprint.DefaultNamespace, "the controller's namespace: GatewayClassConfigs there are global")
 	_ = c.RegisterFlagCompletionFunc("field", completeRenderField(&f, kube, &allNamespaces))
 	return c
+}
+
+// readWorld reads the World of files, or without them of the cluster of
+// the kubeconfig, with the Scope of its kinds and what it was read from.
+func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
+	if len(paths) == 0 {
+		return liveWorld(kube, s, controllerName)
+	}
+	w, scope, err := fileWorld(paths, s)
+	return w, scope, strings.Join(paths, ", "), err
 }
 
 // fileWorld reads the World of files, with the Scope of the kinds they
@@ -546,20 +545,10 @@ func flowValue(v any, y []byte) string {
 // values, answered as `strata render KIND/NAME --values --field PTR` does,
 // from explain's source (files, or the cluster).
 func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
-	var (
-		w    blueprint.World
-		from string
-		err  error
-	)
-	switch {
-	case len(f.withFiles) > 0:
+	if len(f.withFiles) > 0 {
 		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)
-	case len(f.files) > 0:
-		w, _, err = fileWorld(f.files, s)
-		from = strings.Join(f.files, ", ")
-	default:
-		w, _, from, err = liveWorld(f.kube, s, blueprint.DefaultControllerName)
 	}
+	w, _, from, err := readWorld(f.files, f.kube, s, blueprint.DefaultControllerName)
 	if err != nil {
 		return err
 	}

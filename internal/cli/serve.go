@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ read, and on a change reads the cluster again and the open pages reload.`,
   strata serve --address 127.0.0.1:9000`,
 		Args: arity(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(orBackground(c.Context()), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmp.Or(c.Context(), context.Background()), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runServe(ctx, Streams{In: s.In, Out: s.Out, Err: &lockedWriter{w: s.Err}}, &f, address)
 		},
@@ -259,14 +260,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// orBackground is ctx, or a background context when cobra was given none.
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
 }
 
 // serve answers h on l until ctx is done, then shuts down, giving open

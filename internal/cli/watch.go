@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -58,7 +60,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 		if m == sourceFiles {
 			return errors.New("--watch follows a live cluster: files (-f) do not change; drop -f (or lay them over the cluster with --with-file)")
 		}
-		ctx, stop := signal.NotifyContext(orBackground(cmd.Context()), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signal.NotifyContext(cmp.Or(cmd.Context(), context.Background()), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		var last []byte
 		answer := func() error {
