@@ -273,23 +273,13 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missed []string
 	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
-	described := make([]*query.Description, len(subjects))
-	policies := make([]*query.PolicyDescription, len(subjects))
-	describers := query.PolicyDescribers(res)
-	describe, describePolicy := query.Describer(res), describers()
-	for i := range len(subjects) {
-		if p := subjects[i].Policy; p != nil {
-			policies[i] = describePolicy(p)
-		} else {
-			described[i] = describe(subjects[i].Node)
-		}
-	}
-	for i, subj := range subjects {
+	describe, describePolicy := query.Describer(res), query.PolicyDescriber(res)
+	for _, subj := range subjects {
 		if subj.Policy != nil {
-			docs = append(docs, policies[i])
+			docs = append(docs, describePolicy(subj.Policy))
 			continue
 		}
-		d := described[i]
+		d := describe(subj.Node)
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}

@@ -125,13 +125,9 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 		kinds[p.Kind.Key()] = true
 	}
 	affects := affected(res, kinds)
-	sums := make([]PolicySummary, len(ps))
-	for i := range len(ps) {
-		sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]])
-	}
 	out := make(map[*policykind.Policy]PolicySummary, len(ps))
-	for i, p := range ps {
-		out[p] = sums[i]
+	for _, p := range ps {
+		out[p] = summarize(res, p, statuses[p], affects[p])
 	}
 	return out
 }
