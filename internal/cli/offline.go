@@ -205,13 +205,9 @@ custom-columns print the same objects; --sort-by orders them.`,
 					}
 				}, l.format())
 			}
-			made := make([]*effectivepolicy.EffectivePolicy, n)
-			for i := range n {
-				made[i] = chosen(i, nil)
-			}
 			var objects []runtime.Object
-			for _, e := range made {
-				if e != nil {
+			for i := range n {
+				if e := chosen(i, nil); e != nil {
 					objects = append(objects, e)
 				}
 			}

@@ -85,15 +85,9 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 		if res.SharedWith(i) != i {
 			continue // a value space's result is counted at its first kind
 		}
-		ts := kr.Effective.Targets
-		var mu sync.Mutex
-		var parts []map[*policykind.Policy]*counted
 		mine := map[*policykind.Policy]*counted{}
-		mu.Lock()
-		parts = append(parts, mine)
-		mu.Unlock()
-		for ti := range len(ts) {
-			for _, ctx := range ts[ti].Contexts {
+		for ti, t := range kr.Effective.Targets {
+			for _, ctx := range t.Contexts {
 				for p := range ctx.Policies {
 					if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
 						continue
@@ -111,13 +105,11 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 				}
 			}
 		}
-		for _, part := range parts {
-			for p, c := range part {
-				sum := out[p]
-				sum.Contexts += c.Contexts
-				sum.Targets += c.Targets
-				out[p] = sum
-			}
+		for p, c := range mine {
+			sum := out[p]
+			sum.Contexts += c.Contexts
+			sum.Targets += c.Targets
+			out[p] = sum
 		}
 	}
 	return out
