@@ -182,12 +182,8 @@ func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns str
 			return err
 		}
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = namedScope(f, args, ns)
-	}
 	f.answersFromRecords = true
-	res, err := f.loadScoped(s, scope)
+	res, err := f.loadScopedIf(s, scoped, namedScope(f, args, ns))
 	if err != nil {
 		return err
 	}
@@ -341,12 +337,8 @@ func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 
 // describe answers `strata describe ARG` in namespace ns.
 func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped bool) error {
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = subjectScope(f, arg, ns)
-	}
 	f.answersFromRecords = true
-	res, err := f.loadScoped(s, scope)
+	res, err := f.loadScopedIf(s, scoped, subjectScope(f, arg, ns))
 	if err != nil {
 		return err
 	}

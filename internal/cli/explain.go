@@ -8,9 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -55,12 +53,8 @@ strata render --values --field prints it.`,
 			if strings.EqualFold(kind, blueprint.ValuesKind) {
 				return explainValues(s, &f, v.format, arg, ns, ptr)
 			}
-			var scope func(*engine.Result) []topology.NodeID
-			if scoped && !f.allNamespaces {
-				scope = subjectScope(&f, arg, ns)
-			}
 			f.answersFromRecords = true
-			res, err := f.loadScoped(s, scope)
+			res, err := f.loadScopedIf(s, scoped && !f.allNamespaces, subjectScope(&f, arg, ns))
 			if err != nil {
 				return err
 			}

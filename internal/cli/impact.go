@@ -14,7 +14,6 @@ import (
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -33,11 +32,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 	if u.GetNamespace() == "" {
 		u.SetNamespace(ns) // as kubectl apply -n would
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u)
-	}
-	before, err := f.loadScoped(s, scope)
+	before, err := f.loadScopedIf(s, scoped, query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u))
 	if err != nil {
 		return err
 	}
@@ -135,17 +130,13 @@ alone.`,
 				}
 			}
 			f.answersFromRecords = true
-			var scope func(*engine.Result) []topology.NodeID
-			if scoped {
-				scope = query.ImpactScope(func(res *engine.Result) *policykind.Policy {
-					subj, err := pickSubject(&f, res, arg, namespaceOf(c, &f), f.allNamespaces)
-					if err != nil {
-						return nil
-					}
-					return subj.Policy
-				}, repl)
-			}
-			before, err := f.loadScoped(s, scope)
+			before, err := f.loadScopedIf(s, scoped, query.ImpactScope(func(res *engine.Result) *policykind.Policy {
+				subj, err := pickSubject(&f, res, arg, namespaceOf(c, &f), f.allNamespaces)
+				if err != nil {
+					return nil
+				}
+				return subj.Policy
+			}, repl))
 			if err != nil {
 				return err
 			}
@@ -232,14 +223,10 @@ func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags,
 		}
 		return ps, nil
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
-			ps, _ := choose(res)
-			return ps
-		})
-	}
-	before, err := f.loadScoped(s, scope)
+	before, err := f.loadScopedIf(s, scoped, query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
+		ps, _ := choose(res)
+		return ps
+	}))
 	if err != nil {
 		return err
 	}

@@ -155,6 +155,15 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	return f.loadFrom(s, m, scope)
 }
 
+// loadScopedIf is loadScoped under scope when scoped, else the complete
+// run, for tests to compare.
+func (f *sourceFlags) loadScopedIf(s Streams, scoped bool, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
+	if !scoped {
+		scope = nil
+	}
+	return f.loadScoped(s, scope)
+}
+
 // loadFrom is loadScoped from the source m (mode) names.
 func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	src, err := f.readSource(s, m)
