@@ -198,11 +198,7 @@ func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject,
 	}
 	kind, _, _ := strings.Cut(arg, "/")
 	if k, kerr := query.ResolveKind(res, kind); kerr == nil {
-		gk := k.Topology
-		if k.Policy != nil {
-			gk = k.Policy.Key()
-		}
-		if rerr := f.readable(gk); rerr != nil {
+		if rerr := f.readable(k.GroupKind()); rerr != nil {
 			return query.Subject{}, rerr
 		}
 	}

@@ -69,11 +69,7 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	in := query.Namespaces(res, k, object)
 	switch len(in) {
 	case 0:
-		gk := k.Topology
-		if k.Policy != nil {
-			gk = k.Policy.Key()
-		}
-		if err := f.readable(gk); err != nil {
+		if err := f.readable(k.GroupKind()); err != nil {
 			return query.Subject{}, err
 		}
 		return query.Subject{}, query.NotFoundAnywhere(res, k, object)

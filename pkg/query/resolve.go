@@ -97,6 +97,15 @@ type KindName struct {
 	Policy   *policykind.Kind
 }
 
+// GroupKind is the group and kind named: the policy kind's, or the
+// hierarchy kind's.
+func (k KindName) GroupKind() schema.GroupKind {
+	if k.Policy != nil {
+		return k.Policy.Key()
+	}
+	return k.Topology
+}
+
 // ResolveKind reads a kind as typed on the command line: a name of the
 // hierarchy's kinds (gateway, gw, httproute, route, service, svc,
 // namespace, ns, gatewayclass...) or a declared policy kind by its kind
@@ -345,11 +354,7 @@ func CheckSubject(arg string) error {
 // suggested, with where they are.
 func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 	object, _, _ := strings.Cut(name, "#")
-	kind := k.Topology.Kind
-	if k.Policy != nil {
-		kind = k.Policy.Kind
-	}
-	return fmt.Errorf("%s %s not found in any namespace%s", kind, object, suggestWhere(object, namesWhere(res, k)))
+	return fmt.Errorf("%s %s not found in any namespace%s", k.GroupKind().Kind, object, suggestWhere(object, namesWhere(res, k)))
 }
 
 // namesWhere maps the names of the objects or policies of kind k to the
