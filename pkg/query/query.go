@@ -36,9 +36,6 @@ type policyNames struct{ id, source string }
 func (q *query) names(p *policykind.Policy) policyNames {
 	n, ok := q.policyNames[p]
 	if !ok {
-		if q.policyNames == nil {
-			q.policyNames = map[*policykind.Policy]policyNames{}
-		}
 		n = policyNames{id: p.ID(), source: sourceName(p)}
 		q.policyNames[p] = n
 	}
@@ -57,9 +54,6 @@ func (q *query) sourceName(p *policykind.Policy) string {
 func (q *query) strategy(s policykind.Strategy) string {
 	str, ok := q.strategies[s]
 	if !ok {
-		if q.strategies == nil {
-			q.strategies = map[policykind.Strategy]string{}
-		}
 		str = s.String()
 		q.strategies[s] = str
 	}
@@ -74,10 +68,12 @@ type ownKey struct {
 func newQuery(res *engine.Result) *query {
 	return &query{
 		res: res, g: res.Graph,
-		targets: make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
-		checked: make([]bool, len(res.Kinds)),
-		leaves:  map[*policykind.Policy][]string{},
-		values:  map[ownKey]map[string]any{},
+		targets:     make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
+		checked:     make([]bool, len(res.Kinds)),
+		leaves:      map[*policykind.Policy][]string{},
+		values:      map[ownKey]map[string]any{},
+		policyNames: map[*policykind.Policy]policyNames{},
+		strategies:  map[policykind.Strategy]string{},
 	}
 }
 
