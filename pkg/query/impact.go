@@ -439,12 +439,11 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	} else {
 		pairs, _ = pairContexts(qb, qa, b, a)
 	}
-	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
-	wb, wa := newQuery(qb.res), newQuery(qa.res)
 	type folds struct{ b, a *effective.Folded }
 	memo := map[folds][]FieldChange{}
-	for i := range len(pairs) {
-		p := pairs[i]
+	var out []TargetChange
+	last := "" // the key of out's last target
+	for _, p := range pairs {
 		var fields []FieldChange
 		if p.b.ctx != nil && p.a.ctx != nil {
 			key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
@@ -455,33 +454,21 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 			}
 			fields = f
 		} else {
-			fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+			fields = diff(sideValue(qb, qa, k, p.b, p.a), sideValue(qa, qb, k, p.a, p.b))
 		}
 		if len(fields) == 0 {
 			continue
 		}
-		ctx, q := p.b.ctx, wb
-		if ctx == nil {
-			ctx, q = p.a.ctx, wa
-		}
-		changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
-	}
-	var out []TargetChange
-	last := "" // the key of out's last target
-	for i, p := range pairs {
-		if changed[i].Fields == nil {
-			continue
-		}
-		t, q := p.b.target, qb
-		if p.b.ctx == nil {
-			t, q = p.a.target, qa
+		side, q := p.b, qb
+		if side.ctx == nil {
+			side, q = p.a, qa
 		}
 		if len(out) == 0 || last != p.tk {
-			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(t.Node)})
+			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(side.target.Node)})
 			last = p.tk
 		}
 		tc := &out[len(out)-1]
-		tc.Contexts = append(tc.Contexts, changed[i])
+		tc.Contexts = append(tc.Contexts, ContextChange{Path: q.path(side.ctx.Path), Fields: fields})
 	}
 	return out
 }
