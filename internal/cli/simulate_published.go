@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -264,9 +265,6 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 	}
 	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
 	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
-		if c := strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind); c != 0 {
-			return c
-		}
-		return order[a.Target.Key()] - order[b.Target.Key()]
+		return cmp.Or(strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind), order[a.Target.Key()]-order[b.Target.Key()])
 	})
 }

@@ -43,7 +43,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 
 	type affecting struct {
 		a     *Affecting
-		p     *policykind.Policy
 		nodes map[topology.NodeID]bool
 	}
 	byPolicy := map[*policykind.Policy]*affecting{}
@@ -51,7 +50,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 	note := func(p *policykind.Policy, at topology.NodeID, rel string) *affecting {
 		a := byPolicy[p]
 		if a == nil {
-			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
+			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, nodes: map[topology.NodeID]bool{}}
 			byPolicy[p] = a
 		}
 		if relRank[rel] < relRank[a.a.Relation] {

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 
@@ -210,13 +211,5 @@ func diffPolicies(base, head *engine.Result) []PolicyDiff {
 // comparePolicyRefs orders policies by group, kind, namespace and name,
 // the same on both sides whatever each run's kind order.
 func comparePolicyRefs(a, b PolicyDiff) int {
-	for _, c := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
-		if c[0] != c[1] {
-			if c[0] < c[1] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
