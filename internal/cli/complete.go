@@ -273,14 +273,20 @@ func completeList(candidates []string, toComplete string) []cobra.Completion {
 // kinds are typed.
 func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var out []string
-		if res := completionLoad(f); res != nil {
-			for _, k := range res.PolicyKinds() {
-				out = append(out, strings.ToLower(k.Kind))
-			}
-		}
-		return completeList(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return completeList(policyKindsOf(f), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// policyKindsOf are the policy kinds of the command's input, in lower
+// case as they are typed.
+func policyKindsOf(f *sourceFlags) []string {
+	var out []string
+	if res := completionLoad(f); res != nil {
+		for _, k := range res.PolicyKinds() {
+			out = append(out, strings.ToLower(k.Kind))
+		}
+	}
+	return out
 }
 
 // completeObjectNamed completes a flag naming an object NAMESPACE/NAME

@@ -109,12 +109,7 @@ strata render --values --field prints it.`,
 	f.completeFlag(c, "field", completeField)
 	f.completeFlag(c, "kind", func(f *sourceFlags) cobra.CompletionFunc {
 		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			var out []string
-			if res := completionLoad(f); res != nil {
-				for _, k := range res.PolicyKinds() {
-					out = append(out, strings.ToLower(k.Kind))
-				}
-			}
+			out := policyKindsOf(f)
 			if blueprintsIn(f) {
 				out = append(out, strings.ToLower(blueprint.ValuesKind))
 			}

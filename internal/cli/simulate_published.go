@@ -57,15 +57,8 @@ func undecided(req routing.Request, hidden []string) *query.Simulation {
 		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
 		Steps: []routing.Step{}, Effective: []query.KindEffect{}, Unreadable: hidden,
 		Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
-			strings.Join(hidden, ", "), requestOrConnection(req)),
+			strings.Join(hidden, ", "), map[bool]string{true: "connection", false: "request"}[req.Connection()]),
 	}
-}
-
-func requestOrConnection(req routing.Request) string {
-	if req.Connection() {
-		return "connection"
-	}
-	return "request"
 }
 
 // routeFlag reads --route [KIND/]NAMESPACE/NAME: a route kind (any case,

@@ -45,7 +45,7 @@ func (u *Unseen) Reason() string {
 	if len(u.Declarations) > 0 {
 		names := make([]string, len(u.Declarations))
 		for i, k := range u.Declarations {
-			names[i] = pluralKind(k.Kind)
+			names[i] = k.Kind + "s"
 		}
 		hidden = append(hidden, sentence(names)+", which declare the policy kinds")
 	}
@@ -127,7 +127,3 @@ func sentence(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
-
-// pluralKind is a declaring kind's name in the plural, as messages name
-// them: CustomResourceDefinitions, PolicyKinds.
-func pluralKind(kind string) string { return kind + "s" }
