@@ -63,8 +63,10 @@ are the same whatever is chosen.`,
   strata check -f deploy/ -n baker -l team=baker`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := checkClasses(failOn); err != nil {
-				return err
+			for _, cl := range failOn {
+				if !slices.Contains(query.FindingClasses, cl) {
+					return fmt.Errorf("--fail-on %q: want any of %s", cl, strings.Join(query.FindingClasses, ", "))
+				}
 			}
 			if format != "text" && format != "json" && format != "sarif" {
 				return fmt.Errorf("--output %q: want text, json or sarif", format)
@@ -123,15 +125,6 @@ are the same whatever is chosen.`,
 		return completeList(query.FindingClasses, toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	return c
-}
-
-func checkClasses(classes []string) error {
-	for _, c := range classes {
-		if !slices.Contains(query.FindingClasses, c) {
-			return fmt.Errorf("--fail-on %q: want any of %s", c, strings.Join(query.FindingClasses, ", "))
-		}
-	}
-	return nil
 }
 
 // policyPlace is where a policy was read: its file and line, or nothing

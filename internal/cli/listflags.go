@@ -42,8 +42,7 @@ func (l *listFlags) bind(c *cobra.Command) {
 func newObjectFlags(c *cobra.Command) *listFlags {
 	l := newListFlags()
 	*l.print.OutputFormat = printer.YAML
-	l.print.AddFlags(c)
-	l.bindSelectors(c)
+	l.bind(c)
 	return l
 }
 
