@@ -273,7 +273,7 @@ func placed(err error, src *files.Result) error {
 	return fmt.Errorf("%s: %w", at.Where(), err)
 }
 
-// read returns the decoded objects of the chosen source.
+// readSource returns the decoded objects of the chosen source.
 func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
 	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
 	f.hidden, f.recordsForbidden = hidden{}, false
