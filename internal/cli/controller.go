@@ -110,7 +110,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return fmt.Errorf("manager: %w", err)
 			}
 			if hook.enabled {
-				setup, err := admission.New(mgr, hook.options, hookConf.withCluster(mgr))
+				hookConf.Client, hookConf.Reader, hookConf.Mapper = mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper()
+				setup, err := admission.New(mgr, hook.options, hookConf)
 				if err != nil {
 					return err
 				}
