@@ -13,13 +13,6 @@ import (
 // cobra's "accepts 1 arg(s), received 2": `strata describe takes
 // (KIND/NAME | KIND NAME | KIND [-l SELECTOR]), not 3 arguments (a b c);
 // e.g. strata describe httproute/baker -n baker -f examples/parable/`.
-// The arguments a command takes are the words of its Use line after the
-// command's name.
-//
-// It checks the flags the command marks required (MarkFlagRequired) as
-// well, the same way (`strata explain needs --field: ...`): cobra checks
-// them after the arguments, with a bare `required flag(s) "field" not
-// set`.
 func arity(minArgs, maxArgs int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < minArgs || len(args) > maxArgs {

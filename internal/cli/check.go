@@ -17,9 +17,7 @@ import (
 )
 
 // defaultFailOn are the finding classes that fail `strata check` unless
-// --fail-on says otherwise: a policy that would not be accepted. An
-// overridden or unused policy is often intended (a default a more
-// specific policy replaces) and is reported without failing.
+// --fail-on says otherwise: a policy that would not be accepted.
 var defaultFailOn = []string{query.FindingInvalid, query.FindingConflicted, query.FindingTargetNotFound}
 
 // checkDescriptions say what each finding class means, for --help and
@@ -65,8 +63,10 @@ are the same whatever is chosen.`,
   strata check -f deploy/ -n baker -l team=baker`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := checkClasses(failOn); err != nil {
-				return err
+			for _, cl := range failOn {
+				if !slices.Contains(query.FindingClasses, cl) {
+					return fmt.Errorf("--fail-on %q: want any of %s", cl, strings.Join(query.FindingClasses, ", "))
+				}
 			}
 			if format != "text" && format != "json" && format != "sarif" {
 				return fmt.Errorf("--output %q: want text, json or sarif", format)
@@ -75,9 +75,6 @@ are the same whatever is chosen.`,
 			if err != nil {
 				return err
 			}
-			// Every namespace unless -n (a repository's check looks at
-			// everything), as get policies -n: NS's policies and the
-			// cluster-scoped ones.
 			ns := f.onlyNamespace()
 			req := query.CheckRequest{Filter: query.Filter{Namespace: ns, AllNamespaces: ns == "", Select: sel}, FailOn: failOn}
 			res, err := f.loadScoped(s, req.Scope())
@@ -128,15 +125,6 @@ are the same whatever is chosen.`,
 		return completeList(query.FindingClasses, toComplete), cobra.ShellCompDirectiveNoFileComp
 	})
 	return c
-}
-
-func checkClasses(classes []string) error {
-	for _, c := range classes {
-		if !slices.Contains(query.FindingClasses, c) {
-			return fmt.Errorf("--fail-on %q: want any of %s", c, strings.Join(query.FindingClasses, ", "))
-		}
-	}
-	return nil
 }
 
 // policyPlace is where a policy was read: its file and line, or nothing
@@ -200,9 +188,7 @@ func writeJSONFindings(buf *bytes.Buffer, found []query.Finding, places map[file
 
 // writeSARIF writes the findings as a SARIF 2.1.0 log: one rule per
 // finding class (all of them, so rule indexes do not depend on the
-// input), one result per finding at the policy's document. A finding of
-// a --fail-on class is an "error", others "warning"; a policy read from
-// a cluster has no location.
+// input), one result per finding at the policy's document.
 func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]files.Document, failOn []string) error {
 	rep := report.NewV210Report()
 	run := sarif.NewRunWithInformationURI("strata", "https://github.com/strata-dev/strata")
@@ -229,10 +215,5 @@ func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]f
 		}
 	}
 	rep.AddRun(run)
-	// Checked against the SARIF schema by TestCheckMachineOutputs, not
-	// here:
-	// the schema's validator took a quarter of a second for the 3 MB
-	// log of the performance world, and the log's shape does not depend on
-	// the input.
 	return rep.PrettyWrite(buf)
 }

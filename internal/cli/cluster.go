@@ -51,7 +51,6 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
-	// API server warnings (deprecated versions) go where our messages go.
 	cfg.WarningHandler = rest.NewWarningWriter(s.Err, rest.WarningWriterOptions{Deduplicate: true})
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
@@ -77,14 +76,7 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 
 var errNoKubeconfig = errors.New("no kubeconfig (--kubeconfig, $KUBECONFIG or ~/.kube/config), no --server, and not running in a pod")
 
-// read lists the objects Strata needs (cluster.Reader.Objects). A
-// kind the server does not serve is absent; a server that cannot be
-// reached, or discovery failing, is an error, not an empty cluster.
-// Namespaced kinds the user may not list everywhere are listed in ns
-// (when not ""). When a policy kind could not be read, the EffectivePolicy
-// objects published for the targets (in every namespace, or in ns) are
-// read too: they answer for the kind (published.go); and when also, if
-// not nil, says so of the objects read.
+// read lists the objects Strata needs (cluster.Reader.Objects).
 func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also func(*cluster.Objects) bool) (*cluster.Objects, cluster.Records, error) {
 	var discoveryErr error
 	present := func(gvk schema.GroupVersionKind) bool {
@@ -124,8 +116,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 }
 
 // defaultNamespace puts objects of namespaced kinds that name no
-// namespace in ns, as kubectl apply would. Kinds the server does not
-// serve are left as they are.
+// namespace in ns, as kubectl apply would.
 func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	for _, d := range docs {
 		if d.Object.GetNamespace() != "" {
@@ -158,7 +149,6 @@ func (p *progressLine) show(gvk schema.GroupVersionKind) {
 	if p.w == nil {
 		return
 	}
-	// \r and "erase to end of line" rewrite the same line.
 	fmt.Fprintf(p.w, "\rreading %s...\x1b[K", gvk.GroupKind())
 	p.shown = true
 }

@@ -18,12 +18,7 @@ import (
 
 // Dynamic shell completion (cobra's: `strata completion bash|zsh|fish|
 // powershell` prints the script, which calls `strata __complete ...`
-// while the user types). The candidates come from the command's own
-// input, -f files or, without -f, the cluster (as kubectl completes from
-// the cluster): kinds, names, sections and explain's field paths. A
-// completion reads the input like the command would, quietly; when it
-// cannot (no cluster, a bad file) it offers nothing rather than an error
-// in the middle of a command line.
+// while the user types).
 
 // completionLoad runs the engine on the command's input for a completion,
 // with nothing written anywhere; nil when the input cannot be read.
@@ -31,7 +26,7 @@ func completionLoad(f *sourceFlags) *engine.Result {
 	// cobra parses a completion's flags twice, and a repeated slice flag
 	// appends: -f a is then [a a].
 	f.files, f.withFiles = unique(f.files), unique(f.withFiles)
-	res, err := f.load(Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard})
+	res, err := f.load(quiet())
 	if err != nil {
 		cobra.CompDebugln("strata: "+err.Error(), false)
 		return nil
@@ -39,11 +34,26 @@ func completionLoad(f *sourceFlags) *engine.Result {
 	return res
 }
 
+// quiet are Streams that read nothing and write nowhere.
+func quiet() Streams { return Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard} }
+
+// completeFrom completes with the candidates list gives for the command's
+// input, those that start with what the user typed; nothing when the input
+// cannot be read.
+func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string) cobra.CompletionFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		res := completionLoad(f)
+		if res == nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return prefixed(list(c, args, toComplete, res), toComplete), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
 // completeSubject is the ValidArgsFunction of the commands that name an
 // object (describe, explain, impact): KIND first, then NAME (KIND NAME),
 // or KIND/NAME and KIND/NAME#SECTION in one word; names in the -n
-// namespace, or every namespace with -A. policies limits the kinds to
-// policy kinds (impact).
+// namespace, or every namespace with -A.
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
@@ -72,14 +82,7 @@ func completeObject(f *sourceFlags) cobra.CompletionFunc {
 
 // completeSubjectOf is completeSubject offering the kinds keep keeps.
 func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+	all := completeFrom(f, func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string {
 		ns := namespaceOf(c, f)
 		var out []string
 		switch kind, rest, slash := strings.Cut(toComplete, "/"); {
@@ -101,7 +104,13 @@ func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.Com
 				}
 			}
 		}
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return out
+	})
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return all(c, args, toComplete)
 	}
 }
 
@@ -186,18 +195,14 @@ func dotted(ptr string) string {
 
 // completeNamespace completes -n with the namespaces of the input.
 func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
 		var out []string
 		for _, id := range res.Graph.ByKind(hierarchy.NamespaceKind) {
 			out = append(out, res.Graph.Node(id).Ref.Name)
 		}
 		slices.Sort(out)
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+		return out
+	})
 }
 
 // completeGet completes get: "policies" then a policy kind, or, as
@@ -215,8 +220,6 @@ func completeGet(f *sourceFlags) cobra.CompletionFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		if len(args) == 1 {
-			// get policies KIND or KIND/NAME: describe's completion of a
-			// policy subject, kinds first, then the names of the kind.
 			return policyNames(c, nil, toComplete)
 		}
 		return nil, cobra.ShellCompDirectiveNoFileComp
@@ -270,26 +273,28 @@ func completeList(candidates []string, toComplete string) []cobra.Completion {
 // kinds are typed.
 func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var out []string
-		if res := completionLoad(f); res != nil {
-			for _, k := range res.PolicyKinds() {
-				out = append(out, strings.ToLower(k.Kind))
-			}
-		}
-		return completeList(out, toComplete), cobra.ShellCompDirectiveNoFileComp
+		return completeList(policyKindsOf(f), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
+}
+
+// policyKindsOf are the policy kinds of the command's input, in lower
+// case as they are typed.
+func policyKindsOf(f *sourceFlags) []string {
+	var out []string
+	if res := completionLoad(f); res != nil {
+		for _, k := range res.PolicyKinds() {
+			out = append(out, strings.ToLower(k.Kind))
+		}
+	}
+	return out
 }
 
 // completeObjectNamed completes a flag naming an object NAMESPACE/NAME
 // (simulate --gateway): the objects of the kinds given, every namespace.
 func completeObjectNamed(f *sourceFlags, kinds ...schema.GroupKind) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		res := completionLoad(f)
-		if res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return prefixed(namespacedNames(res, kinds, ""), toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
+		return namespacedNames(res, kinds, "")
+	})
 }
 
 // namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in
@@ -309,21 +314,16 @@ func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string
 
 // completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME: the
 // routes of the kinds the URL's scheme is routed by (http when no URL is
-// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/... for
-// the others.
+// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/...
 func completeRoute(f *sourceFlags) cobra.CompletionFunc {
-	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return completeFrom(f, func(_ *cobra.Command, args []string, _ string, res *engine.Result) []string {
 		scheme := "http"
 		if len(args) > 0 {
 			if sc, _, ok := strings.Cut(args[len(args)-1], "://"); ok {
 				scheme = strings.ToLower(sc)
 			}
 		}
-		sc, ok := routing.Schemes[scheme]
-		res := completionLoad(f)
-		if !ok || res == nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
+		sc := routing.Schemes[scheme]
 		var out []string
 		for i, gk := range sc.Kinds {
 			prefix := ""
@@ -332,24 +332,17 @@ func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 			}
 			out = append(out, namespacedNames(res, []schema.GroupKind{gk}, prefix)...)
 		}
-		return prefixed(out, toComplete), cobra.ShellCompDirectiveNoFileComp
-	}
+		return out
+	})
 }
 
 // blueprintsIn reports whether the input holds GatewayClassBlueprints:
 // explain --kind BlueprintValues answers only then.
 func blueprintsIn(f *sourceFlags) bool {
-	quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
-	var w blueprint.World
-	var err error
-	switch {
-	case len(f.withFiles) > 0:
+	if len(f.withFiles) > 0 {
 		return false // explain --kind BlueprintValues refuses --with-file
-	case len(f.files) > 0:
-		w, _, err = fileWorld(unique(f.files), quiet)
-	default:
-		w, _, _, err = liveWorld(f.kube, quiet, blueprint.DefaultControllerName)
 	}
+	w, _, _, err := readWorld(unique(f.files), f.kube, quiet(), blueprint.DefaultControllerName)
 	return err == nil && len(w.Blueprints) > 0
 }
 
@@ -359,14 +352,7 @@ func blueprintsIn(f *sourceFlags) bool {
 // with /.
 func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		quiet := Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard}
-		var w blueprint.World
-		var err error
-		if len(f.files) > 0 {
-			w, _, err = fileWorld(unique(f.files), quiet)
-		} else {
-			w, _, _, err = liveWorld(kube, quiet, f.controllerName)
-		}
+		w, _, _, err := readWorld(unique(f.files), kube, quiet(), f.controllerName)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

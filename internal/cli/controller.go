@@ -73,8 +73,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			// controller-runtime's global logger (which some of its
 			// packages use directly) is set only once the command is
 			// going to run, so a refused start changes no process
-			// state. The sink is locked: the manager logs from several
-			// goroutines, and s.Err need not be safe for that.
+			// state.
 			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
 			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
@@ -111,7 +110,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return fmt.Errorf("manager: %w", err)
 			}
 			if hook.enabled {
-				setup, err := admission.New(mgr, hook.options, hookConf.withCluster(mgr))
+				hookConf.Client, hookConf.Reader, hookConf.Mapper = mgr.GetClient(), mgr.GetAPIReader(), mgr.GetRESTMapper()
+				setup, err := admission.New(mgr, hook.options, hookConf)
 				if err != nil {
 					return err
 				}
@@ -164,9 +164,6 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	f.BoolVar(&leaderElect, "leader-elect", false, "elect a leader so that only one replica writes")
 	f.StringVar(&leaderElectionNamespace, "leader-election-namespace", "", "namespace of the leader election lease (default: the pod's namespace)")
 	hook.addFlags(f)
-	// controller-runtime's logging flags: --zap-log-level (debug, info,
-	// error, or an integer for more verbosity), --zap-encoder,
-	// --zap-devel, --zap-stacktrace-level, --zap-time-encoding.
 	zfs := goflag.NewFlagSet("zap", goflag.ContinueOnError)
 	zapOpts.BindFlags(zfs)
 	f.AddGoFlagSet(zfs)
@@ -182,15 +179,7 @@ type metricsFlags struct {
 }
 
 // options are controller-runtime's metrics server options for the
-// flags. Secure serving delegates to the API server, as its own
-// endpoints do: a bearer token is checked with a TokenReview, its user's
-// right to get /metrics with a SubjectAccessReview (so a scraper needs
-// a ClusterRole with nonResourceURLs [/metrics], verbs [get]: the
-// metrics-reader role of config/rbac). The certificate is self-signed
-// unless certDir holds one (controller-runtime watches and reloads it).
-// A certDir without the files is an error: controller-runtime would fall
-// back to a self-signed certificate, and a scraper that checks the CA
-// would fail with no word in the controller's log.
+// flags.
 func (m metricsFlags) options() (metricsserver.Options, error) {
 	if !m.secure {
 		return metricsserver.Options{BindAddress: cmp.Or(m.addr, ":8080")}, nil

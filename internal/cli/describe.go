@@ -106,8 +106,7 @@ policy affects it, and --fail-incomplete then exits 1.`,
 // describeMany describes the objects of a kind the command line chose,
 // as kubectl describe does: KIND alone (every object of the kind in the
 // namespace), -l or --field-selector among them, or -A (KIND/NAME in
-// every namespace, KIND in all of them). People get one description after
-// another, programs a v1 List of them.
+// every namespace, KIND in all of them).
 func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string, scoped bool) error {
 	sel, err := query.ParseSelector(sf.label, sf.field)
 	if err != nil {
@@ -176,22 +175,15 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 // describeNamed describes the objects and policies that args name, each
 // KIND/NAME[#SECTION] (describe KIND NAME NAME..., describe KIND/NAME
 // KIND/NAME...), in namespace ns, or with -A in every namespace that
-// holds one, one after another: kubectl describe TYPE NAME... With
-// scoped, the engine computes the union of what each answer reads
-// (subjectScope). Any name not found is the error, and nothing is
-// printed.
+// holds one, one after another: kubectl describe TYPE NAME...
 func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns string, scoped bool) error {
 	for _, a := range args {
 		if err := query.CheckSubject(a); err != nil {
 			return err
 		}
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = namedScope(f, args, ns)
-	}
 	f.answersFromRecords = true
-	res, err := f.loadScoped(s, scope)
+	res, err := f.loadScopedIf(s, scoped, namedScope(f, args, ns))
 	if err != nil {
 		return err
 	}
@@ -277,26 +269,13 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	var missed []string
 	var unseen *query.Unseen // of the first object that has it, narrowed
 	found := false
-	// The objects' descriptions are made first, with a Describer of
-	// this call's own (a query belongs to one goroutine); what follows
-	// reads the source's records and flags, in order.
-	described := make([]*query.Description, len(subjects))
-	policies := make([]*query.PolicyDescription, len(subjects))
-	describers := query.PolicyDescribers(res)
-	describe, describePolicy := query.Describer(res), describers()
-	for i := range len(subjects) {
-		if p := subjects[i].Policy; p != nil {
-			policies[i] = describePolicy(p)
-		} else {
-			described[i] = describe(subjects[i].Node)
-		}
-	}
-	for i, subj := range subjects {
+	describe, describePolicy := query.Describer(res), query.PolicyDescriber(res)
+	for _, subj := range subjects {
 		if subj.Policy != nil {
-			docs = append(docs, policies[i])
+			docs = append(docs, describePolicy(subj.Policy))
 			continue
 		}
-		d := described[i]
+		d := describe(subj.Node)
 		if f.published != nil {
 			f.published.describe(d, res, subj.Node)
 		}
@@ -341,7 +320,6 @@ func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	case v.format != "":
 		return v.print(s, printer.List(docs))
 	}
-	// Each description is printed on its own, a line between two.
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	opts := v.human(s)
 	for i, d := range docs {
@@ -357,17 +335,10 @@ func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	return bw.Flush()
 }
 
-// describe answers `strata describe ARG` in namespace ns. With scoped, the
-// engine computes only what the answer reads (subjectScope): the same
-// answer as the complete run, which scoped false gives, for tests to
-// compare.
+// describe answers `strata describe ARG` in namespace ns.
 func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped bool) error {
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		scope = subjectScope(f, arg, ns)
-	}
 	f.answersFromRecords = true
-	res, err := f.loadScoped(s, scope)
+	res, err := f.loadScopedIf(s, scoped, subjectScope(f, arg, ns))
 	if err != nil {
 		return err
 	}
@@ -401,9 +372,7 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 // describes (query.ScopeOfAll), found as describeMany finds them;
 // nil (the complete run) for a policy kind, whose descriptions read the
 // policies' status; nothing when the kind is unknown or no object is
-// chosen (the error, or "No resources found", is the answer). The
-// complete engine run would cost the 200 routes of one namespace of the
-// performance world the whole world's time.
+// chosen (the error, or "No resources found", is the answer).
 func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		k, err := query.ResolveKind(res, f.kindAlias(kind))
@@ -465,13 +434,7 @@ func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []t
 
 // subjectScope is the engine.RunScoped scope of a question about the
 // object or section that KIND/NAME names: its node and everything below
-// (query.Scope). It is nil, asking for the complete run, when the
-// argument names a policy (whose status needs every target) or a
-// Namespace. When it names nothing, nothing is computed: the error, "not
-// found" with its hints, is read from the names of the objects and the
-// policies, which a scoped run holds complete; the complete run would
-// answer a mistyped name in three times describe's time on the
-// performance world.
+// (query.Scope).
 func subjectScope(f *sourceFlags, arg, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		subj, err := query.Resolve(res, f.subjectAlias(arg), ns)

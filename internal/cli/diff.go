@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -70,9 +69,7 @@ those only.`,
 			// --strict), from the other files, at the same time: each
 			// side's run leaves a core idle at times (building its
 			// graph, joining its outcome), which the other side's work
-			// fills. Notes and warnings name the side they come from
-			// (the same object is often in both), and are written
-			// once both are read, the base's first, as before.
+			// fills.
 			hf := f
 			hf.files = against
 			m, err := f.mode() // the flags are read here, before the loads
@@ -107,11 +104,9 @@ those only.`,
 			if ns := f.onlyNamespace(); ns != "" {
 				d = d.Within(ns)
 			}
-			var buf spool.Spool
-			if err := printer.PrintDiff(&buf, d, format, printer.Human{Color: colorful(s.Out)}); err != nil {
-				return err
-			}
-			if _, err := buf.WriteTo(s.Out); err != nil {
+			if err := printWith(s, func(w io.Writer) error {
+				return printer.PrintDiff(w, d, format, printer.Human{Color: colorful(s.Out)})
+			}); err != nil {
 				return err
 			}
 			if exitCode && !d.Empty() {

@@ -11,7 +11,6 @@ import (
 	"golang.org/x/term"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/query"
@@ -45,12 +44,7 @@ func (v *viewFlag) bindNarrow(c *cobra.Command) {
 	c.Flags().StringVar(&v.field, "field", "", "only this field of the effective policies: a JSON pointer (/attempts) or a dotted path")
 }
 
-// narrow applies --kind and --field to a description of an object. The
-// kinds are read as explain --kind reads its kind (policyKindFlag), so a
-// mistyped one is an error, not an empty answer. missing is the error to
-// give when the field is set in none of the object's contexts although
-// others are (explain's "not set ... did you mean"): describe of one
-// object gives it; of several, when it holds for every one of them.
+// narrow applies --kind and --field to a description of an object.
 func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Description) (nd *query.Description, missing *query.FieldNotSetError, err error) {
 	var kinds []query.GroupKind
 	var names []string
@@ -83,8 +77,7 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 
 // policyKindFlag reads a --kind NAME (explain's, describe's) as
 // ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
-// only the published records know (only is then nil). A kind of the
-// hierarchy is an error.
+// only the published records know (only is then nil).
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
 	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
 	if gk, ok := f.published.kindNamed(name); err != nil && ok {
@@ -153,11 +146,7 @@ func (v *viewFlag) check() error {
 }
 
 // print writes a discover document, buffered so that an error never leaves
-// half an answer on stdout. The human format streams through a buffered
-// writer instead: its only errors are the writer's own (and an unknown
-// document type, before the first byte), and buffering the 154 MB that
-// describe writes for a Gateway with 100,000 listeners cost a copy of
-// it and more, under the memory limit (issue 11, "No cliffs").
+// half an answer on stdout.
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
@@ -166,19 +155,11 @@ func (v *viewFlag) print(s Streams, doc any) error {
 		}
 		return bw.Flush()
 	}
-	var buf spool.Spool
-	if err := printer.Print(&buf, doc, v.format); err != nil {
-		return err
-	}
-	_, err := buf.WriteTo(s.Out)
-	return err
+	return print(s, doc, v.format)
 }
 
 // human is how the flags print a description for people.
 func (v *viewFlag) human(s Streams) printer.Human {
-	// A narrowed description lists its contexts, those of targets with
-	// the same effect as one block when they are many: the filters are
-	// how a reader asks for the contexts.
 	narrowed := len(v.kinds) > 0 || v.field != ""
 	return printer.Human{Color: colorful(s.Out), Full: v.full, Narrowed: narrowed}
 }
@@ -208,9 +189,7 @@ func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 	return "default"
 }
 
-// resolve finds what KIND/NAME names. When it is not found and the source
-// could not read objects of that kind (forbidden in the cluster), the
-// answer is that, not "not found".
+// resolve finds what KIND/NAME names.
 func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject, error) {
 	arg = f.subjectAlias(arg)
 	subj, err := query.Resolve(res, arg, ns)
@@ -219,11 +198,7 @@ func resolve(f *sourceFlags, res *engine.Result, arg, ns string) (query.Subject,
 	}
 	kind, _, _ := strings.Cut(arg, "/")
 	if k, kerr := query.ResolveKind(res, kind); kerr == nil {
-		gk := k.Topology
-		if k.Policy != nil {
-			gk = k.Policy.Key()
-		}
-		if rerr := f.readable(gk); rerr != nil {
+		if rerr := f.readable(k.GroupKind()); rerr != nil {
 			return query.Subject{}, rerr
 		}
 	}

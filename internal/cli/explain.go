@@ -8,9 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -55,12 +53,8 @@ strata render --values --field prints it.`,
 			if strings.EqualFold(kind, blueprint.ValuesKind) {
 				return explainValues(s, &f, v.format, arg, ns, ptr)
 			}
-			var scope func(*engine.Result) []topology.NodeID
-			if scoped && !f.allNamespaces {
-				scope = subjectScope(&f, arg, ns)
-			}
 			f.answersFromRecords = true
-			res, err := f.loadScoped(s, scope)
+			res, err := f.loadScopedIf(s, scoped && !f.allNamespaces, subjectScope(&f, arg, ns))
 			if err != nil {
 				return err
 			}
@@ -87,8 +81,6 @@ strata render --values --field prints it.`,
 				x, err = query.Explain(res, subj.Node, ptr, only)
 			}
 			if f.published != nil {
-				// The covered kinds' chains, from the records; the
-				// engine's "not set" stands only if they have none.
 				if chains := f.published.explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
 					if x == nil || err != nil {
 						n := res.Graph.Node(subj.Node).Ref
@@ -99,8 +91,6 @@ strata render --values --field prints it.`,
 					x.Chains = append(x.Chains, chains...)
 				}
 			}
-			// "Not set" and "no policy reaches" are true of the kinds the
-			// user could read; of the others, describe's "cannot tell".
 			if err != nil {
 				return notSet(err, unseen)
 			}
@@ -119,14 +109,7 @@ strata render --values --field prints it.`,
 	f.completeFlag(c, "field", completeField)
 	f.completeFlag(c, "kind", func(f *sourceFlags) cobra.CompletionFunc {
 		return func(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-			var out []string
-			if res := completionLoad(f); res != nil {
-				for _, k := range res.PolicyKinds() {
-					out = append(out, strings.ToLower(k.Kind))
-				}
-			}
-			// BlueprintValues only where there are blueprints: on any
-			// other input, choosing it is an error.
+			out := policyKindsOf(f)
 			if blueprintsIn(f) {
 				out = append(out, strings.ToLower(blueprint.ValuesKind))
 			}

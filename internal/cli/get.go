@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -72,8 +71,6 @@ itself, not in a List, in every object format.`,
 			if isPolicies(args[0]) && len(args) > 2 {
 				return wrongArgs(c, args, 2)
 			}
-			// KIND, KIND/NAME or KIND NAME...: the policies of that kind
-			// (and those names).
 			kind, names, err := getArgs(args)
 			if err != nil {
 				return err
@@ -90,9 +87,6 @@ itself, not in a List, in every object format.`,
 			}
 			f.answersFromRecords = true
 			ns, all := f.namespaceScope()
-			// In one namespace (or with a selector), only the targets
-			// the listed policies reach are computed: their status and
-			// counts are the complete run's (query.StatusScope).
 			var scope func(*engine.Result) []topology.NodeID
 			if !all || !sel.Empty() {
 				scope = func(res *engine.Result) []topology.NodeID {
@@ -152,8 +146,6 @@ itself, not in a List, in every object format.`,
 				return err
 			}
 			if !sel.Empty() && f.published != nil {
-				// The policies known from the published records only
-				// have no labels: choose them by name and namespace.
 				items := []query.PolicySummary{}
 				var kept []listedPolicy
 				for i, p := range pl.Items {
@@ -186,9 +178,7 @@ func isPolicies(arg string) bool {
 
 // getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
 // kubectl's forms with a policy kind for the type, get KIND [NAME...] and
-// get KIND/NAME. kind is "" for the policies of every kind. Whether KIND
-// is a policy kind is known once the input is read (the kinds are
-// declared there); a kind of the hierarchy is refused here.
+// get KIND/NAME.
 func getArgs(args []string) (kind string, names []string, err error) {
 	if isPolicies(args[0]) {
 		if len(args) == 1 {
@@ -281,13 +271,7 @@ func (p listedPolicy) item() any {
 	return p.read.Object
 }
 
-// listedPolicies are the policies of l's items, in its order. With
-// status, each policy of a kind Strata manages gets the status.ancestors
-// Strata would write (sinkstatus.ObjectOf), stamped as strata status
-// stamps them by default (the newest creationTimestamp of the input), so
-// that -o yaml or a template reads what kubectl shows once the controller
-// has written it; a policy of a kind Strata does not manage keeps its
-// status as read.
+// listedPolicies are the policies of l's items, in its order.
 func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]listedPolicy, error) {
 	byRef := make(map[query.PolicyRef]*policykind.Policy, len(l.Items))
 	for _, p := range l.Items {
@@ -331,11 +315,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]lis
 }
 
 // printPolicies prints a PolicyList as listFlags ask (see listFlags):
-// policies[i] is l.Items[i]'s. For kubectl's forms (get KIND, get KIND
-// NAME..., get KIND/NAME: asObjects) -o yaml and json print the policy
-// objects, as kubectl get does, rather than the PolicyList; and one, the
-// policy named alone, is printed as itself, not in a List, by every
-// object format (kubectl's single item).
+// policies[i] is l.Items[i]'s.
 func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
 	if lf.sorted() {
 		order, err := lf.order(objectsOf(policies))
@@ -365,12 +345,9 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		for i, p := range policies {
 			objects[i] = p.read
 		}
-		var buf spool.Spool
-		if err := printer.PrintTable(&buf, printer.PolicyTable(l, objects), lf.tableOptions()); err != nil {
-			return err
-		}
-		_, err := buf.WriteTo(s.Out)
-		return err
+		return printWith(s, func(w io.Writer) error {
+			return printer.PrintTable(w, printer.PolicyTable(l, objects), lf.tableOptions())
+		})
 	case lf.document() && !asObjects:
 		return (&viewFlag{format: lf.format()}).print(s, l)
 	case lf.document() && one && len(policies) == 1:
@@ -380,7 +357,6 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		}
 		return (&viewFlag{format: lf.format()}).print(s, u.Object)
 	case lf.document():
-		// Streamed, as strata status prints its List, in the same bytes.
 		return printEach(s, len(policies), func(i int) any { return policies[i].item() }, lf.format())
 	case one && len(policies) == 1:
 		return lf.printObject(s, policies[0].object())

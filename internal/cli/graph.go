@@ -17,9 +17,7 @@ import (
 func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
 
 // newGraphScoped is graph; scoped false makes it run the complete engine,
-// for tests to compare. Scoped, a diagram runs no effective policy
-// (query.NoTargets), and an svg or html drawing those below the
-// policies it colours (web.Plan).
+// for tests to compare.
 func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var sf selectorFlags
@@ -101,7 +99,6 @@ rest counted in dashed boxes, however large the world.
 			}
 			var subj query.Subject
 			if len(args) == 1 {
-				// With -A, wherever it is (as describe KIND/NAME -A).
 				if subj, err = pickSubject(&f, res, args[0], namespaceOf(cmd, &f), f.allNamespaces); err != nil {
 					return err
 				}

@@ -10,17 +10,17 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
 // impactOfAdd answers `impact --add FILE`: what creating the policy in
 // FILE would change (issue 18: answer for a policy that does not exist
-// yet). Its namespace, when the file gives none, is ns.
+// yet).
 func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped bool) error {
 	if err := v.check(); err != nil {
 		return err
@@ -32,12 +32,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 	if u.GetNamespace() == "" {
 		u.SetNamespace(ns) // as kubectl apply -n would
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		// Only the targets below the new policy's are computed.
-		scope = query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u)
-	}
-	before, err := f.loadScoped(s, scope)
+	before, err := f.loadScopedIf(s, scoped, query.ImpactScope(func(*engine.Result) *policykind.Policy { return nil }, u))
 	if err != nil {
 		return err
 	}
@@ -52,7 +47,6 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 		// rules": the older wins).
 		u.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
 	}
-	// Computed below the new policy's targets only.
 	im, after, err := query.ImpactOfAdding(before, u)
 	if err != nil {
 		if strings.Contains(err.Error(), "exists already") {
@@ -60,13 +54,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 		}
 		return err
 	}
-	for _, q := range after.Policies {
-		if q.Kind.Key() == k.Key() && q.Namespace == u.GetNamespace() && q.Name == u.GetName() {
-			for _, w := range q.Warnings {
-				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
-			}
-		}
-	}
+	warnAdmitted(s, after, k.Key(), u.GetNamespace(), u.GetName(), file)
 	return v.print(s, im)
 }
 
@@ -142,20 +130,13 @@ alone.`,
 				}
 			}
 			f.answersFromRecords = true
-			// Only the targets below the policy's old and new targets
-			// are computed, before the change and after it
-			// (query.ImpactScope).
-			var scope func(*engine.Result) []topology.NodeID
-			if scoped {
-				scope = query.ImpactScope(func(res *engine.Result) *policykind.Policy {
-					subj, err := pickSubject(&f, res, arg, namespaceOf(c, &f), f.allNamespaces)
-					if err != nil {
-						return nil
-					}
-					return subj.Policy
-				}, repl)
-			}
-			before, err := f.loadScoped(s, scope)
+			before, err := f.loadScopedIf(s, scoped, query.ImpactScope(func(res *engine.Result) *policykind.Policy {
+				subj, err := pickSubject(&f, res, arg, namespaceOf(c, &f), f.allNamespaces)
+				if err != nil {
+					return nil
+				}
+				return subj.Policy
+			}, repl))
 			if err != nil {
 				return err
 			}
@@ -181,21 +162,12 @@ alone.`,
 			if p == nil {
 				return fmt.Errorf("impact takes a policy (POLICY-KIND/NAME), not %s", before.Graph.Node(subj.Node).Ref)
 			}
-			// Computed below the policy's targets only (query.ImpactOf).
 			im, after, err := query.ImpactOf(before, p, repl)
 			if err != nil {
 				return err
 			}
 			if !del {
-				// The new version is admitted as the files' policies are
-				// (load): say what the API server would say about it.
-				for _, q := range after.Policies {
-					if q.Kind == p.Kind && q.Namespace == p.Namespace && q.Name == p.Name {
-						for _, w := range q.Warnings {
-							fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", replace, q.Kind.Kind, q.ID(), w)
-						}
-					}
-				}
+				warnAdmitted(s, after, p.Kind.Key(), p.Namespace, p.Name, replace)
 			}
 			return v.print(s, im)
 		},
@@ -209,6 +181,18 @@ alone.`,
 	c.Flags().StringVar(&sf.field, "field-selector", "", "with POLICY-KIND and --delete: the policies to delete together, by metadata.name and metadata.namespace; as kubectl")
 	c.ValidArgsFunction = completeSubject(&f, true)
 	return c
+}
+
+// warnAdmitted says what the API server would say about the policy of
+// kind gk, ns and name in after, read from file.
+func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name, file string) {
+	for _, q := range after.Policies {
+		if q.Kind.Key() == gk && q.Namespace == ns && q.Name == name {
+			for _, w := range q.Warnings {
+				fmt.Fprintf(s.Err, "warning: %s (%s %s): %s\n", file, q.Kind.Kind, q.ID(), w)
+			}
+		}
+	}
 }
 
 // impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`:
@@ -239,15 +223,10 @@ func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags,
 		}
 		return ps, nil
 	}
-	var scope func(*engine.Result) []topology.NodeID
-	if scoped {
-		// Only the targets below the chosen policies' are computed.
-		scope = query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
-			ps, _ := choose(res)
-			return ps
-		})
-	}
-	before, err := f.loadScoped(s, scope)
+	before, err := f.loadScopedIf(s, scoped, query.DeletionScope(func(res *engine.Result) []*policykind.Policy {
+		ps, _ := choose(res)
+		return ps
+	}))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -61,8 +60,6 @@ your own.`,
 				return err
 			}
 			var kinds []*policykind.Kind
-			// What -o wide adds, from the input: the policies of each
-			// kind and its CRD (none with --builtin).
 			var counts map[schema.GroupKind]int
 			var crds map[schema.GroupKind]*unstructured.Unstructured
 			if catalogue {
@@ -81,13 +78,10 @@ your own.`,
 					k.Source, k.Labels = e.Source(), e.Declaration.Labels
 					kinds = append(kinds, k)
 				}
-				// In the engine's order: group, then kind.
 				sort.Slice(kinds, func(i, j int) bool {
 					return kinds[i].Group+"/"+kinds[i].Kind < kinds[j].Group+"/"+kinds[j].Kind
 				})
 			} else {
-				// The kinds are the declarations read: no target's
-				// effective policy is computed (query.NoTargets).
 				res, err := f.loadScoped(s, query.NoTargets)
 				if err != nil {
 					return err
@@ -142,12 +136,7 @@ your own.`,
 					Object: runtime.RawExtension{Object: objects[i]},
 				})
 			}
-			var buf bytes.Buffer
-			if err := printer.PrintTable(&buf, t, l.tableOptions()); err != nil {
-				return err
-			}
-			_, err = s.Out.Write(buf.Bytes())
-			return err
+			return printWith(s, func(w io.Writer) error { return printer.PrintTable(w, t, l.tableOptions()) })
 		},
 	}
 	f.bind(c)

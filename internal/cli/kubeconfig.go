@@ -14,14 +14,6 @@ import (
 
 // controllerRESTConfig is the controller's connection to the API server,
 // from kubectl's flags, or an error naming every place it looked.
-//
-// client-go, finding no kubeconfig and no in-cluster service account,
-// does not fail: it connects to http://localhost:8080 (or
-// $KUBERNETES_MASTER), the legacy insecure port. For the controller that
-// is its own metrics endpoint, and the error that follows ("failed to get
-// server groups") hides the cause. So a configuration that names no
-// cluster, where the in-cluster one is not available either, is refused
-// here, before the manager starts.
 func controllerRESTConfig(kube *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	if kube.APIServer == nil || *kube.APIServer == "" {
 		raw, err := kube.ToRawKubeConfigLoader().RawConfig()

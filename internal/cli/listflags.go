@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"reflect"
 	"strings"
 
@@ -14,7 +15,6 @@ import (
 	"k8s.io/client-go/util/jsonpath"
 	"k8s.io/kubectl/pkg/cmd/get"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -22,22 +22,6 @@ import (
 
 // listFlags are kubectl get's flags on a command that lists objects
 // (get policies, kinds), so that a kubectl user is at home:
-//
-//	-o wide|name|yaml|json|jsonpath=...|jsonpath-file=...|go-template=...|
-//	   go-template-file=...|custom-columns=...|custom-columns-file=...
-//	--no-headers --show-labels -L/--label-columns --sort-by --template
-//	-l/--selector --field-selector
-//
-// They are kubectl's own flag set (k8s.io/kubectl/pkg/cmd/get.PrintFlags)
-// and printers (cli-runtime's NamePrinter, JSONPathPrinter,
-// GoTemplatePrinter and table printer; kubectl's CustomColumnsPrinter and
-// sorter), so their help, their errors and what they print are kubectl's.
-// Two differences: -o yaml and -o json print the command's own document
-// (a PolicyList, a List of PolicyKinds; docs/cli.md) where the command
-// has one, and the table is Strata's (columns two spaces apart; wide adds
-// columns). For name, jsonpath, go-template and custom-columns the objects
-// printed are the command's objects in a v1 List (printObjects), or one
-// object alone (printObject), as kubectl get prints them.
 type listFlags struct {
 	print                   *get.PrintFlags
 	selector, fieldSelector string
@@ -58,8 +42,7 @@ func (l *listFlags) bind(c *cobra.Command) {
 func newObjectFlags(c *cobra.Command) *listFlags {
 	l := newListFlags()
 	*l.print.OutputFormat = printer.YAML
-	l.print.AddFlags(c)
-	l.bindSelectors(c)
+	l.bind(c)
 	return l
 }
 
@@ -130,13 +113,11 @@ func (l *listFlags) tableOptions() printers.PrintOptions {
 
 // order is the order --sort-by puts objects in, as positions into objects
 // (kubectl's sorter, a JSONPath into each object); nil without --sort-by.
-// Every format is printed in this order.
 func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	field := *l.print.HumanReadableFlags.SortBy
 	if field == "" || len(objects) == 0 {
 		return nil, nil
 	}
-	// Sorted in the unstructured form, the one sortable checks.
 	sorted, err := unstructuredAll(objects)
 	if err != nil {
 		return nil, err
@@ -157,11 +138,7 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 
 // sortable checks that kubectl's sorter can compare field's values in
 // objects (unstructured): strings, or numbers of one type, in every
-// object that has the field. On any other value (a map, a list, a
-// boolean, a string in one object and a number in another) the sorter
-// exits the process from inside the library (klog.Exitf in
-// RuntimeSort.Less), which a command, or a test calling Main, cannot
-// recover from; here it is an error naming the object and the field.
+// object that has the field.
 func sortable(field string, objects []runtime.Object) error {
 	expr, err := get.RelaxedJSONPathExpression(field)
 	if err != nil {
@@ -251,12 +228,7 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	for i, u := range items {
 		list.Items[i] = *u.(*unstructured.Unstructured)
 	}
-	var buf spool.Spool
-	if err := p.PrintObj(list, &buf); err != nil {
-		return err
-	}
-	_, err = buf.WriteTo(s.Out)
-	return err
+	return printWith(s, func(w io.Writer) error { return p.PrintObj(list, w) })
 }
 
 // printObject prints one object as itself, not in a List, with the
@@ -271,12 +243,7 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	if err != nil {
 		return err
 	}
-	var buf spool.Spool
-	if err := p.PrintObj(u, &buf); err != nil {
-		return err
-	}
-	_, err = buf.WriteTo(s.Out)
-	return err
+	return printWith(s, func(w io.Writer) error { return p.PrintObj(u, w) })
 }
 
 // toUnstructured is o as an unstructured object, which every printer of
@@ -299,21 +266,15 @@ func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 	return &unstructured.Unstructured{Object: m}, nil
 }
 
-// unstructuredAll is toUnstructured of every object, on every core, in
-// their order: the 20,000 EffectivePolicies of the performance world took
-// two seconds of one core to convert for -o jsonpath. The error is
-// the first object's that has one, as converting them in turn gave.
+// unstructuredAll is toUnstructured of every object, in their order.
 func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
-	errs := make([]error, len(objects))
-	for i := range len(objects) {
-		u, err := toUnstructured(objects[i])
-		out[i], errs[i] = u, err
-	}
-	for _, err := range errs {
+	for i, o := range objects {
+		u, err := toUnstructured(o)
 		if err != nil {
 			return nil, err
 		}
+		out[i] = u
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -37,8 +38,14 @@ func warnOmitted(s Streams, fr *status.Fragment) {
 // print buffers the output so that an error never leaves half a document
 // on stdout.
 func print(s Streams, v any, format string) error {
+	return printWith(s, func(w io.Writer) error { return printer.Print(w, v, format) })
+}
+
+// printWith writes to stdout what write writes, once it has written it
+// all without an error.
+func printWith(s Streams, write func(io.Writer) error) error {
 	var buf spool.Spool
-	if err := printer.Print(&buf, v, format); err != nil {
+	if err := write(&buf); err != nil {
 		return err
 	}
 	_, err := buf.WriteTo(s.Out)
@@ -50,9 +57,7 @@ func print(s Streams, v any, format string) error {
 // time (printer.ListWriter.Items): a large world's List is
 // never whole in memory (issue 11, "No cliffs": `effective` of 100,000
 // listeners is half a gigabyte of YAML), and its tens of megabytes take
-// a fraction of the time one core would. Unlike print, an error while
-// printing can leave part of the List on stdout; the engine's errors all
-// come before the first byte.
+// a fraction of the time one core would.
 func printEach(s Streams, n int, item func(int) any, format string) error {
 	return printEachBy(s, n, func() func(int) any { return item }, format)
 }
@@ -116,15 +121,12 @@ custom-columns print the same objects; --sort-by orders them.`,
 			// A document (yaml, json) is printed from the policies'
 			// and the targets' parts as the objects they render
 			// (printer's statusobjects.go): the maps of those objects,
-			// made to be printed and dropped, are not made. kubectl's
-			// printers and --sort-by get the objects.
+			// made to be printed and dropped, are not made.
 			document := l.document() && !l.sorted()
 			var items []any
 			var objects []runtime.Object
 			for _, p := range policies {
 				u := &unstructured.Unstructured{Object: p.Source} // its metadata is the object's
-				// Labels are copied out of an object (GetLabels) only
-				// for a selector that reads them.
 				if !f.inNamespace(u.GetNamespace()) || !sel.Empty() && !sel.Matches(u.GetLabels(), u.GetNamespace(), u.GetName()) {
 					continue
 				}
@@ -135,7 +137,6 @@ custom-columns print the same objects; --sort-by orders them.`,
 				}
 			}
 			for _, fr := range fragments {
-				// A fragment's object carries no labels.
 				if !f.inNamespace(fr.Namespace) || !sel.Empty() && !sel.Matches(nil, fr.Namespace, fr.Name) {
 					continue
 				}
@@ -204,13 +205,9 @@ custom-columns print the same objects; --sort-by orders them.`,
 					}
 				}, l.format())
 			}
-			made := make([]*effectivepolicy.EffectivePolicy, n)
-			for i := range n {
-				made[i] = chosen(i, nil)
-			}
 			var objects []runtime.Object
-			for _, e := range made {
-				if e != nil {
+			for i := range n {
+				if e := chosen(i, nil); e != nil {
 					objects = append(objects, e)
 				}
 			}
@@ -227,7 +224,6 @@ custom-columns print the same objects; --sort-by orders them.`,
 // kubectl's printers; in --sort-by's order.
 func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
 	if !l.document() && l.sorted() {
-		// Converted once, for the sorting and the printer alike.
 		var err error
 		if objects, err = unstructuredAll(objects); err != nil {
 			return err
@@ -248,11 +244,7 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 // targets of one namespace, and cluster-scoped ones, as inNamespace
 // prints them: the effective policies of the other namespaces' targets
 // are not computed (of the 20,000 routes of the performance world, a
-// namespace holds 200). For every namespace ("") the scope is every
-// node: each target's effective policy is a complete run's, and the
-// policies' status (engine.Result.Outcome), which an EffectivePolicy
-// does not read (each source's standing is its context's), is not
-// computed.
+// namespace holds 200).
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
 		return func(r *engine.Result) []topology.NodeID {

@@ -10,12 +10,7 @@ import (
 // ownCommands makes the commands cobra adds itself (help, completion) and
 // its handling of an unknown command answer as Strata's own commands do
 // (issue 18: errors say the right usage, never cobra's raw text): one
-// error line, a suggestion when a name is close, exit 1. Before, `strata
-// help nosuch` printed "Unknown help topic" and the whole usage with exit
-// 0, `strata completion nosuch` printed the completion help with exit 0,
-// `strata completion bash zsh` said `unknown command "zsh" for "strata
-// completion bash"`, and a misspelt command printed cobra's four-line
-// suggestion joined into one.
+// error line, a suggestion when a name is close, exit 1.
 func ownCommands(root *cobra.Command) {
 	// The root runs (its help) so that its arguments are validated here
 	// rather than by cobra's legacy check.
@@ -37,8 +32,6 @@ func ownCommands(root *cobra.Command) {
   strata help get policies`,
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := root.Find(args)
-			// What follows a command without subcommands is its
-			// arguments (help get policies is get's help).
 			if err != nil || len(rest) > 0 && cmd.HasSubCommands() {
 				parent, name := root, args[0]
 				if cmd != nil && len(rest) > 0 {

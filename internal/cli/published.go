@@ -29,14 +29,6 @@ import (
 // her namespace; the records, readable with the namespace's view role,
 // still tell her *that* it affects her route, *which* one it is and *what*
 // it sets, as far as the kind's PolicyKind visibility lets them.
-//
-// It is an adapter around the query layer: the engine answers for the
-// kinds the user can read, and the records' entries for the other kinds
-// are merged into the same documents (Description, Explanation,
-// PolicyList, Impact), so the printers cannot tell them apart. What the
-// records do not hold is left out, not guessed: the block, strategy and
-// level of each stack entry, the policies a field's winner beat, and
-// policies whose targets the user cannot read.
 type published struct {
 	records []*stratav1.EffectivePolicy
 	// kinds are the policy kinds answered from the records, by group and
@@ -48,7 +40,7 @@ type published struct {
 // hidden are the policy kinds a read could not list, and the kinds that
 // declare policy kinds (CustomResourceDefinition, PolicyKind) it could
 // not list: behind those, policy kinds may exist that the reader cannot
-// even name. Both sorted, as Objects.Unreadable is.
+// even name.
 type hidden struct {
 	kinds, declarations []schema.GroupKind
 }
@@ -82,13 +74,7 @@ func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
 // unseen is what describe of node n cannot see (query.Unseen): nil when
 // every policy kind was read, or when a published record reaches n (its
 // target is n, a section of n or a node below it, or one of its context
-// paths passes through n). The policy controller publishes a record next
-// to every affected target, listing every kind that affects it, so a
-// record that reaches n answers for the hidden kinds there (newPublished
-// merges what it says); without one, the reader cannot tell a kind that
-// affects nothing there from a controller that is down, stalled or run
-// with --effective-policies=false, and says so instead of "No policy
-// affects".
+// paths passes through n).
 func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
 	if !f.hidden.any() || recordReaches(f.records, res, n) {
 		return nil
@@ -110,11 +96,7 @@ func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n to
 	if len(records) == 0 {
 		return false
 	}
-	o := own(res.Graph.Node(n).Ref)
-	below := map[string]bool{}
-	for _, m := range query.Scope(res, n) {
-		below[res.Graph.Node(m).Ref.Key()] = true
-	}
+	o, below := ownBelow(res, n)
 	for _, r := range records {
 		if o.has(r.Target) || below[targetKey(r.Target)] {
 			return true
@@ -128,6 +110,15 @@ func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n to
 		}
 	}
 	return false
+}
+
+// ownBelow matches node n, and holds the keys of the nodes below it.
+func ownBelow(res *engine.Result, n topology.NodeID) (own, map[string]bool) {
+	below := map[string]bool{}
+	for _, m := range query.Scope(res, n) {
+		below[res.Graph.Node(m).Ref.Key()] = true
+	}
+	return own(res.Graph.Node(n).Ref), below
 }
 
 // newPublished keeps, of the records' kinds, those the user could not
@@ -232,11 +223,7 @@ func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 // kinds: the policies (relation, where attached, results) and the
 // effective policy per context, as query.Describe gives them.
 func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
-	o := own(res.Graph.Node(n).Ref)
-	below := map[string]bool{}
-	for _, m := range query.Scope(res, n) {
-		below[res.Graph.Node(m).Ref.Key()] = true
-	}
+	o, below := ownBelow(res, n)
 	affecting := map[query.PolicyRef]*query.Affecting{}
 	rank := map[string]int{query.Attached: 0, query.Inherited: 1, query.Below: 2}
 	note := func(ref query.PolicyRef, rel string, at []stratav1.Ref) *query.Affecting {
@@ -259,8 +246,6 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	for _, e := range p.entries() {
 		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
 		if e.kp.Visibility == string(stratav1.VisibilityKind) {
-			// Only that the kind affects the target, and how many
-			// policies: one line without names.
 			if o.has(e.target) || below[targetKey(e.target)] {
 				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
 				note(ref, "", nil).Withheld = true
@@ -301,7 +286,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 		addEffect(effects, res, gk, te)
 	}
 	for _, a := range affecting {
-		sortQueryRefs(a.AttachedTo)
+		slices.SortFunc(a.AttachedTo, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 		if a.AttachedTo == nil {
 			a.AttachedTo = []query.Ref{}
 		}
@@ -310,13 +295,18 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	slices.SortStableFunc(d.Policies, func(a, b query.Affecting) int {
 		return strings.Compare(policyOrder(a.Policy), policyOrder(b.Policy))
 	})
+	d.Effective = withEffects(d.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
+}
+
+// withEffects appends effects to into, each kind's targets sorted by
+// byTarget, and sorts the kinds by group and kind.
+func withEffects(into []query.KindEffect, effects map[query.GroupKind]*query.KindEffect, byTarget func(a, b query.TargetEffect) int) []query.KindEffect {
 	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
-		d.Effective = append(d.Effective, *ke)
+		slices.SortFunc(ke.Targets, byTarget)
+		into = append(into, *ke)
 	}
-	slices.SortStableFunc(d.Effective, func(a, b query.KindEffect) int {
-		return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind)
-	})
+	slices.SortStableFunc(into, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	return into
 }
 
 // withheld is the name shown for policies whose names a kind withholds.
@@ -331,7 +321,7 @@ func withheld(n int32) string {
 // stack without blocks, strategies and levels (not published), and each
 // field with the policy that set it (the ones it beat are not published).
 func contextEffect(c stratav1.Context) query.ContextEffect {
-	ce := query.ContextEffect{Path: queryRefs(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
+	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
 	for _, s := range c.Sources {
 		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
 		if len(s.AttachedTo) > 0 {
@@ -357,8 +347,7 @@ func specOf(c stratav1.Context) map[string]any {
 }
 
 // explain gives the precedence chains of field ptr that the records hold
-// for node n: the value in force and the policies that set it. The
-// candidates that lost are not published; the chain says so.
+// for node n: the value in force and the policies that set it.
 func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
 	o := own(res.Graph.Node(n).Ref)
 	var out []query.Chain
@@ -379,7 +368,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 			if len(winners) == 0 {
 				continue
 			}
-			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: queryRefs(c.Path)}
+			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: slices.Clone(c.Path)}
 			if v, ok := merge.Get(specOf(c), ptr); ok {
 				ch.Value = v
 			}
@@ -499,11 +488,7 @@ func inForce(result string) bool {
 }
 
 // impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:
-// every published context whose fields the policy sets in force. Where it
-// is the only policy of the context, the fields become unset (or the
-// target's own value, which the record does not hold: then the change is
-// shown as unset, the record's best answer); where other policies are in
-// the stack, what takes over is not published, and AfterSetBy says so.
+// every published context whose fields the policy sets in force.
 func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
 	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	id := policyID(ns, name)
@@ -524,7 +509,7 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 				}
 			}
 			spec := specOf(c)
-			cc := query.ContextChange{Path: queryRefs(c.Path)}
+			cc := query.ContextChange{Path: slices.Clone(c.Path)}
 			for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
 				if c.FieldSources[ptr] != id {
 					continue
@@ -564,8 +549,6 @@ func levelOf(r stratav1.Ref) int {
 	}
 }
 
-// classOf is the class of a kind the engine knows (its declaration was
-// readable), else empty: the records do not hold it.
 // addEffect adds te, a target's contexts of kind gk read from the
 // records, to that kind's entry of effects (made on first use); a target
 // without contexts is left out.
@@ -581,6 +564,8 @@ func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result
 	ke.Targets = append(ke.Targets, te)
 }
 
+// classOf is the class of a kind the engine knows (its declaration was
+// readable), else empty: the records do not hold it.
 func classOf(res *engine.Result, gk query.GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)
@@ -613,14 +598,6 @@ func policyID(ns, name string) string {
 	return ns + "/" + name
 }
 
-// queryRefs copies refs of the records into a query document (query.Ref
-// is the API's Ref), so that sorting the copy leaves the record alone.
-func queryRefs(rs []stratav1.Ref) []query.Ref { return slices.Clone(rs) }
-
 func targetKey(r stratav1.Ref) string {
 	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
-}
-
-func sortQueryRefs(rs []query.Ref) {
-	slices.SortFunc(rs, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
 }

@@ -85,7 +85,6 @@ and names the template, the line and the value path.`,
 				return errors.New("--field needs --values")
 			}
 			if f.field != "" {
-				// The pointer syntax of explain --field: /a/b or a.b.
 				ptr, err := query.FieldPointer(f.field)
 				if err != nil {
 					return err
@@ -106,18 +105,7 @@ and names the template, the line and the value path.`,
 			default:
 				return fmt.Errorf("--output %q: want yaml or json", f.output)
 			}
-			var (
-				w     blueprint.World
-				scope render.Scope
-				from  string
-				err   error
-			)
-			if len(f.files) > 0 {
-				w, scope, err = fileWorld(f.files, s)
-				from = strings.Join(f.files, ", ")
-			} else {
-				w, scope, from, err = liveWorld(kube, s, f.controllerName)
-			}
+			w, scope, from, err := readWorld(f.files, kube, s, f.controllerName)
 			if err != nil {
 				return err
 			}
@@ -165,10 +153,18 @@ and names the template, the line and the value path.`,
 	return c
 }
 
+// readWorld reads the World of files, or without them of the cluster of
+// the kubeconfig, with the Scope of its kinds and what it was read from.
+func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
+	if len(paths) == 0 {
+		return liveWorld(kube, s, controllerName)
+	}
+	w, scope, err := fileWorld(paths, s)
+	return w, scope, strings.Join(paths, ", "), err
+}
+
 // fileWorld reads the World of files, with the Scope of the kinds they
-// and the built-in API groups define. A CRD the scope does not trust (one
-// that names a built-in kind, say) is a warning: its kind stays unknown
-// or keeps its real scope.
+// and the built-in API groups define.
 func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error) {
 	docs, err := files.Documents(paths, s.In)
 	if err != nil {
@@ -342,8 +338,6 @@ func decodeStrict(d files.Document, obj any) error {
 
 // printRendered renders every job and prints the objects, or one error
 // naming every failure; nothing is printed unless all renders succeed.
-// Kinds are scope's, decoded with client-go's scheme as the controller
-// decodes them (render.Kinds).
 func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
 	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output
@@ -551,20 +545,10 @@ func flowValue(v any, y []byte) string {
 // values, answered as `strata render KIND/NAME --values --field PTR` does,
 // from explain's source (files, or the cluster).
 func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
-	var (
-		w    blueprint.World
-		from string
-		err  error
-	)
-	switch {
-	case len(f.withFiles) > 0:
+	if len(f.withFiles) > 0 {
 		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)
-	case len(f.files) > 0:
-		w, _, err = fileWorld(f.files, s)
-		from = strings.Join(f.files, ", ")
-	default:
-		w, _, from, err = liveWorld(f.kube, s, blueprint.DefaultControllerName)
 	}
+	w, _, from, err := readWorld(f.files, f.kube, s, blueprint.DefaultControllerName)
 	if err != nil {
 		return err
 	}

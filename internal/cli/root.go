@@ -28,7 +28,6 @@ func NewRoot(s Streams) *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	// --version prints the one-line form of `strata version`.
 	root.Version = versionOf(debug.ReadBuildInfo()).String()
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(s.In)
@@ -68,29 +67,14 @@ func MainContext(ctx context.Context, args []string, s Streams) int {
 }
 
 // commandGCPercent is the garbage collector's GOGC while a command other
-// than the controller runs. Such a command reads a whole world, computes
-// on it, prints and exits: most of what it allocates stays live until the
-// end, so collecting at every doubling of the heap (GOGC=100) mostly
-// re-marks the same objects. At 400 the heap may grow to five times the
-// live data for less CPU: on the 20,000-route world, GOGC 100 took
-// 1.12-1.19x the CPU of 400 for describe of a route, status, effective
-// and get policies, for 13-15% less peak RSS (BenchmarkBeside).
-// The controller, a long-running process, keeps the default; a GOGC in
-// the environment wins over both.
+// than the controller runs.
 const commandGCPercent = 400
 
 // commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
 // other than the controller: the budget of issue 11 ("No cliffs") is
 // 2 GiB, and with GOGC at 400 the heap of a command whose live data is
 // 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
-// a collection. Under the limit the collector runs sooner only when the
-// heap nears it; below, commandGCPercent rules as before. The runtime
-// counts all its memory against the limit; the process's RSS stays about
-// 100 MB above it. At 1.75 GiB, describe of 100,000 listeners reached
-// 2,043 MiB under load, too close to the budget; at 1.625 GiB the four
-// largest runs stay at or under 1.68 GiB for at most 1 s more CPU than at
-// 1.75 GiB (describe of 100,000 targetRefs: 7.7 s against 7.0 s).
-// A GOMEMLIMIT in the environment wins.
+// a collection.
 const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.

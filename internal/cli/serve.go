@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ read, and on a change reads the cluster again and the open pages reload.`,
   strata serve --address 127.0.0.1:9000`,
 		Args: arity(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			ctx, stop := signal.NotifyContext(orBackground(c.Context()), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := signal.NotifyContext(cmp.Or(c.Context(), context.Background()), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return runServe(ctx, Streams{In: s.In, Out: s.Out, Err: &lockedWriter{w: s.Err}}, &f, address)
 		},
@@ -107,9 +108,7 @@ func worldOf(f *sourceFlags, m sourceMode, res *engine.Result) *web.World {
 }
 
 // follow reads the source again each time a watch sees a change, and
-// serves the new result (the open pages reload). Changes that arrive
-// while a load runs are one signal in changed, so they cost one more
-// load, not one each. A failing load keeps the view it had.
+// serves the new result (the open pages reload).
 func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}) {
 	for {
 		select {
@@ -128,8 +127,7 @@ func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *w
 
 // watchCluster starts a watch on every kind the source reads: the kinds
 // of the hierarchy, the policy kinds of res, CRDs and PolicyKinds (a new
-// policy kind). Each change sends on changed without blocking. A kind the
-// user may not watch is named on stderr and not followed.
+// policy kind).
 func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, who string) error {
 	cfg, err := f.kube.ToRESTConfig()
 	if err != nil {
@@ -192,12 +190,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 
 // watchKind follows one kind in every namespace (or, when the user may
 // not, in ns), from the resource version of a one-item list, so that
-// what exists is not announced again. A watch that ends resumes from the
-// last version seen; one whose version is gone lists again and counts as
-// a change, since something may have been missed.
-//
-// ready is called once the first watch is established or refused;
-// refuse, before ready, when the kind cannot be followed.
+// what exists is not announced again.
 func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, ready func(), refuse func(schema.GroupVersionResource, error)) {
 	var once sync.Once
 	defer once.Do(ready)
@@ -248,9 +241,6 @@ func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 		}
 		w.Stop()
 		if ctx.Err() == nil && rv != "" {
-			// The server ended the watch (its timeout): resume. A pause
-			// keeps a server that ends every watch at once from being
-			// asked in a loop.
 			select {
 			case <-ctx.Done():
 			case <-time.After(time.Second):
@@ -270,14 +260,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
-}
-
-// orBackground is ctx, or a background context when cobra was given none.
-func orBackground(ctx context.Context) context.Context {
-	if ctx == nil {
-		return context.Background()
-	}
-	return ctx
 }
 
 // serve answers h on l until ctx is done, then shuts down, giving open

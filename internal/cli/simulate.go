@@ -1,9 +1,8 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -134,15 +133,9 @@ does.`,
 					f.published.simulate(sim, res)
 				}
 			}
-			var buf bytes.Buffer
-			bw := bufio.NewWriter(&buf)
-			if err := printer.PrintSimulation(bw, sim, v.format, printer.Human{Color: colorful(s.Out)}); err != nil {
-				return err
-			}
-			if err := bw.Flush(); err != nil {
-				return err
-			}
-			if _, err := s.Out.Write(buf.Bytes()); err != nil {
+			if err := printWith(s, func(w io.Writer) error {
+				return printer.PrintSimulation(w, sim, v.format, printer.Human{Color: colorful(s.Out)})
+			}); err != nil {
 				return err
 			}
 			what := strings.TrimSpace(req.Method + " " + req.URL)

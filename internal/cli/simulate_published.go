@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -18,18 +19,6 @@ import (
 
 // simulate's answers from the published EffectivePolicy records
 // (published.go), for a user who may not read everything:
-//
-//   - the routing objects readable, some policy kind not: the records'
-//     contexts of that kind on the request's path join the simulation,
-//     as describe's do (published.simulate);
-//   - the routing objects not readable in every namespace (Ana, with the
-//     view role of her namespace only, does not see the Gateway, nor the
-//     other namespaces' routes that may outrank hers): no routing
-//     decision, and the kinds that prevent it named (routingHidden);
-//     with --route, the route she expects is followed alone (its own
-//     rules' matches, filters and backends, when she can read it) and
-//     the effective policies of its context paths are those its records
-//     hold (assumeRoute).
 
 // routingKinds are the kinds the routing decision of a request of scheme
 // reads in every namespace: the Gateways, their ListenerSets, and the
@@ -68,15 +57,8 @@ func undecided(req routing.Request, hidden []string) *query.Simulation {
 		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
 		Steps: []routing.Step{}, Effective: []query.KindEffect{}, Unreadable: hidden,
 		Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
-			strings.Join(hidden, ", "), requestOrConnection(req)),
+			strings.Join(hidden, ", "), map[bool]string{true: "connection", false: "request"}[req.Connection()]),
 	}
-}
-
-func requestOrConnection(req routing.Request) string {
-	if req.Connection() {
-		return "connection"
-	}
-	return "request"
 }
 
 // routeFlag reads --route [KIND/]NAMESPACE/NAME: a route kind (any case,
@@ -151,7 +133,6 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 	if sim.Failure != "" {
 		return // the route does not handle it: no context of its is the request's
 	}
-	// The route, or its chosen rule.
 	ofRoute := func(r stratav1.Ref) bool {
 		return r.Group == ref.Group && r.Kind == ref.Kind && r.Namespace == ref.Namespace && r.Name == ref.Name
 	}
@@ -202,7 +183,6 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 			addEffect(effects, res, gk, te)
 		}
 	}
-	// The route first, then its rules, then the backends.
 	rank := func(r stratav1.Ref) string {
 		switch {
 		case ofRoute(r) && r.SectionName == "":
@@ -212,11 +192,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 		}
 		return "2" + r.Key()
 	}
-	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
-		sim.Effective = append(sim.Effective, *ke)
-	}
-	slices.SortFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
 	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
 		return strings.Compare(a.Group+"/"+a.Kind+" "+rank(a.Target), b.Group+"/"+b.Kind+" "+rank(b.Target))
 	})
@@ -230,8 +206,6 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 	if sim.Failure != "" || sim.Undecided != "" {
 		return
 	}
-	// The objects on the way, in query.Simulate's order: the path (its
-	// Namespaces aside), then each backend's Service and port.
 	order := map[string]int{}
 	add := func(r stratav1.Ref) {
 		if _, ok := order[r.Key()]; !ok {
@@ -282,15 +256,8 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 		}
 		addEffect(effects, res, gk, te)
 	}
-	for _, ke := range effects {
-		slices.SortFunc(ke.Targets, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
-		sim.Effective = append(sim.Effective, *ke)
-	}
-	slices.SortStableFunc(sim.Effective, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
 	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
-		if c := strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind); c != 0 {
-			return c
-		}
-		return order[a.Target.Key()] - order[b.Target.Key()]
+		return cmp.Or(strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind), order[a.Target.Key()]-order[b.Target.Key()])
 	})
 }

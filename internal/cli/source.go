@@ -23,17 +23,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// sourceFlags choose where a command's objects come from. Every command
-// that reads objects binds these and calls load, so that every source
-// reaches all of them at once:
-//
-//	-f PATH...           files only (offline; no cluster is contacted)
-//	(no -f)              the live cluster of the kubeconfig
-//	--with-file PATH...  the live cluster with the files' objects laid over
-//	                     it: what the answer would be after applying them
-//
-// The kubectl connection flags (--kubeconfig, --context, -n, ...) come
-// from k8s.io/cli-runtime, so the binary behaves as a kubectl plugin.
+// sourceFlags choose where a command's objects come from.
 type sourceFlags struct {
 	files     []string
 	withFiles []string
@@ -55,9 +45,6 @@ type sourceFlags struct {
 	namespaceOnly []schema.GroupVersionKind
 	// published, when not nil, answers for the policy kinds the last load
 	// could not read, from the EffectivePolicy objects (published.go).
-	// Only the commands that merge it into their answer (describe,
-	// explain, get policies, impact) set answersFromRecords; for the
-	// others such kinds stay "could not read".
 	published          *published
 	answersFromRecords bool
 	// recordsWhen, when set, has the published records read also when it
@@ -107,12 +94,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 }
 
 // completeFlag registers the completion function of a command's flag
-// that reads what f reads. cobra keeps every flag's completion function
-// in a package-level map for the life of the process (spf13/cobra#2012):
-// a function holding f would keep the world f's command read alive,
-// command after command, where a process runs many (tests, benchmarks).
-// The function registered holds f weakly; while the command completes, f
-// is alive.
+// that reads what f reads.
 func (f *sourceFlags) completeFlag(c *cobra.Command, flag string, fn func(*sourceFlags) cobra.CompletionFunc) {
 	w := weak.Make(f)
 	_ = c.RegisterFlagCompletionFunc(flag, func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -173,10 +155,16 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	return f.loadFrom(s, m, scope)
 }
 
-// loadFrom is loadScoped from the source m (mode) names. It reads none
-// of the command's flags, which mode reads (pflag's Visit sorts them as
-// it goes): two loads of copies of one sourceFlags may run at once
-// (diff).
+// loadScopedIf is loadScoped under scope when scoped, else the complete
+// run, for tests to compare.
+func (f *sourceFlags) loadScopedIf(s Streams, scoped bool, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
+	if !scoped {
+		scope = nil
+	}
+	return f.loadScoped(s, scope)
+}
+
+// loadFrom is loadScoped from the source m (mode) names.
 func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	src, err := f.readSource(s, m)
 	if err != nil {
@@ -211,9 +199,6 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	if f.published != nil {
 		fmt.Fprintln(s.Err, f.published.notice())
 	}
-	// Files are strict: a bad declaration is the user's to fix. A cluster
-	// is what it is: as the controller does, bad declarations are skipped
-	// (and named) and every other kind answered.
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
 		return nil, err
@@ -288,9 +273,7 @@ func placed(err error, src *files.Result) error {
 	return fmt.Errorf("%s: %w", at.Where(), err)
 }
 
-// read returns the decoded objects of the chosen source. Files and the
-// cluster share one decoding (files.Decode), so the engine cannot tell
-// them apart.
+// readSource returns the decoded objects of the chosen source.
 func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
 	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
 	f.hidden, f.recordsForbidden = hidden{}, false
@@ -315,13 +298,10 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	cl, err := connectCluster(f.kube, s)
 	if err != nil {
 		if errors.Is(err, errNoKubeconfig) {
-			// Perhaps files were meant: say how to read them too.
 			return nil, fmt.Errorf("no cluster to read: %w; to read files, give -f (--filename)", err)
 		}
 		return nil, err
 	}
-	// Kinds the user may not list in every namespace are read in the
-	// namespace the command is about (-n, or the kubeconfig's).
 	within, all := f.namespaceScope()
 	if all {
 		within = ""
@@ -376,8 +356,7 @@ func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 
 // onlyNamespace is the namespace -n names, unless -A: the commands that
 // print the whole input (status, effective, graph) print that
-// namespace's part of it (and what is cluster-scoped). Without -n they
-// print everything, as before.
+// namespace's part of it (and what is cluster-scoped).
 func (f *sourceFlags) onlyNamespace() string {
 	if f.allNamespaces || f.kube.Namespace == nil {
 		return ""

@@ -29,9 +29,7 @@ func subjectArg(args []string) (string, error) {
 }
 
 // subjectArgs reads several objects named on the command line as
-// KIND/NAME each, as kubectl describe reads TYPE NAME... and
-// TYPE/NAME...: KIND NAME NAME... (one kind for all the names) or
-// KIND/NAME KIND/NAME..., not a mix of the two.
+// KIND/NAME each, as kubectl describe reads TYPE NAME...
 func subjectArgs(args []string) ([]string, error) {
 	if !strings.Contains(args[0], "/") {
 		out := make([]string, 0, len(args)-1)
@@ -71,13 +69,7 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	in := query.Namespaces(res, k, object)
 	switch len(in) {
 	case 0:
-		// Nowhere: no namespace to blame, as describe KIND/NAME -A says
-		// it (unless the kind could not be read).
-		gk := k.Topology
-		if k.Policy != nil {
-			gk = k.Policy.Key()
-		}
-		if err := f.readable(gk); err != nil {
+		if err := f.readable(k.GroupKind()); err != nil {
 			return query.Subject{}, err
 		}
 		return query.Subject{}, query.NotFoundAnywhere(res, k, object)

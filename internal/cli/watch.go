@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,11 +44,7 @@ func watchable(s Streams) (Streams, *switchWriter) {
 
 // withWatch adds -w/--watch to a command that answers from a live
 // cluster (describe, get policies, status), as kubectl's: the answer is
-// printed, then printed again each time it changes, until Ctrl-C. The
-// command's kinds are watched as `strata serve` watches them
-// (watchCluster); a change reads the cluster again and runs the command
-// again, and the new answer is printed, after a blank line, only when its
-// bytes differ from the last one printed.
+// printed, then printed again each time it changes, until Ctrl-C.
 func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 	var on bool
 	c.Flags().BoolVarP(&on, "watch", "w", false, "after printing, watch the cluster and print the answer again each time it changes (Ctrl-C stops)")
@@ -62,7 +60,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 		if m == sourceFiles {
 			return errors.New("--watch follows a live cluster: files (-f) do not change; drop -f (or lay them over the cluster with --with-file)")
 		}
-		ctx, stop := signal.NotifyContext(orBackground(cmd.Context()), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := signal.NotifyContext(cmp.Or(cmd.Context(), context.Background()), os.Interrupt, syscall.SIGTERM)
 		defer stop()
 		var last []byte
 		answer := func() error {

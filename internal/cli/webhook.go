@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	"github.com/strata-dev/strata/pkg/controller/admission"
@@ -38,23 +37,17 @@ func (h *webhookFlags) addFlags(f *pflag.FlagSet) {
 	f.DurationVar(&h.options.Budget, "webhook-budget", 100*time.Millisecond, "time one admission analysis may take; past it the write is admitted without warnings")
 }
 
-// pendingConf is the configurer before the manager (and so its client)
-// exists.
-type pendingConf struct {
-	name, webhook string
-	bundle        []byte
-}
-
 // server is the webhook server for the manager (nil when the webhook is
-// off), with a self-signed certificate when no directory is given.
-func (h *webhookFlags) server() (webhook.Server, *pendingConf, error) {
+// off), with a self-signed certificate when no directory is given, and
+// the webhook configuration's configurer, whose clients the manager gives.
+func (h *webhookFlags) server() (webhook.Server, *admission.Configurer, error) {
 	if !h.enabled {
 		return nil, nil, nil
 	}
 	if err := h.check(); err != nil {
 		return nil, nil, err
 	}
-	conf := &pendingConf{name: h.configuration, webhook: h.name}
+	conf := &admission.Configurer{Name: h.configuration, Webhook: h.name}
 	dir := h.certDir
 	if dir == "" {
 		ns, name := controllerNamespace(), "strata-webhook"
@@ -73,7 +66,7 @@ func (h *webhookFlags) server() (webhook.Server, *pendingConf, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		dir, conf.bundle = tmp, bundle
+		dir, conf.CABundle = tmp, bundle
 	}
 	return webhook.NewServer(webhook.Options{Port: h.port, CertDir: dir}), conf, nil
 }
@@ -86,9 +79,4 @@ func (h *webhookFlags) check() error {
 		}
 	}
 	return nil
-}
-
-// withCluster completes the configurer with the manager's client.
-func (p *pendingConf) withCluster(mgr manager.Manager) *admission.Configurer {
-	return &admission.Configurer{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Name: p.name, Webhook: p.webhook, CABundle: p.bundle}
 }

@@ -63,9 +63,7 @@ type Admission struct {
 // Admit answers for one write against the run of the world as it is
 // (before): the write's policy kind alone is recomputed
 // (engine.Result.Recompute), so the cost is that of one kind, as for
-// `impact`. An object of a kind the run does not know as a policy kind
-// gets an empty answer: the webhook may be called for kinds whose
-// declaration went away.
+// `impact`.
 func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error) {
 	if o.MaxNames <= 0 {
 		o.MaxNames = 3
@@ -194,10 +192,6 @@ func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 
 // changed is the run after a write of a policy of kind k: old is the
 // policy as stored (nil on create), u the new object (nil on delete).
-// Only k is recomputed, and only for the effective targets the write can
-// change: those below the nodes old and the new policy attach to (all of
-// a Namespace's objects for a Namespace); in is that set, and now the
-// new policy as read.
 func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in nodeSet, err error) {
 	var objs []*unstructured.Unstructured
 	for _, q := range before.Policies {
@@ -277,11 +271,7 @@ func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 	return in
 }
 
-// nodeSet is a set of a graph's nodes, a flag by NodeID. The sets of a
-// question about a policy on a GatewayClass hold most of a world's
-// nodes: as maps, made and read again for each run of the question, they
-// were a tenth of `strata impact` of such a policy on the performance
-// world.
+// nodeSet is a set of a graph's nodes, a flag by NodeID.
 type nodeSet []bool
 
 // has reports whether n is in the set; an id beyond the graph the set
@@ -314,8 +304,6 @@ func (s nodeSet) scope() []topology.NodeID {
 // that the written policy now sets: it overrides them) and, on delete or
 // when a field is given up, what it hands back or leaves unset.
 func (o AdmitOptions) takes(self PolicyRef, im *Impact, change string) []string {
-	// A field's setter is named as sourceName names it: namespace/name,
-	// or Kind namespace/name where kinds share a value space.
 	me, meKind := self.ID(), self.Kind+" "+self.ID()
 	isMe := func(s string) bool { return s == me || s == meKind }
 	type tally struct {

@@ -40,23 +40,9 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
-// Check lists the findings of every policy of the result, in engine order
-// (kind, then namespace/name), each policy's in FindingClasses order. It
-// reads the same status `strata status` prints, so a finding here is what
-// the cluster would report once the input is applied.
-func Check(res *engine.Result) []Finding {
-	out, _ := CheckOnly(res, Filter{AllNamespaces: true}) // a complete run has every status
-	return out
-}
-
 // CheckOnly is Check for the policies f keeps (`strata check -n NS -l
 // SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
 // -n lists them, chosen by label and field.
-//
-// res may be a run scoped to StatusScope of those policies (`check -n`
-// computes only the targets a namespace's policies reach): their
-// statuses are then computed here (Statuses), and every context that
-// stacks one of them is in the scope.
 func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	kept := f.Kept(res)
 	statuses, err := Statuses(res, kept)
@@ -122,10 +108,7 @@ func RunCheck(res *engine.Result, r CheckRequest) (*CheckResult, error) {
 
 // reachedPolicies are the policies some context's stack holds, whether
 // or not they set a field there: a policy reached nowhere is unused even
-// when its spec is empty. Contexts with one stack share its entries
-// (effective.Context), so each stack is read once: reading every
-// context's, 56,000 on the performance world, took 40 ms on one core
-// at the end of `strata check`.
+// when its spec is empty.
 func reachedPolicies(res *engine.Result) map[*policykind.Policy]bool {
 	out := map[*policykind.Policy]bool{}
 	stacks := map[*effective.Entry]bool{} // by each stack's first entry

@@ -19,8 +19,7 @@ import (
 
 // Describe describes the node of a subject (an object or a section): the
 // policies affecting it and the effective policy of every kind, with the
-// source of each field and the policies it beat. The cost is that of the
-// node's own contexts (or of the targets below it), not of the whole run.
+// source of each field and the policies it beat.
 func Describe(res *engine.Result, n topology.NodeID) *Description {
 	return newQuery(res).describe(n)
 }
@@ -28,8 +27,7 @@ func Describe(res *engine.Result, n topology.NodeID) *Description {
 // Describer is Describe for many nodes of one run, sharing what their
 // descriptions look up (the nodes' keys, the policies' names): a query
 // sized to the world, made for each of `describe httproute -n NS`'s 200
-// routes, cost more than describing them. Like the query, a Describer
-// belongs to one goroutine.
+// routes, cost more than describing them.
 func Describer(res *engine.Result) func(n topology.NodeID) *Description {
 	return newQuery(res).describe
 }
@@ -45,7 +43,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 
 	type affecting struct {
 		a     *Affecting
-		p     *policykind.Policy
 		nodes map[topology.NodeID]bool
 	}
 	byPolicy := map[*policykind.Policy]*affecting{}
@@ -53,7 +50,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 	note := func(p *policykind.Policy, at topology.NodeID, rel string) *affecting {
 		a := byPolicy[p]
 		if a == nil {
-			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, p: p, nodes: map[topology.NodeID]bool{}}
+			a = &affecting{a: &Affecting{Policy: PolicyRefOf(p), Relation: rel}, nodes: map[topology.NodeID]bool{}}
 			byPolicy[p] = a
 		}
 		if relRank[rel] < relRank[a.a.Relation] {
@@ -103,8 +100,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 		d.Effective = append(d.Effective, ke)
 	}
 
-	// Policies attached here that reach no effective target yet, and
-	// targetRefs naming the object that did not attach.
 	for _, kr := range q.res.Kinds {
 		for _, o := range own {
 			for _, at := range kr.Attachments.ByNode[o] {
@@ -139,7 +134,6 @@ func (q *query) describe(n topology.NodeID) *Description {
 // has no room for, in its strata.dev/omitted-conditions annotation
 // (hierarchy.OmittedAnnotation): the controller writes it with the
 // conditions, from the object as stored, and `strata status` prints it.
-// Only kinds whose lists are bounded have one.
 func (q *query) notWritten(node *topology.Node) []NotWritten {
 	max := hierarchy.Kinds[node.Ref.GroupKind()].MaxConditions
 	if max == 0 {
@@ -226,7 +220,6 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 			stack = append(stack, e.Policy())
 		}
 	}
-	// Every source's leaves: the policies', then the target's own.
 	type source struct {
 		name   string
 		p      *policykind.Policy
@@ -273,8 +266,6 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 		sort.Strings(fe.Beaten)
 		ce.Fields = append(ce.Fields, fe)
 	}
-	// Fields set in the stack that are not in force at all (an atomic
-	// block replaced them whole, say).
 	dropped := map[string][]string{}
 	for _, s := range sources {
 		for _, l := range s.leaves {

@@ -13,15 +13,7 @@ import (
 // for `strata describe --kind K --field F` on an object with hundreds of
 // contexts: the policies of those kinds, their effective policy, and in
 // each context the fields at or below the pointer field (a JSON pointer;
-// FieldPointer reads the dotted form). Empty kinds keep every kind; an
-// empty field keeps every field. The kinds are resolved already (the CLI
-// reads them as explain --kind does, ResolveKind).
-//
-// A field below one the context lists (/codes/0 of an atomic /codes) is
-// shown as explain --field shows it: that element, its value in force
-// and the policy that set the field holding it (and the ones beaten on
-// that field); a context where the element does not exist keeps nothing.
-// d is not changed.
+// FieldPointer reads the dotted form).
 func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	if len(kinds) == 0 && field == "" {
 		return d

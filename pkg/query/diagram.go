@@ -20,17 +20,12 @@ import (
 // NoTargets is the engine.RunScoped scope of a question that reads no
 // effective policy and no status: a diagram (Map, Around, Within), which
 // draws the topology and the policies' attachments, and the list of
-// policy kinds (strata kinds). A scoped run holds those complete, and
-// skips most of a complete run's cost.
+// policy kinds (strata kinds).
 func NoTargets(*engine.Result) []topology.NodeID {
 	return []topology.NodeID{topology.None} // an empty scope, not "everything"
 }
 
-// KindAttachments are the attachments of kind kr of res. RunScoped asks
-// its scope before it attaches the policies (Graph, Kinds and Policies
-// are set, Attachments not yet): a scope that reads them resolves them
-// here as the run will, each policy's alone (attach.Resolve), so they
-// name the same nodes.
+// KindAttachments are the attachments of kind kr of res.
 func KindAttachments(res *engine.Result, kr *engine.KindResult) *attach.Result {
 	if kr.Attachments != nil {
 		return kr.Attachments
@@ -76,10 +71,7 @@ func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID 
 
 // Summaries are the lines of `strata get policies` of the policies ps,
 // from a complete run or from one scoped (engine.RunScoped) to
-// StatusScope(ps) or more. On a scoped run, which computes no Outcome,
-// the status of ps alone is computed from their kinds' attachments and
-// the effective targets the scope holds, as the engine computes every
-// policy's (outcome.Compute): the targets they stack on are all there.
+// StatusScope(ps) or more.
 func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
 	statuses, err := Statuses(res, ps)
 	if err != nil {
@@ -133,14 +125,9 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 		kinds[p.Kind.Key()] = true
 	}
 	affects := affected(res, kinds)
-	// Summarized each into its slot.
-	sums := make([]PolicySummary, len(ps))
-	for i := range len(ps) {
-		sums[i] = summarize(res, ps[i], statuses[ps[i]], affects[ps[i]])
-	}
 	out := make(map[*policykind.Policy]PolicySummary, len(ps))
-	for i, p := range ps {
-		out[p] = sums[i]
+	for _, p := range ps {
+		out[p] = summarize(res, p, statuses[p], affects[p])
 	}
 	return out
 }
@@ -148,13 +135,9 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 // Map lays out a run for drawing: every node of the topology (objects,
 // sections, namespaces, virtual objects) and every policy, grouped by
 // namespace, with the topology's edges and one policy edge per
-// attachment. Node identifiers follow locator order, so the same input
-// always gives the same drawing.
+// attachment.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
-	// rank[n] is n's place in locator order. Keys sit next to their
-	// nodes while sorting: one key per node, read in place (issue 18:
-	// 120,000 nodes).
 	type keyed struct {
 		key string
 		n   topology.NodeID

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 
@@ -73,9 +74,7 @@ type PolicyDiff struct {
 	After  *StatusSummary `json:"after,omitempty"`
 }
 
-// Diff compares two runs of two inputs. Unlike Compare, the runs share
-// nothing (two topologies), so targets and contexts are matched by their
-// locators, and kinds by group and kind.
+// Diff compares two runs of two inputs.
 func Diff(base, head *engine.Result) *DiffResult {
 	d := &DiffResult{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindDiff}, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
 	qb, qh := newQuery(base), newQuery(head)
@@ -178,8 +177,7 @@ func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []Targe
 }
 
 // diffPolicies lists the policies whose rolled-up status (Accepted,
-// reasons, enforcement) differs, and those on one side only. A policy's
-// spec changing is not itself reported: what it changes is, in Targets.
+// reasons, enforcement) differs, and those on one side only.
 func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	all := Filter{AllNamespaces: true}
 	bl, hl := Policies(base, all), Policies(head, all)
@@ -213,13 +211,5 @@ func diffPolicies(base, head *engine.Result) []PolicyDiff {
 // comparePolicyRefs orders policies by group, kind, namespace and name,
 // the same on both sides whatever each run's kind order.
 func comparePolicyRefs(a, b PolicyDiff) int {
-	for _, c := range [][2]string{{a.Group, b.Group}, {a.Kind, b.Kind}, {a.Namespace, b.Namespace}, {a.Name, b.Name}} {
-		if c[0] != c[1] {
-			if c[0] < c[1] {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
+	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }

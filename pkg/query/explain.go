@@ -18,7 +18,7 @@ import (
 // (/colors/light, keys escaped per RFC 6901: /a~1b for key "a/b", /t~0x
 // for "t~x") as is, or a dotted path (colors.light) turned into one, where
 // `\.` is a dot inside a key and `\\` a backslash (colors.x\.y is key
-// "x.y" of colors). Keys may contain "[" either way.
+// "x.y" of colors).
 func FieldPointer(field string) (string, error) {
 	if field == "" || field == "/" {
 		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
@@ -51,9 +51,6 @@ func FieldPointer(field string) (string, error) {
 
 // Explain gives the precedence chain of one field (a JSON pointer) in
 // every context of node n where some candidate sets it or it is in force.
-// only, if not nil, restricts the answer to one policy kind. It is an
-// error when no context has the field: the message lists the fields that
-// are in force instead.
 func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind.Kind) (*Explanation, error) {
 	q := newQuery(res)
 	x := &Explanation{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindExplanation}, Object: q.ref(n), Field: ptr, Chains: []Chain{}}
@@ -145,8 +142,6 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 		}
 		c.Candidates = append(c.Candidates, cd)
 	}
-	// The target's own value, when the kind reads one for this field:
-	// shown even when the object leaves it unset, which is worth knowing.
 	{
 		top := strings.SplitN(strings.TrimPrefix(ptr, "/"), "/", 2)[0]
 		if path, declared := k.TargetFields[top]; declared {

@@ -20,32 +20,16 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Without recomputes a run as if policy p were deleted. Only p's kind is
-// recomputed (engine.Result.Recompute): the topology and the other kinds
-// are shared with res, so the cost is that of one kind. It needs nothing
-// but the run, so it answers alike for files and a live cluster.
+// Without recomputes a run as if policy p were deleted.
 func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
 	return res.Recompute(instances(res, p, nil), map[schema.GroupKind]bool{p.Kind.Key(): true})
-}
-
-// Replacing recomputes a run as if policy p were replaced by the object u,
-// which must be the same policy (group, kind, name; an empty namespace is
-// p's). Like Without, only p's kind is recomputed.
-func Replacing(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*engine.Result, error) {
-	u, err := replacement(p, u)
-	if err != nil {
-		return nil, err
-	}
-	return res.Recompute(instances(res, p, u), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
 // ImpactOf is what deleting policy p (u nil) or replacing it by u would
 // change: Compare of Without or Replacing, computed as the admission
 // webhook computes it (Admit), only below the nodes the old and the new
 // policy attach to, so that `strata impact` on a policy of a large world
-// costs the targets it reaches, not the world. The run after the change
-// is scoped (engine.RecomputeScoped): read its policies, not its other
-// targets.
+// costs the targets it reaches, not the world.
 func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	change := ChangeDelete
 	if u != nil {
@@ -65,9 +49,7 @@ func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstr
 // ImpactOfDeleting is what deleting the policies ps together would
 // change (`strata impact POLICY-KIND -l SELECTOR --delete`): not the sum
 // of each one's ImpactOf, since a policy that another one shadows
-// changes nothing alone. Their kinds are recomputed at once, only below
-// the nodes they attach to, as ImpactOf does for one. The answer names
-// the first policy as Policy and the others in Also.
+// changes nothing alone.
 func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, *engine.Result, error) {
 	switch len(ps) {
 	case 0:
@@ -134,23 +116,6 @@ func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructu
 	return u, nil
 }
 
-// Adding recomputes a run as if the object u, a policy of a kind the run
-// knows that is not among its policies, were created. Like Without, only
-// its kind is recomputed.
-func Adding(res *engine.Result, u *unstructured.Unstructured) (*engine.Result, error) {
-	k, err := newPolicyKind(res, u)
-	if err != nil {
-		return nil, err
-	}
-	var out []*unstructured.Unstructured
-	for _, q := range res.Policies {
-		if q.Kind.Key() == k.Key() {
-			out = append(out, q.Object)
-		}
-	}
-	return res.Recompute(append(out, u), map[schema.GroupKind]bool{k.Key(): true})
-}
-
 // newPolicyKind is the kind of u, a policy to be created: one of the
 // run's, and no policy of that kind, namespace and name exists yet.
 func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykind.Kind, error) {
@@ -169,9 +134,7 @@ func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykin
 
 // ImpactOfAdding is what creating the policy u, which does not exist
 // yet, would change: computed, as ImpactOf is, only below the nodes the
-// new policy attaches to. It fails when a policy of that kind, namespace
-// and name exists (replace it instead) or u is not of a policy kind of
-// the run.
+// new policy attaches to.
 func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	k, err := newPolicyKind(before, u)
 	if err != nil {
@@ -189,15 +152,7 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 // ImpactOf or ImpactOfAdding question: the nodes below those the policy
 // find returns (nil: none, for an addition) attaches to, and those its
 // new version u (nil: a deletion) would attach to, as the run's graph
-// resolves their targetRefs. Those are all the targets the change can
-// touch, so the answer scoped to them is the complete one
-// (TestImpactScoped), for the cost of the targets the policy reaches.
-// When neither is found the question fails ("not found" with its hints,
-// not a policy, not a policy kind), with an error read from the names of
-// the objects and the policies, which a scoped run holds complete: the
-// scope is then empty (topology.None alone), and nothing is computed. It
-// was the complete run, three times the scoped answer's time for a
-// mistyped name on the performance world.
+// resolves their targetRefs.
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -253,8 +208,7 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 
 // Compare lists every effective target and context whose resultant spec
 // differs between two runs of the same topology, field by field; kinds
-// whose results the runs share are skipped without a look. policy and
-// change (ChangeDelete, ChangeReplace) label the answer.
+// whose results the runs share are skipped without a look.
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
 	return compare(before, after, policy, change, nil)
 }
@@ -319,14 +273,10 @@ type ctxPair struct {
 // pairContexts matches the contexts of two runs' results of one kind by
 // target and path locator (either result may be nil), sorted by them;
 // present says which runs reach each target, contexts or not: 1 the first,
-// 2 the second, 3 both. Impact and diff compare the pairs alike.
+// 2 the second, 3 both.
 func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
 	pairs := map[string]*ctxPair{}
 	present := map[string]int{}
-	// Each context's key is made in one buffer, and kept as a string
-	// only for a pair not seen yet: made afresh for both runs' contexts,
-	// node by node, the keys were most of `strata impact` of a policy in
-	// every context.
 	var buf []byte
 	add := func(q *query, res *effective.Result, first bool) {
 		if res == nil {
@@ -368,10 +318,7 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 // topology.Graph.Holds), as a run and its recomputation's do: contexts
 // are matched by their paths' ids, and only the keys of the targets
 // are made; contexts are sorted as pairContexts sorts them, by
-// comparePaths. Making both runs' 56,000 context keys of the
-// performance world's widest impact, for a map and a sort of them, took
-// 0.3 s on one core. q is the query of the run whose graph holds the
-// other's: it knows every node of both.
+// comparePaths.
 func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	type both struct {
 		node topology.NodeID
@@ -437,8 +384,6 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 		for i := range slab[start:] {
 			out = append(out, &slab[start+i])
 		}
-		// In pairContexts' order: by path key, compared without
-		// making the keys (comparePaths), from where the ids differ.
 		slices.SortFunc(out[start:], func(x, y *ctxPair) int {
 			xp, yp := x.path(), y.path()
 			i := 0
@@ -486,8 +431,7 @@ func byNode(r *effective.Result) []*effective.Target {
 }
 
 // compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone). The pairs are compared in order, with queries of this
-// call's own (a query belongs to one goroutine), and grouped by target.
+// kind is gone).
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
 	var pairs []*ctxPair
 	if qa.g.Holds(qb.g) {
@@ -495,18 +439,11 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	} else {
 		pairs, _ = pairContexts(qb, qa, b, a)
 	}
-	changed := make([]ContextChange, len(pairs)) // Fields nil: the same
-	wb, wa := newQuery(qb.res), newQuery(qa.res)
-	// Contexts with the same stacks share one fold (effective.Folded)
-	// on each side, and the diff of two values depends on them
-	// alone: the widest impact of the performance world diffs
-	// 56,000 pairs of contexts, which are a few thousand pairs of
-	// folds. Each is diffed once per worker, and its changes are
-	// shared, read-only, by the contexts that have it.
 	type folds struct{ b, a *effective.Folded }
 	memo := map[folds][]FieldChange{}
-	for i := range len(pairs) {
-		p := pairs[i]
+	var out []TargetChange
+	last := "" // the key of out's last target
+	for _, p := range pairs {
 		var fields []FieldChange
 		if p.b.ctx != nil && p.a.ctx != nil {
 			key := folds{p.b.ctx.Folded, p.a.ctx.Folded}
@@ -517,33 +454,21 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 			}
 			fields = f
 		} else {
-			fields = diff(sideValue(wb, wa, k, p.b, p.a), sideValue(wa, wb, k, p.a, p.b))
+			fields = diff(sideValue(qb, qa, k, p.b, p.a), sideValue(qa, qb, k, p.a, p.b))
 		}
 		if len(fields) == 0 {
 			continue
 		}
-		ctx, q := p.b.ctx, wb
-		if ctx == nil {
-			ctx, q = p.a.ctx, wa
-		}
-		changed[i] = ContextChange{Path: q.path(ctx.Path), Fields: fields}
-	}
-	var out []TargetChange
-	last := "" // the key of out's last target
-	for i, p := range pairs {
-		if changed[i].Fields == nil {
-			continue
-		}
-		t, q := p.b.target, qb
-		if p.b.ctx == nil {
-			t, q = p.a.target, qa
+		side, q := p.b, qb
+		if side.ctx == nil {
+			side, q = p.a, qa
 		}
 		if len(out) == 0 || last != p.tk {
-			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(t.Node)})
+			out = append(out, TargetChange{PolicyKind: groupKindOf(k), Target: q.ref(side.target.Node)})
 			last = p.tk
 		}
 		tc := &out[len(out)-1]
-		tc.Contexts = append(tc.Contexts, changed[i])
+		tc.Contexts = append(tc.Contexts, ContextChange{Path: q.path(side.ctx.Path), Fields: fields})
 	}
 	return out
 }
@@ -609,9 +534,7 @@ func diff(bv, av merge.Value) []FieldChange {
 }
 
 // leafPointers keeps, of sorted pointers, those with none below them
-// (under). The pointers below one are among those it prefixes, which
-// follow it in sorted order: each is compared with those, not with every
-// other, which was quadratic in a policy's fields.
+// (under).
 func leafPointers(sorted []string) []string {
 	leaves := make([]string, 0, len(sorted))
 	for i, p := range sorted {

@@ -55,10 +55,7 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 
 // Policies lists every policy the filter keeps, in engine order (kind,
 // then namespace/name), with its status rolled up and the number of
-// effective targets and contexts it affects (Summaries). res is a
-// complete run, or one scoped to StatusScope of the policies the filter
-// keeps (or more): `strata get policies -n NS` computes the targets its
-// namespace's policies reach, not the world's.
+// effective targets and contexts it affects (Summaries).
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	kept := f.Kept(res)
@@ -79,8 +76,6 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 // a target is affected by a policy that set at least one field in at
 // least one context).
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
-	// counted is a policy's counts in one worker, and the last target
-	// (1-based) it was counted in.
 	type counted struct {
 		Count
 		last int
@@ -90,16 +85,9 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 		if res.SharedWith(i) != i {
 			continue // a value space's result is counted at its first kind
 		}
-		ts := kr.Effective.Targets
-		var mu sync.Mutex
-		var parts []map[*policykind.Policy]*counted
 		mine := map[*policykind.Policy]*counted{}
-		mu.Lock()
-		parts = append(parts, mine)
-		mu.Unlock()
-		for ti := range len(ts) {
-			for _, ctx := range ts[ti].Contexts {
-				// Each policy of the stack once (Context.Policies).
+		for ti, t := range kr.Effective.Targets {
+			for _, ctx := range t.Contexts {
 				for p := range ctx.Policies {
 					if !kinds[p.Kind.Key()] || !ctx.Contributes(p) {
 						continue
@@ -117,13 +105,11 @@ func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policyki
 				}
 			}
 		}
-		for _, part := range parts {
-			for p, c := range part {
-				sum := out[p]
-				sum.Contexts += c.Contexts
-				sum.Targets += c.Targets
-				out[p] = sum
-			}
+		for p, c := range mine {
+			sum := out[p]
+			sum.Contexts += c.Contexts
+			sum.Targets += c.Targets
+			out[p] = sum
 		}
 	}
 	return out
@@ -143,7 +129,6 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 		s.Created = p.Created.UTC().Format(time.RFC3339)
 	}
 	if len(p.Kind.ReferencedBy) > 0 {
-		// Its targets are the objects that name it (spec.referencedBy).
 		if kr := res.Of(p.Kind.Key()); kr != nil && kr.Kind == p.Kind {
 			for _, a := range kr.Attachments.ByPolicy[p] {
 				if a.Referral {
@@ -237,12 +222,7 @@ func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescr
 }
 
 // PolicyDescribers makes describers of many policies of one run, one for
-// each goroutine that describes. What a description reads of the whole
-// run (how many targets each policy of the kind affects, the policies'
-// status, which contexts stack each policy) is found once per kind, in
-// one pass over its targets, not once per policy, and shared by the
-// describers: `describe colorpolicy -A` of the performance world's 4,000
-// ColorPolicies took four minutes. A describer belongs to one goroutine.
+// each goroutine that describes.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {

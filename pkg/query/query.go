@@ -13,9 +13,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// query answers questions about one engine run. It caches what several
-// answers share (target indexes, policy leaves); like effective.Folded it
-// belongs to one goroutine.
+// query answers questions about one engine run.
 type query struct {
 	res     *engine.Result
 	g       *topology.Graph
@@ -38,9 +36,6 @@ type policyNames struct{ id, source string }
 func (q *query) names(p *policykind.Policy) policyNames {
 	n, ok := q.policyNames[p]
 	if !ok {
-		if q.policyNames == nil {
-			q.policyNames = map[*policykind.Policy]policyNames{}
-		}
 		n = policyNames{id: p.ID(), source: sourceName(p)}
 		q.policyNames[p] = n
 	}
@@ -59,9 +54,6 @@ func (q *query) sourceName(p *policykind.Policy) string {
 func (q *query) strategy(s policykind.Strategy) string {
 	str, ok := q.strategies[s]
 	if !ok {
-		if q.strategies == nil {
-			q.strategies = map[policykind.Strategy]string{}
-		}
 		str = s.String()
 		q.strategies[s] = str
 	}
@@ -76,18 +68,16 @@ type ownKey struct {
 func newQuery(res *engine.Result) *query {
 	return &query{
 		res: res, g: res.Graph,
-		targets: make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
-		checked: make([]bool, len(res.Kinds)),
-		leaves:  map[*policykind.Policy][]string{},
-		values:  map[ownKey]map[string]any{},
+		targets:     make([]map[topology.NodeID]*effective.Target, len(res.Kinds)),
+		checked:     make([]bool, len(res.Kinds)),
+		leaves:      map[*policykind.Policy][]string{},
+		values:      map[ownKey]map[string]any{},
+		policyNames: map[*policykind.Policy]policyNames{},
+		strategies:  map[policykind.Strategy]string{},
 	}
 }
 
-// targetOf finds the effective target of kind i at node n, or nil. The
-// engine lists targets in NodeID order (effective.Result), so a target is
-// found by binary search: a map of every target, made by each query,
-// would make describing many objects of a large world (`describe
-// httproute -n NS`) quadratic. Targets in another order, which the engine never makes, are indexed.
+// targetOf finds the effective target of kind i at node n, or nil.
 func (q *query) targetOf(i int, n topology.NodeID) *effective.Target {
 	ts := q.res.Kinds[i].Effective.Targets
 	if !q.checked[i] {
@@ -219,14 +209,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 
 // Scope lists the nodes whose effective policies Describe and Explain of
 // node n read: n, its sections and every node below them (see scope), in
-// NodeID order. An engine.RunScoped result for these nodes answers
-// Describe and Explain of n as a complete one does, for a fraction of
-// the cost.
-//
-// A Namespace's contexts are those that pass through an object in it
-// (topology.Graph.Namespaces): its nodes are the Namespace, the objects
-// in it and every node below them, so describing one of the performance
-// world's 100 Namespaces does not compute every target of the world.
+// NodeID order.
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
@@ -241,9 +224,7 @@ func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 // ScopeOfAll is a scope under which Describe and Explain of every node
 // of nodes answer as the complete run does, found in one walk: the
 // nodes, their sections and everything below them, the objects of a
-// Namespace among them included (below). It holds the Scope of each,
-// and more when a section of a node below one has nodes below it that
-// its object does not.
+// Namespace among them included (below).
 func ScopeOfAll(res *engine.Result, nodes []topology.NodeID) []topology.NodeID {
 	return below(res.Graph, nodes).sorted()
 }
@@ -277,9 +258,7 @@ func (q *query) sortContexts(ctxs []*effective.Context) {
 }
 
 // comparePaths is strings.Compare(q.pathKey(a), q.pathKey(b)) without
-// making either key: each node's key is made once per query. Making the
-// keys of every context was most of describe's garbage on a Service
-// below 100,000 listeners (issue 11, "No cliffs").
+// making either key: each node's key is made once per query.
 func (q *query) comparePaths(a, b []topology.NodeID) int {
 	var sa, sb string // what is left of the current piece of a and of b
 	i, j := 0, 0
@@ -304,7 +283,6 @@ func (q *query) comparePaths(a, b []topology.NodeID) int {
 		}
 		sa, sb = sa[n:], sb[n:]
 	}
-	// One key is a prefix of the other.
 	restA := sa != "" || i < 2*len(a)
 	restB := sb != "" || j < 2*len(b)
 	switch {
@@ -335,12 +313,6 @@ func (q *query) nodeKey(n topology.NodeID) string {
 	return q.keys[n]
 }
 
-// pathKey is a path's locator: its nodes' keys (nodeKey), each followed
-// by '>'.
-func (q *query) pathKey(path []topology.NodeID) string {
-	return string(q.appendPathKey(nil, path))
-}
-
 // appendPathKey appends a path's pathKey to b.
 func (q *query) appendPathKey(b []byte, path []topology.NodeID) []byte {
 	for _, id := range path {
@@ -361,7 +333,7 @@ func (q *query) path(path []topology.NodeID) []Ref {
 
 // targetValues reads the target object's own values of a kind's
 // targetFields (docs/merging.md "The target's own values"): what the
-// engine folds in last, read the same way. Nil when it sets none.
+// engine folds in last, read the same way.
 func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]any {
 	if len(k.TargetFields) == 0 || q.g.Node(n).Object == nil {
 		return nil

@@ -20,8 +20,6 @@ import (
 // kinds of the hierarchy, as kubectl's short names do: the Names of the
 // targetable rows of hierarchy.Table, and kind.group or resource.group
 // for the kinds of a named group (httproutes.gateway.networking.k8s.io).
-// Policy kinds are added per run from
-// their declarations (see kindByName).
 var kindNames = func() map[string]schema.GroupKind {
 	m := map[string]schema.GroupKind{}
 	for _, row := range hierarchy.Table {
@@ -54,8 +52,7 @@ func HierarchyKind(name string) (schema.GroupKind, bool) {
 
 // lookupKind finds what a kind typed on the command line names: a kind of
 // the hierarchy (ok), else the policy kinds of res that answer to it
-// (several when the name is ambiguous; none with a nil res). The name is
-// read as typed first, then without kubectl's version (withoutVersion).
+// (several when the name is ambiguous; none with a nil res).
 func lookupKind(res *engine.Result, name string) (gk schema.GroupKind, ok bool, found []*policykind.Kind) {
 	lower := strings.ToLower(name)
 	if gk, ok, found = lookupName(res, lower); ok || len(found) > 0 {
@@ -84,10 +81,7 @@ var apiVersion = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)
 
 // withoutVersion reads kubectl's fully specified form, resource.version.group
 // (httproutes.v1.gateway.networking.k8s.io, as schema.ParseResourceArg
-// splits it), and returns it as resource.group. versioned is false for any
-// other name. The version is not checked against the versions a cluster
-// serves: offline there is no cluster to ask, and every version of a kind
-// names the same objects.
+// splits it), and returns it as resource.group.
 func withoutVersion(name string) (unversioned string, versioned bool) {
 	gvr, _ := schema.ParseResourceArg(name)
 	if gvr == nil || gvr.Group == "" || !apiVersion.MatchString(gvr.Version) {
@@ -101,6 +95,15 @@ func withoutVersion(name string) (unversioned string, versioned bool) {
 type KindName struct {
 	Topology schema.GroupKind
 	Policy   *policykind.Kind
+}
+
+// GroupKind is the group and kind named: the policy kind's, or the
+// hierarchy kind's.
+func (k KindName) GroupKind() schema.GroupKind {
+	if k.Policy != nil {
+		return k.Policy.Key()
+	}
+	return k.Topology
 }
 
 // ResolveKind reads a kind as typed on the command line: a name of the
@@ -277,8 +280,7 @@ func knownKinds(res *engine.Result) []string {
 }
 
 // Resolve finds what "KIND/NAME" (or "KIND/NAME#SECTION" for a listener,
-// rule or named port) names, in namespace ns for namespaced kinds. A
-// policy is looked up in ns, then among cluster-scoped policies.
+// rule or named port) names, in namespace ns for namespaced kinds.
 func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	if err := CheckSubject(arg); err != nil {
 		return Subject{}, err
@@ -352,11 +354,7 @@ func CheckSubject(arg string) error {
 // suggested, with where they are.
 func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 	object, _, _ := strings.Cut(name, "#")
-	kind := k.Topology.Kind
-	if k.Policy != nil {
-		kind = k.Policy.Kind
-	}
-	return fmt.Errorf("%s %s not found in any namespace%s", kind, object, suggestWhere(object, namesWhere(res, k)))
+	return fmt.Errorf("%s %s not found in any namespace%s", k.GroupKind().Kind, object, suggestWhere(object, namesWhere(res, k)))
 }
 
 // namesWhere maps the names of the objects or policies of kind k to the

@@ -16,8 +16,7 @@ import (
 
 // Selector chooses objects by their labels (kubectl's -l/--selector) and
 // by the fields kubectl's --field-selector accepts for every kind:
-// metadata.name and metadata.namespace. The zero Selector chooses
-// everything.
+// metadata.name and metadata.namespace.
 type Selector struct {
 	Labels labels.Selector
 	Fields fields.Selector
@@ -77,8 +76,7 @@ func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 // when the command line chose them by selector rather than by name (or by
 // name in every namespace, -A): in namespace ns unless all (cluster-scoped
 // objects and policies are always in), chosen by sel and, when name is not
-// empty, of that name. Objects come in locator order, policies in engine
-// order.
+// empty, of that name.
 func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Selector) []Subject {
 	in := func(namespace string) bool { return all || namespace == "" || namespace == ns }
 	var out []Subject

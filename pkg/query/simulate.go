@@ -59,8 +59,7 @@ type Simulation struct {
 	Effective []KindEffect `json:"effective"`
 
 	// Undecided says why the routing decision cannot be made: the kinds
-	// it needs (Unreadable) could not be read in every namespace. The
-	// listener and the winning route are then unknown; Failure is empty.
+	// it needs (Unreadable) could not be read in every namespace.
 	Undecided  string   `json:"undecided,omitempty"`
 	Unreadable []string `json:"unreadable,omitempty"`
 	// Assumed is the route the user expects the request to reach
@@ -86,8 +85,7 @@ type Withheld struct {
 
 // Simulate follows a request through the world of res (through the
 // Gateway named "namespace/name", when gateway is not empty) and gathers
-// the effective policies along its path. A request nothing handles is a
-// Simulation with a Failure, not an error.
+// the effective policies along its path.
 func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulation, error) {
 	if ns, name, ok := strings.Cut(gateway, "/"); ok && ns != "" && name != "" {
 		gw := topology.Ref{Group: hierarchy.GatewayGroup, Kind: hierarchy.GatewayKind.Kind, Namespace: ns, Name: name}

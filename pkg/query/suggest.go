@@ -11,8 +11,7 @@ import (
 // be, closest first, for "did you mean" hints: those within a small edit
 // distance of typed (a third of its length, at least 1, at most 3:
 // kubectl and cobra hint at distance 2), compared case-insensitively, or
-// that start with it. At most three, sorted by distance then name; none
-// when typed is itself a candidate.
+// that start with it.
 func Suggest(typed string, candidates []string) []string {
 	t := strings.ToLower(typed)
 	limit := min(max(len(t)/3, 1), 3)

@@ -6,9 +6,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// APIVersion of every document this package produces. The documents are
-// not stored objects; the apiVersion/kind pair lets a program tell them
-// apart and pins their schema (docs/cli.md).
+// APIVersion of every document this package produces.
 const APIVersion = "strata.dev/v1alpha1"
 
 // Kinds of the documents.
@@ -113,8 +111,7 @@ type Description struct {
 	Effective []KindEffect `json:"effective"`
 	// Unseen, when set, says Policies and Effective may leave policies
 	// out: the reader could not list some policy kinds, and no published
-	// EffectivePolicy record reaching the object answers for them. An
-	// empty Policies then means "cannot tell", not "none".
+	// EffectivePolicy record reaching the object answers for them.
 	Unseen *Unseen `json:"unseen,omitempty"`
 }
 
@@ -199,7 +196,7 @@ type ContextEffect struct {
 	Spec map[string]any `json:"spec"`
 	// Fields lists every leaf of Spec with its source and the policies it
 	// beat, then the fields some policy set that did not survive the
-	// merge (no value, no setBy). Sorted by field.
+	// merge (no value, no setBy).
 	Fields []FieldEffect `json:"fields"`
 }
 
@@ -307,7 +304,7 @@ type Chain struct {
 	Value any `json:"value,omitempty"`
 	// SetBy names the winners (namespace/name or "(target)"): one, or
 	// several when Field is an object whose leaves come from different
-	// sources. Empty when the field ends up unset.
+	// sources.
 	SetBy []string `json:"setBy,omitempty"`
 	// Candidates, least specific first: every block of the stack, then
 	// the target's own value when the kind declares targetFields.

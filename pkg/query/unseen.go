@@ -45,7 +45,7 @@ func (u *Unseen) Reason() string {
 	if len(u.Declarations) > 0 {
 		names := make([]string, len(u.Declarations))
 		for i, k := range u.Declarations {
-			names[i] = pluralKind(k.Kind)
+			names[i] = k.Kind + "s"
 		}
 		hidden = append(hidden, sentence(names)+", which declare the policy kinds")
 	}
@@ -78,9 +78,7 @@ func (u *Unseen) Hint() string {
 }
 
 // Only is u for a description narrowed to kinds (Description.Only): the
-// kinds asked about that could not be read, nil when there is none. The
-// kinds asked about are known, so the declarations that could not be
-// read no longer matter.
+// kinds asked about that could not be read, nil when there is none.
 func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	if u == nil || len(kinds) == 0 {
 		return u
@@ -129,7 +127,3 @@ func sentence(names []string) string {
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
-
-// pluralKind is a declaring kind's name in the plural, as messages name
-// them: CustomResourceDefinitions, PolicyKinds.
-func pluralKind(kind string) string { return kind + "s" }
