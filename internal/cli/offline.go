@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"time"
@@ -11,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/strata-dev/strata/internal/spool"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -44,7 +44,7 @@ func print(s Streams, v any, format string) error {
 // printWith writes to stdout what write writes, once it has written it
 // all without an error.
 func printWith(s Streams, write func(io.Writer) error) error {
-	var buf spool.Spool
+	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
 		return err
 	}
