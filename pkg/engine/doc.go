@@ -57,8 +57,8 @@
 //     the policies of some kinds only, reusing the others' results.
 //   - Result.RecomputeScoped(policies, dirty, scope): Recompute for a
 //     question about a few nodes (the admission webhook's).
-//   - Kinds and KindsWith: a snapshot's declarations compiled as Run's
-//     first step compiles them, without the rest of the run.
+//   - KindsWith: a snapshot's declarations compiled as Run's first step
+//     compiles them, without the rest of the run.
 //
 // Options tune a run; the zero value is Strata's defaults:
 //

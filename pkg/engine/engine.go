@@ -610,11 +610,6 @@ func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *polic
 	return p
 }
 
-// Kinds compiles the declarations of a snapshot: PolicyKind objects, then
-// labelled CRDs for kinds no PolicyKind declares. Two PolicyKinds for one
-// kind are an error. Declarations without a controllerName get
-// controllerName (if not empty). The kinds that compiled are returned
-// with the errors of the others, each a *DeclarationError.
 // DeclarationError is a declaration that did not compile, with the
 // object it came from (a PolicyKind, or a labelled policy CRD), so that
 // an adapter can say where that object was read: the engine knows no
@@ -630,16 +625,13 @@ func (e *DeclarationError) Unwrap() error { return e.Err }
 
 const crdGroup, crdKind = "apiextensions.k8s.io", "CustomResourceDefinition"
 
-func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
-	return KindsWith(s, controllerName, nil)
-}
-
-// KindsWith is Kinds with a catalogue of built-in declarations for the
-// kinds the input uses, between the input's PolicyKinds and its labelled
-// CRDs: a PolicyKind overrides a
-// built-in entry (the user knows their cluster best), and a built-in
-// entry, which says the kind's targets, effective targets and merge rules,
-// overrides the bare defaults a CRD's label gives (policykind.FromCRD).
+// KindsWith compiles the declarations of a snapshot: its PolicyKinds, then
+// the catalogue's entries for kinds the input uses, then labelled CRDs. A
+// PolicyKind overrides a built-in entry (the user knows their cluster
+// best), which overrides the bare defaults of a CRD's label
+// (policykind.FromCRD). Declarations without a controllerName get
+// controllerName (if not empty). The kinds that compiled are returned
+// with the errors of the others.
 func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.Entry) ([]*policykind.Kind, []error) {
 	var errs []error
 	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {

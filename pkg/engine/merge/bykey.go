@@ -125,7 +125,7 @@ func sourceAt(v Value, p string) Source {
 	var best string
 	var src Source
 	for q, s := range v.Prov {
-		if under(q, p) && (best == "" || q < best) {
+		if Below(q, p) && (best == "" || q < best) {
 			best, src = q, s
 		}
 	}

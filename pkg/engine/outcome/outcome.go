@@ -163,21 +163,18 @@ type Input struct {
 // Compute derives the status of every policy and affected target from the
 // attachments and effective policies of each kind.
 func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
-	all := newTallies()
+	all := tallies{}
 	get := all.get
 	out := &Outcome{}
 	for _, in := range kinds {
 		res, att := in.Effective, in.Attachments
 		at := attachedAt(att)
-		// Targets are tallied into tallies of the kind's own, joined
-		// after (tally.join): sums and set unions.
-		w := &pass{tallies: newTallies(), seen: map[*attach.Attachment]bool{}}
+		w := &pass{tallies: all, seen: map[*attach.Attachment]bool{}}
 		for _, t := range res.Targets {
 			w.target(g, att, at, t)
 		}
 		seen := w.seen
 		out.Targets = append(out.Targets, w.targets...)
-		all.join(w.tallies)
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
 		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
@@ -260,8 +257,6 @@ const manyAttachments = 16
 // tallies holds a tally per policy and ancestor.
 type tallies map[*policykind.Policy]*ancestorTallies
 
-func newTallies() tallies { return tallies{} }
-
 // get returns p's tally at ref, new and empty the first time.
 func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
 	a := ts[p]
@@ -320,58 +315,6 @@ func (a *ancestorTallies) all() []*tally {
 		return nil
 	}
 	return a.list
-}
-
-// join adds the tallies of other workers to ts: a policy's tallies
-// that ts lacks move (the others are not used after); those of a policy
-// both have are joined (tally.join), the policies on every core, each
-// policy's tallies by one worker. Joined on one core, the tallies of the
-// performance world's 5,000 policies were a tenth of the outcome, the
-// other core idle.
-func (ts tallies) join(others ...tallies) {
-	more := map[*policykind.Policy][]*ancestorTallies{}
-	for _, other := range others {
-		for p, a := range other {
-			if _, ok := ts[p]; !ok {
-				ts[p] = a
-				continue
-			}
-			more[p] = append(more[p], a)
-		}
-	}
-	both := slices.Collect(maps.Keys(more))
-	// Only ts[p] of the worker's own policies is written: the maps are
-	// read alone.
-	for i := range len(both) {
-		into := ts[both[i]]
-		for _, a := range more[both[i]] {
-			for _, o := range a.list {
-				into.get(o.ref).join(o)
-			}
-		}
-	}
-}
-
-// join adds o, a tally of other contexts of the same policy and ancestor,
-// to t: what the per-target pass counts (Compute's first loop), summed
-// and united; the fields set after it (rejections, noTargets) are not.
-func (t *tally) join(o *tally) {
-	t.total += o.total
-	t.full += o.full
-	t.none += o.none
-	t.conflicted += o.conflicted
-	union(&t.winners, o.winners)
-	union(&t.beaters, o.beaters)
-	union(&t.lost, o.lost)
-	for _, pair := range []struct{ to, from *map[string]bool }{{&t.mergedInto, &o.mergedInto}, {&t.mergedBy, &o.mergedBy}} {
-		if *pair.from == nil {
-			continue
-		}
-		if *pair.to == nil {
-			*pair.to = map[string]bool{}
-		}
-		maps.Copy(*pair.to, *pair.from)
-	}
 }
 
 // seenBefore reports whether the policy of entries[i] has an entry

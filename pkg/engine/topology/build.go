@@ -68,11 +68,7 @@ func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(ext
 // and returns the graph, complete: the caller knows the extra nodes only
 // once it has read its policies, which it can do on another core while
 // the objects are linked (engine.RunScoped). finish must be called once.
-func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) { return objects(s, routesAtOnce) }
-
-// objects is Objects with the number of routes a core takes at a time, a
-// parameter so that tests can share out a small world.
-func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
+func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	rs := routes(s)
 	// The graph is sized for its objects and their sections, and an
 	// eighth more for the nodes made on the way (implicit namespaces,
@@ -108,7 +104,7 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	for _, gc := range s.GatewayClasses {
 		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
 	}
-	b := &attacher{g: g, nsLabels: map[string]labels.Set{}, chunk: chunk}
+	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
 	for _, ns := range s.Namespaces {
 		b.nsLabels[ns.Name] = ns.Labels
 	}
@@ -282,8 +278,6 @@ type attacher struct {
 	// listenerSets are the listeners of each ListenerSet its Gateway
 	// accepts, as Gateway listeners, so routes attach to both alike.
 	listenerSets map[NodeID][]gwv1.Listener
-	// chunk is how many routes a core resolves at a time (addRoutes).
-	chunk int
 }
 
 // listeners are what routes attach to in a parent node: a Gateway's
@@ -357,35 +351,22 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 	return false
 }
 
-// addRoutes adds routes in three steps. Their nodes, rules and mesh
-// parents are added one route after another, so node ids follow the
-// input. Their Gateway and ListenerSet parents and their backends are
-// then found (lookups only, with a selector cache of their own) and
-// linked last; a node's parents and children are sorted when the graph
-// is done.
+// addRoutes adds the routes' nodes, rules and mesh parents in input
+// order, then links them to their Gateway and ListenerSet parents and
+// backends; a node's parents and children are sorted when the graph is
+// done.
 func (b *attacher) addRoutes(rs []route) {
-	g := b.g
 	ids := make([]NodeID, len(rs))
 	rules := make([][]NodeID, len(rs))
 	for i, r := range rs {
 		ids[i], rules[i] = b.addRouteNode(r)
 	}
-	w := *b
-	w.selectors = nil
-	var edges [][2]NodeID
 	for i, r := range rs {
 		if ids[i] != None {
-			edges = w.routeEdges(edges, r, ids[i], rules[i])
+			b.linkRoute(r, ids[i], rules[i])
 		}
 	}
-	for _, e := range edges {
-		g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
-		g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
-	}
 }
-
-// routesAtOnce is how many routes a core resolves at a time.
-const routesAtOnce = 256
 
 // addRouteNode adds a route's node, its rules as sections and its
 // Service parents (GEP-1426), and reports parentRefs of kinds outside the
@@ -434,11 +415,9 @@ func parentOf(p gwv1.ParentReference, ns string) (schema.GroupKind, string) {
 	return kind, ns
 }
 
-// routeEdges appends to edges the links of route r (node id, rules'
-// nodes rules) to the listeners that admit it and from its rules to
-// their backends. It only reads the graph (and writes b's selector
-// cache).
-func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []NodeID) [][2]NodeID {
+// linkRoute links route r (node id, rules' nodes rules) to the listeners
+// that admit it and its rules to their backends.
+func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 	g := b.g
 	ns := r.Meta.Namespace
 	for _, p := range r.ParentRefs {
@@ -465,7 +444,7 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 				continue
 			}
 			if lid, ok := g.Nodes[parent].Sections.Get(string(l.Name)); ok {
-				edges = append(edges, [2]NodeID{lid, id})
+				g.link(lid, id)
 			}
 		}
 	}
@@ -485,10 +464,9 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
 				continue
 			}
-			edges = append(edges, [2]NodeID{rules[i], svc})
+			g.link(rules[i], svc)
 		}
 	}
-	return edges
 }
 
 // addMeshParent links route node id under the frontend of the Service
