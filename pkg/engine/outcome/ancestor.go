@@ -13,9 +13,7 @@ import (
 // ParentReference schema an ancestorRef must pass (sigs.k8s.io/gateway-api
 // apis/v1 ParentReference, PolicyAncestorStatus): a name (a targetRef by
 // label selector has none), a kind, group, namespace and sectionName of
-// the right shapes and lengths. The shapes are the schema's patterns,
-// checked by hand: matched as regular expressions for every tally, they
-// were 2% of the engine's time on the performance world;
+// the right shapes and lengths. The schema's patterns are checked by hand;
 // TestValidAncestorRefIsTheSchema holds them to the patterns.
 func validAncestorRef(r topology.Ref) bool {
 	return r.Name != "" && len(r.Name) <= 253 &&
@@ -68,11 +66,9 @@ func isKind(s string) bool {
 }
 
 // reportable moves the tallies of ancestors the API server would refuse
-// (a refused targetRef by selector has no name; a mistyped kind) to the
-// policy itself, the ancestor a policy without a usable target is
-// reported against (GEP-1897: a target is also a valid ancestor; the
-// policy is the one object the message certainly concerns). Their
-// messages name the targetRef field, so nothing is lost.
+// (a targetRef by selector has no name; a mistyped kind) to the policy
+// itself (GEP-1897: a target is also a valid ancestor); their messages
+// name the targetRef field.
 func reportable(p *policykind.Policy, ts []*tally) []*tally {
 	var bad []*tally
 	for _, t := range ts {

@@ -44,11 +44,8 @@ type vocabulary struct {
 //	Overridden         Overridden=True            Programmed=False Overridden
 //
 // GEP-713 "Metaresource status" names Enforced, PartiallyEnforced and
-// Overridden; Gateway API's later PolicyConditionProgrammed is True with
-// reason Programmed or PartiallyProgrammed and False with Overridden or
-// Reconciling. Reconciling (the data plane not yet programmed) has no
-// standing: the engine computes every standing from one snapshot, with
-// no data plane between, so it is never written (docs/status.md).
+// Overridden. Reconciling has no standing: the engine has no data plane
+// between it and the snapshot, so it is never written (docs/status.md).
 var vocabularies = map[policykind.Vocabulary]vocabulary{
 	policykind.VocabularyEnforced: {
 		types: []string{Enforced, PartiallyEnforced, Overridden},
