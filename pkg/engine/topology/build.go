@@ -28,10 +28,7 @@ func GeneratedRuleName(i int) string {
 	return "rule-" + strconv.Itoa(i)
 }
 
-// ruleNames are the generated names of a route's first rules, made once:
-// most rules have no name, and the performance world's 36,000 rules each
-// made theirs with fmt.Sprintf, a tenth of the allocations of building
-// its graph.
+// ruleNames are the generated names of a route's first rules, made once.
 var ruleNames = func() (out [64]string) {
 	for i := range out {
 		out[i] = "rule-" + strconv.Itoa(i)
@@ -43,19 +40,11 @@ var ruleNames = func() (out [64]string) {
 // once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
 type route = typed.Route
 
-// Build makes the DAG of a snapshot:
-//
-//	GatewayClass ─> Gateway ─> Gateway#listener ─> xRoute ─> xRoute#rule ─> Service ─> Service#port
-//	                   Service (frontend) ─────────┘
-//
-// plus a Namespace node per namespace (an umbrella, not an edge: see
-// Context). Routes attach to listeners as Gateway API defines (parentRef
-// sectionName and port, allowedRoutes namespaces and kinds, hostname
-// intersection); backends attach to rules, across namespaces only with a
-// ReferenceGrant.
-//
-// Build is BuildWith without extra nodes, for callers that attach no
-// policies (the blueprint renderer's own graphs).
+// Build makes the DAG of a snapshot (package doc), plus a Namespace node
+// per namespace (an umbrella, not an edge). Routes attach to listeners as
+// Gateway API defines (parentRef sectionName and port, allowedRoutes,
+// hostname intersection); backends attach to rules, across namespaces
+// only with a ReferenceGrant. Build adds no extra nodes (BuildWith).
 func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 
 // BuildWith is Build with the nodes the policies of s need beyond its
@@ -63,17 +52,14 @@ func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 // returned, and never changes after.
 func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(extra) }
 
-// Objects builds the graph of a snapshot's objects, everything BuildWith
-// does but the extra nodes, and returns the function that appends those
-// and returns the graph, complete: the caller knows the extra nodes only
-// once it has read its policies, which it can do on another core while
-// the objects are linked (engine.RunScoped). finish must be called once.
+// Objects builds the graph of a snapshot's objects and returns the
+// function that appends the extra nodes, known once the caller has read
+// its policies, and returns the graph, complete. finish must be called
+// once.
 func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	rs := routes(s)
 	// The graph is sized for its objects and their sections, and an
-	// eighth more for the nodes made on the way (implicit namespaces,
-	// Service frontends) and the extra ones: a graph of 100,000 nodes of
-	// 200 bytes is not copied to grow, nor allocated twice its size.
+	// eighth more for implicit namespaces, frontends and extra nodes.
 	objects := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + len(rs)
 	n := objects
 	for _, gw := range s.Gateways {
@@ -169,20 +155,16 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 	return g.add(Node{Ref: r, Level: info.Level, Labels: m.Labels, Generation: m.Generation, Object: obj, Namespace: g.namespaceNode(r.Namespace)})
 }
 
-// sections adds the named sections of an object node, the names of the
-// n items of the object's spec.<list>, name(i) being item i's ("" for an
-// item that is no section: an unnamed Service port), and sets ids[i],
+// sections adds the named sections of an object node, name(i) being the
+// name of item i of its spec.<list> ("" for no section), and sets ids[i],
 // when ids is not nil, to item i's node (None for "", the first item's
-// of its name for a duplicate). A name declared twice is ambiguous: kept
-// once, at its first item, and reported (policies targeting it are
-// Invalid). The object's Sections are set sorted, so that the routes
-// linked next find listeners by name.
+// for a duplicate). A name declared twice is ambiguous: kept once and
+// reported (policies targeting it are Invalid).
 func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string, ids []NodeID) {
 	o := &g.Nodes[obj]
 	secs := make(Sections, 0, n)
-	// Duplicates are found by a scan of the names before for the few
-	// sections of nearly every object, by a set for many (a Service with
-	// thousands of ports: issue 11, "No cliffs").
+	// Duplicates are found by a scan, or a set for many sections (issue
+	// 11, "No cliffs").
 	var seen map[string]NodeID
 	if n > fewSections {
 		seen = make(map[string]NodeID, n)
@@ -190,8 +172,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	info := hierarchy.Kinds[o.Ref.GroupKind()]
 	sec := Node{Ref: o.Ref, Level: info.SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
 	// The object's links down to its sections and theirs up to it, in
-	// one list made for the object: link made two lists for each of the
-	// performance world's 60,000 sections.
+	// one list made for the object.
 	links := make([]NodeID, 2*n)
 	kids, ups := links[:0:n], links[n:]
 	for i := range n {
@@ -217,8 +198,6 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 				o.Ambiguous = map[string]bool{}
 			}
 			o.Ambiguous[nm] = true
-			// The field is named only here: tens of thousands of sections
-			// are added to a large world, and almost none is a duplicate.
 			field := fmt.Sprintf("spec.%s[%d].name", list, i)
 			g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", info.Section, nm)})
 			continue
@@ -470,14 +449,10 @@ func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 }
 
 // addMeshParent links route node id under the frontend of the Service
-// its parentRef i names (GAMMA, GEP-1426 "Service as parent"), creating
-// the frontend on first use. The namespace needs no ReferenceGrant: a
-// route in another namespace than its Service is a consumer route, which
-// only affects requests from its own namespace (see Graph.Mesh). GEP-1426
-// allows port (the route then applies to that port's traffic only) and
-// not sectionName: a port the Service does not expose, or a sectionName,
-// leaves the parentRef unattached and is reported. A Service that does
-// not exist is, like a missing Gateway, no parent and no problem.
+// its parentRef i names (GEP-1426 "Service as parent"). A consumer route
+// needs no ReferenceGrant (Graph.Mesh). GEP-1426 allows port, not
+// sectionName: a sectionName, or a port the Service lacks, is reported. A
+// missing Service is no parent and no problem.
 func (b *attacher) addMeshParent(id NodeID, i int, p gwv1.ParentReference, parentNS string) {
 	g := b.g
 	field := fmt.Sprintf("spec.parentRefs[%d]", i)
@@ -501,11 +476,8 @@ func hasPort(svc *corev1.Service, port int32) bool {
 }
 
 // frontend returns the frontend node of Service node svc, adding it on
-// first use: a root at hierarchy.LevelMeshFrontend with the Service's
-// ref, labels, generation and namespace and the frontend role. It holds
-// no object (the Service node does), so a Service is read, selected and
-// written through one node, and it has no sections: a Service parentRef
-// takes no sectionName.
+// first use: a root at hierarchy.LevelMeshFrontend with the frontend
+// role, no object (the Service node has it) and no sections.
 func (g *Graph) frontend(svc NodeID) NodeID {
 	s := &g.Nodes[svc]
 	r := s.Ref
@@ -610,11 +582,8 @@ func (b *attacher) selector(ls *metav1.LabelSelector) labels.Selector {
 }
 
 // HostnamesIntersect reports whether a listener hostname and a route
-// hostname can match a common host. A leading "*." matches one or more
-// labels (Gateway API Hostname). Both must be non-empty: an empty
-// hostname (matching every host) is the caller's case. The blueprint
-// renderer uses it for .Hostnames.Intersection, so attachment and
-// rendering agree on which hosts a route serves.
+// hostname, both non-empty, can match a common host; a leading "*."
+// matches one or more labels (Gateway API Hostname).
 func HostnamesIntersect(a, b string) bool {
 	if a == b {
 		return true
