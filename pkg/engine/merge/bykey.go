@@ -9,14 +9,9 @@ import (
 // list whose items are all objects carrying the key field (e.g. rules with
 // a name) is merged item by item: an item of the higher value replaces the
 // lower item with the same key, the other lower items stay, new items are
-// appended. This is the "rule-level merge" Kuadrant's policies need: a
-// route's rule named "login" replaces the gateway's "login" rule and keeps
-// its "api" rule.
-//
-// Provenance of merged items uses the pointer of the list followed by
-// [key=value], e.g. /limits[name=login].
-//
-// Parameters: key (required), the item field that identifies an item.
+// appended (Kuadrant's rule-level merge). Merged items' provenance is the
+// list's pointer then [key=value], e.g. /limits[name=login]. Parameters:
+// key (required), the item field that identifies an item.
 func MergeByKey(params map[string]string) (Func, error) {
 	key := params["key"]
 	if key == "" {

@@ -9,26 +9,12 @@ import (
 )
 
 // StrategicMerge is Kubernetes' strategic merge patch of higher over
-// lower (k8s.io/apimachinery/pkg/util/strategicpatch), with provenance:
-// the atomicity Envoy Gateway's `mergeType: StrategicMerge` selects. meta
-// says which lists are merged by a key (patchStrategy merge,
-// patchMergeKey) and which lists of scalars are merged as sets; nil
-// means nothing is known of the spec's lists, and every list is then
-// replaced whole, as RFC 7386 replaces it. The patch's directives
-// ($patch: delete|replace, $retainKeys, $deleteFromPrimitiveList) apply
-// either way.
-//
-// Provenance: a leaf of the result equal to higher's leaf there is
-// higher's; one equal to lower's is lower's; one that neither holds as it
-// stands (a set that is the union of both) is higher's, who changed it
-// last. The items of a list merged by key are tracked one by one, as
-// MergeByKey tracks them: /rules[name=login], higher's where higher holds
-// an item with that key, else lower's.
-//
-// A patch strategicpatch refuses (an item without its merge key, a
-// directive of the wrong type) is merged as RFC 7386 merges it (Patch):
-// a Func has no error to return, and the policy is then read as the
-// plainer merge reads it.
+// lower, with provenance (Envoy Gateway's `mergeType: StrategicMerge`).
+// meta says which lists are merged by a key and which lists of scalars as
+// sets; nil means every list is replaced whole. A leaf equal to higher's
+// is higher's, one equal to lower's is lower's, any other higher's; the
+// items of a list merged by key are tracked as MergeByKey tracks them. A
+// patch strategicpatch refuses is merged as Patch merges it.
 func StrategicMerge(meta strategicpatch.LookupPatchMeta) Func {
 	if meta == nil {
 		meta = noMeta{}
