@@ -10,12 +10,9 @@ import (
 )
 
 // Funcs resolves the merge function of every atomicity kind k supports:
-// Atomic and Patch built in, its custom atomicities (spec.strategies.custom)
-// from the registry, and StrategicMergePatch when its spec.childMerge
-// maps a value to it, reading meta (the kind's CRD schema,
-// crdschema.Schema.PatchMeta; nil when the input holds none) and the
-// kind's spec.childMerge.listKeys: lists neither keys are replaced whole. merge knows nothing of kinds; this is where a
-// kind's declaration meets it.
+// Atomic and Patch, its custom atomicities from the registry, and
+// StrategicMergePatch when its spec.childMerge maps a value to it, reading
+// meta (the kind's CRD schema, or nil) and spec.childMerge.listKeys.
 func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatchMeta) (map[string]merge.Func, error) {
 	custom := make(map[string]merge.Custom, len(k.Custom))
 	for n, c := range k.Custom {
