@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -90,12 +91,7 @@ func compile(v1 *apiextensionsv1.JSONSchemaProps) (*Schema, error) {
 
 // VersionNames lists the versions of the CRD, sorted, for messages.
 func (c *CRD) VersionNames() []string {
-	names := make([]string, 0, len(c.Versions))
-	for n := range c.Versions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.Versions))
 }
 
 // Open reports whether the object at path (from the object root) keeps

@@ -6,12 +6,9 @@ import (
 )
 
 // MergeByKey is a custom atomicity (GEP-713 "<Custom>"): like Patch, but a
-// list whose items are all objects carrying the key field (e.g. rules with
-// a name) is merged item by item: an item of the higher value replaces the
-// lower item with the same key, the other lower items stay, new items are
-// appended (Kuadrant's rule-level merge). Merged items' provenance is the
-// list's pointer then [key=value], e.g. /limits[name=login]. Parameters:
-// key (required), the item field that identifies an item.
+// list whose items all carry the key field is merged item by item, a
+// higher item replacing the lower one of its key (Kuadrant's rule-level
+// merge); items' provenance is /list[key=value]. Parameters: key.
 func MergeByKey(params map[string]string) (Func, error) {
 	key := params["key"]
 	if key == "" {

@@ -9,18 +9,14 @@ import (
 	"strings"
 )
 
-// Source is who set a value, opaque to merge: stored in provenance and
-// compared, never looked into (the engine's sources are its policies). nil
-// is the target object's own field (the most specific default, 001
-// "Interactions between defaults, overrides, and field values"). ID names
-// a source for people.
+// Source is who set a value, opaque to merge (the engine's are its
+// policies); nil is the target object's own field (001 "Interactions
+// between defaults, overrides, and field values").
 type Source interface{ ID() string }
 
-// Value is a spec proper with the source of every leaf. Leaves are scalars,
-// lists and empty objects (001 "Merging into existing spec fields": lists
-// and maps of strings are replaced whole, objects merged field by field),
-// keyed by RFC 6901 JSON pointer. Values are never modified in place:
-// every operation returns new maps along the paths it changes, so one Value
+// Value is a spec proper with the source of every leaf (scalars, lists
+// and empty objects; 001 "Merging into existing spec fields"), keyed by
+// RFC 6901 JSON pointer. Values are never modified in place, so one Value
 // can be shared by many contexts.
 type Value struct {
 	Values map[string]any
@@ -72,8 +68,7 @@ func DefaultRegistry() Registry {
 }
 
 // Custom is a custom atomicity: the name of a registered merge function
-// and its parameters (a PolicyKind's spec.strategies.custom entry, given
-// by the caller: merge knows nothing of policy kinds).
+// and its parameters (a PolicyKind's spec.strategies.custom entry).
 type Custom struct {
 	Function   string
 	Parameters map[string]string
@@ -166,9 +161,7 @@ func dropItems(prov map[string]Source, p string) {
 
 // Below reports whether pointer q lies strictly below pointer p: a field
 // of it (p/...) or an item of the list at p as MergeByKey names them
-// (p[field=value], then possibly /...). RFC 6901 gives "[" no meaning, so
-// a key that merely contains one is a sibling, not an item: /l[0] is not
-// below /l.
+// (p[field=value]...); /l[0] is not below /l.
 func Below(q, p string) bool {
 	if len(q) <= len(p) || q[:len(p)] != p {
 		return false
@@ -188,11 +181,9 @@ func isItem(rest string) bool {
 	return ok && field != "" && !strings.ContainsAny(field, "[]")
 }
 
-// Restore puts back into v the leaves of from that are locked, so that an
-// override stays in force under later merges (Overrides: "less specific
-// beats more specific", 001's expanded hierarchy). Locked pointers are
-// provenance keys: JSON pointers, and list items as MergeByKey writes them
-// (/rules[name=login]).
+// Restore puts back into v the leaves of from that are locked (provenance
+// keys), so that an override stays in force under later merges (001's
+// expanded hierarchy).
 func Restore(v, from Value, locked map[string]bool) Value {
 	if len(locked) == 0 || restored(v, from, locked) {
 		return v
@@ -213,10 +204,8 @@ func PatchDefaults(lower, higher Value, locked map[string]bool) Value {
 }
 
 // restore puts back the locked pointers of from into v, in pointer order
-// (Restore without its shortcut). When own is true,
-// v is Patch's result over a higher value whose values are patched: v's
-// provenance and root, and the objects at the places patched holds an
-// object, are v's own and written in place; anything else is copied.
+// (Restore without its shortcut). When own is true, v is Patch's result
+// over patched, and what Patch made new is written in place.
 func restore(v, from Value, locked map[string]bool, patched map[string]any, own bool) Value {
 	out := Value{Values: v.Values, Prov: v.Prov}
 	if !own {
@@ -224,10 +213,7 @@ func restore(v, from Value, locked map[string]bool, patched map[string]any, own 
 		maps.Copy(out.Prov, v.Prov)
 	}
 	ptrs := slices.Sorted(maps.Keys(locked))
-	// Values are set at the end, all at once, copying each map on the
-	// way once (setAll), when no pointer names a list item (whose
-	// provenance step reads the values set before it) and none lies
-	// below another (whose sets would overlap).
+	// Values are set at the end, all at once (setAll), when batchable.
 	var pending []pendingSet
 	batch := batchable(ptrs, locked)
 	for _, p := range ptrs {
@@ -235,9 +221,7 @@ func restore(v, from Value, locked map[string]bool, patched map[string]any, own 
 		if !ok || !settable(steps) {
 			continue
 		}
-		// What stood above p in v (a scalar, an empty object, a list
-		// kept whole) is replaced or split: its source no longer names
-		// a leaf.
+		// What stood above p in v no longer names a leaf.
 		anc := ""
 		for _, st := range steps[:len(steps)-1] {
 			anc += "/" + Escape(st.key)
@@ -301,11 +285,8 @@ func batchable(ptrs []string, locked map[string]bool) bool {
 
 // setAll returns m with every set's value at its steps (map keys from
 // depth on), as set applied to each in turn returns it, copying each map
-// it changes once, or none when own says m is the caller's to write
-// (restore: m is Patch's, and so is each object below it that patched,
-// the higher value at the same place, holds as an object). sets are in
-// pointer order, so the sets under one key are neighbours; none lies
-// below another (batchable).
+// it changes once (none that own says are the caller's). sets are in
+// pointer order and none lies below another (batchable).
 func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]any, own bool) map[string]any {
 	out := m
 	if !own || m == nil {
@@ -330,13 +311,9 @@ func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]a
 	return out
 }
 
-// restored reports whether v already holds every locked pointer as
-// Restore would put it back from from (the common step of a fold, a
-// default that touches no overridden field), so that Restore may return v
-// without copying its provenance. The check is exact: each locked pointer
-// is at the same map keys in both values with an equal value and the same
-// source, no provenance key lies above or below it, and no list item is
-// named.
+// restored reports exactly whether v already holds every locked pointer
+// as Restore would put it back from from (a default that touches no
+// overridden field), so that Restore may return v as it is.
 func restored(v, from Value, locked map[string]bool) bool {
 	for p := range locked {
 		if strings.IndexByte(p, '[') >= 0 {

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -109,11 +110,7 @@ func (a *attribution) take(v *Value, keys *[]string, p string) {
 		return
 	}
 	if *keys == nil {
-		*keys = make([]string, 0, len(v.Prov))
-		for q := range v.Prov {
-			*keys = append(*keys, q)
-		}
-		slices.Sort(*keys)
+		*keys = slices.Sorted(maps.Keys(v.Prov))
 	}
 	found := false
 	for _, prefix := range [2]string{p + "/", p + "["} {

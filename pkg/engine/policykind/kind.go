@@ -110,9 +110,6 @@ func (k *Kind) Key() schema.GroupKind { return schema.GroupKind{Group: k.Group, 
 // effective ones.
 func (k *Kind) EffectiveKinds() []schema.GroupKind { return k.effective }
 
-// IsEffective reports whether gk is one of the effective target kinds.
-func (k *Kind) IsEffective(gk schema.GroupKind) bool { return slices.Contains(k.effective, gk) }
-
 // MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
 // combine into one ordering key.
 const MaxRank = 100
@@ -388,8 +385,7 @@ func Compile(d *Declaration) (*Kind, error) {
 }
 
 // declaredIsEffective reports whether a kind targets a single kind that is
-// also its effective kind (no effective kind declared means the declared
-// targets are the effective ones).
+// also its effective kind.
 func declaredIsEffective(s *Spec) bool {
 	return len(s.TargetKinds) == 1 && (s.EffectiveTargetKind == nil || *s.EffectiveTargetKind == s.TargetKinds[0])
 }
@@ -448,9 +444,8 @@ var notSpec = map[string]string{
 }
 
 // checkFields checks spec.fields (after defaulting): spec is a dotted path
-// to an object under the root other than metadata or status; the others
-// are field names of that object, and the parts of a policy (targets,
-// defaults, overrides, strategy) each have their own.
+// other than metadata or status; the others are distinct field names of
+// that object.
 func checkFields(f Fields, bad func(field, format string, a ...any)) {
 	if err := checkPath(f.Spec, false); err != nil {
 		bad("spec.fields.spec", "%q is not a dotted path: %v", f.Spec, err)
@@ -569,8 +564,7 @@ func checkPath(p string, items bool) error {
 }
 
 // checkKind rejects kinds in groups Strata models that are not part of its
-// hierarchy (a Secret, say): they would silently never match anything.
-// Kinds of other groups are virtual and always allowed.
+// hierarchy (a Secret): they would never match. Other groups are virtual.
 func checkKind(gk strata.GroupKind) error {
 	if gk.Kind == "" {
 		return errors.New("kind is required")
