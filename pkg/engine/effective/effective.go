@@ -19,8 +19,7 @@ import (
 // Entry is one block of one policy in a context's stack.
 type Entry struct {
 	Attachment *attach.Attachment
-	// Rank is the rung of the policy's kind in its value space
-	// (policykind.ValueSpace): it orders entries before Level does.
+	// Rank is the rung of the policy's kind in its value space.
 	Rank  int
 	Level hierarchy.Level
 	Block *policykind.Block
@@ -45,8 +44,7 @@ type Folded struct {
 	// Result is the effective spec proper and who set each leaf.
 	Result merge.Value
 	// Conflicted maps each policy rejected by the None strategy to the
-	// policy that won (GEP-713 "None: ... all the other metaresources
-	// attached to the same target are rejected").
+	// policy that won (GEP-713 "None").
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
 	// Merged maps each policy that chose, through its kind's
@@ -54,9 +52,8 @@ type Folded struct {
 	// stack, to those policies, least specific first; nil when none did.
 	Merged map[*policykind.Policy][]*policykind.Policy
 
-	// replaced maps each policy whose whole value another replaced (an
-	// atomic merge or a more specific None target) to that other policy,
-	// so that a policy setting no field is still known to be superseded.
+	// replaced maps each policy whose whole value another replaced to
+	// that other policy.
 	replaced map[*policykind.Policy]*policykind.Policy
 
 	keys []string // Result.Prov's pointers, sorted
@@ -70,14 +67,11 @@ type Folded struct {
 // the policies that act on it (GEP-713 "Abstract process for calculating
 // Effective metaresources").
 type Context struct {
-	// Path lists the namespaces above the path, then the path from root to
-	// target.
+	// Path lists the namespaces above the path, then the path.
 	Path []topology.NodeID
 	// Entries is the stack, least specific first.
 	Entries []*Entry
-	// ConsumerRoute marks the context of a mesh consumer route
-	// (topology.Graph.Mesh, GEP-1426): requests from the route's
-	// namespace only (Consumer).
+	// ConsumerRoute marks the context of a mesh consumer route (Consumer).
 	ConsumerRoute bool
 	*Folded
 }
@@ -191,21 +185,17 @@ type computer struct {
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
-	// sourcedBy caches sourced per policy.
-	sourcedBy map[*policykind.Policy][]string
-	// plain caches merge.Plain per block.
-	plain map[*policykind.Block]bool
-	// objectOf is the target whose own values object holds (objectValues).
+	// sourcedBy and plain cache sourced and merge.Plain; objectOf is the
+	// target whose own values object holds (objectValues).
+	sourcedBy  map[*policykind.Policy][]string
+	plain      map[*policykind.Block]bool
 	objectOf   topology.NodeID
 	objectRead bool
 	object     *merge.Value
 	// inPlaceFrom is a field so that tests can compare both folds.
 	inPlaceFrom int
-	// keyBuf is key's buffer.
-	keyBuf []byte
-	// prefixes are the folds of stacks' prefixes on immutable values
-	// (foldImmutable).
-	prefixes map[prefixKey]*foldState
+	keyBuf      []byte
+	prefixes    map[prefixKey]*foldState // foldImmutable's
 	// stacks are the stacks made, by attsKey (attIDs, attsBuf); allBuf
 	// is context's scratch list.
 	stacks  map[string]*stacked
@@ -308,8 +298,7 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		}
 	}
 	if c.k.Contexts == policykind.ContextTarget && len(nodes) > 1 {
-		// The target stands alone (policykind.ContextTarget): its own
-		// Namespace, the cluster-scoped objects on its path, itself.
+		// The target stands alone (policykind.ContextTarget).
 		nodes, gatewayNS = c.ownScope(target, path), g.Node(target).Ref.Namespace
 	}
 	// Attachments along the path; a policy attached at several nodes
@@ -580,8 +569,7 @@ type folding struct {
 	c   *computer
 	acc accumulator
 	out *Folded
-	// live are the policies whose value is still in acc; replaced
-	// remembers who took the place of the others.
+	// live are the policies whose value is still in acc.
 	live     []*policykind.Policy
 	replaced map[*policykind.Policy]*policykind.Policy
 	prev     *Entry
@@ -655,9 +643,8 @@ func (f *folding) step(m *Entry) {
 	switch s.Base {
 	case policykind.None:
 		if m.Policy() == prev.Policy() {
-			// One policy's overrides and defaults blocks under None:
-			// one spec, not a conflict with itself; its overrides
-			// beat its defaults (001 "Conflict Resolution").
+			// One policy's blocks under None: its overrides beat its
+			// defaults (001 "Conflict Resolution").
 			acc.set(merge.Patch(m.Value, acc.value()))
 			return
 		}
@@ -673,8 +660,7 @@ func (f *folding) step(m *Entry) {
 			return // prev stays the entry in force
 		}
 		if child != "" && child != policykind.Atomic {
-			// Envoy Gateway's mergeType: the route policy is merged
-			// into the closest parent policy instead of replacing it.
+			// Envoy Gateway's mergeType: merged, not replacing.
 			f.mergeInto(m.Policy())
 			acc.defaults(child, m.Value)
 			break
@@ -804,15 +790,10 @@ func childMerges(entries []*Entry) bool {
 // accumulator carries out fold's steps on the value accumulated so far.
 type accumulator interface {
 	value() merge.Value
-	// set replaces the value whole.
-	set(v merge.Value)
-	// defaults merges m over the value with an atomicity, m winning
-	// except on locked leaves.
-	defaults(atomicity string, m merge.Value)
-	// overrides merges m under the value: the value wins.
-	overrides(atomicity string, m merge.Value)
-	// lock locks the leaves an overrides entry holds in the value.
-	lock(e *Entry)
+	set(v merge.Value)                         // the value replaced whole
+	defaults(atomicity string, m merge.Value)  // m wins, but not on locked leaves
+	overrides(atomicity string, m merge.Value) // the value wins
+	lock(e *Entry)                             // an overrides entry's leaves
 	locked() map[string]bool
 }
 
@@ -821,8 +802,7 @@ type immutable struct {
 	c         *computer
 	acc       merge.Value
 	lockedSet map[string]bool // nil until a leaf is locked
-	// shared: lockedSet is a frozen foldState's too, copied before a
-	// lock writes it.
+	// shared: lockedSet is a frozen foldState's too, copied before a write.
 	shared bool
 }
 
