@@ -157,9 +157,7 @@ type Input struct {
 // Compute derives the status of every policy and affected target from the
 // attachments and effective policies of each kind.
 func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
-	all := tallies{}
-	get := all.get
-	out := &Outcome{}
+	all, out := tallies{}, &Outcome{}
 	for _, in := range kinds {
 		res, att := in.Effective, in.Attachments
 		at := attachedAt(att)
@@ -167,7 +165,6 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		for _, t := range res.Targets {
 			w.target(g, att, at, t)
 		}
-		seen := w.seen
 		out.Targets = append(out.Targets, w.targets...)
 		// Attached, accepted policies that reach no effective target yet.
 		effKind := "effective target"
@@ -187,8 +184,8 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 		conflicts := map[nodeScope]map[*policykind.Policy]*policykind.Policy{}
 		for p, as := range att.ByPolicy {
 			for _, a := range as {
-				if !seen[a] {
-					t := get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
+				if !w.seen[a] {
+					t := all.get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
 					key := nodeScope{a.Node, a.Scope}
 					c, ok := conflicts[key]
 					if !ok {
@@ -207,20 +204,18 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			}
 		}
 		for _, r := range att.Rejections {
-			t := get(r.Policy, r.Target)
+			t := all.get(r.Policy, r.Target)
 			if t.rejectReason == "" || r.Reason == ReasonInvalid {
 				t.rejectReason = r.Reason
 			}
 			t.rejectMsgs = append(t.rejectMsgs, r.Message)
 		}
 	}
-	// Each policy's ancestors and their conditions come from its own
-	// tallies, each into its slot.
+	// Each policy's ancestors and their conditions, from its tallies.
 	if len(policies) > 0 {
 		out.Policies = make([]PolicyStatus, len(policies))
 	}
-	for i := range len(policies) {
-		p := policies[i]
+	for i, p := range policies {
 		ps := PolicyStatus{Policy: p}
 		m := reportable(p, all[p].all())
 		// Sorted by key, each key made once.

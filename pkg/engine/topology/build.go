@@ -489,30 +489,20 @@ func (g *Graph) frontend(svc NodeID) NodeID {
 }
 
 // defaultKinds are the route kinds a listener accepts when allowedRoutes
-// names none, by protocol (Gateway API Listener.allowedRoutes.kinds),
-// from the RouteInfo of hierarchy.Table's rows.
-var defaultKinds = func() map[gwv1.ProtocolType][]schema.GroupKind {
-	m := map[gwv1.ProtocolType][]schema.GroupKind{}
+// names none, by protocol (Gateway API Listener.allowedRoutes.kinds);
+// hostnameKinds those whose hostnames must intersect the listener's. Both
+// come from the RouteInfo of hierarchy.Table's rows.
+var defaultKinds, hostnameKinds = func() (map[gwv1.ProtocolType][]schema.GroupKind, map[schema.GroupKind]bool) {
+	kinds, hosts := map[gwv1.ProtocolType][]schema.GroupKind{}, map[schema.GroupKind]bool{}
 	for _, row := range hierarchy.Table {
 		if row.Route != nil {
 			for _, p := range row.Route.Protocols {
-				m[gwv1.ProtocolType(p)] = append(m[gwv1.ProtocolType(p)], row.GroupKind)
+				kinds[gwv1.ProtocolType(p)] = append(kinds[gwv1.ProtocolType(p)], row.GroupKind)
 			}
+			hosts[row.GroupKind] = row.Route.Hostnames
 		}
 	}
-	return m
-}()
-
-// hostnameKinds are the route kinds whose hostnames must intersect the
-// listener's hostname (RouteInfo.Hostnames of hierarchy.Table's rows).
-var hostnameKinds = func() map[schema.GroupKind]bool {
-	m := map[schema.GroupKind]bool{}
-	for _, row := range hierarchy.Table {
-		if row.Route != nil && row.Route.Hostnames {
-			m[row.GroupKind] = true
-		}
-	}
-	return m
+	return kinds, hosts
 }()
 
 // allowed reports whether listener l of a parent (Gateway or ListenerSet)
