@@ -606,7 +606,8 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 	for _, u := range s.Policies {
 		used[u.GroupVersionKind().GroupKind()] = true
 	}
-	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
+	crds := append(slices.Clip(s.PolicyCRDs), s.CRDs...)
+	for _, crd := range crds {
 		used[policykind.DefinedKind(crd)] = true
 	}
 	for _, e := range catalogue {
@@ -644,21 +645,19 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 	}
 	// A kind's CRD, when known, bounds status.ancestors and names its
 	// resource; the last CRD of a kind that says it wins.
-	maxOf := map[schema.GroupKind]int{}
-	pluralOf := map[schema.GroupKind]string{}
-	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
-		if max, ok := policykind.AncestorsMaxItems(crd); ok {
-			maxOf[policykind.DefinedKind(crd)] = max
-		}
-		if plural := policykind.CRDPlural(crd); plural != "" {
-			pluralOf[policykind.DefinedKind(crd)] = plural
-		}
-	}
+	byKey := make(map[schema.GroupKind]*policykind.Kind, len(kinds))
 	for _, k := range kinds {
-		if max, ok := maxOf[k.Key()]; ok {
-			k.MaxAncestors = max
+		byKey[k.Key()] = k
+	}
+	for _, crd := range crds {
+		if k := byKey[policykind.DefinedKind(crd)]; k != nil {
+			if max, ok := policykind.AncestorsMaxItems(crd); ok {
+				k.MaxAncestors = max
+			}
+			if plural := policykind.CRDPlural(crd); plural != "" {
+				k.Plural = plural
+			}
 		}
-		k.Plural = pluralOf[k.Key()]
 	}
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
