@@ -17,9 +17,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Reasons of a rejected target reference, from GEP-713's Accepted
-// condition (001, "Conditions: On Policy objects"), as Gateway API
-// defines them.
+// Reasons of a rejected target reference (001, "Conditions: On Policy
+// objects").
 const (
 	ReasonTargetNotFound = string(gwv1.PolicyReasonTargetNotFound)
 	ReasonInvalid        = string(gwv1.PolicyReasonInvalid)
@@ -32,8 +31,7 @@ type Attachment struct {
 	// Field of the targetRef that made it, e.g. spec.targetRefs[0].
 	Field string
 	// Scope, when set, limits a namespaced policy attached to a
-	// cluster-scoped GatewayClass to Gateways in that namespace (002:
-	// only configs in a global namespace apply cluster-wide).
+	// GatewayClass to Gateways in that namespace (002).
 	Scope string
 	// Referral marks an attachment made by the node naming the policy
 	// (policykind.Spec.ReferencedBy), not by a targetRef.
@@ -75,8 +73,7 @@ func (r *Result) At(n topology.NodeID) []*Attachment {
 	return r.ByNode[n]
 }
 
-// index sets At's bits for the nodes of ByNode, in a graph of nodes
-// nodes; a node beyond them is looked up in ByNode.
+// index sets At's bits for the nodes of ByNode below nodes.
 func (r *Result) index(nodes int) {
 	r.attached = make([]uint64, (nodes+63)/64)
 	for n := range r.ByNode {
@@ -251,9 +248,9 @@ type checked struct {
 	grants topology.Grants
 }
 
-// crossNS reports whether r is in another namespace than the policy and
-// no ReferenceGrant lets the policy refer to it (Memorandum "Cross
-// namespace references"). Targeting another Namespace is one too.
+// crossNS reports whether r (or a Namespace r) is in another namespace
+// than the policy without a ReferenceGrant (Memorandum "Cross namespace
+// references").
 func (c *checked) crossNS(r topology.Ref) bool {
 	p := c.p
 	if p.Namespace == "" {
@@ -400,10 +397,9 @@ func inRoles(g *topology.Graph, k *policykind.Kind, gk schema.GroupKind, section
 	return out
 }
 
-// selectNodes returns the objects of a kind matching a label selector: in
-// the target namespace for namespaced kinds, anywhere for cluster-scoped
-// ones. Objects the policy may not refer to (other namespaces without a
-// grant) are skipped, as are objects lacking the section.
+// selectNodes returns the objects of a kind (in the target namespace for
+// namespaced kinds) matching a label selector, that the policy may refer
+// to and that have the section.
 func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
 	var out []topology.NodeID
 	ids := g.ByKind(gk)

@@ -18,9 +18,7 @@ import (
 )
 
 // GeneratedRuleName names a route rule that has no name: "rule-<index>",
-// index counted from 0 in spec.rules. A policy may target it with
-// sectionName; an explicit rule name equal to a generated one is reported
-// as a duplicate section.
+// counted from 0; a policy may target it with sectionName.
 func GeneratedRuleName(i int) string {
 	if i >= 0 && i < len(ruleNames) {
 		return ruleNames[i]
@@ -36,8 +34,7 @@ var ruleNames = func() (out [64]string) {
 	return out
 }()
 
-// route is the shape shared by every xRoute kind, so attachment is written
-// once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
+// route is the shape shared by every xRoute kind (typed.Kinds).
 type route = typed.Route
 
 // Build makes the DAG of a snapshot (package doc), plus a Namespace node
@@ -48,14 +45,11 @@ type route = typed.Route
 func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 
 // BuildWith is Build with the nodes the policies of s need beyond its
-// objects (Extra), appended after them: the graph is complete when it is
-// returned, and never changes after.
+// objects (Extra), appended after them.
 func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(extra) }
 
 // Objects builds the graph of a snapshot's objects and returns the
-// function that appends the extra nodes, known once the caller has read
-// its policies, and returns the graph, complete. finish must be called
-// once.
+// function, to call once, that appends the extra nodes and returns it.
 func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	rs := routes(s)
 	// The graph is sized for its objects and their sections, and an
@@ -123,8 +117,7 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	}
 }
 
-// routes reads the routes of s, kind by kind in the order of
-// hierarchy.Table, through each route kind's linking rule.
+// routes reads the routes of s, kind by kind in hierarchy.Table's order.
 func routes(s *snapshot.Snapshot) []route {
 	n := 0
 	for _, row := range hierarchy.Table {
@@ -171,8 +164,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	}
 	info := hierarchy.Kinds[o.Ref.GroupKind()]
 	sec := Node{Ref: o.Ref, Level: info.SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
-	// The object's links down to its sections and theirs up to it, in
-	// one list made for the object.
+	// The links down to the sections and up from them, in one list.
 	links := make([]NodeID, 2*n)
 	kids, ups := links[:0:n], links[n:]
 	for i := range n {
@@ -226,8 +218,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	}
 }
 
-// fewSections is the most sections an object may have for its duplicates
-// to be found by a scan rather than a set.
+// fewSections is the most sections whose duplicates are found by a scan.
 const fewSections = 16
 
 func (g *Graph) addGateway(gw *gwv1.Gateway) {
@@ -272,9 +263,8 @@ func (b *attacher) listeners(parent NodeID) (ls []gwv1.Listener, ok bool) {
 
 // addListenerSet adds a ListenerSet, its listeners as sections, and its
 // edge from its parent Gateway when that Gateway accepts it (GEP-1713
-// "Gateway & ListenerSet Handshake": spec.allowedListeners, None by
-// default). One it does not accept is a root whose listeners admit no
-// route, and a Problem.
+// "Gateway & ListenerSet Handshake"); one it does not accept is a root
+// whose listeners admit no route, and a Problem.
 func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 	g := b.g
 	id := g.object(hierarchy.ListenerSetKind, &ls.ObjectMeta, ls)
@@ -331,9 +321,7 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 }
 
 // addRoutes adds the routes' nodes, rules and mesh parents in input
-// order, then links them to their Gateway and ListenerSet parents and
-// backends; a node's parents and children are sorted when the graph is
-// done.
+// order, then links them to their other parents and backends.
 func (b *attacher) addRoutes(rs []route) {
 	ids := make([]NodeID, len(rs))
 	rules := make([][]NodeID, len(rs))
@@ -348,9 +336,8 @@ func (b *attacher) addRoutes(rs []route) {
 }
 
 // addRouteNode adds a route's node, its rules as sections and its
-// Service parents (GEP-1426), and reports parentRefs of kinds outside the
-// hierarchy; it returns the route's node and its rules' nodes, None for
-// a duplicate.
+// Service parents (GEP-1426); it returns the route's node (None for a
+// duplicate) and its rules' nodes.
 func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	g := b.g
 	id := g.object(r.GroupKind, r.Meta, r.Object)
@@ -377,9 +364,8 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	return id, rules
 }
 
-// parentOf is the group and kind a parentRef of a route in namespace ns
-// names (Gateway by default) and the parent's namespace (the route's by
-// default).
+// parentOf is the kind (Gateway by default) and namespace (ns by
+// default) a parentRef of a route in namespace ns names.
 func parentOf(p gwv1.ParentReference, ns string) (schema.GroupKind, string) {
 	kind := hierarchy.GatewayKind
 	if p.Kind != nil {
@@ -408,9 +394,7 @@ func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 		if parent == None {
 			continue
 		}
-		// GEP-1713 "Route Attachment": a route attaches to the listeners
-		// of its direct parent only, a Gateway's own or a ListenerSet's;
-		// a ListenerSet its Gateway does not accept has none.
+		// GEP-1713 "Route Attachment": to its direct parent's listeners.
 		listeners, ok := b.listeners(parent)
 		if !ok {
 			continue
@@ -505,10 +489,9 @@ var defaultKinds, hostnameKinds = func() (map[gwv1.ProtocolType][]schema.GroupKi
 	return kinds, hosts
 }()
 
-// allowed reports whether listener l of a parent (Gateway or ListenerSet)
-// in namespace parentNS admits route r of namespace routeNS: its
-// allowedRoutes kinds and namespaces ("Same" is the parent's namespace)
-// and, for kinds with hostnames, their intersection.
+// allowed reports whether listener l of a parent in namespace parentNS
+// admits route r of namespace routeNS: its allowedRoutes and, for kinds
+// with hostnames, their intersection.
 func (b *attacher) allowed(parentNS string, l *gwv1.Listener, r route, routeNS string) bool {
 	kinds := defaultKinds[l.Protocol]
 	var from gwv1.FromNamespaces = gwv1.NamespacesFromSame
