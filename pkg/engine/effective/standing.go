@@ -24,13 +24,10 @@ const (
 
 // Standing classifies a policy of the stack: Enforced when every field it
 // sets is in the result as its own, Overridden when none is, Partially
-// in between, Conflicted when the None strategy rejected it. It also names
-// the other policies involved (the winner of a conflict, or the policies
-// that set the fields this one lost) and the fields it lost, as JSON
-// pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
-// ... have been superseded, with the references to all other related
-// metaresources"). The stack's policies' standings were computed with the
-// fold (freeze); Standing only reads.
+// in between, Conflicted when the None strategy rejected it; with the
+// other policies involved and the fields it lost (GEP-713
+// "PartiallyEnforced": "details highlighting which parts ... have been
+// superseded").
 func (o *Folded) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
 	if r := o.frozen(p); r != nil {
 		return r.st, r.others, r.lost
@@ -104,8 +101,7 @@ func (c *computer) freeze(o *Folded, entries []*Entry) *Folded {
 	return o
 }
 
-// sets reports whether p set a field of the result, by a scan of its
-// pointers.
+// sets reports whether p set a field of the result.
 func (o *Folded) sets(p *policykind.Policy) bool {
 	for _, s := range o.Result.Prov {
 		if PolicyOf(s) == p {
@@ -188,8 +184,7 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 	return standingOf(len(lost), len(pl)), others, lost
 }
 
-// standingOf is Overridden when every field is lost, else
-// PartiallyEnforced.
+// standingOf is Overridden when every field is lost, else Partially.
 func standingOf(lost, leaves int) Standing {
 	if lost == leaves {
 		return Overridden
@@ -267,9 +262,8 @@ func (o *Folded) covers(keys []string, p *policykind.Policy, ptr string) bool {
 	return hit
 }
 
-// below calls fn with every key of the sorted keys strictly below ptr: a
-// field (ptr/...) or a list item (ptr[...]). Both are contiguous runs of
-// the sorted keys, found by binary search.
+// below calls fn with every key of the sorted keys strictly below ptr
+// (ptr/... or ptr[...]), found by binary search.
 func below(keys []string, ptr string, fn func(string)) {
 	for _, prefix := range [2]string{ptr + "/", ptr + "["} {
 		i, _ := slices.BinarySearch(keys, prefix)

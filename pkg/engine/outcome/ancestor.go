@@ -10,11 +10,8 @@ import (
 )
 
 // validAncestorRef reports whether a ref passes the Gateway API
-// ParentReference schema an ancestorRef must pass (sigs.k8s.io/gateway-api
-// apis/v1 ParentReference, PolicyAncestorStatus): a name (a targetRef by
-// label selector has none), a kind, group, namespace and sectionName of
-// the right shapes and lengths. The schema's patterns are checked by hand;
-// TestValidAncestorRefIsTheSchema holds them to the patterns.
+// ParentReference schema an ancestorRef must pass, checked by hand
+// (TestValidAncestorRefIsTheSchema holds it to the patterns).
 func validAncestorRef(r topology.Ref) bool {
 	return r.Name != "" && len(r.Name) <= 253 &&
 		len(r.Kind) <= 63 && isKind(r.Kind) &&
@@ -125,8 +122,7 @@ func (t *tally) absorb(o *tally) {
 const MaxMessage = 32768
 
 // Clip cuts a condition message to limit bytes (at most MaxMessage) on a
-// character boundary, saying that it was cut (a policy with thousands of
-// refused targetRefs joins thousands of messages).
+// character boundary, saying that it was cut.
 func Clip(msg string, limit int) string {
 	limit = min(limit, MaxMessage)
 	if len(msg) <= limit {

@@ -78,9 +78,8 @@ func (g *Graph) Lookup(r Ref) NodeID {
 // ByKind lists the object nodes (not sections) of a kind, in insertion order.
 func (g *Graph) ByKind(gk schema.GroupKind) []NodeID { return g.byKind[gk] }
 
-// ByKindIn lists the object nodes of a kind in one namespace, in insertion
-// order: ByKind filtered by namespace, without the scan. Cluster-scoped
-// objects are in namespace "".
+// ByKindIn lists the object nodes of a kind in one namespace ("" for
+// cluster-scoped ones), in insertion order.
 func (g *Graph) ByKindIn(gk schema.GroupKind, ns string) []NodeID {
 	return g.byKindIn[kindIn{gk: gk, ns: ns}]
 }
@@ -226,8 +225,7 @@ func (g *Graph) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 }
 
 // Granted reports whether a ReferenceGrant in to.Namespace lets objects of
-// kind from in namespace fromNS refer to the object `to` (Gateway API
-// ReferenceGrant semantics: group and kind must match, name if set).
+// kind from in namespace fromNS refer to the object `to`.
 func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 	for _, rg := range gs[to.Namespace] {
 		if !slices.ContainsFunc(rg.Spec.From, func(f gwv1b1.ReferenceGrantFrom) bool {
@@ -331,10 +329,9 @@ func (g *Graph) link(parent, child NodeID) {
 	g.Nodes[child].Parents = append(g.Nodes[child].Parents, parent)
 }
 
-// Namespaces returns the Namespace nodes that stand above a context path:
-// the namespaces of the objects along it, in order of first appearance.
-// A policy targeting a Namespace applies to every context that passes
-// through an object in it (001, "Interactions between defaults,
+// Namespaces returns the namespaces of the objects along a context path,
+// in order of first appearance: a Namespace's policy applies to every
+// context through an object in it (001, "Interactions between defaults,
 // overrides, and field values").
 func (g *Graph) Namespaces(path []NodeID) []NodeID { return g.AppendNamespaces(nil, path) }
 
@@ -351,11 +348,9 @@ func (g *Graph) AppendNamespaces(dst, path []NodeID) []NodeID {
 }
 
 // Mesh says what a context path is in the mesh: frontend is the Service
-// frontend at its root (hierarchy.RoleFrontend), None for an ingress
-// path; consumer is the namespace of the route below it when that route
-// lives in another namespace than the Service: a GEP-1426 consumer route,
-// which applies to requests from its own namespace only. A frontend is a
-// root, the first node after a context's Namespaces.
+// frontend at its root, None for an ingress path; consumer is the
+// namespace of the route below it when that route lives in another
+// namespace than the Service (a GEP-1426 consumer route).
 func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
 	for i, id := range path {
 		n := &g.Nodes[id]
