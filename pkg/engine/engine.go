@@ -41,9 +41,8 @@ type Options struct {
 	// Strict makes a policy of a kind nothing declares an error
 	// (UndeclaredError) instead of a warning that skips it.
 	Strict bool
-	// Workers is how many goroutines a run uses at once (0:
-	// runtime.GOMAXPROCS(0); 1: the caller's only). The answer is the
-	// same for every value.
+	// Workers is how many goroutines a run uses at once (0: GOMAXPROCS;
+	// 1: the caller's only); the answer is the same for every value.
 	Workers int
 }
 
@@ -74,22 +73,19 @@ func (e *UndeclaredError) Reason() string {
 // howToDeclare ends every message about an undeclared kind.
 const howToDeclare = "declare it with a PolicyKind (strata.dev/v1alpha1) or install its CRD labelled " + policykind.CRDLabel + " (docs/policy-kinds.md)"
 
-// Result is everything the engine derives from a snapshot. It is frozen
-// once returned: any number of goroutines may read it at once (doc.go,
-// "Concurrency").
+// Result is everything the engine derives from a snapshot, frozen once
+// returned (doc.go, "Concurrency").
 type Result struct {
 	Graph *topology.Graph
-	// Kinds holds what the engine derives for each policy kind, sorted
-	// by group then kind.
+	// Kinds holds each policy kind's results, sorted by group then kind.
 	Kinds []*KindResult
 	// Policies of every kind, sorted by kind, then namespace/name.
 	Policies []*policykind.Policy
 	Outcome  *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
-	// Warnings are about the input as a whole: a policy CRD whose schema
-	// could not be read, policies of kinds nothing declares (one per
-	// kind).
+	// Warnings are about the input as a whole: unreadable CRD schemas,
+	// policies of kinds nothing declares (one per kind).
 	Warnings []error
 	// Scope is nil for a complete result, else the nodes a RunScoped
 	// question is about: Effective holds only those, Outcome is nil.
@@ -109,11 +105,10 @@ type KindResult struct {
 	Kind *policykind.Kind
 	// Policies of the kind, sorted by namespace/name.
 	Policies []*policykind.Policy
-	// Attachments of the kind's policies. A kind of a value space
-	// (policykind.ValueSpace) holds its view of the space's attachments.
+	// Attachments of the kind's policies (for a value space, its view).
 	Attachments *attach.Result
-	// Effective policies of the kind. The kinds of a value space share
-	// one, which folds them all (Result.SharedWith).
+	// Effective policies of the kind, shared by a value space's kinds
+	// (Result.SharedWith).
 	Effective *effective.Result
 
 	// outcome is the status of the kind's policies and targets, merged
@@ -148,10 +143,8 @@ func (r *Result) PolicyKinds() []*policykind.Kind {
 	return out
 }
 
-// Run is the functional core: topology, attachment, effective policies and
-// outcome, from plain data to plain data. Errors are about declarations
-// (a bad PolicyKind, a policy of an undeclared kind); problems of
-// individual objects end up in their status instead.
+// Run is the functional core, from plain data to plain data. Errors are
+// about declarations; problems of single objects end up in their status.
 func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped(s, opts, nil) }
 
 // RunScoped is Run for a question about a few nodes (`strata describe`
@@ -243,10 +236,8 @@ func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty ma
 }
 
 // run reads the policies of kinds, builds the graph with the nodes they
-// need (graph: Build's for Run, Extend's for Recompute; grants are the
-// ReferenceGrants it will hold), and computes every kind, or, with prev,
-// only the dirty kinds; with scope (see RunScoped), only the effective
-// targets in the nodes it names, without outcome.
+// need (graph: Objects' for Run, Extend for Recompute), and computes
+// every kind, or, with prev, the dirty ones; with scope, see RunScoped.
 func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstructured, grants topology.Grants, graph func(topology.Extra) *topology.Graph, dirty map[schema.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
 	if prev != nil {
@@ -292,8 +283,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 			p = res.read(k, u)
 		}
 		byKind[gk] = append(byKind[gk], p)
-		// A policy's namespace exists even when nothing else in the input
-		// lives there, so a policy can always target its own namespace.
+		// A policy can always target its own namespace.
 		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 	}
 	res.Kinds = make([]*KindResult, len(kinds))
@@ -469,8 +459,7 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs
 }
 
 // SharedWith returns the index of the first kind whose effective result
-// kind i shares (i itself unless i's kind is a later rung of a value
-// space), so that a listing shows a shared result once.
+// kind i shares (i itself but for a later rung of a value space).
 func (r *Result) SharedWith(i int) int {
 	for j := range i {
 		if r.Kinds[j].Effective == r.Kinds[i].Effective {
@@ -676,9 +665,8 @@ func (res *Result) warn() {
 }
 
 // spacesAgree keeps the kinds of a value space only when they can fold
-// together: one stack per context needs the same effective targets and
-// the same contexts, and a rank is one rung. The kinds of a space that
-// disagrees are dropped with an error naming both declarations.
+// together (the same effective targets and contexts, one kind a rank);
+// the others are dropped with an error naming both declarations.
 func spacesAgree(kinds []*policykind.Kind, errs []error) ([]*policykind.Kind, []error) {
 	first := map[string]*policykind.Kind{}
 	ranks := map[string]map[int]*policykind.Kind{}

@@ -109,8 +109,7 @@ type KindInfo struct {
 	Namespaced bool
 	// Section names what a sectionName refers to ("" if the kind has none).
 	Section string
-	// SectionLevel is the level of the kind's sections when it is not
-	// Level+1 (0): a Gateway's listeners are at LevelListener.
+	// SectionLevel is the level of the kind's sections unless Level+1 (0).
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
@@ -161,14 +160,11 @@ func (k KindInfo) SectionsAt() Level {
 type ConditionPlace int
 
 const (
-	// InAnnotation: the object has no status conditions; an annotation is
-	// used instead.
+	// InAnnotation: an annotation, for an object without status conditions.
 	InAnnotation ConditionPlace = iota
-	// InStatusConditions: status.conditions (Gateway, GatewayClass, Service);
-	// sections of a Gateway go to status.listeners[].conditions.
+	// InStatusConditions: status.conditions (listeners': status.listeners[]).
 	InStatusConditions
-	// InRouteParents: status.parents[].conditions, one entry per parent
-	// through which the route is affected.
+	// InRouteParents: status.parents[].conditions, per parent.
 	InRouteParents
 	// Nowhere: virtual kinds have no object to write to.
 	Nowhere
@@ -194,8 +190,7 @@ type Row struct {
 	// Targetable is true for the kinds a policy may target (GEP-713
 	// "Policy Attachment").
 	Targetable bool
-	// Names are what a user may type on the command line for the kind
-	// (lower case, as kubectl's singular, plural and short names).
+	// Names are what a user may type for the kind (as kubectl's).
 	Names []string
 	// Route is set for xRoute kinds: how they attach to listeners.
 	Route *RouteInfo
@@ -256,13 +251,11 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
-	// Service is a backend (LevelService) and, for the routes whose
-	// parentRef it is, a mesh frontend (LevelMeshFrontend, GEP-1426).
+	// Service is a backend and a mesh frontend (GEP-1426).
 	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
 		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions, Frontend: true},
 		Names:    []string{"service", "services", "svc"}},
-	// ReferenceGrant lets routes refer to Services in other namespaces
-	// (Gateway API ReferenceGrant); it is read, never targeted.
+	// ReferenceGrant is read, never targeted.
 	{GroupKind: ReferenceGrantKind, Version: "v1beta1", Resource: "referencegrants",
 		KindInfo: KindInfo{Namespaced: true}},
 }

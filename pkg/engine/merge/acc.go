@@ -41,8 +41,7 @@ func NewAcc(v Value) *Acc {
 }
 
 // normal reports whether v is in the form Of gives it: no null values,
-// and exactly its leaves (scalars, lists, empty objects) have sources.
-// Patch and PatchDefaults keep a value normal.
+// and exactly its leaves have sources.
 func normal(v Value) bool { return form(v, false) }
 
 // form is normal, allowing null values when nulls is true.
@@ -76,8 +75,7 @@ func (a *Acc) Source(p string) (Source, bool) {
 	return s, ok
 }
 
-// Value is the accumulated value. It is the Acc's own: later steps change
-// it in place, so take it when the fold is done.
+// Value is the accumulated value, changed in place by later steps.
 func (a *Acc) Value() Value { return Value{Values: a.vals, Prov: a.prov} }
 
 // Plain reports whether no key of m, at any depth, holds "[" (see Acc).
@@ -251,8 +249,7 @@ func (l *Locks) Lock(a *Acc, p string) {
 }
 
 // settled reports whether Restore of locked p from a into a itself is a
-// no-op: p is not in a's values at a settable place, or it is a source
-// key with no source key above or below it.
+// no-op.
 func (a *Acc) settled(p string) bool {
 	steps, _, ok := walk(a.vals, p)
 	if !ok || !settable(steps) {

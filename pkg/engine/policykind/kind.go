@@ -105,9 +105,8 @@ type Kind struct {
 // Key is the kind's group/kind, the key of a kind in maps.
 func (k *Kind) Key() schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
 
-// EffectiveKinds returns the effective target kinds (EffectiveTargetKind
-// or EffectiveTargetKinds), or nil when the declared targets are the
-// effective ones.
+// EffectiveKinds returns the effective target kinds, or nil when the
+// declared targets are the effective ones.
 func (k *Kind) EffectiveKinds() []schema.GroupKind { return k.effective }
 
 // MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
@@ -131,8 +130,7 @@ func (k *Kind) Rank() int {
 }
 
 // Vocabulary is the set of conditions the kind's policy status uses
-// (spec.status.vocabulary): Enforced unless the declaration chooses
-// Programmed.
+// (spec.status.vocabulary, Enforced by default).
 func (k *Kind) Vocabulary() Vocabulary {
 	if k == nil || k.Status == nil || k.Status.Vocabulary == "" {
 		return VocabularyEnforced
@@ -542,8 +540,7 @@ func isName(s string) bool { return s != "" && !strings.ContainsAny(s, ".[]/") }
 var itemSegment = regexp.MustCompile(`^[^\[\]=]+\[[^\[\]=]+=[^\[\]]+\]$`)
 
 // checkPath checks a dotted path: no empty segment, no "/", no negative
-// index, and brackets only for list items (rules[name=login]) when items
-// is set. A list index is a segment of its own (rules.0).
+// index, and brackets only for list items (rules[name=login]) with items.
 func checkPath(p string, items bool) error {
 	if p == "" {
 		return errors.New("it is empty")

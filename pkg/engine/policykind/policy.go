@@ -23,15 +23,15 @@ type Policy struct {
 	Namespace, Name string
 	Created         time.Time
 	TargetRefs      []TargetRef
-	// Blocks are the policy's spec proper: an overrides block, a defaults
-	// block (explicit or the bare fields at spec root), or one None block.
+	// Blocks are the policy's spec proper: overrides, defaults (explicit
+	// or bare fields), or one None block.
 	Blocks []Block
 	// ChildMerge is the atomicity this policy chose, through its kind's
 	// spec.childMerge.field, to merge into the less specific policies
 	// with; "" when it chose none.
 	ChildMerge string
-	// Invalid lists what makes the whole policy unusable, each naming the
-	// field; such a policy is Accepted=False Invalid everywhere.
+	// Invalid lists what makes the whole policy unusable (Accepted=False
+	// Invalid), each naming the field.
 	Invalid []string
 	// Warnings are what the policy's author should know but that does
 	// not make it unusable (unknown fields, likely typos), each naming
@@ -79,8 +79,7 @@ type TargetRef struct {
 // Block is a part of the spec proper with the strategy it merges with.
 type Block struct {
 	Strategy Strategy
-	// Field is where the block is, for messages and provenance:
-	// spec.overrides, spec.defaults or spec (bare fields).
+	// Field is where the block is: spec.overrides, spec.defaults or spec.
 	Field string
 	// Values is the spec proper, without the strategy field.
 	Values map[string]any
@@ -159,8 +158,7 @@ func (p *Policy) readTargets(spec map[string]any) {
 			continue
 		}
 		ref := TargetRef{Field: fields[i], Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace, Section: t.SectionName, Selector: t.Selector}
-		// GEP-713's own examples write the group with a version
-		// (gateway.networking.k8s.io/v1); a group never contains "/".
+		// GEP-713's examples write the group with a version.
 		ref.Group, _, _ = strings.Cut(ref.Group, "/")
 		switch {
 		case ref.Kind == "":
@@ -223,8 +221,7 @@ func (p *Policy) readBlocks(spec map[string]any) {
 	}
 	if len(bare) > 0 || len(blocks) == 0 {
 		if len(blocks) > 0 {
-			// Bare fields are implicit defaults; next to an explicit
-			// defaults block they are ambiguous.
+			// Bare fields beside an explicit defaults block are ambiguous.
 			for _, b := range blocks {
 				if b.Strategy.Base == Defaults {
 					p.Invalid = append(p.Invalid, fmt.Sprintf("%s: fields %s are set both bare and in %s", base, strings.Join(sortedKeys(bare), ", "), b.Field))
