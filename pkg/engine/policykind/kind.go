@@ -166,13 +166,7 @@ func Compile(d *Declaration) (*Kind, error) {
 	if s.Kind == "" {
 		bad("spec.kind", "required")
 	}
-	switch s.Class {
-	case "":
-		s.Class = Inherited
-	case Direct, Inherited:
-	default:
-		bad("spec.class", "%q is not Direct or Inherited", s.Class)
-	}
+	oneOf(bad, "spec.class", &s.Class, Inherited, Direct, Inherited)
 	if s.ControllerName == "" {
 		s.ControllerName = DefaultControllerName
 	} else if len(s.ControllerName) > 253 || !controllerName.MatchString(s.ControllerName) {
@@ -251,25 +245,11 @@ func Compile(d *Declaration) (*Kind, error) {
 	}
 	// An empty visibility (Settings) or vocabulary (Enforced) stays empty:
 	// compiled kinds are printed.
-	switch s.Visibility {
-	case "", VisibilitySettings, VisibilityNames, VisibilityKind:
-	default:
-		bad("spec.visibility", "%q is not Settings, Names or Kind", s.Visibility)
-	}
+	oneOf(bad, "spec.visibility", &s.Visibility, "", VisibilitySettings, VisibilityNames, VisibilityKind)
 	if st := s.Status; st != nil {
-		switch st.Vocabulary {
-		case "", VocabularyEnforced, VocabularyProgrammed:
-		default:
-			bad("spec.status.vocabulary", "%q is not Enforced or Programmed", st.Vocabulary)
-		}
+		oneOf(bad, "spec.status.vocabulary", &st.Vocabulary, "", VocabularyEnforced, VocabularyProgrammed)
 	}
-	switch s.Contexts {
-	case "":
-		s.Contexts = ContextPath
-	case ContextPath, ContextTarget:
-	default:
-		bad("spec.contexts", "%q is not Path or Target", s.Contexts)
-	}
+	oneOf(bad, "spec.contexts", &s.Contexts, ContextPath, ContextPath, ContextTarget)
 	if vs := s.ValueSpace; vs != nil {
 		if vs.Name == "" {
 			bad("spec.valueSpace.name", "required")
@@ -380,6 +360,21 @@ func Compile(d *Declaration) (*Kind, error) {
 	k.effective = schemaKinds(effs)
 	k.specPath = strings.Split(s.Fields.Spec, ".")
 	return k, nil
+}
+
+// oneOf checks an enumerated field: "" becomes def, any other value must
+// be one of allowed.
+func oneOf[T ~string](bad func(field, format string, a ...any), field string, v *T, def T, allowed ...T) {
+	switch {
+	case *v == "" && def != "":
+		*v = def // not written when def is "": v may be the declaration's
+	case *v != "" && !slices.Contains(allowed, *v):
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		bad(field, "%q is not %s or %s", *v, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	}
 }
 
 // declaredIsEffective reports whether a kind targets a single kind that is
