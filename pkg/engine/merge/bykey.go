@@ -101,15 +101,13 @@ func mergeItems(lower, higher []any, p, key string, prov map[string]Source, h Va
 }
 
 // itemPtr is the provenance pointer of a list item: the list's pointer
-// then [key=value], the value escaped like a pointer segment so that a
-// "/" in it does not split it.
+// then [key=value], the value escaped like a pointer segment.
 func itemPtr(p, key string, item any) string {
 	return fmt.Sprintf("%s[%s=%s]", p, Escape(key), Escape(fmt.Sprint(item.(map[string]any)[key])))
 }
 
-// sourceAt finds who set a pointer in v, looking at the pointer itself and
-// then at the pointers below it (fields and items); of several, the first
-// in pointer order, so the answer does not depend on map order.
+// sourceAt finds who set a pointer in v: the pointer's source, else the
+// first in pointer order of those below it.
 func sourceAt(v Value, p string) Source {
 	if s, ok := v.Prov[p]; ok {
 		return s

@@ -36,8 +36,7 @@ func StrategicMerge(meta strategicpatch.LookupPatchMeta) Func {
 type attribution struct {
 	lower, higher Value
 	prov          map[string]Source
-	// keys of lower's and higher's provenance, sorted on first use, to
-	// find the item sources below a list.
+	// keys of lower's and higher's provenance, sorted on first use.
 	lowerKeys, higherKeys []string
 }
 
@@ -127,10 +126,9 @@ func (a *attribution) take(v *Value, keys *[]string, p string) {
 	}
 }
 
-// WithListKeys returns meta with the lists at the given paths (dotted,
-// from the spec proper, e.g. extAuth.contextExtensions) merged item by
-// item by their key field, as a Go type's patchMergeKey tag would say;
-// every other lookup is meta's (nil: nothing known).
+// WithListKeys returns meta with the lists at the given dotted paths
+// (from the spec proper) merged item by item by their key field; every
+// other lookup is meta's (nil: nothing known).
 func WithListKeys(meta strategicpatch.LookupPatchMeta, keys map[string]string) strategicpatch.LookupPatchMeta {
 	if len(keys) == 0 {
 		return meta

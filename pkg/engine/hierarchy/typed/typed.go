@@ -12,8 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
 
-// Object is a typed object of a kind of the table: what the API server
-// serves and the snapshot holds.
+// Object is a typed object of a kind of the table.
 type Object interface {
 	metav1.Object
 	runtime.Object
@@ -33,14 +32,13 @@ type Kind struct {
 	Objects func(s *snapshot.Snapshot) []Object
 	// Len is the number of objects of the kind s holds.
 	Len func(s *snapshot.Snapshot) int
-	// AppendRoutes is set for route kinds: the linking rule. It appends
-	// to out the links of each route of the kind in s, in s's order.
+	// AppendRoutes, the linking rule of a route kind, appends the links
+	// of each route of the kind in s.
 	AppendRoutes func(out []Route, s *snapshot.Snapshot) []Route
 }
 
 // Route is what the topology reads of a route of any kind to link it
-// (Gateway API "Route attachment"): its parents, its hostnames, and its
-// rules with their backends.
+// (Gateway API "Route attachment").
 type Route struct {
 	GroupKind  schema.GroupKind
 	Meta       *metav1.ObjectMeta
@@ -51,16 +49,13 @@ type Route struct {
 	Rules     []RouteRule
 }
 
-// RouteRule is one rule of a route: its name (nil when it has none; the
-// topology names it rule-<index>) and its backends.
+// RouteRule is one rule of a route: its name (or nil) and its backends.
 type RouteRule struct {
 	Name     *gwv1.SectionName
 	Backends []gwv1.BackendObjectReference
 }
 
-// Kinds is the decode column of hierarchy.Table, one entry per row. A
-// route kind's entry carries its linking rule (the function passed to
-// route), next to its types.
+// Kinds is the decode column of hierarchy.Table, one entry per row.
 var Kinds = map[schema.GroupKind]Kind{
 	hierarchy.NamespaceKind: kind(func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces },
 		func(l *corev1.NamespaceList) []corev1.Namespace { return l.Items }),
@@ -119,9 +114,8 @@ func rules[R, B any](in []R, rule func(R) (*gwv1.SectionName, []B), of func(B) g
 // objectRef is the object a plain BackendRef names.
 func objectRef(b gwv1.BackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }
 
-// kind is the entry of a kind whose objects, of Go type T, the snapshot
-// holds in the slice slot returns, and whose list type L holds them in
-// items.
+// kind is the entry of a kind of Go type T, held in the snapshot's slice
+// slot returns, whose list type L holds them in items.
 func kind[T, L any, PT interface {
 	*T
 	Object
@@ -158,8 +152,7 @@ func kind[T, L any, PT interface {
 	}
 }
 
-// route is the entry of a route kind: kind's, plus the linking rule link
-// that reads one route of the kind.
+// route is kind's entry plus the linking rule link of a route kind.
 func route[T, L any, PT interface {
 	*T
 	Object
