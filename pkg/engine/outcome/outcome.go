@@ -17,9 +17,7 @@ import (
 )
 
 // Condition types and reasons on policies (GEP-713 "Metaresource status";
-// 001 "Conditions: On Policy objects"). Accepted and its reasons are
-// Gateway API's (PolicyConditionAccepted, PolicyReason*); the others are
-// Strata's own.
+// 001 "Conditions: On Policy objects"); Accepted's are Gateway API's.
 const (
 	Accepted          = string(gwv1.PolicyConditionAccepted)
 	Enforced          = "Enforced"
@@ -51,10 +49,9 @@ const (
 	ReasonAffected = "Affected"
 )
 
-// Ancestor is one PolicyAncestorStatus: the conditions of a policy with
-// respect to the Gateway (or listener, or its declared target when no
-// Gateway is involved) through which it acts. Conditions carry no
-// lastTransitionTime: the engine has no clock; sinks set it.
+// Ancestor is one PolicyAncestorStatus: the conditions of a policy at the
+// Gateway (or listener, or target) through which it acts, without
+// lastTransitionTime (sinks set it).
 type Ancestor struct {
 	Ref        topology.Ref
 	Conditions []metav1.Condition
@@ -75,7 +72,7 @@ type TargetStatus struct {
 	// Policies affecting the target, as namespace/name, sorted.
 	Policies []string
 	// Via are the Gateways (or ListenerSets) of the contexts in which it
-	// is affected, for route parent status. Sorted by NodeID.
+	// is affected, sorted by NodeID.
 	Via []topology.NodeID
 }
 
@@ -83,8 +80,7 @@ type TargetStatus struct {
 type Outcome struct {
 	Policies []PolicyStatus
 	Targets  []TargetStatus
-	// keys are the Targets' sort keys (targetKey), when Compute made
-	// them, for Merge.
+	// keys are the Targets' sort keys (targetKey), for Merge.
 	keys []string
 }
 
@@ -142,8 +138,7 @@ type tally struct {
 	// and those that merged into it; nil until a merge is seen.
 	mergedInto, mergedBy map[string]bool
 
-	// lastWinners, lastBeaters and lastLost are the items last added to
-	// each set (addNew).
+	// lastWinners, lastBeaters and lastLost are for addNew.
 	lastWinners, lastBeaters, lastLost []string
 }
 
@@ -175,8 +170,7 @@ func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *O
 			}
 			effKind = strings.Join(names, " or ")
 		}
-		// None conflicts at such a node are rejections all the same
-		// (effective.Conflicts).
+		// None conflicts at such a node are rejections all the same.
 		type nodeScope struct {
 			node  topology.NodeID
 			scope string
@@ -355,9 +349,8 @@ type tallyNodes struct {
 	ancestor, attached topology.NodeID
 }
 
-// tally is tallies.get of p at ancestorRef(g, ancestor, attached).
-// Different nodes may make the same ref (a Gateway's listeners, a
-// Service and its frontend), so the tallies stay keyed by ref.
+// tally is tallies.get of p at ancestorRef(g, ancestor, attached), which
+// different nodes may make alike.
 func (w *pass) tally(g *topology.Graph, p *policykind.Policy, ancestor, attached topology.NodeID) *tally {
 	k := tallyNodes{p, ancestor, attached}
 	if t, ok := w.byNodes[k]; ok {
@@ -375,8 +368,8 @@ func (w *pass) tally(g *topology.Graph, p *policykind.Policy, ancestor, attached
 // policies affect tg (GEP-713: a target is affected by the policies whose
 // settings reach it in some context).
 func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
-	// Per kind (the kinds of a value space share one result), the
-	// policies that contribute and the parents they do it through.
+	// Per kind, the policies that contribute and the parents they do it
+	// through.
 	w.affecting = w.affecting[:0]
 	for _, ctx := range tg.Contexts {
 		gw, ls := gatewayOf(g, ctx.Path)
@@ -644,9 +637,8 @@ func (t *tally) mergedText(p *policykind.Policy) string {
 	return strings.Join(parts, "; ")
 }
 
-// beatersText names the policies that superseded this one; when none can
-// be named, the fields went to the target's own values or were removed
-// whole by a spec that sets no field, and the message says so.
+// beatersText names the policies that superseded this one, or says why
+// none can be named.
 func (t *tally) beatersText() string {
 	if len(t.beaters) == 0 {
 		return "the target's own values or a policy that sets no field"
@@ -682,10 +674,9 @@ func ancestorRef(g *topology.Graph, gw, attached topology.NodeID) topology.Ref {
 }
 
 // ancestorOf is the parent a policy attached at node attached reports
-// against on a path through Gateway gw and ListenerSet ls (None when the
-// path has none): the ListenerSet for a policy attached to it or below it
-// (GEP-1713 "Route Attachment": it is the direct parent of its routes),
-// else the Gateway.
+// against on a path through Gateway gw and ListenerSet ls (or None): the
+// ListenerSet for a policy attached to it or below it (GEP-1713 "Route
+// Attachment"), else the Gateway.
 func ancestorOf(g *topology.Graph, gw, ls, attached topology.NodeID) topology.NodeID {
 	if ls == topology.None {
 		return gw
