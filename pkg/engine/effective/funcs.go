@@ -2,6 +2,8 @@ package effective
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
@@ -23,13 +25,8 @@ func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatch
 		return nil, fmt.Errorf("kind %s: %w", k.Kind, err)
 	}
 	out[policykind.Atomic], out[policykind.Patch] = merge.Atomic, merge.Patch
-	if cm := k.ChildMerge; cm != nil {
-		for _, a := range cm.Values {
-			if a == policykind.StrategicMergePatch {
-				out[a] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
-				break
-			}
-		}
+	if cm := k.ChildMerge; cm != nil && slices.Contains(slices.Collect(maps.Values(cm.Values)), policykind.StrategicMergePatch) {
+		out[policykind.StrategicMergePatch] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package effective
 
 import (
+	"slices"
+
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -23,12 +25,7 @@ func Conflicts(g *topology.Graph, k *policykind.Kind, att *attach.Result, node t
 		return nil
 	}
 	c := newComputer(g, k, att, nil)
-	var entries []*Entry
-	for _, e := range c.stack(atts) {
-		if e.Block.Strategy.Base == policykind.None {
-			entries = append(entries, e)
-		}
-	}
+	entries := slices.DeleteFunc(c.stack(atts), func(e *Entry) bool { return e.Block.Strategy.Base != policykind.None })
 	if len(entries) < 2 {
 		return nil
 	}
