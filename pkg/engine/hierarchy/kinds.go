@@ -261,18 +261,17 @@ var Table = []Row{
 }
 
 // Kinds is the targetable rows of Table by kind: the kinds of the
-// hierarchy.
-var Kinds = targetable()
-
-func targetable() map[schema.GroupKind]KindInfo {
-	m := map[schema.GroupKind]KindInfo{}
+// hierarchy. knownGroups are the groups of Table's rows.
+var Kinds, knownGroups = func() (map[schema.GroupKind]KindInfo, map[string]bool) {
+	kinds, groups := map[schema.GroupKind]KindInfo{}, map[string]bool{}
 	for _, r := range Table {
 		if r.Targetable {
-			m[r.GroupKind] = r.KindInfo
+			kinds[r.GroupKind] = r.KindInfo
 		}
+		groups[r.Group] = true
 	}
-	return m
-}
+	return kinds, groups
+}()
 
 // Lookup returns the row of Table for gk.
 func Lookup(gk schema.GroupKind) (Row, bool) {
@@ -293,11 +292,3 @@ func IsModelled(gk schema.GroupKind) bool { _, ok := Kinds[gk]; return ok }
 // IsKnownGroup reports whether a group is one Strata models (a group of a
 // row of Table); kinds of other groups are virtual.
 func IsKnownGroup(group string) bool { return knownGroups[group] }
-
-var knownGroups = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range Table {
-		m[r.Group] = true
-	}
-	return m
-}()
