@@ -40,8 +40,7 @@ const (
 const (
 	Atomic = "Atomic"
 	Patch  = "Patch"
-	// StrategicMergePatch is Kubernetes' strategic merge patch, for
-	// spec.childMerge only (Envoy Gateway's mergeType StrategicMerge).
+	// StrategicMergePatch is Kubernetes' strategic merge patch (spec.childMerge only).
 	StrategicMergePatch = "StrategicMergePatch"
 )
 
@@ -86,15 +85,13 @@ type Kind struct {
 	Source string
 	// Labels are the labels of the object that declared the kind.
 	Labels map[string]string
-	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
-	// when known (AncestorsMaxItems), else 0.
+	// MaxAncestors is its CRD's status.ancestors maxItems, else 0.
 	MaxAncestors int
 	// Plural is the kind's CRD's spec.names.plural when known, else "".
 	Plural string
 
 	specPath []string
-	// childPath is spec.childMerge.field from the object root; childName
-	// its name when it is at the root of the spec (not spec proper).
+	// childPath is spec.childMerge.field; childName its name at the spec root.
 	childPath []string
 	childName string
 	// targets and effective are the declared kinds as schema.GroupKind.
@@ -243,8 +240,7 @@ func Compile(d *Declaration) (*Kind, error) {
 			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
 		}
 	}
-	// An empty visibility (Settings) or vocabulary (Enforced) stays empty:
-	// compiled kinds are printed.
+	// An empty visibility or vocabulary stays empty: kinds are printed.
 	oneOf(bad, "spec.visibility", &s.Visibility, "", VisibilitySettings, VisibilityNames, VisibilityKind)
 	if st := s.Status; st != nil {
 		oneOf(bad, "spec.status.vocabulary", &st.Vocabulary, "", VocabularyEnforced, VocabularyProgrammed)

@@ -26,16 +26,13 @@ type Policy struct {
 	// Blocks are the policy's spec proper: overrides, defaults (explicit
 	// or bare fields), or one None block.
 	Blocks []Block
-	// ChildMerge is the atomicity this policy chose, through its kind's
-	// spec.childMerge.field, to merge into the less specific policies
-	// with; "" when it chose none.
+	// ChildMerge is the atomicity this policy chose (spec.childMerge) to
+	// merge into the less specific policies with, or "".
 	ChildMerge string
 	// Invalid lists what makes the whole policy unusable (Accepted=False
 	// Invalid), each naming the field.
 	Invalid []string
-	// Warnings are what the policy's author should know but that does
-	// not make it unusable (unknown fields, likely typos), each naming
-	// the field.
+	// Warnings name fields the author should look at (unknown, typos).
 	Warnings []string
 
 	// id is ID, made once by Read.
