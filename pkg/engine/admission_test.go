@@ -295,7 +295,7 @@ func TestDeclarationErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, errs := engine.Kinds(src.Snapshot, "")
+			_, errs := engine.KindsWith(src.Snapshot, "", nil)
 			if len(errs) != len(tc.want) {
 				t.Fatalf("errors %v, want %d", errs, len(tc.want))
 			}

@@ -33,23 +33,16 @@ type Options struct {
 	// empty means policykind.DefaultControllerName.
 	ControllerName string
 	// Lenient skips bad declarations and reports them in Result.Errors
-	// instead of failing the run: a controller must keep serving every
-	// other kind.
+	// instead of failing the run.
 	Lenient bool
-	// Catalogue declares the kinds neither a PolicyKind nor a labelled
-	// CRD of the input declares: builtin.Catalogue() for Strata's own
-	// commands, nil for none. A PolicyKind of the input overrides an
-	// entry; an entry overrides what a CRD's label alone would say
-	// (docs/policy-kinds.md, "3. The built-in catalogue").
+	// Catalogue declares built-in kinds (builtin.Catalogue() for
+	// Strata's own commands, nil for none); see KindsWith.
 	Catalogue []builtin.Entry
 	// Strict makes a policy of a kind nothing declares an error
 	// (UndeclaredError) instead of a warning that skips it.
 	Strict bool
-	// Workers is how many goroutines a run uses at once: the object
-	// graph is built while the policies are read, and kinds that fold
-	// apart are computed side by side. 0 means runtime.GOMAXPROCS(0); 1
-	// runs everything on the caller's goroutine. The answer is the same
-	// for every value: a program that embeds the engine owns its cores.
+	// Workers is how many goroutines a run uses at once (0: GOMAXPROCS;
+	// 1: the caller's only); the answer is the same for every value.
 	Workers int
 }
 
@@ -80,57 +73,46 @@ func (e *UndeclaredError) Reason() string {
 // howToDeclare ends every message about an undeclared kind.
 const howToDeclare = "declare it with a PolicyKind (strata.dev/v1alpha1) or install its CRD labelled " + policykind.CRDLabel + " (docs/policy-kinds.md)"
 
-// Result is everything the engine derives from a snapshot. It is frozen
-// once returned: any number of goroutines may read it at once (doc.go,
-// "Concurrency").
+// Result is everything the engine derives from a snapshot, frozen once
+// returned (doc.go, "Concurrency").
 type Result struct {
 	Graph *topology.Graph
-	// Kinds holds what the engine derives for each policy kind, sorted
-	// by group then kind.
+	// Kinds holds each policy kind's results, sorted by group then kind.
 	Kinds []*KindResult
 	// Policies of every kind, sorted by kind, then namespace/name.
 	Policies []*policykind.Policy
 	Outcome  *outcome.Outcome
 	// Errors skipped in Lenient mode.
 	Errors []error
-	// Warnings are about the input as a whole and do not change the
-	// answer's shape: a policy CRD whose schema could not be read (its
-	// policies are then not validated), policies of kinds nothing
-	// declares (skipped, one warning per kind).
+	// Warnings are about the input as a whole: unreadable CRD schemas,
+	// policies of kinds nothing declares (one per kind).
 	Warnings []error
-	// Scope is nil for a complete result. A result of RunScoped holds the
-	// nodes its question is about: each kind's Effective then has only the
-	// effective targets among them, and Outcome is nil.
+	// Scope is nil for a complete result, else the nodes a RunScoped
+	// question is about: Effective holds only those, Outcome is nil.
 	Scope []topology.NodeID
 
 	opts       Options
 	kindErrors []error
-	// schemaWarnings are the Warnings about schemas, kept by Recompute;
-	// undeclared are those about undeclared kinds, by kind, which a
-	// Recompute (of declared kinds only) keeps too.
+	// schemaWarnings and undeclared (counts by kind) make Warnings,
+	// kept by Recompute; schemas are the policy CRDs' compiled schemas.
 	schemaWarnings []error
 	undeclared     map[schema.GroupKind]int
-	// schemas are the compiled schemas of the policy CRDs of the input,
-	// by kind.
-	schemas map[schema.GroupKind]*crdschema.CRD
+	schemas        map[schema.GroupKind]*crdschema.CRD
 }
 
-// KindResult is what the engine derives for one policy kind: one struct
-// per kind, rather than lists that must stay aligned by index.
+// KindResult is what the engine derives for one policy kind.
 type KindResult struct {
 	Kind *policykind.Kind
 	// Policies of the kind, sorted by namespace/name.
 	Policies []*policykind.Policy
-	// Attachments of the kind's policies. A kind of a value space
-	// (policykind.ValueSpace) holds its view of the space's attachments.
+	// Attachments of the kind's policies (for a value space, its view).
 	Attachments *attach.Result
-	// Effective policies of the kind. The kinds of a value space share
-	// one, which folds them all (Result.SharedWith).
+	// Effective policies of the kind, shared by a value space's kinds
+	// (Result.SharedWith).
 	Effective *effective.Result
 
-	// outcome is the status of the kind's policies and targets, joined
-	// into Result.Outcome; for a value space, held by its first kind
-	// (the others hold an empty one).
+	// outcome is the status of the kind's policies and targets, merged
+	// into Result.Outcome; for a value space, held by its first kind.
 	outcome *outcome.Outcome
 }
 
@@ -161,28 +143,19 @@ func (r *Result) PolicyKinds() []*policykind.Kind {
 	return out
 }
 
-// Run is the functional core: topology, attachment, effective policies and
-// outcome, from plain data to plain data. Errors are about declarations
-// (a bad PolicyKind, a policy of an undeclared kind); problems of
-// individual objects end up in their status instead.
+// Run is the functional core, from plain data to plain data. Errors are
+// about declarations; problems of single objects end up in their status.
 func Run(s *snapshot.Snapshot, opts Options) (*Result, error) { return RunScoped(s, opts, nil) }
 
-// RunScoped is Run for a question about a few nodes, such as `strata
-// describe` of one route in a world of thousands: most of Run's time goes
-// to the effective policies of every target and to the status of every
-// policy, which such a question does not read.
-//
-// The topology, the policies and their attachments are complete. Then
+// RunScoped is Run for a question about a few nodes (`strata describe`
+// of one route). The topology, policies and attachments are complete;
 // scope, given the result so far (Graph, Kinds and Policies set), names
-// the nodes the question is about; effective policies are computed only
-// for the effective targets among them, each exactly as Run computes it
-// (effective.ComputeOnly), and no Outcome is computed (Result.Scope).
-// When scope (or its answer) is nil, the result is Run's, Outcome
-// included.
+// the nodes the question is about, and effective policies are computed
+// only for the effective targets among them, exactly as Run computes
+// them, without Outcome (Result.Scope). A nil scope (or answer) is Run.
 func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topology.NodeID) (*Result, error) {
-	// The graph of the objects is built on another goroutine while the
-	// declarations and the policies are read (unless Workers is 1): only
-	// the nodes the policies add (topology.Extra) wait for them.
+	// The objects' graph is built on another goroutine while the
+	// policies are read (unless Workers is 1).
 	objects := make(chan func(topology.Extra) *topology.Graph, 1)
 	if opts.workers() == 1 {
 		objects <- topology.Objects(s)
@@ -213,35 +186,20 @@ func RunScoped(s *snapshot.Snapshot, opts Options, scope func(*Result) []topolog
 }
 
 // Recompute answers a change confined to the instances of some policy
-// kinds: policies holds the current instances of the kinds in dirty (all
-// of them; other kinds' instances are ignored). The objects and the
-// declarations of r are kept, which the caller must know to be unchanged,
-// and the results of the other kinds are reused, so the cost is that of
-// the dirty kinds alone (docs/controller.md, "What a change recomputes").
-//
-// r is not changed, and may be read while Recompute runs: the new result
-// shares r's graph when the new policies need no node r's lacks (a
-// namespace, a virtual target), and otherwise gets an extended copy of it
-// (topology.Graph.Extend), with r's nodes at the same ids so that the
-// reused results still point at the right nodes.
+// kinds: policies holds all the current instances of the kinds in dirty
+// (others are ignored). r's objects and declarations are kept, which the
+// caller must know to be unchanged, and the other kinds' results reused
+// (docs/controller.md, "What a change recomputes"). r is not changed: the
+// new result shares its graph, or an extended copy with r's nodes at the
+// same ids (topology.Graph.Extend).
 func (r *Result) Recompute(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool) (*Result, error) {
 	return r.RecomputeScoped(policies, dirty, nil)
 }
 
 // RecomputeScoped is Recompute for a question about a few nodes, as
-// RunScoped is Run's: the admission webhook asks what one policy write
-// changes, which only the effective targets below the policy's targets
-// can show. The dirty kinds' effective policies are computed only for
-// the effective targets among the nodes scope names (given the result
-// with its graph, kinds and policies set), the other kinds are r's, and
-// no Outcome is computed (Result.Scope). A nil scope (or answer) is
-// Recompute.
-//
-// r may itself be scoped (RunScoped) when the new scope lies within r's:
-// the other kinds' results r holds are then complete for every target
-// the answer is about. `strata impact` runs the world scoped to the
-// targets below the policy's old and new targets, then recomputes the
-// policy's kind there, never computing the rest of the world.
+// RunScoped is Run's (the admission webhook's). r may itself be scoped
+// when the new scope lies within r's (`strata impact`). A nil scope (or
+// answer) is Recompute.
 func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty map[schema.GroupKind]bool, scope func(*Result) []topology.NodeID) (*Result, error) {
 	var outside error
 	if r.Scope != nil {
@@ -278,10 +236,8 @@ func (r *Result) RecomputeScoped(policies []*unstructured.Unstructured, dirty ma
 }
 
 // run reads the policies of kinds, builds the graph with the nodes they
-// need (graph: Build's for Run, Extend's for Recompute; grants are the
-// ReferenceGrants it will hold), and computes every kind, or, with prev,
-// only the dirty kinds; with scope (see RunScoped), only the effective
-// targets in the nodes it names, without outcome.
+// need (graph: Objects' for Run, Extend for Recompute), and computes
+// every kind, or, with prev, the dirty ones; with scope, see RunScoped.
 func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstructured, grants topology.Grants, graph func(topology.Extra) *topology.Graph, dirty map[schema.GroupKind]bool, prev *Result, scope func(*Result) []topology.NodeID) error {
 	res.Errors = append([]error(nil), res.kindErrors...)
 	if prev != nil {
@@ -295,10 +251,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 	byKind := map[schema.GroupKind][]*policykind.Policy{}
 	var extra topology.Extra
 	// On a recomputation, an object that is the very object prev read is
-	// not read again: reading is a function of the object, its kind and
-	// the schemas, all unchanged, and the policy is frozen once read. A
-	// question about one write among thousands of policies (the
-	// admission webhook's) then reads one policy, not its kind's all.
+	// not read again: the policy is frozen once read.
 	var readBefore map[*unstructured.Unstructured]*policykind.Policy
 	if prev != nil {
 		readBefore = map[*unstructured.Unstructured]*policykind.Policy{}
@@ -315,8 +268,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 		}
 		k := declared[gk]
 		if k == nil {
-			// As on a cluster, where an undeclared kind is never read,
-			// the rest of the run goes on; Strict refuses the input.
+			// As on a cluster, the run goes on; Strict refuses it.
 			if res.opts.Strict {
 				return &UndeclaredError{Kind: gk, Namespace: u.GetNamespace(), Name: u.GetName()}
 			}
@@ -331,8 +283,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 			p = res.read(k, u)
 		}
 		byKind[gk] = append(byKind[gk], p)
-		// A policy's namespace exists even when nothing else in the input
-		// lives there, so a policy can always target its own namespace.
+		// A policy can always target its own namespace.
 		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 	}
 	res.Kinds = make([]*KindResult, len(kinds))
@@ -350,8 +301,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 		res.Policies = append(res.Policies, kr.Policies...)
 	}
 	// The groups to compute, with their policies; the virtual objects
-	// they target are nodes of the graph from the start, in the order
-	// attachment meets them.
+	// they target are nodes of the graph from the start.
 	var todo []group
 	for _, members := range res.folds() {
 		if prev != nil && !slices.ContainsFunc(members, func(kr *KindResult) bool { return dirty[kr.Kind.Key()] }) {
@@ -387,10 +337,8 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 	return nil
 }
 
-// scopeSet is whether a node of g is among nodes (a scope, which may
-// hold topology.None), a flag by node: the scope of a question about a
-// policy on a GatewayClass is most of a world's nodes, which a map held
-// for a tenth of `strata impact`'s time on the performance world.
+// scopeSet is whether a node of g is among nodes (which may hold
+// topology.None), a flag by node.
 func scopeSet(g *topology.Graph, nodes []topology.NodeID) func(topology.NodeID) bool {
 	set := make([]bool, len(g.Nodes))
 	for _, n := range nodes {
@@ -434,16 +382,11 @@ type group struct {
 	ps      []*policykind.Policy
 }
 
-// computeAll computes the groups of kinds, each as compute does, all at
-// once. Each group reads the frozen graph and its own policies and
-// writes only its members' results, so the order does not matter. Within
-// a group, attaching the policies, joining the outcome's tallies and
-// sorting its targets run on one core; another group's work fills the
-// others meanwhile. The merge functions are made first, in order, on
-// this goroutine: a registry's factories (merge.Registry) need not be safe
-// to call at once, and the first group's error is the one returned. A panic
-// in a group is raised again here, as it was when the groups ran in
-// turn.
+// computeAll computes the groups of kinds at once: each reads the frozen
+// graph and its own policies and writes only its members' results. The
+// merge functions are made first, in order, on this goroutine (a
+// registry's factories need not be safe to call at once). A panic in a
+// group is raised again here.
 func (res *Result) computeAll(todo []group, in func(topology.NodeID) bool) error {
 	funcs := make([]map[string]merge.Func, len(todo))
 	for i, g := range todo {
@@ -495,12 +438,9 @@ func (res *Result) funcs(members []*KindResult) (map[string]merge.Func, error) {
 }
 
 // compute attaches the policies ps of a group of kinds that fold
-// together and computes their effective policies and outcome with funcs
-// (Result.funcs). A group of one kind is the common case. For a value
-// space every kind keeps its own attachments (a view of the group's),
-// and all of them share one effective result and one outcome, held at
-// the group's first kind, so each policy's standing is the one the
-// shared value gives it.
+// together and computes their effective policies and outcome with funcs.
+// For a value space every kind keeps its own view of the attachments,
+// and all share one effective result and one outcome, held at the first.
 func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs map[string]merge.Func, in func(topology.NodeID) bool) {
 	first := members[0].Kind
 	att := attach.Resolve(res.Graph, ps)
@@ -519,8 +459,7 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs
 }
 
 // SharedWith returns the index of the first kind whose effective result
-// kind i shares (i itself unless i's kind is a later rung of a value
-// space), so that a listing shows a shared result once.
+// kind i shares (i itself but for a later rung of a value space).
 func (r *Result) SharedWith(i int) int {
 	for j := range i {
 		if r.Kinds[j].Effective == r.Kinds[i].Effective {
@@ -531,8 +470,7 @@ func (r *Result) SharedWith(i int) int {
 }
 
 // patchMeta is the schema a strategic merge of k's policies reads
-// (spec.childMerge): its CRD's storage version, at the spec and at its
-// defaults and overrides blocks; nil when the input holds no schema.
+// (spec.childMerge): its CRD's storage version; nil without a schema.
 func (res *Result) patchMeta(k *policykind.Kind) strategicpatch.LookupPatchMeta {
 	crd := res.schemas[k.Key()]
 	if crd == nil || k.ChildMerge == nil || crd.Versions[crd.Storage] == nil {
@@ -544,7 +482,7 @@ func (res *Result) patchMeta(k *policykind.Kind) strategicpatch.LookupPatchMeta 
 
 // schemas compiles the schemas of the snapshot's policy CRDs. A CRD
 // whose schema the API server would refuse is a warning, and its
-// policies are read unvalidated, as before there was a schema.
+// policies are read unvalidated.
 func schemas(s *snapshot.Snapshot) (map[schema.GroupKind]*crdschema.CRD, []error) {
 	var warns []error
 	out := map[schema.GroupKind]*crdschema.CRD{}
@@ -565,12 +503,9 @@ func schemas(s *snapshot.Snapshot) (map[schema.GroupKind]*crdschema.CRD, []error
 
 // read reads a policy through its kind, first admitting it as the API
 // server would when the input holds its CRD's schema: unknown fields are
-// dropped with a warning (kubectl's `unknown field`), so that a typo such
-// as `default:` for `defaults:` is never read as a policy field, and a
-// schema violation makes the policy Invalid, naming the field. Without
-// a schema, or with one that keeps any field of the spec
-// (x-kubernetes-preserve-unknown-fields), fields the kind does not
-// expect are warnings.
+// dropped with a warning, and a schema violation makes the policy
+// Invalid. Without a schema, or with one that keeps any field of the
+// spec, fields the kind does not expect are warnings.
 func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *policykind.Policy {
 	crd := res.schemas[k.Key()]
 	if crd == nil {
@@ -602,23 +537,15 @@ func (res *Result) read(k *policykind.Kind, u *unstructured.Unstructured) *polic
 	}
 	p.Invalid = append(invalid, p.Invalid...)
 	if schema.Open(k.SpecPath()...) {
-		// A schema that keeps any field of the spec says nothing about
-		// its fields: look for typos as without a schema.
 		warnings = append(warnings, k.Unexpected(a.Object)...)
 	}
 	p.Warnings = warnings
 	return p
 }
 
-// Kinds compiles the declarations of a snapshot: PolicyKind objects, then
-// labelled CRDs for kinds no PolicyKind declares. Two PolicyKinds for one
-// kind are an error. Declarations without a controllerName get
-// controllerName (if not empty). The kinds that compiled are returned
-// with the errors of the others, each a *DeclarationError.
 // DeclarationError is a declaration that did not compile, with the
 // object it came from (a PolicyKind, or a labelled policy CRD), so that
-// an adapter can say where that object was read: the engine knows no
-// files.
+// an adapter can say where that object was read.
 type DeclarationError struct {
 	// Group, Kind and Name of the declaring object.
 	Group, Kind, Name string
@@ -630,16 +557,13 @@ func (e *DeclarationError) Unwrap() error { return e.Err }
 
 const crdGroup, crdKind = "apiextensions.k8s.io", "CustomResourceDefinition"
 
-func Kinds(s *snapshot.Snapshot, controllerName string) ([]*policykind.Kind, []error) {
-	return KindsWith(s, controllerName, nil)
-}
-
-// KindsWith is Kinds with a catalogue of built-in declarations for the
-// kinds the input uses, between the input's PolicyKinds and its labelled
-// CRDs: a PolicyKind overrides a
-// built-in entry (the user knows their cluster best), and a built-in
-// entry, which says the kind's targets, effective targets and merge rules,
-// overrides the bare defaults a CRD's label gives (policykind.FromCRD).
+// KindsWith compiles the declarations of a snapshot: its PolicyKinds, then
+// the catalogue's entries for kinds the input uses, then labelled CRDs. A
+// PolicyKind overrides a built-in entry (the user knows their cluster
+// best), which overrides the bare defaults of a CRD's label
+// (policykind.FromCRD). Declarations without a controllerName get
+// controllerName (if not empty). The kinds that compiled are returned
+// with the errors of the others.
 func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.Entry) ([]*policykind.Kind, []error) {
 	var errs []error
 	compile := func(d *policykind.Declaration) (*policykind.Kind, error) {
@@ -666,13 +590,13 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 		seen[k.Key()] = d.Name
 		kinds = append(kinds, k)
 	}
-	// Built-in entries serve the kinds the input uses: a policy or a CRD
-	// of the kind. The others would only lengthen every list of kinds.
+	// Built-in entries serve the kinds the input uses (a policy or a CRD).
 	used := map[schema.GroupKind]bool{}
 	for _, u := range s.Policies {
 		used[u.GroupVersionKind().GroupKind()] = true
 	}
-	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
+	crds := append(slices.Clip(s.PolicyCRDs), s.CRDs...)
+	for _, crd := range crds {
 		used[policykind.DefinedKind(crd)] = true
 	}
 	for _, e := range catalogue {
@@ -708,24 +632,21 @@ func KindsWith(s *snapshot.Snapshot, controllerName string, catalogue []builtin.
 		seen[gk] = d.Name
 		kinds = append(kinds, k)
 	}
-	// A kind's CRD, when known, bounds status.ancestors (status.Limit)
-	// and names its resource; the last CRD of a kind that declares a
-	// bound (a plural) wins.
-	maxOf := map[schema.GroupKind]int{}
-	pluralOf := map[schema.GroupKind]string{}
-	for _, crd := range append(slices.Clip(s.PolicyCRDs), s.CRDs...) {
-		if max, ok := policykind.AncestorsMaxItems(crd); ok {
-			maxOf[policykind.DefinedKind(crd)] = max
-		}
-		if plural := policykind.CRDPlural(crd); plural != "" {
-			pluralOf[policykind.DefinedKind(crd)] = plural
-		}
-	}
+	// A kind's CRD, when known, bounds status.ancestors and names its
+	// resource; the last CRD of a kind that says it wins.
+	byKey := make(map[schema.GroupKind]*policykind.Kind, len(kinds))
 	for _, k := range kinds {
-		if max, ok := maxOf[k.Key()]; ok {
-			k.MaxAncestors = max
+		byKey[k.Key()] = k
+	}
+	for _, crd := range crds {
+		if k := byKey[policykind.DefinedKind(crd)]; k != nil {
+			if max, ok := policykind.AncestorsMaxItems(crd); ok {
+				k.MaxAncestors = max
+			}
+			if plural := policykind.CRDPlural(crd); plural != "" {
+				k.Plural = plural
+			}
 		}
-		k.Plural = pluralOf[k.Key()]
 	}
 	sort.Slice(kinds, func(i, j int) bool {
 		return strings.Compare(kinds[i].Group+"/"+kinds[i].Kind, kinds[j].Group+"/"+kinds[j].Kind) < 0
@@ -744,9 +665,8 @@ func (res *Result) warn() {
 }
 
 // spacesAgree keeps the kinds of a value space only when they can fold
-// together: one stack per context needs the same effective targets and
-// the same contexts, and a rank is one rung. The kinds of a space that
-// disagrees are dropped with an error naming both declarations.
+// together (the same effective targets and contexts, one kind a rank);
+// the others are dropped with an error naming both declarations.
 func spacesAgree(kinds []*policykind.Kind, errs []error) ([]*policykind.Kind, []error) {
 	first := map[string]*policykind.Kind{}
 	ranks := map[string]map[int]*policykind.Kind{}

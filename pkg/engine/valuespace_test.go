@@ -180,7 +180,7 @@ func TestValueSpaceDisagrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, errs := engine.Kinds(r.Snapshot, "")
+			_, errs := engine.KindsWith(r.Snapshot, "", nil)
 			if len(errs) != 1 || !strings.Contains(errs[0].Error(), c.want) || !strings.Contains(errs[0].Error(), "PolicyKind Infra") || !strings.Contains(errs[0].Error(), "PolicyKind Tenant") {
 				t.Errorf("errors %v, want one naming both PolicyKinds and %q", errs, c.want)
 			}

@@ -17,9 +17,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Reasons of a rejected target reference, from GEP-713's Accepted
-// condition (001, "Conditions: On Policy objects"), as Gateway API
-// defines them.
+// Reasons of a rejected target reference (001, "Conditions: On Policy
+// objects").
 const (
 	ReasonTargetNotFound = string(gwv1.PolicyReasonTargetNotFound)
 	ReasonInvalid        = string(gwv1.PolicyReasonInvalid)
@@ -32,16 +31,13 @@ type Attachment struct {
 	// Field of the targetRef that made it, e.g. spec.targetRefs[0].
 	Field string
 	// Scope, when set, limits a namespaced policy attached to a
-	// cluster-scoped GatewayClass to Gateways in that namespace (002:
-	// only configs in a global namespace apply cluster-wide).
+	// GatewayClass to Gateways in that namespace (002).
 	Scope string
 	// Referral marks an attachment made by the node naming the policy
 	// (policykind.Spec.ReferencedBy), not by a targetRef.
 	Referral bool
 	// Global marks a policy of a global namespace attached to a
-	// GatewayClass. 002's precedence puts such "global policies" below
-	// every policy of the Gateway's own namespace, the one on its
-	// Namespace included, so it ranks below the Namespace level.
+	// GatewayClass, which 002 ranks below the Namespace level.
 	Global bool
 }
 
@@ -68,11 +64,8 @@ type Result struct {
 	attached []uint64
 }
 
-// At returns the attachments at node n, ByNode[n]. Most nodes of a large
-// graph have none (rules, listeners, ports), and the effective
-// computation asks about every node of every context path, 400,000
-// times a kind on the performance world: a bit per node answers for
-// them without a lookup in ByNode.
+// At returns the attachments at node n, ByNode[n], answering for the many
+// nodes without any by a bit per node.
 func (r *Result) At(n topology.NodeID) []*Attachment {
 	if i := int(n) / 64; r.attached != nil && n >= 0 && i < len(r.attached) && r.attached[i]&(1<<(uint(n)%64)) == 0 {
 		return nil
@@ -80,8 +73,7 @@ func (r *Result) At(n topology.NodeID) []*Attachment {
 	return r.ByNode[n]
 }
 
-// index sets At's bits for the nodes of ByNode, in a graph of nodes
-// nodes; a node beyond them is looked up in ByNode.
+// index sets At's bits for the nodes of ByNode below nodes.
 func (r *Result) index(nodes int) {
 	r.attached = make([]uint64, (nodes+63)/64)
 	for n := range r.ByNode {
@@ -91,11 +83,10 @@ func (r *Result) index(nodes int) {
 	}
 }
 
-// Resolve attaches the valid policies of one kind to the graph. Policies
-// with Invalid set are not attached; their targets are reported as
-// rejections so they still get a status. The graph is only read: it must
-// hold the virtual objects the policies target (VirtualTargets), as
-// engine.Run builds it.
+// Resolve attaches the valid policies of one kind to the graph; the
+// targets of Invalid ones are rejections, so they still get a status. The
+// graph must hold the virtual objects the policies target
+// (VirtualTargets).
 func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
 	refs := referrals(g, policies)
@@ -106,8 +97,7 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: t.Field, Target: declared(p, t), Reason: ReasonInvalid, Message: msg})
 			}
 			if len(p.TargetRefs) == 0 {
-				// No usable target to report against: the policy itself is
-				// the ancestor, so the reason is still visible in its status.
+				// No target to report against: the policy itself is.
 				self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
 				res.Rejections = append(res.Rejections, Rejection{Policy: p, Field: p.Kind.Fields.Spec, Target: self, Reason: ReasonInvalid, Message: msg})
 			}
@@ -182,10 +172,9 @@ func (ix referralIndex) of(p *policykind.Policy) []referral {
 	return ix[topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}]
 }
 
-// referrals reads, once per referring kind and field that the policies'
-// kinds declare, every object of that kind and the policy its field
-// names: one pass over those objects, whatever the number of policies.
-// An unset or unreadable reference names nothing.
+// referrals reads, in one pass over the objects, the policy each object
+// names in a reference field the policies' kinds declare
+// (policykind.Spec.ReferencedBy).
 func referrals(g *topology.Graph, policies []*policykind.Policy) referralIndex {
 	fields := map[policykind.ReferenceField]bool{}
 	for _, p := range policies {
@@ -259,9 +248,9 @@ type checked struct {
 	grants topology.Grants
 }
 
-// crossNS reports whether r is in another namespace than the policy and
-// no ReferenceGrant lets the policy refer to it (Memorandum "Cross
-// namespace references"). Targeting another Namespace is one too.
+// crossNS reports whether r (or a Namespace r) is in another namespace
+// than the policy without a ReferenceGrant (Memorandum "Cross namespace
+// references").
 func (c *checked) crossNS(r topology.Ref) bool {
 	p := c.p
 	if p.Namespace == "" {
@@ -280,9 +269,8 @@ func rejection(p *policykind.Policy, t policykind.TargetRef, target topology.Ref
 }
 
 // check validates a targetRef against its policy's kind, the hierarchy
-// and the ReferenceGrants, none of which needs the graph: so the virtual
-// objects a policy names are known before the graph is built
-// (VirtualTargets), and resolveRef then only looks nodes up.
+// and the ReferenceGrants, without the graph, so that the virtual objects
+// a policy names are known before the graph is built (VirtualTargets).
 func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef) (checked, *Rejection) {
 	k := p.Kind
 	gk := schema.GroupKind{Group: t.Group, Kind: t.Kind}
@@ -334,9 +322,8 @@ func check(grants topology.Grants, p *policykind.Policy, t policykind.TargetRef)
 }
 
 // VirtualTargets lists the virtual objects (GEP-713 "Targeting virtual
-// types") the valid policies' targetRefs would attach to, in the order
-// Resolve meets them, for the graph to hold them from the start
-// (topology.Extra): Resolve only finds nodes, it adds none.
+// types") the valid policies' targetRefs would attach to, in order, for
+// the graph to hold them from the start (topology.Extra).
 func VirtualTargets(grants topology.Grants, policies []*policykind.Policy) []topology.Ref {
 	var out []topology.Ref
 	for _, p := range policies {
@@ -366,8 +353,6 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 	}
 	id := g.Lookup(target.Object())
 	if id == topology.None {
-		// A virtual target is missing only when the graph was built
-		// without VirtualTargets' answer for these policies.
 		return nil, rejection(p, t, target, ReasonTargetNotFound, t.Field, "%s not found", target.Object())
 	}
 	if c.virtual || t.Section == "" {
@@ -386,12 +371,9 @@ func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef)
 
 // inRoles maps the object nodes a targetRef names to the nodes of the
 // roles the policy's kind acts in (hierarchy.Roles): a Service's own node
-// (the backend) and, for a kind whose effective targets are routes, the
-// Service's frontend, the parent of its mesh routes (GEP-1426). A Service
-// no route has as parent has no frontend; its own node then stays the
-// target, so the policy keeps its target as ancestor and reaches nothing
-// below it. A sectionName names a port of the Service itself (a frontend
-// has none), so it keeps today's meaning. Other kinds pass unchanged.
+// and, for a kind whose effective targets are routes, its frontend
+// (GEP-1426); without a frontend the Service's node stays the target. A
+// sectionName names a port of the Service itself.
 func inRoles(g *topology.Graph, k *policykind.Kind, gk schema.GroupKind, section string, ids []topology.NodeID) []topology.NodeID {
 	if section != "" || !hierarchy.Kinds[gk].Frontend {
 		return ids
@@ -415,10 +397,9 @@ func inRoles(g *topology.Graph, k *policykind.Kind, gk schema.GroupKind, section
 	return out
 }
 
-// selectNodes returns the objects of a kind matching a label selector: in
-// the target namespace for namespaced kinds, anywhere for cluster-scoped
-// ones. Objects the policy may not refer to (other namespaces without a
-// grant) are skipped, as are objects lacking the section.
+// selectNodes returns the objects of a kind (in the target namespace for
+// namespaced kinds) matching a label selector, that the policy may refer
+// to and that have the section.
 func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
 	var out []topology.NodeID
 	ids := g.ByKind(gk)
@@ -440,8 +421,7 @@ func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo
 }
 
 // Of is the part of r about the policies of one kind, sharing r's
-// attachments: the view a kind of a value space keeps of the attachments
-// resolved for the whole space (policykind.ValueSpace).
+// attachments (a value space's kind's view).
 func (r *Result) Of(k *policykind.Kind) *Result {
 	out := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
 	for n, as := range r.ByNode {

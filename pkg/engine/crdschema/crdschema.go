@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -37,9 +38,7 @@ type CRD struct {
 	// Versions maps each version name to its schema; a version without
 	// openAPIV3Schema has none (nil).
 	Versions map[string]*Schema
-	// Storage is the name of the storage version, the one every version
-	// converts to: a merge of policies of several versions reads its
-	// schema (Schema.PatchMeta). "" when no version is marked.
+	// Storage is the name of the storage version ("" when none is marked).
 	Storage string
 }
 
@@ -92,18 +91,12 @@ func compile(v1 *apiextensionsv1.JSONSchemaProps) (*Schema, error) {
 
 // VersionNames lists the versions of the CRD, sorted, for messages.
 func (c *CRD) VersionNames() []string {
-	names := make([]string, 0, len(c.Versions))
-	for n := range c.Versions {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+	return slices.Sorted(maps.Keys(c.Versions))
 }
 
-// Open reports whether the object at path (from the object root, e.g.
-// spec) keeps fields the schema does not name
-// (x-kubernetes-preserve-unknown-fields, or a missing or free-form
-// schema there): the schema says nothing about that object's fields.
+// Open reports whether the object at path (from the object root) keeps
+// fields the schema does not name (x-kubernetes-preserve-unknown-fields,
+// or no schema there).
 func (s *Schema) Open(path ...string) bool {
 	st := s.structural
 	for _, p := range path {
@@ -131,20 +124,13 @@ type Admission struct {
 	Errors []error
 }
 
-// Admit prunes a copy of u and validates it against s, in the API
-// server's order: unknown fields are dropped when the object is decoded,
-// then the rest is validated (k8s.io/apiextensions-apiserver's
-// customresource strategy), CEL rules (x-kubernetes-validations) last,
-// with the server's cost limits. Between pruning and validation the
-// schema's defaults are applied, as the server applies them when it
-// decodes a request (customresource_handler's unstructuredDefaulter): a
-// field the file leaves out but the schema defaults (a strategy, say) is
-// read offline as the cluster would store it. u is not changed.
+// Admit prunes a copy of u, applies the schema's defaults and validates
+// it against s, CEL rules last, in the API server's order
+// (apiextensions-apiserver), so that a file reads as the cluster would
+// store it. u is not changed.
 func (s *Schema) Admit(u *unstructured.Unstructured) (a Admission) {
 	defer func() {
-		// DeepCopyJSON and the validators expect the types a JSON
-		// decoder makes; an object built otherwise (an int, a struct) is
-		// refused, not a crash.
+		// An object of types no JSON decoder makes is refused, not a crash.
 		if r := recover(); r != nil {
 			a = Admission{Object: u, Errors: []error{fmt.Errorf("cannot validate: %v", r)}}
 		}

@@ -5,16 +5,11 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 )
 
-// PatchMeta is strategicpatch's view of the objects at paths (each from
-// the object root, e.g. spec and spec.defaults: a field is looked up in
-// the first that names it), for a strategic merge of policies' specs
-// (merge.StrategicMerge). A CRD's schema cannot carry Go's
-// patchStrategy and patchMergeKey tags; what it says of its lists is
-// what server-side apply reads, and that is mapped: a list of
-// x-kubernetes-list-type map with one x-kubernetes-list-map-keys key is
-// merged item by item by that key, one of type set is merged as a set of
-// scalars; other lists (atomic, untyped, maps with several keys, which
-// strategic merge cannot key) are replaced whole.
+// PatchMeta is strategicpatch's view of the objects at paths (from the
+// object root; a field is looked up in the first that names it), for
+// merge.StrategicMerge: a list of x-kubernetes-list-type map with one
+// list-map key is merged by that key, one of type set as a set; other
+// lists are replaced whole.
 func (s *Schema) PatchMeta(paths ...[]string) strategicpatch.LookupPatchMeta {
 	var at []*structuralschema.Structural
 	for _, path := range paths {

@@ -19,8 +19,7 @@ import (
 // Entry is one block of one policy in a context's stack.
 type Entry struct {
 	Attachment *attach.Attachment
-	// Rank is the rung of the policy's kind in its value space
-	// (policykind.ValueSpace): it orders entries before Level does.
+	// Rank is the rung of the policy's kind in its value space.
 	Rank  int
 	Level hierarchy.Level
 	Block *policykind.Block
@@ -37,36 +36,29 @@ func PolicyOf(s merge.Source) *policykind.Policy {
 	return p
 }
 
-// Folded is the merged result of one stack of entries (the stack folded,
-// not to be confused with package outcome, the status). Contexts with the
-// same stack share one Folded. It is complete when the computation
-// returns it: the standing of every policy of its stack is computed then,
-// not on first read, so that any number of goroutines may read a Result
-// at once without locks (docs/layout.md, "Frozen once built").
+// Folded is the merged result of one stack of entries, shared by the
+// contexts with the same stack. It is complete when the computation
+// returns it, standings included, so that goroutines may read a Result
+// without locks (docs/layout.md, "Frozen once built").
 type Folded struct {
 	// Result is the effective spec proper and who set each leaf.
 	Result merge.Value
 	// Conflicted maps each policy rejected by the None strategy to the
-	// policy that won (GEP-713 "None: ... all the other metaresources
-	// attached to the same target are rejected").
+	// policy that won (GEP-713 "None").
 	Conflicted map[*policykind.Policy]*policykind.Policy
 
 	// Merged maps each policy that chose, through its kind's
 	// spec.childMerge, to merge into the less specific policies of this
-	// stack, to those policies (the ones whose values were in force when
-	// it merged), least specific first; nil when none did. Envoy Gateway
-	// reports this as Merged=True on both sides.
+	// stack, to those policies, least specific first; nil when none did.
 	Merged map[*policykind.Policy][]*policykind.Policy
 
-	// replaced maps each policy whose whole value another replaced (an
-	// atomic merge or a more specific None target) to that other policy,
-	// so that a policy setting no field is still known to be superseded.
+	// replaced maps each policy whose whole value another replaced to
+	// that other policy.
 	replaced map[*policykind.Policy]*policykind.Policy
 
 	keys []string // Result.Prov's pointers, sorted
-	// standings are the stack's policies' standings, in stack order
-	// (freeze), found by a scan; byPolicy indexes them for a long
-	// stack (fewStandings).
+	// standings are the stack's policies' standings, in stack order;
+	// byPolicy indexes them for a long stack (fewStandings).
 	standings []standingResult
 	byPolicy  map[*policykind.Policy]int
 }
@@ -75,23 +67,17 @@ type Folded struct {
 // the policies that act on it (GEP-713 "Abstract process for calculating
 // Effective metaresources").
 type Context struct {
-	// Path lists the namespaces above the path, then the path from root to
-	// target.
+	// Path lists the namespaces above the path, then the path.
 	Path []topology.NodeID
 	// Entries is the stack, least specific first.
 	Entries []*Entry
-	// ConsumerRoute marks the context of a mesh consumer route
-	// (topology.Graph.Mesh, GEP-1426): the context is that of requests
-	// from the route's namespace only (Consumer). A bool, which fits in
-	// the struct's padding, where the namespace would grow every context.
+	// ConsumerRoute marks the context of a mesh consumer route (Consumer).
 	ConsumerRoute bool
 	*Folded
 }
 
 // Policies yields each policy of the stack once, at its first block, in
-// stack order. Nearly every stack is short, and a scan of the entries
-// before costs less than a set per context; a long one (thousands of
-// policies on one Gateway) gets the set, not a quadratic scan (issue 11,
+// stack order; a long stack gets a set, not a quadratic scan (issue 11,
 // "No cliffs").
 func (c *Context) Policies(yield func(*policykind.Policy) bool) {
 	var seen map[*policykind.Policy]bool
@@ -139,11 +125,9 @@ type Result struct {
 
 // ComputeOnly calculates the effective policy of a kind in every context
 // of the effective targets for which in is true (all of them when in is
-// nil; funcs are the merge functions by atomicity). For questions about a
-// few nodes of a large graph, each target it returns is the one a
-// complete computation returns, contexts and outcomes alike, because a target's contexts are its own ancestor paths
-// and the attachments along them, whatever else the graph holds. Only the
-// targets left out differ: they are missing.
+// nil; funcs are the merge functions by atomicity). Each target it returns
+// is the one a complete computation returns: a target's contexts are its
+// own ancestor paths and the attachments along them.
 func ComputeOnly(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, in func(topology.NodeID) bool) *Result {
 	return newComputer(g, k, att, funcs).compute(in)
 }
@@ -157,15 +141,8 @@ func (c *computer) compute(in func(topology.NodeID) bool) *Result {
 	if in != nil {
 		targets = slices.DeleteFunc(targets, func(t topology.NodeID) bool { return !in(t) })
 	}
-	// Targets are independent of each other: each is computed from its
-	// own ancestor paths and the (frozen) attachments along them, in the
-	// order the graph numbers them, with one memo of folds for them all.
-	slots := make([]*Target, len(targets))
-	for i, t := range targets {
-		slots[i] = c.target(t)
-	}
-	for _, tg := range slots {
-		if tg != nil {
+	for _, t := range targets {
+		if tg := c.target(t); tg != nil {
 			res.Targets = append(res.Targets, tg)
 		}
 	}
@@ -196,8 +173,7 @@ func newComputer(g *topology.Graph, k *policykind.Kind, att *attach.Result, func
 }
 
 // inPlaceFrom is the stack size from which fold accumulates in place
-// (merge.Acc): below it, copying the few fields of a short stack costs
-// less than the accumulator's indexes.
+// (merge.Acc).
 const inPlaceFrom = 16
 
 type computer struct {
@@ -209,39 +185,32 @@ type computer struct {
 	values map[*policykind.Block]merge.Value
 	ids    map[*policykind.Policy]uint32
 	leaves map[*policykind.Policy][]string
-	// sourcedBy caches sourced per policy.
-	sourcedBy map[*policykind.Policy][]string
-	// plain caches merge.Plain per block.
-	plain map[*policykind.Block]bool
-	// objectOf is the target whose own values object holds (objectValues).
+	// sourcedBy and plain cache sourced and merge.Plain; objectOf is the
+	// target whose own values object holds (objectValues).
+	sourcedBy  map[*policykind.Policy][]string
+	plain      map[*policykind.Block]bool
 	objectOf   topology.NodeID
 	objectRead bool
 	object     *merge.Value
-	// inPlaceFrom is the stack size from which fold uses merge.Acc; a
-	// field so that tests can compare both folds on every stack.
+	// inPlaceFrom is a field so that tests can compare both folds.
 	inPlaceFrom int
-	// keyBuf is key's buffer.
-	keyBuf []byte
-	// prefixes are the folds of stacks' prefixes on immutable values
-	// (foldImmutable).
-	prefixes map[prefixKey]*foldState
-	// stacks are the stacks made, by attsKey; attIDs number the
-	// attachments for it, in attsBuf. allBuf is context's scratch list.
+	keyBuf      []byte
+	prefixes    map[prefixKey]*foldState // foldImmutable's
+	// stacks are the stacks made, by attsKey (attIDs, attsBuf); allBuf
+	// is context's scratch list.
 	stacks  map[string]*stacked
 	attIDs  map[*attach.Attachment]uint32
 	attsBuf []byte
 	allBuf  []*attach.Attachment
 	// contexts are a target's contexts while they are made; paths and
-	// made are where the contexts' paths and the contexts themselves are
-	// allocated, many at a time (slab).
+	// made are slabs for the contexts' paths and the contexts.
 	contexts []*Context
 	paths    []topology.NodeID
 	made     []Context
 }
 
 // slab is how many paths' node ids, or contexts, a computer allocates at
-// a time: the performance world's 56,000 contexts each made four
-// allocations for their paths and one for themselves.
+// a time.
 const slab = 1024
 
 // targets lists the effective targets reached by any attachment, in
@@ -251,14 +220,10 @@ const slab = 1024
 // that are themselves attached.
 func (c *computer) targets() []topology.NodeID {
 	g, effs := c.g, c.k.EffectiveKinds()
-	var out []topology.NodeID
 	if len(effs) == 0 {
-		for n := range c.att.ByNode {
-			out = append(out, n)
-		}
-		slices.Sort(out)
-		return out
+		return slices.Sorted(maps.Keys(c.att.ByNode))
 	}
+	var out []topology.NodeID
 	effGK := map[schema.GroupKind]bool{}
 	for _, e := range effs {
 		effGK[e] = true
@@ -304,9 +269,7 @@ func (c *computer) targets() []topology.NodeID {
 			continue
 		}
 		if n.Ref.Role != hierarchy.RoleNone {
-			// A Service's frontend is a role of the Service on the
-			// paths of its mesh routes, not a target of its own: the
-			// Service's node holds its effective policy.
+			// A Service's frontend is not a target of its own.
 			continue
 		}
 		out = append(out, topology.NodeID(i))
@@ -317,11 +280,8 @@ func (c *computer) targets() []topology.NodeID {
 // context builds the stack of one path and folds it.
 func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Context {
 	g := c.g
-	// The context's path: the namespaces above it, then the path. The
-	// policies along it are those attached to its nodes.
-	// The namespaces, at most one a node, then the path, in the room
-	// left in the computer's slab; the slab is moved past them once the
-	// context is kept (newContext).
+	// The namespaces above the path, then the path, in the room left in
+	// the computer's slab (newContext).
 	if room := 2 * len(path); cap(c.paths)-len(c.paths) < room {
 		c.paths = make([]topology.NodeID, 0, max(slab, room))
 	}
@@ -338,16 +298,13 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		}
 	}
 	if c.k.Contexts == policykind.ContextTarget && len(nodes) > 1 {
-		// The target stands alone (policykind.ContextTarget): its own
-		// Namespace, the cluster-scoped objects on its path, itself.
+		// The target stands alone (policykind.ContextTarget).
 		nodes, gatewayNS = c.ownScope(target, path), g.Node(target).Ref.Namespace
 	}
-	// Attachments along the path; a policy attached at several nodes of
-	// one path counts once, at its most specific node.
-	// The stack keeps each policy's last attachment along the path, in
-	// path order (lastOfEach). On a mesh path, a consumer policy acts for requests of its own
-	// namespace only (topology.Graph.ConsumerPolicy): in the contexts of
-	// that namespace's consumer routes.
+	// Attachments along the path; a policy attached at several nodes
+	// counts once, at its most specific (lastOfEach). On a mesh path, a
+	// consumer policy acts only in the contexts of its own namespace's
+	// consumer routes (topology.Graph.ConsumerPolicy).
 	frontend, consumer := g.Mesh(path)
 	all := c.allBuf[:0]
 	for _, n := range nodes {
@@ -366,12 +323,8 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 		return nil
 	}
 	atts := lastOfEach(all)
-	// Contexts with the same attachments have the same stack, and,
-	// without the target's own values, the same fold: the stack is built
-	// once per list of attachments and shared, read-only, by their
-	// contexts. Building each context's stack again, to find its fold in
-	// memo, was a sixth of the effective computation on the performance
-	// world.
+	// Contexts with the same attachments share one stack and, without
+	// the target's own values, one fold.
 	k := c.attsKey(atts)
 	st, ok := c.stacks[string(k)] // no string made to look up
 	if !ok {
@@ -399,10 +352,8 @@ func (c *computer) context(target topology.NodeID, path []topology.NodeID) *Cont
 	return ctx
 }
 
-// newContext returns a new context of path full, made in the room
-// context left in the paths' slab: the slab is moved past it, and full's
-// capacity cut to its length, so that an append to a context's path does
-// not write over the next one's.
+// newContext returns a new context of path full, made in the paths' slab,
+// full's capacity cut so that an append to it writes over nothing.
 func (c *computer) newContext(full []topology.NodeID) *Context {
 	n := len(c.paths) + len(full)
 	c.paths = c.paths[:n]
@@ -422,8 +373,7 @@ type stacked struct {
 	folded  *Folded
 }
 
-// attsKey identifies a list of attachments within this computer, in the
-// computer's buffer: the attachments' numbers, in order.
+// attsKey identifies a list of attachments, in the computer's buffer.
 func (c *computer) attsKey(atts []*attach.Attachment) []byte {
 	if c.attIDs == nil {
 		c.attIDs, c.stacks = map[*attach.Attachment]uint32{}, map[string]*stacked{}
@@ -472,9 +422,7 @@ func (c *computer) ownScope(target topology.NodeID, path []topology.NodeID) []to
 // then defaults newest first (the more specific wins them), so a level's
 // overrides also beat its defaults (001 "Conflict Resolution").
 func (c *computer) stack(atts []*attach.Attachment) []*Entry {
-	// The entries of a stack are allocated together: one allocation per
-	// context, not one per block (56,000 contexts of 3.7 blocks on the
-	// performance world).
+	// The entries of a stack are allocated together.
 	n := 0
 	for _, a := range atts {
 		n += len(a.Policy.Blocks)
@@ -537,9 +485,7 @@ func Order(entries []*Entry) {
 
 // Fold orders a stack built elsewhere and folds it as every context's
 // stack is folded, for a caller that decides itself which policies apply
-// (the blueprint renderer applies 002's list to the object it renders) but
-// must not have a second implementation of precedence and conflict order.
-// funcs are the merge functions by atomicity.
+// (the blueprint renderer). funcs are the merge functions by atomicity.
 func Fold(entries []*Entry, funcs map[string]merge.Func) *Folded {
 	if len(entries) == 0 {
 		return &Folded{}
@@ -555,12 +501,8 @@ func Fold(entries []*Entry, funcs map[string]merge.Func) *Folded {
 // older one within a level. Leaves set by an overrides block are locked so
 // that no more specific entry can change them, whatever strategy it
 // dictates further down (001's expanded hierarchy: "A override > B
-// override > C override > C default > B default > A default").
-//
-// The steps are decided once, here; the accumulator carries them out:
-// immutable values for short stacks and custom merges, merge.Acc in place
-// for long ones, where each step costs the block merged, not the value
-// accumulated so far (issue 11, "No cliffs").
+// override > C override > C default > B default > A default"). Long
+// stacks accumulate in place (merge.Acc; issue 11, "No cliffs").
 func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 	var f *folding
 	if len(entries) >= c.inPlaceFrom && c.builtin() && c.allPlain(entries) && !childMerges(entries) {
@@ -575,19 +517,10 @@ func (c *computer) fold(entries []*Entry, object *merge.Value) *Folded {
 }
 
 // foldImmutable folds a stack on immutable values, resuming from the
-// fold of its longest prefix already folded, and remembering the fold of
-// each longer prefix. Stacks share their less specific entries (the
-// Gateway's, the listener's, the namespace's policies) and differ in the
-// most specific ones: the performance world's 13,400 folds of 58,000
-// entries have 14,600 prefixes, so most folds take one step instead of
-// three or four.
-//
-// The prefixes form a tree: a prefix's fold is found from its parent's
-// and its last entry, keyed as stacks are (key: the entry's policy,
-// node and strategy, what a step reads of its entry), in fixed-size
-// keys, so that what is remembered grows with the prefixes and not with
-// their lengths. A remembered state is frozen (foldState); a fold
-// resumes on copies of what a step writes.
+// fold of its longest prefix already folded (stacks share their less
+// specific entries), and remembering the fold of each longer prefix. The
+// prefixes form a tree keyed by parent fold and entry (prefixKey); a
+// remembered state is frozen (foldState).
 func (c *computer) foldImmutable(entries []*Entry) *folding {
 	if c.prefixes == nil {
 		c.prefixes = map[prefixKey]*foldState{}
@@ -636,14 +569,12 @@ type folding struct {
 	c   *computer
 	acc accumulator
 	out *Folded
-	// live are the policies whose value is still in acc as a whole or in
-	// part; replaced remembers who took the place of the others
-	// (allocated on first use).
+	// live are the policies whose value is still in acc.
 	live     []*policykind.Policy
 	replaced map[*policykind.Policy]*policykind.Policy
 	prev     *Entry
-	// shared: live and replaced are a frozen foldState's too (frozen,
-	// resume), copied before they are written.
+	// shared: live and replaced are a frozen foldState's too, copied
+	// before they are written.
 	shared bool
 }
 
@@ -703,10 +634,8 @@ func (f *folding) step(m *Entry) {
 		dict = m
 	}
 	s := dict.Block.Strategy
-	// The more specific policy's own choice (spec.childMerge) of the
-	// atomicity it merges with, where it would otherwise replace
-	// (None) or be merged as the less specific entry dictates
-	// (Defaults). An override is never weakened by it.
+	// The more specific policy's own choice of atomicity
+	// (spec.childMerge), for None and Defaults; never for an override.
 	child := m.Policy().ChildMerge
 	if child != "" && c.funcs[child] == nil {
 		child = ""
@@ -714,9 +643,8 @@ func (f *folding) step(m *Entry) {
 	switch s.Base {
 	case policykind.None:
 		if m.Policy() == prev.Policy() {
-			// One policy's overrides and defaults blocks under None:
-			// one spec, not a conflict with itself; its overrides
-			// beat its defaults (001 "Conflict Resolution").
+			// One policy's blocks under None: its overrides beat its
+			// defaults (001 "Conflict Resolution").
 			acc.set(merge.Patch(m.Value, acc.value()))
 			return
 		}
@@ -732,8 +660,7 @@ func (f *folding) step(m *Entry) {
 			return // prev stays the entry in force
 		}
 		if child != "" && child != policykind.Atomic {
-			// Envoy Gateway's mergeType: the route policy is merged
-			// into the closest parent policy instead of replacing it.
+			// Envoy Gateway's mergeType: merged, not replacing.
 			f.mergeInto(m.Policy())
 			acc.defaults(child, m.Value)
 			break
@@ -754,11 +681,9 @@ func (f *folding) step(m *Entry) {
 		}
 	case policykind.Overrides:
 		if s.Atomicity == policykind.Patch {
-			// The overrides in acc are locked; what else acc holds
-			// came from less specific defaults, which m beats
-			// whatever its block (001's expanded hierarchy: "C
-			// default > B default > A default" even when B also
-			// carries an override).
+			// The overrides in acc are locked; the rest came from
+			// less specific defaults, which m beats (001's expanded
+			// hierarchy).
 			acc.defaults(policykind.Patch, m.Value)
 			break
 		}
@@ -816,11 +741,9 @@ type foldState struct {
 	prev       *Entry
 }
 
-// frozen is f's state, frozen: the values accumulated are never written
-// (merge's functions return new ones); the locked leaves, the live and
-// the replaced policies are shared with f, which copies them before it
-// writes them (own, lockLeaf); the rarer merges and conflicts are
-// copied.
+// frozen is f's state, frozen: the locked leaves, the live and the
+// replaced policies are shared with f, which copies them before it writes
+// them (own, lockLeaf); merges and conflicts are copied.
 func (f *folding) frozen() *foldState {
 	a := f.acc.(*immutable)
 	a.shared, f.shared = true, true
@@ -861,26 +784,16 @@ func cloneMerged(m map[*policykind.Policy][]*policykind.Policy) map[*policykind.
 // (spec.childMerge), which merge.Acc does not carry out: the fold then
 // works on immutable values.
 func childMerges(entries []*Entry) bool {
-	for _, e := range entries {
-		if e.Policy().ChildMerge != "" {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(entries, func(e *Entry) bool { return e.Policy().ChildMerge != "" })
 }
 
 // accumulator carries out fold's steps on the value accumulated so far.
 type accumulator interface {
 	value() merge.Value
-	// set replaces the value whole.
-	set(v merge.Value)
-	// defaults merges m over the value with an atomicity, m winning
-	// except on locked leaves.
-	defaults(atomicity string, m merge.Value)
-	// overrides merges m under the value: the value wins.
-	overrides(atomicity string, m merge.Value)
-	// lock locks the leaves an overrides entry holds in the value.
-	lock(e *Entry)
+	set(v merge.Value)                         // the value replaced whole
+	defaults(atomicity string, m merge.Value)  // m wins, but not on locked leaves
+	overrides(atomicity string, m merge.Value) // the value wins
+	lock(e *Entry)                             // an overrides entry's leaves
 	locked() map[string]bool
 }
 
@@ -889,8 +802,7 @@ type immutable struct {
 	c         *computer
 	acc       merge.Value
 	lockedSet map[string]bool // nil until a leaf is locked
-	// shared: lockedSet is a frozen foldState's too, copied before a
-	// lock writes it.
+	// shared: lockedSet is a frozen foldState's too, copied before a write.
 	shared bool
 }
 
@@ -928,9 +840,8 @@ func (a *immutable) lock(e *Entry) {
 		}
 		return
 	}
-	// Only the policy's own pointers can name it as their source, so
-	// they are looked up instead of scanning the accumulated value,
-	// which grows with every policy of the stack (issue 11).
+	// Only the policy's own pointers can name it as their source
+	// (issue 11: no scan of the accumulated value).
 	for _, p := range a.c.sourced(e.Policy()) {
 		if a.acc.Prov[p] == e.Policy() {
 			a.lockLeaf(p)
@@ -987,10 +898,9 @@ func (c *computer) allPlain(entries []*Entry) bool {
 	return true
 }
 
-// builtin reports whether the kind merges with Atomic and Patch only.
-// Custom merge functions may name list items in provenance
-// (/list[key=value]), pointers no policy value spells, so the pointers a
-// policy can be the source of are then unknown in advance.
+// builtin reports whether the kind merges with Atomic and Patch only:
+// custom merge functions may name provenance pointers no policy value
+// spells (/list[key=value]).
 func (c *computer) builtin() bool {
 	for name := range c.funcs {
 		if name != policykind.Atomic && name != policykind.Patch {
@@ -1019,10 +929,7 @@ func (c *computer) sourced(p *policykind.Policy) []string {
 			}
 		})
 	}
-	ptrs := make([]string, 0, len(set))
-	for ptr := range set {
-		ptrs = append(ptrs, ptr)
-	}
+	ptrs := slices.Collect(maps.Keys(set))
 	if c.sourcedBy == nil {
 		c.sourcedBy = map[*policykind.Policy][]string{}
 	}
@@ -1031,10 +938,8 @@ func (c *computer) sourced(p *policykind.Policy) []string {
 }
 
 // objectValues reads the target object's own values of the spec proper
-// (Spec.TargetFields), or nil when it sets none.
-// The object is read once per target, not once per context: the
-// contexts of a target are computed one after another (compute), so the
-// last target's values are kept.
+// (Spec.TargetFields), or nil when it sets none; the last target's are
+// kept, as a target's contexts are computed one after another.
 func (c *computer) objectValues(target topology.NodeID) *merge.Value {
 	if len(c.k.TargetFields) == 0 {
 		return nil
@@ -1094,10 +999,8 @@ func isEmpty(v any) bool {
 	return false
 }
 
-// key identifies a stack for memoization: the same blocks attached at the
-// same nodes fold to the same outcome.
-// The key is built in a buffer the computer reuses: valid until the next
-// call.
+// key identifies a stack for memoization (the same blocks attached at the
+// same nodes fold alike), in a buffer valid until the next call.
 func (c *computer) key(entries []*Entry) []byte {
 	b := c.keyBuf[:0]
 	for _, e := range entries {
@@ -1123,24 +1026,13 @@ func (c *computer) policyID(p *policykind.Policy) uint32 {
 }
 
 // lastOfEach keeps, of attachments in path order, each policy's last
-// (its most specific along the path), in order, in place: two passes,
-// linear in the attachments where deleting earlier ones as later ones
-// come was quadratic with thousands of policies on one Gateway (issue
-// 11, "No cliffs"). A short list, as nearly every context's is, is
-// scanned rather than indexed: a map per context costs more than the
-// scan.
+// (its most specific along the path), in order, in place; a long list is
+// indexed (issue 11, "No cliffs").
 func lastOfEach(all []*attach.Attachment) []*attach.Attachment {
 	out := all[:0]
 	if len(all) <= 16 {
 		for i, a := range all {
-			later := false
-			for _, b := range all[i+1:] {
-				if b.Policy == a.Policy {
-					later = true
-					break
-				}
-			}
-			if !later {
+			if !slices.ContainsFunc(all[i+1:], func(b *attach.Attachment) bool { return b.Policy == a.Policy }) {
 				out = append(out, a)
 			}
 		}

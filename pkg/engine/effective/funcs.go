@@ -2,6 +2,8 @@ package effective
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 
@@ -10,12 +12,9 @@ import (
 )
 
 // Funcs resolves the merge function of every atomicity kind k supports:
-// Atomic and Patch built in, its custom atomicities (spec.strategies.custom)
-// from the registry, and StrategicMergePatch when its spec.childMerge
-// maps a value to it, reading meta (the kind's CRD schema,
-// crdschema.Schema.PatchMeta; nil when the input holds none) and the
-// kind's spec.childMerge.listKeys: lists neither keys are replaced whole. merge knows nothing of kinds; this is where a
-// kind's declaration meets it.
+// Atomic and Patch, its custom atomicities from the registry, and
+// StrategicMergePatch when its spec.childMerge maps a value to it, reading
+// meta (the kind's CRD schema, or nil) and spec.childMerge.listKeys.
 func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatchMeta) (map[string]merge.Func, error) {
 	custom := make(map[string]merge.Custom, len(k.Custom))
 	for n, c := range k.Custom {
@@ -26,13 +25,8 @@ func Funcs(r merge.Registry, k *policykind.Kind, meta strategicpatch.LookupPatch
 		return nil, fmt.Errorf("kind %s: %w", k.Kind, err)
 	}
 	out[policykind.Atomic], out[policykind.Patch] = merge.Atomic, merge.Patch
-	if cm := k.ChildMerge; cm != nil {
-		for _, a := range cm.Values {
-			if a == policykind.StrategicMergePatch {
-				out[a] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
-				break
-			}
-		}
+	if cm := k.ChildMerge; cm != nil && slices.Contains(slices.Collect(maps.Values(cm.Values)), policykind.StrategicMergePatch) {
+		out[policykind.StrategicMergePatch] = merge.StrategicMerge(merge.WithListKeys(meta, cm.ListKeys))
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package effective
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -23,17 +24,10 @@ const (
 
 // Standing classifies a policy of the stack: Enforced when every field it
 // sets is in the result as its own, Overridden when none is, Partially
-// in between, Conflicted when the None strategy rejected it. It also names
-// the other policies involved (the winner of a conflict, or the policies
-// that set the fields this one lost) and the fields it lost, as JSON
-// pointers (GEP-713 "PartiallyEnforced": "details highlighting which parts
-// ... have been superseded, with the references to all other related
-// metaresources").
-//
-// The standings of the stack's policies were computed with the fold
-// (freeze); Standing only reads, so a Folded may be read by many
-// goroutines at once. A policy not in the stack is classified on the
-// spot, without keeping the answer.
+// in between, Conflicted when the None strategy rejected it; with the
+// other policies involved and the fields it lost (GEP-713
+// "PartiallyEnforced": "details highlighting which parts ... have been
+// superseded").
 func (o *Folded) Standing(p *policykind.Policy) (st Standing, others, lost []string) {
 	if r := o.frozen(p); r != nil {
 		return r.st, r.others, r.lost
@@ -51,12 +45,7 @@ type standingResult struct {
 }
 
 // frozen is p's standing as freeze found it, nil for a policy not in the
-// stack. Nearly every stack holds a few policies, scanned: a map per
-// Folded was a tenth of what the effective computation allocated on the
-// performance world and a lookup per context and policy in the outcome. A
-// stack of more (thousands of policies on one Gateway) is indexed, so that
-// the outcome's lookup of each of its policies stays linear (issue 11, "No
-// cliffs").
+// stack: scanned for, or indexed in a long stack (issue 11, "No cliffs").
 func (o *Folded) frozen(p *policykind.Policy) *standingResult {
 	if o.byPolicy != nil {
 		if i, ok := o.byPolicy[p]; ok {
@@ -76,11 +65,8 @@ func (o *Folded) frozen(p *policykind.Policy) *standingResult {
 const fewStandings = 16
 
 // freeze completes a Folded before anyone else reads it: the standing of
-// every policy of its stack, in stack order (the order outcome asks for
-// them), once per Folded however many contexts share it, with the indexes
-// they need (the pointers by source, sorted; the chains of replacements
-// followed to their end). The leaves of each policy are computed once per
-// computation (c.leaves).
+// every policy of its stack, in stack order, once per Folded, with the
+// indexes they need.
 func (c *computer) freeze(o *Folded, entries []*Entry) *Folded {
 	o.standings = make([]standingResult, 0, len(entries))
 	var owners map[*policykind.Policy]bool // who sets a field, for a long stack
@@ -115,8 +101,7 @@ func (c *computer) freeze(o *Folded, entries []*Entry) *Folded {
 	return o
 }
 
-// sets reports whether p set a field of the result, by a scan of its
-// pointers.
+// sets reports whether p set a field of the result.
 func (o *Folded) sets(p *policykind.Policy) bool {
 	for _, s := range o.Result.Prov {
 		if PolicyOf(s) == p {
@@ -126,10 +111,9 @@ func (o *Folded) sets(p *policykind.Policy) bool {
 	return false
 }
 
-// standing classifies p (see Standing). With leaves (freeze, while the
-// Folded is being built) it caches each policy's leaves there, keeps the
-// indexes it builds in o and compresses replacement chains; without, it
-// writes nothing.
+// standing classifies p (see Standing). With leaves (freeze) it caches
+// each policy's leaves there, keeps its indexes in o and compresses
+// replacement chains; without, it writes nothing.
 func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]string) (st Standing, others, lost []string) {
 	if w, conflicted := o.Conflicted[p]; conflicted {
 		return Conflicted, []string{w.ID()}, nil
@@ -137,10 +121,8 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 	building := leaves != nil
 	pl := leavesOf(p, leaves)
 	if len(pl) == 0 {
-		// A policy that sets no field loses none, yet it is superseded as
-		// a whole when a more specific spec replaces it (an atomic merge,
-		// None on a more specific target): Overridden, as Envoy Gateway
-		// reports a replaced policy whatever its spec holds.
+		// A policy that sets no field is Overridden when a more specific
+		// spec replaces it whole (as Envoy Gateway reports it).
 		if by, ok := o.replaced[p]; ok {
 			return Overridden, []string{by.ID()}, nil
 		}
@@ -148,7 +130,7 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 	}
 	keys := o.keys
 	if keys == nil {
-		keys = sortedKeys(o.Result.Prov)
+		keys = slices.Sorted(maps.Keys(o.Result.Prov))
 		if building {
 			o.keys = keys
 		}
@@ -157,9 +139,6 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 	for i, ptr := range pl {
 		if !o.covers(keys, p, ptr) {
 			if lost == nil {
-				// Made once, for what may be lost: grown a field at a
-				// time, the lists were a twentieth of the engine's
-				// allocations.
 				lost = make([]string, 0, len(pl)-i)
 			}
 			lost = append(lost, ptr)
@@ -169,10 +148,7 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 		return Enforced, nil, nil
 	}
 	// The others are the sources of the pointers at, below or above a
-	// lost one: looked up in the sorted pointers and by the lost
-	// pointer's prefixes, not by scanning every owner's pointers for
-	// every lost one (cubic with thousands of policies on one target,
-	// issue 11 "No cliffs").
+	// lost one, looked up (issue 11, "No cliffs").
 	found := map[*policykind.Policy]bool{}
 	add := func(s merge.Source) {
 		q := PolicyOf(s)
@@ -196,24 +172,19 @@ func (o *Folded) standing(p *policykind.Policy, leaves map[*policykind.Policy][]
 	}
 	if len(others) == 0 {
 		// Fields removed whole by an atomic winner: the policy whose spec
-		// replaced p's, or whoever replaced that one in turn (one name,
-		// not every policy in force: naming them all made thousands of
-		// atomic policies on one target quadratic, issue 11 "No cliffs").
+		// replaced p's in the end.
 		if by, ok := o.replacer(p, building); ok {
 			return standingOf(len(lost), len(pl)), []string{by.ID()}, lost
 		}
-		for q := range bySource(o.Result.Prov) {
-			if q != p && q != nil {
-				others = append(others, q.ID())
-			}
+		for _, s := range o.Result.Prov {
+			add(s)
 		}
 	}
 	sort.Strings(others)
 	return standingOf(len(lost), len(pl)), others, lost
 }
 
-// standingOf is Overridden when every field is lost, else
-// PartiallyEnforced.
+// standingOf is Overridden when every field is lost, else Partially.
 func standingOf(lost, leaves int) Standing {
 	if lost == leaves {
 		return Overridden
@@ -222,9 +193,8 @@ func standingOf(lost, leaves int) Standing {
 }
 
 // replacer follows replaced from p to the policy whose spec took the
-// place of p's and was not replaced in turn. While the Folded is built
-// (compress) it compresses the chain, so that a stack of n atomic
-// replacements costs O(n) over all its policies; after, it only reads.
+// place of p's and was not replaced in turn, compressing the chain while
+// the Folded is built (compress).
 func (o *Folded) replacer(p *policykind.Policy, compress bool) (*policykind.Policy, bool) {
 	by, ok := o.replaced[p]
 	if !ok {
@@ -258,15 +228,6 @@ func (o *Folded) Contributes(p *policykind.Policy) bool {
 	return o.sets(p)
 }
 
-// bySource indexes a result's pointers by the policy that set them.
-func bySource(prov map[string]merge.Source) map[*policykind.Policy][]string {
-	out := map[*policykind.Policy][]string{}
-	for ptr, s := range prov {
-		out[PolicyOf(s)] = append(out[PolicyOf(s)], ptr)
-	}
-	return out
-}
-
 // leavesOf is Leaves, computed once per policy for all the outcomes of one
 // computation when given its cache.
 func leavesOf(p *policykind.Policy, cache map[*policykind.Policy][]string) []string {
@@ -287,12 +248,7 @@ func Leaves(p *policykind.Policy) []string {
 	for _, b := range p.Blocks {
 		merge.Leaves(b.Values, "", func(ptr string) { set[ptr] = true })
 	}
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // covers reports whether p owns ptr or something below it (custom merges
@@ -306,9 +262,8 @@ func (o *Folded) covers(keys []string, p *policykind.Policy, ptr string) bool {
 	return hit
 }
 
-// below calls fn with every key of the sorted keys strictly below ptr: a
-// field (ptr/...) or a list item (ptr[...]). Both are contiguous runs of
-// the sorted keys, found by binary search.
+// below calls fn with every key of the sorted keys strictly below ptr
+// (ptr/... or ptr[...]), found by binary search.
 func below(keys []string, ptr string, fn func(string)) {
 	for _, prefix := range [2]string{ptr + "/", ptr + "["} {
 		i, _ := slices.BinarySearch(keys, prefix)
@@ -318,14 +273,4 @@ func below(keys []string, ptr string, fn func(string)) {
 			}
 		}
 	}
-}
-
-// sortedKeys is a result's pointers, sorted.
-func sortedKeys(prov map[string]merge.Source) []string {
-	keys := make([]string, 0, len(prov))
-	for k := range prov {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -1,6 +1,8 @@
 package effective
 
 import (
+	"slices"
+
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -8,15 +10,10 @@ import (
 
 // Conflicts says which policies attached at one node the None strategy
 // rejects there, and who wins each, whether or not any context reaches
-// the node yet (a Gateway without routes for a kind whose effective
-// target is HTTPRoute). GEP-713 "Merge strategies": under None "the
-// metaresource with the oldest creation timestamp that is attached to a
-// target wins, while all the other metaresources attached to the same
-// target are rejected"; that is a fact about the target, not about the
-// contexts below it. scope is the namespace of the Gateways a scoped
-// GatewayClass attachment would meet the others under ("" for unscoped
-// ones). The answer is the one fold gives for the node's policies in any
-// context that reaches it.
+// the node yet (GEP-713 "Merge strategies": under None "the metaresource
+// with the oldest creation timestamp that is attached to a target wins").
+// scope is the namespace of a scoped GatewayClass attachment ("" for
+// none). The answer is the one fold gives in any context.
 func Conflicts(g *topology.Graph, k *policykind.Kind, att *attach.Result, node topology.NodeID, scope string) map[*policykind.Policy]*policykind.Policy {
 	var atts []*attach.Attachment
 	for _, a := range att.ByNode[node] {
@@ -28,12 +25,7 @@ func Conflicts(g *topology.Graph, k *policykind.Kind, att *attach.Result, node t
 		return nil
 	}
 	c := newComputer(g, k, att, nil)
-	var entries []*Entry
-	for _, e := range c.stack(atts) {
-		if e.Block.Strategy.Base == policykind.None {
-			entries = append(entries, e)
-		}
-	}
+	entries := slices.DeleteFunc(c.stack(atts), func(e *Entry) bool { return e.Block.Strategy.Base != policykind.None })
 	if len(entries) < 2 {
 		return nil
 	}

@@ -9,9 +9,7 @@ const (
 	GatewayGroup = "gateway.networking.k8s.io"
 )
 
-// Kinds of the hierarchy, as group/kind pairs. They name rows of Table;
-// code that needs one kind by name uses these, code that needs every kind
-// ranges over Table.
+// Kinds of the hierarchy, as group/kind pairs: they name rows of Table.
 var (
 	NamespaceKind      = schema.GroupKind{Group: CoreGroup, Kind: "Namespace"}
 	ServiceKind        = schema.GroupKind{Group: CoreGroup, Kind: "Service"}
@@ -26,9 +24,8 @@ var (
 	ReferenceGrantKind = schema.GroupKind{Group: GatewayGroup, Kind: "ReferenceGrant"}
 )
 
-// The blueprint config kinds of 002, as Row.Configs names them (the
-// kinds of pkg/apis/blueprints/v1alpha1, whose Gateway API imports this
-// package does without).
+// The blueprint config kinds of 002 (pkg/apis/blueprints/v1alpha1), as
+// Row.Configs names them.
 const (
 	ClassConfigKind   = "GatewayClassConfig"
 	GatewayConfigKind = "GatewayConfig"
@@ -41,18 +38,10 @@ const (
 //	Namespace(0) > GatewayClass(1) > Gateway(2) > ListenerSet(3) > listener(4)
 //	  > xRoute(5) > rule(6) > Service(7) > port(8) > virtual kinds(9)
 //
-// A mesh context path (GAMMA, GEP-1426: a route whose parentRef is a
-// Service) puts the Service in its parent role, its frontend, where an
-// ingress path has its Gateway (LevelMeshFrontend, 2):
-//
-//	Namespace(0) > Service frontend(2) > xRoute(5) > rule(6) > Service(7) > port(8)
-//
-// A Gateway's own listeners and a ListenerSet's are both at the listener
-// level; a ListenerSet sits between its parent Gateway and its listeners
-// (GEP-1713), so a policy on one of its listeners is more specific than
-// one on the ListenerSet, which is more specific than one on the Gateway.
-// Every edge of the DAG goes from a lower to a strictly higher level, so
-// the graph cannot have cycles.
+// A mesh path (GEP-1426) has the Service's frontend where an ingress path
+// has its Gateway (LevelMeshFrontend). A ListenerSet sits between its
+// parent Gateway and its listeners (GEP-1713). Every edge of the DAG goes
+// to a strictly higher level, so the graph has no cycles.
 type Level int8
 
 // Levels of the hierarchy.
@@ -69,25 +58,18 @@ const (
 	LevelVirtual
 )
 
-// LevelMeshFrontend is the level of a Service in its parent role, the
-// frontend of a mesh route (GEP-1426 "the Service acts as the route's
-// parent"): where the Gateway stands on an ingress path, above the route,
-// and so distinct from the same Service as a backend (LevelService).
-// Both can be on one path (a producer route sending to its own Service),
-// so they are two nodes at two levels and the graph stays acyclic. A
-// frontend is never on a path with a Gateway, so sharing the Gateway's
-// number orders nothing against it; it keeps the numbers describe and
-// explain print for the ingress levels as they were.
+// LevelMeshFrontend is the level of a Service as the parent of a mesh
+// route (GEP-1426 "the Service acts as the route's parent"): where the
+// Gateway stands on an ingress path, distinct from the same Service as a
+// backend (LevelService), so that a producer route sending to its own
+// Service keeps the graph acyclic. A frontend is never on a path with a
+// Gateway.
 const LevelMeshFrontend = LevelGateway
 
-// Role says which part a node of a kind plays when one object is two
-// nodes. Only a Service has two: the backend a rule sends to (RoleNone,
-// the Service's only role before mesh) and the frontend of the mesh
-// routes whose parentRef it is (RoleFrontend). The role is part of a
+// Role says which part a node plays when one object is two nodes: a
+// Service is the backend a rule sends to (RoleNone) and the frontend of
+// the mesh routes whose parentRef it is (RoleFrontend). It is part of a
 // node's ref (topology.Ref.Role), so the two nodes have two locators.
-//
-// A byte, not a string: it is part of every node's ref, and a world of
-// 100,000 routes has no use for 16 more bytes per node.
 type Role uint8
 
 // Roles of a node.
@@ -127,39 +109,25 @@ type KindInfo struct {
 	Namespaced bool
 	// Section names what a sectionName refers to ("" if the kind has none).
 	Section string
-	// SectionLevel is the level of the kind's sections when it is not
-	// Level+1 (0): a Gateway's listeners are at LevelListener, past the
-	// ListenerSet level, as a ListenerSet's are.
+	// SectionLevel is the level of the kind's sections unless Level+1 (0).
 	SectionLevel Level
 	// Conditions says where target conditions live; see ConditionPlace.
 	Conditions ConditionPlace
-	// MaxConditions is the most entries each list of conditions of the
-	// kind may hold, its CRD's maxItems: status.conditions, and
-	// status.listeners[].conditions or status.parents[].conditions. An
-	// API server refuses a status write with more ("Too many: 12: must
-	// have at most 8 items"), so Strata writes no more than the room
-	// other controllers' conditions leave (docs/status.md, "Room").
-	// 0: no bound (a core Service's status.conditions has none).
+	// MaxConditions is its CRD's maxItems of each list of conditions
+	// (docs/status.md, "Room"); 0: no bound.
 	MaxConditions int
 	// Frontend is true for a kind whose objects are also the parents of
-	// mesh routes (GAMMA, GEP-1426: a Service): each such object the
-	// parentRef of a route names gets a second node, its frontend, at
-	// LevelMeshFrontend with RoleFrontend, above its routes. A policy
-	// kind says in which roles its policies act through its effective
-	// target kinds (docs/hierarchy.md, "Mesh"): on the frontend when one
-	// of them is at LevelRoute or below it down to the Service, since
-	// only the frontend reaches a route; on the object itself (the
-	// backend) when it declares none or one of them is the kind itself.
+	// mesh routes (GEP-1426: a Service), which then get a second node at
+	// LevelMeshFrontend with RoleFrontend (see Roles).
 	Frontend bool
 }
 
 // Roles says in which roles a policy acts on an object of kind gk it
 // targets, for a policy kind whose effective target kinds are effs (nil:
 // the declared targets are the effective ones). backend is the object's
-// own node, the only one a kind without a frontend has; frontend its
-// frontend node (KindInfo.Frontend). A Service target acts as a backend
-// unless effs are all of the kinds only its frontend reaches (routes), so
-// every declaration written before mesh paths keeps the meaning it had.
+// own node; frontend its frontend node (KindInfo.Frontend). A Service
+// target acts as a backend unless effs are all kinds only its frontend
+// reaches (routes) (docs/hierarchy.md, "Mesh").
 func Roles(gk schema.GroupKind, effs []schema.GroupKind) (backend, frontend bool) {
 	info, ok := Kinds[gk]
 	if !ok || !info.Frontend || len(effs) == 0 {
@@ -192,76 +160,53 @@ func (k KindInfo) SectionsAt() Level {
 type ConditionPlace int
 
 const (
-	// InAnnotation: the object has no status conditions; an annotation is
-	// used instead.
+	// InAnnotation: an annotation, for an object without status conditions.
 	InAnnotation ConditionPlace = iota
-	// InStatusConditions: status.conditions (Gateway, GatewayClass, Service);
-	// sections of a Gateway go to status.listeners[].conditions.
+	// InStatusConditions: status.conditions (listeners': status.listeners[]).
 	InStatusConditions
-	// InRouteParents: status.parents[].conditions, one entry per parent
-	// through which the route is affected.
+	// InRouteParents: status.parents[].conditions, per parent.
 	InRouteParents
 	// Nowhere: virtual kinds have no object to write to.
 	Nowhere
 )
 
 // GatewayAPIMaxConditions is the maxItems of every list of conditions of
-// the Gateway API kinds Strata writes to: GatewayClass, Gateway and
-// ListenerSet status.conditions and status.listeners[].conditions, and
-// the routes' status.parents[].conditions, in both channels of Gateway
-// API v1.6 (config/crd/standard and experimental;
-// TestMaxConditionsAreTheCRDs reads them).
+// the Gateway API kinds Strata writes to (TestMaxConditionsAreTheCRDs).
 const GatewayAPIMaxConditions = 8
 
 // Row is everything Strata knows about one kind of object it reads: the
-// kinds of the hierarchy (targetable) and the kinds the topology needs
-// besides (ReferenceGrant). Every list of kinds elsewhere — the file
-// decoders, the cluster's list and watch kinds, the snapshot, topology's
-// route linking, the CLI's kind names — ranges over Table, so adding a
-// kind is one row here plus, for a route kind, its linking rule (see
-// docs/hierarchy.md).
-//
-// The Go type of each kind (how to decode, list and hold it) is the row's
-// decode column; it lives in the sibling package hierarchy/typed, keyed by
-// this table, because it imports the Gateway API and core API types and
-// policykind, which imports this package, must not depend on them.
+// kinds of the hierarchy and those the topology needs besides
+// (ReferenceGrant). Every list of kinds elsewhere ranges over Table, so
+// adding a kind is one row here plus, for a route kind, its linking rule
+// (docs/hierarchy.md). Each kind's Go type lives in hierarchy/typed, so
+// that this package imports no API types.
 type Row struct {
 	schema.GroupKind
 	// Version is the API version the cluster is listed and watched in.
 	Version string
-	// Resource is the kind's resource (plural, lower case), as the API
-	// server serves it and the controller's RBAC rules grant it
-	// (config/rbac/role.yaml, the chart's ClusterRole).
+	// Resource is the kind's resource (plural, lower case).
 	Resource string
 	KindInfo
-	// Targetable is true for the kinds of the hierarchy a policy may
-	// target (GEP-713 "Policy Attachment": the hierarchy of target
-	// kinds). ReferenceGrant is read for the topology but is no target.
+	// Targetable is true for the kinds a policy may target (GEP-713
+	// "Policy Attachment").
 	Targetable bool
-	// Names are what a user may type on the command line for the kind
-	// (lower case, as kubectl's singular, plural and short names).
+	// Names are what a user may type for the kind (as kubectl's).
 	Names []string
 	// Route is set for xRoute kinds: how they attach to listeners.
 	Route *RouteInfo
-	// Configs are the blueprint config kinds (002: GatewayClassConfig,
-	// GatewayConfig) whose targetRefs may name an object of the kind: a
-	// GatewayClassConfig its GatewayClass or its own Namespace, a
-	// GatewayConfig its own Namespace, a Gateway or an HTTPRoute (the
-	// parents a blueprint renders for).
+	// Configs are the blueprint config kinds (002) whose targetRefs may
+	// name an object of the kind.
 	Configs []string
 }
 
 // RouteInfo is what Gateway API says of how routes of a kind attach to a
 // Gateway's listeners, beyond what their objects say.
 type RouteInfo struct {
-	// Protocols are the listener protocols that accept the kind when the
-	// listener's allowedRoutes.kinds names none (Gateway API
-	// Listener.allowedRoutes.kinds: "the default is determined by the
-	// listener's protocol").
+	// Protocols are the listener protocols that accept the kind when
+	// allowedRoutes.kinds names none (Gateway API Listener).
 	Protocols []string
 	// Hostnames is true for route kinds whose spec.hostnames must
-	// intersect the listener's hostname for the route to attach (Gateway
-	// API HTTPRoute, GRPCRoute and TLSRoute spec.hostnames).
+	// intersect the listener's hostname.
 	Hostnames bool
 }
 
@@ -281,9 +226,7 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelGateway, SectionLevel: LevelListener, Namespaced: true, Section: "listener", Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"gateway", "gateways", "gw"},
 		Configs:  []string{GatewayConfigKind}},
-	// ListenerSet (GEP-1713) holds listeners for a parent Gateway, which
-	// it inherits policy from ("Policy Attachment"): it sits below the
-	// Gateway and above its own listeners.
+	// ListenerSet (GEP-1713) sits below its Gateway, above its listeners.
 	{GroupKind: ListenerSetKind, Version: "v1", Resource: "listenersets", Targetable: true,
 		KindInfo: KindInfo{Level: LevelListenerSet, Namespaced: true, Section: "listener", Conditions: InStatusConditions, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"listenerset", "listenersets", "lset"}},
@@ -308,30 +251,27 @@ var Table = []Row{
 		KindInfo: KindInfo{Level: LevelRoute, Namespaced: true, Section: "rule", Conditions: InRouteParents, MaxConditions: GatewayAPIMaxConditions},
 		Names:    []string{"udproute", "udproutes"},
 		Route:    &RouteInfo{Protocols: []string{"UDP"}}},
-	// Service is a backend (LevelService) and, for the routes whose
-	// parentRef it is, a mesh frontend (LevelMeshFrontend, GEP-1426).
+	// Service is a backend and a mesh frontend (GEP-1426).
 	{GroupKind: ServiceKind, Version: "v1", Resource: "services", Targetable: true,
 		KindInfo: KindInfo{Level: LevelService, Namespaced: true, Section: "port", Conditions: InStatusConditions, Frontend: true},
 		Names:    []string{"service", "services", "svc"}},
-	// ReferenceGrant lets routes refer to Services in other namespaces
-	// (Gateway API ReferenceGrant); it is read, never targeted.
+	// ReferenceGrant is read, never targeted.
 	{GroupKind: ReferenceGrantKind, Version: "v1beta1", Resource: "referencegrants",
 		KindInfo: KindInfo{Namespaced: true}},
 }
 
 // Kinds is the targetable rows of Table by kind: the kinds of the
-// hierarchy. A table, not a switch, so adding a kind is one row of Table.
-var Kinds = targetable()
-
-func targetable() map[schema.GroupKind]KindInfo {
-	m := map[schema.GroupKind]KindInfo{}
+// hierarchy. knownGroups are the groups of Table's rows.
+var Kinds, knownGroups = func() (map[schema.GroupKind]KindInfo, map[string]bool) {
+	kinds, groups := map[schema.GroupKind]KindInfo{}, map[string]bool{}
 	for _, r := range Table {
 		if r.Targetable {
-			m[r.GroupKind] = r.KindInfo
+			kinds[r.GroupKind] = r.KindInfo
 		}
+		groups[r.Group] = true
 	}
-	return m
-}
+	return kinds, groups
+}()
 
 // Lookup returns the row of Table for gk.
 func Lookup(gk schema.GroupKind) (Row, bool) {
@@ -352,11 +292,3 @@ func IsModelled(gk schema.GroupKind) bool { _, ok := Kinds[gk]; return ok }
 // IsKnownGroup reports whether a group is one Strata models (a group of a
 // row of Table); kinds of other groups are virtual.
 func IsKnownGroup(group string) bool { return knownGroups[group] }
-
-var knownGroups = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range Table {
-		m[r.Group] = true
-	}
-	return m
-}()

@@ -5,16 +5,12 @@ import (
 	"strings"
 )
 
-// OmittedAnnotation is the annotation that names, on a target object,
-// Strata's <Kind>Affected conditions that are not in its status for want
-// of room: each list of conditions of a Gateway API object holds at most
-// its CRD's maxItems (KindInfo.MaxConditions), other
-// controllers' conditions are never displaced, and an API server refuses
-// the whole status write when a list is too long. GEP-713 "Target object
-// status" asks for a condition (or, where conditions cannot be had, an
-// annotation) on every affected object; this one annotation says which
-// conditions could not be had and where they would have gone. Strata owns
-// it: it is set while something is left out and removed when nothing is.
+// OmittedAnnotation names, on a target object, Strata's <Kind>Affected
+// conditions left out of its status for want of room (a list holds at
+// most KindInfo.MaxConditions, and other controllers' conditions are
+// never displaced). GEP-713 "Target object status" allows an annotation
+// where conditions cannot be had; Strata removes it when nothing is left
+// out.
 const OmittedAnnotation = "strata.dev/omitted-conditions"
 
 // Omission is what of Strata's conditions one list of conditions of an
@@ -22,8 +18,7 @@ const OmittedAnnotation = "strata.dev/omitted-conditions"
 type Omission struct {
 	// Place is the list: status.conditions,
 	// status.listeners[NAME].conditions or
-	// status.parents[Kind NS/NAME#SECTION:PORT].conditions (the entry's
-	// parentRef as stored, namespace, section and port when it has them).
+	// status.parents[Kind NS/NAME#SECTION:PORT].conditions.
 	Place string
 	// Types are the condition types left out, sorted.
 	Types []string

@@ -1,41 +1,32 @@
 package merge
 
 import (
+	"maps"
 	"slices"
 	"strings"
 )
 
-// Acc is a Value being folded from a long stack of blocks (thousands of
-// policies on one Gateway, issue 11 "No cliffs"), changed in place so that
-// each step costs the size of the block merged in, not the size of what
-// has been accumulated so far, as Patch and Restore cost on immutable
-// Values. It gives exactly the Values and sources that the immutable
-// functions give:
+// Acc is a Value being folded from a long stack of blocks (issue 11 "No
+// cliffs"), changed in place so that each step costs the size of the block
+// merged in, giving exactly what the immutable functions give:
 //
 //	acc.PatchDefaults(m, locks)  == Restore(Patch(acc, m), acc, locked)
 //	acc.AtomicDefaults(m, locks) == Restore(Atomic(acc, m), acc, locked)
 //
-// It covers the built-in atomicities and values whose keys hold no "[":
-// then every provenance key is a plain JSON pointer and "below" means the
-// same for pointers as for the objects they name. Plain reports whether a
-// value qualifies; folds with others use the immutable functions.
-//
-// Every map of an Acc's Values belongs to it alone (values merged in are
-// copied), so nothing it changes is shared with the Values it was made
-// from. An Acc belongs to one goroutine.
+// It covers the built-in atomicities and values whose keys hold no "["
+// (Plain). Every map of its Values is its own; an Acc belongs to one
+// goroutine.
 type Acc struct {
 	vals map[string]any
 	prov map[string]Source
-	// normal says the value is in the form Of gives (see normal), which
-	// grafting an atomic default needs.
+	// normal says the value is in the form Of gives (see normal).
 	normal bool
 	// lk are the locks the free set is kept for (see track); free are
 	// the sources' pointers that are not locked.
 	lk   *Locks
 	free map[string]struct{}
 	// below indexes the keys of prov by each of their proper prefixes
-	// ("/a" -> {"/a/b", "/a/b/c"}), so that forgetting everything below
-	// a pointer costs what is forgotten, not a scan of prov.
+	// ("/a" -> {"/a/b", "/a/b/c"}).
 	below map[string]map[string]struct{}
 }
 
@@ -50,8 +41,7 @@ func NewAcc(v Value) *Acc {
 }
 
 // normal reports whether v is in the form Of gives it: no null values,
-// and exactly its leaves (scalars, lists, empty objects) have sources.
-// Patch and PatchDefaults keep a value normal.
+// and exactly its leaves have sources.
 func normal(v Value) bool { return form(v, false) }
 
 // form is normal, allowing null values when nulls is true.
@@ -85,8 +75,7 @@ func (a *Acc) Source(p string) (Source, bool) {
 	return s, ok
 }
 
-// Value is the accumulated value. It is the Acc's own: later steps change
-// it in place, so take it when the fold is done.
+// Value is the accumulated value, changed in place by later steps.
 func (a *Acc) Value() Value { return Value{Values: a.vals, Prov: a.prov} }
 
 // Plain reports whether no key of m, at any depth, holds "[" (see Acc).
@@ -260,8 +249,7 @@ func (l *Locks) Lock(a *Acc, p string) {
 }
 
 // settled reports whether Restore of locked p from a into a itself is a
-// no-op: p is not in a's values at a settable place, or it is a source
-// key with no source key above or below it.
+// no-op.
 func (a *Acc) settled(p string) bool {
 	steps, _, ok := walk(a.vals, p)
 	if !ok || !settable(steps) {
@@ -347,24 +335,18 @@ func (a *Acc) restore(p string, sv saved) {
 	a.setProv(p, sv.src)
 }
 
-// PatchDefaults sets a to Restore(Patch(a, m), a, locks): m patched over
-// the accumulated value, then the locked pointers put back. Only the
-// locked pointers the patch can reach are restored, with those related to
-// them and those still unsettled, in pointer order as Restore does: the
-// others would be put back unchanged.
+// PatchDefaults sets a to Restore(Patch(a, m), a, locks), restoring only
+// the locked pointers the patch can reach, those related to them and
+// those still unsettled, in pointer order.
 func (a *Acc) PatchDefaults(m Value, l *Locks) {
 	a.track(l)
 	if len(l.set) == 0 {
 		a.patchIn(m)
 		return
 	}
-	cand := map[string]bool{}
-	for p := range l.unsettled {
-		cand[p] = true
-	}
-	// Which locked pointers the patch reaches: those it visits, and those
-	// below a place it replaces whole. Found on m alone, before a
-	// changes.
+	cand := maps.Clone(l.unsettled)
+	// The locked pointers the patch reaches: those it visits, and those
+	// below a place it replaces whole.
 	var visit func(higher, lower map[string]any, prefix string)
 	visit = func(higher, lower map[string]any, prefix string) {
 		for k, v := range higher {
@@ -388,11 +370,7 @@ func (a *Acc) PatchDefaults(m Value, l *Locks) {
 	}
 	visit(m.Values, a.vals, "")
 	l.close(cand)
-	ptrs := make([]string, 0, len(cand))
-	for p := range cand {
-		ptrs = append(ptrs, p)
-	}
-	slices.Sort(ptrs)
+	ptrs := slices.Sorted(maps.Keys(cand))
 	from := make([]saved, len(ptrs))
 	for i, p := range ptrs {
 		from[i] = a.save(p)
@@ -418,13 +396,9 @@ func (a *Acc) patchIn(m Value) {
 }
 
 // close adds to cand every locked pointer above or below one in it:
-// restoring a pointer changes the sources above it and everything below
-// it, so those restores must run too, in their turn.
+// restoring a pointer changes those too.
 func (l *Locks) close(cand map[string]bool) {
-	queue := make([]string, 0, len(cand))
-	for p := range cand {
-		queue = append(queue, p)
-	}
+	queue := slices.Collect(maps.Keys(cand))
 	add := func(q string) {
 		if !cand[q] {
 			cand[q] = true
@@ -453,15 +427,8 @@ func (a *Acc) AtomicDefaults(m Value, l *Locks) {
 	}
 	old := *a
 	*a = *NewAcc(m)
-	if len(l.set) > 0 {
-		ptrs := make([]string, 0, len(l.set))
-		for p := range l.set {
-			ptrs = append(ptrs, p)
-		}
-		slices.Sort(ptrs)
-		for _, p := range ptrs {
-			a.restore(p, old.save(p))
-		}
+	for _, p := range slices.Sorted(maps.Keys(l.set)) {
+		a.restore(p, old.save(p))
 	}
 	l.resettle(a)
 }
@@ -496,11 +463,9 @@ func (l *Locks) recheck(a *Acc, changed []string) {
 }
 
 // graft is AtomicDefaults in a cost of m's size plus the pointers no lock
-// protects, which are removed (each was added once): when a is in normal
-// form and every lock settled, the locked pointers present in a are
-// unrelated leaves, and Restore(m, a, locks) is m with those leaves put
-// in (replacing what m has at, above or below them). It reports false,
-// and changes nothing, when those conditions do not hold.
+// protects: when a is in normal form and every lock settled, the locked
+// pointers in a are unrelated leaves, and the result is m with those
+// leaves put in. It reports false, changing nothing, otherwise.
 func (a *Acc) graft(m Value, l *Locks) bool {
 	a.track(l)
 	if !a.normal || len(l.unsettled) > 0 || !form(m, true) {
@@ -529,10 +494,10 @@ func (a *Acc) graft(m Value, l *Locks) bool {
 func (a *Acc) remove(p string) {
 	a.delProv(p)
 	segs := splitPointer(p)
-	maps := make([]map[string]any, 0, len(segs))
+	objs := make([]map[string]any, 0, len(segs))
 	cur := a.vals
 	for _, k := range segs[:len(segs)-1] {
-		maps = append(maps, cur)
+		objs = append(objs, cur)
 		sub, ok := cur[k].(map[string]any)
 		if !ok {
 			return
@@ -540,9 +505,9 @@ func (a *Acc) remove(p string) {
 		cur = sub
 	}
 	delete(cur, segs[len(segs)-1])
-	for i := len(maps) - 1; i >= 0 && len(cur) == 0; i-- {
-		delete(maps[i], segs[i])
-		cur = maps[i]
+	for i := len(objs) - 1; i >= 0 && len(cur) == 0; i-- {
+		delete(objs[i], segs[i])
+		cur = objs[i]
 	}
 }
 

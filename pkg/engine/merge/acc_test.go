@@ -77,7 +77,7 @@ func TestRestoreShortcut(t *testing.T) {
 			case 2:
 				v = ref // a step that changed nothing
 			}
-			got, want := Restore(v, ref, locked), restoreAll(v, ref, locked)
+			got, want := Restore(v, ref, locked), restore(v, ref, locked, nil, false)
 			if len(locked) > 0 {
 				if restored(v, ref, locked) {
 					hits++
@@ -101,7 +101,7 @@ func TestRestoreShortcut(t *testing.T) {
 	odd := Value{Values: map[string]any{"a": map[string]any{"b": "v"}}, Prov: map[string]Source{"/a": s1, "/a/b": s2}}
 	for _, p := range []string{"/a", "/a/b"} {
 		locked := map[string]bool{p: true}
-		if got, want := Restore(odd, odd, locked), restoreAll(odd, odd, locked); !reflect.DeepEqual(got.Prov, want.Prov) {
+		if got, want := Restore(odd, odd, locked), restore(odd, odd, locked, nil, false); !reflect.DeepEqual(got.Prov, want.Prov) {
 			t.Errorf("locked %s: Restore kept %v, restoreAll gives %v", p, got.Prov, want.Prov)
 		}
 	}

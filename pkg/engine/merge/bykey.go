@@ -6,17 +6,9 @@ import (
 )
 
 // MergeByKey is a custom atomicity (GEP-713 "<Custom>"): like Patch, but a
-// list whose items are all objects carrying the key field (e.g. rules with
-// a name) is merged item by item: an item of the higher value replaces the
-// lower item with the same key, the other lower items stay, new items are
-// appended. This is the "rule-level merge" Kuadrant's policies need: a
-// route's rule named "login" replaces the gateway's "login" rule and keeps
-// its "api" rule.
-//
-// Provenance of merged items uses the pointer of the list followed by
-// [key=value], e.g. /limits[name=login].
-//
-// Parameters: key (required), the item field that identifies an item.
+// list whose items all carry the key field is merged item by item, a
+// higher item replacing the lower one of its key (Kuadrant's rule-level
+// merge); items' provenance is /list[key=value]. Parameters: key.
 func MergeByKey(params map[string]string) (Func, error) {
 	key := params["key"]
 	if key == "" {
@@ -109,15 +101,13 @@ func mergeItems(lower, higher []any, p, key string, prov map[string]Source, h Va
 }
 
 // itemPtr is the provenance pointer of a list item: the list's pointer
-// then [key=value], the value escaped like a pointer segment so that a
-// "/" in it does not split it.
+// then [key=value], the value escaped like a pointer segment.
 func itemPtr(p, key string, item any) string {
 	return fmt.Sprintf("%s[%s=%s]", p, Escape(key), Escape(fmt.Sprint(item.(map[string]any)[key])))
 }
 
-// sourceAt finds who set a pointer in v, looking at the pointer itself and
-// then at the pointers below it (fields and items); of several, the first
-// in pointer order, so the answer does not depend on map order.
+// sourceAt finds who set a pointer in v: the pointer's source, else the
+// first in pointer order of those below it.
 func sourceAt(v Value, p string) Source {
 	if s, ok := v.Prov[p]; ok {
 		return s
@@ -125,7 +115,7 @@ func sourceAt(v Value, p string) Source {
 	var best string
 	var src Source
 	for q, s := range v.Prov {
-		if under(q, p) && (best == "" || q < best) {
+		if Below(q, p) && (best == "" || q < best) {
 			best, src = q, s
 		}
 	}

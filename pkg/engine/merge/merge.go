@@ -2,26 +2,21 @@ package merge
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
 
-// Source is who set a value, opaque to merge: it is stored in provenance
-// and compared, never looked into, so merge knows nothing of policy kinds
-// (the engine's sources are its policies). nil is the target object's own
-// field (the most specific default, 001 "Interactions between defaults,
-// overrides, and field values"). ID names a source for people: in
-// messages, examples and tests.
+// Source is who set a value, opaque to merge (the engine's are its
+// policies); nil is the target object's own field (001 "Interactions
+// between defaults, overrides, and field values").
 type Source interface{ ID() string }
 
-// Value is a spec proper with the source of every leaf. Leaves are scalars,
-// lists and empty objects (001 "Merging into existing spec fields": lists
-// and maps of strings are replaced whole, objects merged field by field),
-// keyed by RFC 6901 JSON pointer. Values are never modified in place:
-// every operation returns new maps along the paths it changes, so one Value
+// Value is a spec proper with the source of every leaf (scalars, lists
+// and empty objects; 001 "Merging into existing spec fields"), keyed by
+// RFC 6901 JSON pointer. Values are never modified in place, so one Value
 // can be shared by many contexts.
 type Value struct {
 	Values map[string]any
@@ -73,8 +68,7 @@ func DefaultRegistry() Registry {
 }
 
 // Custom is a custom atomicity: the name of a registered merge function
-// and its parameters (a PolicyKind's spec.strategies.custom entry, given
-// by the caller: merge knows nothing of policy kinds).
+// and its parameters (a PolicyKind's spec.strategies.custom entry).
 type Custom struct {
 	Function   string
 	Parameters map[string]string
@@ -84,12 +78,7 @@ type Custom struct {
 // Atomic and Patch are built in and not among them.
 func (r Registry) Funcs(custom map[string]Custom) (map[string]Func, error) {
 	out := make(map[string]Func, len(custom))
-	names := make([]string, 0, len(custom))
-	for n := range custom {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(custom)) {
 		c := custom[n]
 		f, ok := r[c.Function]
 		if !ok {
@@ -112,18 +101,14 @@ func Atomic(_, higher Value) Value { return higher }
 // and null deletes (GEP-713 "Scalar values (Patch)").
 func Patch(lower, higher Value) Value {
 	prov := make(map[string]Source, len(lower.Prov)+len(higher.Prov))
-	for p, s := range lower.Prov {
-		prov[p] = s
-	}
+	maps.Copy(prov, lower.Prov)
 	vals := patch(lower.Values, higher.Values, "", prov, higher.Prov)
 	return Value{Values: vals, Prov: prov}
 }
 
 func patch(lower, higher map[string]any, prefix string, prov, hprov map[string]Source) map[string]any {
 	out := make(map[string]any, len(lower)+len(higher))
-	for k, v := range lower {
-		out[k] = v
-	}
+	maps.Copy(out, lower)
 	for k, v := range higher {
 		p := prefix + "/" + Escape(k)
 		if v == nil {
@@ -159,7 +144,7 @@ func patch(lower, higher map[string]any, prefix string, prov, hprov map[string]S
 func drop(prov map[string]Source, p string) {
 	delete(prov, p)
 	for q := range prov {
-		if under(q, p) {
+		if Below(q, p) {
 			delete(prov, q)
 		}
 	}
@@ -174,13 +159,9 @@ func dropItems(prov map[string]Source, p string) {
 	}
 }
 
-func under(q, p string) bool { return Below(q, p) }
-
 // Below reports whether pointer q lies strictly below pointer p: a field
 // of it (p/...) or an item of the list at p as MergeByKey names them
-// (p[field=value], then possibly /...). RFC 6901 gives "[" no meaning, so
-// a key that merely contains one is a sibling, not an item: /l[0] is not
-// below /l.
+// (p[field=value]...); /l[0] is not below /l.
 func Below(q, p string) bool {
 	if len(q) <= len(p) || q[:len(p)] != p {
 		return false
@@ -200,25 +181,20 @@ func isItem(rest string) bool {
 	return ok && field != "" && !strings.ContainsAny(field, "[]")
 }
 
-// Restore puts back into v the leaves of from that are locked, so that an
-// override stays in force under later merges (Overrides: "less specific
-// beats more specific", 001's expanded hierarchy). Locked pointers are
-// provenance keys: JSON pointers, and list items as MergeByKey writes them
-// (/rules[name=login]).
+// Restore puts back into v the leaves of from that are locked (provenance
+// keys), so that an override stays in force under later merges (001's
+// expanded hierarchy).
 func Restore(v, from Value, locked map[string]bool) Value {
 	if len(locked) == 0 || restored(v, from, locked) {
 		return v
 	}
-	return restoreAll(v, from, locked)
+	return restore(v, from, locked, nil, false)
 }
 
-// PatchDefaults is Restore(Patch(lower, higher), lower, locked): higher
-// merged over lower as defaults, lower's locked pointers put back, the
-// step of a fold under an override. Patch's result is new where it is
-// not lower's (its provenance, its root, and each object higher holds
-// an object at), so the locked pointers are put back into it in place,
-// not into copies: a step copied them twice. TestPatchDefaults compares it
-// with Restore(Patch(...)).
+// PatchDefaults is Restore(Patch(lower, higher), lower, locked), the step
+// of a fold under an override. Patch's result is new where it is not
+// lower's, so the locked pointers are put back into it in place, not into
+// copies.
 func PatchDefaults(lower, higher Value, locked map[string]bool) Value {
 	v := Patch(lower, higher)
 	if len(locked) == 0 || restored(v, lower, locked) {
@@ -227,35 +203,17 @@ func PatchDefaults(lower, higher Value, locked map[string]bool) Value {
 	return restore(v, lower, locked, higher.Values, true)
 }
 
-// restoreAll is Restore without its shortcut: every locked pointer put
-// back, in pointer order, into a copy of v's provenance.
-func restoreAll(v, from Value, locked map[string]bool) Value {
-	return restore(v, from, locked, nil, false)
-}
-
-// restore puts back the locked pointers of from into v. When own is true,
-// v is Patch's result over a higher value whose values are patched: v's
-// provenance and root, and the objects at the places patched holds an
-// object, are v's own and written in place; anything else is copied.
+// restore puts back the locked pointers of from into v, in pointer order
+// (Restore without its shortcut). When own is true, v is Patch's result
+// over patched, and what Patch made new is written in place.
 func restore(v, from Value, locked map[string]bool, patched map[string]any, own bool) Value {
 	out := Value{Values: v.Values, Prov: v.Prov}
 	if !own {
 		out.Prov = make(map[string]Source, len(v.Prov))
-		for p, s := range v.Prov {
-			out.Prov[p] = s
-		}
+		maps.Copy(out.Prov, v.Prov)
 	}
-	ptrs := make([]string, 0, len(locked))
-	for p := range locked {
-		ptrs = append(ptrs, p)
-	}
-	sort.Strings(ptrs)
-	// Values are set at the end, all at once, copying each map on the
-	// way once (setAll), when no pointer names a list item (whose
-	// provenance step reads the values set before it) and none lies
-	// below another (whose sets would overlap): a stack whose override
-	// locks several fields of one object copied that object, and the
-	// root, once per field.
+	ptrs := slices.Sorted(maps.Keys(locked))
+	// Values are set at the end, all at once (setAll), when batchable.
 	var pending []pendingSet
 	batch := batchable(ptrs, locked)
 	for _, p := range ptrs {
@@ -263,9 +221,7 @@ func restore(v, from Value, locked map[string]bool, patched map[string]any, own 
 		if !ok || !settable(steps) {
 			continue
 		}
-		// What stood above p in v (a scalar, an empty object, a list
-		// kept whole) is replaced or split: its source no longer names
-		// a leaf.
+		// What stood above p in v no longer names a leaf.
 		anc := ""
 		for _, st := range steps[:len(steps)-1] {
 			anc += "/" + Escape(st.key)
@@ -301,13 +257,13 @@ func restore(v, from Value, locked map[string]bool, patched map[string]any, own 
 	return out
 }
 
-// pendingSet is a value restoreAll puts at steps.
+// pendingSet is a value restore puts at steps.
 type pendingSet struct {
 	steps []step
 	val   any
 }
 
-// batchable reports whether restoreAll may set the values of ptrs (sorted)
+// batchable reports whether restore may set the values of ptrs (sorted)
 // at once: none names a list item, and none lies below another.
 func batchable(ptrs []string, locked map[string]bool) bool {
 	for _, p := range ptrs {
@@ -329,18 +285,13 @@ func batchable(ptrs []string, locked map[string]bool) bool {
 
 // setAll returns m with every set's value at its steps (map keys from
 // depth on), as set applied to each in turn returns it, copying each map
-// it changes once, or none when own says m is the caller's to write
-// (restore: m is Patch's, and so is each object below it that patched,
-// the higher value at the same place, holds as an object). sets are in
-// pointer order, so the sets under one key are neighbours; none lies
-// below another (batchable).
+// it changes once (none that own says are the caller's). sets are in
+// pointer order and none lies below another (batchable).
 func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]any, own bool) map[string]any {
 	out := m
 	if !own || m == nil {
 		out = make(map[string]any, len(m)+len(sets))
-		for k, x := range m {
-			out[k] = x
-		}
+		maps.Copy(out, m)
 	}
 	for i := 0; i < len(sets); {
 		key := sets[i].steps[depth].key
@@ -360,16 +311,9 @@ func setAll(m map[string]any, sets []pendingSet, depth int, patched map[string]a
 	return out
 }
 
-// restored reports whether v already holds every locked pointer as
-// Restore would put it back from from, so that Restore would return v
-// unchanged: the common step of a fold, a default that touches no
-// overridden field. Restore copies v's provenance whatever it restores;
-// under an override every later defaults step of a stack paid that copy.
-// The check is exact, not a guess: each locked pointer is at the same map
-// keys in both values with an equal value and the same source, no
-// provenance key lies above or below it, and no list item is named
-// (Restore splits a list kept whole into its items). Otherwise false, and
-// Restore does its work.
+// restored reports exactly whether v already holds every locked pointer
+// as Restore would put it back from from (a default that touches no
+// overridden field), so that Restore may return v as it is.
 func restored(v, from Value, locked map[string]bool) bool {
 	for p := range locked {
 		if strings.IndexByte(p, '[') >= 0 {
@@ -379,8 +323,6 @@ func restored(v, from Value, locked map[string]bool) bool {
 		if !ok || !settable(fsteps) {
 			continue // Restore skips it too
 		}
-		// The source first: a default that set p differs there, and
-		// costs no walk of v.
 		if s, ok := v.Prov[p]; !ok || s != from.Prov[p] {
 			return false
 		}
@@ -445,8 +387,7 @@ type step struct {
 
 // walk follows a pointer, returning the steps taken and the value found.
 func walk(m map[string]any, ptr string) ([]step, any, bool) {
-	// One allocation for the steps, none for the segments: a fold walks
-	// every locked pointer at every step under an override.
+	// One allocation for the steps, none for the segments.
 	steps := make([]step, 0, strings.Count(ptr, "/"))
 	var cur any = m
 	rest := strings.TrimPrefix(ptr, "/")
@@ -539,9 +480,7 @@ func settable(steps []step) bool {
 // set returns m with v at steps, copying the maps and the list it changes.
 func set(m map[string]any, steps []step, v any) map[string]any {
 	out := make(map[string]any, len(m)+1)
-	for k, x := range m {
-		out[k] = x
-	}
+	maps.Copy(out, m)
 	st := steps[0]
 	switch {
 	case len(steps) > 1:

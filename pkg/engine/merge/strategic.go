@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,26 +10,12 @@ import (
 )
 
 // StrategicMerge is Kubernetes' strategic merge patch of higher over
-// lower (k8s.io/apimachinery/pkg/util/strategicpatch), with provenance:
-// the atomicity Envoy Gateway's `mergeType: StrategicMerge` selects. meta
-// says which lists are merged by a key (patchStrategy merge,
-// patchMergeKey) and which lists of scalars are merged as sets; nil
-// means nothing is known of the spec's lists, and every list is then
-// replaced whole, as RFC 7386 replaces it. The patch's directives
-// ($patch: delete|replace, $retainKeys, $deleteFromPrimitiveList) apply
-// either way.
-//
-// Provenance: a leaf of the result equal to higher's leaf there is
-// higher's; one equal to lower's is lower's; one that neither holds as it
-// stands (a set that is the union of both) is higher's, who changed it
-// last. The items of a list merged by key are tracked one by one, as
-// MergeByKey tracks them: /rules[name=login], higher's where higher holds
-// an item with that key, else lower's.
-//
-// A patch strategicpatch refuses (an item without its merge key, a
-// directive of the wrong type) is merged as RFC 7386 merges it (Patch):
-// a Func has no error to return, and the policy is then read as the
-// plainer merge reads it.
+// lower, with provenance (Envoy Gateway's `mergeType: StrategicMerge`).
+// meta says which lists are merged by a key and which lists of scalars as
+// sets; nil means every list is replaced whole. A leaf equal to higher's
+// is higher's, one equal to lower's is lower's, any other higher's; the
+// items of a list merged by key are tracked as MergeByKey tracks them. A
+// patch strategicpatch refuses is merged as Patch merges it.
 func StrategicMerge(meta strategicpatch.LookupPatchMeta) Func {
 	if meta == nil {
 		meta = noMeta{}
@@ -49,8 +36,7 @@ func StrategicMerge(meta strategicpatch.LookupPatchMeta) Func {
 type attribution struct {
 	lower, higher Value
 	prov          map[string]Source
-	// keys of lower's and higher's provenance, sorted on first use, to
-	// find the item sources below a list.
+	// keys of lower's and higher's provenance, sorted on first use.
 	lowerKeys, higherKeys []string
 }
 
@@ -123,11 +109,7 @@ func (a *attribution) take(v *Value, keys *[]string, p string) {
 		return
 	}
 	if *keys == nil {
-		*keys = make([]string, 0, len(v.Prov))
-		for q := range v.Prov {
-			*keys = append(*keys, q)
-		}
-		slices.Sort(*keys)
+		*keys = slices.Sorted(maps.Keys(v.Prov))
 	}
 	found := false
 	for _, prefix := range [2]string{p + "/", p + "["} {
@@ -144,10 +126,9 @@ func (a *attribution) take(v *Value, keys *[]string, p string) {
 	}
 }
 
-// WithListKeys returns meta with the lists at the given paths (dotted,
-// from the spec proper, e.g. extAuth.contextExtensions) merged item by
-// item by their key field, as a Go type's patchMergeKey tag would say;
-// every other lookup is meta's (nil: nothing known).
+// WithListKeys returns meta with the lists at the given dotted paths
+// (from the spec proper) merged item by item by their key field; every
+// other lookup is meta's (nil: nothing known).
 func WithListKeys(meta strategicpatch.LookupPatchMeta, keys map[string]string) strategicpatch.LookupPatchMeta {
 	if len(keys) == 0 {
 		return meta

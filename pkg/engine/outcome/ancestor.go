@@ -10,13 +10,8 @@ import (
 )
 
 // validAncestorRef reports whether a ref passes the Gateway API
-// ParentReference schema an ancestorRef must pass (sigs.k8s.io/gateway-api
-// apis/v1 ParentReference, PolicyAncestorStatus): a name (a targetRef by
-// label selector has none), a kind, group, namespace and sectionName of
-// the right shapes and lengths. The shapes are the schema's patterns,
-// checked by hand: matched as regular expressions for every tally, they
-// were 2% of the engine's time on the performance world;
-// TestValidAncestorRefIsTheSchema holds them to the patterns.
+// ParentReference schema an ancestorRef must pass, checked by hand
+// (TestValidAncestorRefIsTheSchema holds it to the patterns).
 func validAncestorRef(r topology.Ref) bool {
 	return r.Name != "" && len(r.Name) <= 253 &&
 		len(r.Kind) <= 63 && isKind(r.Kind) &&
@@ -68,11 +63,9 @@ func isKind(s string) bool {
 }
 
 // reportable moves the tallies of ancestors the API server would refuse
-// (a refused targetRef by selector has no name; a mistyped kind) to the
-// policy itself, the ancestor a policy without a usable target is
-// reported against (GEP-1897: a target is also a valid ancestor; the
-// policy is the one object the message certainly concerns). Their
-// messages name the targetRef field, so nothing is lost.
+// (a targetRef by selector has no name; a mistyped kind) to the policy
+// itself (GEP-1897: a target is also a valid ancestor); their messages
+// name the targetRef field.
 func reportable(p *policykind.Policy, ts []*tally) []*tally {
 	var bad []*tally
 	for _, t := range ts {
@@ -129,8 +122,7 @@ func (t *tally) absorb(o *tally) {
 const MaxMessage = 32768
 
 // Clip cuts a condition message to limit bytes (at most MaxMessage) on a
-// character boundary, saying that it was cut (a policy with thousands of
-// refused targetRefs joins thousands of messages).
+// character boundary, saying that it was cut.
 func Clip(msg string, limit int) string {
 	limit = min(limit, MaxMessage)
 	if len(msg) <= limit {

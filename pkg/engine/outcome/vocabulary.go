@@ -44,11 +44,8 @@ type vocabulary struct {
 //	Overridden         Overridden=True            Programmed=False Overridden
 //
 // GEP-713 "Metaresource status" names Enforced, PartiallyEnforced and
-// Overridden; Gateway API's later PolicyConditionProgrammed is True with
-// reason Programmed or PartiallyProgrammed and False with Overridden or
-// Reconciling. Reconciling (the data plane not yet programmed) has no
-// standing: the engine computes every standing from one snapshot, with
-// no data plane between, so it is never written (docs/status.md).
+// Overridden. Reconciling has no standing: the engine has no data plane
+// between it and the snapshot, so it is never written (docs/status.md).
 var vocabularies = map[policykind.Vocabulary]vocabulary{
 	policykind.VocabularyEnforced: {
 		types: []string{Enforced, PartiallyEnforced, Overridden},
@@ -76,10 +73,7 @@ func vocabularyOf(k *policykind.Kind) vocabulary {
 }
 
 // Term is what the vocabulary v calls a standing: the reason of the
-// condition that carries it (Enforced, PartiallyEnforced, Overridden;
-// Programmed, PartiallyProgrammed, Overridden). Conflicted, which no
-// condition but Accepted=False carries, is Conflicted in both. Printers
-// and the query answers show a kind's policies in its own words.
+// condition that carries it; Conflicted in both.
 func Term(v policykind.Vocabulary, s effective.Standing) string {
 	if w, ok := vocabularies[v].words[s]; ok {
 		return w.reason
@@ -88,9 +82,7 @@ func Term(v policykind.Vocabulary, s effective.Standing) string {
 }
 
 // StandingOf reads back the standing an ancestor's conditions carry, in
-// either vocabulary (the status sink, `strata check` and `get policies`
-// read conditions, not the engine's result); false when they carry none
-// (a policy not Accepted, or conditions of another controller).
+// either vocabulary; false when they carry none.
 func StandingOf(conds []metav1.Condition) (effective.Standing, bool) {
 	for _, c := range conds {
 		for _, v := range vocabularies {
@@ -104,10 +96,8 @@ func StandingOf(conds []metav1.Condition) (effective.Standing, bool) {
 	return "", false
 }
 
-// StandingOfTerm reads back a standing from its word in either
-// vocabulary (what Term returns, as EffectivePolicy records carry it):
-// Programmed is Enforced, PartiallyProgrammed is PartiallyEnforced;
-// false for a word of neither.
+// StandingOfTerm reads back a standing from its word (Term) in either
+// vocabulary; false for a word of neither.
 func StandingOfTerm(term string) (effective.Standing, bool) {
 	if term == string(effective.Conflicted) {
 		return effective.Conflicted, true
@@ -122,9 +112,8 @@ func StandingOfTerm(term string) (effective.Standing, bool) {
 	return "", false
 }
 
-// VocabularyOfTerm names the vocabulary a word belongs to alone (Enforced,
-// PartiallyEnforced; Programmed, PartiallyProgrammed); false for the
-// words both share (Overridden, Conflicted) and for others.
+// VocabularyOfTerm names the vocabulary a word belongs to alone; false
+// for the words both share (Overridden, Conflicted) and for others.
 func VocabularyOfTerm(term string) (policykind.Vocabulary, bool) {
 	var found []policykind.Vocabulary
 	for name, v := range vocabularies {

@@ -5,8 +5,7 @@ import (
 )
 
 // The declaration types are the API types of pkg/apis/strata/v1alpha1,
-// under the names the engine reads them by: one representation, and the
-// API package imports nothing of the engine.
+// under the names the engine reads them by.
 type (
 	// Declaration is a PolicyKind object.
 	Declaration = strata.PolicyKind

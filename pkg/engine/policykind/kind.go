@@ -3,9 +3,9 @@ package policykind
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,11 +20,9 @@ import (
 const DefaultControllerName = "strata.dev/policy-controller"
 
 // ControllerNamePattern is Gateway API's GatewayController form
-// (DOMAIN/PATH), which PolicyAncestorStatus.controllerName must match: the
-// PolicyKind CRD refuses other names at admission with this pattern (the
-// kubebuilder marker on PolicyKindSpec.ControllerName; a test keeps the
-// two equal), and Compile refuses them offline, where no server admits the
-// PolicyKind, so a name the status could never carry is caught in both.
+// (DOMAIN/PATH), which PolicyAncestorStatus.controllerName must match; the
+// PolicyKind CRD's marker (a test keeps the two equal) refuses other names
+// at admission, Compile offline.
 const ControllerNamePattern = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/[A-Za-z0-9\/\-._~%!$&'()*+,;=:]+$`
 
 var controllerName = regexp.MustCompile(ControllerNamePattern)
@@ -42,10 +40,7 @@ const (
 const (
 	Atomic = "Atomic"
 	Patch  = "Patch"
-	// StrategicMergePatch is Kubernetes' strategic merge patch
-	// (k8s.io/apimachinery/pkg/util/strategicpatch), for spec.childMerge
-	// only: GEP-713 names Atomic and Patch, Envoy Gateway's mergeType
-	// offers StrategicMerge beside JSONMerge.
+	// StrategicMergePatch is Kubernetes' strategic merge patch (spec.childMerge only).
 	StrategicMergePatch = "StrategicMergePatch"
 )
 
@@ -88,28 +83,18 @@ type Kind struct {
 	Custom map[string]CustomStrategy
 	// Source says where the declaration came from, for messages.
 	Source string
-	// Labels are the labels of the object that declared the kind (the
-	// PolicyKind, or the labelled CRD): what `strata kinds -l`, -L and
-	// --show-labels read.
+	// Labels are the labels of the object that declared the kind.
 	Labels map[string]string
-	// MaxAncestors is the maxItems of status.ancestors in the kind's CRD
-	// when the CRD is known (AncestorsMaxItems), else 0: how many
-	// PolicyAncestorStatus entries the API server accepts.
+	// MaxAncestors is its CRD's status.ancestors maxItems, else 0.
 	MaxAncestors int
-	// Plural is the resource of the kind's CRD (spec.names.plural) when
-	// the CRD is known (CRDPlural), else "": what kubectl's
-	// resource.group form of the kind names (retrypolicies.example.com).
+	// Plural is the kind's CRD's spec.names.plural when known, else "".
 	Plural string
 
 	specPath []string
-	// childPath is the path of spec.childMerge.field from the object
-	// root (nil without childMerge); childName its name when it is a
-	// field at the root of the spec, which is then not spec proper.
+	// childPath is spec.childMerge.field; childName its name at the spec root.
 	childPath []string
 	childName string
-	// The declaration's kinds as the engine keys kinds (schema.GroupKind),
-	// converted once, here: targets (spec.targetKinds) and effective
-	// (EffectiveTargetKind or EffectiveTargetKinds).
+	// targets and effective are the declared kinds as schema.GroupKind.
 	targets   []schema.GroupKind
 	effective []schema.GroupKind
 }
@@ -117,13 +102,9 @@ type Kind struct {
 // Key is the kind's group/kind, the key of a kind in maps.
 func (k *Kind) Key() schema.GroupKind { return schema.GroupKind{Group: k.Group, Kind: k.Kind} }
 
-// EffectiveKinds returns the effective target kinds (EffectiveTargetKind
-// or EffectiveTargetKinds), or nil when the declared targets are the
-// effective ones.
+// EffectiveKinds returns the effective target kinds, or nil when the
+// declared targets are the effective ones.
 func (k *Kind) EffectiveKinds() []schema.GroupKind { return k.effective }
-
-// IsEffective reports whether gk is one of the effective target kinds.
-func (k *Kind) IsEffective(gk schema.GroupKind) bool { return slices.Contains(k.effective, gk) }
 
 // MaxRank bounds ValueSpace.Rank, so that a rank and a hierarchy level
 // combine into one ordering key.
@@ -146,8 +127,7 @@ func (k *Kind) Rank() int {
 }
 
 // Vocabulary is the set of conditions the kind's policy status uses
-// (spec.status.vocabulary): Enforced unless the declaration chooses
-// Programmed.
+// (spec.status.vocabulary, Enforced by default).
 func (k *Kind) Vocabulary() Vocabulary {
 	if k == nil || k.Status == nil || k.Status.Vocabulary == "" {
 		return VocabularyEnforced
@@ -165,10 +145,7 @@ func (k *Kind) AllowsTarget(gk schema.GroupKind) bool {
 func (k *Kind) SpecPath() []string { return slices.Clone(k.specPath) }
 
 // SpecOf returns the object at Fields.Spec of a policy, or nil: the
-// policy's own, not a copy. Read's blocks share its values, as contexts
-// share the blocks' values; nothing writes them (merge's functions
-// return new values; TestRunLeavesPolicies). A deep copy of every spec
-// was 2% of what `strata status` allocated on the performance world.
+// policy's own, not a copy, which nothing writes (TestRunLeavesPolicies).
 func (k *Kind) SpecOf(p *unstructured.Unstructured) (map[string]any, bool) {
 	v, ok, _ := unstructured.NestedFieldNoCopy(p.Object, k.specPath...)
 	m, isMap := v.(map[string]any)
@@ -186,13 +163,7 @@ func Compile(d *Declaration) (*Kind, error) {
 	if s.Kind == "" {
 		bad("spec.kind", "required")
 	}
-	switch s.Class {
-	case "":
-		s.Class = Inherited
-	case Direct, Inherited:
-	default:
-		bad("spec.class", "%q is not Direct or Inherited", s.Class)
-	}
+	oneOf(bad, "spec.class", &s.Class, Inherited, Direct, Inherited)
 	if s.ControllerName == "" {
 		s.ControllerName = DefaultControllerName
 	} else if len(s.ControllerName) > 253 || !controllerName.MatchString(s.ControllerName) {
@@ -231,8 +202,6 @@ func Compile(d *Declaration) (*Kind, error) {
 		}
 	}
 	if len(effs) > 0 && effsOK && s.Class != Direct {
-		// A Direct kind's one target is its effective kind; that rule,
-		// below, says what is wrong with it.
 		var unreached []string
 		for _, tk := range s.TargetKinds {
 			if !reachesAny(tk, effs) {
@@ -271,28 +240,12 @@ func Compile(d *Declaration) (*Kind, error) {
 			bad(field+".field", "%q is not a dotted path: %v", r.Field, err)
 		}
 	}
-	// An empty visibility stays empty (Settings): compiled kinds are
-	// printed, and a default written here would show in every one.
-	switch s.Visibility {
-	case "", VisibilitySettings, VisibilityNames, VisibilityKind:
-	default:
-		bad("spec.visibility", "%q is not Settings, Names or Kind", s.Visibility)
-	}
-	// An empty vocabulary stays empty (Enforced), as visibility does.
+	// An empty visibility or vocabulary stays empty: kinds are printed.
+	oneOf(bad, "spec.visibility", &s.Visibility, "", VisibilitySettings, VisibilityNames, VisibilityKind)
 	if st := s.Status; st != nil {
-		switch st.Vocabulary {
-		case "", VocabularyEnforced, VocabularyProgrammed:
-		default:
-			bad("spec.status.vocabulary", "%q is not Enforced or Programmed", st.Vocabulary)
-		}
+		oneOf(bad, "spec.status.vocabulary", &st.Vocabulary, "", VocabularyEnforced, VocabularyProgrammed)
 	}
-	switch s.Contexts {
-	case "":
-		s.Contexts = ContextPath
-	case ContextPath, ContextTarget:
-	default:
-		bad("spec.contexts", "%q is not Path or Target", s.Contexts)
-	}
+	oneOf(bad, "spec.contexts", &s.Contexts, ContextPath, ContextPath, ContextTarget)
 	if vs := s.ValueSpace; vs != nil {
 		if vs.Name == "" {
 			bad("spec.valueSpace.name", "required")
@@ -346,9 +299,7 @@ func Compile(d *Declaration) (*Kind, error) {
 		s.Strategies.Supported = []string{string(None)}
 		s.Strategies.Default = string(None)
 	} else {
-		// GEP-713 "Merge strategies": kinds that declare no strategy and
-		// target several kinds, or reach an effective kind below their
-		// target, default to Atomic Defaults.
+		// GEP-713 "Merge strategies": otherwise Atomic Defaults.
 		if len(s.Strategies.Supported) == 0 {
 			s.Strategies.Supported = []string{"AtomicDefaults", "AtomicOverrides", "PatchDefaults", "PatchOverrides"}
 		}
@@ -407,17 +358,28 @@ func Compile(d *Declaration) (*Kind, error) {
 	return k, nil
 }
 
+// oneOf checks an enumerated field: "" becomes def, any other value must
+// be one of allowed.
+func oneOf[T ~string](bad func(field, format string, a ...any), field string, v *T, def T, allowed ...T) {
+	switch {
+	case *v == "" && def != "":
+		*v = def // not written when def is "": v may be the declaration's
+	case *v != "" && !slices.Contains(allowed, *v):
+		names := make([]string, len(allowed))
+		for i, a := range allowed {
+			names[i] = string(a)
+		}
+		bad(field, "%q is not %s or %s", *v, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	}
+}
+
 // declaredIsEffective reports whether a kind targets a single kind that is
-// also its effective kind (no effective kind declared means the declared
-// targets are the effective ones).
+// also its effective kind.
 func declaredIsEffective(s *Spec) bool {
 	return len(s.TargetKinds) == 1 && (s.EffectiveTargetKind == nil || *s.EffectiveTargetKind == s.TargetKinds[0])
 }
 
-// reaches reports whether policies targeting kind t can reach objects of
-// the effective kind e: e is t, or t is above e in the hierarchy (a
-// Namespace holds only namespaced kinds). Kinds outside the hierarchy
-// (virtual kinds, or ones checkKind refuses) are not judged.
+// reachesAny reports whether policies targeting t can reach one of effs.
 func reachesAny(t strata.GroupKind, effs []strata.GroupKind) bool {
 	return slices.ContainsFunc(effs, func(e strata.GroupKind) bool { return reaches(t, e) })
 }
@@ -442,6 +404,10 @@ func kindList(gks []strata.GroupKind) string {
 	return strings.Join(s, ", ")
 }
 
+// reaches reports whether policies targeting kind t can reach objects of
+// the effective kind e: e is t, or t is above e in the hierarchy (a
+// Namespace holds only namespaced kinds). Kinds outside the hierarchy are
+// not judged.
 func reaches(t, e strata.GroupKind) bool {
 	tInfo, tOK := hierarchy.Kinds[t.Schema()]
 	eInfo, eOK := hierarchy.Kinds[e.Schema()]
@@ -451,8 +417,7 @@ func reaches(t, e strata.GroupKind) bool {
 	case tInfo.Level == hierarchy.LevelNamespace:
 		return eInfo.Namespaced
 	case tInfo.Frontend && eInfo.Level >= hierarchy.LevelRoute:
-		// A Service reaches the routes below its mesh frontend
-		// (hierarchy.Roles).
+		// A Service reaches the routes below its mesh frontend.
 		return true
 	}
 	return tInfo.Level < eInfo.Level
@@ -468,9 +433,8 @@ var notSpec = map[string]string{
 }
 
 // checkFields checks spec.fields (after defaulting): spec is a dotted path
-// to an object under the root other than metadata or status; the others
-// are field names of that object, and the parts of a policy (targets,
-// defaults, overrides, strategy) each have their own.
+// other than metadata or status; the others are distinct field names of
+// that object.
 func checkFields(f Fields, bad func(field, format string, a ...any)) {
 	if err := checkPath(f.Spec, false); err != nil {
 		bad("spec.fields.spec", "%q is not a dotted path: %v", f.Spec, err)
@@ -505,12 +469,10 @@ func checkFields(f Fields, bad func(field, format string, a ...any)) {
 	}
 }
 
-// checkChildMerge checks spec.childMerge (after spec.fields is
-// defaulted) and returns the name of its field when that field is at the
-// root of the spec, where it is not part of the spec proper. The field
-// must not be spec proper: a policy's choice of how to merge is not one
-// of its settings, and a field both chosen by and merged with the
-// policy would merge into the less specific policies' own choice.
+// checkChildMerge checks spec.childMerge (after spec.fields is defaulted)
+// and returns its field's name when that field is at the root of the
+// spec. The field must not be spec proper: a policy's choice of how to
+// merge is not one of its settings.
 func checkChildMerge(s *Spec, bad func(field, format string, a ...any)) string {
 	cm := s.ChildMerge
 	if cm == nil {
@@ -569,8 +531,7 @@ func isName(s string) bool { return s != "" && !strings.ContainsAny(s, ".[]/") }
 var itemSegment = regexp.MustCompile(`^[^\[\]=]+\[[^\[\]=]+=[^\[\]]+\]$`)
 
 // checkPath checks a dotted path: no empty segment, no "/", no negative
-// index, and brackets only for list items (rules[name=login]) when items
-// is set. A list index is a segment of its own (rules.0).
+// index, and brackets only for list items (rules[name=login]) with items.
 func checkPath(p string, items bool) error {
 	if p == "" {
 		return errors.New("it is empty")
@@ -591,8 +552,7 @@ func checkPath(p string, items bool) error {
 }
 
 // checkKind rejects kinds in groups Strata models that are not part of its
-// hierarchy (a Secret, say): they would silently never match anything.
-// Kinds of other groups are virtual and always allowed.
+// hierarchy (a Secret): they would never match. Other groups are virtual.
 func checkKind(gk strata.GroupKind) error {
 	if gk.Kind == "" {
 		return errors.New("kind is required")
@@ -605,10 +565,8 @@ func checkKind(gk strata.GroupKind) error {
 
 // FromCRD derives a declaration from a CustomResourceDefinition labelled
 // gateway.networking.k8s.io/policy (GEP-713 "Standard label on CRD
-// objects"). Such a kind is read for discoverability only (Managed=false):
-// its effective targets are its declared targets, any kind may be
-// targeted, and its class comes from the label value (direct, inherited;
-// "true" and other values mean Inherited, the superset).
+// objects"), read for discoverability only: any kind may be targeted, and
+// the class comes from the label value (direct; anything else Inherited).
 func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 	gk := DefinedKind(crd)
 	group, kind := gk.Group, gk.Kind
@@ -622,9 +580,8 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 	d := &Declaration{Spec: Spec{Group: group, Kind: kind, Class: class}}
 	d.Name = crd.GetName()
 	if class == Direct {
-		// A Direct kind needs its one target kind; a labelled CRD does not
-		// say it, so read it as Inherited with None, which behaves the
-		// same for discoverability.
+		// A labelled CRD does not say a Direct kind's one target kind:
+		// Inherited with None behaves the same for discoverability.
 		d.Spec.Class = Inherited
 		d.Spec.Strategies = Strategies{Supported: []string{string(None)}, Default: string(None)}
 	}
@@ -632,9 +589,7 @@ func FromCRD(crd *unstructured.Unstructured) (*Declaration, error) {
 }
 
 // DefinedKind is the kind a CustomResourceDefinition defines: spec.group
-// and spec.names.kind, "" where missing or not a string. CRDs stay
-// unstructured from the readers to the engine (the file reader gives them
-// so); this is how every stage reads their kind.
+// and spec.names.kind, "" where missing or not a string.
 func DefinedKind(crd *unstructured.Unstructured) schema.GroupKind {
 	group, _, _ := unstructured.NestedString(crd.Object, "spec", "group")
 	kind, _, _ := unstructured.NestedString(crd.Object, "spec", "names", "kind")
@@ -649,9 +604,8 @@ func CRDPlural(crd *unstructured.Unstructured) string {
 }
 
 // AncestorsMaxItems reads the maxItems of status.ancestors from a
-// CustomResourceDefinition: the smallest over its served versions, so a
-// status written through any of them fits. false when no served version
-// declares one (no schema, or a status without the bound).
+// CustomResourceDefinition, the smallest over its served versions; false
+// when none declares one.
 func AncestorsMaxItems(crd *unstructured.Unstructured) (int, bool) {
 	versions, _, _ := unstructured.NestedSlice(crd.Object, "spec", "versions")
 	least, found := 0, false
@@ -685,11 +639,4 @@ func AncestorsMaxItems(crd *unstructured.Unstructured) (int, bool) {
 	return least, found
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

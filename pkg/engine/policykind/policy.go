@@ -3,6 +3,7 @@ package policykind
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -22,25 +23,19 @@ type Policy struct {
 	Namespace, Name string
 	Created         time.Time
 	TargetRefs      []TargetRef
-	// Blocks are the policy's spec proper: an overrides block, a defaults
-	// block (explicit or the bare fields at spec root), or one None block.
+	// Blocks are the policy's spec proper: overrides, defaults (explicit
+	// or bare fields), or one None block.
 	Blocks []Block
-	// ChildMerge is the atomicity this policy chose, through its kind's
-	// spec.childMerge.field, to merge into the less specific policies of
-	// each context with (Patch, StrategicMergePatch, ...); "" when it
-	// chose none and merges as the kind's strategies say.
+	// ChildMerge is the atomicity this policy chose (spec.childMerge) to
+	// merge into the less specific policies with, or "".
 	ChildMerge string
-	// Invalid lists what makes the whole policy unusable, each naming the
-	// field; such a policy is Accepted=False Invalid everywhere.
+	// Invalid lists what makes the whole policy unusable (Accepted=False
+	// Invalid), each naming the field.
 	Invalid []string
-	// Warnings are what the policy's author should know but that does
-	// not make it unusable, each naming the field: unknown fields the
-	// API server would have dropped, fields that look like typos. Read
-	// by the CLI only; a cluster's policies were admitted by the server.
+	// Warnings name fields the author should look at (unknown, typos).
 	Warnings []string
 
-	// id is ID, made once by Read: the outcome, the status and the
-	// conflict order ask for it once per context or more.
+	// id is ID, made once by Read.
 	id string
 }
 
@@ -81,8 +76,7 @@ type TargetRef struct {
 // Block is a part of the spec proper with the strategy it merges with.
 type Block struct {
 	Strategy Strategy
-	// Field is where the block is, for messages and provenance:
-	// spec.overrides, spec.defaults or spec (bare fields).
+	// Field is where the block is: spec.overrides, spec.defaults or spec.
 	Field string
 	// Values is the spec proper, without the strategy field.
 	Values map[string]any
@@ -161,8 +155,7 @@ func (p *Policy) readTargets(spec map[string]any) {
 			continue
 		}
 		ref := TargetRef{Field: fields[i], Group: t.Group, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace, Section: t.SectionName, Selector: t.Selector}
-		// GEP-713's own examples write the group with a version
-		// (gateway.networking.k8s.io/v1); a group never contains "/".
+		// GEP-713's examples write the group with a version.
 		ref.Group, _, _ = strings.Cut(ref.Group, "/")
 		switch {
 		case ref.Kind == "":
@@ -200,12 +193,8 @@ func (p *Policy) readBlocks(spec map[string]any) {
 			p.Invalid = append(p.Invalid, field+"."+k.Fields.Strategy+": "+err)
 			return
 		}
-		vals := make(map[string]any, len(values))
-		for key, v := range values {
-			if key != k.Fields.Strategy {
-				vals[key] = v
-			}
-		}
+		vals := maps.Clone(values)
+		delete(vals, k.Fields.Strategy)
 		blocks = append(blocks, Block{Strategy: st, Field: field, Values: vals})
 	}
 	for _, b := range []struct {
@@ -229,8 +218,7 @@ func (p *Policy) readBlocks(spec map[string]any) {
 	}
 	if len(bare) > 0 || len(blocks) == 0 {
 		if len(blocks) > 0 {
-			// Bare fields are implicit defaults; next to an explicit
-			// defaults block they are ambiguous.
+			// Bare fields beside an explicit defaults block are ambiguous.
 			for _, b := range blocks {
 				if b.Strategy.Base == Defaults {
 					p.Invalid = append(p.Invalid, fmt.Sprintf("%s: fields %s are set both bare and in %s", base, strings.Join(sortedKeys(bare), ", "), b.Field))
@@ -276,16 +264,11 @@ func (k *Kind) strategyOf(b Base, v any) (Strategy, string) {
 	return st, ""
 }
 
-// Unexpected lists the fields at the root of u's spec that its kind
-// does not expect, for a policy whose kind has no schema to prune them
-// with: a field whose name is near one the kind declares (targetRef,
-// targetRefs, defaults, overrides, strategy: `default` for `defaults`)
-// is most likely a typo, which would otherwise be read as a bare
-// default field (GEP-713 gives bare spec fields no meaning of their
-// own); and bare fields next to an explicit overrides block, where a
-// reader expects a defaults block. Each entry names the field.
+// Unexpected lists the fields at the root of u's spec that its kind does
+// not expect, for a policy without a schema to prune them: a name near
+// one the kind declares (`default` for `defaults`), likely a typo, and
+// bare fields next to an explicit overrides block. Each names the field.
 func (k *Kind) Unexpected(u *unstructured.Unstructured) []string {
-	// Read only: no copy of the spec (SpecOf's) for every policy.
 	raw, _, _ := unstructured.NestedFieldNoCopy(u.Object, k.specPath...)
 	spec, ok := raw.(map[string]any)
 	if !ok {
@@ -350,13 +333,10 @@ type targetRefFields struct {
 	Selector    *metav1.LabelSelector `json:"selector"`
 }
 
-// readTargetRef reads one targetRef entry (a JSON object from the
-// unstructured spec) field by field. An entry that is not a plain object
-// of strings (a field of another type, a selector, a key spelled in
-// another case) goes through the JSON decoder instead, which is what
-// defines the entry's meaning there: LabelSelector's own decoding, keys
-// matched without case, and errors worded as before (they reach the
-// policy's status).
+// readTargetRef reads one targetRef entry field by field. An entry that
+// is not a plain object of strings (a field of another type, a selector,
+// a key in another case) goes through the JSON decoder instead, which
+// defines its meaning and error messages there.
 func readTargetRef(r any) (targetRefFields, error) {
 	var t targetRefFields
 	decode := func() (targetRefFields, error) {
@@ -402,12 +382,7 @@ func readTargetRef(r any) (targetRefFields, error) {
 // foldsToField says whether key is a targetRef field's name in another
 // case (the JSON decoder matches those).
 func foldsToField(key string) bool {
-	for _, f := range [...]string{"group", "kind", "name", "namespace", "sectionName", "selector"} {
-		if strings.EqualFold(key, f) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]string{"group", "kind", "name", "namespace", "sectionName", "selector"}, func(f string) bool { return strings.EqualFold(key, f) })
 }
 
 // decodeJSON decodes in (a JSON value) into out through encoding/json.

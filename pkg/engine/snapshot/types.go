@@ -24,16 +24,13 @@ type Snapshot struct {
 	Namespaces      []*corev1.Namespace
 	ReferenceGrants []*gwv1b1.ReferenceGrant
 
-	// Declarations are PolicyKind objects (policykind.Declaration is the
-	// same type): the snapshot holds API types only, so it sits below
-	// every engine stage that reads it.
+	// Declarations are PolicyKind objects (policykind.Declaration).
 	Declarations []*strata.PolicyKind
 	// PolicyCRDs are CustomResourceDefinitions carrying the GEP-713 policy
 	// label; each yields a declaration when no PolicyKind names its kind.
 	PolicyCRDs []*unstructured.Unstructured
 	// CRDs are the CustomResourceDefinitions of declared policy kinds,
-	// labelled or not: their openAPIV3Schema is what the API server
-	// would validate and prune the kinds' policies with.
+	// labelled or not, for their schemas.
 	CRDs []*unstructured.Unstructured
 	// Policies are instances of declared policy kinds.
 	Policies []*unstructured.Unstructured

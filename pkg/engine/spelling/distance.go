@@ -1,10 +1,8 @@
 package spelling
 
 // Distance is the Damerau-Levenshtein (optimal string alignment) edit
-// distance between a and b in bytes: insertions, deletions,
-// substitutions and transpositions of adjacent letters ("htpp") cost
-// one, so a swapped pair, the commonest typo, is as near as one wrong
-// letter.
+// distance between a and b in bytes: a swapped pair of adjacent letters
+// costs one, as one wrong letter does.
 func Distance(a, b string) int {
 	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)

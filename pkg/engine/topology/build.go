@@ -18,9 +18,7 @@ import (
 )
 
 // GeneratedRuleName names a route rule that has no name: "rule-<index>",
-// index counted from 0 in spec.rules. A policy may target it with
-// sectionName; an explicit rule name equal to a generated one is reported
-// as a duplicate section.
+// counted from 0; a policy may target it with sectionName.
 func GeneratedRuleName(i int) string {
 	if i >= 0 && i < len(ruleNames) {
 		return ruleNames[i]
@@ -28,10 +26,7 @@ func GeneratedRuleName(i int) string {
 	return "rule-" + strconv.Itoa(i)
 }
 
-// ruleNames are the generated names of a route's first rules, made once:
-// most rules have no name, and the performance world's 36,000 rules each
-// made theirs with fmt.Sprintf, a tenth of the allocations of building
-// its graph.
+// ruleNames are the generated names of a route's first rules, made once.
 var ruleNames = func() (out [64]string) {
 	for i := range out {
 		out[i] = "rule-" + strconv.Itoa(i)
@@ -39,45 +34,26 @@ var ruleNames = func() (out [64]string) {
 	return out
 }()
 
-// route is the shape shared by every xRoute kind, so attachment is written
-// once; each kind's linking rule (typed.Kinds[gk].AppendRoutes) reads it.
+// route is the shape shared by every xRoute kind (typed.Kinds).
 type route = typed.Route
 
-// Build makes the DAG of a snapshot:
-//
-//	GatewayClass ─> Gateway ─> Gateway#listener ─> xRoute ─> xRoute#rule ─> Service ─> Service#port
-//	                   Service (frontend) ─────────┘
-//
-// plus a Namespace node per namespace (an umbrella, not an edge: see
-// Context). Routes attach to listeners as Gateway API defines (parentRef
-// sectionName and port, allowedRoutes namespaces and kinds, hostname
-// intersection); backends attach to rules, across namespaces only with a
-// ReferenceGrant.
-//
-// Build is BuildWith without extra nodes, for callers that attach no
-// policies (the blueprint renderer's own graphs).
+// Build makes the DAG of a snapshot (package doc), plus a Namespace node
+// per namespace (an umbrella, not an edge). Routes attach to listeners as
+// Gateway API defines (parentRef sectionName and port, allowedRoutes,
+// hostname intersection); backends attach to rules, across namespaces
+// only with a ReferenceGrant. Build adds no extra nodes (BuildWith).
 func Build(s *snapshot.Snapshot) *Graph { return BuildWith(s, Extra{}) }
 
 // BuildWith is Build with the nodes the policies of s need beyond its
-// objects (Extra), appended after them: the graph is complete when it is
-// returned, and never changes after.
+// objects (Extra), appended after them.
 func BuildWith(s *snapshot.Snapshot, extra Extra) *Graph { return Objects(s)(extra) }
 
-// Objects builds the graph of a snapshot's objects, everything BuildWith
-// does but the extra nodes, and returns the function that appends those
-// and returns the graph, complete: the caller knows the extra nodes only
-// once it has read its policies, which it can do on another core while
-// the objects are linked (engine.RunScoped). finish must be called once.
-func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) { return objects(s, routesAtOnce) }
-
-// objects is Objects with the number of routes a core takes at a time, a
-// parameter so that tests can share out a small world.
-func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
+// Objects builds the graph of a snapshot's objects and returns the
+// function, to call once, that appends the extra nodes and returns it.
+func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	rs := routes(s)
 	// The graph is sized for its objects and their sections, and an
-	// eighth more for the nodes made on the way (implicit namespaces,
-	// Service frontends) and the extra ones: a graph of 100,000 nodes of
-	// 200 bytes is not copied to grow, nor allocated twice its size.
+	// eighth more for implicit namespaces, frontends and extra nodes.
 	objects := len(s.GatewayClasses) + len(s.Gateways) + len(s.ListenerSets) + len(s.Services) + len(s.Namespaces) + len(rs)
 	n := objects
 	for _, gw := range s.Gateways {
@@ -108,7 +84,7 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	for _, gc := range s.GatewayClasses {
 		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
 	}
-	b := &attacher{g: g, nsLabels: map[string]labels.Set{}, chunk: chunk}
+	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
 	for _, ns := range s.Namespaces {
 		b.nsLabels[ns.Name] = ns.Labels
 	}
@@ -141,8 +117,7 @@ func objects(s *snapshot.Snapshot, chunk int) func(Extra) *Graph {
 	}
 }
 
-// routes reads the routes of s, kind by kind in the order of
-// hierarchy.Table, through each route kind's linking rule.
+// routes reads the routes of s, kind by kind in hierarchy.Table's order.
 func routes(s *snapshot.Snapshot) []route {
 	n := 0
 	for _, row := range hierarchy.Table {
@@ -173,29 +148,23 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 	return g.add(Node{Ref: r, Level: info.Level, Labels: m.Labels, Generation: m.Generation, Object: obj, Namespace: g.namespaceNode(r.Namespace)})
 }
 
-// sections adds the named sections of an object node, the names of the
-// n items of the object's spec.<list>, name(i) being item i's ("" for an
-// item that is no section: an unnamed Service port), and sets ids[i],
+// sections adds the named sections of an object node, name(i) being the
+// name of item i of its spec.<list> ("" for no section), and sets ids[i],
 // when ids is not nil, to item i's node (None for "", the first item's
-// of its name for a duplicate). A name declared twice is ambiguous: kept
-// once, at its first item, and reported (policies targeting it are
-// Invalid). The object's Sections are set sorted, so that the routes
-// linked next find listeners by name.
+// for a duplicate). A name declared twice is ambiguous: kept once and
+// reported (policies targeting it are Invalid).
 func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string, ids []NodeID) {
 	o := &g.Nodes[obj]
 	secs := make(Sections, 0, n)
-	// Duplicates are found by a scan of the names before for the few
-	// sections of nearly every object, by a set for many (a Service with
-	// thousands of ports: issue 11, "No cliffs").
+	// Duplicates are found by a scan, or a set for many sections (issue
+	// 11, "No cliffs").
 	var seen map[string]NodeID
 	if n > fewSections {
 		seen = make(map[string]NodeID, n)
 	}
 	info := hierarchy.Kinds[o.Ref.GroupKind()]
 	sec := Node{Ref: o.Ref, Level: info.SectionsAt(), Labels: o.Labels, Generation: o.Generation, Namespace: o.Namespace}
-	// The object's links down to its sections and theirs up to it, in
-	// one list made for the object: link made two lists for each of the
-	// performance world's 60,000 sections.
+	// The links down to the sections and up from them, in one list.
 	links := make([]NodeID, 2*n)
 	kids, ups := links[:0:n], links[n:]
 	for i := range n {
@@ -221,8 +190,6 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 				o.Ambiguous = map[string]bool{}
 			}
 			o.Ambiguous[nm] = true
-			// The field is named only here: tens of thousands of sections
-			// are added to a large world, and almost none is a duplicate.
 			field := fmt.Sprintf("spec.%s[%d].name", list, i)
 			g.Problems = append(g.Problems, Problem{Object: o.Ref, Field: field, Message: fmt.Sprintf("duplicate %s name %q", info.Section, nm)})
 			continue
@@ -251,8 +218,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 	}
 }
 
-// fewSections is the most sections an object may have for its duplicates
-// to be found by a scan rather than a set.
+// fewSections is the most sections whose duplicates are found by a scan.
 const fewSections = 16
 
 func (g *Graph) addGateway(gw *gwv1.Gateway) {
@@ -282,8 +248,6 @@ type attacher struct {
 	// listenerSets are the listeners of each ListenerSet its Gateway
 	// accepts, as Gateway listeners, so routes attach to both alike.
 	listenerSets map[NodeID][]gwv1.Listener
-	// chunk is how many routes a core resolves at a time (addRoutes).
-	chunk int
 }
 
 // listeners are what routes attach to in a parent node: a Gateway's
@@ -299,9 +263,8 @@ func (b *attacher) listeners(parent NodeID) (ls []gwv1.Listener, ok bool) {
 
 // addListenerSet adds a ListenerSet, its listeners as sections, and its
 // edge from its parent Gateway when that Gateway accepts it (GEP-1713
-// "Gateway & ListenerSet Handshake": spec.allowedListeners, None by
-// default). One it does not accept is a root whose listeners admit no
-// route, and a Problem.
+// "Gateway & ListenerSet Handshake"); one it does not accept is a root
+// whose listeners admit no route, and a Problem.
 func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 	g := b.g
 	id := g.object(hierarchy.ListenerSetKind, &ls.ObjectMeta, ls)
@@ -357,40 +320,24 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 	return false
 }
 
-// addRoutes adds routes in three steps. Their nodes, rules and mesh
-// parents are added one route after another, so node ids follow the
-// input. Their Gateway and ListenerSet parents and their backends are
-// then found (lookups only, with a selector cache of their own) and
-// linked last; a node's parents and children are sorted when the graph
-// is done.
+// addRoutes adds the routes' nodes, rules and mesh parents in input
+// order, then links them to their other parents and backends.
 func (b *attacher) addRoutes(rs []route) {
-	g := b.g
 	ids := make([]NodeID, len(rs))
 	rules := make([][]NodeID, len(rs))
 	for i, r := range rs {
 		ids[i], rules[i] = b.addRouteNode(r)
 	}
-	w := *b
-	w.selectors = nil
-	var edges [][2]NodeID
 	for i, r := range rs {
 		if ids[i] != None {
-			edges = w.routeEdges(edges, r, ids[i], rules[i])
+			b.linkRoute(r, ids[i], rules[i])
 		}
-	}
-	for _, e := range edges {
-		g.Nodes[e[0]].Children = append(g.Nodes[e[0]].Children, e[1])
-		g.Nodes[e[1]].Parents = append(g.Nodes[e[1]].Parents, e[0])
 	}
 }
 
-// routesAtOnce is how many routes a core resolves at a time.
-const routesAtOnce = 256
-
 // addRouteNode adds a route's node, its rules as sections and its
-// Service parents (GEP-1426), and reports parentRefs of kinds outside the
-// hierarchy; it returns the route's node and its rules' nodes, None for
-// a duplicate.
+// Service parents (GEP-1426); it returns the route's node (None for a
+// duplicate) and its rules' nodes.
 func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	g := b.g
 	id := g.object(r.GroupKind, r.Meta, r.Object)
@@ -417,9 +364,8 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 	return id, rules
 }
 
-// parentOf is the group and kind a parentRef of a route in namespace ns
-// names (Gateway by default) and the parent's namespace (the route's by
-// default).
+// parentOf is the kind (Gateway by default) and namespace (ns by
+// default) a parentRef of a route in namespace ns names.
 func parentOf(p gwv1.ParentReference, ns string) (schema.GroupKind, string) {
 	kind := hierarchy.GatewayKind
 	if p.Kind != nil {
@@ -434,11 +380,9 @@ func parentOf(p gwv1.ParentReference, ns string) (schema.GroupKind, string) {
 	return kind, ns
 }
 
-// routeEdges appends to edges the links of route r (node id, rules'
-// nodes rules) to the listeners that admit it and from its rules to
-// their backends. It only reads the graph (and writes b's selector
-// cache).
-func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []NodeID) [][2]NodeID {
+// linkRoute links route r (node id, rules' nodes rules) to the listeners
+// that admit it and its rules to their backends.
+func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 	g := b.g
 	ns := r.Meta.Namespace
 	for _, p := range r.ParentRefs {
@@ -450,9 +394,7 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 		if parent == None {
 			continue
 		}
-		// GEP-1713 "Route Attachment": a route attaches to the listeners
-		// of its direct parent only, a Gateway's own or a ListenerSet's;
-		// a ListenerSet its Gateway does not accept has none.
+		// GEP-1713 "Route Attachment": to its direct parent's listeners.
 		listeners, ok := b.listeners(parent)
 		if !ok {
 			continue
@@ -465,7 +407,7 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 				continue
 			}
 			if lid, ok := g.Nodes[parent].Sections.Get(string(l.Name)); ok {
-				edges = append(edges, [2]NodeID{lid, id})
+				g.link(lid, id)
 			}
 		}
 	}
@@ -485,21 +427,16 @@ func (b *attacher) routeEdges(edges [][2]NodeID, r route, id NodeID, rules []Nod
 			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
 				continue
 			}
-			edges = append(edges, [2]NodeID{rules[i], svc})
+			g.link(rules[i], svc)
 		}
 	}
-	return edges
 }
 
 // addMeshParent links route node id under the frontend of the Service
-// its parentRef i names (GAMMA, GEP-1426 "Service as parent"), creating
-// the frontend on first use. The namespace needs no ReferenceGrant: a
-// route in another namespace than its Service is a consumer route, which
-// only affects requests from its own namespace (see Graph.Mesh). GEP-1426
-// allows port (the route then applies to that port's traffic only) and
-// not sectionName: a port the Service does not expose, or a sectionName,
-// leaves the parentRef unattached and is reported. A Service that does
-// not exist is, like a missing Gateway, no parent and no problem.
+// its parentRef i names (GEP-1426 "Service as parent"). A consumer route
+// needs no ReferenceGrant (Graph.Mesh). GEP-1426 allows port, not
+// sectionName: a sectionName, or a port the Service lacks, is reported. A
+// missing Service is no parent and no problem.
 func (b *attacher) addMeshParent(id NodeID, i int, p gwv1.ParentReference, parentNS string) {
 	g := b.g
 	field := fmt.Sprintf("spec.parentRefs[%d]", i)
@@ -523,11 +460,8 @@ func hasPort(svc *corev1.Service, port int32) bool {
 }
 
 // frontend returns the frontend node of Service node svc, adding it on
-// first use: a root at hierarchy.LevelMeshFrontend with the Service's
-// ref, labels, generation and namespace and the frontend role. It holds
-// no object (the Service node does), so a Service is read, selected and
-// written through one node, and it has no sections: a Service parentRef
-// takes no sectionName.
+// first use: a root at hierarchy.LevelMeshFrontend with the frontend
+// role, no object (the Service node has it) and no sections.
 func (g *Graph) frontend(svc NodeID) NodeID {
 	s := &g.Nodes[svc]
 	r := s.Ref
@@ -539,36 +473,25 @@ func (g *Graph) frontend(svc NodeID) NodeID {
 }
 
 // defaultKinds are the route kinds a listener accepts when allowedRoutes
-// names none, by protocol (Gateway API Listener.allowedRoutes.kinds),
-// from the RouteInfo of hierarchy.Table's rows.
-var defaultKinds = func() map[gwv1.ProtocolType][]schema.GroupKind {
-	m := map[gwv1.ProtocolType][]schema.GroupKind{}
+// names none, by protocol (Gateway API Listener.allowedRoutes.kinds);
+// hostnameKinds those whose hostnames must intersect the listener's. Both
+// come from the RouteInfo of hierarchy.Table's rows.
+var defaultKinds, hostnameKinds = func() (map[gwv1.ProtocolType][]schema.GroupKind, map[schema.GroupKind]bool) {
+	kinds, hosts := map[gwv1.ProtocolType][]schema.GroupKind{}, map[schema.GroupKind]bool{}
 	for _, row := range hierarchy.Table {
 		if row.Route != nil {
 			for _, p := range row.Route.Protocols {
-				m[gwv1.ProtocolType(p)] = append(m[gwv1.ProtocolType(p)], row.GroupKind)
+				kinds[gwv1.ProtocolType(p)] = append(kinds[gwv1.ProtocolType(p)], row.GroupKind)
 			}
+			hosts[row.GroupKind] = row.Route.Hostnames
 		}
 	}
-	return m
+	return kinds, hosts
 }()
 
-// hostnameKinds are the route kinds whose hostnames must intersect the
-// listener's hostname (RouteInfo.Hostnames of hierarchy.Table's rows).
-var hostnameKinds = func() map[schema.GroupKind]bool {
-	m := map[schema.GroupKind]bool{}
-	for _, row := range hierarchy.Table {
-		if row.Route != nil && row.Route.Hostnames {
-			m[row.GroupKind] = true
-		}
-	}
-	return m
-}()
-
-// allowed reports whether listener l of a parent (Gateway or ListenerSet)
-// in namespace parentNS admits route r of namespace routeNS: its
-// allowedRoutes kinds and namespaces ("Same" is the parent's namespace)
-// and, for kinds with hostnames, their intersection.
+// allowed reports whether listener l of a parent in namespace parentNS
+// admits route r of namespace routeNS: its allowedRoutes and, for kinds
+// with hostnames, their intersection.
 func (b *attacher) allowed(parentNS string, l *gwv1.Listener, r route, routeNS string) bool {
 	kinds := defaultKinds[l.Protocol]
 	var from gwv1.FromNamespaces = gwv1.NamespacesFromSame
@@ -632,11 +555,8 @@ func (b *attacher) selector(ls *metav1.LabelSelector) labels.Selector {
 }
 
 // HostnamesIntersect reports whether a listener hostname and a route
-// hostname can match a common host. A leading "*." matches one or more
-// labels (Gateway API Hostname). Both must be non-empty: an empty
-// hostname (matching every host) is the caller's case. The blueprint
-// renderer uses it for .Hostnames.Intersection, so attachment and
-// rendering agree on which hosts a route serves.
+// hostname, both non-empty, can match a common host; a leading "*."
+// matches one or more labels (Gateway API Hostname).
 func HostnamesIntersect(a, b string) bool {
 	if a == b {
 		return true

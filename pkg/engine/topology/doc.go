@@ -5,11 +5,8 @@
 //	GatewayClass ─> Gateway ─> Gateway#listener ─> HTTPRoute ─> HTTPRoute#rule ─> Service ─> Service#port
 //	                 Service (frontend) ───────────┘
 //
-// The second line is a mesh context path (GAMMA, GEP-1426): a route whose
-// parentRef is a Service hangs under that Service's frontend, a node of
-// its own distinct from the Service as a backend (Ref.Role).
-//
-// Each node is found by its locator (Ref.Key, "Kind.group:ns/name#section"),
-// the same string a targetRef and its target produce. Building is linear in
-// the number of objects; see docs/hierarchy.md.
+// The second line is a mesh path (GEP-1426): a route whose parentRef is a
+// Service hangs under that Service's frontend (Ref.Role). Each node is
+// found by its locator (Ref.Key), the string a targetRef and its target
+// both produce; see docs/hierarchy.md.
 package topology

@@ -10,13 +10,9 @@ import (
 	gwv1b1 "sigs.k8s.io/gateway-api/apis/v1beta1"
 )
 
-// Graph is the DAG of targetables. Nodes are stored in a slice and found
-// through hash indexes, so building and querying it is linear in the number
-// of objects and edges (no scans over all edges).
-//
-// A Graph is complete when Build returns it (Extra) and never changes
-// after: it has no method that writes, so any number of goroutines may
-// read it at once. Nodes is exported for reading; writing to it is a bug.
+// Graph is the DAG of targetables, its nodes in a slice found through hash
+// indexes. It is complete when Build returns it and never changes after,
+// so any number of goroutines may read it; Nodes is exported for reading.
 type Graph struct {
 	Nodes []Node
 	// Problems found while building, sorted by object then field.
@@ -24,17 +20,12 @@ type Graph struct {
 
 	index  map[Ref]NodeID
 	byKind map[schema.GroupKind][]NodeID
-	// byKindIn is byKind split by namespace, so that a label selector
-	// in a policy looks at the objects of one namespace instead of
-	// scanning every object of the kind (which made attachment
-	// quadratic: selector policies times objects).
+	// byKindIn is byKind split by namespace, for label selectors.
 	byKindIn map[kindIn][]NodeID
 	grants   Grants
 	// origin is shared by a built graph and every Extend of it (Holds).
 	origin *origin
-	// namespaces are the Namespace nodes by name: namespaceNode, asked
-	// for every object, hashes one string rather than a five-string Ref
-	// into the index of every object.
+	// namespaces are the Namespace nodes by name.
 	namespaces map[string]NodeID
 }
 
@@ -43,11 +34,8 @@ type Graph struct {
 type origin struct{ built int }
 
 // Holds reports whether every node of h is at the same id in g: g is h,
-// or g and h come from one built graph through Extend and h's nodes
-// beyond that graph's are g's too. A NodeID then names the same node in
-// both, so that the results of two runs of one topology (a Result and its
-// Recompute) are matched by ids, not by the keys of their refs
-// (query's impact).
+// or both come from one built graph through Extend and h's later nodes
+// are g's too, so that a Result and its Recompute match by ids.
 func (g *Graph) Holds(h *Graph) bool {
 	if g == h {
 		return true
@@ -78,7 +66,6 @@ func (g *Graph) Lookup(r Ref) NodeID {
 		return id
 	}
 	if r.Section != "" {
-		// A section is found through its object (Graph.section).
 		if obj, ok := g.index[r.Object()]; ok {
 			if id, ok := g.Nodes[obj].Sections.Get(r.Section); ok {
 				return id
@@ -91,9 +78,8 @@ func (g *Graph) Lookup(r Ref) NodeID {
 // ByKind lists the object nodes (not sections) of a kind, in insertion order.
 func (g *Graph) ByKind(gk schema.GroupKind) []NodeID { return g.byKind[gk] }
 
-// ByKindIn lists the object nodes of a kind in one namespace, in insertion
-// order: ByKind filtered by namespace, without the scan. Cluster-scoped
-// objects are in namespace "".
+// ByKindIn lists the object nodes of a kind in one namespace ("" for
+// cluster-scoped ones), in insertion order.
 func (g *Graph) ByKindIn(gk schema.GroupKind, ns string) []NodeID {
 	return g.byKindIn[kindIn{gk: gk, ns: ns}]
 }
@@ -107,14 +93,9 @@ func (g *Graph) indexKind(r Ref, id NodeID) {
 	g.byKindIn[k] = append(g.byKindIn[k], id)
 }
 
-// listKinds makes ByKind and ByKindIn of a graph's nodes, once they are
-// all added (objects): its object nodes, that is every node but sections
-// and Service frontends, in id order. Recording each node as it was
-// added took two lookups of maps keyed by two and three strings for each
-// of the performance world's 45,000 objects, on the core that builds the
-// graph while the other waits. A pass keeps the list of the current kind
-// at hand (the nodes of a kind follow one another), and finds the list of a
-// namespace by its node's id.
+// listKinds makes ByKind and ByKindIn of a graph's object nodes (every
+// node but sections and Service frontends), in id order, once they are
+// all added, in one pass that keeps the current kind's lists at hand.
 func (g *Graph) listKinds() {
 	g.byKind, g.byKindIn = map[schema.GroupKind][]NodeID{}, map[kindIn][]NodeID{}
 	var (
@@ -156,20 +137,16 @@ func (g *Graph) listKinds() {
 }
 
 // Extra lists the nodes a graph holds beyond its snapshot's objects,
-// known only once the policies are read: the namespaces of policies
-// (a policy can always target its own namespace, even when nothing else
-// in the input lives there) and the virtual objects targetRefs name
-// (GEP-713 "Targeting virtual types"). Build adds them in order, so that
-// node ids do not depend on who asks for them later: the graph is
-// complete, and frozen, once built.
+// known once the policies are read: the policies' namespaces and the
+// virtual objects targetRefs name (GEP-713 "Targeting virtual types").
+// Build adds them in order, so the graph is frozen once built.
 type Extra struct {
 	Namespaces []string
 	Virtual    []Ref
 }
 
 // addExtra adds the nodes of extra that g lacks, in order: the
-// namespaces, then each virtual object (after its namespace) as a leaf
-// root. Only Build and Extend call it, on a graph no one else holds yet.
+// namespaces, then each virtual object as a leaf root.
 func (g *Graph) addExtra(extra Extra) {
 	for _, ns := range extra.Namespaces {
 		g.listedNamespace(ns)
@@ -200,10 +177,7 @@ func (g *Graph) has(extra Extra) bool {
 
 // Extend returns a graph with g's nodes, at the same ids, and those of
 // extra that g lacks, appended as Build appends them; g itself when it
-// has them all. g is never changed: a Result's graph stays what it was
-// while a Recompute derived from it reads new policies
-// (engine.Result.Recompute), and both may be read at once. The copy is
-// shallow: nodes of g are shared, as they are never written after Build.
+// has them all. g is never changed; the copy shares g's nodes.
 func (g *Graph) Extend(extra Extra) *Graph {
 	if g.has(extra) {
 		return g
@@ -218,8 +192,7 @@ func (g *Graph) Extend(extra Extra) *Graph {
 		origin:     g.origin,
 		namespaces: maps.Clone(g.namespaces),
 	}
-	// Appending to a shared list must copy it, not write past its end
-	// into an array g (or another Extend of g) also uses.
+	// An append to a shared list must copy it.
 	for k, ids := range n.byKind {
 		n.byKind[k] = slices.Clip(ids)
 	}
@@ -230,9 +203,8 @@ func (g *Graph) Extend(extra Extra) *Graph {
 	return n
 }
 
-// Grants are the ReferenceGrants of a snapshot by namespace: what
-// attachment needs of the graph to decide a cross-namespace targetRef,
-// available before the graph is built (attach.VirtualTargets).
+// Grants are the ReferenceGrants of a snapshot by namespace, available
+// before the graph is built (attach.VirtualTargets).
 type Grants map[string][]*gwv1b1.ReferenceGrant
 
 // NewGrants indexes ReferenceGrants by namespace.
@@ -253,18 +225,12 @@ func (g *Graph) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 }
 
 // Granted reports whether a ReferenceGrant in to.Namespace lets objects of
-// kind from in namespace fromNS refer to the object `to` (Gateway API
-// ReferenceGrant semantics: group and kind must match, name if set).
+// kind from in namespace fromNS refer to the object `to`.
 func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 	for _, rg := range gs[to.Namespace] {
-		fromOK := false
-		for _, f := range rg.Spec.From {
-			if string(f.Group) == from.Group && string(f.Kind) == from.Kind && string(f.Namespace) == fromNS {
-				fromOK = true
-				break
-			}
-		}
-		if !fromOK {
+		if !slices.ContainsFunc(rg.Spec.From, func(f gwv1b1.ReferenceGrantFrom) bool {
+			return string(f.Group) == from.Group && string(f.Kind) == from.Kind && string(f.Namespace) == fromNS
+		}) {
 			continue
 		}
 		for _, t := range rg.Spec.To {
@@ -279,15 +245,9 @@ func (gs Grants) Granted(from schema.GroupKind, fromNS string, to Ref) bool {
 // Ancestors calls fn for every context path from a root to id, as a slice
 // of node ids from least to most specific. Paths are produced in a
 // deterministic order (parents in NodeID order). The slice is fn's until
-// it returns: the next path is written in it, so fn copies what it
-// keeps. A slice made for each path, most of them dropped at once, was
-// 56,000 allocations of every run on the performance world.
-//
-// The walk is depth first, without recursion: a closure and two lists
-// grown for each target were nine allocations of every target.
+// it returns (the next path is written in it), so fn copies what it keeps.
 func (g *Graph) Ancestors(id NodeID, fn func(path []NodeID)) {
-	// frame is a node on the walk's stack and the next of its parents
-	// to walk.
+	// A node on the walk's stack and the next of its parents to walk.
 	type frame struct {
 		n    NodeID
 		next int
@@ -322,10 +282,8 @@ func (g *Graph) add(n Node) NodeID {
 	return id
 }
 
-// addUnindexed adds a node that Lookup finds otherwise: a section, through
-// its object's Sections. Half the nodes of a world of routes are their
-// rules; each index entry hashes a five-string Ref into a map of every
-// node, most of what building the graph cost.
+// addUnindexed adds a node that Lookup finds otherwise: a section,
+// through its object's Sections.
 func (g *Graph) addUnindexed(n Node) NodeID {
 	id := NodeID(len(g.Nodes))
 	g.Nodes = append(g.Nodes, n)
@@ -333,9 +291,8 @@ func (g *Graph) addUnindexed(n Node) NodeID {
 }
 
 // namespaceNode returns the node of a namespace, creating an implicit one
-// (while building) when no Namespace object was given, so that policies can target a
-// namespace offline without its object. "" gives None.
-// A node it makes is not in ByKind yet (listKinds, listedNamespace).
+// when no Namespace object was given; "" gives None. A node it makes is
+// not in ByKind yet (listKinds, listedNamespace).
 func (g *Graph) namespaceNode(ns string) (id NodeID) {
 	id, _ = g.namespaceMade(ns)
 	return id
@@ -372,12 +329,10 @@ func (g *Graph) link(parent, child NodeID) {
 	g.Nodes[child].Parents = append(g.Nodes[child].Parents, parent)
 }
 
-// Namespaces returns the Namespace nodes that stand above a context path:
-// the namespaces of the objects along it, in order of first appearance.
-// A policy targeting a Namespace applies to every context that passes
-// through an object in that namespace (001, "Interactions between
-// defaults, overrides, and field values": a namespace policy affects the
-// Gateways in it and the routes attached to them).
+// Namespaces returns the namespaces of the objects along a context path,
+// in order of first appearance: a Namespace's policy applies to every
+// context through an object in it (001, "Interactions between defaults,
+// overrides, and field values").
 func (g *Graph) Namespaces(path []NodeID) []NodeID { return g.AppendNamespaces(nil, path) }
 
 // AppendNamespaces appends Namespaces(path) to dst.
@@ -393,18 +348,9 @@ func (g *Graph) AppendNamespaces(dst, path []NodeID) []NodeID {
 }
 
 // Mesh says what a context path is in the mesh: frontend is the Service
-// frontend at its root (hierarchy.RoleFrontend), None for an ingress
-// path; consumer is the namespace of the route below it when that route
-// lives in another namespace than the Service. GEP-1426 calls such a
-// route a consumer route: it applies to requests from its own namespace
-// only, where a producer route (in the Service's namespace, consumer "")
-// applies to requests from every namespace. 001 "Policy Attachment for
-// Mesh": policy "can only apply to requests from the same namespace if
-// the target is in a different namespace".
-//
-// A frontend is a root, so it is the first node of a path, after the
-// Namespaces when path is a context's (they come first): Mesh looks at
-// no more, and costs an ingress path nothing.
+// frontend at its root, None for an ingress path; consumer is the
+// namespace of the route below it when that route lives in another
+// namespace than the Service (a GEP-1426 consumer route).
 func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
 	for i, id := range path {
 		n := &g.Nodes[id]
@@ -426,10 +372,8 @@ func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
 
 // ConsumerPolicy reports whether a policy of namespace policyNS attached
 // at node id is a consumer policy: one in another namespace than its
-// target (for a Namespace, the Namespace itself). 001 "Policy Attachment
-// for Mesh": such a policy "can only apply to requests from the same
-// namespace", so on a mesh path it acts only in the contexts of its
-// namespace's consumer routes. A cluster-scoped policy is none.
+// target (001 "Policy Attachment for Mesh": it "can only apply to
+// requests from the same namespace"). A cluster-scoped policy is none.
 func (g *Graph) ConsumerPolicy(policyNS string, id NodeID) bool {
 	if policyNS == "" {
 		return false

@@ -20,15 +20,12 @@ type Ref struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Section   string `json:"sectionName,omitempty"`
-	// Role tells apart the two nodes of one object (hierarchy.Role): a
-	// Service's frontend, the parent of mesh routes, from the Service as
-	// a backend (no role).
+	// Role tells apart the two nodes of one object (hierarchy.Role).
 	Role hierarchy.Role `json:"role,omitempty"`
 }
 
-// API is the ref as Strata's API and documents name objects (v1alpha1.Ref:
-// EffectivePolicy's target and path, the CLI's documents); with FromAPI,
-// the one conversion between the two. Both give the same Key and String.
+// API is the ref as Strata's API and documents name objects; FromAPI is
+// its inverse. Both give the same Key and String.
 func (r Ref) API() strata.Ref {
 	return strata.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, SectionName: r.Section, Role: r.Role.String()}
 }
@@ -95,11 +92,7 @@ func (p Problem) Error() string {
 }
 
 // Sections are the named sections of an object node, sorted by name,
-// each name once. A sorted slice rather than a map: the graph of the
-// performance world holds 40,000 objects with sections, most with one to
-// a few, and a map each was 7 MB of every run. A lookup is a binary
-// search, so an object with thousands of sections costs log n, not n
-// (issue 11, "No cliffs").
+// each name once, found by binary search (issue 11, "No cliffs").
 type Sections []Section
 
 // Section is one named section of an object node: its name and its node.

@@ -12,8 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
 )
 
-// Object is a typed object of a kind of the table: what the API server
-// serves and the snapshot holds.
+// Object is a typed object of a kind of the table.
 type Object interface {
 	metav1.Object
 	runtime.Object
@@ -33,14 +32,13 @@ type Kind struct {
 	Objects func(s *snapshot.Snapshot) []Object
 	// Len is the number of objects of the kind s holds.
 	Len func(s *snapshot.Snapshot) int
-	// AppendRoutes is set for route kinds: the linking rule. It appends
-	// to out the links of each route of the kind in s, in s's order.
+	// AppendRoutes, the linking rule of a route kind, appends the links
+	// of each route of the kind in s.
 	AppendRoutes func(out []Route, s *snapshot.Snapshot) []Route
 }
 
 // Route is what the topology reads of a route of any kind to link it
-// (Gateway API "Route attachment"): its parents, its hostnames, and its
-// rules with their backends.
+// (Gateway API "Route attachment").
 type Route struct {
 	GroupKind  schema.GroupKind
 	Meta       *metav1.ObjectMeta
@@ -51,16 +49,13 @@ type Route struct {
 	Rules     []RouteRule
 }
 
-// RouteRule is one rule of a route: its name (nil when it has none; the
-// topology names it rule-<index>) and its backends.
+// RouteRule is one rule of a route: its name (or nil) and its backends.
 type RouteRule struct {
 	Name     *gwv1.SectionName
 	Backends []gwv1.BackendObjectReference
 }
 
-// Kinds is the decode column of hierarchy.Table, one entry per row. A
-// route kind's entry carries its linking rule (the function passed to
-// route), next to its types.
+// Kinds is the decode column of hierarchy.Table, one entry per row.
 var Kinds = map[schema.GroupKind]Kind{
 	hierarchy.NamespaceKind: kind(func(s *snapshot.Snapshot) *[]*corev1.Namespace { return &s.Namespaces },
 		func(l *corev1.NamespaceList) []corev1.Namespace { return l.Items }),
@@ -73,47 +68,27 @@ var Kinds = map[schema.GroupKind]Kind{
 	hierarchy.HTTPRouteKind: route(hierarchy.HTTPRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.HTTPRoute { return &s.HTTPRoutes },
 		func(l *gwv1.HTTPRouteList) []gwv1.HTTPRoute { return l.Items },
 		func(r *gwv1.HTTPRoute) Route {
-			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
-			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, func(b gwv1.HTTPBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }))
-			}
-			return rr
+			return Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, Rules: rules(r.Spec.Rules, func(x gwv1.HTTPRouteRule) (*gwv1.SectionName, []gwv1.HTTPBackendRef) { return x.Name, x.BackendRefs }, func(b gwv1.HTTPBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference })}
 		}),
 	hierarchy.GRPCRouteKind: route(hierarchy.GRPCRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.GRPCRoute { return &s.GRPCRoutes },
 		func(l *gwv1.GRPCRouteList) []gwv1.GRPCRoute { return l.Items },
 		func(r *gwv1.GRPCRoute) Route {
-			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
-			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, func(b gwv1.GRPCBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }))
-			}
-			return rr
+			return Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, Rules: rules(r.Spec.Rules, func(x gwv1.GRPCRouteRule) (*gwv1.SectionName, []gwv1.GRPCBackendRef) { return x.Name, x.BackendRefs }, func(b gwv1.GRPCBackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference })}
 		}),
 	hierarchy.TLSRouteKind: route(hierarchy.TLSRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.TLSRoute { return &s.TLSRoutes },
 		func(l *gwv1.TLSRouteList) []gwv1.TLSRoute { return l.Items },
 		func(r *gwv1.TLSRoute) Route {
-			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames}
-			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
-			}
-			return rr
+			return Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Hostnames: r.Spec.Hostnames, Rules: rules(r.Spec.Rules, func(x gwv1.TLSRouteRule) (*gwv1.SectionName, []gwv1.BackendRef) { return x.Name, x.BackendRefs }, objectRef)}
 		}),
 	hierarchy.TCPRouteKind: route(hierarchy.TCPRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.TCPRoute { return &s.TCPRoutes },
 		func(l *gwv1.TCPRouteList) []gwv1.TCPRoute { return l.Items },
 		func(r *gwv1.TCPRoute) Route {
-			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs}
-			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
-			}
-			return rr
+			return Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Rules: rules(r.Spec.Rules, func(x gwv1.TCPRouteRule) (*gwv1.SectionName, []gwv1.BackendRef) { return x.Name, x.BackendRefs }, objectRef)}
 		}),
 	hierarchy.UDPRouteKind: route(hierarchy.UDPRouteKind, func(s *snapshot.Snapshot) *[]*gwv1.UDPRoute { return &s.UDPRoutes },
 		func(l *gwv1.UDPRouteList) []gwv1.UDPRoute { return l.Items },
 		func(r *gwv1.UDPRoute) Route {
-			rr := Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs}
-			for _, rule := range r.Spec.Rules {
-				rr.Rules = append(rr.Rules, backendRule(rule.Name, rule.BackendRefs, objectRef))
-			}
-			return rr
+			return Route{Meta: &r.ObjectMeta, ParentRefs: r.Spec.ParentRefs, Rules: rules(r.Spec.Rules, func(x gwv1.UDPRouteRule) (*gwv1.SectionName, []gwv1.BackendRef) { return x.Name, x.BackendRefs }, objectRef)}
 		}),
 	hierarchy.ServiceKind: kind(func(s *snapshot.Snapshot) *[]*corev1.Service { return &s.Services },
 		func(l *corev1.ServiceList) []corev1.Service { return l.Items }),
@@ -121,22 +96,26 @@ var Kinds = map[schema.GroupKind]Kind{
 		func(l *gwv1b1.ReferenceGrantList) []gwv1b1.ReferenceGrant { return l.Items }),
 }
 
-// backendRule is a route rule as the topology links it: its name and the
-// objects its backendRefs name, of backend type B (of reads one).
-func backendRule[B any](name *gwv1.SectionName, refs []B, of func(B) gwv1.BackendObjectReference) RouteRule {
-	x := RouteRule{Name: name}
-	for _, b := range refs {
-		x.Backends = append(x.Backends, of(b))
+// rules are a route's rules of type R as the topology links them: each
+// one's name and the objects its backendRefs, of type B, name.
+func rules[R, B any](in []R, rule func(R) (*gwv1.SectionName, []B), of func(B) gwv1.BackendObjectReference) []RouteRule {
+	var out []RouteRule
+	for _, r := range in {
+		name, refs := rule(r)
+		x := RouteRule{Name: name}
+		for _, b := range refs {
+			x.Backends = append(x.Backends, of(b))
+		}
+		out = append(out, x)
 	}
-	return x
+	return out
 }
 
 // objectRef is the object a plain BackendRef names.
 func objectRef(b gwv1.BackendRef) gwv1.BackendObjectReference { return b.BackendObjectReference }
 
-// kind is the entry of a kind whose objects, of Go type T, the snapshot
-// holds in the slice slot returns, and whose list type L holds them in
-// items.
+// kind is the entry of a kind of Go type T, held in the snapshot's slice
+// slot returns, whose list type L holds them in items.
 func kind[T, L any, PT interface {
 	*T
 	Object
@@ -173,8 +152,7 @@ func kind[T, L any, PT interface {
 	}
 }
 
-// route is the entry of a route kind: kind's, plus the linking rule link
-// that reads one route of the kind.
+// route is kind's entry plus the linking rule link of a route kind.
 func route[T, L any, PT interface {
 	*T
 	Object

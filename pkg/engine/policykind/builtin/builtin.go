@@ -1,16 +1,8 @@
 // Package builtin is Strata's catalogue of the policy kinds people run
-// today (Gateway API's BackendTLSPolicy and XBackendTrafficPolicy, Envoy
-// Gateway's, Kuadrant's and NGINX Gateway Fabric's): one PolicyKind YAML
-// file per kind, embedded in the binary, each citing the project's own
-// source and docs for its targets, sections and merge rules
-// (docs/catalogue-research.md has the research behind them).
-//
-// A built-in declaration stands in when the input does not declare the
-// kind with a PolicyKind (docs/policy-kinds.md, "3. The built-in
-// catalogue"), so that one BackendTLSPolicy in a file set no longer fails
-// a run. Every entry is `managed: false`: Strata reads these kinds for
-// discoverability and never claims to enforce what another implementation
-// enforces.
+// (Gateway API's, Envoy Gateway's, Kuadrant's, NGINX Gateway Fabric's):
+// one embedded PolicyKind YAML file per kind, standing in when the input
+// does not declare the kind (docs/policy-kinds.md, "3. The built-in
+// catalogue"). Every entry is `managed: false`: read for discoverability.
 package builtin
 
 import (
@@ -41,9 +33,8 @@ type Entry struct {
 // Source names where a kind declared by the entry came from.
 func (e Entry) Source() string { return "built-in " + e.File }
 
-// Catalogue reads the embedded declarations, sorted by file name. Each is
-// decoded strictly, as a PolicyKind in a file is; an error here is a bug
-// in the catalogue, which the package's tests catch.
+// Catalogue reads the embedded declarations, sorted by file name, each
+// decoded strictly; an error is a bug in the catalogue.
 func Catalogue() ([]Entry, error) {
 	names, err := fs.Glob(files, "*.yaml")
 	if err != nil {
@@ -65,10 +56,8 @@ func Catalogue() ([]Entry, error) {
 	return out, nil
 }
 
-// decode reads one embedded declaration. The files are ours and fixed,
-// one document each with string keys, so sigs.k8s.io/yaml's strict
-// reading is enough: the traps pkg/source/yamljson refuses in a user's
-// input (keys that are one JSON key, a second document) are not in them.
+// decode reads one embedded declaration (ours: sigs.k8s.io/yaml's strict
+// reading is enough).
 func decode(b []byte) (*policykind.Declaration, error) {
 	js, err := yaml.YAMLToJSONStrict(bytes.TrimSpace(b))
 	if err != nil {
