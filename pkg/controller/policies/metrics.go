@@ -52,49 +52,16 @@ type metrics struct {
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	durations := prometheus.ExponentialBuckets(0.001, 4, 9) // 1 ms .. 65 s
 	m := &metrics{
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: metricWrites,
-			Help: "Writes to the API server by Strata, by kind of the object written.",
-		}, []string{"kind"}),
-		runs: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: metricRuns,
-			Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed.",
-		}, []string{"scope"}),
-		eventsDropped: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: metricEventsDropped,
-			Help: "Events on policies and targets not emitted because they exceeded the event rate limit.",
-		}),
-		engineDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    metricEngineDuration,
-			Help:    "Duration of one engine run (topology, attachment, effective policies, outcome), by scope: full or kinds.",
-			Buckets: durations,
-		}, []string{"scope"}),
-		reconcileTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    metricReconcileTime,
-			Help:    "Duration of one recomputation: reading the cache, the engine run and the policy status writes, by scope.",
-			Buckets: durations,
-		}, []string{"scope"}),
-		reconcileErrors: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: metricReconcileErrors,
-			Help: "Recomputations that failed and were retried (write conflicts included), and writes the API server refused as invalid, which are not retried before the next change.",
-		}),
-		writeDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    metricWriteDuration,
-			Help:    "Latency of one status or annotation write to the API server, by kind of the object written.",
-			Buckets: prometheus.ExponentialBuckets(0.001, 2, 14), // 1 ms .. 8 s
-		}, []string{"kind"}),
-		policies: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: metricPolicies,
-			Help: "Policies of managed kinds by kind and state: a policy counts once in each state (condition reason) any of its ancestors reports, so Accepted and Conflicted can both count it.",
-		}, []string{"kind", "state"}),
-		unreadable: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: metricUnreadable,
-			Help: "Kinds Strata should watch but may not list and watch in every namespace (1), by kind (Kind.group): they are left out of every computation until a ClusterRole grants them (docs/install.md).",
-		}, []string{"kind"}),
-		writesRefused: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: metricWritesRefused,
-			Help: "Status and annotation writes the API server refused as invalid (422), by kind of the object: they cannot succeed as they are, so they are not retried before the next change (docs/status.md, \"Room\").",
-		}, []string{"kind"}),
+		writes:          prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricWrites, Help: "Writes to the API server by Strata, by kind of the object written."}, []string{"kind"}),
+		runs:            prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricRuns, Help: "Recomputations of the effective policies and status, by scope: full, or the policy kinds that changed."}, []string{"scope"}),
+		eventsDropped:   prometheus.NewCounter(prometheus.CounterOpts{Name: metricEventsDropped, Help: "Events on policies and targets not emitted because they exceeded the event rate limit."}),
+		engineDuration:  prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricEngineDuration, Help: "Duration of one engine run (topology, attachment, effective policies, outcome), by scope: full or kinds.", Buckets: durations}, []string{"scope"}),
+		reconcileTime:   prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricReconcileTime, Help: "Duration of one recomputation: reading the cache, the engine run and the policy status writes, by scope.", Buckets: durations}, []string{"scope"}),
+		reconcileErrors: prometheus.NewCounter(prometheus.CounterOpts{Name: metricReconcileErrors, Help: "Recomputations that failed and were retried (write conflicts included), and writes the API server refused as invalid, which are not retried before the next change."}),
+		writeDuration:   prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: metricWriteDuration, Help: "Latency of one status or annotation write to the API server, by kind of the object written.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"kind"}), // 1 ms .. 8 s
+		policies:        prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricPolicies, Help: "Policies of managed kinds by kind and state: a policy counts once in each state (condition reason) any of its ancestors reports, so Accepted and Conflicted can both count it."}, []string{"kind", "state"}),
+		unreadable:      prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: metricUnreadable, Help: "Kinds Strata should watch but may not list and watch in every namespace (1), by kind (Kind.group): they are left out of every computation until a ClusterRole grants them (docs/install.md)."}, []string{"kind"}),
+		writesRefused:   prometheus.NewCounterVec(prometheus.CounterOpts{Name: metricWritesRefused, Help: "Status and annotation writes the API server refused as invalid (422), by kind of the object: they cannot succeed as they are, so they are not retried before the next change (docs/status.md, \"Room\")."}, []string{"kind"}),
 	}
 	for _, col := range []prometheus.Collector{m.writes, m.runs, m.eventsDropped, m.engineDuration, m.reconcileTime, m.reconcileErrors, m.writeDuration, m.policies, m.unreadable, m.writesRefused} {
 		if err := reg.Register(col); err != nil {
