@@ -376,9 +376,7 @@ func reaches(v any, target map[string]any) bool {
 func newTemplate(name, src string, b *budget) (*template.Template, error) {
 	var t *template.Template
 	fm := funcMap()
-	for k, f := range b.funcs() {
-		fm[k] = f
-	}
+	maps.Copy(fm, b.funcs())
 	fm["include"] = func(name string, data any) (string, error) {
 		var b strings.Builder
 		if err := t.ExecuteTemplate(&limitWriter{w: &b}, name, data); err != nil {

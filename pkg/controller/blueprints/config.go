@@ -94,22 +94,16 @@ func (c *Controller) reconcileConfig(ctx context.Context, k key) error {
 		if len(list) >= maxAncestors {
 			break
 		}
-		if e.pending {
-			if old, ok := ours[refKey(e.ref)]; ok {
-				list = append(list, gwv1.PolicyAncestorStatus{
-					AncestorRef:    e.ref,
-					ControllerName: gwv1.GatewayController(c.opts.ControllerName),
-					Conditions:     old,
-				})
-			}
+		conds, had := ours[refKey(e.ref)]
+		if e.pending && !had {
 			continue
+		} else if !e.pending {
+			// Only the condition types of the entry now: an entry that was
+			// Accepted and is now refused loses its Enforced (and siblings).
+			conds = slices.DeleteFunc(c.setConditions(conds, obj.GetGeneration(), e.conds...), func(old metav1.Condition) bool {
+				return !slices.ContainsFunc(e.conds, func(n metav1.Condition) bool { return n.Type == old.Type })
+			})
 		}
-		// Only the condition types of the entry now: an entry that was
-		// Accepted and is now refused loses its Enforced (and siblings).
-		conds := c.setConditions(ours[refKey(e.ref)], obj.GetGeneration(), e.conds...)
-		conds = slices.DeleteFunc(conds, func(old metav1.Condition) bool {
-			return !slices.ContainsFunc(e.conds, func(n metav1.Condition) bool { return n.Type == old.Type })
-		})
 		list = append(list, gwv1.PolicyAncestorStatus{
 			AncestorRef:    e.ref,
 			ControllerName: gwv1.GatewayController(c.opts.ControllerName),

@@ -379,9 +379,7 @@ func (c *Controller) ran(scope string, res *engine.Result, kinds map[schema.Grou
 // reconcileKinds recomputes the dirty policy kinds only.
 func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, dirty map[schema.GroupKind]bool) error {
 	var policies []*unstructured.Unstructured
-	dirtyKinds := map[schema.GroupKind]bool{}
 	for gk := range dirty {
-		dirtyKinds[gk] = true
 		l := &unstructured.UnstructuredList{}
 		l.SetGroupVersionKind(c.kinds[gk].GroupVersion().WithKind(gk.Kind + "List"))
 		if err := c.cache.List(ctx, l); err != nil {
@@ -392,7 +390,7 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 		}
 	}
 	done := c.observe(c.metrics.engineDuration, "kinds")
-	res, err := prev.Recompute(policies, dirtyKinds)
+	res, err := prev.Recompute(policies, dirty)
 	done()
 	if err != nil {
 		return err
@@ -403,7 +401,7 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 	var keys []targetKey
 	for _, r := range []*engine.Result{prev, res} {
 		for _, t := range r.Outcome.Targets {
-			if !dirtyKinds[t.Kind.Key()] {
+			if !dirty[t.Kind.Key()] {
 				continue
 			}
 			n := r.Graph.Node(r.Graph.Lookup(r.Graph.Node(t.Node).Ref.Object()))
@@ -416,7 +414,7 @@ func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, di
 			}
 		}
 	}
-	return c.write(ctx, res, dirtyKinds, keys, false)
+	return c.write(ctx, res, dirty, keys, false)
 }
 
 // write sends what differs: status of the policies (of the given kinds;
@@ -496,7 +494,8 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 	}
 	// Strata's entries from the engine, everyone else's as stored now.
 	have, _, _ := unstructured.NestedSlice(current.Object, "status", "ancestors")
-	want, theirs := status.MergeAncestors(have, ps.Ancestors, func(name string) bool { return ours[name] }, now)
+	isOurs := func(name string) bool { return ours[name] }
+	want, theirs := status.MergeAncestors(have, ps.Ancestors, isOurs, now)
 	if limit <= 0 {
 		limit = status.MaxAncestors
 	}
@@ -522,7 +521,6 @@ func (c *Controller) writePolicy(ctx context.Context, ps status.PolicyStatus, ou
 	} else if !wrote {
 		return nil
 	}
-	isOurs := func(name string) bool { return ours[name] }
 	c.emit(next, changedStandings(ancestorStandings(have, isOurs), ancestorStandings(want, isOurs)))
 	return nil
 }
