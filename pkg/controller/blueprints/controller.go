@@ -135,14 +135,8 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		watched: map[schema.GroupVersionKind]bool{},
 		applied: map[childID]appliedState{},
 		known:   map[key]blueprint.Inventory{},
-		renders: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_blueprint_renders_total",
-			Help: "Blueprint renders, by parent kind and result (applied, invalid, refused).",
-		}, []string{"kind", "result"}),
-		writes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "strata_blueprint_writes_total",
-			Help: "Writes to the API server by the blueprint controller, by kind of the object written and operation (apply, delete, status, inventory).",
-		}, []string{"kind", "op"}),
+		renders: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_blueprint_renders_total", Help: "Blueprint renders, by parent kind and result (applied, invalid, refused)."}, []string{"kind", "result"}),
+		writes:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "strata_blueprint_writes_total", Help: "Writes to the API server by the blueprint controller, by kind of the object written and operation (apply, delete, status, inventory)."}, []string{"kind", "op"}),
 	}
 	for _, col := range []prometheus.Collector{c.renders, c.writes} {
 		if err := opts.Registerer.Register(col); err != nil {
