@@ -262,15 +262,9 @@ func (h *holes) walk(tr *parse.Tree, n parse.Node) {
 		for _, c := range n.Nodes {
 			h.walk(tr, c)
 		}
-	case *parse.IfNode:
-		h.walk(tr, n.List)
-		h.walk(tr, n.ElseList)
-	case *parse.WithNode:
-		h.walk(tr, n.List)
-		h.walk(tr, n.ElseList)
-	case *parse.RangeNode:
-		h.walk(tr, n.List)
-		h.walk(tr, n.ElseList)
+	case *parse.IfNode, *parse.WithNode, *parse.RangeNode:
+		h.walk(tr, branch(n).List)
+		h.walk(tr, branch(n).ElseList)
 	case *parse.ActionNode:
 		if len(n.Pipe.Decl) > 0 || planted(n.Pipe) {
 			return // an assignment prints nothing; planted: steps.go's
@@ -310,15 +304,12 @@ func (h *holes) plantAction(tr *parse.Tree, n *parse.ActionNode) {
 	case nodeFuncs[name]:
 		// `fn ARGS` becomes `strataNode<fn> ARGS` (node).
 		s.kind = holeNode
-		last.Args[0] = parse.NewIdentifier(nodeFunc + name).SetTree(tr).SetPos(last.Pos)
+		last.Args[0] = identNode(tr, last.Pos, nodeFunc+name)
 	}
 	id := len(h.sites)
 	h.sites = append(h.sites, s)
-	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: int64(id), Text: strconv.Itoa(id)}
-	cmd := func(fn string) *parse.CommandNode {
-		return &parse.CommandNode{NodeType: parse.NodeCommand, Pos: n.Pos,
-			Args: []parse.Node{parse.NewIdentifier(fn).SetTree(tr).SetPos(n.Pos), num}}
-	}
+	num := numNode(n.Pos, int64(id))
+	cmd := func(fn string) *parse.CommandNode { return cmdNode(tr, n.Pos, identNode(tr, n.Pos, fn), num) }
 	out := make([]*parse.CommandNode, 0, len(cmds)+2)
 	out = append(out, cmds[:body]...)
 	if s.kind != holeText {

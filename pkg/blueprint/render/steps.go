@@ -171,26 +171,38 @@ func plantCharges(tr *parse.Tree, n parse.Node, used map[string]bool) {
 		if len(n.Pipe.Decl) == 0 {
 			plantPrint(tr, n.Pipe)
 		}
-	case *parse.IfNode:
-		plantArgs(tr, n.Pipe, used)
-		plantCharges(tr, n.List, used)
-		plantCharges(tr, n.ElseList, used)
-	case *parse.WithNode:
-		plantArgs(tr, n.Pipe, used)
-		plantCharges(tr, n.List, used)
-		plantCharges(tr, n.ElseList, used)
 	case *parse.TemplateNode:
 		plantArgs(tr, n.Pipe, used)
-	case *parse.RangeNode:
-		plantArgs(tr, n.Pipe, used)
-		w := min(weight(n.List), math.MaxInt32)
-		num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: n.Pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
-		n.Pipe.Cmds = append(n.Pipe.Cmds,
-			cmdNode(tr, n.Pos, identNode(tr, n.Pos, weighFunc), num),
-			cmdNode(tr, n.Pos, identNode(tr, n.Pos, stepFunc)))
-		plantCharges(tr, n.List, used)
-		plantCharges(tr, n.ElseList, used)
+	case *parse.IfNode, *parse.WithNode, *parse.RangeNode:
+		b := branch(n)
+		plantArgs(tr, b.Pipe, used)
+		if _, ok := n.(*parse.RangeNode); ok {
+			b.Pipe.Cmds = append(b.Pipe.Cmds,
+				cmdNode(tr, b.Pos, identNode(tr, b.Pos, weighFunc), numNode(b.Pos, weight(b.List))),
+				cmdNode(tr, b.Pos, identNode(tr, b.Pos, stepFunc)))
+		}
+		plantCharges(tr, b.List, used)
+		plantCharges(tr, b.ElseList, used)
 	}
+}
+
+// branch is the BranchNode of an if, with or range; nil for other nodes.
+func branch(n parse.Node) *parse.BranchNode {
+	switch n := n.(type) {
+	case *parse.IfNode:
+		return &n.BranchNode
+	case *parse.WithNode:
+		return &n.BranchNode
+	case *parse.RangeNode:
+		return &n.BranchNode
+	}
+	return nil
+}
+
+// numNode is the integer constant w (at most MaxInt32) at pos.
+func numNode(pos parse.Pos, w int64) *parse.NumberNode {
+	w = min(w, math.MaxInt32)
+	return &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
 }
 
 // weight is what evaluating n once costs, in work units: nodeCost per
@@ -228,10 +240,9 @@ func weight(n parse.Node) int64 {
 			w += weight(a)
 		}
 		return w
-	case *parse.IfNode:
-		return nodeCost + weight(n.Pipe) + weight(n.List) + weight(n.ElseList)
-	case *parse.WithNode:
-		return nodeCost + weight(n.Pipe) + weight(n.List) + weight(n.ElseList)
+	case *parse.IfNode, *parse.WithNode:
+		b := branch(n)
+		return nodeCost + weight(b.Pipe) + weight(b.List) + weight(b.ElseList)
 	case *parse.RangeNode:
 		return nodeCost + weight(n.Pipe) + weight(n.ElseList)
 	case *parse.TemplateNode:
@@ -365,8 +376,7 @@ func cmdNode(tr *parse.Tree, pos parse.Pos, args ...parse.Node) *parse.CommandNo
 // weighted is `{{ $strataWork := W | fn }}` at pos of tree tr: fn charging
 // weight W, printing nothing.
 func weighted(tr *parse.Tree, pos parse.Pos, fn string, w int64) parse.Node {
-	w = min(w, math.MaxInt32)
-	num := &parse.NumberNode{NodeType: parse.NodeNumber, Pos: pos, IsInt: true, Int64: w, Text: strconv.FormatInt(w, 10)}
+	num := numNode(pos, w)
 	v := &parse.VariableNode{NodeType: parse.NodeVariable, Pos: pos, Ident: []string{"$strataWork"}}
 	pipe := &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Decl: []*parse.VariableNode{v},
 		Cmds: []*parse.CommandNode{cmdNode(tr, pos, num), cmdNode(tr, pos, identNode(tr, pos, fn))}}
@@ -376,7 +386,6 @@ func weighted(tr *parse.Tree, pos parse.Pos, fn string, w int64) parse.Node {
 // call is `{{ fn }}` at pos of tree tr (exitFunc), so an error in it is
 // reported at the template it ends.
 func call(tr *parse.Tree, pos parse.Pos, fn string) parse.Node {
-	id := parse.NewIdentifier(fn).SetTree(tr).SetPos(pos)
-	cmd := &parse.CommandNode{NodeType: parse.NodeCommand, Pos: pos, Args: []parse.Node{id}}
+	cmd := cmdNode(tr, pos, identNode(tr, pos, fn))
 	return &parse.ActionNode{NodeType: parse.NodeAction, Pos: pos, Pipe: &parse.PipeNode{NodeType: parse.NodePipe, Pos: pos, Cmds: []*parse.CommandNode{cmd}}}
 }
