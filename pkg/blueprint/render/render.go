@@ -328,10 +328,7 @@ type renderer struct {
 type objectKey struct{ group, kind, namespace, name string }
 
 func (k objectKey) String() string {
-	gk := k.kind
-	if k.group != "" {
-		gk += "." + k.group
-	}
+	gk := schema.GroupKind{Group: k.group, Kind: k.kind}.String()
 	if k.namespace == "" {
 		return gk + " " + k.name
 	}
@@ -373,11 +370,7 @@ func (r *renderer) admit(name, rt string, d document) (*unstructured.Unstructure
 		return nil, failAt("/metadata", ReasonInvalidParameters, "metadata.name is required (a string)")
 	}
 	gk := schema.GroupKind{Group: gv.Group, Kind: kind}
-	what := kind
-	if gv.Group != "" {
-		what += "." + gv.Group
-	}
-	what += " " + abbreviate(objName)
+	what := gk.String() + " " + abbreviate(objName)
 	if IsListKind(kind) {
 		return nil, failAt("/kind", ReasonNotAllowed, "%s: kind %s is a list; render each object on its own (a list's items would escape the checks)", what, kind)
 	}

@@ -150,19 +150,10 @@ func checkRef(kind, ns string, r Ref) string {
 	var want []string
 	for _, row := range hierarchy.Table {
 		if slices.Contains(row.Configs, kind) {
-			want = append(want, kindName(row.GroupKind))
+			want = append(want, row.GroupKind.String())
 		}
 	}
-	return fmt.Sprintf("a %s cannot target %s; want %s", kind, kindName(gk), orList(want))
-}
-
-// kindName is Kind.group, or Kind for the core group, as kubectl names
-// a kind.
-func kindName(gk schema.GroupKind) string {
-	if gk.Group == "" {
-		return gk.Kind
-	}
-	return gk.Kind + "." + gk.Group
+	return fmt.Sprintf("a %s cannot target %s; want %s", kind, gk.String(), orList(want))
 }
 
 // orList is "a", "a or b", "a, b or c".

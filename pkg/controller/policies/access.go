@@ -96,7 +96,7 @@ func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (a
 			},
 		}}
 		if err := c.client.Create(ctx, r); err != nil {
-			return false, true, "", fmt.Errorf("ask whether %s may be %s: %w", resourceName(m.Resource), verb+"ed", err)
+			return false, true, "", fmt.Errorf("ask whether %s may be %s: %w", m.Resource.GroupResource(), verb+"ed", err)
 		}
 		if !r.Status.Allowed {
 			missing = append(missing, verb)
@@ -106,20 +106,12 @@ func (c *Controller) review(ctx context.Context, gvk schema.GroupVersionKind) (a
 		return true, true, "", nil
 	}
 	return false, true, fmt.Sprintf("may not %s %s in every namespace; grant get, list, watch on it with a ClusterRole labelled %s (docs/install.md, \"Adding a policy kind\")",
-		strings.Join(missing, " or "), resourceName(m.Resource), aggregateLabel), nil
+		strings.Join(missing, " or "), m.Resource.GroupResource(), aggregateLabel), nil
 }
 
 // aggregateLabel selects the ClusterRoles aggregated into the
 // controller's (config/rbac/role.yaml).
 const aggregateLabel = `strata.dev/aggregate-to-controller: "true"`
-
-// resourceName is a resource as RBAC rules and kubectl name it.
-func resourceName(r schema.GroupVersionResource) string {
-	if r.Group == "" {
-		return r.Resource
-	}
-	return r.Resource + "." + r.Group
-}
 
 // deny records a kind the controller may not read and reports it once.
 func (c *Controller) deny(ctx context.Context, gvk schema.GroupVersionKind, why string) {
@@ -130,7 +122,7 @@ func (c *Controller) deny(ctx context.Context, gvk schema.GroupVersionKind, why 
 	if before {
 		return
 	}
-	c.metrics.unreadable.WithLabelValues(kindLabel(gvk.Kind, gvk.Group)).Set(1)
+	c.metrics.unreadable.WithLabelValues(gvk.GroupKind().String()).Set(1)
 	c.log.Info("not watching a kind: forbidden; it is left out until a role grants it", "kind", gvk.String(), "reason", why)
 	c.eventOnCRD(ctx, gvk, why)
 }
@@ -186,7 +178,7 @@ func (c *Controller) recheckAccess(ctx context.Context, interval time.Duration) 
 			delete(c.access.denied, gvk)
 			c.access.allowed[gvk] = true
 			c.access.mu.Unlock()
-			c.metrics.unreadable.DeleteLabelValues(kindLabel(gvk.Kind, gvk.Group))
+			c.metrics.unreadable.DeleteLabelValues(gvk.GroupKind().String())
 			c.log.Info("kind now readable; watching it", "kind", gvk.String())
 			granted = true
 		}

@@ -90,7 +90,7 @@ func policyStates(res *engine.Result) map[string]map[string]int {
 	out := map[string]map[string]int{}
 	for _, k := range res.PolicyKinds() {
 		if k.Managed {
-			out[kindLabel(k.Kind, k.Group)] = map[string]int{}
+			out[k.Key().String()] = map[string]int{}
 		}
 	}
 	for _, ps := range res.Outcome.Policies {
@@ -104,20 +104,12 @@ func policyStates(res *engine.Result) map[string]map[string]int {
 				seen[c.Reason] = true
 			}
 		}
-		states := out[kindLabel(k.Kind, k.Group)]
+		states := out[k.Key().String()]
 		for r := range seen {
 			states[r]++
 		}
 	}
 	return out
-}
-
-// kindLabel is a kind as `kubectl get` names it: Kind.group.
-func kindLabel(kind, group string) string {
-	if group == "" {
-		return kind
-	}
-	return kind + "." + group
 }
 
 // MetricNames are the names of the series the controller's collectors
