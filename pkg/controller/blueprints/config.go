@@ -434,20 +434,11 @@ func (c *Controller) rendered(parent key, gateway string, err *render.Error) {
 	r := &c.refusals
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.last == nil {
-		r.last = map[key]map[string]*valueRefusal{}
-	}
-	if r.last[parent] == nil {
-		r.last[parent] = map[string]*valueRefusal{}
-	}
-	old, seen := r.last[parent][gateway]
-	r.last[parent][gateway] = v
+	last := scopesOf(&r.last, parent)
+	old, seen := last[gateway]
+	last[gateway] = v
 	if !seen {
-		r.add(r.waiting[parent][gateway]...)
-		delete(r.waiting[parent], gateway)
-		if len(r.waiting[parent]) == 0 {
-			delete(r.waiting, parent)
-		}
+		dropScopes(r.waiting, parent, func(gw string) bool { return gw == gateway }, func(keys []key) { r.add(keys...) })
 	}
 	if old != nil && (v == nil || *old != *v) {
 		r.add(old.config)
@@ -464,25 +455,36 @@ func (c *Controller) forgetRenders(parent key, drop func(gateway string) bool) {
 	r := &c.refusals
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for gw, v := range r.last[parent] {
+	dropScopes(r.last, parent, drop, func(v *valueRefusal) {
+		if v != nil {
+			r.add(v.config)
+		}
+	})
+	dropScopes(r.waiting, parent, drop, func(keys []key) { r.add(keys...) })
+}
+
+// scopesOf is (*m)[parent], made when missing.
+func scopesOf[V any](m *map[key]map[string]V, parent key) map[string]V {
+	if *m == nil {
+		*m = map[key]map[string]V{}
+	}
+	if (*m)[parent] == nil {
+		(*m)[parent] = map[string]V{}
+	}
+	return (*m)[parent]
+}
+
+// dropScopes deletes the scopes of parent in m for which drop says true
+// (nil: all), passing each to f, and parent when none is left.
+func dropScopes[V any](m map[key]map[string]V, parent key, drop func(gateway string) bool, f func(V)) {
+	for gw, v := range m[parent] {
 		if drop == nil || drop(gw) {
-			if v != nil {
-				r.add(v.config)
-			}
-			delete(r.last[parent], gw)
+			f(v)
+			delete(m[parent], gw)
 		}
 	}
-	if len(r.last[parent]) == 0 {
-		delete(r.last, parent)
-	}
-	for gw, keys := range r.waiting[parent] {
-		if drop == nil || drop(gw) {
-			r.add(keys...)
-			delete(r.waiting[parent], gw)
-		}
-	}
-	if len(r.waiting[parent]) == 0 {
-		delete(r.waiting, parent)
+	if len(m[parent]) == 0 {
+		delete(m, parent)
 	}
 }
 
@@ -497,14 +499,8 @@ func (r *refusals) at(cfg key, scopes []renderScope) (msgs []string, pending boo
 		switch {
 		case !seen:
 			pending = true
-			if r.waiting == nil {
-				r.waiting = map[key]map[string][]key{}
-			}
-			if r.waiting[s.parent] == nil {
-				r.waiting[s.parent] = map[string][]key{}
-			}
-			if !slices.Contains(r.waiting[s.parent][s.gateway], cfg) {
-				r.waiting[s.parent][s.gateway] = append(r.waiting[s.parent][s.gateway], cfg)
+			if w := scopesOf(&r.waiting, s.parent); !slices.Contains(w[s.gateway], cfg) {
+				w[s.gateway] = append(w[s.gateway], cfg)
 			}
 		case v != nil && v.config == cfg:
 			msgs = appendOnce(msgs, v.msg)
