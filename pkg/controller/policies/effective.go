@@ -24,19 +24,17 @@ const ManagedByLabel = "strata.dev/managed-by"
 
 var effectivePolicyGVK = effectivepolicy.SchemeGroupVersion.WithKind(effectivepolicy.Kind)
 
-// desiredEffectivePolicies are the EffectivePolicy objects of a run: one
-// per namespaced, non-virtual effective target of a managed kind (Strata
-// must not speak for another implementation), in the target's namespace
-// and owned by it, each kind published as its visibility allows
-// (withhold) and bounded in size (bound). They tell a reader who may read
-// the target but not the policies what affects it (GEP-713
-// "Discoverability").
-func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePolicy {
-	managed := map[schema.GroupKind]bool{}
-	visibility := map[schema.GroupKind]policykind.Visibility{}
+// Records are the EffectivePolicy objects of a run: one per namespaced,
+// non-virtual effective target of a managed kind (Strata must not speak
+// for another implementation), in the target's namespace and owned by it,
+// each kind published as its visibility allows (withhold) and bounded in
+// size (bound). They tell a reader who may read the target but not the
+// policies what affects it (GEP-713 "Discoverability"); tests and tools
+// answer from them offline.
+func Records(res *engine.Result) []*effectivepolicy.EffectivePolicy {
+	visibility := map[schema.GroupKind]policykind.Visibility{} // of the managed kinds
 	for _, k := range res.PolicyKinds() {
 		if k.Managed {
-			managed[k.Key()] = true
 			visibility[k.Key()] = k.Visibility
 		}
 	}
@@ -45,14 +43,14 @@ func desiredEffectivePolicies(res *engine.Result) []*effectivepolicy.EffectivePo
 	for _, ep := range effectivepolicy.Build(res) {
 		var kept []effectivepolicy.KindPolicies
 		for _, kp := range ep.Policies {
-			if managed[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}] {
+			if _, managed := visibility[schema.GroupKind{Group: kp.Group, Kind: kp.Kind}]; managed {
 				kept = append(kept, kp)
 			}
 		}
 		if len(kept) == 0 || ep.Namespace == "" {
 			continue
 		}
-		owner := res.Graph.Lookup(targetObjectRef(ep.Target))
+		owner := res.Graph.Lookup(topology.FromAPI(ep.Target).Object())
 		if owner < 0 {
 			continue
 		}
@@ -119,7 +117,7 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 		existing[client.ObjectKeyFromObject(&have.Items[i])] = &have.Items[i]
 	}
 	var errs []error
-	for _, want := range noteOmissions(desiredEffectivePolicies(res), c.omittedOf) {
+	for _, want := range noteOmissions(Records(res), c.omittedOf) {
 		key := client.ObjectKeyFromObject(want)
 		cur, ok := existing[key]
 		delete(existing, key)
@@ -154,12 +152,6 @@ func (c *Controller) writeEffectivePolicies(ctx context.Context, res *engine.Res
 	return errors.Join(errs...)
 }
 
-// targetObjectRef is the ref of the object an EffectivePolicy's target is
-// (or is a section of).
-func targetObjectRef(t effectivepolicy.Ref) topology.Ref {
-	return topology.FromAPI(t).Object()
-}
-
 // apiVersionOf is the apiVersion for an owner reference to obj.
 func apiVersionOf(obj client.Object, group string) string {
 	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Version != "" {
@@ -169,11 +161,4 @@ func apiVersionOf(obj client.Object, group string) string {
 		return "v1"
 	}
 	return group + "/v1"
-}
-
-// Records are the EffectivePolicy objects the controller publishes for a
-// run: what a reader of each target's namespace may learn of the policies
-// affecting it (for tests and tools that answer from them offline).
-func Records(res *engine.Result) []*effectivepolicy.EffectivePolicy {
-	return desiredEffectivePolicies(res)
 }

@@ -66,7 +66,7 @@ func TestPublishVisibility(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.visibility), func(t *testing.T) {
 			var got *effectivepolicy.KindPolicies
-			for _, ep := range desiredEffectivePolicies(parable(t, tc.visibility)) {
+			for _, ep := range Records(parable(t, tc.visibility)) {
 				if ep.Namespace != "baker" || ep.Target.Name != "baker" || ep.Target.Kind != "HTTPRoute" {
 					continue
 				}
@@ -105,7 +105,7 @@ var cmpEmpty = cmp.Comparer(func(a, b map[string]string) bool { return equality.
 // HTTPRoute baker/baker and Service baker/baker) get one object each.
 func TestPublishNames(t *testing.T) {
 	names := map[string]string{}
-	for _, ep := range desiredEffectivePolicies(parable(t, "")) {
+	for _, ep := range Records(parable(t, "")) {
 		key := ep.Namespace + "/" + ep.Name
 		if prev, dup := names[key]; dup {
 			t.Errorf("%s names both %s and %s", key, prev, ep.Target.Kind)
@@ -177,9 +177,9 @@ func BenchmarkPublish(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		desiredEffectivePolicies(res)
+		Records(res)
 	}
-	before := desiredEffectivePolicies(res)
+	before := Records(res)
 	total, largest, summaries := 0, 0, 0
 	for _, ep := range before {
 		raw, err := json.Marshal(ep)
@@ -224,7 +224,7 @@ func BenchmarkPublish(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(float64(writes(before, desiredEffectivePolicies(after))), "writes/delete-on-"+level)
+		b.ReportMetric(float64(writes(before, Records(after))), "writes/delete-on-"+level)
 	}
 }
 
