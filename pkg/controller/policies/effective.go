@@ -157,8 +157,5 @@ func apiVersionOf(obj client.Object, group string) string {
 	if gvk := obj.GetObjectKind().GroupVersionKind(); gvk.Version != "" {
 		return gvk.GroupVersion().String()
 	}
-	if group == "" {
-		return "v1"
-	}
-	return group + "/v1"
+	return schema.GroupVersion{Group: group, Version: "v1"}.String()
 }
