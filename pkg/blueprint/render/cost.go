@@ -7,6 +7,7 @@ import (
 	"math/bits"
 	"reflect"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -938,10 +939,7 @@ func printfCost(args []any, room int64) (int64, error) {
 	}
 	format, _ := args[0].(string)
 	args = args[1:]
-	sizes := make([]int64, len(args))
-	for i := range sizes {
-		sizes[i] = -1
-	}
+	sizes := slices.Repeat([]int64{-1}, len(args))
 	sizeOf := func(i int) (int64, error) {
 		if sizes[i] < 0 {
 			n, err := deepSize(args[i], 0, min(room, maxOutput))

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -189,9 +190,7 @@ func formatDate(layout string, v any) (string, error) {
 func sortedKeys(dicts ...map[string]any) []string {
 	k := []string{}
 	for _, d := range dicts {
-		for key := range d {
-			k = append(k, key)
-		}
+		k = slices.AppendSeq(k, maps.Keys(d))
 	}
 	sort.Strings(k)
 	return k

@@ -64,11 +64,10 @@ type parentObj struct {
 // blockOwnerDeletion keeps a foreground deletion of the parent waiting
 // for it.
 func (p parentObj) ownerRef() metav1.OwnerReference {
-	t := true
 	return metav1.OwnerReference{
 		APIVersion: p.gvk.GroupVersion().String(), Kind: p.gvk.Kind,
 		Name: p.obj.GetName(), UID: p.obj.GetUID(),
-		Controller: &t, BlockOwnerDeletion: &t,
+		Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true),
 	}
 }
 
