@@ -82,7 +82,7 @@ func pointerAt(b []byte, offset int64) (pointer, field string, ok bool) {
 		var p, f strings.Builder
 		for _, fr := range stack {
 			if fr.object {
-				p.WriteString("/" + strings.ReplaceAll(strings.ReplaceAll(fr.key, "~", "~0"), "/", "~1"))
+				p.WriteString("/" + pointerEscape(fr.key))
 				if f.Len() > 0 {
 					f.WriteByte('.')
 				}
