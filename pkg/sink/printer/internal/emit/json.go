@@ -102,6 +102,25 @@ func (w *jsonWriter) field(k, v string) {
 	w.str(v)
 }
 
+func (w *jsonWriter) begin() int { w.open('{'); return 0 }
+func (w *jsonWriter) end(int)    { w.close('}') }
+
+func (w *jsonWriter) intField(k string, v int64) {
+	w.member(k)
+	w.integer(v)
+}
+
+func (w *jsonWriter) list(null bool, _ int) (int, bool) {
+	if null {
+		w.null()
+		return 0, false
+	}
+	w.open('[')
+	return 0, true
+}
+
+func (w *jsonWriter) endList(int) { w.close(']') }
+
 // optField writes a string member left out when empty (omitempty).
 func (w *jsonWriter) optField(k, v string) {
 	if v != "" {
@@ -371,11 +390,11 @@ func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
 }
 
 func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
-	w.metadata("labels", m.Labels, m.Name, m.Namespace)
+	_ = w.metadata("labels", m.Labels, m.Name, m.Namespace, 0)
 }
 
 // metadata writes an object's metadata as the YAML emitter's metadata.
-func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string) {
+func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string, _ int) error {
 	w.open('{')
 	if len(m) > 0 {
 		w.member(mapKey)
@@ -384,6 +403,7 @@ func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespac
 	w.optField("name", name)
 	w.optField("namespace", namespace)
 	w.close('}')
+	return nil
 }
 
 // stringMap writes a map[string]string with its keys in byte order; keys
@@ -413,23 +433,11 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 }
 
 func (w *jsonWriter) ref(r *strata.Ref) {
-	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+	writeRefFields(w, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
 }
 
-// refFields writes a Ref or a PolicyRef.
-func (w *jsonWriter) refFields(group, kind, name, namespace, role, section string) {
-	w.open('{')
-	w.field("group", group)
-	w.field("kind", kind)
-	w.field("name", name)
-	w.optField("namespace", namespace)
-	w.optField("role", role)
-	w.optField("sectionName", section)
-	w.close('}')
-}
-
-func (w *jsonWriter) refs(rs []strata.Ref) {
-	_ = w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })
+func (w *jsonWriter) refs(rs []strata.Ref) error {
+	return w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })
 }
 
 // slice writes a slice as encoding/json writes a Go slice: null when it

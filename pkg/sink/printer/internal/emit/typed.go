@@ -21,6 +21,55 @@ import (
 // members as encoding/json would (omitempty left out, nil as null) in
 // go-yaml's key order, the order written here.
 
+// typedWriter is what the YAML emitter and the JSON writer share, so that
+// a type's writer is written once for both (writeFragment, writeImpact):
+// begin and end a mapping, list starts a sequence (ok false when it is
+// null or, in YAML, empty: nothing more to write), next starts an item.
+type typedWriter interface {
+	begin() int
+	end(saved int)
+	member(k string)
+	field(k, v string)
+	optField(k, v string)
+	intField(k string, v int64)
+	list(null bool, n int) (saved int, ok bool)
+	next()
+	endList(saved int)
+	keep(err error)
+	ref(r *strata.Ref)
+	refs(rs []strata.Ref) error
+	conditions(cs []metav1.Condition)
+	metadata(mapKey string, m map[string]string, name, namespace string, depth int) error
+	anyField(k string, v any, depth int) error
+}
+
+func (e *yamlEmitter) begin() int    { return e.increaseIndent(false, false) }
+func (e *yamlEmitter) end(saved int) { e.indent = saved }
+
+func (e *yamlEmitter) list(null bool, n int) (int, bool) {
+	switch {
+	case null:
+		e.null()
+		return 0, false
+	case n == 0:
+		e.emptyFlow("[", "]")
+		return 0, false
+	}
+	return e.increaseIndent(false, e.mappingContext && !e.indention), true
+}
+
+func (e *yamlEmitter) next() {
+	e.keep(e.flush(false))
+	e.writeIndent()
+	e.writeIndicator("-", true, false, true)
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
+}
+
+func (e *yamlEmitter) endList(saved int) {
+	e.keep(e.flush(false))
+	e.indent = saved
+}
+
 // member emits a mapping's key and sets the context of its value.
 func (e *yamlEmitter) member(k string) {
 	e.key(k)
@@ -173,19 +222,19 @@ func (e *yamlEmitter) ref(r *strata.Ref) {
 
 // writeRef writes a ref's fields (ref).
 func (e *yamlEmitter) writeRef(r *strata.Ref) {
-	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+	writeRefFields(e, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
 }
 
-// refFields writes the members of a Ref or a PolicyRef.
-func (e *yamlEmitter) refFields(group, kind, name, namespace, role, section string) {
-	saved := e.increaseIndent(false, false)
-	e.field("group", group)
-	e.field("kind", kind)
-	e.field("name", name)
-	e.optField("namespace", namespace)
-	e.optField("role", role)
-	e.optField("sectionName", section)
-	e.indent = saved
+// writeRefFields writes the members of a Ref or a PolicyRef.
+func writeRefFields(w typedWriter, group, kind, name, namespace, role, section string) {
+	saved := w.begin()
+	w.field("group", group)
+	w.field("kind", kind)
+	w.field("name", name)
+	w.optField("namespace", namespace)
+	w.optField("role", role)
+	w.optField("sectionName", section)
+	w.end(saved)
 }
 
 // refs emits a []Ref member's value.
