@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
@@ -375,24 +374,6 @@ func (w *jsonWriter) str(s string) {
 
 // The typed writers follow typed.go's, member for member.
 
-func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
-	w.open('{')
-	w.optField("apiVersion", p.APIVersion)
-	w.optField("kind", p.Kind)
-	w.member("metadata")
-	w.meta(&p.ObjectMeta)
-	w.member("policies")
-	w.keep(w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }))
-	w.member("target")
-	w.ref(&p.Target)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
-	_ = w.metadata("labels", m.Labels, m.Name, m.Namespace, 0)
-}
-
 // metadata writes an object's metadata as the YAML emitter's metadata.
 func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string, _ int) error {
 	w.open('{')
@@ -456,31 +437,7 @@ func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
 	return w.err
 }
 
-func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
-	w.open('{')
-	if len(k.ConditionOmittedFrom) > 0 {
-		w.member("conditionOmittedFrom")
-		_ = w.slice(false, len(k.ConditionOmittedFrom), func(i int) error { w.str(k.ConditionOmittedFrom[i]); return nil })
-	}
-	w.member("contexts")
-	w.keep(w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }))
-	w.field("controllerName", k.ControllerName)
-	w.field("group", k.Group)
-	w.field("kind", k.Kind)
-	if k.OmittedContexts != 0 {
-		w.member("omittedContexts")
-		w.integer(int64(k.OmittedContexts))
-	}
-	if k.PolicyCount != 0 {
-		w.member("policyCount")
-		w.integer(int64(k.PolicyCount))
-	}
-	w.optField("visibility", k.Visibility)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) context(c *strata.Context) error {
+func (w *jsonWriter) context(c *strata.Context, _ int) error {
 	w.open('{')
 	if len(c.FieldSources) > 0 {
 		w.member("fieldSources")

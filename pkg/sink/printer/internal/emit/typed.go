@@ -36,12 +36,16 @@ type typedWriter interface {
 	next()
 	endList(saved int)
 	keep(err error)
+	str(s string)
+	context(c *strata.Context, depth int) error
 	ref(r *strata.Ref)
 	refs(rs []strata.Ref) error
 	conditions(cs []metav1.Condition)
 	metadata(mapKey string, m map[string]string, name, namespace string, depth int) error
 	anyField(k string, v any, depth int) error
 }
+
+func (e *yamlEmitter) str(s string) { e.stringScalar(validUTF8(s)) }
 
 func (e *yamlEmitter) begin() int    { return e.increaseIndent(false, false) }
 func (e *yamlEmitter) end(saved int) { e.indent = saved }
@@ -173,22 +177,33 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 }
 
 func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
-	saved := e.increaseIndent(false, false)
-	e.optField("apiVersion", p.APIVersion)
-	e.optField("kind", p.Kind)
-	e.member("metadata")
-	e.keep(e.meta(&p.ObjectMeta, depth+1))
-	e.member("policies")
-	e.keep(e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }))
-	e.member("target")
-	e.ref(&p.Target)
-	e.indent = saved
+	writeEffectivePolicy(e, p, depth)
 	return e.err
 }
 
-// meta emits what effectivepolicy.SimpleMeta allows.
-func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
-	return e.metadata("labels", m.Labels, m.Name, m.Namespace, depth)
+func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
+	writeEffectivePolicy(w, p, 0)
+	return w.err
+}
+
+func writeEffectivePolicy(w typedWriter, p *strata.EffectivePolicy, depth int) {
+	saved := w.begin()
+	w.optField("apiVersion", p.APIVersion)
+	w.optField("kind", p.Kind)
+	w.member("metadata")
+	// What effectivepolicy.SimpleMeta allows.
+	w.keep(w.metadata("labels", p.Labels, p.Name, p.Namespace, depth+1))
+	w.member("policies")
+	if ls, ok := w.list(p.Policies == nil, len(p.Policies)); ok {
+		for i := range p.Policies {
+			w.next()
+			writeKindPolicies(w, &p.Policies[i], depth+1)
+		}
+		w.endList(ls)
+	}
+	w.member("target")
+	w.ref(&p.Target)
+	w.end(saved)
 }
 
 // metadata emits an object's metadata of a map (labels or annotations,
@@ -242,26 +257,36 @@ func (e *yamlEmitter) refs(rs []strata.Ref) error {
 	return e.slice(rs == nil, len(rs), func(i int) error { e.ref(&rs[i]); return nil })
 }
 
-func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
-	saved := e.increaseIndent(false, false)
+func writeKindPolicies(w typedWriter, k *strata.KindPolicies, depth int) {
+	saved := w.begin()
 	if len(k.ConditionOmittedFrom) > 0 {
-		e.member("conditionOmittedFrom")
-		e.keep(e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }))
+		w.member("conditionOmittedFrom")
+		ls, _ := w.list(false, len(k.ConditionOmittedFrom))
+		for _, s := range k.ConditionOmittedFrom {
+			w.next()
+			w.str(s)
+		}
+		w.endList(ls)
 	}
-	e.member("contexts")
-	e.keep(e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }))
-	e.field("controllerName", k.ControllerName)
-	e.field("group", k.Group)
-	e.field("kind", k.Kind)
+	w.member("contexts")
+	if ls, ok := w.list(k.Contexts == nil, len(k.Contexts)); ok {
+		for i := range k.Contexts {
+			w.next()
+			w.keep(w.context(&k.Contexts[i], depth+1))
+		}
+		w.endList(ls)
+	}
+	w.field("controllerName", k.ControllerName)
+	w.field("group", k.Group)
+	w.field("kind", k.Kind)
 	if k.OmittedContexts != 0 {
-		e.intField("omittedContexts", int64(k.OmittedContexts))
+		w.intField("omittedContexts", int64(k.OmittedContexts))
 	}
 	if k.PolicyCount != 0 {
-		e.intField("policyCount", int64(k.PolicyCount))
+		w.intField("policyCount", int64(k.PolicyCount))
 	}
-	e.optField("visibility", k.Visibility)
-	e.indent = saved
-	return e.err
+	w.optField("visibility", k.Visibility)
+	w.end(saved)
 }
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
