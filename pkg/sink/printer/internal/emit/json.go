@@ -448,21 +448,9 @@ func (w *jsonWriter) context(c *strata.Context, _ int) error {
 	w.member("resultantPolicy")
 	w.keep(w.rawJSON(c.ResultantPolicy))
 	w.member("sources")
-	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { w.source(&c.Sources[i]); return nil })
+	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { writeSource(w, &c.Sources[i]); return nil })
 	w.close('}')
 	return w.err
-}
-
-func (w *jsonWriter) source(s *strata.Source) {
-	w.open('{')
-	if len(s.AttachedTo) > 0 {
-		w.member("attachedTo")
-		w.refs(s.AttachedTo)
-	}
-	w.field("name", s.Name)
-	w.optField("namespace", s.Namespace)
-	w.field("result", s.Result)
-	w.close('}')
 }
 
 // rawJSON writes a free-form field, remembering the text by the value's

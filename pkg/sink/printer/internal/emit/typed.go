@@ -320,16 +320,20 @@ type sourceKey struct{ namespace, name, result string }
 
 // writeSource writes a source's fields (source).
 func (e *yamlEmitter) writeSource(s *strata.Source) error {
-	saved := e.increaseIndent(false, false)
-	if len(s.AttachedTo) > 0 {
-		e.member("attachedTo")
-		e.keep(e.refs(s.AttachedTo))
-	}
-	e.field("name", s.Name)
-	e.optField("namespace", s.Namespace)
-	e.field("result", s.Result)
-	e.indent = saved
+	writeSource(e, s)
 	return e.err
+}
+
+func writeSource(w typedWriter, s *strata.Source) {
+	saved := w.begin()
+	if len(s.AttachedTo) > 0 {
+		w.member("attachedTo")
+		w.keep(w.refs(s.AttachedTo))
+	}
+	w.field("name", s.Name)
+	w.optField("namespace", s.Namespace)
+	w.field("result", s.Result)
+	w.end(saved)
 }
 
 // rawJSON emits a free-form field (apiextensionsv1.JSON) as a mapping's
