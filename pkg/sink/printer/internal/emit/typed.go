@@ -121,33 +121,22 @@ func (e *yamlEmitter) orNull(null bool, write func() error) error {
 	return write()
 }
 
-// items emits a block sequence of n items, or [] when empty, as sequence
-// does; item emits the i-th in the sequence's context.
-func (e *yamlEmitter) items(n int, item func(i int) error) error {
-	if n == 0 {
-		e.emptyFlow("[", "]")
-		return nil
+// slice emits a slice member's value: null when it is nil (null true),
+// else a block sequence of n items, or [] when empty, as sequence does;
+// item emits the i-th in the sequence's context.
+func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
+	if saved, ok := e.list(null, n); ok {
+		for i := range n {
+			e.next()
+			e.keep(item(i))
+		}
+		e.endList(saved)
 	}
-	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
-	for i := range n {
-		e.writeIndent()
-		e.writeIndicator("-", true, false, true)
-		e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
-		e.keep(item(i))
-		e.keep(e.flush(false))
-	}
-	e.indent = saved
 	return e.err
 }
 
-// slice emits a slice member's value: null when it is nil, else items.
-func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
-	if null {
-		e.null()
-		return nil
-	}
-	return e.items(n, item)
-}
+// items emits a sequence that is not null (slice).
+func (e *yamlEmitter) items(n int, item func(i int) error) error { return e.slice(false, n, item) }
 
 // stringMap emits a map[string]string (not empty: every caller's member
 // is omitempty) with its keys in go-yaml's order.
