@@ -424,16 +424,13 @@ func (w *jsonWriter) refs(rs []strata.Ref) error {
 // slice writes a slice as encoding/json writes a Go slice: null when it
 // is nil (null true), else its n elements, item(i) writing the i-th.
 func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
-	if null {
-		w.null()
-		return nil
+	if _, ok := w.list(null, n); ok {
+		for i := range n {
+			w.next()
+			w.keep(item(i))
+		}
+		w.endList(0)
 	}
-	w.open('[')
-	for i := range n {
-		w.next()
-		w.keep(item(i))
-	}
-	w.close(']')
 	return w.err
 }
 
