@@ -413,9 +413,7 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 	w.close('}')
 }
 
-func (w *jsonWriter) ref(r *strata.Ref) {
-	writeRefFields(w, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
-}
+func (w *jsonWriter) ref(r *strata.Ref) { writeRef(w, r) }
 
 func (w *jsonWriter) refs(rs []strata.Ref) error {
 	return w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })

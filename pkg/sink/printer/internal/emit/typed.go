@@ -221,12 +221,11 @@ func mapIdentity(m map[string]string) unsafe.Pointer {
 
 // ref emits a ref, again when it wrote it from the same state (again.go).
 func (e *yamlEmitter) ref(r *strata.Ref) {
-	_ = again(e, e.refText[:], *r, func() error { e.writeRef(r); return nil })
+	_ = again(e, e.refText[:], *r, func() error { writeRef(e, r); return nil })
 }
 
-// writeRef writes a ref's fields (ref).
-func (e *yamlEmitter) writeRef(r *strata.Ref) {
-	writeRefFields(e, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+func writeRef(w typedWriter, r *strata.Ref) {
+	writeRefFields(w, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
 }
 
 // writeRefFields writes the members of a Ref or a PolicyRef.
@@ -298,20 +297,15 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 
 // source emits a context's source, again when it has no attachedTo.
 func (e *yamlEmitter) source(s *strata.Source) error {
+	write := func() error { writeSource(e, s); return e.err }
 	if len(s.AttachedTo) == 0 {
-		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, func() error { return e.writeSource(s) })
+		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, write)
 	}
-	return e.writeSource(s)
+	return write()
 }
 
 // sourceKey is what a source without attachedTo writes.
 type sourceKey struct{ namespace, name, result string }
-
-// writeSource writes a source's fields (source).
-func (e *yamlEmitter) writeSource(s *strata.Source) error {
-	writeSource(e, s)
-	return e.err
-}
 
 func writeSource(w typedWriter, s *strata.Source) {
 	saved := w.begin()
