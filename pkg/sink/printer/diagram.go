@@ -22,61 +22,81 @@ func PrintDiagram(w io.Writer, d *query.Diagram, format string) error {
 	ew := &errWriter{w: w}
 	switch format {
 	case DOT:
-		dot(ew, d)
+		dotSyntax.draw(ew, d)
 	case Mermaid:
-		mermaid(ew, d)
+		mermaidSyntax.draw(ew, d)
 	default:
 		return fmt.Errorf("output format %q: want dot or mermaid", format)
 	}
 	return ew.err
 }
 
-// dotShapes are the Graphviz attributes of each node shape.
-var dotShapes = map[query.Shape]string{
-	query.ObjectShape:    `shape=box`,
-	query.SectionShape:   `shape=box, style=rounded`,
-	query.NamespaceShape: `shape=folder`,
-	query.VirtualShape:   `shape=box, style=dotted`,
-	query.PolicyShape:    `shape=note, style=dashed`,
+// diagramSyntax is how a diagram format writes each part: a node of each
+// shape is its ID, shapes[0], the quoted label and shapes[1].
+type diagramSyntax struct {
+	head, tail                               string
+	shapes                                   map[query.Shape][2]string
+	quote                                    *strings.Replacer
+	cluster, label, clusterEnd, clusterClose string
+	edge, edgeEnd                            string
+	policyEdge, policyEdgeEnd                string
 }
 
-func dot(w *errWriter, d *query.Diagram) {
+var dotSyntax = diagramSyntax{
+	head: "digraph strata {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10];\n", tail: "}\n",
+	shapes: map[query.Shape][2]string{
+		query.ObjectShape:    {" [label=", ", shape=box];\n"},
+		query.SectionShape:   {" [label=", ", shape=box, style=rounded];\n"},
+		query.NamespaceShape: {" [label=", ", shape=folder];\n"},
+		query.VirtualShape:   {" [label=", ", shape=box, style=dotted];\n"},
+		query.PolicyShape:    {" [label=", ", shape=note, style=dashed];\n"},
+	},
+	quote:   strings.NewReplacer(`\`, `\\`, `"`, `\"`),
+	cluster: "  subgraph cluster_", label: " {\n    label=", clusterEnd: ";\n    style=dashed;\n", clusterClose: "  }\n",
+	edge: " -> ", edgeEnd: ";\n", policyEdge: " -> ", policyEdgeEnd: " [style=dashed, arrowhead=open];\n",
+}
+
+// mermaidSyntax quotes with entity codes: Mermaid has no escapes.
+var mermaidSyntax = diagramSyntax{
+	head: "flowchart LR\n",
+	shapes: map[query.Shape][2]string{
+		query.ObjectShape:    {`[`, "]\n"},
+		query.SectionShape:   {`(`, ")\n"},
+		query.NamespaceShape: {`[/`, "/]\n"},
+		query.VirtualShape:   {`[[`, "]]\n"},
+		query.PolicyShape:    {`{{`, "}}\n"},
+	},
+	quote:   strings.NewReplacer(`"`, "#quot;"),
+	cluster: "  subgraph cluster", label: "[", clusterEnd: "]\n", clusterClose: "  end\n",
+	edge: " --> ", edgeEnd: "\n", policyEdge: " -.-> ", policyEdgeEnd: "\n",
+}
+
+func (sx *diagramSyntax) draw(w *errWriter, d *query.Diagram) {
 	b := lineBuffer{w: w}
-	b.add("digraph strata {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", fontsize=10];\n")
+	b.add(sx.head)
 	node := func(indent string, n query.DiagramNode) {
-		b.add(indent, n.ID, " [label=")
-		b.addDotQuote(n.Label)
-		b.add(", ", dotShapes[n.Shape], "];\n")
+		s := sx.shapes[n.Shape]
+		b.add(indent, n.ID, s[0], `"`, sx.quote.Replace(n.Label), `"`, s[1])
 	}
 	for _, n := range d.Nodes {
 		node("  ", n)
 	}
 	for i, cl := range d.Clusters {
-		b.add("  subgraph cluster_", strconv.Itoa(i), " {\n    label=")
-		b.addDotQuote("namespace " + cl.Namespace)
-		b.add(";\n    style=dashed;\n")
+		b.add(sx.cluster, strconv.Itoa(i), sx.label, `"`, sx.quote.Replace("namespace "+cl.Namespace), `"`, sx.clusterEnd)
 		node("    ", cl.Node)
 		for _, n := range cl.Nodes {
 			node("    ", n)
 		}
-		b.add("  }\n")
+		b.add(sx.clusterClose)
 	}
 	for _, e := range d.Edges {
-		b.add("  ", e.From, " -> ", e.To, ";\n")
+		b.add("  ", e.From, sx.edge, e.To, sx.edgeEnd)
 	}
 	for _, e := range d.PolicyEdges {
-		b.add("  ", e.From, " -> ", e.To, " [style=dashed, arrowhead=open];\n")
+		b.add("  ", e.From, sx.policyEdge, e.To, sx.policyEdgeEnd)
 	}
-	b.add("}\n")
+	b.add(sx.tail)
 	b.flush()
-}
-
-// dotEscaper escapes a DOT string's backslashes and quotes, built once.
-var dotEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-
-// addDotQuote adds s as a quoted DOT string.
-func (b *lineBuffer) addDotQuote(s string) {
-	b.add(`"`, dotEscaper.Replace(s), `"`)
 }
 
 // lineBuffer gathers a diagram's lines and writes them in large pieces.
@@ -101,52 +121,3 @@ func (b *lineBuffer) flush() {
 	}
 	b.buf = b.buf[:0]
 }
-
-// mermaidShapes open and close a node of each shape.
-var mermaidShapes = map[query.Shape][2]string{
-	query.ObjectShape:    {`[`, `]`},
-	query.SectionShape:   {`(`, `)`},
-	query.NamespaceShape: {`[/`, `/]`},
-	query.VirtualShape:   {`[[`, `]]`},
-	query.PolicyShape:    {`{{`, `}}`},
-}
-
-func mermaid(w *errWriter, d *query.Diagram) {
-	b := lineBuffer{w: w}
-	b.add("flowchart LR\n")
-	node := func(indent string, n query.DiagramNode) {
-		s := mermaidShapes[n.Shape]
-		b.add(indent, n.ID, s[0])
-		b.addMermaidQuote(n.Label)
-		b.add(s[1], "\n")
-	}
-	for _, n := range d.Nodes {
-		node("  ", n)
-	}
-	for i, cl := range d.Clusters {
-		b.add("  subgraph cluster", strconv.Itoa(i), "[")
-		b.addMermaidQuote("namespace " + cl.Namespace)
-		b.add("]\n")
-		node("    ", cl.Node)
-		for _, n := range cl.Nodes {
-			node("    ", n)
-		}
-		b.add("  end\n")
-	}
-	for _, e := range d.Edges {
-		b.add("  ", e.From, " --> ", e.To, "\n")
-	}
-	for _, e := range d.PolicyEdges {
-		b.add("  ", e.From, " -.-> ", e.To, "\n")
-	}
-	b.flush()
-}
-
-// addMermaidQuote adds s as a quoted label; Mermaid has entity codes,
-// not escapes.
-func (b *lineBuffer) addMermaidQuote(s string) {
-	b.add(`"`, mermaidEscaper.Replace(s), `"`)
-}
-
-// mermaidEscaper writes quotes as their entity code.
-var mermaidEscaper = strings.NewReplacer(`"`, "#quot;")

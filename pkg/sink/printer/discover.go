@@ -674,12 +674,12 @@ const (
 )
 
 // refLine is a description's line of parents or children: all of them
-// when they are few or h.Full, else counted per kind (refCounts).
+// when they are few or h.Full, else counted per kind (refCell).
 func (h Human) refLine(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)
 	}
-	return refCounts(rs) + " (--full lists them)"
+	return h.refCell(rs) + " (--full lists them)"
 }
 
 // sectionLine is an object's section names, bounded as refLine's refs.
@@ -690,17 +690,7 @@ func (h Human) sectionLine(names []string) string {
 	return fmt.Sprintf("%d sections: %s and %d more (--full lists them)", len(names), strings.Join(names[:namedRefs], ", "), len(names)-namedRefs)
 }
 
-// refCounts counts refs per kind, in the order the kinds first appear,
-// with the first namedRefs names of each.
-func refCounts(rs []query.Ref) string {
-	var k kindCounts
-	for i := range rs {
-		k.add(&rs[i])
-	}
-	return k.String()
-}
-
-// kindCounts counts refs per kind for refCounts, keeping the first
+// kindCounts counts refs per kind for refCell, keeping the first
 // namedRefs of each kind and no other. The zero kindCounts is empty.
 type kindCounts struct {
 	kinds []*kindCount
@@ -730,7 +720,7 @@ func (k *kindCounts) add(r *query.Ref) {
 	}
 }
 
-// String is refCounts' text.
+// String is refCell's text.
 func (k *kindCounts) String() string {
 	parts := make([]string, len(k.kinds))
 	for i, c := range k.kinds {
@@ -746,12 +736,18 @@ func (k *kindCounts) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// refCell is a table cell of refs, bounded as refLine's.
+// refCell is a table cell of refs, bounded as refLine's: more are
+// counted per kind, in the order the kinds first appear, with the first
+// namedRefs names of each.
 func (h Human) refCell(rs []query.Ref) string {
 	if h.Full || len(rs) <= listedRefs {
 		return refList(rs)
 	}
-	return refCounts(rs)
+	var k kindCounts
+	for i := range rs {
+		k.add(&rs[i])
+	}
+	return k.String()
 }
 
 func refList(rs []query.Ref) string {

@@ -64,20 +64,26 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		}
 		return append(theirs, toMaps(Retime(conditionsOf(keep(list, isOurs)), ours, metav1.Time{}))...)
 	}
+	// mergeEach merges the conditions of each entry of list with ours of
+	// it, in its place.
+	mergeEach := func(list []any, of func(map[string]any) ([]metav1.Condition, string)) {
+		for _, e := range list {
+			if m, ok := e.(map[string]any); ok {
+				lc, _ := m["conditions"].([]any)
+				ours, place := of(m)
+				m["conditions"] = merged(lc, ours, place)
+			}
+		}
+	}
 	setSlice(desired.Object, merged(slice(desired.Object, "status", "conditions"), frag.Conditions, placeConditions), "status", "conditions")
 	if ls := slice(desired.Object, "status", "listeners"); len(ls) > 0 {
 		ours := map[string][]metav1.Condition{}
 		for _, l := range frag.Listeners {
 			ours[l.Name] = l.Conditions
 		}
-		for _, l := range ls {
-			m, ok := l.(map[string]any)
-			if !ok {
-				continue
-			}
-			lc, _ := m["conditions"].([]any)
-			m["conditions"] = merged(lc, ours[str(m, "name")], listenerPlace(str(m, "name")))
-		}
+		mergeEach(ls, func(m map[string]any) ([]metav1.Condition, string) {
+			return ours[str(m, "name")], listenerPlace(str(m, "name"))
+		})
 		setSlice(desired.Object, ls, "status", "listeners")
 	}
 	// status.parents[]: Strata's conditions go into the entries of the
@@ -96,15 +102,10 @@ func Merge(current *unstructured.Unstructured, fragment *Fragment, owned Owned) 
 		ourParents[entryKey(parentRefMap(&p.ParentRef), string(p.ControllerName))] = p.Conditions
 	}
 	parents := keep(slice(desired.Object, "status", "parents"), not(isOurParent))
-	for _, p := range parents {
-		m, ok := p.(map[string]any)
-		if !ok {
-			continue
-		}
+	mergeEach(parents, func(m map[string]any) ([]metav1.Condition, string) {
 		pr, _ := m["parentRef"].(map[string]any)
-		pc, _ := m["conditions"].([]any)
-		m["conditions"] = merged(pc, ourParents[entryKey(pr, str(m, "controllerName"))], parentPlace(pr))
-	}
+		return ourParents[entryKey(pr, str(m, "controllerName"))], parentPlace(pr)
+	})
 	setSlice(desired.Object, parents, "status", "parents")
 	// Annotations: Strata's <Kind>Affected ones, and what was left out.
 	ann := desired.GetAnnotations()

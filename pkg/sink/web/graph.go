@@ -136,6 +136,14 @@ func (b *builder) add(n Node) {
 
 func (b *builder) edge(e Edge) { b.edges[e] = true }
 
+// edgeDown adds the edge from at to id when down, else from id to at.
+func (b *builder) edgeDown(at, id string, down bool) {
+	if !down {
+		at, id = id, at
+	}
+	b.edge(Edge{From: at, To: id})
+}
+
 // more adds an aggregate node for n objects (or policies) of a kind left
 // out next to node at, on the given layer.
 func (b *builder) more(at string, kind string, n, layer int, below bool) {
@@ -146,11 +154,7 @@ func (b *builder) more(at string, kind string, n, layer int, below bool) {
 	}
 	b.add(Node{ID: id, Kind: kind, Label: fmt.Sprintf("and %d more %s", n, noun), Type: TypeMore, More: n, layer: layer, key: "~" + id})
 	b.g.Hidden += n
-	if below {
-		b.edge(Edge{From: at, To: id})
-	} else {
-		b.edge(Edge{From: id, To: at})
-	}
+	b.edgeDown(at, id, below)
 }
 
 // policies adds the policies attached to topology node n, capped.
@@ -203,11 +207,7 @@ func (b *builder) neighbours(n topology.NodeID, up bool) []topology.NodeID {
 				break
 			}
 			id := b.object(m)
-			if up {
-				b.edge(Edge{From: id, To: at})
-			} else {
-				b.edge(Edge{From: at, To: id})
-			}
+			b.edgeDown(at, id, !up)
 			added = append(added, m)
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	strata "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/query"
@@ -101,6 +100,25 @@ func (w *jsonWriter) field(k, v string) {
 	w.member(k)
 	w.str(v)
 }
+
+func (w *jsonWriter) begin() int { w.open('{'); return 0 }
+func (w *jsonWriter) end(int)    { w.close('}') }
+
+func (w *jsonWriter) intField(k string, v int64) {
+	w.member(k)
+	w.integer(v)
+}
+
+func (w *jsonWriter) list(null bool, _ int) (int, bool) {
+	if null {
+		w.null()
+		return 0, false
+	}
+	w.open('[')
+	return 0, true
+}
+
+func (w *jsonWriter) endList(int) { w.close(']') }
 
 // optField writes a string member left out when empty (omitempty).
 func (w *jsonWriter) optField(k, v string) {
@@ -356,26 +374,8 @@ func (w *jsonWriter) str(s string) {
 
 // The typed writers follow typed.go's, member for member.
 
-func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
-	w.open('{')
-	w.optField("apiVersion", p.APIVersion)
-	w.optField("kind", p.Kind)
-	w.member("metadata")
-	w.meta(&p.ObjectMeta)
-	w.member("policies")
-	w.keep(w.slice(p.Policies == nil, len(p.Policies), func(i int) error { return w.kindPolicies(&p.Policies[i]) }))
-	w.member("target")
-	w.ref(&p.Target)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) meta(m *metav1.ObjectMeta) {
-	w.metadata("labels", m.Labels, m.Name, m.Namespace)
-}
-
 // metadata writes an object's metadata as the YAML emitter's metadata.
-func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string) {
+func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespace string, _ int) error {
 	w.open('{')
 	if len(m) > 0 {
 		w.member(mapKey)
@@ -384,6 +384,7 @@ func (w *jsonWriter) metadata(mapKey string, m map[string]string, name, namespac
 	w.optField("name", name)
 	w.optField("namespace", namespace)
 	w.close('}')
+	return nil
 }
 
 // stringMap writes a map[string]string with its keys in byte order; keys
@@ -412,67 +413,26 @@ func (w *jsonWriter) stringMap(m map[string]string) {
 	w.close('}')
 }
 
-func (w *jsonWriter) ref(r *strata.Ref) {
-	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
-}
+func (w *jsonWriter) ref(r *strata.Ref) { writeRef(w, r) }
 
-// refFields writes a Ref or a PolicyRef.
-func (w *jsonWriter) refFields(group, kind, name, namespace, role, section string) {
-	w.open('{')
-	w.field("group", group)
-	w.field("kind", kind)
-	w.field("name", name)
-	w.optField("namespace", namespace)
-	w.optField("role", role)
-	w.optField("sectionName", section)
-	w.close('}')
-}
-
-func (w *jsonWriter) refs(rs []strata.Ref) {
-	_ = w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })
+func (w *jsonWriter) refs(rs []strata.Ref) error {
+	return w.slice(rs == nil, len(rs), func(i int) error { w.ref(&rs[i]); return nil })
 }
 
 // slice writes a slice as encoding/json writes a Go slice: null when it
 // is nil (null true), else its n elements, item(i) writing the i-th.
 func (w *jsonWriter) slice(null bool, n int, item func(i int) error) error {
-	if null {
-		w.null()
-		return nil
+	if _, ok := w.list(null, n); ok {
+		for i := range n {
+			w.next()
+			w.keep(item(i))
+		}
+		w.endList(0)
 	}
-	w.open('[')
-	for i := range n {
-		w.next()
-		w.keep(item(i))
-	}
-	w.close(']')
 	return w.err
 }
 
-func (w *jsonWriter) kindPolicies(k *strata.KindPolicies) error {
-	w.open('{')
-	if len(k.ConditionOmittedFrom) > 0 {
-		w.member("conditionOmittedFrom")
-		_ = w.slice(false, len(k.ConditionOmittedFrom), func(i int) error { w.str(k.ConditionOmittedFrom[i]); return nil })
-	}
-	w.member("contexts")
-	w.keep(w.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return w.context(&k.Contexts[i]) }))
-	w.field("controllerName", k.ControllerName)
-	w.field("group", k.Group)
-	w.field("kind", k.Kind)
-	if k.OmittedContexts != 0 {
-		w.member("omittedContexts")
-		w.integer(int64(k.OmittedContexts))
-	}
-	if k.PolicyCount != 0 {
-		w.member("policyCount")
-		w.integer(int64(k.PolicyCount))
-	}
-	w.optField("visibility", k.Visibility)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) context(c *strata.Context) error {
+func (w *jsonWriter) context(c *strata.Context, _ int) error {
 	w.open('{')
 	if len(c.FieldSources) > 0 {
 		w.member("fieldSources")
@@ -483,21 +443,9 @@ func (w *jsonWriter) context(c *strata.Context) error {
 	w.member("resultantPolicy")
 	w.keep(w.rawJSON(c.ResultantPolicy))
 	w.member("sources")
-	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { w.source(&c.Sources[i]); return nil })
+	_ = w.slice(c.Sources == nil, len(c.Sources), func(i int) error { writeSource(w, &c.Sources[i]); return nil })
 	w.close('}')
 	return w.err
-}
-
-func (w *jsonWriter) source(s *strata.Source) {
-	w.open('{')
-	if len(s.AttachedTo) > 0 {
-		w.member("attachedTo")
-		w.refs(s.AttachedTo)
-	}
-	w.field("name", s.Name)
-	w.optField("namespace", s.Namespace)
-	w.field("result", s.Result)
-	w.close('}')
 }
 
 // rawJSON writes a free-form field, remembering the text by the value's

@@ -29,7 +29,7 @@ func (e *yamlEmitter) policyObject(p *status.PolicyObject, depth int) error {
 				a := &p.Ours[i-n]
 				saved := e.increaseIndent(false, false)
 				e.member("ancestorRef")
-				e.parentRef(&a.AncestorRef)
+				writeParentRef(e, &a.AncestorRef)
 				if len(a.Conditions) > 0 {
 					e.member("conditions")
 					e.conditions(a.Conditions)
@@ -69,53 +69,71 @@ func (e *yamlEmitter) mappingWith(m map[string]any, key string, depth int, value
 	return e.err
 }
 
+// fragment writes apiVersion itself: through typedWriter its text would
+// escape to the heap.
 func (e *yamlEmitter) fragment(f *status.Fragment, depth int) error {
-	saved := e.increaseIndent(false, false)
+	saved := e.begin()
 	e.field("apiVersion", f.GVK.GroupVersion().String())
-	e.field("kind", f.GVK.Kind)
+	writeFragment(e, f, depth)
+	e.end(saved)
+	return e.err
+}
+
+func (w *jsonWriter) fragment(f *status.Fragment) {
+	w.open('{')
+	w.field("apiVersion", f.GVK.GroupVersion().String())
+	writeFragment(w, f, 0)
+	w.close('}')
+}
+
+// writeFragment writes a status.Fragment's members after apiVersion.
+func writeFragment(w typedWriter, f *status.Fragment, depth int) {
+	w.field("kind", f.GVK.Kind)
 	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
-		e.member("metadata")
-		e.keep(e.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1))
+		w.member("metadata")
+		w.keep(w.metadata("annotations", f.Annotations, f.Name, f.Namespace, depth+1))
 	}
 	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
-		e.member("status")
-		inner := e.increaseIndent(false, false)
+		w.member("status")
+		inner := w.begin()
 		if len(f.Conditions) > 0 {
-			e.member("conditions")
-			e.conditions(f.Conditions)
+			w.member("conditions")
+			w.conditions(f.Conditions)
 		}
 		if len(f.Listeners) > 0 {
-			e.member("listeners")
-			_ = e.items(len(f.Listeners), func(i int) error {
+			w.member("listeners")
+			ls, _ := w.list(false, len(f.Listeners))
+			for i := range f.Listeners {
 				l := &f.Listeners[i]
-				s := e.increaseIndent(false, false)
-				e.member("conditions")
-				e.conditions(l.Conditions)
-				e.field("name", l.Name)
-				e.indent = s
-				return nil
-			})
+				w.next()
+				s := w.begin()
+				w.member("conditions")
+				w.conditions(l.Conditions)
+				w.field("name", l.Name)
+				w.end(s)
+			}
+			w.endList(ls)
 		}
 		if len(f.Parents) > 0 {
-			e.member("parents")
-			_ = e.items(len(f.Parents), func(i int) error {
+			w.member("parents")
+			ls, _ := w.list(false, len(f.Parents))
+			for i := range f.Parents {
 				p := &f.Parents[i]
-				s := e.increaseIndent(false, false)
+				w.next()
+				s := w.begin()
 				if len(p.Conditions) > 0 {
-					e.member("conditions")
-					e.conditions(p.Conditions)
+					w.member("conditions")
+					w.conditions(p.Conditions)
 				}
-				e.field("controllerName", string(p.ControllerName))
-				e.member("parentRef")
-				e.parentRef(&p.ParentRef)
-				e.indent = s
-				return nil
-			})
+				w.field("controllerName", string(p.ControllerName))
+				w.member("parentRef")
+				writeParentRef(w, &p.ParentRef)
+				w.end(s)
+			}
+			w.endList(ls)
 		}
-		e.indent = inner
+		w.end(inner)
 	}
-	e.indent = saved
-	return e.err
 }
 
 // conditions emits a list of conditions as their converter's maps
@@ -169,76 +187,26 @@ func (e *yamlEmitter) timeText(t time.Time) string {
 	return e.time.text
 }
 
-// parentRef emits a ParentReference as status.parentRefMap has it.
-func (e *yamlEmitter) parentRef(r *gwv1.ParentReference) {
-	saved := e.increaseIndent(false, false)
+// writeParentRef writes a ParentReference as status.parentRefMap has it.
+func writeParentRef(w typedWriter, r *gwv1.ParentReference) {
+	saved := w.begin()
 	if r.Group != nil {
-		e.field("group", string(*r.Group))
+		w.field("group", string(*r.Group))
 	}
 	if r.Kind != nil {
-		e.field("kind", string(*r.Kind))
+		w.field("kind", string(*r.Kind))
 	}
-	e.field("name", string(r.Name))
+	w.field("name", string(r.Name))
 	if r.Namespace != nil {
-		e.field("namespace", string(*r.Namespace))
+		w.field("namespace", string(*r.Namespace))
 	}
 	if r.Port != nil {
-		e.member("port")
-		e.plainScalar(strconv.FormatInt(int64(*r.Port), 10))
+		w.intField("port", int64(*r.Port))
 	}
 	if r.SectionName != nil {
-		e.field("sectionName", string(*r.SectionName))
+		w.field("sectionName", string(*r.SectionName))
 	}
-	e.indent = saved
-}
-
-// The JSON writer's Fragment, from its fields as the emitter's.
-func (w *jsonWriter) fragment(f *status.Fragment) {
-	w.open('{')
-	w.field("apiVersion", f.GVK.GroupVersion().String())
-	w.field("kind", f.GVK.Kind)
-	if f.Name != "" || f.Namespace != "" || len(f.Annotations) > 0 {
-		w.member("metadata")
-		w.metadata("annotations", f.Annotations, f.Name, f.Namespace)
-	}
-	if len(f.Conditions) > 0 || len(f.Listeners) > 0 || len(f.Parents) > 0 {
-		w.member("status")
-		w.open('{')
-		if len(f.Conditions) > 0 {
-			w.member("conditions")
-			w.conditions(f.Conditions)
-		}
-		if len(f.Listeners) > 0 {
-			w.member("listeners")
-			_ = w.slice(false, len(f.Listeners), func(i int) error {
-				l := &f.Listeners[i]
-				w.open('{')
-				w.member("conditions")
-				w.conditions(l.Conditions)
-				w.field("name", l.Name)
-				w.close('}')
-				return nil
-			})
-		}
-		if len(f.Parents) > 0 {
-			w.member("parents")
-			_ = w.slice(false, len(f.Parents), func(i int) error {
-				p := &f.Parents[i]
-				w.open('{')
-				if len(p.Conditions) > 0 {
-					w.member("conditions")
-					w.conditions(p.Conditions)
-				}
-				w.field("controllerName", string(p.ControllerName))
-				w.member("parentRef")
-				w.parentRef(&p.ParentRef)
-				w.close('}')
-				return nil
-			})
-		}
-		w.close('}')
-	}
-	w.close('}')
+	w.end(saved)
 }
 
 // conditions writes conditions as status.conditionMap has them.
@@ -263,27 +231,4 @@ func (w *jsonWriter) conditions(cs []metav1.Condition) {
 		w.close('}')
 		return nil
 	})
-}
-
-// parentRef writes a ParentReference as status.parentRefMap has it.
-func (w *jsonWriter) parentRef(r *gwv1.ParentReference) {
-	w.open('{')
-	if r.Group != nil {
-		w.field("group", string(*r.Group))
-	}
-	if r.Kind != nil {
-		w.field("kind", string(*r.Kind))
-	}
-	w.field("name", string(r.Name))
-	if r.Namespace != nil {
-		w.field("namespace", string(*r.Namespace))
-	}
-	if r.Port != nil {
-		w.member("port")
-		w.integer(int64(*r.Port))
-	}
-	if r.SectionName != nil {
-		w.field("sectionName", string(*r.SectionName))
-	}
-	w.close('}')
 }

@@ -21,6 +21,59 @@ import (
 // members as encoding/json would (omitempty left out, nil as null) in
 // go-yaml's key order, the order written here.
 
+// typedWriter is what the YAML emitter and the JSON writer share, so that
+// a type's writer is written once for both (writeFragment, writeImpact):
+// begin and end a mapping, list starts a sequence (ok false when it is
+// null or, in YAML, empty: nothing more to write), next starts an item.
+type typedWriter interface {
+	begin() int
+	end(saved int)
+	member(k string)
+	field(k, v string)
+	optField(k, v string)
+	intField(k string, v int64)
+	list(null bool, n int) (saved int, ok bool)
+	next()
+	endList(saved int)
+	keep(err error)
+	str(s string)
+	context(c *strata.Context, depth int) error
+	ref(r *strata.Ref)
+	refs(rs []strata.Ref) error
+	conditions(cs []metav1.Condition)
+	metadata(mapKey string, m map[string]string, name, namespace string, depth int) error
+	anyField(k string, v any, depth int) error
+}
+
+func (e *yamlEmitter) str(s string) { e.stringScalar(validUTF8(s)) }
+
+func (e *yamlEmitter) begin() int    { return e.increaseIndent(false, false) }
+func (e *yamlEmitter) end(saved int) { e.indent = saved }
+
+func (e *yamlEmitter) list(null bool, n int) (int, bool) {
+	switch {
+	case null:
+		e.null()
+		return 0, false
+	case n == 0:
+		e.emptyFlow("[", "]")
+		return 0, false
+	}
+	return e.increaseIndent(false, e.mappingContext && !e.indention), true
+}
+
+func (e *yamlEmitter) next() {
+	e.keep(e.flush(false))
+	e.writeIndent()
+	e.writeIndicator("-", true, false, true)
+	e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
+}
+
+func (e *yamlEmitter) endList(saved int) {
+	e.keep(e.flush(false))
+	e.indent = saved
+}
+
 // member emits a mapping's key and sets the context of its value.
 func (e *yamlEmitter) member(k string) {
 	e.key(k)
@@ -68,33 +121,22 @@ func (e *yamlEmitter) orNull(null bool, write func() error) error {
 	return write()
 }
 
-// items emits a block sequence of n items, or [] when empty, as sequence
-// does; item emits the i-th in the sequence's context.
-func (e *yamlEmitter) items(n int, item func(i int) error) error {
-	if n == 0 {
-		e.emptyFlow("[", "]")
-		return nil
+// slice emits a slice member's value: null when it is nil (null true),
+// else a block sequence of n items, or [] when empty, as sequence does;
+// item emits the i-th in the sequence's context.
+func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
+	if saved, ok := e.list(null, n); ok {
+		for i := range n {
+			e.next()
+			e.keep(item(i))
+		}
+		e.endList(saved)
 	}
-	saved := e.increaseIndent(false, e.mappingContext && !e.indention)
-	for i := range n {
-		e.writeIndent()
-		e.writeIndicator("-", true, false, true)
-		e.sequenceContext, e.mappingContext, e.simpleKeyContext = true, false, false
-		e.keep(item(i))
-		e.keep(e.flush(false))
-	}
-	e.indent = saved
 	return e.err
 }
 
-// slice emits a slice member's value: null when it is nil, else items.
-func (e *yamlEmitter) slice(null bool, n int, item func(i int) error) error {
-	if null {
-		e.null()
-		return nil
-	}
-	return e.items(n, item)
-}
+// items emits a sequence that is not null (slice).
+func (e *yamlEmitter) items(n int, item func(i int) error) error { return e.slice(false, n, item) }
 
 // stringMap emits a map[string]string (not empty: every caller's member
 // is omitempty) with its keys in go-yaml's order.
@@ -124,22 +166,33 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 }
 
 func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
-	saved := e.increaseIndent(false, false)
-	e.optField("apiVersion", p.APIVersion)
-	e.optField("kind", p.Kind)
-	e.member("metadata")
-	e.keep(e.meta(&p.ObjectMeta, depth+1))
-	e.member("policies")
-	e.keep(e.slice(p.Policies == nil, len(p.Policies), func(i int) error { return e.kindPolicies(&p.Policies[i], depth+1) }))
-	e.member("target")
-	e.ref(&p.Target)
-	e.indent = saved
+	writeEffectivePolicy(e, p, depth)
 	return e.err
 }
 
-// meta emits what effectivepolicy.SimpleMeta allows.
-func (e *yamlEmitter) meta(m *metav1.ObjectMeta, depth int) error {
-	return e.metadata("labels", m.Labels, m.Name, m.Namespace, depth)
+func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
+	writeEffectivePolicy(w, p, 0)
+	return w.err
+}
+
+func writeEffectivePolicy(w typedWriter, p *strata.EffectivePolicy, depth int) {
+	saved := w.begin()
+	w.optField("apiVersion", p.APIVersion)
+	w.optField("kind", p.Kind)
+	w.member("metadata")
+	// What effectivepolicy.SimpleMeta allows.
+	w.keep(w.metadata("labels", p.Labels, p.Name, p.Namespace, depth+1))
+	w.member("policies")
+	if ls, ok := w.list(p.Policies == nil, len(p.Policies)); ok {
+		for i := range p.Policies {
+			w.next()
+			writeKindPolicies(w, &p.Policies[i], depth+1)
+		}
+		w.endList(ls)
+	}
+	w.member("target")
+	w.ref(&p.Target)
+	w.end(saved)
 }
 
 // metadata emits an object's metadata of a map (labels or annotations,
@@ -168,24 +221,23 @@ func mapIdentity(m map[string]string) unsafe.Pointer {
 
 // ref emits a ref, again when it wrote it from the same state (again.go).
 func (e *yamlEmitter) ref(r *strata.Ref) {
-	_ = again(e, e.refText[:], *r, func() error { e.writeRef(r); return nil })
+	_ = again(e, e.refText[:], *r, func() error { writeRef(e, r); return nil })
 }
 
-// writeRef writes a ref's fields (ref).
-func (e *yamlEmitter) writeRef(r *strata.Ref) {
-	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
+func writeRef(w typedWriter, r *strata.Ref) {
+	writeRefFields(w, r.Group, r.Kind, r.Name, r.Namespace, r.Role, r.SectionName)
 }
 
-// refFields writes the members of a Ref or a PolicyRef.
-func (e *yamlEmitter) refFields(group, kind, name, namespace, role, section string) {
-	saved := e.increaseIndent(false, false)
-	e.field("group", group)
-	e.field("kind", kind)
-	e.field("name", name)
-	e.optField("namespace", namespace)
-	e.optField("role", role)
-	e.optField("sectionName", section)
-	e.indent = saved
+// writeRefFields writes the members of a Ref or a PolicyRef.
+func writeRefFields(w typedWriter, group, kind, name, namespace, role, section string) {
+	saved := w.begin()
+	w.field("group", group)
+	w.field("kind", kind)
+	w.field("name", name)
+	w.optField("namespace", namespace)
+	w.optField("role", role)
+	w.optField("sectionName", section)
+	w.end(saved)
 }
 
 // refs emits a []Ref member's value.
@@ -193,26 +245,36 @@ func (e *yamlEmitter) refs(rs []strata.Ref) error {
 	return e.slice(rs == nil, len(rs), func(i int) error { e.ref(&rs[i]); return nil })
 }
 
-func (e *yamlEmitter) kindPolicies(k *strata.KindPolicies, depth int) error {
-	saved := e.increaseIndent(false, false)
+func writeKindPolicies(w typedWriter, k *strata.KindPolicies, depth int) {
+	saved := w.begin()
 	if len(k.ConditionOmittedFrom) > 0 {
-		e.member("conditionOmittedFrom")
-		e.keep(e.items(len(k.ConditionOmittedFrom), func(i int) error { e.stringScalar(validUTF8(k.ConditionOmittedFrom[i])); return nil }))
+		w.member("conditionOmittedFrom")
+		ls, _ := w.list(false, len(k.ConditionOmittedFrom))
+		for _, s := range k.ConditionOmittedFrom {
+			w.next()
+			w.str(s)
+		}
+		w.endList(ls)
 	}
-	e.member("contexts")
-	e.keep(e.slice(k.Contexts == nil, len(k.Contexts), func(i int) error { return e.context(&k.Contexts[i], depth+1) }))
-	e.field("controllerName", k.ControllerName)
-	e.field("group", k.Group)
-	e.field("kind", k.Kind)
+	w.member("contexts")
+	if ls, ok := w.list(k.Contexts == nil, len(k.Contexts)); ok {
+		for i := range k.Contexts {
+			w.next()
+			w.keep(w.context(&k.Contexts[i], depth+1))
+		}
+		w.endList(ls)
+	}
+	w.field("controllerName", k.ControllerName)
+	w.field("group", k.Group)
+	w.field("kind", k.Kind)
 	if k.OmittedContexts != 0 {
-		e.intField("omittedContexts", int64(k.OmittedContexts))
+		w.intField("omittedContexts", int64(k.OmittedContexts))
 	}
 	if k.PolicyCount != 0 {
-		e.intField("policyCount", int64(k.PolicyCount))
+		w.intField("policyCount", int64(k.PolicyCount))
 	}
-	e.optField("visibility", k.Visibility)
-	e.indent = saved
-	return e.err
+	w.optField("visibility", k.Visibility)
+	w.end(saved)
 }
 
 func (e *yamlEmitter) context(c *strata.Context, depth int) error {
@@ -235,27 +297,26 @@ func (e *yamlEmitter) context(c *strata.Context, depth int) error {
 
 // source emits a context's source, again when it has no attachedTo.
 func (e *yamlEmitter) source(s *strata.Source) error {
+	write := func() error { writeSource(e, s); return e.err }
 	if len(s.AttachedTo) == 0 {
-		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, func() error { return e.writeSource(s) })
+		return again(e, e.sources[:], sourceKey{s.Namespace, s.Name, s.Result}, write)
 	}
-	return e.writeSource(s)
+	return write()
 }
 
 // sourceKey is what a source without attachedTo writes.
 type sourceKey struct{ namespace, name, result string }
 
-// writeSource writes a source's fields (source).
-func (e *yamlEmitter) writeSource(s *strata.Source) error {
-	saved := e.increaseIndent(false, false)
+func writeSource(w typedWriter, s *strata.Source) {
+	saved := w.begin()
 	if len(s.AttachedTo) > 0 {
-		e.member("attachedTo")
-		e.keep(e.refs(s.AttachedTo))
+		w.member("attachedTo")
+		w.keep(w.refs(s.AttachedTo))
 	}
-	e.field("name", s.Name)
-	e.optField("namespace", s.Namespace)
-	e.field("result", s.Result)
-	e.indent = saved
-	return e.err
+	w.field("name", s.Name)
+	w.optField("namespace", s.Namespace)
+	w.field("result", s.Result)
+	w.end(saved)
 }
 
 // rawJSON emits a free-form field (apiextensionsv1.JSON) as a mapping's

@@ -6,71 +6,107 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// The emitter writes an Impact from its Go fields as it writes an
-// EffectivePolicy (typed.go); a field's before and after values go the
-// generic way.
+// The emitter and the JSON writer write an Impact from its Go fields as
+// they write an EffectivePolicy (typed.go); a field's before and after
+// values go the generic way.
 
 func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
-	saved := e.increaseIndent(false, false)
+	writeImpact(e, im, depth)
+	return e.err
+}
+
+func (w *jsonWriter) impact(im *query.Impact) error {
+	writeImpact(w, im, 0)
+	return w.err
+}
+
+func writeImpact(w typedWriter, im *query.Impact, depth int) {
+	saved := w.begin()
 	if len(im.Also) > 0 {
-		e.member("also")
-		e.keep(e.items(len(im.Also), func(i int) error { e.policyRef(&im.Also[i]); return nil }))
+		w.member("also")
+		ls, _ := w.list(false, len(im.Also))
+		for i := range im.Also {
+			w.next()
+			writePolicyRef(w, &im.Also[i])
+		}
+		w.endList(ls)
 	}
-	e.field("apiVersion", im.APIVersion)
-	e.field("change", im.Change)
-	e.member("changed")
-	e.count(&im.Changed)
-	e.field("kind", im.Kind)
-	e.member("policy")
-	e.policyRef(&im.Policy)
-	e.member("targets")
-	e.keep(e.slice(im.Targets == nil, len(im.Targets), func(i int) error { return e.targetChange(&im.Targets[i], depth+1) }))
-	e.indent = saved
-	return e.err
+	w.field("apiVersion", im.APIVersion)
+	w.field("change", im.Change)
+	w.member("changed")
+	writeCount(w, &im.Changed)
+	w.field("kind", im.Kind)
+	w.member("policy")
+	writePolicyRef(w, &im.Policy)
+	w.member("targets")
+	if ls, ok := w.list(im.Targets == nil, len(im.Targets)); ok {
+		for i := range im.Targets {
+			w.next()
+			writeTargetChange(w, &im.Targets[i], depth+1)
+		}
+		w.endList(ls)
+	}
+	w.end(saved)
 }
 
-func (e *yamlEmitter) policyRef(r *query.PolicyRef) {
-	e.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
+func writePolicyRef(w typedWriter, r *query.PolicyRef) {
+	writeRefFields(w, r.Group, r.Kind, r.Name, r.Namespace, "", "")
 }
 
-func (e *yamlEmitter) targetChange(t *query.TargetChange, depth int) error {
-	saved := e.increaseIndent(false, false)
-	e.member("contexts")
-	e.keep(e.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return e.contextChange(&t.Contexts[i], depth+1) }))
-	e.member("policyKind")
-	saved2 := e.increaseIndent(false, false)
-	e.field("group", t.PolicyKind.Group)
-	e.field("kind", t.PolicyKind.Kind)
-	e.indent = saved2
-	e.member("target")
-	e.ref(&t.Target)
-	e.indent = saved
-	return e.err
+func writeCount(w typedWriter, c *query.Count) {
+	saved := w.begin()
+	w.intField("contexts", int64(c.Contexts))
+	w.intField("targets", int64(c.Targets))
+	w.end(saved)
 }
 
-func (e *yamlEmitter) contextChange(c *query.ContextChange, depth int) error {
-	saved := e.increaseIndent(false, false)
-	e.member("fields")
-	e.keep(e.slice(c.Fields == nil, len(c.Fields), func(i int) error { return e.fieldChange(&c.Fields[i], depth+1) }))
-	e.member("path")
-	e.keep(e.refs(c.Path))
-	e.indent = saved
-	return e.err
+func writeTargetChange(w typedWriter, t *query.TargetChange, depth int) {
+	saved := w.begin()
+	w.member("contexts")
+	if ls, ok := w.list(t.Contexts == nil, len(t.Contexts)); ok {
+		for i := range t.Contexts {
+			w.next()
+			writeContextChange(w, &t.Contexts[i], depth+1)
+		}
+		w.endList(ls)
+	}
+	w.member("policyKind")
+	inner := w.begin()
+	w.field("group", t.PolicyKind.Group)
+	w.field("kind", t.PolicyKind.Kind)
+	w.end(inner)
+	w.member("target")
+	w.ref(&t.Target)
+	w.end(saved)
 }
 
-func (e *yamlEmitter) fieldChange(f *query.FieldChange, depth int) error {
-	saved := e.increaseIndent(false, false)
+func writeContextChange(w typedWriter, c *query.ContextChange, depth int) {
+	saved := w.begin()
+	w.member("fields")
+	if ls, ok := w.list(c.Fields == nil, len(c.Fields)); ok {
+		for i := range c.Fields {
+			w.next()
+			writeFieldChange(w, &c.Fields[i], depth+1)
+		}
+		w.endList(ls)
+	}
+	w.member("path")
+	w.keep(w.refs(c.Path))
+	w.end(saved)
+}
+
+func writeFieldChange(w typedWriter, f *query.FieldChange, depth int) {
+	saved := w.begin()
 	if f.After != nil {
-		e.keep(e.anyField("after", f.After, depth))
+		w.keep(w.anyField("after", f.After, depth))
 	}
-	e.optField("afterSetBy", f.AfterSetBy)
+	w.optField("afterSetBy", f.AfterSetBy)
 	if f.Before != nil {
-		e.keep(e.anyField("before", f.Before, depth))
+		w.keep(w.anyField("before", f.Before, depth))
 	}
-	e.optField("beforeSetBy", f.BeforeSetBy)
-	e.field("field", f.Field)
-	e.indent = saved
-	return e.err
+	w.optField("beforeSetBy", f.BeforeSetBy)
+	w.field("field", f.Field)
+	w.end(saved)
 }
 
 // anyField emits a member of any value: a string or a bool as it is (its
@@ -89,74 +125,7 @@ func (e *yamlEmitter) anyField(k string, v any, depth int) error {
 	return e.generic(v, false, true, false, depth+1)
 }
 
-// The JSON writer's Impact, from its fields in the same order.
-
-func (w *jsonWriter) impact(im *query.Impact) error {
-	w.open('{')
-	if len(im.Also) > 0 {
-		w.member("also")
-		_ = w.slice(false, len(im.Also), func(i int) error { w.policyRef(&im.Also[i]); return nil })
-	}
-	w.field("apiVersion", im.APIVersion)
-	w.field("change", im.Change)
-	w.member("changed")
-	w.open('{')
-	w.member("contexts")
-	w.integer(int64(im.Changed.Contexts))
-	w.member("targets")
-	w.integer(int64(im.Changed.Targets))
-	w.close('}')
-	w.field("kind", im.Kind)
-	w.member("policy")
-	w.policyRef(&im.Policy)
-	w.member("targets")
-	w.keep(w.slice(im.Targets == nil, len(im.Targets), func(i int) error { return w.targetChange(&im.Targets[i]) }))
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) policyRef(r *query.PolicyRef) {
-	w.refFields(r.Group, r.Kind, r.Name, r.Namespace, "", "")
-}
-
-func (w *jsonWriter) targetChange(t *query.TargetChange) error {
-	w.open('{')
-	w.member("contexts")
-	w.keep(w.slice(t.Contexts == nil, len(t.Contexts), func(i int) error { return w.contextChange(&t.Contexts[i]) }))
-	w.member("policyKind")
-	w.open('{')
-	w.field("group", t.PolicyKind.Group)
-	w.field("kind", t.PolicyKind.Kind)
-	w.close('}')
-	w.member("target")
-	w.ref(&t.Target)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) contextChange(c *query.ContextChange) error {
-	w.open('{')
-	w.member("fields")
-	w.keep(w.slice(c.Fields == nil, len(c.Fields), func(i int) error { return w.fieldChange(&c.Fields[i]) }))
-	w.member("path")
-	w.refs(c.Path)
-	w.close('}')
-	return w.err
-}
-
-func (w *jsonWriter) fieldChange(f *query.FieldChange) error {
-	w.open('{')
-	if f.After != nil {
-		w.member("after")
-		w.keep(w.value(f.After))
-	}
-	w.optField("afterSetBy", f.AfterSetBy)
-	if f.Before != nil {
-		w.member("before")
-		w.keep(w.value(f.Before))
-	}
-	w.optField("beforeSetBy", f.BeforeSetBy)
-	w.field("field", f.Field)
-	w.close('}')
-	return w.err
+func (w *jsonWriter) anyField(k string, v any, _ int) error {
+	w.member(k)
+	return w.value(v)
 }

@@ -79,7 +79,7 @@ func (e *yamlEmitter) block(b *query.Block, depth int) error {
 func (e *yamlEmitter) policySummary(s *query.PolicySummary) {
 	saved := e.increaseIndent(false, false)
 	e.member("affects")
-	e.count(&s.Affects)
+	writeCount(e, &s.Affects)
 	e.field("class", s.Class)
 	e.optField("created", s.Created)
 	e.field("group", s.Group)
@@ -99,13 +99,6 @@ func (e *yamlEmitter) policySummary(s *query.PolicySummary) {
 	e.indent = inner
 	e.member("targets")
 	_ = e.slice(s.Targets == nil, len(s.Targets), func(i int) error { e.stringScalar(validUTF8(s.Targets[i])); return nil })
-	e.indent = saved
-}
-
-func (e *yamlEmitter) count(c *query.Count) {
-	saved := e.increaseIndent(false, false)
-	e.intField("contexts", int64(c.Contexts))
-	e.intField("targets", int64(c.Targets))
 	e.indent = saved
 }
 
@@ -138,7 +131,7 @@ func (e *yamlEmitter) rejection(r *query.Rejection) {
 	e.field("field", r.Field)
 	e.field("message", r.Message)
 	e.member("policy")
-	e.policyRef(&r.Policy)
+	writePolicyRef(e, &r.Policy)
 	e.field("reason", r.Reason)
 	e.indent = saved
 }
