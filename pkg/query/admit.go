@@ -42,11 +42,9 @@ type AdmitOptions struct {
 	MaxNames int
 }
 
-// Admission is what a policy write would do, said before it is done:
-// the warnings `kubectl apply` prints (GEP-713 "Discoverability": the
-// author learns at once what the policy does and where it is not in
-// force), and the findings `strata check` would report for the policy
-// after the write, which a deny mode can act on.
+// Admission is what a policy write would do, said before it is done: the
+// warnings `kubectl apply` prints (GEP-713 "Discoverability") and the
+// findings `strata check` would report after it.
 type Admission struct {
 	// Policy is the policy written; Kind is zero when the object is not
 	// of a policy kind the result knows, and the rest is empty.
@@ -60,10 +58,8 @@ type Admission struct {
 	Impact *Impact `json:"impact,omitempty"`
 }
 
-// Admit answers for one write against the run of the world as it is
-// (before): the write's policy kind alone is recomputed
-// (engine.Result.Recompute), so the cost is that of one kind, as for
-// `impact`.
+// Admit answers for one write against the run of the world as it is:
+// only the write's policy kind is recomputed.
 func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error) {
 	if o.MaxNames <= 0 {
 		o.MaxNames = 3
@@ -154,9 +150,7 @@ func contextsNote(c Count) string {
 	return " (" + plural(c.Contexts, "context") + ")"
 }
 
-// reached is where a policy is: the effective targets and contexts in
-// which it sets a field in force (as `get policies` counts them), and
-// the contexts whose stack holds it at all (as `check` counts them).
+// reached is where a policy sets a field in force, and the contexts whose stack holds it.
 type reached struct {
 	Count
 	reached int
@@ -230,8 +224,7 @@ func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, 
 }
 
 // below is the nodes given, their sections and everything below them; a
-// Namespace stands for every node in it (docs/hierarchy.md, "Namespaces
-// are an umbrella, not an edge").
+// Namespace stands for every node in it (docs/hierarchy.md).
 func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 	in := make(nodeSet, len(g.Nodes))
 	var stack []topology.NodeID
@@ -289,9 +282,7 @@ func (s nodeSet) sorted() []topology.NodeID {
 	return out
 }
 
-// scope is the set as an engine.RunScoped scope: its nodes in order, or
-// topology.None alone for an empty set (an empty scope, not
-// "everything").
+// scope is the set as an engine.RunScoped scope; topology.None alone when empty.
 func (s nodeSet) scope() []topology.NodeID {
 	out := s.sorted()
 	if len(out) == 0 {
@@ -300,9 +291,7 @@ func (s nodeSet) scope() []topology.NodeID {
 	return out
 }
 
-// takes says what the write takes from other policies (fields they set
-// that the written policy now sets: it overrides them) and, on delete or
-// when a field is given up, what it hands back or leaves unset.
+// takes says what the write takes from other policies and what it hands back or leaves unset.
 func (o AdmitOptions) takes(self PolicyRef, im *Impact, change string) []string {
 	me, meKind := self.ID(), self.Kind+" "+self.ID()
 	isMe := func(s string) bool { return s == me || s == meKind }

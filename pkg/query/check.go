@@ -13,11 +13,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Classes of findings, in the order a policy's findings are listed. They
-// are what a reviewer of a GitOps change wants to hear before the change
-// is applied: the policy would not be accepted (Invalid, Conflicted,
-// TargetNotFound: GEP-713's Accepted=False reasons), would be in force
-// nowhere (Overridden everywhere), or would reach nothing.
+// Classes of findings, in the order a policy's findings are listed: not
+// accepted (GEP-713's Accepted=False reasons), in force nowhere, or reaching nothing.
 const (
 	FindingInvalid        = "invalid"
 	FindingConflicted     = "conflicted"
@@ -34,15 +31,11 @@ var FindingClasses = []string{FindingInvalid, FindingConflicted, FindingTargetNo
 type Finding struct {
 	Policy PolicyRef `json:"policy"`
 	Class  string    `json:"class"`
-	// Message is the status condition's message, prefixed by the
-	// ancestor it is about when the policy has several; distinct
-	// messages are joined with "; ".
+	// Message is the condition's message, prefixed by its ancestor when there are several.
 	Message string `json:"message"`
 }
 
-// CheckOnly is Check for the policies f keeps (`strata check -n NS -l
-// SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
-// -n lists them, chosen by label and field.
+// CheckOnly is Check for the policies f keeps (`strata check -n NS -l SELECTOR`).
 func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	kept := f.Kept(res)
 	statuses, err := Statuses(res, kept)
@@ -57,19 +50,15 @@ func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	return out, nil
 }
 
-// CheckRequest is what `strata check` asks: the findings of the policies
-// Filter keeps, and which classes of finding fail the check (a GitOps
-// gate fails a change on them).
+// CheckRequest is what `strata check` asks: the policies Filter keeps, and the classes that fail.
 type CheckRequest struct {
 	Filter Filter
 	// FailOn are the finding classes (FindingClasses) that fail.
 	FailOn []string
 }
 
-// Scope is the nodes a run must compute to answer r: nil (every target)
-// unless r chooses policies by namespace or selector, then the targets
-// the chosen policies reach (StatusScope), whose findings are the
-// complete run's.
+// Scope is the nodes a run must compute to answer r: nil unless r chooses
+// policies by namespace or selector, then StatusScope of those.
 func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 	if r.Filter.AllNamespaces && r.Filter.Select.Empty() {
 		return nil
@@ -106,9 +95,7 @@ func RunCheck(res *engine.Result, r CheckRequest) (*CheckResult, error) {
 	return out, nil
 }
 
-// reachedPolicies are the policies some context's stack holds, whether
-// or not they set a field there: a policy reached nowhere is unused even
-// when its spec is empty.
+// reachedPolicies are the policies some context's stack holds.
 func reachedPolicies(res *engine.Result) map[*policykind.Policy]bool {
 	out := map[*policykind.Policy]bool{}
 	stacks := map[*effective.Entry]bool{} // by each stack's first entry

@@ -9,11 +9,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/merge"
 )
 
-// Only is the description narrowed to some policy kinds and one field,
-// for `strata describe --kind K --field F` on an object with hundreds of
-// contexts: the policies of those kinds, their effective policy, and in
-// each context the fields at or below the pointer field (a JSON pointer;
-// FieldPointer reads the dotted form).
+// Only is the description narrowed to some policy kinds and the fields at
+// or below one JSON pointer (`strata describe --kind K --field F`).
 func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	if len(kinds) == 0 && field == "" {
 		return d
@@ -97,10 +94,8 @@ func (d *Description) Fields() []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// FieldNotSetError is the error for a field (a JSON pointer) that no
-// context of an object sets, as explain --field and describe --field say
-// it: the closest of the fields that are set as "did you mean", then at
-// most 20 of them.
+// FieldNotSetError is the error for a field no context of an object sets,
+// with a "did you mean" and at most 20 of the fields set.
 type FieldNotSetError struct {
 	// Object is what was asked about: "HTTPRoute baker/baker".
 	Object string

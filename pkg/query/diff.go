@@ -23,10 +23,8 @@ const (
 	DiffChanged = "Changed"
 )
 
-// DiffResult is what changes between two runs of two inputs (a pull
-// request's base and head checkouts, issue 18): every effective target
-// and context whose resultant spec differs, field by field, as Impact
-// says it for one policy, and every policy whose status differs.
+// DiffResult is what changes between two runs of two inputs (issue 18):
+// every target and context whose spec differs, and every policy whose status does.
 type DiffResult struct {
 	TypeMeta `json:",inline"`
 	// Changed counts the targets and contexts that change.
@@ -83,9 +81,7 @@ func Diff(base, head *engine.Result) *DiffResult {
 		b, h *effective.Result
 	}
 	var pairs []*kindPair
-	// Kinds sharing a value space share one result, compared at the
-	// space's first kind, which a kind added on one side may change: the
-	// space's name, not that kind, pairs the two sides' results.
+	// Kinds sharing a value space are paired by the space's name.
 	byKey := map[string]*kindPair{}
 	add := func(res *engine.Result, isBase bool) {
 		for i, kr := range res.Kinds {
@@ -122,10 +118,7 @@ func Diff(base, head *engine.Result) *DiffResult {
 	return d
 }
 
-// Within is the part of d about namespace ns (`strata diff -n NS`): the
-// targets in ns and the cluster-scoped ones, with all their contexts,
-// and the policies in ns and the cluster-scoped ones, as get policies -n
-// and effective -n choose them; Changed counts what is left.
+// Within is the part of d about namespace ns and the cluster-scoped objects (`strata diff -n NS`).
 func (d *DiffResult) Within(ns string) *DiffResult {
 	out := &DiffResult{TypeMeta: d.TypeMeta, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
 	for _, t := range d.Targets {

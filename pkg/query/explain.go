@@ -14,11 +14,8 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// FieldPointer reads a field as typed on the command line: a JSON pointer
-// (/colors/light, keys escaped per RFC 6901: /a~1b for key "a/b", /t~0x
-// for "t~x") as is, or a dotted path (colors.light) turned into one, where
-// `\.` is a dot inside a key and `\\` a backslash (colors.x\.y is key
-// "x.y" of colors).
+// FieldPointer reads a field as typed: a JSON pointer (RFC 6901) as is, or
+// a dotted path (colors.light, `\.` a dot in a key) turned into one.
 func FieldPointer(field string) (string, error) {
 	if field == "" || field == "/" {
 		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
@@ -107,9 +104,7 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 	sort.Strings(c.SetBy)
 	by := strings.Join(c.SetBy, ", ")
 
-	// A policy with an overrides and a defaults block that both set the
-	// field wins with its overrides (they come first in its level and are
-	// locked, docs/merging.md).
+	// A policy's overrides win over its own defaults (docs/merging.md).
 	winning := map[*policykind.Policy]*effective.Entry{}
 	for _, e := range ctx.Entries {
 		if _, sets := merge.Get(e.Block.Values, ptr); !sets || !winners[e.Policy()] {

@@ -26,10 +26,7 @@ func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
 }
 
 // ImpactOf is what deleting policy p (u nil) or replacing it by u would
-// change: Compare of Without or Replacing, computed as the admission
-// webhook computes it (Admit), only below the nodes the old and the new
-// policy attach to, so that `strata impact` on a policy of a large world
-// costs the targets it reaches, not the world.
+// change, computed only below the nodes the old and new policy attach to.
 func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	change := ChangeDelete
 	if u != nil {
@@ -46,10 +43,8 @@ func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstr
 	return compare(before, after, PolicyRefOf(p), change, in), after, nil
 }
 
-// ImpactOfDeleting is what deleting the policies ps together would
-// change (`strata impact POLICY-KIND -l SELECTOR --delete`): not the sum
-// of each one's ImpactOf, since a policy that another one shadows
-// changes nothing alone.
+// ImpactOfDeleting is what deleting the policies ps together would change:
+// not the sum of each one's, since a shadowed policy changes nothing alone.
 func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, *engine.Result, error) {
 	switch len(ps) {
 	case 0:
@@ -85,9 +80,7 @@ func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, 
 	return im, after, nil
 }
 
-// DeletionScope is ImpactScope for ImpactOfDeleting: the nodes below
-// those the policies find returns attach to; nil (a complete run) when
-// it finds none.
+// DeletionScope is ImpactScope for ImpactOfDeleting.
 func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		ps := find(res)
@@ -132,9 +125,7 @@ func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykin
 	return k, nil
 }
 
-// ImpactOfAdding is what creating the policy u, which does not exist
-// yet, would change: computed, as ImpactOf is, only below the nodes the
-// new policy attaches to.
+// ImpactOfAdding is what creating the new policy u would change.
 func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	k, err := newPolicyKind(before, u)
 	if err != nil {
@@ -148,11 +139,8 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 	return compare(before, after, ref, ChangeCreate, in), after, nil
 }
 
-// ImpactScope is the scope (engine.RunScoped) of the run before an
-// ImpactOf or ImpactOfAdding question: the nodes below those the policy
-// find returns (nil: none, for an addition) attaches to, and those its
-// new version u (nil: a deletion) would attach to, as the run's graph
-// resolves their targetRefs.
+// ImpactScope is the engine.RunScoped scope of an ImpactOf or ImpactOfAdding
+// question: the nodes below where the old policy and its new version u attach.
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -177,9 +165,8 @@ func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.U
 	}
 }
 
-// belowAttachments is the scope of a question about policies ps: the
-// nodes at and below where they attach, sorted; when they attach
-// nowhere, an empty scope (topology.None alone), not "everything".
+// belowAttachments is the nodes at and below where ps attach, sorted;
+// topology.None alone when they attach nowhere.
 func belowAttachments(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
 	var nodes []topology.NodeID
 	for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
@@ -207,8 +194,7 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 }
 
 // Compare lists every effective target and context whose resultant spec
-// differs between two runs of the same topology, field by field; kinds
-// whose results the runs share are skipped without a look.
+// differs between two runs of the same topology, field by field.
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
 	return compare(before, after, policy, change, nil)
 }
@@ -270,10 +256,8 @@ type ctxPair struct {
 	b, a ctxSide
 }
 
-// pairContexts matches the contexts of two runs' results of one kind by
-// target and path locator (either result may be nil), sorted by them;
-// present says which runs reach each target, contexts or not: 1 the first,
-// 2 the second, 3 both.
+// pairContexts matches the contexts of two results of one kind by target
+// and path locator; present says which runs reach each target (bits 1, 2).
 func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
 	pairs := map[string]*ctxPair{}
 	present := map[string]int{}
@@ -313,12 +297,8 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 	return out, present
 }
 
-// pairByID is pairContexts, without present, for two results of runs
-// whose graphs give their nodes the same ids (q's graph holds the other's,
-// topology.Graph.Holds), as a run and its recomputation's do: contexts
-// are matched by their paths' ids, and only the keys of the targets
-// are made; contexts are sorted as pairContexts sorts them, by
-// comparePaths.
+// pairByID is pairContexts for runs whose graphs share node ids
+// (topology.Graph.Holds): contexts are matched by their paths' ids.
 func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	type both struct {
 		node topology.NodeID
@@ -473,13 +453,9 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	return out
 }
 
-// sideValue is the resultant spec of a context on one side (self, of run
-// q) of a pair whose other side (other, of run o) has it. A context
-// without any policy is left out of a run (effective.Target), yet its
-// target's own values (the kind's targetFields, GEP-713's most specific
-// default) are in force there all the same: deleting the last policy on
-// an HTTPRoute that sets its own retries leaves those retries, not
-// nothing. They are read from q's object for the target, if q has it.
+// sideValue is the resultant spec of a context on side self (of run q):
+// a context without policies still has its target's own values (GEP-713's
+// most specific default), read from q's object for the target.
 func sideValue(q, o *query, k *policykind.Kind, self, other ctxSide) merge.Value {
 	if self.ctx != nil {
 		return self.ctx.Result

@@ -23,9 +23,7 @@ type Filter struct {
 	// ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
-	// Kind, if set, lists only the policies of that kind; Names, if
-	// set, only those of these names (get policies KIND/NAME, get KIND
-	// NAME...).
+	// Kind and Names, if set, keep only the policies of that kind and these names.
 	Kind  *policykind.Kind
 	Names []string
 	// Select chooses policies by label and field (-l, --field-selector).
@@ -53,9 +51,8 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 	return f.Select.Matches(policyLabels(p), p.Namespace, p.Name)
 }
 
-// Policies lists every policy the filter keeps, in engine order (kind,
-// then namespace/name), with its status rolled up and the number of
-// effective targets and contexts it affects (Summaries).
+// Policies lists every policy the filter keeps, in engine order, with its
+// status rolled up and what it affects.
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	kept := f.Kept(res)
@@ -72,9 +69,7 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 }
 
 // affected counts, for the policies of the given kinds, the effective
-// targets and contexts where they set a field in force (docs/merging.md:
-// a target is affected by a policy that set at least one field in at
-// least one context).
+// targets and contexts where they set a field in force (docs/merging.md).
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	type counted struct {
 		Count
@@ -164,10 +159,7 @@ func targetString(p *policykind.Policy, t policykind.TargetRef) string {
 	return s
 }
 
-// rollUp summarizes status.ancestors (docs/status.md): accepted through
-// every ancestor, none or some; enforced through all accepted ones, none,
-// or in between, in the words of the kind's vocabulary v (Programmed,
-// Overridden or PartiallyProgrammed for a Programmed kind).
+// rollUp summarizes status.ancestors (docs/status.md) in the words of the kind's vocabulary v.
 func rollUp(ancestors []outcome.Ancestor, v policykind.Vocabulary) StatusSummary {
 	var s StatusSummary
 	accepted, enforced, overridden := 0, 0, 0
@@ -245,9 +237,7 @@ type runTables struct {
 	stacking map[schema.GroupKind]map[*policykind.Policy][]stacked
 }
 
-// of returns the run's status by policy and, for kind gk (whose result
-// is kr, or nil), how many targets each policy affects and the contexts
-// that stack each policy.
+// of returns the run's status by policy and, for kind gk, what each policy affects and stacks in.
 func (t *runTables) of(gk schema.GroupKind, kr *engine.KindResult) (map[*policykind.Policy]*outcome.PolicyStatus, map[*policykind.Policy]Count, map[*policykind.Policy][]stacked) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -342,9 +332,7 @@ func (pd *policyDescriber) describe(p *policykind.Policy) *PolicyDescription {
 	return d
 }
 
-// sortReaches sorts reaches by their targets' keys, each key made once:
-// made in the comparison, twice per comparison, they were 40% of
-// describing the performance world's 4,000 ColorPolicies.
+// sortReaches sorts reaches by their targets' keys, each key made once.
 func sortReaches(rs []Reach) {
 	keys := make([]string, len(rs))
 	order := make([]int, len(rs))

@@ -14,23 +14,17 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Selector chooses objects by their labels (kubectl's -l/--selector) and
-// by the fields kubectl's --field-selector accepts for every kind:
-// metadata.name and metadata.namespace.
+// Selector chooses objects by labels (-l) and by metadata.name and metadata.namespace (--field-selector).
 type Selector struct {
 	Labels labels.Selector
 	Fields fields.Selector
 }
 
-// selectableFields are the field labels a field selector may name: those
-// the API server accepts for every kind (apimachinery's
-// DefaultMetaV1FieldSelectorConversion).
+// selectableFields are the fields the API server accepts in a field selector for every kind.
 var selectableFields = []string{"metadata.name", "metadata.namespace"}
 
-// ParseSelector reads -l and --field-selector as kubectl does (the same
-// parsers, apimachinery's labels.Parse and fields.ParseSelector); a field
-// other than metadata.name and metadata.namespace is refused as the API
-// server refuses it.
+// ParseSelector reads -l and --field-selector with kubectl's parsers,
+// refusing other fields as the API server does.
 func ParseSelector(label, field string) (Selector, error) {
 	var s Selector
 	if label != "" {
@@ -72,11 +66,8 @@ func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 	return true
 }
 
-// Subjects are the objects or policies of kind k a question is about
-// when the command line chose them by selector rather than by name (or by
-// name in every namespace, -A): in namespace ns unless all (cluster-scoped
-// objects and policies are always in), chosen by sel and, when name is not
-// empty, of that name.
+// Subjects are the objects or policies of kind k chosen by selector (or by
+// name in every namespace): in ns unless all, cluster-scoped ones always.
 func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Selector) []Subject {
 	in := func(namespace string) bool { return all || namespace == "" || namespace == ns }
 	var out []Subject
