@@ -187,8 +187,7 @@ func writeJSONFindings(buf *bytes.Buffer, found []query.Finding, places map[file
 }
 
 // writeSARIF writes the findings as a SARIF 2.1.0 log: one rule per
-// finding class (all of them, so rule indexes do not depend on the
-// input), one result per finding at the policy's document.
+// finding class, one result per finding at the policy's document.
 func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]files.Document, failOn []string) error {
 	rep := report.NewV210Report()
 	run := sarif.NewRunWithInformationURI("strata", "https://github.com/strata-dev/strata")

@@ -22,9 +22,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// clusterConn is a connection to a live API server: a direct client (no
-// cache: one read, then the process ends) and a REST mapper that tells
-// which kinds the server serves.
+// clusterConn is a connection to a live API server: an uncached client and a REST mapper.
 type clusterConn struct {
 	host   string // for messages
 	client client.Client
@@ -130,9 +128,7 @@ func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	}
 }
 
-// progressLine is a one-line "reading <kind>..." on a terminal's stderr,
-// and nothing at all elsewhere (pipes, files, tests), so that stderr
-// carries only messages there.
+// progressLine is a one-line "reading <kind>..." on a terminal's stderr, and nothing elsewhere.
 type progressLine struct {
 	w     io.Writer
 	shown bool

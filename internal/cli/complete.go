@@ -16,9 +16,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query/routing"
 )
 
-// Dynamic shell completion (cobra's: `strata completion bash|zsh|fish|
-// powershell` prints the script, which calls `strata __complete ...`
-// while the user types).
+// Dynamic shell completion, as cobra's `strata __complete` calls it.
 
 // completionLoad runs the engine on the command's input for a completion,
 // with nothing written anywhere; nil when the input cannot be read.
@@ -37,9 +35,7 @@ func completionLoad(f *sourceFlags) *engine.Result {
 // quiet are Streams that read nothing and write nowhere.
 func quiet() Streams { return Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard} }
 
-// completeFrom completes with the candidates list gives for the command's
-// input, those that start with what the user typed; nothing when the input
-// cannot be read.
+// completeFrom completes with the candidates list gives that start with what was typed.
 func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		res := completionLoad(f)
@@ -51,16 +47,12 @@ func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toC
 }
 
 // completeSubject is the ValidArgsFunction of the commands that name an
-// object (describe, explain, impact): KIND first, then NAME (KIND NAME),
-// or KIND/NAME and KIND/NAME#SECTION in one word; names in the -n
-// namespace, or every namespace with -A.
+// object: KIND, then NAME, or KIND/NAME[#SECTION] in one word.
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
 
-// completeSubjects is completeSubject for describe, which takes several
-// objects: after KIND NAME, more names of KIND; after KIND/NAME, another
-// KIND/NAME.
+// completeSubjects is completeSubject for describe, which takes several objects.
 func completeSubjects(f *sourceFlags) cobra.CompletionFunc {
 	one := completeSubject(f, false)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -136,9 +128,7 @@ func subjectNames(res *engine.Result, kind, ns string, all bool, prefix string) 
 	return out
 }
 
-// completeField completes explain's --field: the fields of the object's
-// effective policies, in every context (what describe lists), as JSON
-// pointers, or as dotted paths when the user started one.
+// completeField completes explain's --field with the fields of the object's effective policies.
 func completeField(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		arg, err := subjectArg(args)
@@ -167,9 +157,7 @@ func completeField(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// fieldCompletions offers field pointers in the form being typed (a
-// pointer after "/", else dotted), each once, sorted, those that start
-// with toComplete.
+// fieldCompletions offers field pointers in the form being typed, each once, sorted.
 func fieldCompletions(ptrs []string, toComplete string) []string {
 	out := make([]string, 0, len(ptrs))
 	for _, p := range ptrs {
@@ -253,9 +241,7 @@ func unique(s []string) []string {
 	return out
 }
 
-// completeList completes a comma-separated list flag (check --fail-on,
-// describe --kind): the word's last item among candidates, after the
-// items already given, none of which is offered again.
+// completeList completes the last item of a comma-separated list flag, without repeats.
 func completeList(candidates []string, toComplete string) []cobra.Completion {
 	i := strings.LastIndex(toComplete, ",")
 	given := strings.Split(toComplete[:i+1], ",")
@@ -268,9 +254,7 @@ func completeList(candidates []string, toComplete string) []cobra.Completion {
 	return prefixed(out, toComplete)
 }
 
-// completePolicyKinds completes a flag naming policy kinds of the input
-// (describe --kind, comma-separated or repeated), in lower case as the
-// kinds are typed.
+// completePolicyKinds completes a flag naming policy kinds of the input.
 func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return completeList(policyKindsOf(f), toComplete), cobra.ShellCompDirectiveNoFileComp
@@ -312,9 +296,7 @@ func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string
 	return out
 }
 
-// completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME: the
-// routes of the kinds the URL's scheme is routed by (http when no URL is
-// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/...
+// completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME, for the URL's scheme.
 func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 	return completeFrom(f, func(_ *cobra.Command, args []string, _ string, res *engine.Result) []string {
 		scheme := "http"
@@ -346,10 +328,7 @@ func blueprintsIn(f *sourceFlags) bool {
 	return err == nil && len(w.Blueprints) > 0
 }
 
-// completeRenderField completes render --values --field: the merged
-// values of the Gateways and HTTPRoutes rendered (the one named, when
-// one is), as JSON pointers, or dotted paths when the word does not start
-// with /.
+// completeRenderField completes render --values --field with the merged values rendered.
 func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		w, _, _, err := readWorld(unique(f.files), kube, quiet(), f.controllerName)

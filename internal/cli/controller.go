@@ -69,11 +69,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return err
 			}
-			// The manager and everything it starts log through logger;
-			// controller-runtime's global logger (which some of its
-			// packages use directly) is set only once the command is
-			// going to run, so a refused start changes no process
-			// state.
+			// controller-runtime's global logger is set only once the command runs,
+			// so a refused start changes no process state.
 			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
 			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
@@ -98,9 +95,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				HealthProbeBindAddress: probeAddr,
 				LeaderElection:         leaderElect,
 				LeaderElectionID:       "strata-policy-controller",
-				// The pod's namespace: $POD_NAMESPACE (config/manager sets
-				// it from the downward API), else the service account's
-				// namespace file, which controller-runtime reads.
+				// The pod's namespace: $POD_NAMESPACE, else the service account's namespace file.
 				LeaderElectionNamespace: cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE")),
 				// Release the lease on shutdown so a new leader takes over
 				// at once (graceful shutdown).
@@ -121,10 +116,8 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return err
 			}
 			if runBlueprints {
-				// The blueprint controller watches Gateway API and blueprint
-				// kinds from the start: without their CRDs it would never
-				// sync, so it is left out (and says so) rather than stopping
-				// the policy controller.
+				// Without the Gateway API and blueprint CRDs the blueprint controller
+				// would never sync: it is left out rather than stopping the policy controller.
 				if err := blueprints.Served(mgr.GetRESTMapper()); err != nil {
 					logger.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
 				} else if _, err := blueprints.New(mgr, bpOpts); err != nil {
@@ -205,9 +198,7 @@ func (m metricsFlags) options() (metricsserver.Options, error) {
 	return o, nil
 }
 
-// controllerNamespace is the namespace the controller runs in, from the
-// downward API (config/manager sets POD_NAMESPACE), for a default that
-// follows where Strata is installed.
+// controllerNamespace is the namespace the controller runs in, from $POD_NAMESPACE.
 func controllerNamespace() string {
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		return ns

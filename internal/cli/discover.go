@@ -17,11 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
-// The discoverability commands (GEP-713 "The discoverability problem"):
-// describe, explain, get policies, impact and graph. Each reads objects
-// through sourceFlags, so each works on files and on whatever source
-// sourceFlags offers; the questions are answered by package discover and
-// printed by package printer.
+// The discoverability commands (GEP-713): describe, explain, get policies, impact and graph.
 
 // viewFlag is -o for the discoverability commands: people by default,
 // yaml or json for programs (schemas in docs/cli.md).
@@ -75,9 +71,8 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 	return nd, missing, nil
 }
 
-// policyKindFlag reads a --kind NAME (explain's, describe's) as
-// ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
-// only the published records know (only is then nil).
+// policyKindFlag reads a --kind NAME as ResolveKind does, or a CRD's short
+// name; only is nil for a kind only the published records know.
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
 	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
 	if gk, ok := f.published.kindNamed(name); err != nil && ok {
@@ -94,9 +89,7 @@ func (v *viewFlag) bindFailIncomplete(c *cobra.Command) {
 	c.Flags().BoolVar(&v.failIncomplete, "fail-incomplete", false, "exit with 1, after printing the answer, when it may leave policies out: a policy kind you cannot list, with no published EffectivePolicy record reaching the object to answer for it")
 }
 
-// incomplete is --fail-incomplete's error for printed documents: nil
-// unless the flag is given and a description among docs may leave
-// policies out.
+// incomplete is --fail-incomplete's error: nil unless a description among docs may leave policies out.
 func (v *viewFlag) incomplete(docs ...any) error {
 	if !v.failIncomplete {
 		return nil
@@ -122,9 +115,7 @@ func (v *viewFlag) incomplete(docs ...any) error {
 	return fmt.Errorf("%w (--fail-incomplete)", &query.IncompleteError{Object: object, Unseen: first.Unseen})
 }
 
-// notSet is a --field "not set" error (describe's, explain's) where the
-// reader could not see every policy kind (unseen not nil): true of the
-// policies it could read, uncertain of the others, and said so.
+// notSet is a --field "not set" error made uncertain by the policy kinds the reader could not see.
 func notSet(err error, unseen *query.Unseen) error {
 	if err == nil || unseen == nil {
 		return err

@@ -176,9 +176,7 @@ func isPolicies(arg string) bool {
 	return false
 }
 
-// getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
-// kubectl's forms with a policy kind for the type, get KIND [NAME...] and
-// get KIND/NAME.
+// getArgs reads get's arguments: policies [KIND | KIND/NAME], KIND [NAME...] and KIND/NAME.
 func getArgs(args []string) (kind string, names []string, err error) {
 	if isPolicies(args[0]) {
 		if len(args) == 1 {
@@ -226,10 +224,7 @@ func getArgs(args []string) (kind string, names []string, err error) {
 	return kind, slices.Clone(args[1:]), nil
 }
 
-// policyNotFound is get policies KIND/NAME's error when no policy of
-// kind k (or only, known from the published records only) is named name
-// in namespace ns (any, with all): the "not found" of describe, with the
-// namespaces that hold one and "did you mean".
+// policyNotFound is get policies KIND/NAME's error when no policy of kind k (or only) is named name.
 func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
 	switch {
 	case k.Policy == nil:
@@ -241,10 +236,8 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 	return err
 }
 
-// listedPolicy is one policy get lists: its object as read (for a policy
-// known from the published records only, an object with its kind,
-// namespace and name) and, when the output reads it, the object with the
-// status.ancestors Strata would write.
+// listedPolicy is one policy get lists: its object as read and, when the
+// output reads it, with the status.ancestors Strata would write.
 type listedPolicy struct {
 	read   *unstructured.Unstructured
 	status *sinkstatus.PolicyObject // nil: as read

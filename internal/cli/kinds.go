@@ -155,9 +155,7 @@ var kindColumns = []metav1.TableColumnDefinition{
 	{Name: "Effective Targets", Type: "string"},
 	{Name: "Default", Type: "string"},
 	{Name: "Source", Type: "string"},
-	// -o wide: the kind's CRD in the input (- when none was read: the
-	// built-in catalogue, or a cluster without it), its controller and
-	// how many policies of it the input holds.
+	// -o wide: the kind's CRD in the input, its controller and its policy count.
 	{Name: "CRD", Type: "string", Priority: 1},
 	{Name: "Version", Type: "string", Priority: 1},
 	{Name: "Scope", Type: "string", Priority: 1},
@@ -206,9 +204,7 @@ func kindItems(decls []policykind.Declaration) []any {
 	return items
 }
 
-// kindDeclarations are the kinds as PolicyKind objects, annotated with
-// their source: what -o yaml prints and what -o name, jsonpath and
-// custom-columns read.
+// kindDeclarations are the kinds as PolicyKind objects, annotated with their source.
 func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
 	out := make([]policykind.Declaration, 0, len(kinds))
 	for _, k := range kinds {

@@ -33,10 +33,7 @@ func controllerRESTConfig(kube *genericclioptions.ConfigFlags) (*rest.Config, er
 	return cfg, nil
 }
 
-// noCluster says where the controller looked for a cluster, in
-// client-go's order (clientcmd.ClientConfigLoadingRules): --kubeconfig,
-// else the files of $KUBECONFIG, else ~/.kube/config; then the in-cluster
-// service account.
+// noCluster says where the controller looked for a cluster, in client-go's order.
 func noCluster(kube *genericclioptions.ConfigFlags, inCluster error) error {
 	var tried []string
 	if kube.KubeConfig != nil && *kube.KubeConfig != "" {

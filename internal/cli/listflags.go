@@ -35,10 +35,7 @@ func (l *listFlags) bind(c *cobra.Command) {
 }
 
 // newObjectFlags are listFlags for a command that prints objects, not a
-// table (status, effective): -o is yaml by default, and name, jsonpath,
-// go-template and custom-columns print its objects; -l and
-// --field-selector choose among them by their own labels, name and
-// namespace.
+// table (status, effective): -o is yaml by default.
 func newObjectFlags(c *cobra.Command) *listFlags {
 	l := newListFlags()
 	*l.print.OutputFormat = printer.YAML
@@ -136,9 +133,7 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	return out, nil
 }
 
-// sortable checks that kubectl's sorter can compare field's values in
-// objects (unstructured): strings, or numbers of one type, in every
-// object that has the field.
+// sortable checks that kubectl's sorter can compare field's values in objects.
 func sortable(field string, objects []runtime.Object) error {
 	expr, err := get.RelaxedJSONPathExpression(field)
 	if err != nil {
@@ -207,9 +202,7 @@ func typeName(x any) string {
 	return fmt.Sprintf("a %T", x)
 }
 
-// printObjects prints objects as a v1 List with the printer -o names
-// (name, jsonpath, go-template, custom-columns), buffered so that an error
-// never leaves half an answer.
+// printObjects prints objects as a v1 List with the printer -o names, buffered.
 func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	p, err := l.print.ToPrinter()
 	if err != nil {
@@ -231,9 +224,7 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	return printWith(s, func(w io.Writer) error { return p.PrintObj(list, w) })
 }
 
-// printObject prints one object as itself, not in a List, with the
-// printer -o names (yaml, json, name, jsonpath, go-template,
-// custom-columns): kubectl get's output for an object named alone.
+// printObject prints one object as itself, not in a List, as kubectl get does.
 func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	p, err := l.print.ToPrinter()
 	if err != nil {
@@ -279,9 +270,7 @@ func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	return out, nil
 }
 
-// namesOnly is unstructuredAll for -o name, which reads an object's kind,
-// group and name only (printers.NamePrinter): objects of those alone,
-// made without converting the rest.
+// namesOnly is unstructuredAll for -o name: objects of kind, group and name alone.
 func namesOnly(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	for i, o := range objects {

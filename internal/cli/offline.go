@@ -20,11 +20,8 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// warnOmitted warns, naming the object, of the conditions its fragment
-// leaves out for want of room (status.Fragment.Omitted): the printed
-// object's strata.dev/omitted-conditions annotation names them, as the
-// controller records them, and a reader of the output alone might miss
-// that (docs/status.md, "Room").
+// warnOmitted warns of the conditions a fragment leaves out for want of
+// room (docs/status.md, "Room").
 func warnOmitted(s Streams, fr *status.Fragment) {
 	for _, o := range fr.Omitted {
 		name := fr.Name
@@ -52,12 +49,8 @@ func printWith(s Streams, write func(io.Writer) error) error {
 	return err
 }
 
-// printEach writes a List of n items, item(i) being the i-th or nil for
-// one left out, in format (yaml or json), made and rendered an item at a
-// time (printer.ListWriter.Items): a large world's List is
-// never whole in memory (issue 11, "No cliffs": `effective` of 100,000
-// listeners is half a gigabyte of YAML), and its tens of megabytes take
-// a fraction of the time one core would.
+// printEach writes a List of n items (item(i) nil for one left out) in
+// format, an item at a time, so it is never whole in memory (issue 11).
 func printEach(s Streams, n int, item func(int) any, format string) error {
 	return printEachBy(s, n, func() func(int) any { return item }, format)
 }
@@ -118,10 +111,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 			}
 			sel, _ := l.selection()
 			policies, fragments := status.PolicyObjects(res, t), status.Fragments(res, t)
-			// A document (yaml, json) is printed from the policies'
-			// and the targets' parts as the objects they render
-			// (printer's statusobjects.go): the maps of those objects,
-			// made to be printed and dropped, are not made.
+			// A document is printed from the parts, without making the objects' maps.
 			document := l.document() && !l.sorted()
 			var items []any
 			var objects []runtime.Object
@@ -219,9 +209,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 	return c
 }
 
-// printObjects prints the objects of status or effective as the flags
-// ask: yaml or json as a List of item(o) (printEach's bytes), else
-// kubectl's printers; in --sort-by's order.
+// printObjects prints the objects of status or effective as the flags ask, in --sort-by's order.
 func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
 	if !l.document() && l.sorted() {
 		var err error
@@ -240,11 +228,8 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 	return printEach(s, len(objects), func(i int) any { return item(objects[i]) }, l.format())
 }
 
-// namespaceScope is the scope (engine.RunScoped) of a command about the
-// targets of one namespace, and cluster-scoped ones, as inNamespace
-// prints them: the effective policies of the other namespaces' targets
-// are not computed (of the 20,000 routes of the performance world, a
-// namespace holds 200).
+// namespaceScope is the engine.RunScoped scope of a command about the
+// targets of one namespace and cluster-scoped ones.
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
 		return func(r *engine.Result) []topology.NodeID {
@@ -278,9 +263,7 @@ func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
 	return metav1.NewTime(newest(res)), nil
 }
 
-// newest is the newest creationTimestamp of the input's policies and
-// objects, the time strata status stamps changed conditions with by
-// default.
+// newest is the newest creationTimestamp of the input, strata status's default stamp.
 func newest(res *engine.Result) time.Time {
 	t := time.Unix(0, 0).UTC()
 	for _, p := range res.Policies {

@@ -7,10 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ownCommands makes the commands cobra adds itself (help, completion) and
-// its handling of an unknown command answer as Strata's own commands do
-// (issue 18: errors say the right usage, never cobra's raw text): one
-// error line, a suggestion when a name is close, exit 1.
+// ownCommands makes cobra's own commands (help, completion) and an unknown
+// command answer as Strata's commands do: one error line, a suggestion, exit 1.
 func ownCommands(root *cobra.Command) {
 	// The root runs (its help) so that its arguments are validated here
 	// rather than by cobra's legacy check.

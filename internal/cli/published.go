@@ -22,13 +22,9 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// published answers for the policy kinds a user may not read, from the
-// EffectivePolicy objects the policy controller publishes next to every
-// affected target (docs/cli.md, "When you cannot read a policy kind").
-// GEP-713's parable: Ana may read her routes but not the RetryPolicy in
-// her namespace; the records, readable with the namespace's view role,
-// still tell her *that* it affects her route, *which* one it is and *what*
-// it sets, as far as the kind's PolicyKind visibility lets them.
+// published answers for the policy kinds a user may not read from the
+// EffectivePolicy records the controller publishes next to every affected
+// target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's parable).
 type published struct {
 	records []*stratav1.EffectivePolicy
 	// kinds are the policy kinds answered from the records, by group and
@@ -37,10 +33,7 @@ type published struct {
 	names []string
 }
 
-// hidden are the policy kinds a read could not list, and the kinds that
-// declare policy kinds (CustomResourceDefinition, PolicyKind) it could
-// not list: behind those, policy kinds may exist that the reader cannot
-// even name.
+// hidden are the policy kinds, and the kinds declaring policy kinds, a read could not list.
 type hidden struct {
 	kinds, declarations []schema.GroupKind
 }
@@ -66,15 +59,11 @@ func hiddenOf(objs *cluster.Objects) hidden {
 
 func (h hidden) any() bool { return len(h.kinds) > 0 || len(h.declarations) > 0 }
 
-// policiesHidden says whether some policy kind could not be read: its
-// list was forbidden, or the kinds themselves could not be learnt (the
-// CRDs or the PolicyKind declarations were forbidden).
+// policiesHidden says whether some policy kind, or the declarations of kinds, could not be read.
 func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
 
 // unseen is what describe of node n cannot see (query.Unseen): nil when
-// every policy kind was read, or when a published record reaches n (its
-// target is n, a section of n or a node below it, or one of its context
-// paths passes through n).
+// every policy kind was read, or when a published record reaches n.
 func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
 	if !f.hidden.any() || recordReaches(f.records, res, n) {
 		return nil
@@ -89,9 +78,7 @@ func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unsee
 	return u
 }
 
-// recordReaches says whether one of records reaches node n, as
-// published.describe reads the records for n: its target is n (or a
-// section of it) or below n, or a context's path passes through n.
+// recordReaches says whether one of records reaches node n, as published.describe reads them.
 func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n topology.NodeID) bool {
 	if len(records) == 0 {
 		return false
@@ -121,9 +108,7 @@ func ownBelow(res *engine.Result, n topology.NodeID) (own, map[string]bool) {
 	return own(res.Graph.Node(n).Ref), below
 }
 
-// newPublished keeps, of the records' kinds, those the user could not
-// read: nil when there is none (every kind was read, or nothing was
-// published for the others).
+// newPublished keeps, of the records' kinds, those the user could not read; nil when none.
 func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *published {
 	denied := map[schema.GroupKind]bool{}
 	for _, u := range objs.Unreadable {
@@ -212,16 +197,13 @@ func (o own) has(r stratav1.Ref) bool {
 // first is the index of the first node of path that is o, or -1.
 func (o own) first(path []stratav1.Ref) int { return slices.IndexFunc(path, o.has) }
 
-// reaches says whether a context of target concerns o: o is the target,
-// or the context's path passes through o (o is above the target, as a
-// route above its Service).
+// reaches says whether o is the target or on the context's path.
 func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 	return o.has(target) || o.first(path) >= 0
 }
 
 // describe adds to d what the records say about node n for the covered
-// kinds: the policies (relation, where attached, results) and the
-// effective policy per context, as query.Describe gives them.
+// kinds, as query.Describe gives it.
 func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
 	o, below := ownBelow(res, n)
 	affecting := map[query.PolicyRef]*query.Affecting{}
@@ -317,9 +299,8 @@ func withheld(n int32) string {
 	return fmt.Sprintf("(%d policies; names withheld)", n)
 }
 
-// contextEffect is a published context as query.Describe renders one: the
-// stack without blocks, strategies and levels (not published), and each
-// field with the policy that set it (the ones it beat are not published).
+// contextEffect is a published context as query.Describe renders one,
+// without what is not published (blocks, strategies, levels, beaten policies).
 func contextEffect(c stratav1.Context) query.ContextEffect {
 	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
 	for _, s := range c.Sources {
@@ -395,10 +376,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 	return out
 }
 
-// policies lists the covered kinds' policies the records name, as `get
-// policies` lists policies: where they are attached stands for their
-// targets, their results for their status, and AFFECTS counts the
-// targets and contexts of the records the user can read.
+// policies lists the covered kinds' policies the records name, as `get policies` lists policies.
 func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string, all bool, kind *schema.GroupKind) {
 	type acc struct {
 		s       query.PolicySummary
@@ -455,9 +433,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 }
 
 // enforcement rolls a policy's results over its contexts up as `get
-// policies` rolls its ancestors up, in the words the records use: those
-// of the kind's vocabulary (Enforced or Programmed, docs/status.md
-// "Vocabularies"), which a word only one vocabulary has names.
+// policies` rolls its ancestors up, in the words of the kind's vocabulary.
 func enforcement(results map[string]int) string {
 	v := policykind.VocabularyEnforced
 	total, by := 0, map[effective.Standing]int{}
@@ -534,9 +510,7 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 	return im, found
 }
 
-// levelOf is the hierarchy level of a node a policy is attached to, as
-// the engine derives it (docs/hierarchy.md): its kind's row, one more for
-// a section; a kind outside the hierarchy is virtual.
+// levelOf is the hierarchy level of a node a policy is attached to (docs/hierarchy.md).
 func levelOf(r stratav1.Ref) int {
 	info, ok := hierarchy.Kinds[schema.GroupKind{Group: r.Group, Kind: r.Kind}]
 	switch {
@@ -549,9 +523,7 @@ func levelOf(r stratav1.Ref) int {
 	}
 }
 
-// addEffect adds te, a target's contexts of kind gk read from the
-// records, to that kind's entry of effects (made on first use); a target
-// without contexts is left out.
+// addEffect adds te, a target's contexts of kind gk, to effects; a target without contexts is left out.
 func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result, gk query.GroupKind, te query.TargetEffect) {
 	if len(te.Contexts) == 0 {
 		return

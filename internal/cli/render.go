@@ -180,9 +180,7 @@ func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error)
 	return w, render.StaticScope(crds), nil
 }
 
-// liveWorld reads the World of the cluster of the kubeconfig: what the
-// controller's cache holds, with the children its inventories name for
-// .Resources, and the server's own idea of every kind's scope.
+// liveWorld reads the World of the kubeconfig's cluster, as the controller's cache holds it.
 func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
 	var w blueprint.World
 	cl, err := connectCluster(kube, s)
@@ -243,11 +241,8 @@ func ptrs[T any](items []T) []*T {
 	return out
 }
 
-// blueprintWorld sorts documents into a blueprint.World, decoding each into
-// its Go type; a document that does not decode is an error naming it, and
-// so is a second object of one kind, namespace and name among the kinds a
-// render reads (two blueprints of one name would leave which one renders
-// to file order; the API server holds one).
+// blueprintWorld sorts documents into a blueprint.World, decoding each
+// into its Go type; an undecodable document or a duplicate object is an error.
 func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
@@ -323,9 +318,7 @@ func decodeInto[T any](d files.Document, list *[]*T) error {
 	return nil
 }
 
-// decodeStrict converts a document to its Go type obj, strictly: an
-// unknown or mistyped field is an error naming the field, as the API
-// server would refuse the object.
+// decodeStrict converts a document to its Go type obj, refusing unknown or mistyped fields.
 func decodeStrict(d files.Document, obj any) error {
 	b, err := json.Marshal(d.Object.Object)
 	if err != nil {
@@ -414,9 +407,7 @@ type configDoc struct {
 	Lost      []values.Lost `json:"lost,omitempty"`
 }
 
-// only keeps the jobs of one parent, named KIND/NAME as kubectl does
-// (kinds by the names describe takes: gw, httproutes.gateway.networking.k8s.io),
-// in namespace ns or, with all, in the one namespace that holds it.
+// only keeps the jobs of the parent KIND/NAME, in ns or, with all, the one namespace holding it.
 func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, error) {
 	kind, name, ok := strings.Cut(arg, "/")
 	if !ok || name == "" {
@@ -541,9 +532,7 @@ func flowValue(v any, y []byte) string {
 }
 
 // explainValues is `strata explain KIND/NAME --field PTR --kind
-// BlueprintValues`: explain's question asked of a blueprint's merged
-// values, answered as `strata render KIND/NAME --values --field PTR` does,
-// from explain's source (files, or the cluster).
+// BlueprintValues`, answered as `strata render --values --field PTR` does.
 func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
 	if len(f.withFiles) > 0 {
 		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)

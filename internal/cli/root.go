@@ -39,9 +39,7 @@ func NewRoot(s Streams) *cobra.Command {
 }
 
 // Main runs the command line and returns the process exit code: 0, or 1
-// with one line on stderr and nothing on stdout (status and effective
-// stream their List, so only a failure to write or encode it midway can
-// leave part of one).
+// with one line on stderr and nothing on stdout.
 func Main(args []string, s Streams) int { return MainContext(context.Background(), args, s) }
 
 // MainContext is Main with a context: a command that runs until stopped
@@ -70,11 +68,7 @@ func MainContext(ctx context.Context, args []string, s Streams) int {
 // than the controller runs.
 const commandGCPercent = 400
 
-// commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
-// other than the controller: the budget of issue 11 ("No cliffs") is
-// 2 GiB, and with GOGC at 400 the heap of a command whose live data is
-// 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
-// a collection.
+// commandMemoryLimit is the soft memory limit of a command other than the controller (issue 11).
 const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.

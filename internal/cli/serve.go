@@ -125,9 +125,7 @@ func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *w
 	}
 }
 
-// watchCluster starts a watch on every kind the source reads: the kinds
-// of the hierarchy, the policy kinds of res, CRDs and PolicyKinds (a new
-// policy kind).
+// watchCluster starts a watch on every kind the source reads.
 func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, who string) error {
 	cfg, err := f.kube.ToRESTConfig()
 	if err != nil {
@@ -188,9 +186,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	return nil
 }
 
-// watchKind follows one kind in every namespace (or, when the user may
-// not, in ns), from the resource version of a one-item list, so that
-// what exists is not announced again.
+// watchKind follows one kind in every namespace (or ns) from the resource version of a one-item list.
 func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, ready func(), refuse func(schema.GroupVersionResource, error)) {
 	var once sync.Once
 	defer once.Do(ready)

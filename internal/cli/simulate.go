@@ -16,9 +16,7 @@ import (
 )
 
 // newSimulate is `strata simulate`: GEP-713's "What happens when a network
-// request X comes in?", answered by query.Simulate and printed by
-// printer.PrintSimulation, for an HTTP request (METHOD URL) or a TLS, TCP
-// or UDP connection (tls://, tcp://, udp:// URL alone).
+// request X comes in?" for an HTTP request or a TLS, TCP or UDP connection.
 func newSimulate(s Streams) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag

@@ -47,14 +47,10 @@ type sourceFlags struct {
 	// could not read, from the EffectivePolicy objects (published.go).
 	published          *published
 	answersFromRecords bool
-	// recordsWhen, when set, has the published records read also when it
-	// says so of what was read (simulate, when the routing objects are
-	// hidden); records are then every record read, whatever their kinds.
+	// recordsWhen, when set, has every published record read when it says so of what was read.
 	recordsWhen func(*cluster.Objects) bool
 	records     []*stratav1.EffectivePolicy
-	// hidden are the policy kinds (and declarations) the last load could
-	// not list, and recordsForbidden says the records could not be listed
-	// either: what describe cannot see where no record answers (unseen).
+	// hidden is what the last load could not list, and recordsForbidden whether the records too.
 	hidden           hidden
 	recordsForbidden bool
 	// read is what the last load read, for commands that name where an
@@ -80,9 +76,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	fl.BoolVar(&f.strict, "strict", false, "a policy of a kind nothing declares (no PolicyKind, labelled CRD or built-in declaration; see strata kinds) is an error, not a warning that skips it")
 	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "commands that list objects list those of every namespace (default: the -n namespace, or the kubeconfig context's)")
 	f.kube = genericclioptions.NewConfigFlags(true)
-	// Discovery is not cached on disk (the reader resolves the few kinds
-	// it needs directly), and basic auth, gone since Kubernetes 1.19,
-	// would make the loader prompt on stdin.
+	// No discovery cache on disk, and no basic auth (it would prompt on stdin).
 	f.kube.CacheDir, f.kube.Username, f.kube.Password = nil, nil, nil
 	kube := pflag.NewFlagSet("kube", pflag.ContinueOnError)
 	f.kube.AddFlags(kube)
@@ -139,14 +133,10 @@ func (f *sourceFlags) mode() (sourceMode, error) {
 	}
 }
 
-// load reads the objects and runs the engine; ignored kinds, kinds the
-// cluster would not let us read and topology problems are noted on
-// stderr.
+// load reads the objects and runs the engine, noting problems on stderr.
 func (f *sourceFlags) load(s Streams) (*engine.Result, error) { return f.loadScoped(s, nil) }
 
-// loadScoped is load for a question about a few nodes: the engine run is
-// engine.RunScoped with scope (Run when scope is nil), and what is noted
-// on stderr is the same.
+// loadScoped is load with engine.RunScoped (Run when scope is nil).
 func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	m, err := f.mode()
 	if err != nil {
@@ -220,9 +210,7 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	for _, w := range res.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", strings.ReplaceAll(w.Error(), "\n", "; "))
 	}
-	// What the API server would have said about a policy of the files
-	// (kubectl's "unknown field" warnings, a refused object), named by
-	// file and document.
+	// What the API server would have said about a policy of the files.
 	for _, p := range res.Policies {
 		if len(p.Warnings) == 0 {
 			continue
@@ -232,19 +220,14 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 			fmt.Fprintf(s.Err, "warning: %s: %s\n", where, w)
 		}
 	}
-	// Objects the topology could not use as given (duplicate sections,
-	// duplicate objects, unsupported parents) are warnings: the rest of the
-	// input is still evaluated, and policies that depend on them are
-	// rejected with a status naming the field.
+	// Objects the topology could not use as given are warnings; the rest is evaluated.
 	for _, p := range res.Graph.Problems {
 		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
 	}
 	return res, nil
 }
 
-// placed names the file and document of the declarations err is about
-// (engine.DeclarationError, alone or joined), as source's own errors
-// name them: `kinds.yaml: document 2: PolicyKind x: spec.class: ...`.
+// placed names the file and document of the declarations err is about.
 func placed(err error, src *files.Result) error {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs := joined.Unwrap()
@@ -278,9 +261,7 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
 	f.hidden, f.recordsForbidden = hidden{}, false
 	if m == sourceFiles {
-		// Objects of namespaced kinds without a namespace go to -n, else
-		// default, as kubectl apply -f puts them (the kubeconfig is not
-		// read offline).
+		// Namespaced objects without a namespace go to -n, else default, as kubectl apply -f.
 		ns := ""
 		if f.kube.Namespace != nil {
 			ns = *f.kube.Namespace
@@ -332,11 +313,8 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	return files.DecodeIn(docs, ns)
 }
 
-// namespaceScope is the scope of commands that list objects: every
-// namespace with -A; else the -n namespace; else, reading a cluster, the
-// kubeconfig context's namespace (default if it names none), as kubectl
-// get; reading files, every namespace (the files are the scope, as for
-// kubectl get -f).
+// namespaceScope is the scope of commands that list objects: -A, else -n,
+// else the kubeconfig's namespace reading a cluster, else every namespace of the files.
 func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 	if f.allNamespaces {
 		return "", true
@@ -354,9 +332,7 @@ func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 	return ns, false
 }
 
-// onlyNamespace is the namespace -n names, unless -A: the commands that
-// print the whole input (status, effective, graph) print that
-// namespace's part of it (and what is cluster-scoped).
+// onlyNamespace is the namespace -n names, unless -A.
 func (f *sourceFlags) onlyNamespace() string {
 	if f.allNamespaces || f.kube.Namespace == nil {
 		return ""
@@ -371,9 +347,7 @@ func (f *sourceFlags) inNamespace(ns string) bool {
 	return only == "" || ns == "" || ns == only
 }
 
-// readable is nil unless the last load could not read a kind: a command
-// asked about that very kind (get policies of it, describe one of its
-// objects) returns this error instead of an empty answer.
+// readable is nil unless the last load could not read kind gk.
 func (f *sourceFlags) readable(gk schema.GroupKind) error {
 	if f.published.covers(gk) {
 		return nil // answered from the published records

@@ -12,9 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// subjectArg reads the object a command is about in either of kubectl's
-// forms, KIND/NAME or KIND NAME (describe httproute/baker, describe
-// httproute baker), as KIND/NAME.
+// subjectArg reads KIND/NAME or KIND NAME as KIND/NAME.
 func subjectArg(args []string) (string, error) {
 	switch len(args) {
 	case 1:
@@ -49,10 +47,7 @@ func subjectArgs(args []string) ([]string, error) {
 	return args, nil
 }
 
-// pickSubject finds what arg (KIND/NAME) names: in namespace ns, or with
-// -A (all) in whichever namespace holds it, as long as only one does
-// (describe KIND/NAME -A describes all of them; explain, impact and
-// graph answer for one).
+// pickSubject finds what arg names in ns, or with -A in the one namespace that holds it.
 func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (query.Subject, error) {
 	if !all {
 		return resolve(f, res, arg, ns)
@@ -90,10 +85,8 @@ func (s *selectorFlags) bind(c *cobra.Command) {
 
 func (s *selectorFlags) given() bool { return s.label != "" || s.field != "" }
 
-// kindAlias reads a short name of a policy kind's CRD in the input
-// (spec.names.shortNames, as kubectl reads them: cp for ColorPolicy) as
-// the kind's kind.group, which query.ResolveKind reads; any other name is
-// returned as is.
+// kindAlias reads a short name of a policy kind's CRD as the kind's
+// kind.group; any other name is returned as is.
 func (f *sourceFlags) kindAlias(kind string) string {
 	if f.read == nil || f.read.Snapshot == nil {
 		return kind

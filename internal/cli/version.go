@@ -10,15 +10,9 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Version is what `strata version` prints: where the binary came from,
-// read from the build information the Go toolchain embeds (module
-// version, VCS revision and dirty flag), so that no release step has to
-// stamp it with -ldflags and a binary built any way tells the truth.
+// Version is what `strata version` prints, read from the build information the Go toolchain embeds.
 type Version struct {
-	// Version is the main module's version: a tag (v0.2.0) for a binary
-	// built from a tagged commit or installed with `go install
-	// ...@v0.2.0`, a pseudo-version otherwise, "(devel)" when the
-	// toolchain knows neither.
+	// Version is the main module's version: a tag, a pseudo-version, or "(devel)".
 	Version string `json:"version"`
 	// Commit is the VCS revision the binary was built from; empty when
 	// built outside a checkout (go install from the module proxy).

@@ -42,9 +42,7 @@ func watchable(s Streams) (Streams, *switchWriter) {
 	return Streams{In: s.In, Out: sw, Err: s.Err}, sw
 }
 
-// withWatch adds -w/--watch to a command that answers from a live
-// cluster (describe, get policies, status), as kubectl's: the answer is
-// printed, then printed again each time it changes, until Ctrl-C.
+// withWatch adds -w/--watch to a command that answers from a live cluster, as kubectl's.
 func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 	var on bool
 	c.Flags().BoolVarP(&on, "watch", "w", false, "after printing, watch the cluster and print the answer again each time it changes (Ctrl-C stops)")
@@ -102,9 +100,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 			case <-changed:
 			}
 			if err := answer(); err != nil {
-				// The cluster may be briefly unreachable: say so and
-				// keep watching, as kubectl -w does not give up on one
-				// failed read either.
+				// The cluster may be briefly unreachable: say so and keep watching.
 				fmt.Fprintf(s.Err, "warning: strata %s --watch: %v; still watching\n", cmd.Name(), err)
 			}
 		}
