@@ -8,8 +8,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// arity checks a command's number of arguments and, when wrong, says what
-// the command takes and shows its first example, instead of cobra's text.
+// arity checks a command's number of arguments, saying what it takes and its first example.
 func arity(minArgs, maxArgs int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < minArgs || len(args) > maxArgs {
@@ -28,8 +27,7 @@ func arity(minArgs, maxArgs int) cobra.PositionalArgs {
 	}
 }
 
-// wrongArgs is arity's error for args, to a command that takes at most
-// maxArgs.
+// wrongArgs is arity's error for args, to a command that takes at most maxArgs.
 func wrongArgs(c *cobra.Command, args []string, maxArgs int) error {
 	what := "no arguments"
 	if maxArgs > 0 {
@@ -50,8 +48,7 @@ func needs(c *cobra.Command, what string) error {
 	return withExample(c, fmt.Sprintf("%s needs %s: %s %s", c.CommandPath(), what, c.CommandPath(), takes(c)))
 }
 
-// takes is what a command takes: the words of its Use line after its
-// name.
+// takes is what a command takes: the words of its Use line after its name.
 func takes(c *cobra.Command) string {
 	return strings.TrimSpace(strings.TrimPrefix(c.Use, c.Name()))
 }

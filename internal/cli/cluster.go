@@ -29,12 +29,10 @@ type clusterConn struct {
 	mapper meta.RESTMapper
 }
 
-// connectCluster builds the client from kubectl's connection flags.
-// Nothing is sent to the server yet.
+// connectCluster builds the client from kubectl's connection flags, sending nothing yet.
 func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterConn, error) {
 	if raw, err := kube.ToRawKubeConfigLoader().RawConfig(); err == nil && len(raw.Clusters) == 0 && *kube.APIServer == "" {
-		// cli-runtime would fall back to http://localhost:8080, a server
-		// nobody runs: say what is missing instead.
+		// cli-runtime would fall back to http://localhost:8080: say what is missing instead.
 		if _, err := rest.InClusterConfig(); err != nil {
 			return nil, errNoKubeconfig
 		}
@@ -44,8 +42,7 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	cfg = rest.CopyConfig(cfg)
-	// One list per kind, a dozen kinds: client-go's default of 5 requests
-	// a second would throttle (and log about it).
+	// One list per kind: client-go's default of 5 requests a second would throttle.
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
@@ -87,8 +84,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 		}
 		return err == nil
 	}
-	// Every server serves CRDs: asking first fails fast on a server that
-	// cannot be reached, before a dozen kinds are tried.
+	// Every server serves CRDs: asking first fails fast on a server that cannot be reached.
 	crd := cluster.CRDGVK
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
 		return nil, cluster.Records{}, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
@@ -113,8 +109,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 	return objs, records, nil
 }
 
-// defaultNamespace puts objects of namespaced kinds that name no
-// namespace in ns, as kubectl apply would.
+// defaultNamespace puts namespaced objects without a namespace in ns, as kubectl apply would.
 func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	for _, d := range docs {
 		if d.Object.GetNamespace() != "" {

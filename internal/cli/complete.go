@@ -18,11 +18,9 @@ import (
 
 // Dynamic shell completion, as cobra's `strata __complete` calls it.
 
-// completionLoad runs the engine on the command's input for a completion,
-// with nothing written anywhere; nil when the input cannot be read.
+// completionLoad runs the engine on the command's input, writing nothing; nil when unreadable.
 func completionLoad(f *sourceFlags) *engine.Result {
-	// cobra parses a completion's flags twice, and a repeated slice flag
-	// appends: -f a is then [a a].
+	// cobra parses a completion's flags twice, and a repeated slice flag appends: -f a is then [a a].
 	f.files, f.withFiles = unique(f.files), unique(f.withFiles)
 	res, err := f.load(quiet())
 	if err != nil {
@@ -46,8 +44,7 @@ func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toC
 	}
 }
 
-// completeSubject is the ValidArgsFunction of the commands that name an
-// object: KIND, then NAME, or KIND/NAME[#SECTION] in one word.
+// completeSubject completes KIND, then NAME, or KIND/NAME[#SECTION] in one word.
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
@@ -66,8 +63,7 @@ func completeSubjects(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// completeObject is completeSubject for the commands that take an
-// object, never a policy (graph, explain).
+// completeObject is completeSubject for commands that never take a policy.
 func completeObject(f *sourceFlags) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return k.Policy == nil })
 }
@@ -106,8 +102,7 @@ func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.Com
 	}
 }
 
-// subjectNames are the names of the objects or policies of a kind, each
-// after prefix.
+// subjectNames are the names of the objects or policies of a kind, each after prefix.
 func subjectNames(res *engine.Result, kind, ns string, all bool, prefix string) []string {
 	k, err := query.ResolveKind(res, kind)
 	if err != nil {
@@ -170,8 +165,7 @@ func fieldCompletions(ptrs []string, toComplete string) []string {
 	return prefixed(slices.Compact(out), toComplete)
 }
 
-// dotted writes a JSON pointer as the dotted path query.FieldPointer
-// reads back: /colors/light is colors.light, a dot in a key is \.
+// dotted writes a JSON pointer as the dotted path query.FieldPointer reads back.
 func dotted(ptr string) string {
 	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	for i, p := range parts {
@@ -193,8 +187,7 @@ func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
 	})
 }
 
-// completeGet completes get: "policies" then a policy kind, or, as
-// kubectl get TYPE NAME..., a policy kind then its policies' names.
+// completeGet completes get: "policies" then a policy kind, or a policy kind then names.
 func completeGet(f *sourceFlags) cobra.CompletionFunc {
 	policyNames := completeSubject(f, true)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -261,8 +254,7 @@ func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// policyKindsOf are the policy kinds of the command's input, in lower
-// case as they are typed.
+// policyKindsOf are the policy kinds of the command's input, in lower case as they are typed.
 func policyKindsOf(f *sourceFlags) []string {
 	var out []string
 	if res := completionLoad(f); res != nil {
@@ -273,16 +265,14 @@ func policyKindsOf(f *sourceFlags) []string {
 	return out
 }
 
-// completeObjectNamed completes a flag naming an object NAMESPACE/NAME
-// (simulate --gateway): the objects of the kinds given, every namespace.
+// completeObjectNamed completes a NAMESPACE/NAME flag with the objects of kinds.
 func completeObjectNamed(f *sourceFlags, kinds ...schema.GroupKind) cobra.CompletionFunc {
 	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
 		return namespacedNames(res, kinds, "")
 	})
 }
 
-// namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in
-// locator order.
+// namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in locator order.
 func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string) []string {
 	var out []string
 	for _, gk := range kinds {
@@ -318,8 +308,7 @@ func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 	})
 }
 
-// blueprintsIn reports whether the input holds GatewayClassBlueprints:
-// explain --kind BlueprintValues answers only then.
+// blueprintsIn reports whether the input holds GatewayClassBlueprints.
 func blueprintsIn(f *sourceFlags) bool {
 	if len(f.withFiles) > 0 {
 		return false // explain --kind BlueprintValues refuses --with-file

@@ -23,8 +23,7 @@ import (
 	"github.com/strata-dev/strata/pkg/controller/policies"
 )
 
-// newController is `strata controller`: the policy controller, with
-// kubectl's connection flags.
+// newController is `strata controller`: the policy controller, with kubectl's connection flags.
 func newController(s Streams) *cobra.Command {
 	kube := genericclioptions.NewConfigFlags(true)
 	var (
@@ -69,8 +68,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return err
 			}
-			// controller-runtime's global logger is set only once the command runs,
-			// so a refused start changes no process state.
+			// controller-runtime's global logger is set only once the command runs.
 			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
 			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
@@ -97,8 +95,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				LeaderElectionID:       "strata-policy-controller",
 				// The pod's namespace: $POD_NAMESPACE, else the service account's namespace file.
 				LeaderElectionNamespace: cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE")),
-				// Release the lease on shutdown so a new leader takes over
-				// at once (graceful shutdown).
+				// Release the lease on shutdown so a new leader takes over at once (graceful shutdown).
 				LeaderElectionReleaseOnCancel: true,
 			})
 			if err != nil {
@@ -116,8 +113,7 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return err
 			}
 			if runBlueprints {
-				// Without the Gateway API and blueprint CRDs the blueprint controller
-				// would never sync: it is left out rather than stopping the policy controller.
+				// Without its CRDs the blueprint controller would never sync: leave it out.
 				if err := blueprints.Served(mgr.GetRESTMapper()); err != nil {
 					logger.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
 				} else if _, err := blueprints.New(mgr, bpOpts); err != nil {
@@ -163,16 +159,14 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	return c
 }
 
-// metricsFlags are the metrics server's flags, kubebuilder's: HTTPS
-// with authentication and authorization by default, plain HTTP by choice.
+// metricsFlags are kubebuilder's metrics server flags: HTTPS with authn/authz by default.
 type metricsFlags struct {
 	addr                       string
 	secure, http2              bool
 	certDir, certName, keyName string
 }
 
-// options are controller-runtime's metrics server options for the
-// flags.
+// options are controller-runtime's metrics server options for the flags.
 func (m metricsFlags) options() (metricsserver.Options, error) {
 	if !m.secure {
 		return metricsserver.Options{BindAddress: cmp.Or(m.addr, ":8080")}, nil

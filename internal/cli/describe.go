@@ -18,8 +18,7 @@ import (
 
 func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
 
-// newDescribeScoped is describe; scoped false makes it run the complete
-// engine (see describe), for tests to compare.
+// newDescribeScoped is describe; scoped false runs the complete engine, for tests.
 func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
 	orig := s
 	s, out := watchable(s)
@@ -103,8 +102,7 @@ policy affects it, and --fail-incomplete then exits 1.`,
 	return c
 }
 
-// describeMany describes the objects of a kind the command line chose, as
-// kubectl describe does: KIND alone, -l or --field-selector, or -A.
+// describeMany describes the objects of a kind the command line chose, as kubectl describe does.
 func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string, scoped bool) error {
 	sel, err := query.ParseSelector(sf.label, sf.field)
 	if err != nil {
@@ -170,8 +168,7 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	return v.incomplete(docs...)
 }
 
-// describeNamed describes the objects and policies args name, in ns or
-// with -A in every namespace that holds one: kubectl describe TYPE NAME...
+// describeNamed describes the objects and policies args name: kubectl describe TYPE NAME...
 func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns string, scoped bool) error {
 	for _, a := range args {
 		if err := query.CheckSubject(a); err != nil {
@@ -355,8 +352,7 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	return v.incomplete(d)
 }
 
-// kindScope is the scope of `describe KIND [NAME]` chosen by sel: that of
-// the objects it describes; nil for a policy kind, nothing when none is chosen.
+// kindScope is the scope of `describe KIND [NAME]`; nil for a policy kind.
 func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		k, err := query.ResolveKind(res, f.kindAlias(kind))
@@ -377,8 +373,7 @@ func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*
 	}
 }
 
-// everywhereScope is subjectScope for KIND/NAME -A: the union over every
-// namespace that holds one; nil when any needs the complete run.
+// everywhereScope is subjectScope for KIND/NAME -A, over every namespace.
 func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		kind := f.kindAlias(kind)

@@ -139,8 +139,7 @@ itself, not in a List, in every object format.`,
 					return policyNotFound(res, k, only, name, ns, all)
 				}
 			}
-			// The status Strata would write is made only for a format
-			// that may read it: not for a table or names, unless sorted.
+			// The status Strata would write is made only for a format that may read it.
 			policies, err := listedPolicies(res, pl, !(l.human() || l.format() == "name") || l.sorted())
 			if err != nil {
 				return err
@@ -166,8 +165,7 @@ itself, not in a List, in every object format.`,
 	return c
 }
 
-// isPolicies reports whether get's first argument is the word
-// "policies" (or its singular or short form).
+// isPolicies reports whether get's first argument is the word "policies" or a short form.
 func isPolicies(arg string) bool {
 	switch strings.ToLower(arg) {
 	case "policies", "policy", "pol":
@@ -236,18 +234,15 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 	return err
 }
 
-// listedPolicy is one policy get lists: its object as read and, when the
-// output reads it, with the status.ancestors Strata would write.
+// listedPolicy is one policy get lists: as read and, when needed, with Strata's status.
 type listedPolicy struct {
 	read   *unstructured.Unstructured
 	status *sinkstatus.PolicyObject // nil: as read
-	// recorded: known from the published records only, which the reader
-	// may read where the policy itself is forbidden; read is a stub.
+	// recorded: known from the published records only; read is a stub.
 	recorded bool
 }
 
-// object is the policy object printed: with Strata's status, as strata
-// status prints it, or as read.
+// object is the policy object printed: with Strata's status, or as read.
 func (p listedPolicy) object() runtime.Object {
 	if p.status != nil {
 		return p.status.Object()
@@ -255,8 +250,7 @@ func (p listedPolicy) object() runtime.Object {
 	return p.read
 }
 
-// item is object for the List printers (printEach), which write a
-// PolicyObject as it is, without making its map.
+// item is object for the List printers, without making its map.
 func (p listedPolicy) item() any {
 	if p.status != nil {
 		return p.status
@@ -307,8 +301,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]lis
 	return out, nil
 }
 
-// printPolicies prints a PolicyList as listFlags ask (see listFlags):
-// policies[i] is l.Items[i]'s.
+// printPolicies prints a PolicyList as listFlags ask (see listFlags): policies[i] is l.Items[i]'s.
 func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
 	if lf.sorted() {
 		order, err := lf.order(objectsOf(policies))
@@ -318,8 +311,7 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		l.Items, policies = reorder(l.Items, order), reorder(policies, order)
 	}
 	if lf.document() && asObjects {
-		// The records hold a policy's effect, not the policy: there is
-		// no object to print, as kubectl get would be refused it.
+		// The records hold a policy's effect, not the policy: there is no object to print.
 		for _, p := range policies {
 			if p.recorded {
 				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), policyID(p.read.GetNamespace(), p.read.GetName()), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())

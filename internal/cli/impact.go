@@ -56,8 +56,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 
 func newImpact(s Streams) *cobra.Command { return newImpactScoped(s, true) }
 
-// newImpactScoped is impact; scoped false makes it run the complete
-// engine before the change, for tests to compare.
+// newImpactScoped is impact; scoped false runs the complete engine, for tests.
 func newImpactScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
@@ -138,8 +137,7 @@ alone.`,
 			}
 			subj, err := pickSubject(&f, before, arg, namespaceOf(c, &f), f.allNamespaces)
 			if kind, name, _ := strings.Cut(arg, "/"); err != nil && name != "" {
-				// A policy of a kind the user cannot read: what its
-				// deletion changes, from the records.
+				// A policy of a kind the user cannot read: what its deletion changes, from the records.
 				if gk, ok := f.published.kindNamed(kind); ok {
 					if !del {
 						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
@@ -179,8 +177,7 @@ alone.`,
 	return c
 }
 
-// warnAdmitted says what the API server would say about the policy of
-// kind gk, ns and name in after, read from file.
+// warnAdmitted says what the API server would say about the policy written.
 func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name, file string) {
 	for _, q := range after.Policies {
 		if q.Kind.Key() == gk && q.Namespace == ns && q.Name == name {

@@ -19,8 +19,7 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
-// SourceAnnotation says, on a PolicyKind `strata kinds -o yaml` prints,
-// where the declaration came from.
+// SourceAnnotation says where a printed PolicyKind's declaration came from.
 const SourceAnnotation = "strata.dev/declared-by"
 
 func newKinds(s Streams) *cobra.Command {
@@ -177,8 +176,7 @@ func kindCRDs(lists ...[]*unstructured.Unstructured) map[schema.GroupKind]*unstr
 	return out
 }
 
-// crdColumns are a CRD's name, storage version, scope and short names
-// (kubectl get crd's and api-resources' columns); dashes without one.
+// crdColumns are a CRD's name, storage version, scope and short names.
 func crdColumns(crd *unstructured.Unstructured) [4]string {
 	if crd == nil {
 		return [4]string{"-", "-", "-", "-"}
@@ -230,8 +228,7 @@ func targetKindsOf(k *policykind.Kind) []schema.GroupKind {
 	return out
 }
 
-// kindNames writes kinds as a person reads them: Kind, or Kind.group for
-// kinds outside Gateway API and the core group; "any" for none.
+// kindNames writes kinds as a person reads them; "any" for none.
 func kindNames(gks []schema.GroupKind) string {
 	if len(gks) == 0 {
 		return "any"
@@ -248,8 +245,7 @@ func kindNames(gks []schema.GroupKind) string {
 	return strings.Join(names, ",")
 }
 
-// effectiveNames are the effective target kinds, or "= targets" when the
-// declared targets are their own effective targets.
+// effectiveNames are the effective target kinds, or "= targets".
 func effectiveNames(k *policykind.Kind) string {
 	if len(k.EffectiveKinds()) == 0 {
 		return "= targets"

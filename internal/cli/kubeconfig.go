@@ -12,8 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// controllerRESTConfig is the controller's connection to the API server,
-// from kubectl's flags, or an error naming every place it looked.
+// controllerRESTConfig is the controller's connection to the API server.
 func controllerRESTConfig(kube *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	if kube.APIServer == nil || *kube.APIServer == "" {
 		raw, err := kube.ToRawKubeConfigLoader().RawConfig()

@@ -82,8 +82,7 @@ func (l *listFlags) check() error {
 	return err
 }
 
-// plain reports whether the table is the default one, without any of
-// kubectl's table flags: then a terminal gets Strata's colored table.
+// plain reports whether no table flag is given: a terminal then gets Strata's table.
 func (l *listFlags) plain() bool {
 	h := l.print.HumanReadableFlags
 	return l.format() == "" && !*l.print.NoHeaders && !*h.ShowLabels && *h.SortBy == "" && len(*h.ColumnLabels) == 0
@@ -108,8 +107,7 @@ func (l *listFlags) tableOptions() printers.PrintOptions {
 	}
 }
 
-// order is the order --sort-by puts objects in, as positions into objects
-// (kubectl's sorter, a JSONPath into each object); nil without --sort-by.
+// order is the order --sort-by puts objects in, as positions; nil without it.
 func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	field := *l.print.HumanReadableFlags.SortBy
 	if field == "" || len(objects) == 0 {
@@ -182,8 +180,7 @@ func sortable(field string, objects []runtime.Object) error {
 	return nil
 }
 
-// typeName names the type of a value read from YAML or JSON, for
-// messages.
+// typeName names the type of a value read from YAML or JSON, for messages.
 func typeName(x any) string {
 	switch x.(type) {
 	case map[string]any:
@@ -237,8 +234,7 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	return printWith(s, func(w io.Writer) error { return p.PrintObj(u, w) })
 }
 
-// toUnstructured is o as an unstructured object, which every printer of
-// kubectl's reads.
+// toUnstructured is o as an unstructured object, which every printer of kubectl's reads.
 func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 	switch x := o.(type) {
 	case *unstructured.Unstructured:

@@ -32,14 +32,12 @@ func warnOmitted(s Streams, fr *status.Fragment) {
 	}
 }
 
-// print buffers the output so that an error never leaves half a document
-// on stdout.
+// print buffers the output so that an error never leaves half a document on stdout.
 func print(s Streams, v any, format string) error {
 	return printWith(s, func(w io.Writer) error { return printer.Print(w, v, format) })
 }
 
-// printWith writes to stdout what write writes, once it has written it
-// all without an error.
+// printWith writes to stdout what write writes, once it has written it all without an error.
 func printWith(s Streams, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
@@ -49,14 +47,12 @@ func printWith(s Streams, write func(io.Writer) error) error {
 	return err
 }
 
-// printEach writes a List of n items (item(i) nil for one left out) in
-// format, an item at a time, so it is never whole in memory (issue 11).
+// printEach writes a List of n items in format, an item at a time (issue 11).
 func printEach(s Streams, n int, item func(int) any, format string) error {
 	return printEachBy(s, n, func() func(int) any { return item }, format)
 }
 
-// printEachBy is printEach with an item function per rendering goroutine,
-// whose items may reuse one memory (printer.ListWriter.ItemsBy).
+// printEachBy is printEach with an item function per rendering goroutine.
 func printEachBy(s Streams, n int, worker func() func(int) any, format string) error {
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	lw, err := printer.NewListWriter(bw, format)
@@ -183,8 +179,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 				return nil
 			}
 			if l.document() && !l.sorted() {
-				// Streamed: a batch of EffectivePolicies in memory at a
-				// time, each goroutine's made in one Scratch.
+				// Streamed: a batch of EffectivePolicies in memory at a time.
 				return printEachBy(s, n, func() func(int) any {
 					var scratch effectivepolicy.Scratch
 					return func(i int) any {
@@ -228,8 +223,7 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 	return printEach(s, len(objects), func(i int) any { return item(objects[i]) }, l.format())
 }
 
-// namespaceScope is the engine.RunScoped scope of a command about the
-// targets of one namespace and cluster-scoped ones.
+// namespaceScope is the scope of a command about the targets of one namespace.
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
 		return func(r *engine.Result) []topology.NodeID {

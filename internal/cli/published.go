@@ -27,8 +27,7 @@ import (
 // target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's parable).
 type published struct {
 	records []*stratav1.EffectivePolicy
-	// kinds are the policy kinds answered from the records, by group and
-	// kind; names their Kind, sorted, for messages.
+	// kinds are the kinds answered from the records; names their Kind, sorted.
 	kinds map[schema.GroupKind]bool
 	names []string
 }
@@ -62,8 +61,7 @@ func (h hidden) any() bool { return len(h.kinds) > 0 || len(h.declarations) > 0 
 // policiesHidden says whether some policy kind, or the declarations of kinds, could not be read.
 func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
 
-// unseen is what describe of node n cannot see (query.Unseen): nil when
-// every policy kind was read, or when a published record reaches n.
+// unseen is what describe of node n cannot see; nil when nothing is hidden or a record reaches n.
 func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
 	if !f.hidden.any() || recordReaches(f.records, res, n) {
 		return nil
@@ -114,8 +112,7 @@ func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *p
 	for _, u := range objs.Unreadable {
 		denied[u.GVK.GroupKind()] = true
 	}
-	// Kinds unknown to the reader because their CRDs or declarations
-	// were forbidden are as unreadable as a forbidden list.
+	// Kinds whose CRDs or declarations were forbidden are as unreadable.
 	unknownHidden := denied[cluster.CRDGVK.GroupKind()] || denied[cluster.PolicyKindGVK.GroupKind()]
 	known := map[schema.GroupKind]bool{}
 	for _, k := range objs.Kinds {
@@ -149,8 +146,7 @@ func (p *published) notice() string {
 // covers says whether the records answer for kind gk.
 func (p *published) covers(gk schema.GroupKind) bool { return p != nil && p.kinds[gk] }
 
-// kindNamed finds a covered kind from a command-line name: the kind, its
-// plural or singular resource, in any case (retrypolicy, RetryPolicies).
+// kindNamed finds a covered kind from a command-line name, in any case.
 func (p *published) kindNamed(name string) (schema.GroupKind, bool) {
 	if p == nil {
 		return schema.GroupKind{}, false
@@ -185,8 +181,7 @@ func (p *published) entries() []entry {
 	return out
 }
 
-// own matches the described node: the object itself and its sections, or
-// the one section described.
+// own matches the described node: the object itself and its sections, or the one section described.
 type own topology.Ref
 
 func (o own) has(r stratav1.Ref) bool {
@@ -202,8 +197,7 @@ func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 	return o.has(target) || o.first(path) >= 0
 }
 
-// describe adds to d what the records say about node n for the covered
-// kinds, as query.Describe gives it.
+// describe adds to d what the records say about node n for the covered kinds.
 func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
 	o, below := ownBelow(res, n)
 	affecting := map[query.PolicyRef]*query.Affecting{}
@@ -280,8 +274,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	d.Effective = withEffects(d.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
 }
 
-// withEffects appends effects to into, each kind's targets sorted by
-// byTarget, and sorts the kinds by group and kind.
+// withEffects appends effects to into, sorted by kind and byTarget.
 func withEffects(into []query.KindEffect, effects map[query.GroupKind]*query.KindEffect, byTarget func(a, b query.TargetEffect) int) []query.KindEffect {
 	for _, ke := range effects {
 		slices.SortFunc(ke.Targets, byTarget)
@@ -299,8 +292,7 @@ func withheld(n int32) string {
 	return fmt.Sprintf("(%d policies; names withheld)", n)
 }
 
-// contextEffect is a published context as query.Describe renders one,
-// without what is not published (blocks, strategies, levels, beaten policies).
+// contextEffect is a published context as query.Describe renders one.
 func contextEffect(c stratav1.Context) query.ContextEffect {
 	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
 	for _, s := range c.Sources {
@@ -317,8 +309,7 @@ func contextEffect(c stratav1.Context) query.ContextEffect {
 	return ce
 }
 
-// specOf decodes a context's merged spec as the engine holds values:
-// integers as int64 (apimachinery's JSON), so that they print alike.
+// specOf decodes a context's merged spec with integers as int64, as the engine holds them.
 func specOf(c stratav1.Context) map[string]any {
 	spec := map[string]any{}
 	if c.ResultantPolicy != nil {
@@ -327,8 +318,7 @@ func specOf(c stratav1.Context) map[string]any {
 	return spec
 }
 
-// explain gives the precedence chains of field ptr that the records hold
-// for node n: the value in force and the policies that set it.
+// explain gives the precedence chains of field ptr the records hold for node n.
 func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
 	o := own(res.Graph.Node(n).Ref)
 	var out []query.Chain
@@ -410,8 +400,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 					}
 				}
 				a.results[s.Result]++
-				// In force: it set a field, or (settings withheld) it was
-				// enforced at least in part.
+				// In force: it set a field, or (settings withheld) it was enforced at least in part.
 				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (inForce(s.Result)) {
 					a.s.Affects.Contexts++
 					if k := targetKey(e.target); !a.hit[k] {
@@ -432,8 +421,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 	})
 }
 
-// enforcement rolls a policy's results over its contexts up as `get
-// policies` rolls its ancestors up, in the words of the kind's vocabulary.
+// enforcement rolls a policy's results up in the words of the kind's vocabulary.
 func enforcement(results map[string]int) string {
 	v := policykind.VocabularyEnforced
 	total, by := 0, map[effective.Standing]int{}
@@ -456,15 +444,13 @@ func enforcement(results map[string]int) string {
 	}
 }
 
-// inForce reports whether a record's result says the policy is in force
-// at least in part (Enforced or PartiallyEnforced, in either vocabulary).
+// inForce reports whether a result is Enforced or PartiallyEnforced, in either vocabulary.
 func inForce(result string) bool {
 	st, _ := outcome.StandingOfTerm(result)
 	return st == effective.Enforced || st == effective.PartiallyEnforced
 }
 
-// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:
-// every published context whose fields the policy sets in force.
+// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind.
 func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
 	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	id := policyID(ns, name)
@@ -536,8 +522,7 @@ func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result
 	ke.Targets = append(ke.Targets, te)
 }
 
-// classOf is the class of a kind the engine knows (its declaration was
-// readable), else empty: the records do not hold it.
+// classOf is the class of a kind the engine knows, else empty.
 func classOf(res *engine.Result, gk query.GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)
@@ -545,8 +530,7 @@ func classOf(res *engine.Result, gk query.GroupKind) string {
 	return ""
 }
 
-// targetString writes where a policy is attached as `get policies` writes
-// a targetRef: Kind name, Kind ns/name when in another namespace.
+// targetString writes where a policy is attached as `get policies` writes a targetRef.
 func targetString(policyNamespace string, r stratav1.Ref) string {
 	s := r.Kind + " "
 	if r.Namespace != "" && r.Namespace != policyNamespace {

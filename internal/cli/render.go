@@ -153,8 +153,7 @@ and names the template, the line and the value path.`,
 	return c
 }
 
-// readWorld reads the World of files, or without them of the cluster of
-// the kubeconfig, with the Scope of its kinds and what it was read from.
+// readWorld reads the World of files, or else of the kubeconfig's cluster.
 func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
 	if len(paths) == 0 {
 		return liveWorld(kube, s, controllerName)
@@ -163,8 +162,7 @@ func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, c
 	return w, scope, strings.Join(paths, ", "), err
 }
 
-// fileWorld reads the World of files, with the Scope of the kinds they
-// and the built-in API groups define.
+// fileWorld reads the World of files, with the Scope of their kinds.
 func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error) {
 	docs, err := files.Documents(paths, s.In)
 	if err != nil {
@@ -241,13 +239,11 @@ func ptrs[T any](items []T) []*T {
 	return out
 }
 
-// blueprintWorld sorts documents into a blueprint.World, decoding each
-// into its Go type; an undecodable document or a duplicate object is an error.
+// blueprintWorld sorts documents into a blueprint.World, each decoded into its Go type.
 func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
-	// targets holds the Gateway API and core objects a render reads: the
-	// kinds of the hierarchy table a blueprint config may target.
+	// targets holds the Gateway API and core objects a render reads.
 	var targets snapshot.Snapshot
 	type id struct {
 		gk        schema.GroupKind
@@ -299,16 +295,13 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 	return w, crds, nil
 }
 
-// crdKind is a CustomResourceDefinition's: a render checks its objects
-// against the CRDs given with them.
+// crdKind is a CustomResourceDefinition's: a render checks objects against CRDs.
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
-// blueprintKinds are the kinds of group strata.dev/blueprints a render
-// reads: the blueprint and the configs of 002.
+// blueprintKinds are the kinds of group strata.dev/blueprints a render reads.
 var blueprintKinds = map[string]bool{bpv1.BlueprintKind: true, bpv1.ClassConfigKind: true, bpv1.ConfigKind: true}
 
-// decodeInto converts a document to its Go type, strictly (decodeStrict),
-// and appends it to list.
+// decodeInto converts a document to its Go type, strictly (decodeStrict), and appends it to list.
 func decodeInto[T any](d files.Document, list *[]*T) error {
 	obj := new(T)
 	if err := decodeStrict(d, obj); err != nil {
@@ -329,8 +322,7 @@ func decodeStrict(d files.Document, obj any) error {
 	return dec.Decode(obj)
 }
 
-// printRendered renders every job and prints the objects, or one error
-// naming every failure; nothing is printed unless all renders succeed.
+// printRendered renders every job and prints the objects only if all succeed.
 func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
 	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output
@@ -446,8 +438,7 @@ func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, erro
 	return out, nil
 }
 
-// printValues prints merged values: a table per parent for people (format
-// ""), or yaml or json.
+// printValues prints merged values: a table per parent for people (format ""), or yaml or json.
 func printValues(s Streams, jobs []blueprint.Job, format string, from string, field string) error {
 	var docs []valuesDoc
 	var problems []string
@@ -518,8 +509,7 @@ func printValues(s Streams, jobs []blueprint.Job, format string, from string, fi
 	return err
 }
 
-// flowValue prints a value on one line: scalars as YAML, lists and maps as
-// JSON (flow style).
+// flowValue prints a value on one line: scalars as YAML, lists and maps as JSON (flow style).
 func flowValue(v any, y []byte) string {
 	switch v.(type) {
 	case []any, map[string]any:
@@ -531,8 +521,7 @@ func flowValue(v any, y []byte) string {
 	return string(y)
 }
 
-// explainValues is `strata explain KIND/NAME --field PTR --kind
-// BlueprintValues`, answered as `strata render --values --field PTR` does.
+// explainValues is `strata explain KIND/NAME --field PTR --kind BlueprintValues`.
 func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
 	if len(f.withFiles) > 0 {
 		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)

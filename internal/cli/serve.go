@@ -29,8 +29,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// newServe is `strata serve`: the web view (pkg/sink/web) of what the
-// source flags read, on --address until interrupted. Read-only.
+// newServe is `strata serve`: the read-only web view of what the source flags read.
 func newServe(s Streams) *cobra.Command {
 	var f sourceFlags
 	var address string
@@ -64,8 +63,7 @@ read, and on a change reads the cluster again and the open pages reload.`,
 	return c
 }
 
-// runServe loads the source, serves it on address until ctx is done, and
-// reading a cluster, follows its changes (follow).
+// runServe loads the source and serves it until ctx is done, following a cluster.
 func runServe(ctx context.Context, s Streams, f *sourceFlags, address string) error {
 	m, err := f.mode()
 	if err != nil {
@@ -107,8 +105,7 @@ func worldOf(f *sourceFlags, m sourceMode, res *engine.Result) *web.World {
 	return w
 }
 
-// follow reads the source again each time a watch sees a change, and
-// serves the new result (the open pages reload).
+// follow reloads the source each time a watch sees a change, and serves it.
 func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}) {
 	for {
 		select {
@@ -158,8 +155,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	if all {
 		ns = ""
 	}
-	// Serve only once every watch is established (or refused): a change
-	// made after the command says where it listens is then never missed.
+	// Serve only once every watch is established, so no later change is missed.
 	var ready sync.WaitGroup
 	var mu sync.Mutex
 	var refused []string
@@ -245,8 +241,7 @@ func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 	}
 }
 
-// lockedWriter serializes writes: the server, the watches and the
-// reloads all write to stderr.
+// lockedWriter serializes writes: the server, the watches and the reloads all write to stderr.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -258,8 +253,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// serve answers h on l until ctx is done, then shuts down, giving open
-// requests a second to finish (event streams never do: they are closed).
+// serve answers h on l until ctx is done, then shuts down within a second.
 func serve(ctx context.Context, s Streams, l net.Listener, h http.Handler) error {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(s.Err, "strata serve: http://%s/ (Ctrl-C stops)\n", l.Addr())

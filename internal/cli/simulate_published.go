@@ -25,8 +25,7 @@ func routingKinds(scheme string) []schema.GroupKind {
 	return append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...)
 }
 
-// routingHidden lists the routing kinds of scheme not read in every
-// namespace, each with why ("Gateway (forbidden)").
+// routingHidden lists the routing kinds of scheme not read in every namespace, and why.
 func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
 	needed := routingKinds(scheme)
 	why := map[schema.GroupKind]string{}
@@ -45,8 +44,7 @@ func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.Group
 	return out
 }
 
-// undecided is the Simulation of a request whose routing objects could
-// not be read: why, and no steps.
+// undecided is the Simulation of a request whose routing objects could not be read.
 func undecided(req routing.Request, hidden []string) *query.Simulation {
 	return &query.Simulation{
 		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
@@ -80,8 +78,7 @@ func routeFlag(arg, scheme string) (topology.Ref, error) {
 	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
 }
 
-// routeKindNamed finds a route kind by one of its names in hierarchy's
-// table (httproute, httproutes, HTTPRoute).
+// routeKindNamed finds a route kind by one of its names in hierarchy's table.
 func routeKindNamed(name string) (schema.GroupKind, bool) {
 	for _, r := range hierarchy.Table {
 		if r.Route == nil {
@@ -94,8 +91,7 @@ func routeKindNamed(name string) (schema.GroupKind, bool) {
 	return schema.GroupKind{}, false
 }
 
-// assumeRoute fills sim, undecided, for the route the user expects: its
-// own routing when readable, and its published records' effective policies.
+// assumeRoute fills sim, undecided, for the route the user expects.
 func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
 	ref := route.API()
 	sim.Assumed = &ref
@@ -186,8 +182,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 	})
 }
 
-// simulate adds to a decided simulation what the records say of the
-// covered kinds on the request's way.
+// simulate adds what the records say of the covered kinds on the request's way.
 func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 	if sim.Failure != "" || sim.Undecided != "" {
 		return

@@ -32,19 +32,15 @@ type sourceFlags struct {
 	// strict is --strict: engine.Options.Strict.
 	strict bool
 	kube   *genericclioptions.ConfigFlags
-	// connection are the names of the flags kube added; flags are the
-	// command's, to tell which were given.
+	// connection are the flags kube added; flags are the command's.
 	connection map[string]bool
 	flags      *pflag.FlagSet
 
-	// unreadable are the kinds the last load was not allowed to read, for
-	// commands asked about one of them (see readable).
+	// unreadable are the kinds the last load was not allowed to read (see readable).
 	unreadable []cluster.Unreadable
-	// namespaceOnly are the kinds the last load read in one namespace
-	// only.
+	// namespaceOnly are the kinds the last load read in one namespace only.
 	namespaceOnly []schema.GroupVersionKind
-	// published, when not nil, answers for the policy kinds the last load
-	// could not read, from the EffectivePolicy objects (published.go).
+	// published answers for the kinds the last load could not read (published.go).
 	published          *published
 	answersFromRecords bool
 	// recordsWhen, when set, has every published record read when it says so of what was read.
@@ -53,15 +49,13 @@ type sourceFlags struct {
 	// hidden is what the last load could not list, and recordsForbidden whether the records too.
 	hidden           hidden
 	recordsForbidden bool
-	// read is what the last load read, for commands that name where an
-	// object came from (see places).
+	// read is what the last load read, for commands that name where an object came from (see places).
 	read *files.Result
 	// last is the last load's result (--watch follows its policy kinds).
 	last *engine.Result
 }
 
-// places are where the objects of the last load were read: file,
-// document and line for files, nothing for a cluster's objects.
+// places are where the objects of the last load were read in files.
 func (f *sourceFlags) places() map[files.Key]files.Document {
 	if f.read == nil {
 		return nil
@@ -87,8 +81,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	f.completeFlag(c, "namespace", completeNamespace)
 }
 
-// completeFlag registers the completion function of a command's flag
-// that reads what f reads.
+// completeFlag registers the completion function of a command's flag that reads what f reads.
 func (f *sourceFlags) completeFlag(c *cobra.Command, flag string, fn func(*sourceFlags) cobra.CompletionFunc) {
 	w := weak.Make(f)
 	_ = c.RegisterFlagCompletionFunc(flag, func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -114,8 +107,7 @@ func (f *sourceFlags) mode() (sourceMode, error) {
 	case len(f.files) > 0 && len(f.withFiles) > 0:
 		return 0, fmt.Errorf("-f (--filename) and --with-file cannot be used together: -f reads only files; --with-file lays files over the live cluster")
 	case len(f.files) > 0:
-		// -n stays meaningful offline (it scopes listings); the other
-		// connection flags would be silently ignored.
+		// -n stays meaningful offline; the other connection flags would be ignored.
 		var given []string
 		f.flags.Visit(func(fl *pflag.Flag) {
 			if f.connection[fl.Name] && fl.Name != "namespace" {
@@ -145,8 +137,7 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	return f.loadFrom(s, m, scope)
 }
 
-// loadScopedIf is loadScoped under scope when scoped, else the complete
-// run, for tests to compare.
+// loadScopedIf is loadScoped under scope when scoped, else the complete run, for tests to compare.
 func (f *sourceFlags) loadScopedIf(s Streams, scoped bool, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	if !scoped {
 		scope = nil
@@ -308,13 +299,11 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 		cl.defaultNamespace(over, ns)
 		docs = files.Overlay(docs, over, time.Now())
 	}
-	// Kinds the server does not serve yet (a policy CRD among the files)
-	// are put in ns by Decode, from the CRD's scope.
+	// Kinds the server does not serve yet are put in ns by Decode.
 	return files.DecodeIn(docs, ns)
 }
 
-// namespaceScope is the scope of commands that list objects: -A, else -n,
-// else the kubeconfig's namespace reading a cluster, else every namespace of the files.
+// namespaceScope is the scope of commands that list objects: -A, -n, the kubeconfig's, or all.
 func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 	if f.allNamespaces {
 		return "", true
@@ -340,8 +329,7 @@ func (f *sourceFlags) onlyNamespace() string {
 	return *f.kube.Namespace
 }
 
-// inNamespace reports whether an object of namespace ns is printed under
-// onlyNamespace.
+// inNamespace reports whether an object of namespace ns is printed under onlyNamespace.
 func (f *sourceFlags) inNamespace(ns string) bool {
 	only := f.onlyNamespace()
 	return only == "" || ns == "" || ns == only
@@ -358,8 +346,7 @@ func (f *sourceFlags) readable(gk schema.GroupKind) error {
 		}
 		err := fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)
 		if _, ok := hierarchy.Kinds[gk]; ok && gk.Group == hierarchy.GatewayGroup {
-			// The usual cause: a person bound to the built-in view role,
-			// which holds no Gateway API rules (docs/install.md).
+			// The usual cause: the built-in view role holds no Gateway API rules (docs/install.md).
 			err = fmt.Errorf("%w; the built-in view role grants no Gateway API reads: the optional ClusterRole strata-gateway-api-viewer aggregates get, list and watch on them into it (kubectl apply --server-side -k config/view, or the chart's gatewayAPIViewer.enabled; docs/install.md, \"Gateway API reads for view\")", err)
 		}
 		return err

@@ -26,8 +26,7 @@ func subjectArg(args []string) (string, error) {
 	return "", fmt.Errorf("want KIND/NAME or KIND NAME")
 }
 
-// subjectArgs reads several objects named on the command line as
-// KIND/NAME each, as kubectl describe reads TYPE NAME...
+// subjectArgs reads several objects as KIND/NAME each, as kubectl describe TYPE NAME...
 func subjectArgs(args []string) ([]string, error) {
 	if !strings.Contains(args[0], "/") {
 		out := make([]string, 0, len(args)-1)
@@ -74,8 +73,7 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	return query.Subject{}, fmt.Errorf("%s is in namespaces %s: choose one with -n", arg, strings.Join(in, ", "))
 }
 
-// selectorFlags are kubectl's -l/--selector and --field-selector on a
-// command that chooses the objects it is about (describe KIND -l ...).
+// selectorFlags are kubectl's -l/--selector and --field-selector.
 type selectorFlags struct{ label, field string }
 
 func (s *selectorFlags) bind(c *cobra.Command) {
@@ -85,8 +83,7 @@ func (s *selectorFlags) bind(c *cobra.Command) {
 
 func (s *selectorFlags) given() bool { return s.label != "" || s.field != "" }
 
-// kindAlias reads a short name of a policy kind's CRD as the kind's
-// kind.group; any other name is returned as is.
+// kindAlias reads a policy kind's CRD short name as kind.group; others as they are.
 func (f *sourceFlags) kindAlias(kind string) string {
 	if f.read == nil || f.read.Snapshot == nil {
 		return kind

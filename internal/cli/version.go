@@ -14,20 +14,17 @@ import (
 type Version struct {
 	// Version is the main module's version: a tag, a pseudo-version, or "(devel)".
 	Version string `json:"version"`
-	// Commit is the VCS revision the binary was built from; empty when
-	// built outside a checkout (go install from the module proxy).
+	// Commit is the VCS revision of the build; empty outside a checkout.
 	Commit string `json:"commit,omitempty"`
 	// CommitTime is the revision's commit time (RFC 3339).
 	CommitTime string `json:"commitTime,omitempty"`
-	// Dirty says the checkout had uncommitted changes: such a binary is
-	// not the commit it names.
+	// Dirty says the checkout had uncommitted changes: such a binary is not the commit it names.
 	Dirty     bool   `json:"dirty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
 }
 
-// versionOf reads Version from the build information; ok is false when
-// the binary carries none (built without module support).
+// versionOf reads Version from the build information; ok is false without any.
 func versionOf(bi *debug.BuildInfo, ok bool) Version {
 	v := Version{Version: "(unknown)", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if !ok || bi == nil {

@@ -15,8 +15,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// switchWriter is a command's stdout that --watch points at a buffer for
-// each run, to print an answer only when it changed.
+// switchWriter is stdout that --watch points at a buffer, to print only changes.
 type switchWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -88,8 +87,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 		if err := watchCluster(ctx, s, f, f.last, changed, "strata "+cmd.Name()+" --watch"); err != nil {
 			return err
 		}
-		// A change between the first read and the watches: one more
-		// answer, printed only if it differs.
+		// A change between the first read and the watches: one more answer, printed only if it differs.
 		if err := answer(); err != nil {
 			return err
 		}

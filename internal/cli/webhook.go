@@ -14,8 +14,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// webhookFlags are `strata controller`'s admission webhook flags
-// (docs/admission.md).
+// webhookFlags are `strata controller`'s admission webhook flags (docs/admission.md).
 type webhookFlags struct {
 	enabled       bool
 	port          int

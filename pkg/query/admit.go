@@ -24,8 +24,7 @@ const (
 	OpDelete = "DELETE"
 )
 
-// Change is a policy write the API server is about to admit: Object is
-// the new object (nil on delete), Old the stored one (nil on create).
+// Change is a policy write: Object the new object (nil on delete), Old the stored one.
 type Change struct {
 	Operation string
 	Object    *unstructured.Unstructured
@@ -34,11 +33,9 @@ type Change struct {
 
 // AdmitOptions tune Admit.
 type AdmitOptions struct {
-	// Limit is the number of status.ancestors entries a policy of a kind
-	// may hold (pkg/sink/status.Limit); nil skips the check.
+	// Limit is the most status.ancestors a policy of a kind may hold; nil skips the check.
 	Limit func(*policykind.Kind) int
-	// MaxNames bounds the objects and policies named in one warning; the
-	// rest are counted ("and 12 more").
+	// MaxNames bounds the names in one warning; the rest are counted.
 	MaxNames int
 }
 
@@ -46,11 +43,9 @@ type AdmitOptions struct {
 // warnings `kubectl apply` prints (GEP-713 "Discoverability") and the
 // findings `strata check` would report after it.
 type Admission struct {
-	// Policy is the policy written; Kind is zero when the object is not
-	// of a policy kind the result knows, and the rest is empty.
+	// Policy is the policy written; Kind is zero when not of a known policy kind.
 	Policy PolicyRef `json:"policy"`
-	// Warnings, in a fixed order: findings, then reach, then what the
-	// write takes from or gives to other policies.
+	// Warnings: findings, then reach, then what the write takes or gives.
 	Warnings []string `json:"warnings,omitempty"`
 	// Findings of the policy after the write (none on delete).
 	Findings []Finding `json:"findings,omitempty"`
@@ -58,8 +53,7 @@ type Admission struct {
 	Impact *Impact `json:"impact,omitempty"`
 }
 
-// Admit answers for one write against the run of the world as it is:
-// only the write's policy kind is recomputed.
+// Admit answers for one write, recomputing only the write's policy kind.
 func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error) {
 	if o.MaxNames <= 0 {
 		o.MaxNames = 3
@@ -107,8 +101,7 @@ func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error)
 	a := &Admission{Policy: ref, Impact: im}
 	if now != nil {
 		kr := after.Of(k.Key())
-		// The policy's status, from its kind's scoped result: every
-		// context it sits in is in the scope, so its standing is exact.
+		// The policy's status, exact from its kind's scoped result.
 		att := *kr.Attachments
 		att.ByPolicy = map[*policykind.Policy][]*attach.Attachment{now: kr.Attachments.ByPolicy[now]}
 		att.Rejections = nil
@@ -156,8 +149,7 @@ type reached struct {
 	reached int
 }
 
-// reach counts where p is in its kind's result, and the namespaces of
-// the targets it affects.
+// reach counts where p is in its kind's result, and the namespaces of the targets it affects.
 func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 	var c reached
 	namespaces := map[string]bool{}
@@ -184,8 +176,7 @@ func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 	return c, len(namespaces)
 }
 
-// changed is the run after a write of a policy of kind k: old is the
-// policy as stored (nil on create), u the new object (nil on delete).
+// changed is the run after a write: old the stored policy (nil on create), u the new (nil on delete).
 func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in nodeSet, err error) {
 	var objs []*unstructured.Unstructured
 	for _, q := range before.Policies {
@@ -223,8 +214,7 @@ func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, 
 	return after, now, in, err
 }
 
-// below is the nodes given, their sections and everything below them; a
-// Namespace stands for every node in it (docs/hierarchy.md).
+// below is the nodes given and everything below them; a Namespace stands for its nodes.
 func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 	in := make(nodeSet, len(g.Nodes))
 	var stack []topology.NodeID
@@ -267,8 +257,7 @@ func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 // nodeSet is a set of a graph's nodes, a flag by NodeID.
 type nodeSet []bool
 
-// has reports whether n is in the set; an id beyond the graph the set
-// was made for is not.
+// has reports whether n is in the set; an id beyond the graph the set was made for is not.
 func (s nodeSet) has(n topology.NodeID) bool { return n >= 0 && int(n) < len(s) && s[n] }
 
 // sorted lists the set's nodes in order.

@@ -13,8 +13,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Classes of findings, in the order a policy's findings are listed: not
-// accepted (GEP-713's Accepted=False reasons), in force nowhere, or reaching nothing.
+// Classes of findings, in listing order (GEP-713's Accepted=False reasons first).
 const (
 	FindingInvalid        = "invalid"
 	FindingConflicted     = "conflicted"
@@ -26,8 +25,7 @@ const (
 // FindingClasses lists every class, in order.
 var FindingClasses = []string{FindingInvalid, FindingConflicted, FindingTargetNotFound, FindingOverridden, FindingUnused}
 
-// Finding is one problem of one policy: its class and what the status
-// Strata would write says about it.
+// Finding is one problem of one policy, as the status Strata would write says it.
 type Finding struct {
 	Policy PolicyRef `json:"policy"`
 	Class  string    `json:"class"`
@@ -57,8 +55,7 @@ type CheckRequest struct {
 	FailOn []string
 }
 
-// Scope is the nodes a run must compute to answer r: nil unless r chooses
-// policies by namespace or selector, then StatusScope of those.
+// Scope is the nodes a run must compute to answer r; nil for every target.
 func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 	if r.Filter.AllNamespaces && r.Filter.Select.Empty() {
 		return nil
@@ -70,8 +67,7 @@ func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 type CheckResult struct {
 	// Findings are CheckOnly's for the request's Filter.
 	Findings []Finding
-	// Failing are the classes of FailOn some finding is of, in the order
-	// of their first finding.
+	// Failing are the classes of FailOn some finding is of, in the order of their first finding.
 	Failing []string
 	// Failed is the number of findings of a FailOn class.
 	Failed int
@@ -143,8 +139,7 @@ func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached bool) []Fi
 				add(rejectClass(c.Reason), a, c.Message)
 			}
 		}
-		// Overridden in either vocabulary (Overridden=True,
-		// Programmed=False Overridden).
+		// Overridden in either vocabulary (Overridden=True, Programmed=False Overridden).
 		if st, _ := outcome.StandingOf(a.Conditions); st == effective.Overridden {
 			overridden++
 			for _, c := range a.Conditions {
@@ -169,8 +164,7 @@ func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached bool) []Fi
 	return out
 }
 
-// rejectClass is the finding class of an Accepted=False reason; reasons
-// other than Conflicted and TargetNotFound say the policy is not valid.
+// rejectClass is the finding class of an Accepted=False reason.
 func rejectClass(reason string) string {
 	switch reason {
 	case outcome.ReasonConflicted:

@@ -17,8 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Describe describes a node: the policies affecting it and the effective
-// policy of every kind, field by field.
+// Describe describes a node: the policies affecting it and what is in force.
 func Describe(res *engine.Result, n topology.NodeID) *Description {
 	return newQuery(res).describe(n)
 }
@@ -123,8 +122,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 	return d
 }
 
-// notWritten is what the node's object records, in its
-// strata.dev/omitted-conditions annotation, it has no room for.
+// notWritten is what the object's strata.dev/omitted-conditions annotation records.
 func (q *query) notWritten(node *topology.Node) []NotWritten {
 	max := hierarchy.Kinds[node.Ref.GroupKind()].MaxConditions
 	if max == 0 {
@@ -177,8 +175,7 @@ func InheritsNamespace[T any](path []T, first int, ns string, namespaceOf func(T
 	return false
 }
 
-// contextEffect renders one context: stack, resultant spec, and each
-// field with its source and the sources it beat.
+// contextEffect renders one context: stack, spec, and each field's sources.
 func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *effective.Context) ContextEffect {
 	ce := ContextEffect{Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Spec: ctx.Result.Values, Stack: make([]StackEntry, 0, len(ctx.Entries))}
 	if ce.Spec == nil {
@@ -265,8 +262,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	return ce
 }
 
-// neighbours lists the nodes directly above and below a set of nodes (an
-// object and its sections), outside the set, sorted by locator.
+// neighbours lists the nodes directly above and below a set of nodes, sorted.
 func (q *query) neighbours(own []topology.NodeID) (parents, children []Ref) {
 	seenP, seenC := map[topology.NodeID]bool{}, map[topology.NodeID]bool{}
 	for _, o := range own {
@@ -293,8 +289,7 @@ func sortRefs(rs []Ref) {
 	slices.SortFunc(rs, func(a, b Ref) int { return strings.Compare(a.Key(), b.Key()) })
 }
 
-// comparePolicies orders policies by kind (group, kind), then
-// namespace/name.
+// comparePolicies orders policies by kind (group, kind), then namespace/name.
 func comparePolicies(a, b *policykind.Policy) int {
 	if c := strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind); c != 0 {
 		return c
@@ -323,8 +318,7 @@ type leafOf struct {
 	source int
 }
 
-// relatedIn calls fn with the index of every pointer of sorted ptrs
-// related to p: equal to it, below it, or above it.
+// relatedIn calls fn with the index of every pointer of sorted ptrs related to p.
 func relatedIn(ptrs []string, p string, fn func(int)) {
 	equal := func(q string) {
 		for i, _ := slices.BinarySearch(ptrs, q); i < len(ptrs) && ptrs[i] == q; i++ {

@@ -9,8 +9,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/merge"
 )
 
-// Only is the description narrowed to some policy kinds and the fields at
-// or below one JSON pointer (`strata describe --kind K --field F`).
+// Only is the description narrowed to some policy kinds and one field.
 func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	if len(kinds) == 0 && field == "" {
 		return d
@@ -76,8 +75,7 @@ func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	return &out
 }
 
-// Fields are the fields in force in some context of d's effective
-// policies, sorted: for describe --field's "did you mean".
+// Fields are the fields in force in some context of d, sorted.
 func (d *Description) Fields() []string {
 	seen := map[string]bool{}
 	for _, k := range d.Effective {
@@ -94,8 +92,7 @@ func (d *Description) Fields() []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// FieldNotSetError is the error for a field no context of an object sets,
-// with a "did you mean" and at most 20 of the fields set.
+// FieldNotSetError is the error for a field no context of an object sets.
 type FieldNotSetError struct {
 	// Object is what was asked about: "HTTPRoute baker/baker".
 	Object string

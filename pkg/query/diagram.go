@@ -17,8 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// NoTargets is the engine.RunScoped scope of a question that reads no
-// effective policy and no status (diagrams, strata kinds).
+// NoTargets is the scope of a question that reads no effective policy and no status.
 func NoTargets(*engine.Result) []topology.NodeID {
 	return []topology.NodeID{topology.None} // an empty scope, not "everything"
 }
@@ -69,8 +68,7 @@ func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Pol
 	return summariesWith(res, ps, statuses), nil
 }
 
-// Statuses are the statuses of ps: the complete run's, or on a scoped
-// run computed for ps alone as outcome.Compute would.
+// Statuses are the statuses of ps, computed for ps alone on a scoped run.
 func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]*outcome.PolicyStatus, error) {
 	if res.Outcome != nil {
 		return statusByPolicy(res), nil
@@ -103,8 +101,7 @@ func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Poli
 	return statuses, nil
 }
 
-// summariesWith are the summaries of ps with the statuses given (a
-// policy without one has none).
+// summariesWith are the summaries of ps with the statuses given (a policy without one has none).
 func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*policykind.Policy]*outcome.PolicyStatus) map[*policykind.Policy]PolicySummary {
 	kinds := map[schema.GroupKind]bool{}
 	for _, p := range ps {
@@ -118,8 +115,7 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 	return out
 }
 
-// Map lays out a run for drawing: every node and policy, grouped by
-// namespace, with the topology's edges and one edge per attachment.
+// Map lays out a run for drawing, grouped by namespace.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
 	type keyed struct {
@@ -172,8 +168,7 @@ func Map(res *engine.Result) *Diagram {
 		default:
 			d.Nodes = append(d.Nodes, dn)
 		}
-		// Edges in (From, To) order as they are made: nodes come in
-		// rank order, so only each node's children need sorting.
+		// Edges in (From, To) order: nodes come in rank order, so only children need sorting.
 		children = append(children[:0], node.Children...)
 		slices.SortFunc(children, byRank)
 		for _, ch := range children {
@@ -189,8 +184,7 @@ func Map(res *engine.Result) *Diagram {
 			c := cluster(p.Namespace)
 			c.Nodes = append(c.Nodes, dn)
 		}
-		// Likewise, policies come in ID order: sort each one's targets,
-		// once each.
+		// Likewise, policies come in ID order: sort each one's targets, once each.
 		targets = targets[:0]
 		for _, a := range res.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
 			targets = append(targets, a.Node)
@@ -210,8 +204,7 @@ func Map(res *engine.Result) *Diagram {
 	return d
 }
 
-// Chosen reports whether sel chooses policy p, by its labels, name and
-// namespace.
+// Chosen reports whether sel chooses policy p, by its labels, name and namespace.
 func Chosen(p *policykind.Policy, sel Selector) bool {
 	return sel.Matches(policyLabels(p), p.Namespace, p.Name)
 }
@@ -228,8 +221,7 @@ func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 	return d.only(keep)
 }
 
-// Within is the part of a diagram about one namespace (`strata graph -n`)
-// and the nodes one edge away from it.
+// Within is the part of a diagram about one namespace (`strata graph -n`).
 func Within(d *Diagram, ns string) *Diagram {
 	keep := map[string]bool{}
 	for _, c := range d.Clusters {
@@ -250,8 +242,7 @@ func Within(d *Diagram, ns string) *Diagram {
 	return d.only(keep)
 }
 
-// Around is the part of a diagram about node n (`strata graph KIND/NAME
-// --depth N`): the nodes up to depth steps away, and their policies.
+// Around is the part of a diagram about node n up to depth steps away.
 func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagram {
 	g := res.Graph
 	nodes := map[topology.NodeID]bool{}
@@ -285,8 +276,7 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 	labels := map[string]bool{}
 	for m := range nodes {
 		labels[g.Node(m).Ref.String()] = true
-		// Its Namespace too: a policy on it applies here (Namespaces
-		// are an umbrella, not an edge: docs/hierarchy.md).
+		// Its Namespace too: a policy on it applies here (docs/hierarchy.md).
 		if ns := g.Node(m).Namespace; ns != topology.None {
 			labels[g.Node(ns).Ref.String()] = true
 		}
@@ -312,8 +302,7 @@ func sectionsOf(g *topology.Graph, n topology.NodeID) []topology.NodeID {
 	return out
 }
 
-// eachNode calls fn with every node of d: each namespace's cluster node and
-// its nodes, then the cluster-scoped ones.
+// eachNode calls fn with every node of d.
 func (d *Diagram) eachNode(fn func(DiagramNode)) {
 	for _, c := range d.Clusters {
 		fn(c.Node)
@@ -326,8 +315,7 @@ func (d *Diagram) eachNode(fn func(DiagramNode)) {
 	}
 }
 
-// only is the diagram with the nodes of keep and the edges between them;
-// a namespace's cluster stays while it holds a kept node.
+// only is the diagram with the nodes of keep and the edges between them.
 func (d *Diagram) only(keep map[string]bool) *Diagram {
 	out := &Diagram{}
 	for _, c := range d.Clusters {

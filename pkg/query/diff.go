@@ -23,30 +23,25 @@ const (
 	DiffChanged = "Changed"
 )
 
-// DiffResult is what changes between two runs of two inputs (issue 18):
-// every target and context whose spec differs, and every policy whose status does.
+// DiffResult is what changes between two runs of two inputs (issue 18).
 type DiffResult struct {
 	TypeMeta `json:",inline"`
 	// Changed counts the targets and contexts that change.
 	Changed Count `json:"changed"`
-	// Targets, sorted by policy kind (base's order, then head's new
-	// kinds) then locator.
+	// Targets, sorted by policy kind (base's order, then head's new kinds) then locator.
 	Targets []TargetDiff `json:"targets"`
-	// Policies whose rolled-up status changes, or that appear or
-	// disappear, sorted by group, kind, namespace and name.
+	// Policies whose status changes, or that appear or disappear, sorted.
 	Policies []PolicyDiff `json:"policies"`
 }
 
-// Empty reports whether the two runs give the same effective policies and
-// statuses.
+// Empty reports whether the two runs give the same effective policies and statuses.
 func (d *DiffResult) Empty() bool { return len(d.Targets) == 0 && len(d.Policies) == 0 }
 
 // TargetDiff is an effective target whose effective policy changes.
 type TargetDiff struct {
 	PolicyKind GroupKind `json:"policyKind"`
 	Target     Ref       `json:"target"`
-	// Change is Added when no policy of the kind reached the target in
-	// the base, Removed when none does in the head, else Changed.
+	// Change is Added, Removed or Changed.
 	Change   string        `json:"change"`
 	Contexts []ContextDiff `json:"contexts"`
 }
@@ -54,20 +49,17 @@ type TargetDiff struct {
 // ContextDiff is one context whose resultant spec changes.
 type ContextDiff struct {
 	Path []Ref `json:"path"`
-	// Change is Added or Removed when the context exists on one side
-	// only, else Changed.
+	// Change is Added or Removed when the context exists on one side only, else Changed.
 	Change string `json:"change"`
 	// Fields that change, sorted; each names its source on both sides.
 	Fields []FieldChange `json:"fields"`
 }
 
-// PolicyDiff is a policy whose status changes (a policy that becomes
-// Conflicted, Overridden or Invalid), or that only one side has.
+// PolicyDiff is a policy whose status changes, or that only one side has.
 type PolicyDiff struct {
 	PolicyRef `json:",inline"`
 	Change    string `json:"change"`
-	// Before and After are the rolled-up statuses; absent on the side
-	// without the policy.
+	// Before and After are the rolled-up statuses; absent on the side without the policy.
 	Before *StatusSummary `json:"before,omitempty"`
 	After  *StatusSummary `json:"after,omitempty"`
 }
@@ -136,8 +128,7 @@ func (d *DiffResult) Within(ns string) *DiffResult {
 	return out
 }
 
-// diffKind diffs the effective results of one kind; either may be nil
-// (the kind exists on one side only).
+// diffKind diffs the effective results of one kind; either may be nil.
 func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []TargetDiff {
 	pairs, targets := pairContexts(qb, qh, b, h)
 	var out []TargetDiff
@@ -169,8 +160,7 @@ func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []Targe
 	return out
 }
 
-// diffPolicies lists the policies whose rolled-up status (Accepted,
-// reasons, enforcement) differs, and those on one side only.
+// diffPolicies lists the policies whose rolled-up status differs.
 func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	all := Filter{AllNamespaces: true}
 	bl, hl := Policies(base, all), Policies(head, all)
@@ -201,8 +191,7 @@ func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	return out
 }
 
-// comparePolicyRefs orders policies by group, kind, namespace and name,
-// the same on both sides whatever each run's kind order.
+// comparePolicyRefs orders policies by group, kind, namespace and name.
 func comparePolicyRefs(a, b PolicyDiff) int {
 	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }

@@ -14,8 +14,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// FieldPointer reads a field as typed: a JSON pointer (RFC 6901) as is, or
-// a dotted path (colors.light, `\.` a dot in a key) turned into one.
+// FieldPointer reads a field as typed: a JSON pointer (RFC 6901) or a dotted path.
 func FieldPointer(field string) (string, error) {
 	if field == "" || field == "/" {
 		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
@@ -46,8 +45,7 @@ func FieldPointer(field string) (string, error) {
 	return "/" + strings.Join(parts, "/"), nil
 }
 
-// Explain gives the precedence chain of one field (a JSON pointer) in
-// every context of node n where some candidate sets it or it is in force.
+// Explain gives the precedence chain of one field in every context of node n.
 func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind.Kind) (*Explanation, error) {
 	q := newQuery(res)
 	x := &Explanation{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindExplanation}, Object: q.ref(n), Field: ptr, Chains: []Chain{}}
@@ -84,8 +82,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	return nil, &FieldNotSetError{Object: x.Object.String(), Field: ptr, Which: which, Fields: slices.Sorted(maps.Keys(present))}
 }
 
-// chain builds the candidates of one context for ptr; false when none of
-// them sets it and it is not in force.
+// chain builds the candidates of one context for ptr; false when none matters.
 func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective.Context, ptr string, own map[string]any) (Chain, bool) {
 	c := Chain{PolicyKind: groupKindOf(k), Target: q.ref(target), Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Candidates: []Candidate{}}
 	value, inForce := merge.Get(ctx.Result.Values, ptr)

@@ -19,8 +19,7 @@ import (
 
 // Filter selects policies to list.
 type Filter struct {
-	// Namespace lists the policies of one namespace (and cluster-scoped
-	// ones) unless AllNamespaces.
+	// Namespace lists the policies of one namespace (and cluster-scoped ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
 	// Kind and Names, if set, keep only the policies of that kind and these names.
@@ -51,15 +50,13 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 	return f.Select.Matches(policyLabels(p), p.Namespace, p.Name)
 }
 
-// Policies lists every policy the filter keeps, in engine order, with its
-// status rolled up and what it affects.
+// Policies lists every policy the filter keeps, with status and reach.
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	kept := f.Kept(res)
 	sums, err := Summaries(res, kept)
 	if err != nil {
-		// A scoped run StatusScope did not make: the statuses it cannot
-		// answer are left out rather than guessed.
+		// A scoped run StatusScope did not make: unanswerable statuses are left out.
 		sums = summariesWith(res, kept, nil)
 	}
 	for _, p := range kept {
@@ -68,8 +65,7 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 	return l
 }
 
-// affected counts, for the policies of the given kinds, the effective
-// targets and contexts where they set a field in force (docs/merging.md).
+// affected counts the targets and contexts where the policies set a field in force.
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	type counted struct {
 		Count
@@ -141,8 +137,7 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 	return s
 }
 
-// targetString writes a targetRef as a person reads it: Kind name, Kind
-// ns/name#section when another namespace, Kind selector k=v.
+// targetString writes a targetRef as a person reads it.
 func targetString(p *policykind.Policy, t policykind.TargetRef) string {
 	s := t.Kind + " "
 	if t.Namespace != "" && t.Namespace != p.Namespace {
@@ -201,20 +196,17 @@ func rollUp(ancestors []outcome.Ancestor, v policykind.Vocabulary) StatusSummary
 	return s
 }
 
-// DescribePolicy describes one policy: its spec, where it attached, its
-// status, and every effective target whose stack holds it.
+// DescribePolicy describes one policy: spec, attachments, status and reach.
 func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription {
 	return PolicyDescriber(res)(p)
 }
 
-// PolicyDescriber is DescribePolicy for many policies of one run, on
-// one goroutine: PolicyDescribers with one describer.
+// PolicyDescriber is DescribePolicy for many policies of one run, on one goroutine.
 func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescription {
 	return PolicyDescribers(res)()
 }
 
-// PolicyDescribers makes describers of many policies of one run, one for
-// each goroutine that describes.
+// PolicyDescribers makes describers of one run, one per goroutine.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {
@@ -227,8 +219,7 @@ type policyDescriber struct {
 	t *runTables
 }
 
-// runTables is what descriptions of a run's policies read of the whole
-// run, found on first use, once, for every describer.
+// runTables is what descriptions of a run's policies read of the whole run, once.
 type runTables struct {
 	res      *engine.Result
 	mu       sync.Mutex
@@ -263,8 +254,7 @@ type stacked struct {
 	ctx    *effective.Context
 }
 
-// stackingOf lists, for each policy of kr's result, the contexts whose
-// stack holds it, in the order of the targets and their contexts.
+// stackingOf lists, per policy of kr, the contexts whose stack holds it.
 func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
 	out := map[*policykind.Policy][]stacked{}
 	for _, t := range kr.Effective.Targets {

@@ -107,8 +107,7 @@ func (q *query) leavesOf(p *policykind.Policy) []string {
 	return l
 }
 
-// scoped is what an answer about a node covers for one kind: its own
-// contexts, else those of the targets below it whose path passes through it.
+// scoped is what an answer about a node covers for one kind.
 type scoped struct {
 	kind    int
 	targets []scopedTarget
@@ -135,8 +134,7 @@ func owns(own []topology.NodeID, n topology.NodeID) bool {
 	return ok
 }
 
-// scope gathers, for every kind, the targets and contexts a question about
-// node n covers (see scoped). Kinds with nothing are left out.
+// scope gathers, per kind, the targets and contexts a question about n covers.
 func (q *query) scope(n topology.NodeID) []scoped {
 	own := q.own(n)
 	isNS := q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind
@@ -201,8 +199,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 	return out
 }
 
-// Scope lists the nodes whose effective policies Describe and Explain of
-// n read: n, its sections and every node below them, in NodeID order.
+// Scope lists the nodes whose effective policies Describe and Explain of n read.
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
@@ -214,8 +211,7 @@ func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	return out
 }
 
-// ScopeOfAll is a scope under which Describe and Explain of every node of
-// nodes answer as the complete run does, found in one walk.
+// ScopeOfAll is Scope for every node of nodes, found in one walk.
 func ScopeOfAll(res *engine.Result, nodes []topology.NodeID) []topology.NodeID {
 	return below(res.Graph, nodes).sorted()
 }
@@ -248,8 +244,7 @@ func (q *query) sortContexts(ctxs []*effective.Context) {
 	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return q.comparePaths(a.Path, b.Path) })
 }
 
-// comparePaths is strings.Compare(q.pathKey(a), q.pathKey(b)) without
-// making either key: each node's key is made once per query.
+// comparePaths compares two paths' keys without making them.
 func (q *query) comparePaths(a, b []topology.NodeID) int {
 	var sa, sb string // what is left of the current piece of a and of b
 	i, j := 0, 0
@@ -322,8 +317,7 @@ func (q *query) path(path []topology.NodeID) []Ref {
 	return out
 }
 
-// targetValues reads the target object's own values of a kind's
-// targetFields (docs/merging.md "The target's own values").
+// targetValues reads the target's own values of a kind's targetFields.
 func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]any {
 	if len(k.TargetFields) == 0 || q.g.Node(n).Object == nil {
 		return nil
@@ -344,8 +338,7 @@ func PolicyRefOf(p *policykind.Policy) PolicyRef {
 
 func groupKindOf(k *policykind.Kind) GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
 
-// sourceName names who set a field: namespace/name, or `Kind
-// namespace/name` for a kind sharing a value space with others.
+// sourceName names who set a field: namespace/name, or `Kind namespace/name` in a value space.
 func sourceName(p *policykind.Policy) string {
 	if p == nil {
 		return TargetSource
@@ -359,8 +352,7 @@ func sourceName(p *policykind.Policy) string {
 // related reports whether two field pointers overlap: equal, or one below the other.
 func related(a, b string) bool { return a == b || under(a, b) || under(b, a) }
 
-// under reports whether pointer q lies strictly below p (merge.Below: a
-// key containing "[" is a sibling, not a list item).
+// under reports whether pointer q lies strictly below p (merge.Below).
 func under(q, p string) bool { return merge.Below(q, p) }
 
 // ID is the policy's namespace/name.

@@ -16,8 +16,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// kindNames maps the lower-case names a user may type to the kinds of the
-// hierarchy, as kubectl's names and resource.group forms do.
+// kindNames maps the lower-case names a user may type to the kinds of the hierarchy.
 var kindNames = func() map[string]schema.GroupKind {
 	m := map[string]schema.GroupKind{}
 	for _, row := range hierarchy.Table {
@@ -43,8 +42,7 @@ func HierarchyKind(name string) (schema.GroupKind, bool) {
 	return gk, ok
 }
 
-// lookupKind finds what a typed kind names: a kind of the hierarchy (ok),
-// else the policy kinds of res that answer to it.
+// lookupKind finds a kind of the hierarchy (ok), else the policy kinds named.
 func lookupKind(res *engine.Result, name string) (gk schema.GroupKind, ok bool, found []*policykind.Kind) {
 	lower := strings.ToLower(name)
 	if gk, ok, found = lookupName(res, lower); ok || len(found) > 0 {
@@ -93,8 +91,7 @@ func (k KindName) GroupKind() schema.GroupKind {
 	return k.Topology
 }
 
-// ResolveKind reads a kind as typed on the command line, case-insensitively:
-// a name of the hierarchy's kinds or a policy kind's kind, plural, or either with ".group".
+// ResolveKind reads a kind as typed on the command line, case-insensitively.
 func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	gk, ok, found := lookupKind(res, name)
 	switch {
@@ -188,8 +185,7 @@ func policyKindList(res *engine.Result) []string {
 	return out
 }
 
-// suggestKindsOf is the "did you mean" of a mistyped kind among the policy
-// kinds, and with hierarchy the kinds of the hierarchy too.
+// suggestKindsOf is the "did you mean" of a mistyped kind.
 func suggestKindsOf(res *engine.Result, typed string, hierarchy bool) string {
 	canonical := map[string]string{}
 	for n, gk := range kindNames {
@@ -225,8 +221,7 @@ func KindNames(res *engine.Result) []string {
 	return out
 }
 
-// knownKinds lists the targetable kinds with their short names, then the
-// policy kinds: what an unknown kind's error lists.
+// knownKinds lists what an unknown kind's error lists.
 func knownKinds(res *engine.Result) []string {
 	var out []string
 	for _, row := range hierarchy.Table {
@@ -245,8 +240,7 @@ func knownKinds(res *engine.Result) []string {
 	return append(out, policyKindList(res)...)
 }
 
-// Resolve finds what "KIND/NAME" (or "KIND/NAME#SECTION" for a listener,
-// rule or named port) names, in namespace ns for namespaced kinds.
+// Resolve finds what "KIND/NAME[#SECTION]" names, in namespace ns.
 func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	if err := CheckSubject(arg); err != nil {
 		return Subject{}, err
@@ -306,15 +300,13 @@ func CheckSubject(arg string) error {
 	return nil
 }
 
-// NotFoundAnywhere is the error for KIND/NAME[#SECTION] -A that names
-// nothing in any namespace; it suggests names of every namespace.
+// NotFoundAnywhere is the error for KIND/NAME -A that names nothing anywhere.
 func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 	object, _, _ := strings.Cut(name, "#")
 	return fmt.Errorf("%s %s not found in any namespace%s", k.GroupKind().Kind, object, suggestWhere(object, namesWhere(res, k)))
 }
 
-// namesWhere maps the names of the objects or policies of kind k to the
-// namespaces that hold them.
+// namesWhere maps the names of the objects or policies of kind k to the namespaces that hold them.
 func namesWhere(res *engine.Result, k KindName) map[string][]string {
 	where := map[string][]string{}
 	if k.Policy != nil {
@@ -332,8 +324,7 @@ func namesWhere(res *engine.Result, k KindName) map[string][]string {
 	return where
 }
 
-// notFoundHint is what follows "not found": the namespaces that hold the
-// name, and the names close to it here, else close names in every namespace.
+// notFoundHint is what follows "not found": where the name is, or names close to it.
 func notFoundHint(res *engine.Result, k KindName, name, found string, here []string) string {
 	mean := DidYouMean(name, here)
 	if found == "" && mean == "" {

@@ -23,8 +23,7 @@ type Selector struct {
 // selectableFields are the fields the API server accepts in a field selector for every kind.
 var selectableFields = []string{"metadata.name", "metadata.namespace"}
 
-// ParseSelector reads -l and --field-selector with kubectl's parsers,
-// refusing other fields as the API server does.
+// ParseSelector reads -l and --field-selector with kubectl's parsers.
 func ParseSelector(label, field string) (Selector, error) {
 	var s Selector
 	if label != "" {
@@ -54,8 +53,7 @@ func (s Selector) Empty() bool {
 	return (s.Labels == nil || s.Labels.Empty()) && (s.Fields == nil || s.Fields.Empty())
 }
 
-// Matches reports whether an object with these labels, namespace and name
-// is chosen.
+// Matches reports whether an object with these labels, namespace and name is chosen.
 func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 	if s.Labels != nil && !s.Labels.Matches(labels.Set(lbls)) {
 		return false
@@ -66,8 +64,7 @@ func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 	return true
 }
 
-// Subjects are the objects or policies of kind k chosen by selector (or by
-// name in every namespace): in ns unless all, cluster-scoped ones always.
+// Subjects are the objects or policies of kind k chosen by selector.
 func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Selector) []Subject {
 	in := func(namespace string) bool { return all || namespace == "" || namespace == ns }
 	var out []Subject
@@ -103,8 +100,7 @@ func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Sel
 	return out
 }
 
-// policyLabels are a policy object's labels (none when the engine holds
-// no object for it).
+// policyLabels are a policy object's labels (none when the engine holds no object for it).
 func policyLabels(p *policykind.Policy) map[string]string {
 	if p.Object == nil {
 		return nil

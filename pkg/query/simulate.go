@@ -25,11 +25,9 @@ type Simulation struct {
 	Request  routing.Request `json:"request"`
 	// Steps are the listeners, routes and matches considered, in order, with why each was chosen or not.
 	Steps []routing.Step `json:"steps"`
-	// Failure says why no rule handles the request; the fields below
-	// are then empty.
+	// Failure says why no rule handles the request; the fields below are then empty.
 	Failure string `json:"failure,omitempty"`
-	// Listener and Rule chosen; Match is the index of the winning match
-	// in the rule, Condition that match as written.
+	// Match is the index of the winning match in Rule, Condition that match as written.
 	Listener  *Ref   `json:"listener,omitempty"`
 	Rule      *Ref   `json:"rule,omitempty"`
 	Match     *int   `json:"match,omitempty"`
@@ -38,35 +36,30 @@ type Simulation struct {
 	Hostname string `json:"hostname,omitempty"`
 	// Outcome is what the rule's filters do to the request, in order.
 	routing.Outcome `json:",inline"`
-	// Backends of the rule, with their weights (and what their own
-	// filters do).
+	// Backends of the rule, with their weights (and what their own filters do).
 	Backends []routing.Backend `json:"backends,omitempty"`
 	// Path is the request's context path, least specific first.
 	Path []Ref `json:"path,omitempty"`
 	// Effective holds, per policy kind, the effective policy along this path only.
 	Effective []KindEffect `json:"effective"`
 
-	// Undecided says why the routing decision cannot be made: the kinds
-	// it needs (Unreadable) could not be read in every namespace.
+	// Undecided says why routing cannot be decided: kinds it could not read.
 	Undecided  string   `json:"undecided,omitempty"`
 	Unreadable []string `json:"unreadable,omitempty"`
-	// Assumed is the route the user expects the request to reach (--route)
-	// when routing cannot be decided; Effective then holds its published records.
+	// Assumed is the route the user expects (--route) when routing cannot be decided.
 	Assumed *Ref `json:"assumed,omitempty"`
 	// Withheld are the policy kinds whose records say only that they affect an object on the way.
 	Withheld []Withheld `json:"withheld,omitempty"`
 }
 
-// Withheld is a policy kind whose published record withholds its
-// policies' names and settings: only that they affect the target.
+// Withheld is a policy kind whose record says only that it affects the target.
 type Withheld struct {
 	GroupKind `json:",inline"`
 	Target    Ref   `json:"target"`
 	Policies  int32 `json:"policies"`
 }
 
-// Simulate follows a request through res (through Gateway "namespace/name"
-// when set) and gathers the effective policies along its path.
+// Simulate follows a request through res and gathers the effective policies on its path.
 func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulation, error) {
 	if ns, name, ok := strings.Cut(gateway, "/"); ok && ns != "" && name != "" {
 		gw := topology.Ref{Group: hierarchy.GatewayGroup, Kind: hierarchy.GatewayKind.Kind, Namespace: ns, Name: name}
@@ -127,8 +120,7 @@ func Simulate(res *engine.Result, req routing.Request, gateway string) (*Simulat
 	return s, nil
 }
 
-// NoSuchObject is the error for a flag whose [KIND/]NAMESPACE/NAME value
-// names no object of res, with the usual "found in" and "did you mean" hints.
+// NoSuchObject is the error for a flag naming no object of res.
 func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) error {
 	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
 	key := ref.Namespace + "/" + ref.Name
@@ -160,8 +152,7 @@ func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) erro
 	return fmt.Errorf("%s %s: no such %s%s%s", flag, value, ref.Kind, hint, didYouMean(close))
 }
 
-// SimulationScope is the engine.RunScoped scope of a simulation: the nodes
-// the request passes through; empty when it reaches no rule, nil when routing fails.
+// SimulationScope is the scope of a simulation: the nodes the request passes through.
 func SimulationScope(req routing.Request, gateway string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		tr, err := routing.Route(res.Graph, req, gateway)

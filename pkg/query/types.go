@@ -18,8 +18,7 @@ const (
 	KindImpact            = "Impact"
 )
 
-// TargetSource names the target object's own value as a field's source
-// (the same string as EffectivePolicy's fieldSources).
+// TargetSource names the target's own value as a field's source.
 const TargetSource = "(target)"
 
 // Relations of a policy to a described object.
@@ -66,8 +65,7 @@ type Subject struct {
 	Policy *policykind.Policy // nil for a node
 }
 
-// Description answers, for one object, GEP-713's three questions: *that*
-// policies affect it, *which* ones, and *what* is in force, field by field.
+// Description answers GEP-713's *that*, *which* and *what* for one object.
 type Description struct {
 	TypeMeta `json:",inline"`
 	Object   Ref `json:"object"`
@@ -170,8 +168,7 @@ type FieldEffect struct {
 	Beaten []string `json:"beaten,omitempty"`
 }
 
-// PolicyDescription describes one policy: what it says, where it attaches,
-// its status, and every context it reaches.
+// PolicyDescription describes one policy and every context it reaches.
 type PolicyDescription struct {
 	TypeMeta   `json:",inline"`
 	Policy     PolicySummary    `json:"policy"`
@@ -210,8 +207,7 @@ type Reach struct {
 	Results map[string]int `json:"results"` // its contexts by the policy's standing
 }
 
-// Explanation says why one field has its value: per context, the
-// candidates in precedence order with the winner marked.
+// Explanation says why one field has its value, per context.
 type Explanation struct {
 	TypeMeta `json:",inline"`
 	Object   Ref     `json:"object"`

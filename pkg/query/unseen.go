@@ -10,20 +10,17 @@ import (
 // answer for them. GEP-713 "The Problem, restated": "no policy affects
 // it" is a poor answer when the reader could not look, so it says so.
 type Unseen struct {
-	// Kinds are the policy kinds whose list was forbidden, sorted by
-	// Kind.group.
+	// Kinds are the policy kinds whose list was forbidden, sorted by Kind.group.
 	Kinds []GroupKind `json:"kinds,omitempty"`
 	// Declarations are the kinds that declare policy kinds whose list was forbidden.
 	Declarations []GroupKind `json:"declarations,omitempty"`
 	// Records is how many published EffectivePolicy records were read; none reaches the object.
 	Records int `json:"records"`
-	// RecordsForbidden says the records could not be listed either,
-	// where they were looked for.
+	// RecordsForbidden says the records could not be listed either, where they were looked for.
 	RecordsForbidden bool `json:"recordsForbidden,omitempty"`
 }
 
-// Reason says why Unseen cannot tell, in one clause: what the reader may
-// not list, and what became of the records.
+// Reason says why Unseen cannot tell, in one clause.
 func (u *Unseen) Reason() string {
 	var hidden []string
 	if len(u.Kinds) > 0 {
@@ -66,8 +63,7 @@ func (u *Unseen) Hint() string {
 	}
 }
 
-// Only is u for a description narrowed to kinds (Description.Only): the
-// kinds asked about that could not be read, nil when there is none.
+// Only is u narrowed to kinds; nil when none of them was hidden.
 func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	if u == nil || len(kinds) == 0 {
 		return u
@@ -87,14 +83,12 @@ func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	return &out
 }
 
-// IncompleteError is an answer that may leave policies out (Unseen), as an
-// error (describe --fail-incomplete, explain's "not set").
+// IncompleteError is an answer that may leave policies out, as an error.
 type IncompleteError struct {
 	// Object is what was asked about: "HTTPRoute baker/baker".
 	Object string
 	Unseen *Unseen
-	// Err, when set, is the answer's own error, true of the policies the
-	// reader could see.
+	// Err, when set, is the answer's own error, true of the policies the reader could see.
 	Err error
 }
 
