@@ -21,13 +21,11 @@ import (
 
 // viewFlag is -o for the discoverability commands: people, yaml or json.
 type viewFlag struct {
-	format string
-	// full lists every context (--full); kinds and field narrow it.
-	full  bool
-	kinds []string
-	field string
-	// failIncomplete is --fail-incomplete: an answer that may leave policies out is an error.
-	failIncomplete bool
+	format         string
+	full           bool // full lists every context (--full); kinds and field narrow it.
+	kinds          []string
+	field          string
+	failIncomplete bool // --fail-incomplete: an answer that may leave policies out is an error.
 }
 
 // bindNarrow adds describe's --full, --kind and --field.

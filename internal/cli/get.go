@@ -236,10 +236,9 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 
 // listedPolicy is one policy get lists: as read and, when needed, with Strata's status.
 type listedPolicy struct {
-	read   *unstructured.Unstructured
-	status *sinkstatus.PolicyObject // nil: as read
-	// recorded: known from the published records only; read is a stub.
-	recorded bool
+	read     *unstructured.Unstructured
+	status   *sinkstatus.PolicyObject // nil: as read
+	recorded bool                     // recorded: known from the published records only; read is a stub.
 }
 
 // object is the policy object printed: with Strata's status, or as read.

@@ -27,9 +27,8 @@ import (
 // target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's parable).
 type published struct {
 	records []*stratav1.EffectivePolicy
-	// kinds are the kinds answered from the records; names their Kind, sorted.
-	kinds map[schema.GroupKind]bool
-	names []string
+	kinds   map[schema.GroupKind]bool // the kinds answered from the records; names their Kind, sorted.
+	names   []string
 }
 
 // hidden are the policy kinds, and the kinds declaring policy kinds, a read could not list.

@@ -25,34 +25,27 @@ import (
 
 // sourceFlags choose where a command's objects come from.
 type sourceFlags struct {
-	files     []string
-	withFiles []string
-	// allNamespaces is -A: commands that list objects list them all.
-	allNamespaces bool
-	// strict is --strict: engine.Options.Strict.
-	strict bool
-	kube   *genericclioptions.ConfigFlags
-	// connection are the flags kube added; flags are the command's.
-	connection map[string]bool
-	flags      *pflag.FlagSet
+	files         []string
+	withFiles     []string
+	allNamespaces bool // -A: commands that list objects list them all.
+	strict        bool // --strict: engine.Options.Strict.
+	kube          *genericclioptions.ConfigFlags
+	connection    map[string]bool // the flags kube added; flags are the command's.
+	flags         *pflag.FlagSet
 
-	// unreadable are the kinds the last load was not allowed to read (see readable).
-	unreadable []cluster.Unreadable
-	// namespaceOnly are the kinds the last load read in one namespace only.
-	namespaceOnly []schema.GroupVersionKind
+	unreadable    []cluster.Unreadable      // the kinds the last load was not allowed to read (see readable).
+	namespaceOnly []schema.GroupVersionKind // the kinds the last load read in one namespace only.
 	// published answers for the kinds the last load could not read (published.go).
 	published          *published
 	answersFromRecords bool
 	// recordsWhen, when set, has every published record read when it says so of what was read.
-	recordsWhen func(*cluster.Objects) bool
-	records     []*stratav1.EffectivePolicy
-	// hidden is what the last load could not list, and recordsForbidden whether the records too.
-	hidden           hidden
+	recordsWhen      func(*cluster.Objects) bool
+	records          []*stratav1.EffectivePolicy
+	hidden           hidden // what the last load could not list, and recordsForbidden whether the records too.
 	recordsForbidden bool
 	// read is what the last load read, for commands that name where an object came from (see places).
 	read *files.Result
-	// last is the last load's result (--watch follows its policy kinds).
-	last *engine.Result
+	last *engine.Result // the last load's result (--watch follows its policy kinds).
 }
 
 // places are where the objects of the last load were read in files.

@@ -12,12 +12,9 @@ import (
 
 // Version is what `strata version` prints, read from the build information the Go toolchain embeds.
 type Version struct {
-	// Version is the main module's version: a tag, a pseudo-version, or "(devel)".
-	Version string `json:"version"`
-	// Commit is the VCS revision of the build; empty outside a checkout.
-	Commit string `json:"commit,omitempty"`
-	// CommitTime is the revision's commit time (RFC 3339).
-	CommitTime string `json:"commitTime,omitempty"`
+	Version    string `json:"version"`              // the main module's version: a tag, a pseudo-version, or "(devel)".
+	Commit     string `json:"commit,omitempty"`     // the VCS revision of the build; empty outside a checkout.
+	CommitTime string `json:"commitTime,omitempty"` // the revision's commit time (RFC 3339).
 	// Dirty says the checkout had uncommitted changes: such a binary is not the commit it names.
 	Dirty     bool   `json:"dirty"`
 	GoVersion string `json:"goVersion"`

@@ -17,10 +17,9 @@ import (
 
 // switchWriter is stdout that --watch points at a buffer, to print only changes.
 type switchWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-	// terminal is the command's real stdout, for colour decisions.
-	terminal io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	terminal io.Writer // the command's real stdout, for colour decisions.
 }
 
 func (sw *switchWriter) Write(p []byte) (int, error) {

@@ -34,23 +34,19 @@ type Change struct {
 // AdmitOptions tune Admit.
 type AdmitOptions struct {
 	// Limit is the most status.ancestors a policy of a kind may hold; nil skips the check.
-	Limit func(*policykind.Kind) int
-	// MaxNames bounds the names in one warning; the rest are counted.
-	MaxNames int
+	Limit    func(*policykind.Kind) int
+	MaxNames int // MaxNames bounds the names in one warning; the rest are counted.
 }
 
 // Admission is what a policy write would do, said before it is done: the
 // warnings `kubectl apply` prints (GEP-713 "Discoverability") and the
 // findings `strata check` would report after it.
 type Admission struct {
-	// Policy is the policy written; Kind is zero when not of a known policy kind.
-	Policy PolicyRef `json:"policy"`
+	Policy PolicyRef `json:"policy"` // the policy written; Kind is zero when not of a known policy kind.
 	// Warnings: findings, then reach, then what the write takes or gives.
-	Warnings []string `json:"warnings,omitempty"`
-	// Findings of the policy after the write (none on delete).
-	Findings []Finding `json:"findings,omitempty"`
-	// Impact is every effective field the write changes.
-	Impact *Impact `json:"impact,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
+	Findings []Finding `json:"findings,omitempty"` // Findings of the policy after the write (none on delete).
+	Impact   *Impact   `json:"impact,omitempty"`   // every effective field the write changes.
 }
 
 // Admit answers for one write, recomputing only the write's policy kind.

@@ -27,10 +27,9 @@ var FindingClasses = []string{FindingInvalid, FindingConflicted, FindingTargetNo
 
 // Finding is one problem of one policy, as the status Strata would write says it.
 type Finding struct {
-	Policy PolicyRef `json:"policy"`
-	Class  string    `json:"class"`
-	// Message is the condition's message, prefixed by its ancestor when there are several.
-	Message string `json:"message"`
+	Policy  PolicyRef `json:"policy"`
+	Class   string    `json:"class"`
+	Message string    `json:"message"` // the condition's message, prefixed by its ancestor when there are several.
 }
 
 // CheckOnly is Check for the policies f keeps (`strata check -n NS -l SELECTOR`).
@@ -51,8 +50,7 @@ func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 // CheckRequest is what `strata check` asks: the policies Filter keeps, and the classes that fail.
 type CheckRequest struct {
 	Filter Filter
-	// FailOn are the finding classes (FindingClasses) that fail.
-	FailOn []string
+	FailOn []string // the finding classes (FindingClasses) that fail.
 }
 
 // Scope is the nodes a run must compute to answer r; nil for every target.
@@ -65,12 +63,9 @@ func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 
 // CheckResult is the answer to a CheckRequest.
 type CheckResult struct {
-	// Findings are CheckOnly's for the request's Filter.
-	Findings []Finding
-	// Failing are the classes of FailOn some finding is of, in the order of their first finding.
-	Failing []string
-	// Failed is the number of findings of a FailOn class.
-	Failed int
+	Findings []Finding // CheckOnly's for the request's Filter.
+	Failing  []string  // the classes of FailOn some finding is of, in the order of their first finding.
+	Failed   int       // the number of findings of a FailOn class.
 }
 
 // RunCheck answers r from res, a run scoped to r.Scope().

@@ -94,13 +94,10 @@ func (d *Description) Fields() []string {
 
 // FieldNotSetError is the error for a field no context of an object sets.
 type FieldNotSetError struct {
-	// Object is what was asked about: "HTTPRoute baker/baker".
-	Object string
+	Object string // what was asked about: "HTTPRoute baker/baker".
 	Field  string
-	// Which names the policy kinds asked about ("policy" for any).
-	Which string
-	// Fields are the fields that are set, sorted.
-	Fields []string
+	Which  string   // Which names the policy kinds asked about ("policy" for any).
+	Fields []string // the fields that are set, sorted.
 }
 
 func (e *FieldNotSetError) Error() string {

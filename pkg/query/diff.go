@@ -26,8 +26,7 @@ const (
 // DiffResult is what changes between two runs of two inputs (issue 18).
 type DiffResult struct {
 	TypeMeta `json:",inline"`
-	// Changed counts the targets and contexts that change.
-	Changed Count `json:"changed"`
+	Changed  Count `json:"changed"` // Changed counts the targets and contexts that change.
 	// Targets, sorted by policy kind (base's order, then head's new kinds) then locator.
 	Targets []TargetDiff `json:"targets"`
 	// Policies whose status changes, or that appear or disappear, sorted.
@@ -39,20 +38,17 @@ func (d *DiffResult) Empty() bool { return len(d.Targets) == 0 && len(d.Policies
 
 // TargetDiff is an effective target whose effective policy changes.
 type TargetDiff struct {
-	PolicyKind GroupKind `json:"policyKind"`
-	Target     Ref       `json:"target"`
-	// Change is Added, Removed or Changed.
-	Change   string        `json:"change"`
-	Contexts []ContextDiff `json:"contexts"`
+	PolicyKind GroupKind     `json:"policyKind"`
+	Target     Ref           `json:"target"`
+	Change     string        `json:"change"` // Added, Removed or Changed.
+	Contexts   []ContextDiff `json:"contexts"`
 }
 
 // ContextDiff is one context whose resultant spec changes.
 type ContextDiff struct {
-	Path []Ref `json:"path"`
-	// Change is Added or Removed when the context exists on one side only, else Changed.
-	Change string `json:"change"`
-	// Fields that change, sorted; each names its source on both sides.
-	Fields []FieldChange `json:"fields"`
+	Path   []Ref         `json:"path"`
+	Change string        `json:"change"` // Added or Removed when the context exists on one side only, else Changed.
+	Fields []FieldChange `json:"fields"` // Fields that change, sorted; each names its source on both sides.
 }
 
 // PolicyDiff is a policy whose status changes, or that only one side has.

@@ -22,11 +22,9 @@ type Filter struct {
 	// Namespace lists the policies of one namespace (and cluster-scoped ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
-	// Kind and Names, if set, keep only the policies of that kind and these names.
-	Kind  *policykind.Kind
-	Names []string
-	// Select chooses policies by label and field (-l, --field-selector).
-	Select Selector
+	Kind          *policykind.Kind // Kind and Names, if set, keep only the policies of that kind and these names.
+	Names         []string
+	Select        Selector // Select chooses policies by label and field (-l, --field-selector).
 }
 
 // Kept are the policies of res the filter keeps, in engine order.

@@ -32,14 +32,12 @@ type Simulation struct {
 	Rule      *Ref   `json:"rule,omitempty"`
 	Match     *int   `json:"match,omitempty"`
 	Condition string `json:"condition,omitempty"`
-	// Hostname is the route (or listener) hostname that matched.
-	Hostname string `json:"hostname,omitempty"`
+	Hostname  string `json:"hostname,omitempty"` // the route (or listener) hostname that matched.
 	// Outcome is what the rule's filters do to the request, in order.
 	routing.Outcome `json:",inline"`
 	// Backends of the rule, with their weights (and what their own filters do).
 	Backends []routing.Backend `json:"backends,omitempty"`
-	// Path is the request's context path, least specific first.
-	Path []Ref `json:"path,omitempty"`
+	Path     []Ref             `json:"path,omitempty"` // the request's context path, least specific first.
 	// Effective holds, per policy kind, the effective policy along this path only.
 	Effective []KindEffect `json:"effective"`
 

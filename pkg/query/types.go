@@ -68,16 +68,14 @@ type Subject struct {
 // Description answers GEP-713's *that*, *which* and *what* for one object.
 type Description struct {
 	TypeMeta `json:",inline"`
-	Object   Ref `json:"object"`
-	// Sections are the names of the object's sections, sorted.
-	Sections []string `json:"sections,omitempty"`
+	Object   Ref      `json:"object"`
+	Sections []string `json:"sections,omitempty"` // the names of the object's sections, sorted.
 	// Parents and Children are the nodes directly above and below, sorted.
 	Parents  []Ref `json:"parents,omitempty"`
 	Children []Ref `json:"children,omitempty"`
 	// Policies are those in a context under Effective plus those attached that reach nothing.
 	Policies []Affecting `json:"policies"`
-	// Rejected are targetRefs naming the object that could not attach.
-	Rejected []Rejection `json:"rejected,omitempty"`
+	Rejected []Rejection `json:"rejected,omitempty"` // targetRefs naming the object that could not attach.
 	// NotWritten are the <Kind>Affected conditions left out for want of room (docs/status.md, "Room").
 	NotWritten []NotWritten `json:"notWritten,omitempty"`
 	// Effective holds, per policy kind, the effective policy on the object or on the targets below it.
@@ -136,13 +134,10 @@ type TargetEffect struct {
 // ContextEffect is the effective policy along one context path.
 type ContextEffect struct {
 	// Path goes from least to most specific: Namespaces, then objects down to the target.
-	Path []Ref `json:"path"`
-	// Consumer is the namespace of a mesh context's consumer route (GEP-1426).
-	Consumer string `json:"consumer,omitempty"`
-	// Stack is the policies' blocks in merge order, least specific first.
-	Stack []StackEntry `json:"stack"`
-	// Spec is the resultant (merged) spec proper.
-	Spec map[string]any `json:"spec"`
+	Path     []Ref          `json:"path"`
+	Consumer string         `json:"consumer,omitempty"` // the namespace of a mesh context's consumer route (GEP-1426).
+	Stack    []StackEntry   `json:"stack"`              // the policies' blocks in merge order, least specific first.
+	Spec     map[string]any `json:"spec"`               // the resultant (merged) spec proper.
 	// Fields lists every leaf of Spec with its source, then fields set that did not survive.
 	Fields []FieldEffect `json:"fields"`
 }
@@ -159,13 +154,10 @@ type StackEntry struct {
 
 // FieldEffect is one field of a resultant spec.
 type FieldEffect struct {
-	Field string `json:"field"` // JSON pointer (RFC 6901)
-	// Value in force; absent for a field no policy's value survived.
-	Value any `json:"value,omitempty"`
-	// SetBy is the policy that set it, or "(target)"; empty when not in force.
-	SetBy string `json:"setBy,omitempty"`
-	// Beaten are the other sources that set the field and lost, sorted.
-	Beaten []string `json:"beaten,omitempty"`
+	Field  string   `json:"field"`            // JSON pointer (RFC 6901)
+	Value  any      `json:"value,omitempty"`  // Value in force; absent for a field no policy's value survived.
+	SetBy  string   `json:"setBy,omitempty"`  // the policy that set it, or "(target)"; empty when not in force.
+	Beaten []string `json:"beaten,omitempty"` // the other sources that set the field and lost, sorted.
 }
 
 // PolicyDescription describes one policy and every context it reaches.
@@ -176,8 +168,7 @@ type PolicyDescription struct {
 	AttachedTo []Ref            `json:"attachedTo"` // the nodes its targetRefs resolved to, sorted
 	Rejected   []Rejection      `json:"rejected,omitempty"`
 	Ancestors  []AncestorStatus `json:"ancestors"`
-	// Reaches lists every effective target whose stack holds the policy.
-	Reaches []Reach `json:"reaches"`
+	Reaches    []Reach          `json:"reaches"` // Reaches lists every effective target whose stack holds the policy.
 }
 
 // Block is a block of a policy's spec proper.
@@ -221,12 +212,10 @@ type Chain struct {
 	Target     Ref       `json:"target"`
 	Path       []Ref     `json:"path"`
 	Consumer   string    `json:"consumer,omitempty"` // as ContextEffect.Consumer
-	// Value in force, absent when the field ends up unset.
-	Value any `json:"value,omitempty"`
+	Value      any       `json:"value,omitempty"`    // Value in force, absent when the field ends up unset.
 	// SetBy names the winners: several when Field is an object set by several sources.
-	SetBy []string `json:"setBy,omitempty"`
-	// Candidates, least specific first, then the target's own value.
-	Candidates []Candidate `json:"candidates"`
+	SetBy      []string    `json:"setBy,omitempty"`
+	Candidates []Candidate `json:"candidates"` // Candidates, least specific first, then the target's own value.
 }
 
 // Candidate is a stack entry (or the target's own value) seen from one field.
@@ -317,10 +306,9 @@ type FieldChange struct {
 
 // Diagram is the topology with its policies, ready to draw; every list sorted.
 type Diagram struct {
-	Clusters []Cluster     // the namespaces
-	Nodes    []DiagramNode // cluster-scoped nodes
-	// Edges are parent -> child links; PolicyEdges link a policy to its targets.
-	Edges       []Edge
+	Clusters    []Cluster     // the namespaces
+	Nodes       []DiagramNode // cluster-scoped nodes
+	Edges       []Edge        // parent -> child links; PolicyEdges link a policy to its targets.
 	PolicyEdges []Edge
 }
 

@@ -85,11 +85,9 @@ func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 
 // IncompleteError is an answer that may leave policies out, as an error.
 type IncompleteError struct {
-	// Object is what was asked about: "HTTPRoute baker/baker".
-	Object string
+	Object string // what was asked about: "HTTPRoute baker/baker".
 	Unseen *Unseen
-	// Err, when set, is the answer's own error, true of the policies the reader could see.
-	Err error
+	Err    error // Err, when set, is the answer's own error, true of the policies the reader could see.
 }
 
 func (e *IncompleteError) Error() string {
