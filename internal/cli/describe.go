@@ -162,10 +162,7 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
-	if err := printDescriptions(s, v, docs, name != ""); err != nil {
-		return err
-	}
-	return v.incomplete(docs...)
+	return printDescriptions(s, v, docs, name != "")
 }
 
 // describeNamed describes the objects and policies args name: kubectl describe TYPE NAME...
@@ -208,10 +205,7 @@ func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns str
 	if err != nil {
 		return err
 	}
-	if err := printDescriptions(s, v, docs, false); err != nil {
-		return err
-	}
-	return v.incomplete(docs...)
+	return printDescriptions(s, v, docs, false)
 }
 
 // everywhere resolves arg in every namespace that holds an object or policy of that name (-A).
@@ -297,10 +291,18 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	return docs, nil
 }
 
-// printDescriptions prints descriptions one after another, or as a v1 List, or one alone when named.
+// printDescriptions prints descriptions one after another, or as a v1 List, or one alone when named;
+// then --fail-incomplete's error.
 func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
+	if err := writeDescriptions(s, v, docs, named); err != nil {
+		return err
+	}
+	return v.incomplete(docs...)
+}
+
+func writeDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	switch {
-	case v.format != "" && named && len(docs) == 1:
+	case named && len(docs) == 1:
 		return v.print(s, docs[0]) // KIND/NAME -A: the one object, as without -A
 	case v.format != "":
 		return v.print(s, printer.List(docs))
@@ -331,25 +333,11 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if err != nil {
 		return err
 	}
-	if subj.Policy != nil {
-		return v.print(s, query.DescribePolicy(res, subj.Policy))
-	}
-	d := query.Describe(res, subj.Node)
-	if f.published != nil {
-		f.published.describe(d, res, subj.Node)
-	}
-	d.Unseen = f.unseen(res, subj.Node)
-	d, missing, err := v.narrow(f, res, d)
+	docs, err := descriptions(f, v, res, []query.Subject{subj})
 	if err != nil {
 		return err
 	}
-	if missing != nil {
-		return notSet(missing, d.Unseen)
-	}
-	if err := v.print(s, d); err != nil {
-		return err
-	}
-	return v.incomplete(d)
+	return printDescriptions(s, v, docs, true)
 }
 
 // kindScope is the scope of `describe KIND [NAME]`; nil for a policy kind.

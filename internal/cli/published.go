@@ -66,13 +66,15 @@ func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unsee
 		return nil
 	}
 	u := &query.Unseen{Records: len(f.records), RecordsForbidden: f.recordsForbidden}
-	for _, gk := range f.hidden.kinds {
-		u.Kinds = append(u.Kinds, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
-	}
-	for _, gk := range f.hidden.declarations {
-		u.Declarations = append(u.Declarations, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
-	}
+	u.Kinds, u.Declarations = queryKinds(f.hidden.kinds), queryKinds(f.hidden.declarations)
 	return u
+}
+
+func queryKinds(gks []schema.GroupKind) (out []query.GroupKind) {
+	for _, gk := range gks {
+		out = append(out, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	return out
 }
 
 // recordReaches says whether one of records reaches node n, as published.describe reads them.
