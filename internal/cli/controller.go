@@ -72,14 +72,10 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
 			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
-			if err := policies.AddToScheme(scheme); err != nil {
-				return err
-			}
-			if err := blueprints.AddToScheme(scheme); err != nil {
-				return err
-			}
-			if err := admission.AddToScheme(scheme); err != nil {
-				return err
+			for _, add := range []func(*runtime.Scheme) error{policies.AddToScheme, blueprints.AddToScheme, admission.AddToScheme} {
+				if err := add(scheme); err != nil {
+					return err
+				}
 			}
 			hookServer, hookConf, err := hook.server()
 			if err != nil {
@@ -120,11 +116,10 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 					return err
 				}
 			}
-			if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-				return err
-			}
-			if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-				return err
+			for _, add := range []func(string, healthz.Checker) error{mgr.AddHealthzCheck, mgr.AddReadyzCheck} {
+				if err := add("ping", healthz.Ping); err != nil {
+					return err
+				}
 			}
 			return mgr.Start(ctrl.SetupSignalHandler())
 		},

@@ -75,10 +75,7 @@ itself, not in a List, in every object format.`,
 			if err != nil {
 				return err
 			}
-			if err := l.check(); err != nil {
-				return err
-			}
-			sel, err := l.selection()
+			sel, err := l.check()
 			if err != nil {
 				return err
 			}
@@ -109,9 +106,7 @@ itself, not in a List, in every object format.`,
 			var only *schema.GroupKind // a kind known from the records only
 			var k query.KindName
 			if kind != "" {
-				var pk *policykind.Kind
-				pk, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
-				k.Policy = pk
+				k.Policy, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
 				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {

@@ -51,10 +51,7 @@ your own.`,
   strata kinds --builtin -o yaml > policykinds.yaml`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := l.check(); err != nil {
-				return err
-			}
-			sel, err := l.selection()
+			sel, err := l.check()
 			if err != nil {
 				return err
 			}

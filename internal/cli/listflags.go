@@ -51,7 +51,8 @@ func (l *listFlags) checkObjects(c *cobra.Command) error {
 	if l.human() {
 		return fmt.Errorf("--output %q: %s prints objects, not a table: want yaml, json, name, jsonpath=TEMPLATE, go-template=TEMPLATE or custom-columns=SPEC", l.format(), c.Name())
 	}
-	return l.check()
+	_, err := l.check()
+	return err
 }
 
 func (l *listFlags) bindSelectors(c *cobra.Command) {
@@ -68,18 +69,20 @@ func (l *listFlags) human() bool { return l.format() == "" || l.format() == "wid
 // document reports whether -o asks for the command's own YAML or JSON.
 func (l *listFlags) document() bool { return l.format() == printer.YAML || l.format() == printer.JSON }
 
-// check refuses an -o kubectl would refuse, before anything is read.
-func (l *listFlags) check() error {
+// check refuses an -o kubectl would refuse, before anything is read, then reads the selection.
+func (l *listFlags) check() (query.Selector, error) {
 	if l.human() || l.document() {
-		return nil
+		return l.selection()
 	}
 	_, err := l.print.ToPrinter()
 	if genericclioptions.IsNoCompatiblePrinterError(err) {
 		format, _, _ := strings.Cut(l.format(), "=")
 		allowed := l.print.AllowedFormats()
-		return fmt.Errorf("--output %q: unknown format%s (formats: %s)", l.format(), query.DidYouMean(format, allowed), strings.Join(allowed, ", "))
+		return query.Selector{}, fmt.Errorf("--output %q: unknown format%s (formats: %s)", l.format(), query.DidYouMean(format, allowed), strings.Join(allowed, ", "))
+	} else if err != nil {
+		return query.Selector{}, err
 	}
-	return err
+	return l.selection()
 }
 
 // plain reports whether no table flag is given: a terminal then gets Strata's table.

@@ -470,7 +470,6 @@ func diff(bv, av merge.Value) []FieldChange {
 	for p := range av.Prov {
 		set[p] = true
 	}
-	// Compare leaves only.
 	ptrs := leafPointers(slices.Sorted(maps.Keys(set)))
 	var out []FieldChange
 	for _, ptr := range ptrs {
