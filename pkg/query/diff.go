@@ -15,22 +15,17 @@ const KindDiff = "Diff"
 
 // How a target, context or policy differs between the two runs of a Diff.
 const (
-	// DiffAdded: only the head run has it.
-	DiffAdded = "Added"
-	// DiffRemoved: only the base run has it.
-	DiffRemoved = "Removed"
-	// DiffChanged: both runs have it, and it differs.
-	DiffChanged = "Changed"
+	DiffAdded   = "Added"   // only the head run has it
+	DiffRemoved = "Removed" // only the base run has it
+	DiffChanged = "Changed" // both runs have it, and it differs
 )
 
 // DiffResult is what changes between two runs of two inputs (issue 18).
 type DiffResult struct {
 	TypeMeta `json:",inline"`
-	Changed  Count `json:"changed"` // Changed counts the targets and contexts that change.
-	// Targets, sorted by policy kind (base's order, then head's new kinds) then locator.
-	Targets []TargetDiff `json:"targets"`
-	// Policies whose status changes, or that appear or disappear, sorted.
-	Policies []PolicyDiff `json:"policies"`
+	Changed  Count        `json:"changed"`  // the targets and contexts that change
+	Targets  []TargetDiff `json:"targets"`  // sorted by policy kind (base's order, then head's new kinds) then locator
+	Policies []PolicyDiff `json:"policies"` // whose status changes, or that appear or disappear, sorted
 }
 
 // Empty reports whether the two runs give the same effective policies and statuses.

@@ -23,10 +23,8 @@ const KindSimulation = "Simulation"
 type Simulation struct {
 	TypeMeta `json:",inline"`
 	Request  routing.Request `json:"request"`
-	// Steps are the listeners, routes and matches considered, in order, with why each was chosen or not.
-	Steps []routing.Step `json:"steps"`
-	// Failure says why no rule handles the request; the fields below are then empty.
-	Failure string `json:"failure,omitempty"`
+	Steps    []routing.Step  `json:"steps"`             // the listeners, routes and matches considered, and why
+	Failure  string          `json:"failure,omitempty"` // why no rule handles the request; the fields below are then empty
 	// Match is the index of the winning match in Rule, Condition that match as written.
 	Listener  *Ref   `json:"listener,omitempty"`
 	Rule      *Ref   `json:"rule,omitempty"`
@@ -35,19 +33,16 @@ type Simulation struct {
 	Hostname  string `json:"hostname,omitempty"` // the route (or listener) hostname that matched.
 	// Outcome is what the rule's filters do to the request, in order.
 	routing.Outcome `json:",inline"`
-	// Backends of the rule, with their weights (and what their own filters do).
-	Backends []routing.Backend `json:"backends,omitempty"`
-	Path     []Ref             `json:"path,omitempty"` // the request's context path, least specific first.
+	Backends        []routing.Backend `json:"backends,omitempty"` // of the rule, with their weights and filters
+	Path            []Ref             `json:"path,omitempty"`     // the request's context path, least specific first.
 	// Effective holds, per policy kind, the effective policy along this path only.
 	Effective []KindEffect `json:"effective"`
 
 	// Undecided says why routing cannot be decided: kinds it could not read.
-	Undecided  string   `json:"undecided,omitempty"`
-	Unreadable []string `json:"unreadable,omitempty"`
-	// Assumed is the route the user expects (--route) when routing cannot be decided.
-	Assumed *Ref `json:"assumed,omitempty"`
-	// Withheld are the policy kinds whose records say only that they affect an object on the way.
-	Withheld []Withheld `json:"withheld,omitempty"`
+	Undecided  string     `json:"undecided,omitempty"`
+	Unreadable []string   `json:"unreadable,omitempty"`
+	Assumed    *Ref       `json:"assumed,omitempty"`  // the route the user expects (--route)
+	Withheld   []Withheld `json:"withheld,omitempty"` // kinds whose records say only that they affect an object on the way
 }
 
 // Withheld is a policy kind whose record says only that it affects the target.
