@@ -22,7 +22,7 @@ import (
 // viewFlag is -o for the discoverability commands: people, yaml or json.
 type viewFlag struct {
 	format         string
-	full           bool // full lists every context (--full); kinds and field narrow it.
+	full           bool // every context (--full); kinds and field narrow it.
 	kinds          []string
 	field          string
 	failIncomplete bool // --fail-incomplete: an answer that may leave policies out is an error.

@@ -35,7 +35,7 @@ type Change struct {
 type AdmitOptions struct {
 	// Limit is the most status.ancestors a policy of a kind may hold; nil skips the check.
 	Limit    func(*policykind.Kind) int
-	MaxNames int // MaxNames bounds the names in one warning; the rest are counted.
+	MaxNames int // bounds the names in one warning; the rest are counted.
 }
 
 // Admission is what a policy write would do, said before it is done: the
@@ -45,7 +45,7 @@ type Admission struct {
 	Policy PolicyRef `json:"policy"` // the policy written; Kind is zero when not of a known policy kind.
 	// Warnings: findings, then reach, then what the write takes or gives.
 	Warnings []string  `json:"warnings,omitempty"`
-	Findings []Finding `json:"findings,omitempty"` // Findings of the policy after the write (none on delete).
+	Findings []Finding `json:"findings,omitempty"` // of the policy after the write (none on delete).
 	Impact   *Impact   `json:"impact,omitempty"`   // every effective field the write changes.
 }
 

@@ -96,7 +96,7 @@ func (d *Description) Fields() []string {
 type FieldNotSetError struct {
 	Object string // what was asked about: "HTTPRoute baker/baker".
 	Field  string
-	Which  string   // Which names the policy kinds asked about ("policy" for any).
+	Which  string   // names the policy kinds asked about ("policy" for any).
 	Fields []string // the fields that are set, sorted.
 }
 

@@ -43,7 +43,7 @@ type TargetDiff struct {
 type ContextDiff struct {
 	Path   []Ref         `json:"path"`
 	Change string        `json:"change"` // Added or Removed when the context exists on one side only, else Changed.
-	Fields []FieldChange `json:"fields"` // Fields that change, sorted; each names its source on both sides.
+	Fields []FieldChange `json:"fields"` // that change, sorted; each names its source on both sides.
 }
 
 // PolicyDiff is a policy whose status changes, or that only one side has.

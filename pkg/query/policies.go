@@ -24,7 +24,7 @@ type Filter struct {
 	AllNamespaces bool
 	Kind          *policykind.Kind // Kind and Names, if set, keep only the policies of that kind and these names.
 	Names         []string
-	Select        Selector // Select chooses policies by label and field (-l, --field-selector).
+	Select        Selector // chooses policies by label and field (-l, --field-selector).
 }
 
 // Kept are the policies of res the filter keeps, in engine order.

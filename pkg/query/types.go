@@ -155,7 +155,7 @@ type StackEntry struct {
 // FieldEffect is one field of a resultant spec.
 type FieldEffect struct {
 	Field  string   `json:"field"`            // JSON pointer (RFC 6901)
-	Value  any      `json:"value,omitempty"`  // Value in force; absent for a field no policy's value survived.
+	Value  any      `json:"value,omitempty"`  // in force; absent for a field no policy's value survived.
 	SetBy  string   `json:"setBy,omitempty"`  // the policy that set it, or "(target)"; empty when not in force.
 	Beaten []string `json:"beaten,omitempty"` // the other sources that set the field and lost, sorted.
 }
@@ -168,7 +168,7 @@ type PolicyDescription struct {
 	AttachedTo []Ref            `json:"attachedTo"` // the nodes its targetRefs resolved to, sorted
 	Rejected   []Rejection      `json:"rejected,omitempty"`
 	Ancestors  []AncestorStatus `json:"ancestors"`
-	Reaches    []Reach          `json:"reaches"` // Reaches lists every effective target whose stack holds the policy.
+	Reaches    []Reach          `json:"reaches"` // every effective target whose stack holds the policy.
 }
 
 // Block is a block of a policy's spec proper.
@@ -212,7 +212,7 @@ type Chain struct {
 	Target     Ref       `json:"target"`
 	Path       []Ref     `json:"path"`
 	Consumer   string    `json:"consumer,omitempty"` // as ContextEffect.Consumer
-	Value      any       `json:"value,omitempty"`    // Value in force, absent when the field ends up unset.
+	Value      any       `json:"value,omitempty"`    // in force, absent when the field ends up unset.
 	// SetBy names the winners: several when Field is an object set by several sources.
 	SetBy      []string    `json:"setBy,omitempty"`
 	Candidates []Candidate `json:"candidates"` // Candidates, least specific first, then the target's own value.
