@@ -8,11 +8,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// arity checks a command's number of arguments and, when it is wrong,
-// says what the command takes and shows its first example, instead of
-// cobra's "accepts 1 arg(s), received 2": `strata describe takes
-// (KIND/NAME | KIND NAME | KIND [-l SELECTOR]), not 3 arguments (a b c);
-// e.g. strata describe httproute/baker -n baker -f examples/parable/`.
+// arity checks a command's number of arguments, saying what it takes and its first example.
 func arity(minArgs, maxArgs int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < minArgs || len(args) > maxArgs {
@@ -31,8 +27,7 @@ func arity(minArgs, maxArgs int) cobra.PositionalArgs {
 	}
 }
 
-// wrongArgs is arity's error for args, to a command that takes at most
-// maxArgs.
+// wrongArgs is arity's error for args, to a command that takes at most maxArgs.
 func wrongArgs(c *cobra.Command, args []string, maxArgs int) error {
 	what := "no arguments"
 	if maxArgs > 0 {
@@ -48,15 +43,12 @@ func wrongArgs(c *cobra.Command, args []string, maxArgs int) error {
 	return withExample(c, fmt.Sprintf("%s takes %s, got %s", c.CommandPath(), what, got))
 }
 
-// needs is the error for a command line without a flag the command needs
-// (what: "--field"; "--delete, --replace FILE or --add FILE"): its usage
-// line and first example.
+// needs is the error for a command line without a flag the command needs: its usage and first example.
 func needs(c *cobra.Command, what string) error {
 	return withExample(c, fmt.Sprintf("%s needs %s: %s %s", c.CommandPath(), what, c.CommandPath(), takes(c)))
 }
 
-// takes is what a command takes: the words of its Use line after its
-// name.
+// takes is what a command takes: the words of its Use line after its name.
 func takes(c *cobra.Command) string {
 	return strings.TrimSpace(strings.TrimPrefix(c.Use, c.Name()))
 }

@@ -16,12 +16,10 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// defaultFailOn are the finding classes that fail `strata check` unless
-// --fail-on says otherwise: a policy that would not be accepted.
+// defaultFailOn are the finding classes that fail `strata check` by default: not accepted.
 var defaultFailOn = []string{query.FindingInvalid, query.FindingConflicted, query.FindingTargetNotFound}
 
-// checkDescriptions say what each finding class means, for --help and
-// SARIF rules.
+// checkDescriptions say what each finding class means, for --help and SARIF rules.
 var checkDescriptions = map[string]string{
 	query.FindingInvalid:        "the policy would not be accepted: its spec or targets are not valid (Accepted=False Invalid)",
 	query.FindingConflicted:     "the policy would not be accepted: it conflicts with an older policy of a None-strategy kind (Accepted=False Conflicted)",
@@ -127,8 +125,7 @@ are the same whatever is chosen.`,
 	return c
 }
 
-// policyPlace is where a policy was read: its file and line, or nothing
-// for a cluster's object.
+// policyPlace is where a policy was read: its file and line, or nothing for a cluster's object.
 func policyPlace(places map[files.Key]files.Document, p query.PolicyRef) (files.Document, bool) {
 	d, ok := places[files.Key{Group: p.Group, Kind: p.Kind, Namespace: p.Namespace, Name: p.Name}]
 	if !ok || d.Index == 0 {
@@ -137,8 +134,7 @@ func policyPlace(places map[files.Key]files.Document, p query.PolicyRef) (files.
 	return d, true
 }
 
-// where is the "file:line: " prefix of a finding's line, compilers'
-// form, so editors and CI logs link to it.
+// where is the "file:line: " prefix of a finding's line, so editors and CI logs link to it.
 func where(places map[files.Key]files.Document, p query.PolicyRef) string {
 	d, ok := policyPlace(places, p)
 	if !ok {
@@ -186,9 +182,7 @@ func writeJSONFindings(buf *bytes.Buffer, found []query.Finding, places map[file
 	return nil
 }
 
-// writeSARIF writes the findings as a SARIF 2.1.0 log: one rule per
-// finding class (all of them, so rule indexes do not depend on the
-// input), one result per finding at the policy's document.
+// writeSARIF writes the findings as a SARIF 2.1.0 log: one rule per class, one result per finding.
 func writeSARIF(buf *bytes.Buffer, found []query.Finding, places map[files.Key]files.Document, failOn []string) error {
 	rep := report.NewV210Report()
 	run := sarif.NewRunWithInformationURI("strata", "https://github.com/strata-dev/strata")

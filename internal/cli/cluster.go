@@ -22,21 +22,17 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// clusterConn is a connection to a live API server: a direct client (no
-// cache: one read, then the process ends) and a REST mapper that tells
-// which kinds the server serves.
+// clusterConn is a connection to a live API server: an uncached client and a REST mapper.
 type clusterConn struct {
 	host   string // for messages
 	client client.Client
 	mapper meta.RESTMapper
 }
 
-// connectCluster builds the client from kubectl's connection flags.
-// Nothing is sent to the server yet.
+// connectCluster builds the client from kubectl's connection flags, sending nothing yet.
 func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterConn, error) {
 	if raw, err := kube.ToRawKubeConfigLoader().RawConfig(); err == nil && len(raw.Clusters) == 0 && *kube.APIServer == "" {
-		// cli-runtime would fall back to http://localhost:8080, a server
-		// nobody runs: say what is missing instead.
+		// cli-runtime would fall back to http://localhost:8080: say what is missing instead.
 		if _, err := rest.InClusterConfig(); err != nil {
 			return nil, errNoKubeconfig
 		}
@@ -46,8 +42,7 @@ func connectCluster(kube *genericclioptions.ConfigFlags, s Streams) (*clusterCon
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
 	cfg = rest.CopyConfig(cfg)
-	// One list per kind, a dozen kinds: client-go's default of 5 requests
-	// a second would throttle (and log about it).
+	// One list per kind: client-go's default of 5 requests a second would throttle.
 	if cfg.QPS == 0 {
 		cfg.QPS, cfg.Burst = 50, 100
 	}
@@ -89,8 +84,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 		}
 		return err == nil
 	}
-	// Every server serves CRDs: asking first fails fast on a server that
-	// cannot be reached, before a dozen kinds are tried.
+	// Every server serves CRDs: asking first fails fast on a server that cannot be reached.
 	crd := cluster.CRDGVK
 	if _, err := c.mapper.RESTMapping(crd.GroupKind(), crd.Version); err != nil && !meta.IsNoMatchError(err) {
 		return nil, cluster.Records{}, fmt.Errorf("cluster %s: API discovery: %w", c.host, err)
@@ -115,8 +109,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 	return objs, records, nil
 }
 
-// defaultNamespace puts objects of namespaced kinds that name no
-// namespace in ns, as kubectl apply would.
+// defaultNamespace puts namespaced objects without a namespace in ns, as kubectl apply would.
 func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	for _, d := range docs {
 		if d.Object.GetNamespace() != "" {
@@ -130,9 +123,7 @@ func (c *clusterConn) defaultNamespace(docs []files.Document, ns string) {
 	}
 }
 
-// progressLine is a one-line "reading <kind>..." on a terminal's stderr,
-// and nothing at all elsewhere (pipes, files, tests), so that stderr
-// carries only messages there.
+// progressLine is a one-line "reading <kind>..." on a terminal's stderr, and nothing elsewhere.
 type progressLine struct {
 	w     io.Writer
 	shown bool

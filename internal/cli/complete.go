@@ -16,15 +16,11 @@ import (
 	"github.com/strata-dev/strata/pkg/query/routing"
 )
 
-// Dynamic shell completion (cobra's: `strata completion bash|zsh|fish|
-// powershell` prints the script, which calls `strata __complete ...`
-// while the user types).
+// Dynamic shell completion, as cobra's `strata __complete` calls it.
 
-// completionLoad runs the engine on the command's input for a completion,
-// with nothing written anywhere; nil when the input cannot be read.
+// completionLoad runs the engine on the command's input, writing nothing; nil when unreadable.
 func completionLoad(f *sourceFlags) *engine.Result {
-	// cobra parses a completion's flags twice, and a repeated slice flag
-	// appends: -f a is then [a a].
+	// cobra parses a completion's flags twice, and a repeated slice flag appends: -f a is then [a a].
 	f.files, f.withFiles = unique(f.files), unique(f.withFiles)
 	res, err := f.load(quiet())
 	if err != nil {
@@ -37,9 +33,7 @@ func completionLoad(f *sourceFlags) *engine.Result {
 // quiet are Streams that read nothing and write nowhere.
 func quiet() Streams { return Streams{In: strings.NewReader(""), Out: io.Discard, Err: io.Discard} }
 
-// completeFrom completes with the candidates list gives for the command's
-// input, those that start with what the user typed; nothing when the input
-// cannot be read.
+// completeFrom completes with the candidates list gives that start with what was typed.
 func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toComplete string, res *engine.Result) []string) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		res := completionLoad(f)
@@ -50,17 +44,12 @@ func completeFrom(f *sourceFlags, list func(c *cobra.Command, args []string, toC
 	}
 }
 
-// completeSubject is the ValidArgsFunction of the commands that name an
-// object (describe, explain, impact): KIND first, then NAME (KIND NAME),
-// or KIND/NAME and KIND/NAME#SECTION in one word; names in the -n
-// namespace, or every namespace with -A.
+// completeSubject completes KIND, then NAME, or KIND/NAME[#SECTION] in one word.
 func completeSubject(f *sourceFlags, policies bool) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return !policies || k.Policy != nil })
 }
 
-// completeSubjects is completeSubject for describe, which takes several
-// objects: after KIND NAME, more names of KIND; after KIND/NAME, another
-// KIND/NAME.
+// completeSubjects is completeSubject for describe, which takes several objects.
 func completeSubjects(f *sourceFlags) cobra.CompletionFunc {
 	one := completeSubject(f, false)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -74,8 +63,7 @@ func completeSubjects(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// completeObject is completeSubject for the commands that take an
-// object, never a policy (graph, explain).
+// completeObject is completeSubject for commands that never take a policy.
 func completeObject(f *sourceFlags) cobra.CompletionFunc {
 	return completeSubjectOf(f, func(k query.KindName) bool { return k.Policy == nil })
 }
@@ -114,8 +102,7 @@ func completeSubjectOf(f *sourceFlags, keep func(query.KindName) bool) cobra.Com
 	}
 }
 
-// subjectNames are the names of the objects or policies of a kind, each
-// after prefix.
+// subjectNames are the names of the objects or policies of a kind, each after prefix.
 func subjectNames(res *engine.Result, kind, ns string, all bool, prefix string) []string {
 	k, err := query.ResolveKind(res, kind)
 	if err != nil {
@@ -136,9 +123,7 @@ func subjectNames(res *engine.Result, kind, ns string, all bool, prefix string) 
 	return out
 }
 
-// completeField completes explain's --field: the fields of the object's
-// effective policies, in every context (what describe lists), as JSON
-// pointers, or as dotted paths when the user started one.
+// completeField completes explain's --field with the fields of the object's effective policies.
 func completeField(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		arg, err := subjectArg(args)
@@ -167,9 +152,7 @@ func completeField(f *sourceFlags) cobra.CompletionFunc {
 	}
 }
 
-// fieldCompletions offers field pointers in the form being typed (a
-// pointer after "/", else dotted), each once, sorted, those that start
-// with toComplete.
+// fieldCompletions offers field pointers in the form being typed, each once, sorted.
 func fieldCompletions(ptrs []string, toComplete string) []string {
 	out := make([]string, 0, len(ptrs))
 	for _, p := range ptrs {
@@ -182,8 +165,7 @@ func fieldCompletions(ptrs []string, toComplete string) []string {
 	return prefixed(slices.Compact(out), toComplete)
 }
 
-// dotted writes a JSON pointer as the dotted path query.FieldPointer
-// reads back: /colors/light is colors.light, a dot in a key is \.
+// dotted writes a JSON pointer as the dotted path query.FieldPointer reads back.
 func dotted(ptr string) string {
 	parts := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
 	for i, p := range parts {
@@ -205,8 +187,7 @@ func completeNamespace(f *sourceFlags) cobra.CompletionFunc {
 	})
 }
 
-// completeGet completes get: "policies" then a policy kind, or, as
-// kubectl get TYPE NAME..., a policy kind then its policies' names.
+// completeGet completes get: "policies" then a policy kind, or a policy kind then names.
 func completeGet(f *sourceFlags) cobra.CompletionFunc {
 	policyNames := completeSubject(f, true)
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -253,9 +234,7 @@ func unique(s []string) []string {
 	return out
 }
 
-// completeList completes a comma-separated list flag (check --fail-on,
-// describe --kind): the word's last item among candidates, after the
-// items already given, none of which is offered again.
+// completeList completes the last item of a comma-separated list flag, without repeats.
 func completeList(candidates []string, toComplete string) []cobra.Completion {
 	i := strings.LastIndex(toComplete, ",")
 	given := strings.Split(toComplete[:i+1], ",")
@@ -268,17 +247,14 @@ func completeList(candidates []string, toComplete string) []cobra.Completion {
 	return prefixed(out, toComplete)
 }
 
-// completePolicyKinds completes a flag naming policy kinds of the input
-// (describe --kind, comma-separated or repeated), in lower case as the
-// kinds are typed.
+// completePolicyKinds completes a flag naming policy kinds of the input.
 func completePolicyKinds(f *sourceFlags) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return completeList(policyKindsOf(f), toComplete), cobra.ShellCompDirectiveNoFileComp
 	}
 }
 
-// policyKindsOf are the policy kinds of the command's input, in lower
-// case as they are typed.
+// policyKindsOf are the policy kinds of the command's input, in lower case as they are typed.
 func policyKindsOf(f *sourceFlags) []string {
 	var out []string
 	if res := completionLoad(f); res != nil {
@@ -289,16 +265,14 @@ func policyKindsOf(f *sourceFlags) []string {
 	return out
 }
 
-// completeObjectNamed completes a flag naming an object NAMESPACE/NAME
-// (simulate --gateway): the objects of the kinds given, every namespace.
+// completeObjectNamed completes a NAMESPACE/NAME flag with the objects of kinds.
 func completeObjectNamed(f *sourceFlags, kinds ...schema.GroupKind) cobra.CompletionFunc {
 	return completeFrom(f, func(_ *cobra.Command, _ []string, _ string, res *engine.Result) []string {
 		return namespacedNames(res, kinds, "")
 	})
 }
 
-// namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in
-// locator order.
+// namespacedNames are prefix+NAMESPACE/NAME of the objects of kinds, in locator order.
 func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string) []string {
 	var out []string
 	for _, gk := range kinds {
@@ -312,9 +286,7 @@ func namespacedNames(res *engine.Result, kinds []schema.GroupKind, prefix string
 	return out
 }
 
-// completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME: the
-// routes of the kinds the URL's scheme is routed by (http when no URL is
-// typed yet), NAMESPACE/NAME for the scheme's default kind, KIND/...
+// completeRoute completes simulate --route, [KIND/]NAMESPACE/NAME, for the URL's scheme.
 func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 	return completeFrom(f, func(_ *cobra.Command, args []string, _ string, res *engine.Result) []string {
 		scheme := "http"
@@ -336,8 +308,7 @@ func completeRoute(f *sourceFlags) cobra.CompletionFunc {
 	})
 }
 
-// blueprintsIn reports whether the input holds GatewayClassBlueprints:
-// explain --kind BlueprintValues answers only then.
+// blueprintsIn reports whether the input holds GatewayClassBlueprints.
 func blueprintsIn(f *sourceFlags) bool {
 	if len(f.withFiles) > 0 {
 		return false // explain --kind BlueprintValues refuses --with-file
@@ -346,10 +317,7 @@ func blueprintsIn(f *sourceFlags) bool {
 	return err == nil && len(w.Blueprints) > 0
 }
 
-// completeRenderField completes render --values --field: the merged
-// values of the Gateways and HTTPRoutes rendered (the one named, when
-// one is), as JSON pointers, or dotted paths when the word does not start
-// with /.
+// completeRenderField completes render --values --field with the merged values rendered.
 func completeRenderField(f *renderFlags, kube *genericclioptions.ConfigFlags, all *bool) cobra.CompletionFunc {
 	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		w, _, _, err := readWorld(unique(f.files), kube, quiet(), f.controllerName)

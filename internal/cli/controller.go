@@ -23,8 +23,7 @@ import (
 	"github.com/strata-dev/strata/pkg/controller/policies"
 )
 
-// newController is `strata controller`: the policy controller, with
-// kubectl's connection flags.
+// newController is `strata controller`: the policy controller, with kubectl's connection flags.
 func newController(s Streams) *cobra.Command {
 	kube := genericclioptions.NewConfigFlags(true)
 	var (
@@ -69,22 +68,14 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 			if err != nil {
 				return err
 			}
-			// The manager and everything it starts log through logger;
-			// controller-runtime's global logger (which some of its
-			// packages use directly) is set only once the command is
-			// going to run, so a refused start changes no process
-			// state.
+			// controller-runtime's global logger is set only once the command runs.
 			logger := zap.New(zap.UseFlagOptions(&zapOpts), zap.WriteTo(zapcore.Lock(zapcore.AddSync(s.Err))))
 			ctrl.SetLogger(logger)
 			scheme := runtime.NewScheme()
-			if err := policies.AddToScheme(scheme); err != nil {
-				return err
-			}
-			if err := blueprints.AddToScheme(scheme); err != nil {
-				return err
-			}
-			if err := admission.AddToScheme(scheme); err != nil {
-				return err
+			for _, add := range []func(*runtime.Scheme) error{policies.AddToScheme, blueprints.AddToScheme, admission.AddToScheme} {
+				if err := add(scheme); err != nil {
+					return err
+				}
 			}
 			hookServer, hookConf, err := hook.server()
 			if err != nil {
@@ -98,12 +89,9 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				HealthProbeBindAddress: probeAddr,
 				LeaderElection:         leaderElect,
 				LeaderElectionID:       "strata-policy-controller",
-				// The pod's namespace: $POD_NAMESPACE (config/manager sets
-				// it from the downward API), else the service account's
-				// namespace file, which controller-runtime reads.
+				// The pod's namespace: $POD_NAMESPACE, else the service account's namespace file.
 				LeaderElectionNamespace: cmp.Or(leaderElectionNamespace, os.Getenv("POD_NAMESPACE")),
-				// Release the lease on shutdown so a new leader takes over
-				// at once (graceful shutdown).
+				// Release the lease on shutdown so a new leader takes over at once (graceful shutdown).
 				LeaderElectionReleaseOnCancel: true,
 			})
 			if err != nil {
@@ -121,21 +109,17 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 				return err
 			}
 			if runBlueprints {
-				// The blueprint controller watches Gateway API and blueprint
-				// kinds from the start: without their CRDs it would never
-				// sync, so it is left out (and says so) rather than stopping
-				// the policy controller.
+				// Without its CRDs the blueprint controller would never sync: leave it out.
 				if err := blueprints.Served(mgr.GetRESTMapper()); err != nil {
 					logger.Info("blueprint controller not started; restart once the CRDs are installed", "reason", err.Error())
 				} else if _, err := blueprints.New(mgr, bpOpts); err != nil {
 					return err
 				}
 			}
-			if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
-				return err
-			}
-			if err := mgr.AddReadyzCheck("ping", healthz.Ping); err != nil {
-				return err
+			for _, add := range []func(string, healthz.Checker) error{mgr.AddHealthzCheck, mgr.AddReadyzCheck} {
+				if err := add("ping", healthz.Ping); err != nil {
+					return err
+				}
 			}
 			return mgr.Start(ctrl.SetupSignalHandler())
 		},
@@ -170,16 +154,14 @@ GatewayClassConfigs and GatewayConfigs. See docs/blueprints.md.`,
 	return c
 }
 
-// metricsFlags are the metrics server's flags, kubebuilder's: HTTPS
-// with authentication and authorization by default, plain HTTP by choice.
+// metricsFlags are kubebuilder's metrics server flags: HTTPS with authn/authz by default.
 type metricsFlags struct {
 	addr                       string
 	secure, http2              bool
 	certDir, certName, keyName string
 }
 
-// options are controller-runtime's metrics server options for the
-// flags.
+// options are controller-runtime's metrics server options for the flags.
 func (m metricsFlags) options() (metricsserver.Options, error) {
 	if !m.secure {
 		return metricsserver.Options{BindAddress: cmp.Or(m.addr, ":8080")}, nil
@@ -205,9 +187,7 @@ func (m metricsFlags) options() (metricsserver.Options, error) {
 	return o, nil
 }
 
-// controllerNamespace is the namespace the controller runs in, from the
-// downward API (config/manager sets POD_NAMESPACE), for a default that
-// follows where Strata is installed.
+// controllerNamespace is the namespace the controller runs in, from $POD_NAMESPACE.
 func controllerNamespace() string {
 	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
 		return ns

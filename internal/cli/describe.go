@@ -18,8 +18,7 @@ import (
 
 func newDescribe(s Streams) *cobra.Command { return newDescribeScoped(s, true) }
 
-// newDescribeScoped is describe; scoped false makes it run the complete
-// engine (see describe), for tests to compare.
+// newDescribeScoped is describe; scoped false runs the complete engine, for tests.
 func newDescribeScoped(s Streams, scoped bool) *cobra.Command {
 	orig := s
 	s, out := watchable(s)
@@ -103,10 +102,7 @@ policy affects it, and --fail-incomplete then exits 1.`,
 	return c
 }
 
-// describeMany describes the objects of a kind the command line chose,
-// as kubectl describe does: KIND alone (every object of the kind in the
-// namespace), -l or --field-selector among them, or -A (KIND/NAME in
-// every namespace, KIND in all of them).
+// describeMany describes the objects of a kind the command line chose, as kubectl describe does.
 func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kind, name, ns string, scoped bool) error {
 	sel, err := query.ParseSelector(sf.label, sf.field)
 	if err != nil {
@@ -166,16 +162,10 @@ func describeMany(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, kin
 	if err != nil {
 		return err
 	}
-	if err := printDescriptions(s, v, docs, name != ""); err != nil {
-		return err
-	}
-	return v.incomplete(docs...)
+	return printDescriptions(s, v, docs, name != "")
 }
 
-// describeNamed describes the objects and policies that args name, each
-// KIND/NAME[#SECTION] (describe KIND NAME NAME..., describe KIND/NAME
-// KIND/NAME...), in namespace ns, or with -A in every namespace that
-// holds one, one after another: kubectl describe TYPE NAME...
+// describeNamed describes the objects and policies args name: kubectl describe TYPE NAME...
 func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns string, scoped bool) error {
 	for _, a := range args {
 		if err := query.CheckSubject(a); err != nil {
@@ -215,15 +205,10 @@ func describeNamed(s Streams, f *sourceFlags, v *viewFlag, args []string, ns str
 	if err != nil {
 		return err
 	}
-	if err := printDescriptions(s, v, docs, false); err != nil {
-		return err
-	}
-	return v.incomplete(docs...)
+	return printDescriptions(s, v, docs, false)
 }
 
-// everywhere resolves KIND/NAME[#SECTION] (arg, of kind k) in every
-// namespace that holds an object or policy of that name (-A): none when
-// no namespace does.
+// everywhere resolves arg in every namespace that holds an object or policy of that name (-A).
 func everywhere(f *sourceFlags, res *engine.Result, k query.KindName, arg string) ([]query.Subject, error) {
 	_, name, _ := strings.Cut(arg, "/")
 	object, _, _ := strings.Cut(name, "#")
@@ -238,9 +223,7 @@ func everywhere(f *sourceFlags, res *engine.Result, k query.KindName, arg string
 	return out, nil
 }
 
-// namedScope is describeNamed's scope: the union of each KIND/NAME's
-// (subjectScope, or everywhereScope with -A), nil when one of them needs
-// the complete run.
+// namedScope is describeNamed's scope: the union of each argument's, nil when one needs the complete run.
 func namedScope(f *sourceFlags, args []string, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ids []topology.NodeID
@@ -260,9 +243,7 @@ func namedScope(f *sourceFlags, args []string, ns string) func(*engine.Result) [
 	}
 }
 
-// descriptions describes each subject (query.Describe, or DescribePolicy
-// for a policy), narrowed by --kind and --field; a --field set on none
-// of the objects is the error, naming them.
+// descriptions describes each subject, narrowed by --kind and --field.
 func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []query.Subject) ([]any, error) {
 	docs := make([]any, 0, len(subjects))
 	var missing *query.FieldNotSetError // --field, set on none of the objects
@@ -310,12 +291,18 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 	return docs, nil
 }
 
-// printDescriptions prints descriptions: for people one after another,
-// for programs a v1 List of them, or, when one named object was asked
-// for (KIND/NAME -A finding one), that description alone, as without -A.
+// printDescriptions prints descriptions one after another, or as a v1 List, or one alone when named;
+// then --fail-incomplete's error.
 func printDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
+	if err := writeDescriptions(s, v, docs, named); err != nil {
+		return err
+	}
+	return v.incomplete(docs...)
+}
+
+func writeDescriptions(s Streams, v *viewFlag, docs []any, named bool) error {
 	switch {
-	case v.format != "" && named && len(docs) == 1:
+	case named && len(docs) == 1:
 		return v.print(s, docs[0]) // KIND/NAME -A: the one object, as without -A
 	case v.format != "":
 		return v.print(s, printer.List(docs))
@@ -346,33 +333,14 @@ func describe(s Streams, f *sourceFlags, v *viewFlag, arg, ns string, scoped boo
 	if err != nil {
 		return err
 	}
-	if subj.Policy != nil {
-		return v.print(s, query.DescribePolicy(res, subj.Policy))
-	}
-	d := query.Describe(res, subj.Node)
-	if f.published != nil {
-		f.published.describe(d, res, subj.Node)
-	}
-	d.Unseen = f.unseen(res, subj.Node)
-	d, missing, err := v.narrow(f, res, d)
+	docs, err := descriptions(f, v, res, []query.Subject{subj})
 	if err != nil {
 		return err
 	}
-	if missing != nil {
-		return notSet(missing, d.Unseen)
-	}
-	if err := v.print(s, d); err != nil {
-		return err
-	}
-	return v.incomplete(d)
+	return printDescriptions(s, v, docs, true)
 }
 
-// kindScope is the scope of `describe KIND [NAME]` in namespace ns (every
-// namespace with -A), chosen by sel: the scope of the objects it
-// describes (query.ScopeOfAll), found as describeMany finds them;
-// nil (the complete run) for a policy kind, whose descriptions read the
-// policies' status; nothing when the kind is unknown or no object is
-// chosen (the error, or "No resources found", is the answer).
+// kindScope is the scope of `describe KIND [NAME]`; nil for a policy kind.
 func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		k, err := query.ResolveKind(res, f.kindAlias(kind))
@@ -393,11 +361,7 @@ func kindScope(f *sourceFlags, kind, name, ns string, sel query.Selector) func(*
 	}
 }
 
-// everywhereScope is subjectScope for KIND/NAME -A: the union of the
-// scopes of the object of that name in every namespace that holds one;
-// nil (the complete run) when any of them would be; nothing when the
-// kind, the object or its section is not found (the error is the
-// answer, as in subjectScope).
+// everywhereScope is subjectScope for KIND/NAME -A, over every namespace.
 func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		kind := f.kindAlias(kind)
@@ -432,9 +396,7 @@ func everywhereScope(f *sourceFlags, kind, name string) func(*engine.Result) []t
 	}
 }
 
-// subjectScope is the engine.RunScoped scope of a question about the
-// object or section that KIND/NAME names: its node and everything below
-// (query.Scope).
+// subjectScope is the engine.RunScoped scope of a question about KIND/NAME (query.Scope).
 func subjectScope(f *sourceFlags, arg, ns string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		subj, err := query.Resolve(res, f.subjectAlias(arg), ns)

@@ -65,11 +65,7 @@ those only.`,
 			if slices.Contains(f.files, "-") && slices.Contains(against, "-") {
 				return errors.New("-f and --against cannot both read stdin (-)")
 			}
-			// The head is read as the base is, with the same flags (-n,
-			// --strict), from the other files, at the same time: each
-			// side's run leaves a core idle at times (building its
-			// graph, joining its outcome), which the other side's work
-			// fills.
+			// The head is read as the base is, with the same flags, at the same time.
 			hf := f
 			hf.files = against
 			m, err := f.mode() // the flags are read here, before the loads

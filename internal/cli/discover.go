@@ -17,24 +17,15 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
-// The discoverability commands (GEP-713 "The discoverability problem"):
-// describe, explain, get policies, impact and graph. Each reads objects
-// through sourceFlags, so each works on files and on whatever source
-// sourceFlags offers; the questions are answered by package discover and
-// printed by package printer.
+// The discoverability commands (GEP-713): describe, explain, get policies, impact and graph.
 
-// viewFlag is -o for the discoverability commands: people by default,
-// yaml or json for programs (schemas in docs/cli.md).
+// viewFlag is -o for the discoverability commands: people, yaml or json.
 type viewFlag struct {
-	format string
-	// full lists every context of a description (describe --full); kinds
-	// and field narrow it (--kind, --field).
-	full  bool
-	kinds []string
-	field string
-	// failIncomplete is describe's --fail-incomplete: an answer that may
-	// leave policies out (query.Unseen) is printed, then an error.
-	failIncomplete bool
+	format         string
+	full           bool // every context (--full); kinds and field narrow it.
+	kinds          []string
+	field          string
+	failIncomplete bool // --fail-incomplete: an answer that may leave policies out is an error.
 }
 
 // bindNarrow adds describe's --full, --kind and --field.
@@ -75,9 +66,7 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 	return nd, missing, nil
 }
 
-// policyKindFlag reads a --kind NAME (explain's, describe's) as
-// ResolveKind reads a kind, and a CRD's short name: a policy kind, or one
-// only the published records know (only is then nil).
+// policyKindFlag reads --kind NAME; only is nil for a kind only the records know.
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
 	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
 	if gk, ok := f.published.kindNamed(name); err != nil && ok {
@@ -88,15 +77,12 @@ func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *poli
 	return k, k.Key(), nil
 }
 
-// bindFailIncomplete adds describe's --fail-incomplete, for scripts that
-// must not take "cannot tell" for an answer.
+// bindFailIncomplete adds describe's --fail-incomplete.
 func (v *viewFlag) bindFailIncomplete(c *cobra.Command) {
 	c.Flags().BoolVar(&v.failIncomplete, "fail-incomplete", false, "exit with 1, after printing the answer, when it may leave policies out: a policy kind you cannot list, with no published EffectivePolicy record reaching the object to answer for it")
 }
 
-// incomplete is --fail-incomplete's error for printed documents: nil
-// unless the flag is given and a description among docs may leave
-// policies out.
+// incomplete is --fail-incomplete's error: nil unless a description among docs may leave policies out.
 func (v *viewFlag) incomplete(docs ...any) error {
 	if !v.failIncomplete {
 		return nil
@@ -122,9 +108,7 @@ func (v *viewFlag) incomplete(docs ...any) error {
 	return fmt.Errorf("%w (--fail-incomplete)", &query.IncompleteError{Object: object, Unseen: first.Unseen})
 }
 
-// notSet is a --field "not set" error (describe's, explain's) where the
-// reader could not see every policy kind (unseen not nil): true of the
-// policies it could read, uncertain of the others, and said so.
+// notSet is a --field "not set" error made uncertain by the policy kinds the reader could not see.
 func notSet(err error, unseen *query.Unseen) error {
 	if err == nil || unseen == nil {
 		return err
@@ -145,8 +129,7 @@ func (v *viewFlag) check() error {
 	return fmt.Errorf("--output %q: want yaml or json (or nothing, for people)", v.format)
 }
 
-// print writes a discover document, buffered so that an error never leaves
-// half an answer on stdout.
+// print writes a discover document, buffered so an error never leaves half of it.
 func (v *viewFlag) print(s Streams, doc any) error {
 	if v.format == "" {
 		bw := bufio.NewWriterSize(s.Out, 64<<10)
@@ -164,8 +147,7 @@ func (v *viewFlag) human(s Streams) printer.Human {
 	return printer.Human{Color: colorful(s.Out), Full: v.full, Narrowed: narrowed}
 }
 
-// colorful reports whether w is a terminal that wants colors: never for
-// pipes, files and test buffers, nor when NO_COLOR is set (no-color.org).
+// colorful reports whether w is a terminal that wants colors (no NO_COLOR).
 func colorful(w io.Writer) bool {
 	if sw, ok := w.(*switchWriter); ok {
 		w = sw.terminal // --watch's writer: the terminal it prints to
@@ -177,8 +159,7 @@ func colorful(w io.Writer) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
 
-// namespaceOf is the namespace a KIND/NAME argument lives in: -n; else,
-// reading a cluster, the kubeconfig context's namespace; else "default".
+// namespaceOf is the namespace of a KIND/NAME argument: -n, the kubeconfig's, or "default".
 func namespaceOf(c *cobra.Command, f *sourceFlags) string {
 	if fl := c.Flags().Lookup("namespace"); fl != nil && fl.Value.String() != "" {
 		return fl.Value.String()

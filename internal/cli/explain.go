@@ -14,8 +14,7 @@ import (
 
 func newExplain(s Streams) *cobra.Command { return newExplainScoped(s, true) }
 
-// newExplainScoped is explain; scoped false makes it run the complete
-// engine, for tests to compare.
+// newExplainScoped is explain; scoped false makes it run the complete engine, for tests to compare.
 func newExplainScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag

@@ -75,10 +75,7 @@ itself, not in a List, in every object format.`,
 			if err != nil {
 				return err
 			}
-			if err := l.check(); err != nil {
-				return err
-			}
-			sel, err := l.selection()
+			sel, err := l.check()
 			if err != nil {
 				return err
 			}
@@ -109,9 +106,7 @@ itself, not in a List, in every object format.`,
 			var only *schema.GroupKind // a kind known from the records only
 			var k query.KindName
 			if kind != "" {
-				var pk *policykind.Kind
-				pk, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
-				k.Policy = pk
+				k.Policy, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
 				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {
@@ -139,8 +134,7 @@ itself, not in a List, in every object format.`,
 					return policyNotFound(res, k, only, name, ns, all)
 				}
 			}
-			// The status Strata would write is made only for a format
-			// that may read it: not for a table or names, unless sorted.
+			// The status Strata would write is made only for a format that may read it.
 			policies, err := listedPolicies(res, pl, !(l.human() || l.format() == "name") || l.sorted())
 			if err != nil {
 				return err
@@ -166,8 +160,7 @@ itself, not in a List, in every object format.`,
 	return c
 }
 
-// isPolicies reports whether get's first argument is the word
-// "policies" (or its singular or short form).
+// isPolicies reports whether get's first argument is the word "policies" or a short form.
 func isPolicies(arg string) bool {
 	switch strings.ToLower(arg) {
 	case "policies", "policy", "pol":
@@ -176,9 +169,7 @@ func isPolicies(arg string) bool {
 	return false
 }
 
-// getArgs reads get's arguments: get policies [KIND | KIND/NAME], and
-// kubectl's forms with a policy kind for the type, get KIND [NAME...] and
-// get KIND/NAME.
+// getArgs reads get's arguments: policies [KIND | KIND/NAME], KIND [NAME...] and KIND/NAME.
 func getArgs(args []string) (kind string, names []string, err error) {
 	if isPolicies(args[0]) {
 		if len(args) == 1 {
@@ -226,10 +217,7 @@ func getArgs(args []string) (kind string, names []string, err error) {
 	return kind, slices.Clone(args[1:]), nil
 }
 
-// policyNotFound is get policies KIND/NAME's error when no policy of
-// kind k (or only, known from the published records only) is named name
-// in namespace ns (any, with all): the "not found" of describe, with the
-// namespaces that hold one and "did you mean".
+// policyNotFound is get policies KIND/NAME's error when no policy of kind k (or only) is named name.
 func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
 	switch {
 	case k.Policy == nil:
@@ -241,20 +229,14 @@ func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind
 	return err
 }
 
-// listedPolicy is one policy get lists: its object as read (for a policy
-// known from the published records only, an object with its kind,
-// namespace and name) and, when the output reads it, the object with the
-// status.ancestors Strata would write.
+// listedPolicy is one policy get lists: as read and, when needed, with Strata's status.
 type listedPolicy struct {
-	read   *unstructured.Unstructured
-	status *sinkstatus.PolicyObject // nil: as read
-	// recorded: known from the published records only, which the reader
-	// may read where the policy itself is forbidden; read is a stub.
-	recorded bool
+	read     *unstructured.Unstructured
+	status   *sinkstatus.PolicyObject // nil: as read
+	recorded bool                     // recorded: known from the published records only; read is a stub.
 }
 
-// object is the policy object printed: with Strata's status, as strata
-// status prints it, or as read.
+// object is the policy object printed: with Strata's status, or as read.
 func (p listedPolicy) object() runtime.Object {
 	if p.status != nil {
 		return p.status.Object()
@@ -262,8 +244,7 @@ func (p listedPolicy) object() runtime.Object {
 	return p.read
 }
 
-// item is object for the List printers (printEach), which write a
-// PolicyObject as it is, without making its map.
+// item is object for the List printers, without making its map.
 func (p listedPolicy) item() any {
 	if p.status != nil {
 		return p.status
@@ -314,8 +295,7 @@ func listedPolicies(res *engine.Result, l *query.PolicyList, status bool) ([]lis
 	return out, nil
 }
 
-// printPolicies prints a PolicyList as listFlags ask (see listFlags):
-// policies[i] is l.Items[i]'s.
+// printPolicies prints a PolicyList as listFlags ask (see listFlags): policies[i] is l.Items[i]'s.
 func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []listedPolicy, asObjects, one bool) error {
 	if lf.sorted() {
 		order, err := lf.order(objectsOf(policies))
@@ -325,8 +305,7 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		l.Items, policies = reorder(l.Items, order), reorder(policies, order)
 	}
 	if lf.document() && asObjects {
-		// The records hold a policy's effect, not the policy: there is
-		// no object to print, as kubectl get would be refused it.
+		// The records hold a policy's effect, not the policy: there is no object to print.
 		for _, p := range policies {
 			if p.recorded {
 				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), policyID(p.read.GetNamespace(), p.read.GetName()), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())

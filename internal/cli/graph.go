@@ -16,8 +16,7 @@ import (
 
 func newGraph(s Streams) *cobra.Command { return newGraphScoped(s, true) }
 
-// newGraphScoped is graph; scoped false makes it run the complete engine,
-// for tests to compare.
+// newGraphScoped is graph; scoped false makes it run the complete engine, for tests to compare.
 func newGraphScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var sf selectorFlags

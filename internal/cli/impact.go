@@ -18,9 +18,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/files"
 )
 
-// impactOfAdd answers `impact --add FILE`: what creating the policy in
-// FILE would change (issue 18: answer for a policy that does not exist
-// yet).
+// impactOfAdd answers `impact --add FILE`: what creating the policy in FILE would change.
 func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped bool) error {
 	if err := v.check(); err != nil {
 		return err
@@ -42,9 +40,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 		return fmt.Errorf("%s: %s is not a policy kind of the input (strata kinds lists them)", file, gvk.GroupKind())
 	}
 	if u.GetCreationTimestamp().Time.IsZero() {
-		// Created now: newer than every policy of the input, as a new
-		// policy would be on a cluster (GEP-713 "Conflict resolution
-		// rules": the older wins).
+		// Created now, as a new policy would be (GEP-713 "Conflict resolution rules": the older wins).
 		u.SetCreationTimestamp(metav1.NewTime(time.Now().UTC().Truncate(time.Second)))
 	}
 	im, after, err := query.ImpactOfAdding(before, u)
@@ -60,8 +56,7 @@ func impactOfAdd(s Streams, f *sourceFlags, v *viewFlag, file, ns string, scoped
 
 func newImpact(s Streams) *cobra.Command { return newImpactScoped(s, true) }
 
-// newImpactScoped is impact; scoped false makes it run the complete
-// engine before the change, for tests to compare.
+// newImpactScoped is impact; scoped false runs the complete engine, for tests.
 func newImpactScoped(s Streams, scoped bool) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
@@ -142,8 +137,7 @@ alone.`,
 			}
 			subj, err := pickSubject(&f, before, arg, namespaceOf(c, &f), f.allNamespaces)
 			if kind, name, _ := strings.Cut(arg, "/"); err != nil && name != "" {
-				// A policy of a kind the user cannot read: what its
-				// deletion changes, from the records.
+				// A policy of a kind the user cannot read: what its deletion changes, from the records.
 				if gk, ok := f.published.kindNamed(kind); ok {
 					if !del {
 						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
@@ -183,8 +177,7 @@ alone.`,
 	return c
 }
 
-// warnAdmitted says what the API server would say about the policy of
-// kind gk, ns and name in after, read from file.
+// warnAdmitted says what the API server would say about the policy written.
 func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name, file string) {
 	for _, q := range after.Policies {
 		if q.Kind.Key() == gk && q.Namespace == ns && q.Name == name {
@@ -195,9 +188,7 @@ func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name
 	}
 }
 
-// impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`:
-// what deleting together the policies of the kind the selectors choose,
-// in namespace ns (every namespace with -A), would change.
+// impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`.
 func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, args []string, ns string, scoped bool) error {
 	if len(args) != 1 || strings.Contains(args[0], "/") {
 		return errors.New("-l and --field-selector choose among the policies of a kind: give POLICY-KIND alone (strata impact retrypolicy -l team=baker --delete)")
@@ -248,10 +239,7 @@ func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags,
 	return v.print(s, im)
 }
 
-// readOne reads the one object of a YAML or JSON file (or stdin), as -f
-// reads files (files.Documents): numbers that are integers are int64,
-// as the API server decodes them, so that the schema's integer fields
-// and CEL rules see integers.
+// readOne reads the one object of a YAML or JSON file (or stdin), integers as int64 as -f reads them.
 func readOne(path string, stdin io.Reader) (*unstructured.Unstructured, error) {
 	docs, err := files.Documents([]string{path}, stdin)
 	if err != nil {

@@ -19,8 +19,7 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
 
-// SourceAnnotation says, on a PolicyKind `strata kinds -o yaml` prints,
-// where the declaration came from.
+// SourceAnnotation says where a printed PolicyKind's declaration came from.
 const SourceAnnotation = "strata.dev/declared-by"
 
 func newKinds(s Streams) *cobra.Command {
@@ -52,10 +51,7 @@ your own.`,
   strata kinds --builtin -o yaml > policykinds.yaml`,
 		Args: arity(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			if err := l.check(); err != nil {
-				return err
-			}
-			sel, err := l.selection()
+			sel, err := l.check()
 			if err != nil {
 				return err
 			}
@@ -155,9 +151,7 @@ var kindColumns = []metav1.TableColumnDefinition{
 	{Name: "Effective Targets", Type: "string"},
 	{Name: "Default", Type: "string"},
 	{Name: "Source", Type: "string"},
-	// -o wide: the kind's CRD in the input (- when none was read: the
-	// built-in catalogue, or a cluster without it), its controller and
-	// how many policies of it the input holds.
+	// -o wide: the kind's CRD in the input, its controller and its policy count.
 	{Name: "CRD", Type: "string", Priority: 1},
 	{Name: "Version", Type: "string", Priority: 1},
 	{Name: "Scope", Type: "string", Priority: 1},
@@ -179,8 +173,7 @@ func kindCRDs(lists ...[]*unstructured.Unstructured) map[schema.GroupKind]*unstr
 	return out
 }
 
-// crdColumns are a CRD's name, storage version, scope and short names
-// (kubectl get crd's and api-resources' columns); dashes without one.
+// crdColumns are a CRD's name, storage version, scope and short names.
 func crdColumns(crd *unstructured.Unstructured) [4]string {
 	if crd == nil {
 		return [4]string{"-", "-", "-", "-"}
@@ -206,9 +199,7 @@ func kindItems(decls []policykind.Declaration) []any {
 	return items
 }
 
-// kindDeclarations are the kinds as PolicyKind objects, annotated with
-// their source: what -o yaml prints and what -o name, jsonpath and
-// custom-columns read.
+// kindDeclarations are the kinds as PolicyKind objects, annotated with their source.
 func kindDeclarations(kinds []*policykind.Kind) []policykind.Declaration {
 	out := make([]policykind.Declaration, 0, len(kinds))
 	for _, k := range kinds {
@@ -234,8 +225,7 @@ func targetKindsOf(k *policykind.Kind) []schema.GroupKind {
 	return out
 }
 
-// kindNames writes kinds as a person reads them: Kind, or Kind.group for
-// kinds outside Gateway API and the core group; "any" for none.
+// kindNames writes kinds as a person reads them; "any" for none.
 func kindNames(gks []schema.GroupKind) string {
 	if len(gks) == 0 {
 		return "any"
@@ -252,8 +242,7 @@ func kindNames(gks []schema.GroupKind) string {
 	return strings.Join(names, ",")
 }
 
-// effectiveNames are the effective target kinds, or "= targets" when the
-// declared targets are their own effective targets.
+// effectiveNames are the effective target kinds, or "= targets".
 func effectiveNames(k *policykind.Kind) string {
 	if len(k.EffectiveKinds()) == 0 {
 		return "= targets"

@@ -12,8 +12,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-// controllerRESTConfig is the controller's connection to the API server,
-// from kubectl's flags, or an error naming every place it looked.
+// controllerRESTConfig is the controller's connection to the API server.
 func controllerRESTConfig(kube *genericclioptions.ConfigFlags) (*rest.Config, error) {
 	if kube.APIServer == nil || *kube.APIServer == "" {
 		raw, err := kube.ToRawKubeConfigLoader().RawConfig()
@@ -33,10 +32,7 @@ func controllerRESTConfig(kube *genericclioptions.ConfigFlags) (*rest.Config, er
 	return cfg, nil
 }
 
-// noCluster says where the controller looked for a cluster, in
-// client-go's order (clientcmd.ClientConfigLoadingRules): --kubeconfig,
-// else the files of $KUBECONFIG, else ~/.kube/config; then the in-cluster
-// service account.
+// noCluster says where the controller looked for a cluster, in client-go's order.
 func noCluster(kube *genericclioptions.ConfigFlags, inCluster error) error {
 	var tried []string
 	if kube.KubeConfig != nil && *kube.KubeConfig != "" {

@@ -35,10 +35,7 @@ func (l *listFlags) bind(c *cobra.Command) {
 }
 
 // newObjectFlags are listFlags for a command that prints objects, not a
-// table (status, effective): -o is yaml by default, and name, jsonpath,
-// go-template and custom-columns print its objects; -l and
-// --field-selector choose among them by their own labels, name and
-// namespace.
+// table (status, effective): -o is yaml by default.
 func newObjectFlags(c *cobra.Command) *listFlags {
 	l := newListFlags()
 	*l.print.OutputFormat = printer.YAML
@@ -54,7 +51,8 @@ func (l *listFlags) checkObjects(c *cobra.Command) error {
 	if l.human() {
 		return fmt.Errorf("--output %q: %s prints objects, not a table: want yaml, json, name, jsonpath=TEMPLATE, go-template=TEMPLATE or custom-columns=SPEC", l.format(), c.Name())
 	}
-	return l.check()
+	_, err := l.check()
+	return err
 }
 
 func (l *listFlags) bindSelectors(c *cobra.Command) {
@@ -71,22 +69,23 @@ func (l *listFlags) human() bool { return l.format() == "" || l.format() == "wid
 // document reports whether -o asks for the command's own YAML or JSON.
 func (l *listFlags) document() bool { return l.format() == printer.YAML || l.format() == printer.JSON }
 
-// check refuses an -o kubectl would refuse, before anything is read.
-func (l *listFlags) check() error {
+// check refuses an -o kubectl would refuse, before anything is read, then reads the selection.
+func (l *listFlags) check() (query.Selector, error) {
 	if l.human() || l.document() {
-		return nil
+		return l.selection()
 	}
 	_, err := l.print.ToPrinter()
 	if genericclioptions.IsNoCompatiblePrinterError(err) {
 		format, _, _ := strings.Cut(l.format(), "=")
 		allowed := l.print.AllowedFormats()
-		return fmt.Errorf("--output %q: unknown format%s (formats: %s)", l.format(), query.DidYouMean(format, allowed), strings.Join(allowed, ", "))
+		return query.Selector{}, fmt.Errorf("--output %q: unknown format%s (formats: %s)", l.format(), query.DidYouMean(format, allowed), strings.Join(allowed, ", "))
+	} else if err != nil {
+		return query.Selector{}, err
 	}
-	return err
+	return l.selection()
 }
 
-// plain reports whether the table is the default one, without any of
-// kubectl's table flags: then a terminal gets Strata's colored table.
+// plain reports whether no table flag is given: a terminal then gets Strata's table.
 func (l *listFlags) plain() bool {
 	h := l.print.HumanReadableFlags
 	return l.format() == "" && !*l.print.NoHeaders && !*h.ShowLabels && *h.SortBy == "" && len(*h.ColumnLabels) == 0
@@ -111,8 +110,7 @@ func (l *listFlags) tableOptions() printers.PrintOptions {
 	}
 }
 
-// order is the order --sort-by puts objects in, as positions into objects
-// (kubectl's sorter, a JSONPath into each object); nil without --sort-by.
+// order is the order --sort-by puts objects in, as positions; nil without it.
 func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	field := *l.print.HumanReadableFlags.SortBy
 	if field == "" || len(objects) == 0 {
@@ -136,9 +134,7 @@ func (l *listFlags) order(objects []runtime.Object) ([]int, error) {
 	return out, nil
 }
 
-// sortable checks that kubectl's sorter can compare field's values in
-// objects (unstructured): strings, or numbers of one type, in every
-// object that has the field.
+// sortable checks that kubectl's sorter can compare field's values in objects.
 func sortable(field string, objects []runtime.Object) error {
 	expr, err := get.RelaxedJSONPathExpression(field)
 	if err != nil {
@@ -187,8 +183,7 @@ func sortable(field string, objects []runtime.Object) error {
 	return nil
 }
 
-// typeName names the type of a value read from YAML or JSON, for
-// messages.
+// typeName names the type of a value read from YAML or JSON, for messages.
 func typeName(x any) string {
 	switch x.(type) {
 	case map[string]any:
@@ -207,9 +202,7 @@ func typeName(x any) string {
 	return fmt.Sprintf("a %T", x)
 }
 
-// printObjects prints objects as a v1 List with the printer -o names
-// (name, jsonpath, go-template, custom-columns), buffered so that an error
-// never leaves half an answer.
+// printObjects prints objects as a v1 List with the printer -o names, buffered.
 func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	p, err := l.print.ToPrinter()
 	if err != nil {
@@ -231,9 +224,7 @@ func (l *listFlags) printObjects(s Streams, objects []runtime.Object) error {
 	return printWith(s, func(w io.Writer) error { return p.PrintObj(list, w) })
 }
 
-// printObject prints one object as itself, not in a List, with the
-// printer -o names (yaml, json, name, jsonpath, go-template,
-// custom-columns): kubectl get's output for an object named alone.
+// printObject prints one object as itself, not in a List, as kubectl get does.
 func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	p, err := l.print.ToPrinter()
 	if err != nil {
@@ -246,8 +237,7 @@ func (l *listFlags) printObject(s Streams, o runtime.Object) error {
 	return printWith(s, func(w io.Writer) error { return p.PrintObj(u, w) })
 }
 
-// toUnstructured is o as an unstructured object, which every printer of
-// kubectl's reads.
+// toUnstructured is o as an unstructured object, which every printer of kubectl's reads.
 func toUnstructured(o runtime.Object) (*unstructured.Unstructured, error) {
 	switch x := o.(type) {
 	case *unstructured.Unstructured:
@@ -279,9 +269,7 @@ func unstructuredAll(objects []runtime.Object) ([]runtime.Object, error) {
 	return out, nil
 }
 
-// namesOnly is unstructuredAll for -o name, which reads an object's kind,
-// group and name only (printers.NamePrinter): objects of those alone,
-// made without converting the rest.
+// namesOnly is unstructuredAll for -o name: objects of kind, group and name alone.
 func namesOnly(objects []runtime.Object) ([]runtime.Object, error) {
 	out := make([]runtime.Object, len(objects))
 	for i, o := range objects {

@@ -20,11 +20,8 @@ import (
 	"github.com/strata-dev/strata/pkg/sink/status"
 )
 
-// warnOmitted warns, naming the object, of the conditions its fragment
-// leaves out for want of room (status.Fragment.Omitted): the printed
-// object's strata.dev/omitted-conditions annotation names them, as the
-// controller records them, and a reader of the output alone might miss
-// that (docs/status.md, "Room").
+// warnOmitted warns of the conditions a fragment leaves out for want of
+// room (docs/status.md, "Room").
 func warnOmitted(s Streams, fr *status.Fragment) {
 	for _, o := range fr.Omitted {
 		name := fr.Name
@@ -35,14 +32,12 @@ func warnOmitted(s Streams, fr *status.Fragment) {
 	}
 }
 
-// print buffers the output so that an error never leaves half a document
-// on stdout.
+// print buffers the output so that an error never leaves half a document on stdout.
 func print(s Streams, v any, format string) error {
 	return printWith(s, func(w io.Writer) error { return printer.Print(w, v, format) })
 }
 
-// printWith writes to stdout what write writes, once it has written it
-// all without an error.
+// printWith writes to stdout what write writes, once it has written it all without an error.
 func printWith(s Streams, write func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
@@ -52,18 +47,12 @@ func printWith(s Streams, write func(io.Writer) error) error {
 	return err
 }
 
-// printEach writes a List of n items, item(i) being the i-th or nil for
-// one left out, in format (yaml or json), made and rendered an item at a
-// time (printer.ListWriter.Items): a large world's List is
-// never whole in memory (issue 11, "No cliffs": `effective` of 100,000
-// listeners is half a gigabyte of YAML), and its tens of megabytes take
-// a fraction of the time one core would.
+// printEach writes a List of n items in format, an item at a time (issue 11).
 func printEach(s Streams, n int, item func(int) any, format string) error {
 	return printEachBy(s, n, func() func(int) any { return item }, format)
 }
 
-// printEachBy is printEach with an item function per rendering goroutine,
-// whose items may reuse one memory (printer.ListWriter.ItemsBy).
+// printEachBy is printEach with an item function per rendering goroutine.
 func printEachBy(s Streams, n int, worker func() func(int) any, format string) error {
 	bw := bufio.NewWriterSize(s.Out, 64<<10)
 	lw, err := printer.NewListWriter(bw, format)
@@ -118,10 +107,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 			}
 			sel, _ := l.selection()
 			policies, fragments := status.PolicyObjects(res, t), status.Fragments(res, t)
-			// A document (yaml, json) is printed from the policies'
-			// and the targets' parts as the objects they render
-			// (printer's statusobjects.go): the maps of those objects,
-			// made to be printed and dropped, are not made.
+			// A document is printed from the parts, without making the objects' maps.
 			document := l.document() && !l.sorted()
 			var items []any
 			var objects []runtime.Object
@@ -193,8 +179,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 				return nil
 			}
 			if l.document() && !l.sorted() {
-				// Streamed: a batch of EffectivePolicies in memory at a
-				// time, each goroutine's made in one Scratch.
+				// Streamed: a batch of EffectivePolicies in memory at a time.
 				return printEachBy(s, n, func() func(int) any {
 					var scratch effectivepolicy.Scratch
 					return func(i int) any {
@@ -219,9 +204,7 @@ custom-columns print the same objects; --sort-by orders them.`,
 	return c
 }
 
-// printObjects prints the objects of status or effective as the flags
-// ask: yaml or json as a List of item(o) (printEach's bytes), else
-// kubectl's printers; in --sort-by's order.
+// printObjects prints the objects of status or effective as the flags ask, in --sort-by's order.
 func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(runtime.Object) any) error {
 	if !l.document() && l.sorted() {
 		var err error
@@ -240,11 +223,7 @@ func printObjects(s Streams, l *listFlags, objects []runtime.Object, item func(r
 	return printEach(s, len(objects), func(i int) any { return item(objects[i]) }, l.format())
 }
 
-// namespaceScope is the scope (engine.RunScoped) of a command about the
-// targets of one namespace, and cluster-scoped ones, as inNamespace
-// prints them: the effective policies of the other namespaces' targets
-// are not computed (of the 20,000 routes of the performance world, a
-// namespace holds 200).
+// namespaceScope is the scope of a command about the targets of one namespace.
 func namespaceScope(ns string) func(*engine.Result) []topology.NodeID {
 	if ns == "" {
 		return func(r *engine.Result) []topology.NodeID {
@@ -278,9 +257,7 @@ func stampTime(flag string, res *engine.Result) (metav1.Time, error) {
 	return metav1.NewTime(newest(res)), nil
 }
 
-// newest is the newest creationTimestamp of the input's policies and
-// objects, the time strata status stamps changed conditions with by
-// default.
+// newest is the newest creationTimestamp of the input, strata status's default stamp.
 func newest(res *engine.Result) time.Time {
 	t := time.Unix(0, 0).UTC()
 	for _, p := range res.Policies {

@@ -7,13 +7,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ownCommands makes the commands cobra adds itself (help, completion) and
-// its handling of an unknown command answer as Strata's own commands do
-// (issue 18: errors say the right usage, never cobra's raw text): one
-// error line, a suggestion when a name is close, exit 1.
+// ownCommands makes cobra's own commands and unknown commands answer as Strata's do.
 func ownCommands(root *cobra.Command) {
-	// The root runs (its help) so that its arguments are validated here
-	// rather than by cobra's legacy check.
+	// The root runs so that its arguments are validated here, not by cobra.
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
 			return unknownCommand(c, args[0])
@@ -81,8 +77,7 @@ func ownCommands(root *cobra.Command) {
 	}
 }
 
-// unknownCommand is the error for a command name that parent does not
-// have, with cobra's suggestions (names within two edits, or prefixes).
+// unknownCommand is the error for a command name parent does not have.
 func unknownCommand(parent *cobra.Command, name string) error {
 	msg := fmt.Sprintf("unknown command %q for %q", name, parent.CommandPath())
 	if parent.SuggestionsMinimumDistance <= 0 {

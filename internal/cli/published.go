@@ -22,25 +22,16 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// published answers for the policy kinds a user may not read, from the
-// EffectivePolicy objects the policy controller publishes next to every
-// affected target (docs/cli.md, "When you cannot read a policy kind").
-// GEP-713's parable: Ana may read her routes but not the RetryPolicy in
-// her namespace; the records, readable with the namespace's view role,
-// still tell her *that* it affects her route, *which* one it is and *what*
-// it sets, as far as the kind's PolicyKind visibility lets them.
+// published answers for the policy kinds a user may not read from the
+// EffectivePolicy records the controller publishes next to every affected
+// target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's parable).
 type published struct {
 	records []*stratav1.EffectivePolicy
-	// kinds are the policy kinds answered from the records, by group and
-	// kind; names their Kind, sorted, for messages.
-	kinds map[schema.GroupKind]bool
-	names []string
+	kinds   map[schema.GroupKind]bool // the kinds answered from the records; names their Kind, sorted.
+	names   []string
 }
 
-// hidden are the policy kinds a read could not list, and the kinds that
-// declare policy kinds (CustomResourceDefinition, PolicyKind) it could
-// not list: behind those, policy kinds may exist that the reader cannot
-// even name.
+// hidden are the policy kinds, and the kinds declaring policy kinds, a read could not list.
 type hidden struct {
 	kinds, declarations []schema.GroupKind
 }
@@ -66,32 +57,27 @@ func hiddenOf(objs *cluster.Objects) hidden {
 
 func (h hidden) any() bool { return len(h.kinds) > 0 || len(h.declarations) > 0 }
 
-// policiesHidden says whether some policy kind could not be read: its
-// list was forbidden, or the kinds themselves could not be learnt (the
-// CRDs or the PolicyKind declarations were forbidden).
+// policiesHidden says whether some policy kind, or the declarations of kinds, could not be read.
 func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
 
-// unseen is what describe of node n cannot see (query.Unseen): nil when
-// every policy kind was read, or when a published record reaches n (its
-// target is n, a section of n or a node below it, or one of its context
-// paths passes through n).
+// unseen is what describe of node n cannot see; nil when nothing is hidden or a record reaches n.
 func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
 	if !f.hidden.any() || recordReaches(f.records, res, n) {
 		return nil
 	}
 	u := &query.Unseen{Records: len(f.records), RecordsForbidden: f.recordsForbidden}
-	for _, gk := range f.hidden.kinds {
-		u.Kinds = append(u.Kinds, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
-	}
-	for _, gk := range f.hidden.declarations {
-		u.Declarations = append(u.Declarations, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
-	}
+	u.Kinds, u.Declarations = queryKinds(f.hidden.kinds), queryKinds(f.hidden.declarations)
 	return u
 }
 
-// recordReaches says whether one of records reaches node n, as
-// published.describe reads the records for n: its target is n (or a
-// section of it) or below n, or a context's path passes through n.
+func queryKinds(gks []schema.GroupKind) (out []query.GroupKind) {
+	for _, gk := range gks {
+		out = append(out, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+	}
+	return out
+}
+
+// recordReaches says whether one of records reaches node n, as published.describe reads them.
 func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n topology.NodeID) bool {
 	if len(records) == 0 {
 		return false
@@ -121,16 +107,13 @@ func ownBelow(res *engine.Result, n topology.NodeID) (own, map[string]bool) {
 	return own(res.Graph.Node(n).Ref), below
 }
 
-// newPublished keeps, of the records' kinds, those the user could not
-// read: nil when there is none (every kind was read, or nothing was
-// published for the others).
+// newPublished keeps, of the records' kinds, those the user could not read; nil when none.
 func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *published {
 	denied := map[schema.GroupKind]bool{}
 	for _, u := range objs.Unreadable {
 		denied[u.GVK.GroupKind()] = true
 	}
-	// Kinds unknown to the reader because their CRDs or declarations
-	// were forbidden are as unreadable as a forbidden list.
+	// Kinds whose CRDs or declarations were forbidden are as unreadable.
 	unknownHidden := denied[cluster.CRDGVK.GroupKind()] || denied[cluster.PolicyKindGVK.GroupKind()]
 	known := map[schema.GroupKind]bool{}
 	for _, k := range objs.Kinds {
@@ -164,8 +147,7 @@ func (p *published) notice() string {
 // covers says whether the records answer for kind gk.
 func (p *published) covers(gk schema.GroupKind) bool { return p != nil && p.kinds[gk] }
 
-// kindNamed finds a covered kind from a command-line name: the kind, its
-// plural or singular resource, in any case (retrypolicy, RetryPolicies).
+// kindNamed finds a covered kind from a command-line name, in any case.
 func (p *published) kindNamed(name string) (schema.GroupKind, bool) {
 	if p == nil {
 		return schema.GroupKind{}, false
@@ -200,8 +182,7 @@ func (p *published) entries() []entry {
 	return out
 }
 
-// own matches the described node: the object itself and its sections, or
-// the one section described.
+// own matches the described node: the object itself and its sections, or the one section described.
 type own topology.Ref
 
 func (o own) has(r stratav1.Ref) bool {
@@ -212,16 +193,12 @@ func (o own) has(r stratav1.Ref) bool {
 // first is the index of the first node of path that is o, or -1.
 func (o own) first(path []stratav1.Ref) int { return slices.IndexFunc(path, o.has) }
 
-// reaches says whether a context of target concerns o: o is the target,
-// or the context's path passes through o (o is above the target, as a
-// route above its Service).
+// reaches says whether o is the target or on the context's path.
 func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 	return o.has(target) || o.first(path) >= 0
 }
 
-// describe adds to d what the records say about node n for the covered
-// kinds: the policies (relation, where attached, results) and the
-// effective policy per context, as query.Describe gives them.
+// describe adds to d what the records say about node n for the covered kinds.
 func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
 	o, below := ownBelow(res, n)
 	affecting := map[query.PolicyRef]*query.Affecting{}
@@ -298,8 +275,7 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 	d.Effective = withEffects(d.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
 }
 
-// withEffects appends effects to into, each kind's targets sorted by
-// byTarget, and sorts the kinds by group and kind.
+// withEffects appends effects to into, sorted by kind and byTarget.
 func withEffects(into []query.KindEffect, effects map[query.GroupKind]*query.KindEffect, byTarget func(a, b query.TargetEffect) int) []query.KindEffect {
 	for _, ke := range effects {
 		slices.SortFunc(ke.Targets, byTarget)
@@ -317,9 +293,7 @@ func withheld(n int32) string {
 	return fmt.Sprintf("(%d policies; names withheld)", n)
 }
 
-// contextEffect is a published context as query.Describe renders one: the
-// stack without blocks, strategies and levels (not published), and each
-// field with the policy that set it (the ones it beat are not published).
+// contextEffect is a published context as query.Describe renders one.
 func contextEffect(c stratav1.Context) query.ContextEffect {
 	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
 	for _, s := range c.Sources {
@@ -336,8 +310,7 @@ func contextEffect(c stratav1.Context) query.ContextEffect {
 	return ce
 }
 
-// specOf decodes a context's merged spec as the engine holds values:
-// integers as int64 (apimachinery's JSON), so that they print alike.
+// specOf decodes a context's merged spec with integers as int64, as the engine holds them.
 func specOf(c stratav1.Context) map[string]any {
 	spec := map[string]any{}
 	if c.ResultantPolicy != nil {
@@ -346,8 +319,7 @@ func specOf(c stratav1.Context) map[string]any {
 	return spec
 }
 
-// explain gives the precedence chains of field ptr that the records hold
-// for node n: the value in force and the policies that set it.
+// explain gives the precedence chains of field ptr the records hold for node n.
 func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
 	o := own(res.Graph.Node(n).Ref)
 	var out []query.Chain
@@ -395,10 +367,7 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 	return out
 }
 
-// policies lists the covered kinds' policies the records name, as `get
-// policies` lists policies: where they are attached stands for their
-// targets, their results for their status, and AFFECTS counts the
-// targets and contexts of the records the user can read.
+// policies lists the covered kinds' policies the records name, as `get policies` lists policies.
 func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string, all bool, kind *schema.GroupKind) {
 	type acc struct {
 		s       query.PolicySummary
@@ -432,8 +401,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 					}
 				}
 				a.results[s.Result]++
-				// In force: it set a field, or (settings withheld) it was
-				// enforced at least in part.
+				// In force: it set a field, or (settings withheld) it was enforced at least in part.
 				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (inForce(s.Result)) {
 					a.s.Affects.Contexts++
 					if k := targetKey(e.target); !a.hit[k] {
@@ -454,10 +422,7 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 	})
 }
 
-// enforcement rolls a policy's results over its contexts up as `get
-// policies` rolls its ancestors up, in the words the records use: those
-// of the kind's vocabulary (Enforced or Programmed, docs/status.md
-// "Vocabularies"), which a word only one vocabulary has names.
+// enforcement rolls a policy's results up in the words of the kind's vocabulary.
 func enforcement(results map[string]int) string {
 	v := policykind.VocabularyEnforced
 	total, by := 0, map[effective.Standing]int{}
@@ -480,15 +445,13 @@ func enforcement(results map[string]int) string {
 	}
 }
 
-// inForce reports whether a record's result says the policy is in force
-// at least in part (Enforced or PartiallyEnforced, in either vocabulary).
+// inForce reports whether a result is Enforced or PartiallyEnforced, in either vocabulary.
 func inForce(result string) bool {
 	st, _ := outcome.StandingOfTerm(result)
 	return st == effective.Enforced || st == effective.PartiallyEnforced
 }
 
-// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind:
-// every published context whose fields the policy sets in force.
+// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind.
 func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
 	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
 	id := policyID(ns, name)
@@ -534,9 +497,7 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 	return im, found
 }
 
-// levelOf is the hierarchy level of a node a policy is attached to, as
-// the engine derives it (docs/hierarchy.md): its kind's row, one more for
-// a section; a kind outside the hierarchy is virtual.
+// levelOf is the hierarchy level of a node a policy is attached to (docs/hierarchy.md).
 func levelOf(r stratav1.Ref) int {
 	info, ok := hierarchy.Kinds[schema.GroupKind{Group: r.Group, Kind: r.Kind}]
 	switch {
@@ -549,9 +510,7 @@ func levelOf(r stratav1.Ref) int {
 	}
 }
 
-// addEffect adds te, a target's contexts of kind gk read from the
-// records, to that kind's entry of effects (made on first use); a target
-// without contexts is left out.
+// addEffect adds te, a target's contexts of kind gk, to effects; a target without contexts is left out.
 func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result, gk query.GroupKind, te query.TargetEffect) {
 	if len(te.Contexts) == 0 {
 		return
@@ -564,8 +523,7 @@ func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result
 	ke.Targets = append(ke.Targets, te)
 }
 
-// classOf is the class of a kind the engine knows (its declaration was
-// readable), else empty: the records do not hold it.
+// classOf is the class of a kind the engine knows, else empty.
 func classOf(res *engine.Result, gk query.GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)
@@ -573,8 +531,7 @@ func classOf(res *engine.Result, gk query.GroupKind) string {
 	return ""
 }
 
-// targetString writes where a policy is attached as `get policies` writes
-// a targetRef: Kind name, Kind ns/name when in another namespace.
+// targetString writes where a policy is attached as `get policies` writes a targetRef.
 func targetString(policyNamespace string, r stratav1.Ref) string {
 	s := r.Kind + " "
 	if r.Namespace != "" && r.Namespace != policyNamespace {

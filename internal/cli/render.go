@@ -153,8 +153,7 @@ and names the template, the line and the value path.`,
 	return c
 }
 
-// readWorld reads the World of files, or without them of the cluster of
-// the kubeconfig, with the Scope of its kinds and what it was read from.
+// readWorld reads the World of files, or else of the kubeconfig's cluster.
 func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
 	if len(paths) == 0 {
 		return liveWorld(kube, s, controllerName)
@@ -163,8 +162,7 @@ func readWorld(paths []string, kube *genericclioptions.ConfigFlags, s Streams, c
 	return w, scope, strings.Join(paths, ", "), err
 }
 
-// fileWorld reads the World of files, with the Scope of the kinds they
-// and the built-in API groups define.
+// fileWorld reads the World of files, with the Scope of their kinds.
 func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error) {
 	docs, err := files.Documents(paths, s.In)
 	if err != nil {
@@ -180,9 +178,7 @@ func fileWorld(paths []string, s Streams) (blueprint.World, render.Scope, error)
 	return w, render.StaticScope(crds), nil
 }
 
-// liveWorld reads the World of the cluster of the kubeconfig: what the
-// controller's cache holds, with the children its inventories name for
-// .Resources, and the server's own idea of every kind's scope.
+// liveWorld reads the World of the kubeconfig's cluster, as the controller's cache holds it.
 func liveWorld(kube *genericclioptions.ConfigFlags, s Streams, controllerName string) (blueprint.World, render.Scope, string, error) {
 	var w blueprint.World
 	cl, err := connectCluster(kube, s)
@@ -243,16 +239,11 @@ func ptrs[T any](items []T) []*T {
 	return out
 }
 
-// blueprintWorld sorts documents into a blueprint.World, decoding each into
-// its Go type; a document that does not decode is an error naming it, and
-// so is a second object of one kind, namespace and name among the kinds a
-// render reads (two blueprints of one name would leave which one renders
-// to file order; the API server holds one).
+// blueprintWorld sorts documents into a blueprint.World, each decoded into its Go type.
 func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Unstructured, error) {
 	var w blueprint.World
 	var crds []*unstructured.Unstructured
-	// targets holds the Gateway API and core objects a render reads: the
-	// kinds of the hierarchy table a blueprint config may target.
+	// targets holds the Gateway API and core objects a render reads.
 	var targets snapshot.Snapshot
 	type id struct {
 		gk        schema.GroupKind
@@ -304,16 +295,13 @@ func blueprintWorld(docs []files.Document) (blueprint.World, []*unstructured.Uns
 	return w, crds, nil
 }
 
-// crdKind is a CustomResourceDefinition's: a render checks its objects
-// against the CRDs given with them.
+// crdKind is a CustomResourceDefinition's: a render checks objects against CRDs.
 var crdKind = schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}
 
-// blueprintKinds are the kinds of group strata.dev/blueprints a render
-// reads: the blueprint and the configs of 002.
+// blueprintKinds are the kinds of group strata.dev/blueprints a render reads.
 var blueprintKinds = map[string]bool{bpv1.BlueprintKind: true, bpv1.ClassConfigKind: true, bpv1.ConfigKind: true}
 
-// decodeInto converts a document to its Go type, strictly (decodeStrict),
-// and appends it to list.
+// decodeInto converts a document to its Go type, strictly (decodeStrict), and appends it to list.
 func decodeInto[T any](d files.Document, list *[]*T) error {
 	obj := new(T)
 	if err := decodeStrict(d, obj); err != nil {
@@ -323,9 +311,7 @@ func decodeInto[T any](d files.Document, list *[]*T) error {
 	return nil
 }
 
-// decodeStrict converts a document to its Go type obj, strictly: an
-// unknown or mistyped field is an error naming the field, as the API
-// server would refuse the object.
+// decodeStrict converts a document to its Go type obj, refusing unknown or mistyped fields.
 func decodeStrict(d files.Document, obj any) error {
 	b, err := json.Marshal(d.Object.Object)
 	if err != nil {
@@ -336,8 +322,7 @@ func decodeStrict(d files.Document, obj any) error {
 	return dec.Decode(obj)
 }
 
-// printRendered renders every job and prints the objects, or one error
-// naming every failure; nothing is printed unless all renders succeed.
+// printRendered renders every job and prints the objects only if all succeed.
 func printRendered(s Streams, w blueprint.World, classes []blueprint.ClassPlan, jobs []blueprint.Job, scope render.Scope, f renderFlags) error {
 	kinds := render.Kinds{Scope: scope, Types: clientgoscheme.Scheme}
 	format := f.output
@@ -414,9 +399,7 @@ type configDoc struct {
 	Lost      []values.Lost `json:"lost,omitempty"`
 }
 
-// only keeps the jobs of one parent, named KIND/NAME as kubectl does
-// (kinds by the names describe takes: gw, httproutes.gateway.networking.k8s.io),
-// in namespace ns or, with all, in the one namespace that holds it.
+// only keeps the jobs of the parent KIND/NAME, in ns or, with all, the one namespace holding it.
 func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, error) {
 	kind, name, ok := strings.Cut(arg, "/")
 	if !ok || name == "" {
@@ -455,8 +438,7 @@ func only(jobs []blueprint.Job, arg, ns string, all bool) ([]blueprint.Job, erro
 	return out, nil
 }
 
-// printValues prints merged values: a table per parent for people (format
-// ""), or yaml or json.
+// printValues prints merged values: a table per parent for people (format ""), or yaml or json.
 func printValues(s Streams, jobs []blueprint.Job, format string, from string, field string) error {
 	var docs []valuesDoc
 	var problems []string
@@ -527,8 +509,7 @@ func printValues(s Streams, jobs []blueprint.Job, format string, from string, fi
 	return err
 }
 
-// flowValue prints a value on one line: scalars as YAML, lists and maps as
-// JSON (flow style).
+// flowValue prints a value on one line: scalars as YAML, lists and maps as JSON (flow style).
 func flowValue(v any, y []byte) string {
 	switch v.(type) {
 	case []any, map[string]any:
@@ -540,10 +521,7 @@ func flowValue(v any, y []byte) string {
 	return string(y)
 }
 
-// explainValues is `strata explain KIND/NAME --field PTR --kind
-// BlueprintValues`: explain's question asked of a blueprint's merged
-// values, answered as `strata render KIND/NAME --values --field PTR` does,
-// from explain's source (files, or the cluster).
+// explainValues is `strata explain KIND/NAME --field PTR --kind BlueprintValues`.
 func explainValues(s Streams, f *sourceFlags, format, arg, ns, ptr string) error {
 	if len(f.withFiles) > 0 {
 		return fmt.Errorf("--kind %s reads files (-f) or a cluster, not both (--with-file)", blueprint.ValuesKind)

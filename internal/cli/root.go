@@ -19,8 +19,7 @@ type Streams struct {
 	Out, Err io.Writer
 }
 
-// NewRoot builds the strata command. Invoked as kubectl-strata it works as
-// a kubectl plugin (`kubectl strata ...`).
+// NewRoot builds the strata command, also a kubectl plugin as kubectl-strata.
 func NewRoot(s Streams) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "strata",
@@ -38,14 +37,10 @@ func NewRoot(s Streams) *cobra.Command {
 	return root
 }
 
-// Main runs the command line and returns the process exit code: 0, or 1
-// with one line on stderr and nothing on stdout (status and effective
-// stream their List, so only a failure to write or encode it midway can
-// leave part of one).
+// Main runs the command line and returns the exit code: 0, or 1 with one line on stderr.
 func Main(args []string, s Streams) int { return MainContext(context.Background(), args, s) }
 
-// MainContext is Main with a context: a command that runs until stopped
-// (--watch, serve) ends when ctx does, as on Ctrl-C.
+// MainContext is Main with a context: long-running commands end when ctx does.
 func MainContext(ctx context.Context, args []string, s Streams) int {
 	root := NewRoot(s)
 	root.SetContext(ctx)
@@ -66,15 +61,10 @@ func MainContext(ctx context.Context, args []string, s Streams) int {
 	return 0
 }
 
-// commandGCPercent is the garbage collector's GOGC while a command other
-// than the controller runs.
+// commandGCPercent is the garbage collector's GOGC while a command other than the controller runs.
 const commandGCPercent = 400
 
-// commandMemoryLimit (1.625 GiB) is the soft memory limit of a command
-// other than the controller: the budget of issue 11 ("No cliffs") is
-// 2 GiB, and with GOGC at 400 the heap of a command whose live data is
-// 600 MB (status or effective of 100,000 targetRefs) grew to 3 GB before
-// a collection.
+// commandMemoryLimit is the soft memory limit of a command other than the controller (issue 11).
 const commandMemoryLimit = 1664 << 20
 
 // Run is Main for the real process.

@@ -29,8 +29,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// newServe is `strata serve`: the web view (pkg/sink/web) of what the
-// source flags read, on --address until interrupted. Read-only.
+// newServe is `strata serve`: the read-only web view of what the source flags read.
 func newServe(s Streams) *cobra.Command {
 	var f sourceFlags
 	var address string
@@ -64,8 +63,7 @@ read, and on a change reads the cluster again and the open pages reload.`,
 	return c
 }
 
-// runServe loads the source, serves it on address until ctx is done, and
-// reading a cluster, follows its changes (follow).
+// runServe loads the source and serves it until ctx is done, following a cluster.
 func runServe(ctx context.Context, s Streams, f *sourceFlags, address string) error {
 	m, err := f.mode()
 	if err != nil {
@@ -107,8 +105,7 @@ func worldOf(f *sourceFlags, m sourceMode, res *engine.Result) *web.World {
 	return w
 }
 
-// follow reads the source again each time a watch sees a change, and
-// serves the new result (the open pages reload).
+// follow reloads the source each time a watch sees a change, and serves it.
 func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}) {
 	for {
 		select {
@@ -125,9 +122,7 @@ func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *w
 	}
 }
 
-// watchCluster starts a watch on every kind the source reads: the kinds
-// of the hierarchy, the policy kinds of res, CRDs and PolicyKinds (a new
-// policy kind).
+// watchCluster starts a watch on every kind the source reads.
 func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, who string) error {
 	cfg, err := f.kube.ToRESTConfig()
 	if err != nil {
@@ -160,8 +155,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	if all {
 		ns = ""
 	}
-	// Serve only once every watch is established (or refused): a change
-	// made after the command says where it listens is then never missed.
+	// Serve only once every watch is established, so no later change is missed.
 	var ready sync.WaitGroup
 	var mu sync.Mutex
 	var refused []string
@@ -188,9 +182,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	return nil
 }
 
-// watchKind follows one kind in every namespace (or, when the user may
-// not, in ns), from the resource version of a one-item list, so that
-// what exists is not announced again.
+// watchKind follows one kind in every namespace (or ns) from the resource version of a one-item list.
 func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, ready func(), refuse func(schema.GroupVersionResource, error)) {
 	var once sync.Once
 	defer once.Do(ready)
@@ -249,8 +241,7 @@ func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 	}
 }
 
-// lockedWriter serializes writes: the server, the watches and the
-// reloads all write to stderr.
+// lockedWriter serializes writes: the server, the watches and the reloads all write to stderr.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -262,8 +253,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// serve answers h on l until ctx is done, then shuts down, giving open
-// requests a second to finish (event streams never do: they are closed).
+// serve answers h on l until ctx is done, then shuts down within a second.
 func serve(ctx context.Context, s Streams, l net.Listener, h http.Handler) error {
 	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(s.Err, "strata serve: http://%s/ (Ctrl-C stops)\n", l.Addr())

@@ -15,10 +15,7 @@ import (
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// newSimulate is `strata simulate`: GEP-713's "What happens when a network
-// request X comes in?", answered by query.Simulate and printed by
-// printer.PrintSimulation, for an HTTP request (METHOD URL) or a TLS, TCP
-// or UDP connection (tls://, tcp://, udp:// URL alone).
+// newSimulate is `strata simulate`: GEP-713's "What happens when a network request X comes in?"
 func newSimulate(s Streams) *cobra.Command {
 	var f sourceFlags
 	var v viewFlag
@@ -104,8 +101,7 @@ does.`,
 				if expected, err = routeFlag(route, req.Scheme); err != nil {
 					return err
 				}
-				// Ana may not see the routing objects: then the records
-				// of the route she names answer, whatever their kinds.
+				// Ana may not see the routing objects: then the records of her route answer.
 				f.recordsWhen = func(objs *cluster.Objects) bool {
 					return len(routingHidden(objs.Unreadable, objs.NamespaceOnly, "", req.Scheme)) > 0
 				}

@@ -20,18 +20,12 @@ import (
 // simulate's answers from the published EffectivePolicy records
 // (published.go), for a user who may not read everything:
 
-// routingKinds are the kinds the routing decision of a request of scheme
-// reads in every namespace: the Gateways, their ListenerSets, and the
-// route kinds that can handle it (routes of any namespace may attach to
-// a listener and outrank one another).
+// routingKinds are the kinds the routing decision of a request of scheme reads in every namespace.
 func routingKinds(scheme string) []schema.GroupKind {
 	return append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...)
 }
 
-// routingHidden lists, of the routing kinds of scheme, those not read in
-// every namespace, in routingKinds' order, each with why: "Gateway (forbidden)",
-// "HTTPRoute (namespace baker only)"; ns is the namespace the
-// namespace-only kinds were read in.
+// routingHidden lists the routing kinds of scheme not read in every namespace, and why.
 func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
 	needed := routingKinds(scheme)
 	why := map[schema.GroupKind]string{}
@@ -50,8 +44,7 @@ func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.Group
 	return out
 }
 
-// undecided is the Simulation of a request whose routing objects could
-// not be read: why, and no steps.
+// undecided is the Simulation of a request whose routing objects could not be read.
 func undecided(req routing.Request, hidden []string) *query.Simulation {
 	return &query.Simulation{
 		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
@@ -61,9 +54,7 @@ func undecided(req routing.Request, hidden []string) *query.Simulation {
 	}
 }
 
-// routeFlag reads --route [KIND/]NAMESPACE/NAME: a route kind (any case,
-// singular or plural; the scheme's first route kind by default:
-// HTTPRoute, TLSRoute, TCPRoute or UDPRoute), its namespace and name.
+// routeFlag reads --route [KIND/]NAMESPACE/NAME (the scheme's first route kind by default).
 func routeFlag(arg, scheme string) (topology.Ref, error) {
 	parts := strings.Split(arg, "/")
 	gk := routing.Schemes[scheme].Kinds[0]
@@ -87,8 +78,7 @@ func routeFlag(arg, scheme string) (topology.Ref, error) {
 	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
 }
 
-// routeKindNamed finds a route kind by one of its names in hierarchy's
-// table (httproute, httproutes, HTTPRoute).
+// routeKindNamed finds a route kind by one of its names in hierarchy's table.
 func routeKindNamed(name string) (schema.GroupKind, bool) {
 	for _, r := range hierarchy.Table {
 		if r.Route == nil {
@@ -101,11 +91,7 @@ func routeKindNamed(name string) (schema.GroupKind, bool) {
 	return schema.GroupKind{}, false
 }
 
-// assumeRoute fills sim, undecided, for the route the user expects: its
-// own routing when the route could be read (routing.Within), and the
-// effective policies its published records hold for its context paths
-// (through --gateway's Gateway, when given), of every kind the records
-// hold, for the rule chosen.
+// assumeRoute fills sim, undecided, for the route the user expects.
 func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
 	ref := route.API()
 	sim.Assumed = &ref
@@ -148,9 +134,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 			return r.Group == hierarchy.GatewayGroup && r.Kind == "Gateway" && r.Namespace == gw && r.Name == gwName
 		})
 	}
-	// A context is the request's when its target is the route (or the
-	// rule chosen), or its path passes through the route and, when the
-	// rule is known, through that rule to one of its backends.
+	// A context is the request's when it reaches the route (and the chosen rule).
 	ours := func(target stratav1.Ref, path []stratav1.Ref) bool {
 		if !through(path) {
 			return false
@@ -198,10 +182,7 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 	})
 }
 
-// simulate adds to a decided simulation what the records say of the
-// covered kinds (those the user cannot read) on the request's way: on
-// the objects it passes through, the contexts of its path only, as
-// query.Simulate takes them.
+// simulate adds what the records say of the covered kinds on the request's way.
 func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 	if sim.Failure != "" || sim.Undecided != "" {
 		return

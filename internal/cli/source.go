@@ -25,47 +25,30 @@ import (
 
 // sourceFlags choose where a command's objects come from.
 type sourceFlags struct {
-	files     []string
-	withFiles []string
-	// allNamespaces is -A: commands that list objects list them all.
-	allNamespaces bool
-	// strict is --strict: engine.Options.Strict.
-	strict bool
-	kube   *genericclioptions.ConfigFlags
-	// connection are the names of the flags kube added; flags are the
-	// command's, to tell which were given.
-	connection map[string]bool
-	flags      *pflag.FlagSet
+	files         []string
+	withFiles     []string
+	allNamespaces bool // -A: commands that list objects list them all.
+	strict        bool // --strict: engine.Options.Strict.
+	kube          *genericclioptions.ConfigFlags
+	connection    map[string]bool // the flags kube added; flags are the command's.
+	flags         *pflag.FlagSet
 
-	// unreadable are the kinds the last load was not allowed to read, for
-	// commands asked about one of them (see readable).
-	unreadable []cluster.Unreadable
-	// namespaceOnly are the kinds the last load read in one namespace
-	// only.
-	namespaceOnly []schema.GroupVersionKind
-	// published, when not nil, answers for the policy kinds the last load
-	// could not read, from the EffectivePolicy objects (published.go).
+	unreadable    []cluster.Unreadable      // the kinds the last load was not allowed to read (see readable).
+	namespaceOnly []schema.GroupVersionKind // the kinds the last load read in one namespace only.
+	// published answers for the kinds the last load could not read (published.go).
 	published          *published
 	answersFromRecords bool
-	// recordsWhen, when set, has the published records read also when it
-	// says so of what was read (simulate, when the routing objects are
-	// hidden); records are then every record read, whatever their kinds.
-	recordsWhen func(*cluster.Objects) bool
-	records     []*stratav1.EffectivePolicy
-	// hidden are the policy kinds (and declarations) the last load could
-	// not list, and recordsForbidden says the records could not be listed
-	// either: what describe cannot see where no record answers (unseen).
-	hidden           hidden
+	// recordsWhen, when set, has every published record read when it says so of what was read.
+	recordsWhen      func(*cluster.Objects) bool
+	records          []*stratav1.EffectivePolicy
+	hidden           hidden // what the last load could not list, and recordsForbidden whether the records too.
 	recordsForbidden bool
-	// read is what the last load read, for commands that name where an
-	// object came from (see places).
+	// read is what the last load read, for commands that name where an object came from (see places).
 	read *files.Result
-	// last is the last load's result (--watch follows its policy kinds).
-	last *engine.Result
+	last *engine.Result // the last load's result (--watch follows its policy kinds).
 }
 
-// places are where the objects of the last load were read: file,
-// document and line for files, nothing for a cluster's objects.
+// places are where the objects of the last load were read in files.
 func (f *sourceFlags) places() map[files.Key]files.Document {
 	if f.read == nil {
 		return nil
@@ -80,9 +63,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	fl.BoolVar(&f.strict, "strict", false, "a policy of a kind nothing declares (no PolicyKind, labelled CRD or built-in declaration; see strata kinds) is an error, not a warning that skips it")
 	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "commands that list objects list those of every namespace (default: the -n namespace, or the kubeconfig context's)")
 	f.kube = genericclioptions.NewConfigFlags(true)
-	// Discovery is not cached on disk (the reader resolves the few kinds
-	// it needs directly), and basic auth, gone since Kubernetes 1.19,
-	// would make the loader prompt on stdin.
+	// No discovery cache on disk, and no basic auth (it would prompt on stdin).
 	f.kube.CacheDir, f.kube.Username, f.kube.Password = nil, nil, nil
 	kube := pflag.NewFlagSet("kube", pflag.ContinueOnError)
 	f.kube.AddFlags(kube)
@@ -93,8 +74,7 @@ func (f *sourceFlags) bind(c *cobra.Command) {
 	f.completeFlag(c, "namespace", completeNamespace)
 }
 
-// completeFlag registers the completion function of a command's flag
-// that reads what f reads.
+// completeFlag registers the completion function of a command's flag that reads what f reads.
 func (f *sourceFlags) completeFlag(c *cobra.Command, flag string, fn func(*sourceFlags) cobra.CompletionFunc) {
 	w := weak.Make(f)
 	_ = c.RegisterFlagCompletionFunc(flag, func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -120,8 +100,7 @@ func (f *sourceFlags) mode() (sourceMode, error) {
 	case len(f.files) > 0 && len(f.withFiles) > 0:
 		return 0, fmt.Errorf("-f (--filename) and --with-file cannot be used together: -f reads only files; --with-file lays files over the live cluster")
 	case len(f.files) > 0:
-		// -n stays meaningful offline (it scopes listings); the other
-		// connection flags would be silently ignored.
+		// -n stays meaningful offline; the other connection flags would be ignored.
 		var given []string
 		f.flags.Visit(func(fl *pflag.Flag) {
 			if f.connection[fl.Name] && fl.Name != "namespace" {
@@ -139,14 +118,10 @@ func (f *sourceFlags) mode() (sourceMode, error) {
 	}
 }
 
-// load reads the objects and runs the engine; ignored kinds, kinds the
-// cluster would not let us read and topology problems are noted on
-// stderr.
+// load reads the objects and runs the engine, noting problems on stderr.
 func (f *sourceFlags) load(s Streams) (*engine.Result, error) { return f.loadScoped(s, nil) }
 
-// loadScoped is load for a question about a few nodes: the engine run is
-// engine.RunScoped with scope (Run when scope is nil), and what is noted
-// on stderr is the same.
+// loadScoped is load with engine.RunScoped (Run when scope is nil).
 func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	m, err := f.mode()
 	if err != nil {
@@ -155,8 +130,7 @@ func (f *sourceFlags) loadScoped(s Streams, scope func(*engine.Result) []topolog
 	return f.loadFrom(s, m, scope)
 }
 
-// loadScopedIf is loadScoped under scope when scoped, else the complete
-// run, for tests to compare.
+// loadScopedIf is loadScoped under scope when scoped, else the complete run, for tests to compare.
 func (f *sourceFlags) loadScopedIf(s Streams, scoped bool, scope func(*engine.Result) []topology.NodeID) (*engine.Result, error) {
 	if !scoped {
 		scope = nil
@@ -220,9 +194,7 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	for _, w := range res.Warnings {
 		fmt.Fprintf(s.Err, "warning: %s\n", strings.ReplaceAll(w.Error(), "\n", "; "))
 	}
-	// What the API server would have said about a policy of the files
-	// (kubectl's "unknown field" warnings, a refused object), named by
-	// file and document.
+	// What the API server would have said about a policy of the files.
 	for _, p := range res.Policies {
 		if len(p.Warnings) == 0 {
 			continue
@@ -232,19 +204,14 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 			fmt.Fprintf(s.Err, "warning: %s: %s\n", where, w)
 		}
 	}
-	// Objects the topology could not use as given (duplicate sections,
-	// duplicate objects, unsupported parents) are warnings: the rest of the
-	// input is still evaluated, and policies that depend on them are
-	// rejected with a status naming the field.
+	// Objects the topology could not use as given are warnings; the rest is evaluated.
 	for _, p := range res.Graph.Problems {
 		fmt.Fprintf(s.Err, "warning: %s\n", p.Error())
 	}
 	return res, nil
 }
 
-// placed names the file and document of the declarations err is about
-// (engine.DeclarationError, alone or joined), as source's own errors
-// name them: `kinds.yaml: document 2: PolicyKind x: spec.class: ...`.
+// placed names the file and document of the declarations err is about.
 func placed(err error, src *files.Result) error {
 	if joined, ok := err.(interface{ Unwrap() []error }); ok {
 		errs := joined.Unwrap()
@@ -278,9 +245,7 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
 	f.hidden, f.recordsForbidden = hidden{}, false
 	if m == sourceFiles {
-		// Objects of namespaced kinds without a namespace go to -n, else
-		// default, as kubectl apply -f puts them (the kubeconfig is not
-		// read offline).
+		// Namespaced objects without a namespace go to -n, else default, as kubectl apply -f.
 		ns := ""
 		if f.kube.Namespace != nil {
 			ns = *f.kube.Namespace
@@ -327,16 +292,11 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 		cl.defaultNamespace(over, ns)
 		docs = files.Overlay(docs, over, time.Now())
 	}
-	// Kinds the server does not serve yet (a policy CRD among the files)
-	// are put in ns by Decode, from the CRD's scope.
+	// Kinds the server does not serve yet are put in ns by Decode.
 	return files.DecodeIn(docs, ns)
 }
 
-// namespaceScope is the scope of commands that list objects: every
-// namespace with -A; else the -n namespace; else, reading a cluster, the
-// kubeconfig context's namespace (default if it names none), as kubectl
-// get; reading files, every namespace (the files are the scope, as for
-// kubectl get -f).
+// namespaceScope is the scope of commands that list objects: -A, -n, the kubeconfig's, or all.
 func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 	if f.allNamespaces {
 		return "", true
@@ -354,9 +314,7 @@ func (f *sourceFlags) namespaceScope() (ns string, all bool) {
 	return ns, false
 }
 
-// onlyNamespace is the namespace -n names, unless -A: the commands that
-// print the whole input (status, effective, graph) print that
-// namespace's part of it (and what is cluster-scoped).
+// onlyNamespace is the namespace -n names, unless -A.
 func (f *sourceFlags) onlyNamespace() string {
 	if f.allNamespaces || f.kube.Namespace == nil {
 		return ""
@@ -364,16 +322,13 @@ func (f *sourceFlags) onlyNamespace() string {
 	return *f.kube.Namespace
 }
 
-// inNamespace reports whether an object of namespace ns is printed under
-// onlyNamespace.
+// inNamespace reports whether an object of namespace ns is printed under onlyNamespace.
 func (f *sourceFlags) inNamespace(ns string) bool {
 	only := f.onlyNamespace()
 	return only == "" || ns == "" || ns == only
 }
 
-// readable is nil unless the last load could not read a kind: a command
-// asked about that very kind (get policies of it, describe one of its
-// objects) returns this error instead of an empty answer.
+// readable is nil unless the last load could not read kind gk.
 func (f *sourceFlags) readable(gk schema.GroupKind) error {
 	if f.published.covers(gk) {
 		return nil // answered from the published records
@@ -384,8 +339,7 @@ func (f *sourceFlags) readable(gk schema.GroupKind) error {
 		}
 		err := fmt.Errorf("cannot read %s (%s): %s", gk, strings.ToLower(string(u.Reason)), u.Message)
 		if _, ok := hierarchy.Kinds[gk]; ok && gk.Group == hierarchy.GatewayGroup {
-			// The usual cause: a person bound to the built-in view role,
-			// which holds no Gateway API rules (docs/install.md).
+			// The usual cause: the built-in view role holds no Gateway API rules (docs/install.md).
 			err = fmt.Errorf("%w; the built-in view role grants no Gateway API reads: the optional ClusterRole strata-gateway-api-viewer aggregates get, list and watch on them into it (kubectl apply --server-side -k config/view, or the chart's gatewayAPIViewer.enabled; docs/install.md, \"Gateway API reads for view\")", err)
 		}
 		return err

@@ -12,9 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// subjectArg reads the object a command is about in either of kubectl's
-// forms, KIND/NAME or KIND NAME (describe httproute/baker, describe
-// httproute baker), as KIND/NAME.
+// subjectArg reads KIND/NAME or KIND NAME as KIND/NAME.
 func subjectArg(args []string) (string, error) {
 	switch len(args) {
 	case 1:
@@ -28,8 +26,7 @@ func subjectArg(args []string) (string, error) {
 	return "", fmt.Errorf("want KIND/NAME or KIND NAME")
 }
 
-// subjectArgs reads several objects named on the command line as
-// KIND/NAME each, as kubectl describe reads TYPE NAME...
+// subjectArgs reads several objects as KIND/NAME each, as kubectl describe TYPE NAME...
 func subjectArgs(args []string) ([]string, error) {
 	if !strings.Contains(args[0], "/") {
 		out := make([]string, 0, len(args)-1)
@@ -49,10 +46,7 @@ func subjectArgs(args []string) ([]string, error) {
 	return args, nil
 }
 
-// pickSubject finds what arg (KIND/NAME) names: in namespace ns, or with
-// -A (all) in whichever namespace holds it, as long as only one does
-// (describe KIND/NAME -A describes all of them; explain, impact and
-// graph answer for one).
+// pickSubject finds what arg names in ns, or with -A in the one namespace that holds it.
 func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (query.Subject, error) {
 	if !all {
 		return resolve(f, res, arg, ns)
@@ -79,8 +73,7 @@ func pickSubject(f *sourceFlags, res *engine.Result, arg, ns string, all bool) (
 	return query.Subject{}, fmt.Errorf("%s is in namespaces %s: choose one with -n", arg, strings.Join(in, ", "))
 }
 
-// selectorFlags are kubectl's -l/--selector and --field-selector on a
-// command that chooses the objects it is about (describe KIND -l ...).
+// selectorFlags are kubectl's -l/--selector and --field-selector.
 type selectorFlags struct{ label, field string }
 
 func (s *selectorFlags) bind(c *cobra.Command) {
@@ -90,10 +83,7 @@ func (s *selectorFlags) bind(c *cobra.Command) {
 
 func (s *selectorFlags) given() bool { return s.label != "" || s.field != "" }
 
-// kindAlias reads a short name of a policy kind's CRD in the input
-// (spec.names.shortNames, as kubectl reads them: cp for ColorPolicy) as
-// the kind's kind.group, which query.ResolveKind reads; any other name is
-// returned as is.
+// kindAlias reads a policy kind's CRD short name as kind.group; others as they are.
 func (f *sourceFlags) kindAlias(kind string) string {
 	if f.read == nil || f.read.Snapshot == nil {
 		return kind

@@ -10,30 +10,18 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// Version is what `strata version` prints: where the binary came from,
-// read from the build information the Go toolchain embeds (module
-// version, VCS revision and dirty flag), so that no release step has to
-// stamp it with -ldflags and a binary built any way tells the truth.
+// Version is what `strata version` prints, read from the build information the Go toolchain embeds.
 type Version struct {
-	// Version is the main module's version: a tag (v0.2.0) for a binary
-	// built from a tagged commit or installed with `go install
-	// ...@v0.2.0`, a pseudo-version otherwise, "(devel)" when the
-	// toolchain knows neither.
-	Version string `json:"version"`
-	// Commit is the VCS revision the binary was built from; empty when
-	// built outside a checkout (go install from the module proxy).
-	Commit string `json:"commit,omitempty"`
-	// CommitTime is the revision's commit time (RFC 3339).
-	CommitTime string `json:"commitTime,omitempty"`
-	// Dirty says the checkout had uncommitted changes: such a binary is
-	// not the commit it names.
+	Version    string `json:"version"`              // the main module's version: a tag, a pseudo-version, or "(devel)".
+	Commit     string `json:"commit,omitempty"`     // the VCS revision of the build; empty outside a checkout.
+	CommitTime string `json:"commitTime,omitempty"` // the revision's commit time (RFC 3339).
+	// Dirty says the checkout had uncommitted changes: such a binary is not the commit it names.
 	Dirty     bool   `json:"dirty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
 }
 
-// versionOf reads Version from the build information; ok is false when
-// the binary carries none (built without module support).
+// versionOf reads Version from the build information; ok is false without any.
 func versionOf(bi *debug.BuildInfo, ok bool) Version {
 	v := Version{Version: "(unknown)", GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	if !ok || bi == nil {

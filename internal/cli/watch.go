@@ -15,13 +15,11 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// switchWriter is a command's stdout that --watch points at a buffer for
-// each run, to print an answer only when it changed.
+// switchWriter is stdout that --watch points at a buffer, to print only changes.
 type switchWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-	// terminal is the command's real stdout, for colour decisions.
-	terminal io.Writer
+	mu       sync.Mutex
+	w        io.Writer
+	terminal io.Writer // the command's real stdout, for colour decisions.
 }
 
 func (sw *switchWriter) Write(p []byte) (int, error) {
@@ -42,9 +40,7 @@ func watchable(s Streams) (Streams, *switchWriter) {
 	return Streams{In: s.In, Out: sw, Err: s.Err}, sw
 }
 
-// withWatch adds -w/--watch to a command that answers from a live
-// cluster (describe, get policies, status), as kubectl's: the answer is
-// printed, then printed again each time it changes, until Ctrl-C.
+// withWatch adds -w/--watch to a command that answers from a live cluster, as kubectl's.
 func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 	var on bool
 	c.Flags().BoolVarP(&on, "watch", "w", false, "after printing, watch the cluster and print the answer again each time it changes (Ctrl-C stops)")
@@ -90,8 +86,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 		if err := watchCluster(ctx, s, f, f.last, changed, "strata "+cmd.Name()+" --watch"); err != nil {
 			return err
 		}
-		// A change between the first read and the watches: one more
-		// answer, printed only if it differs.
+		// A change between the first read and the watches: one more answer, printed only if it differs.
 		if err := answer(); err != nil {
 			return err
 		}
@@ -102,9 +97,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 			case <-changed:
 			}
 			if err := answer(); err != nil {
-				// The cluster may be briefly unreachable: say so and
-				// keep watching, as kubectl -w does not give up on one
-				// failed read either.
+				// The cluster may be briefly unreachable: say so and keep watching.
 				fmt.Fprintf(s.Err, "warning: strata %s --watch: %v; still watching\n", cmd.Name(), err)
 			}
 		}

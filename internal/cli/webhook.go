@@ -14,8 +14,7 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// webhookFlags are `strata controller`'s admission webhook flags
-// (docs/admission.md).
+// webhookFlags are `strata controller`'s admission webhook flags (docs/admission.md).
 type webhookFlags struct {
 	enabled       bool
 	port          int
@@ -37,9 +36,7 @@ func (h *webhookFlags) addFlags(f *pflag.FlagSet) {
 	f.DurationVar(&h.options.Budget, "webhook-budget", 100*time.Millisecond, "time one admission analysis may take; past it the write is admitted without warnings")
 }
 
-// server is the webhook server for the manager (nil when the webhook is
-// off), with a self-signed certificate when no directory is given, and
-// the webhook configuration's configurer, whose clients the manager gives.
+// server is the webhook server for the manager (nil when off) and the configuration's configurer.
 func (h *webhookFlags) server() (webhook.Server, *admission.Configurer, error) {
 	if !h.enabled {
 		return nil, nil, nil

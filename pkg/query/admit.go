@@ -24,8 +24,7 @@ const (
 	OpDelete = "DELETE"
 )
 
-// Change is a policy write the API server is about to admit: Object is
-// the new object (nil on delete), Old the stored one (nil on create).
+// Change is a policy write: Object the new object (nil on delete), Old the stored one.
 type Change struct {
 	Operation string
 	Object    *unstructured.Unstructured
@@ -34,36 +33,23 @@ type Change struct {
 
 // AdmitOptions tune Admit.
 type AdmitOptions struct {
-	// Limit is the number of status.ancestors entries a policy of a kind
-	// may hold (pkg/sink/status.Limit); nil skips the check.
-	Limit func(*policykind.Kind) int
-	// MaxNames bounds the objects and policies named in one warning; the
-	// rest are counted ("and 12 more").
-	MaxNames int
+	// Limit is the most status.ancestors a policy of a kind may hold; nil skips the check.
+	Limit    func(*policykind.Kind) int
+	MaxNames int // bounds the names in one warning; the rest are counted.
 }
 
-// Admission is what a policy write would do, said before it is done:
-// the warnings `kubectl apply` prints (GEP-713 "Discoverability": the
-// author learns at once what the policy does and where it is not in
-// force), and the findings `strata check` would report for the policy
-// after the write, which a deny mode can act on.
+// Admission is what a policy write would do, said before it is done: the
+// warnings `kubectl apply` prints (GEP-713 "Discoverability") and the
+// findings `strata check` would report after it.
 type Admission struct {
-	// Policy is the policy written; Kind is zero when the object is not
-	// of a policy kind the result knows, and the rest is empty.
-	Policy PolicyRef `json:"policy"`
-	// Warnings, in a fixed order: findings, then reach, then what the
-	// write takes from or gives to other policies.
-	Warnings []string `json:"warnings,omitempty"`
-	// Findings of the policy after the write (none on delete).
-	Findings []Finding `json:"findings,omitempty"`
-	// Impact is every effective field the write changes.
-	Impact *Impact `json:"impact,omitempty"`
+	Policy PolicyRef `json:"policy"` // the policy written; Kind is zero when not of a known policy kind.
+	// Warnings: findings, then reach, then what the write takes or gives.
+	Warnings []string  `json:"warnings,omitempty"`
+	Findings []Finding `json:"findings,omitempty"` // of the policy after the write (none on delete).
+	Impact   *Impact   `json:"impact,omitempty"`   // every effective field the write changes.
 }
 
-// Admit answers for one write against the run of the world as it is
-// (before): the write's policy kind alone is recomputed
-// (engine.Result.Recompute), so the cost is that of one kind, as for
-// `impact`.
+// Admit answers for one write, recomputing only the write's policy kind.
 func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error) {
 	if o.MaxNames <= 0 {
 		o.MaxNames = 3
@@ -111,8 +97,7 @@ func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error)
 	a := &Admission{Policy: ref, Impact: im}
 	if now != nil {
 		kr := after.Of(k.Key())
-		// The policy's status, from its kind's scoped result: every
-		// context it sits in is in the scope, so its standing is exact.
+		// The policy's status, exact from its kind's scoped result.
 		att := *kr.Attachments
 		att.ByPolicy = map[*policykind.Policy][]*attach.Attachment{now: kr.Attachments.ByPolicy[now]}
 		att.Rejections = nil
@@ -154,16 +139,13 @@ func contextsNote(c Count) string {
 	return " (" + plural(c.Contexts, "context") + ")"
 }
 
-// reached is where a policy is: the effective targets and contexts in
-// which it sets a field in force (as `get policies` counts them), and
-// the contexts whose stack holds it at all (as `check` counts them).
+// reached is where a policy sets a field in force, and the contexts whose stack holds it.
 type reached struct {
 	Count
 	reached int
 }
 
-// reach counts where p is in its kind's result, and the namespaces of
-// the targets it affects.
+// reach counts where p is in its kind's result, and the namespaces of the targets it affects.
 func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 	var c reached
 	namespaces := map[string]bool{}
@@ -190,8 +172,7 @@ func reach(res *engine.Result, p *policykind.Policy) (reached, int) {
 	return c, len(namespaces)
 }
 
-// changed is the run after a write of a policy of kind k: old is the
-// policy as stored (nil on create), u the new object (nil on delete).
+// changed is the run after a write: old the stored policy (nil on create), u the new (nil on delete).
 func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, u *unstructured.Unstructured) (after *engine.Result, now *policykind.Policy, in nodeSet, err error) {
 	var objs []*unstructured.Unstructured
 	for _, q := range before.Policies {
@@ -229,9 +210,7 @@ func changed(before *engine.Result, k *policykind.Kind, old *policykind.Policy, 
 	return after, now, in, err
 }
 
-// below is the nodes given, their sections and everything below them; a
-// Namespace stands for every node in it (docs/hierarchy.md, "Namespaces
-// are an umbrella, not an edge").
+// below is the nodes given and everything below them; a Namespace stands for its nodes.
 func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 	in := make(nodeSet, len(g.Nodes))
 	var stack []topology.NodeID
@@ -274,8 +253,7 @@ func below(g *topology.Graph, nodes []topology.NodeID) nodeSet {
 // nodeSet is a set of a graph's nodes, a flag by NodeID.
 type nodeSet []bool
 
-// has reports whether n is in the set; an id beyond the graph the set
-// was made for is not.
+// has reports whether n is in the set; an id beyond the graph the set was made for is not.
 func (s nodeSet) has(n topology.NodeID) bool { return n >= 0 && int(n) < len(s) && s[n] }
 
 // sorted lists the set's nodes in order.
@@ -289,9 +267,7 @@ func (s nodeSet) sorted() []topology.NodeID {
 	return out
 }
 
-// scope is the set as an engine.RunScoped scope: its nodes in order, or
-// topology.None alone for an empty set (an empty scope, not
-// "everything").
+// scope is the set as an engine.RunScoped scope; topology.None alone when empty.
 func (s nodeSet) scope() []topology.NodeID {
 	out := s.sorted()
 	if len(out) == 0 {
@@ -300,9 +276,7 @@ func (s nodeSet) scope() []topology.NodeID {
 	return out
 }
 
-// takes says what the write takes from other policies (fields they set
-// that the written policy now sets: it overrides them) and, on delete or
-// when a field is given up, what it hands back or leaves unset.
+// takes says what the write takes from other policies and what it hands back or leaves unset.
 func (o AdmitOptions) takes(self PolicyRef, im *Impact, change string) []string {
 	me, meKind := self.ID(), self.Kind+" "+self.ID()
 	isMe := func(s string) bool { return s == me || s == meKind }

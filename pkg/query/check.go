@@ -13,11 +13,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Classes of findings, in the order a policy's findings are listed. They
-// are what a reviewer of a GitOps change wants to hear before the change
-// is applied: the policy would not be accepted (Invalid, Conflicted,
-// TargetNotFound: GEP-713's Accepted=False reasons), would be in force
-// nowhere (Overridden everywhere), or would reach nothing.
+// Classes of findings, in listing order (GEP-713's Accepted=False reasons first).
 const (
 	FindingInvalid        = "invalid"
 	FindingConflicted     = "conflicted"
@@ -29,20 +25,14 @@ const (
 // FindingClasses lists every class, in order.
 var FindingClasses = []string{FindingInvalid, FindingConflicted, FindingTargetNotFound, FindingOverridden, FindingUnused}
 
-// Finding is one problem of one policy: its class and what the status
-// Strata would write says about it.
+// Finding is one problem of one policy, as the status Strata would write says it.
 type Finding struct {
-	Policy PolicyRef `json:"policy"`
-	Class  string    `json:"class"`
-	// Message is the status condition's message, prefixed by the
-	// ancestor it is about when the policy has several; distinct
-	// messages are joined with "; ".
-	Message string `json:"message"`
+	Policy  PolicyRef `json:"policy"`
+	Class   string    `json:"class"`
+	Message string    `json:"message"` // the condition's message, prefixed by its ancestor when there are several.
 }
 
-// CheckOnly is Check for the policies f keeps (`strata check -n NS -l
-// SELECTOR`): a namespace's and the cluster-scoped ones, as get policies
-// -n lists them, chosen by label and field.
+// CheckOnly is Check for the policies f keeps (`strata check -n NS -l SELECTOR`).
 func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	kept := f.Kept(res)
 	statuses, err := Statuses(res, kept)
@@ -57,19 +47,13 @@ func CheckOnly(res *engine.Result, f Filter) ([]Finding, error) {
 	return out, nil
 }
 
-// CheckRequest is what `strata check` asks: the findings of the policies
-// Filter keeps, and which classes of finding fail the check (a GitOps
-// gate fails a change on them).
+// CheckRequest is what `strata check` asks: the policies Filter keeps, and the classes that fail.
 type CheckRequest struct {
 	Filter Filter
-	// FailOn are the finding classes (FindingClasses) that fail.
-	FailOn []string
+	FailOn []string // the finding classes (FindingClasses) that fail.
 }
 
-// Scope is the nodes a run must compute to answer r: nil (every target)
-// unless r chooses policies by namespace or selector, then the targets
-// the chosen policies reach (StatusScope), whose findings are the
-// complete run's.
+// Scope is the nodes a run must compute to answer r; nil for every target.
 func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 	if r.Filter.AllNamespaces && r.Filter.Select.Empty() {
 		return nil
@@ -79,13 +63,9 @@ func (r CheckRequest) Scope() func(*engine.Result) []topology.NodeID {
 
 // CheckResult is the answer to a CheckRequest.
 type CheckResult struct {
-	// Findings are CheckOnly's for the request's Filter.
-	Findings []Finding
-	// Failing are the classes of FailOn some finding is of, in the order
-	// of their first finding.
-	Failing []string
-	// Failed is the number of findings of a FailOn class.
-	Failed int
+	Findings []Finding // CheckOnly's for the request's Filter.
+	Failing  []string  // the classes of FailOn some finding is of, in the order of their first finding.
+	Failed   int       // the number of findings of a FailOn class.
 }
 
 // RunCheck answers r from res, a run scoped to r.Scope().
@@ -106,9 +86,7 @@ func RunCheck(res *engine.Result, r CheckRequest) (*CheckResult, error) {
 	return out, nil
 }
 
-// reachedPolicies are the policies some context's stack holds, whether
-// or not they set a field there: a policy reached nowhere is unused even
-// when its spec is empty.
+// reachedPolicies are the policies some context's stack holds.
 func reachedPolicies(res *engine.Result) map[*policykind.Policy]bool {
 	out := map[*policykind.Policy]bool{}
 	stacks := map[*effective.Entry]bool{} // by each stack's first entry
@@ -156,8 +134,7 @@ func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached bool) []Fi
 				add(rejectClass(c.Reason), a, c.Message)
 			}
 		}
-		// Overridden in either vocabulary (Overridden=True,
-		// Programmed=False Overridden).
+		// Overridden in either vocabulary (Overridden=True, Programmed=False Overridden).
 		if st, _ := outcome.StandingOf(a.Conditions); st == effective.Overridden {
 			overridden++
 			for _, c := range a.Conditions {
@@ -182,8 +159,7 @@ func findings(p *policykind.Policy, st *outcome.PolicyStatus, reached bool) []Fi
 	return out
 }
 
-// rejectClass is the finding class of an Accepted=False reason; reasons
-// other than Conflicted and TargetNotFound say the policy is not valid.
+// rejectClass is the finding class of an Accepted=False reason.
 func rejectClass(reason string) string {
 	switch reason {
 	case outcome.ReasonConflicted:

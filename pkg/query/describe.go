@@ -17,17 +17,12 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Describe describes the node of a subject (an object or a section): the
-// policies affecting it and the effective policy of every kind, with the
-// source of each field and the policies it beat.
+// Describe describes a node: the policies affecting it and what is in force.
 func Describe(res *engine.Result, n topology.NodeID) *Description {
 	return newQuery(res).describe(n)
 }
 
-// Describer is Describe for many nodes of one run, sharing what their
-// descriptions look up (the nodes' keys, the policies' names): a query
-// sized to the world, made for each of `describe httproute -n NS`'s 200
-// routes, cost more than describing them.
+// Describer is Describe for many nodes of one run, sharing what their descriptions look up.
 func Describer(res *engine.Result) func(n topology.NodeID) *Description {
 	return newQuery(res).describe
 }
@@ -77,10 +72,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 					case first >= 0 && at > first:
 						rel = Below
 					case first >= 0 && !q.namespaceAbove(ctx.Path, first, e.Attachment.Node):
-						// A Namespace on the path because of an object
-						// below this one (baker's, for a route of baker
-						// under Gateway infra/storefront): its policy
-						// acts on that object, not on this one.
+						// A Namespace on the path because of an object below this one.
 						rel = Below
 					}
 					a := note(p, e.Attachment.Node, rel)
@@ -130,10 +122,7 @@ func (q *query) describe(n topology.NodeID) *Description {
 	return d
 }
 
-// notWritten is what the object of node (a section's object) records it
-// has no room for, in its strata.dev/omitted-conditions annotation
-// (hierarchy.OmittedAnnotation): the controller writes it with the
-// conditions, from the object as stored, and `strata status` prints it.
+// notWritten is what the object's strata.dev/omitted-conditions annotation records.
 func (q *query) notWritten(node *topology.Node) []NotWritten {
 	max := hierarchy.Kinds[node.Ref.GroupKind()].MaxConditions
 	if max == 0 {
@@ -157,9 +146,7 @@ func (q *query) notWritten(node *topology.Node) []NotWritten {
 	return out
 }
 
-// namespaceAbove reports whether node n of a context path is above or at
-// path[first] for inheritance (InheritsNamespace): any node but a
-// Namespace is, as it stands before path[first].
+// namespaceAbove reports whether node n of a path is above or at path[first] (InheritsNamespace).
 func (q *query) namespaceAbove(path []topology.NodeID, first int, n topology.NodeID) bool {
 	ref := q.g.Node(n).Ref
 	if ref.GroupKind() != hierarchy.NamespaceKind {
@@ -171,19 +158,11 @@ func (q *query) namespaceAbove(path []topology.NodeID, first int, n topology.Nod
 	})
 }
 
-// InheritsNamespace reports whether path[first], the described object on
-// a context path, inherits a policy attached to Namespace ns on that
-// path: whether it or an object above it is in ns (namespaceOf gives a
-// node's namespace, and whether it is itself a Namespace). A context path
-// puts the Namespaces of its objects first, in the order of the objects
-// (effective.Context), so a Namespace is on the path of a Gateway's
-// context because a route below the Gateway is in it, and a policy
-// attached to that Namespace acts on the route (GEP-713: a policy on a
-// Namespace acts on the objects in it), not on the Gateway: seen from
-// the Gateway, it is Below. A described Namespace (path[first] is one)
-// inherits the Namespaces before it, those of the objects above its
-// own. Both describe answers, from the policies and from the published
-// records, decide by it.
+// InheritsNamespace reports whether path[first], the described object,
+// inherits a policy attached to Namespace ns on that path: whether it or
+// an object above it is in ns. A path puts its objects' Namespaces first,
+// so a Namespace may be there for an object below path[first] (GEP-713: a
+// policy on a Namespace acts on the objects in it); seen from above, it is Below.
 func InheritsNamespace[T any](path []T, first int, ns string, namespaceOf func(T) (string, bool)) bool {
 	if _, isNS := namespaceOf(path[first]); isNS {
 		return true
@@ -196,8 +175,7 @@ func InheritsNamespace[T any](path []T, first int, ns string, namespaceOf func(T
 	return false
 }
 
-// contextEffect renders one context: stack, resultant spec, and each
-// field with its source and the sources it beat.
+// contextEffect renders one context: stack, spec, and each field's sources.
 func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *effective.Context) ContextEffect {
 	ce := ContextEffect{Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Spec: ctx.Result.Values, Stack: make([]StackEntry, 0, len(ctx.Entries))}
 	if ce.Spec == nil {
@@ -235,11 +213,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 		sources = append(sources, source{name: TargetSource, leaves: leaves})
 	}
 	ptrs := slices.Sorted(maps.Keys(ctx.Result.Prov))
-	// The sources' leaves, sorted, so that the leaves related to a field
-	// (at, below or above it) are found by binary search and prefix
-	// lookups rather than by scanning every source's leaves per field:
-	// cubic with thousands of policies on one Gateway (issue 11, "No
-	// cliffs").
+	// The sources' leaves, sorted, for binary search rather than a scan per field (issue 11, "No cliffs").
 	var all []leafOf
 	for i, s := range sources {
 		for _, l := range s.leaves {
@@ -288,8 +262,7 @@ func (q *query) contextEffect(k *policykind.Kind, target topology.NodeID, ctx *e
 	return ce
 }
 
-// neighbours lists the nodes directly above and below a set of nodes (an
-// object and its sections), outside the set, sorted by locator.
+// neighbours lists the nodes directly above and below a set of nodes, sorted.
 func (q *query) neighbours(own []topology.NodeID) (parents, children []Ref) {
 	seenP, seenC := map[topology.NodeID]bool{}, map[topology.NodeID]bool{}
 	for _, o := range own {
@@ -316,8 +289,7 @@ func sortRefs(rs []Ref) {
 	slices.SortFunc(rs, func(a, b Ref) int { return strings.Compare(a.Key(), b.Key()) })
 }
 
-// comparePolicies orders policies by kind (group, kind), then
-// namespace/name.
+// comparePolicies orders policies by kind (group, kind), then namespace/name.
 func comparePolicies(a, b *policykind.Policy) int {
 	if c := strings.Compare(a.Kind.Group+"/"+a.Kind.Kind, b.Kind.Group+"/"+b.Kind.Kind); c != 0 {
 		return c
@@ -346,10 +318,7 @@ type leafOf struct {
 	source int
 }
 
-// relatedIn calls fn with the index of every pointer of the sorted ptrs
-// related to p (see related): equal to it, below it (the runs of ptrs
-// starting with p+"/" and p+"["), or above it (p's prefixes that end
-// before a "/" or "[").
+// relatedIn calls fn with the index of every pointer of sorted ptrs related to p.
 func relatedIn(ptrs []string, p string, fn func(int)) {
 	equal := func(q string) {
 		for i, _ := slices.BinarySearch(ptrs, q); i < len(ptrs) && ptrs[i] == q; i++ {

@@ -9,11 +9,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/merge"
 )
 
-// Only is the description narrowed to some policy kinds and one field,
-// for `strata describe --kind K --field F` on an object with hundreds of
-// contexts: the policies of those kinds, their effective policy, and in
-// each context the fields at or below the pointer field (a JSON pointer;
-// FieldPointer reads the dotted form).
+// Only is the description narrowed to some policy kinds and one field.
 func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	if len(kinds) == 0 && field == "" {
 		return d
@@ -79,8 +75,7 @@ func (d *Description) Only(kinds []GroupKind, field string) *Description {
 	return &out
 }
 
-// Fields are the fields in force in some context of d's effective
-// policies, sorted: for describe --field's "did you mean".
+// Fields are the fields in force in some context of d, sorted.
 func (d *Description) Fields() []string {
 	seen := map[string]bool{}
 	for _, k := range d.Effective {
@@ -97,18 +92,12 @@ func (d *Description) Fields() []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// FieldNotSetError is the error for a field (a JSON pointer) that no
-// context of an object sets, as explain --field and describe --field say
-// it: the closest of the fields that are set as "did you mean", then at
-// most 20 of them.
+// FieldNotSetError is the error for a field no context of an object sets.
 type FieldNotSetError struct {
-	// Object is what was asked about: "HTTPRoute baker/baker".
-	Object string
+	Object string // what was asked about: "HTTPRoute baker/baker".
 	Field  string
-	// Which names the policy kinds asked about ("policy" for any).
-	Which string
-	// Fields are the fields that are set, sorted.
-	Fields []string
+	Which  string   // names the policy kinds asked about ("policy" for any).
+	Fields []string // the fields that are set, sorted.
 }
 
 func (e *FieldNotSetError) Error() string {

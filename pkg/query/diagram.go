@@ -17,10 +17,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// NoTargets is the engine.RunScoped scope of a question that reads no
-// effective policy and no status: a diagram (Map, Around, Within), which
-// draws the topology and the policies' attachments, and the list of
-// policy kinds (strata kinds).
+// NoTargets is the scope of a question that reads no effective policy and no status.
 func NoTargets(*engine.Result) []topology.NodeID {
 	return []topology.NodeID{topology.None} // an empty scope, not "everything"
 }
@@ -33,18 +30,11 @@ func KindAttachments(res *engine.Result, kr *engine.KindResult) *attach.Result {
 	return attach.Resolve(res.Graph, kr.Policies)
 }
 
-// StatusScope is the engine.RunScoped scope under which Summaries of the
-// policies ps answers as the complete run does, for a drawing that
-// colours a few policies by their standing in a large world (`strata
-// graph KIND/NAME -o svg`). A policy's status rolls up every context
-// that stacks it (GEP-713 "Metaresource status"), and those are the
-// contexts of the effective targets at or below the nodes it attaches
-// to (below: their sections, what is under them, and every object of a
-// Namespace it attaches to): the scope is those nodes, for all of ps.
-// It is nil, asking for the complete run, when a policy of ps is of a
-// value space's kind, whose status is folded with the space's other
-// kinds (engine.Result.SharedWith); otherwise never nil (topology.None
-// alone for no node).
+// StatusScope is the engine.RunScoped scope under which Summaries of ps
+// answers as the complete run does: the nodes at and below where they
+// attach, since a policy's status rolls up every context that stacks it
+// (GEP-713 "Metaresource status"). Nil (the complete run) for a value
+// space's kind; never nil otherwise.
 func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
 	atts := map[schema.GroupKind]*attach.Result{}
 	var at []topology.NodeID
@@ -69,9 +59,7 @@ func StatusScope(res *engine.Result, ps []*policykind.Policy) []topology.NodeID 
 	return below(res.Graph, at).scope()
 }
 
-// Summaries are the lines of `strata get policies` of the policies ps,
-// from a complete run or from one scoped (engine.RunScoped) to
-// StatusScope(ps) or more.
+// Summaries are the `strata get policies` lines of ps, from a run scoped to StatusScope(ps) or more.
 func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]PolicySummary, error) {
 	statuses, err := Statuses(res, ps)
 	if err != nil {
@@ -80,11 +68,7 @@ func Summaries(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Pol
 	return summariesWith(res, ps, statuses), nil
 }
 
-// Statuses are the statuses of the policies ps: the complete run's, or,
-// on a run scoped to StatusScope(ps) or more, which computes no Outcome,
-// computed for ps alone from their kinds' attachments and the effective
-// targets the scope holds, as the engine computes every policy's
-// (outcome.Compute): the targets they stack on are all there.
+// Statuses are the statuses of ps, computed for ps alone on a scoped run.
 func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Policy]*outcome.PolicyStatus, error) {
 	if res.Outcome != nil {
 		return statusByPolicy(res), nil
@@ -117,8 +101,7 @@ func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Poli
 	return statuses, nil
 }
 
-// summariesWith are the summaries of ps with the statuses given (a
-// policy without one has none).
+// summariesWith are the summaries of ps with the statuses given (a policy without one has none).
 func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*policykind.Policy]*outcome.PolicyStatus) map[*policykind.Policy]PolicySummary {
 	kinds := map[schema.GroupKind]bool{}
 	for _, p := range ps {
@@ -132,10 +115,7 @@ func summariesWith(res *engine.Result, ps []*policykind.Policy, statuses map[*po
 	return out
 }
 
-// Map lays out a run for drawing: every node of the topology (objects,
-// sections, namespaces, virtual objects) and every policy, grouped by
-// namespace, with the topology's edges and one policy edge per
-// attachment.
+// Map lays out a run for drawing, grouped by namespace.
 func Map(res *engine.Result) *Diagram {
 	g := res.Graph
 	type keyed struct {
@@ -188,8 +168,7 @@ func Map(res *engine.Result) *Diagram {
 		default:
 			d.Nodes = append(d.Nodes, dn)
 		}
-		// Edges in (From, To) order as they are made: nodes come in
-		// rank order, so only each node's children need sorting.
+		// Edges in (From, To) order: nodes come in rank order, so only children need sorting.
 		children = append(children[:0], node.Children...)
 		slices.SortFunc(children, byRank)
 		for _, ch := range children {
@@ -205,8 +184,7 @@ func Map(res *engine.Result) *Diagram {
 			c := cluster(p.Namespace)
 			c.Nodes = append(c.Nodes, dn)
 		}
-		// Likewise, policies come in ID order: sort each one's targets,
-		// once each.
+		// Likewise, policies come in ID order: sort each one's targets, once each.
 		targets = targets[:0]
 		for _, a := range res.Of(p.Kind.Key()).Attachments.ByPolicy[p] {
 			targets = append(targets, a.Node)
@@ -226,16 +204,12 @@ func Map(res *engine.Result) *Diagram {
 	return d
 }
 
-// Chosen reports whether sel chooses policy p, by its labels, name and
-// namespace.
+// Chosen reports whether sel chooses policy p, by its labels, name and namespace.
 func Chosen(p *policykind.Policy, sel Selector) bool {
 	return sel.Matches(policyLabels(p), p.Namespace, p.Name)
 }
 
-// ChosenPolicies is the diagram of res (Map) with only the policies sel chooses
-// by their labels, name and namespace (`strata graph -l`,
-// --field-selector): the topology is kept whole, for the chosen policies
-// to attach to; the other policies and their edges are left out.
+// ChosenPolicies is Map's diagram with only the policies sel chooses (`strata graph -l`).
 func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 	keep := map[string]bool{}
 	d.eachNode(func(n DiagramNode) { keep[n.ID] = n.Shape != PolicyShape })
@@ -247,11 +221,7 @@ func ChosenPolicies(res *engine.Result, d *Diagram, sel Selector) *Diagram {
 	return d.only(keep)
 }
 
-// Within is the part of a diagram about one namespace, for `strata graph
-// -n`: the namespace's objects, sections and policies, and the nodes one
-// edge away from them (the Gateway a route attaches to, a policy in
-// another namespace attached to one of them), with the edges between
-// these.
+// Within is the part of a diagram about one namespace (`strata graph -n`).
 func Within(d *Diagram, ns string) *Diagram {
 	keep := map[string]bool{}
 	for _, c := range d.Clusters {
@@ -272,10 +242,7 @@ func Within(d *Diagram, ns string) *Diagram {
 	return d.only(keep)
 }
 
-// Around is the part of a diagram of res about node n, for `strata graph
-// KIND/NAME --depth N`: n and its sections, the nodes up to depth steps
-// above and below them, the sections of those, their Namespaces, and the
-// policies attached to any of them, with the edges between these.
+// Around is the part of a diagram about node n up to depth steps away.
 func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagram {
 	g := res.Graph
 	nodes := map[topology.NodeID]bool{}
@@ -309,8 +276,7 @@ func Around(res *engine.Result, d *Diagram, n topology.NodeID, depth int) *Diagr
 	labels := map[string]bool{}
 	for m := range nodes {
 		labels[g.Node(m).Ref.String()] = true
-		// Its Namespace too: a policy on it applies here (Namespaces
-		// are an umbrella, not an edge: docs/hierarchy.md).
+		// Its Namespace too: a policy on it applies here (docs/hierarchy.md).
 		if ns := g.Node(m).Namespace; ns != topology.None {
 			labels[g.Node(ns).Ref.String()] = true
 		}
@@ -336,8 +302,7 @@ func sectionsOf(g *topology.Graph, n topology.NodeID) []topology.NodeID {
 	return out
 }
 
-// eachNode calls fn with every node of d: each namespace's cluster node and
-// its nodes, then the cluster-scoped ones.
+// eachNode calls fn with every node of d.
 func (d *Diagram) eachNode(fn func(DiagramNode)) {
 	for _, c := range d.Clusters {
 		fn(c.Node)
@@ -350,8 +315,7 @@ func (d *Diagram) eachNode(fn func(DiagramNode)) {
 	}
 }
 
-// only is the diagram with the nodes of keep and the edges between them;
-// a namespace's cluster stays while it holds a kept node.
+// only is the diagram with the nodes of keep and the edges between them.
 func (d *Diagram) only(keep map[string]bool) *Diagram {
 	out := &Diagram{}
 	for _, c := range d.Clusters {

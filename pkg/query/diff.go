@@ -15,61 +15,42 @@ const KindDiff = "Diff"
 
 // How a target, context or policy differs between the two runs of a Diff.
 const (
-	// DiffAdded: only the head run has it.
-	DiffAdded = "Added"
-	// DiffRemoved: only the base run has it.
-	DiffRemoved = "Removed"
-	// DiffChanged: both runs have it, and it differs.
-	DiffChanged = "Changed"
+	DiffAdded   = "Added"   // only the head run has it
+	DiffRemoved = "Removed" // only the base run has it
+	DiffChanged = "Changed" // both runs have it, and it differs
 )
 
-// DiffResult is what changes between two runs of two inputs (a pull
-// request's base and head checkouts, issue 18): every effective target
-// and context whose resultant spec differs, field by field, as Impact
-// says it for one policy, and every policy whose status differs.
+// DiffResult is what changes between two runs of two inputs (issue 18).
 type DiffResult struct {
 	TypeMeta `json:",inline"`
-	// Changed counts the targets and contexts that change.
-	Changed Count `json:"changed"`
-	// Targets, sorted by policy kind (base's order, then head's new
-	// kinds) then locator.
-	Targets []TargetDiff `json:"targets"`
-	// Policies whose rolled-up status changes, or that appear or
-	// disappear, sorted by group, kind, namespace and name.
-	Policies []PolicyDiff `json:"policies"`
+	Changed  Count        `json:"changed"`  // the targets and contexts that change
+	Targets  []TargetDiff `json:"targets"`  // sorted by policy kind (base's order, then head's new kinds) then locator
+	Policies []PolicyDiff `json:"policies"` // whose status changes, or that appear or disappear, sorted
 }
 
-// Empty reports whether the two runs give the same effective policies and
-// statuses.
+// Empty reports whether the two runs give the same effective policies and statuses.
 func (d *DiffResult) Empty() bool { return len(d.Targets) == 0 && len(d.Policies) == 0 }
 
 // TargetDiff is an effective target whose effective policy changes.
 type TargetDiff struct {
-	PolicyKind GroupKind `json:"policyKind"`
-	Target     Ref       `json:"target"`
-	// Change is Added when no policy of the kind reached the target in
-	// the base, Removed when none does in the head, else Changed.
-	Change   string        `json:"change"`
-	Contexts []ContextDiff `json:"contexts"`
+	PolicyKind GroupKind     `json:"policyKind"`
+	Target     Ref           `json:"target"`
+	Change     string        `json:"change"` // Added, Removed or Changed.
+	Contexts   []ContextDiff `json:"contexts"`
 }
 
 // ContextDiff is one context whose resultant spec changes.
 type ContextDiff struct {
-	Path []Ref `json:"path"`
-	// Change is Added or Removed when the context exists on one side
-	// only, else Changed.
-	Change string `json:"change"`
-	// Fields that change, sorted; each names its source on both sides.
-	Fields []FieldChange `json:"fields"`
+	Path   []Ref         `json:"path"`
+	Change string        `json:"change"` // Added or Removed when the context exists on one side only, else Changed.
+	Fields []FieldChange `json:"fields"` // that change, sorted; each names its source on both sides.
 }
 
-// PolicyDiff is a policy whose status changes (a policy that becomes
-// Conflicted, Overridden or Invalid), or that only one side has.
+// PolicyDiff is a policy whose status changes, or that only one side has.
 type PolicyDiff struct {
 	PolicyRef `json:",inline"`
 	Change    string `json:"change"`
-	// Before and After are the rolled-up statuses; absent on the side
-	// without the policy.
+	// Before and After are the rolled-up statuses; absent on the side without the policy.
 	Before *StatusSummary `json:"before,omitempty"`
 	After  *StatusSummary `json:"after,omitempty"`
 }
@@ -83,9 +64,7 @@ func Diff(base, head *engine.Result) *DiffResult {
 		b, h *effective.Result
 	}
 	var pairs []*kindPair
-	// Kinds sharing a value space share one result, compared at the
-	// space's first kind, which a kind added on one side may change: the
-	// space's name, not that kind, pairs the two sides' results.
+	// Kinds sharing a value space are paired by the space's name.
 	byKey := map[string]*kindPair{}
 	add := func(res *engine.Result, isBase bool) {
 		for i, kr := range res.Kinds {
@@ -122,10 +101,7 @@ func Diff(base, head *engine.Result) *DiffResult {
 	return d
 }
 
-// Within is the part of d about namespace ns (`strata diff -n NS`): the
-// targets in ns and the cluster-scoped ones, with all their contexts,
-// and the policies in ns and the cluster-scoped ones, as get policies -n
-// and effective -n choose them; Changed counts what is left.
+// Within is the part of d about namespace ns and the cluster-scoped objects (`strata diff -n NS`).
 func (d *DiffResult) Within(ns string) *DiffResult {
 	out := &DiffResult{TypeMeta: d.TypeMeta, Targets: []TargetDiff{}, Policies: []PolicyDiff{}}
 	for _, t := range d.Targets {
@@ -143,8 +119,7 @@ func (d *DiffResult) Within(ns string) *DiffResult {
 	return out
 }
 
-// diffKind diffs the effective results of one kind; either may be nil
-// (the kind exists on one side only).
+// diffKind diffs the effective results of one kind; either may be nil.
 func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []TargetDiff {
 	pairs, targets := pairContexts(qb, qh, b, h)
 	var out []TargetDiff
@@ -176,8 +151,7 @@ func diffKind(qb, qh *query, k *policykind.Kind, b, h *effective.Result) []Targe
 	return out
 }
 
-// diffPolicies lists the policies whose rolled-up status (Accepted,
-// reasons, enforcement) differs, and those on one side only.
+// diffPolicies lists the policies whose rolled-up status differs.
 func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	all := Filter{AllNamespaces: true}
 	bl, hl := Policies(base, all), Policies(head, all)
@@ -208,8 +182,7 @@ func diffPolicies(base, head *engine.Result) []PolicyDiff {
 	return out
 }
 
-// comparePolicyRefs orders policies by group, kind, namespace and name,
-// the same on both sides whatever each run's kind order.
+// comparePolicyRefs orders policies by group, kind, namespace and name.
 func comparePolicyRefs(a, b PolicyDiff) int {
 	return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }

@@ -14,11 +14,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// FieldPointer reads a field as typed on the command line: a JSON pointer
-// (/colors/light, keys escaped per RFC 6901: /a~1b for key "a/b", /t~0x
-// for "t~x") as is, or a dotted path (colors.light) turned into one, where
-// `\.` is a dot inside a key and `\\` a backslash (colors.x\.y is key
-// "x.y" of colors).
+// FieldPointer reads a field as typed: a JSON pointer (RFC 6901) or a dotted path.
 func FieldPointer(field string) (string, error) {
 	if field == "" || field == "/" {
 		return "", fmt.Errorf("--field: want a field of the policy's spec, e.g. /colors/light or colors.light")
@@ -49,8 +45,7 @@ func FieldPointer(field string) (string, error) {
 	return "/" + strings.Join(parts, "/"), nil
 }
 
-// Explain gives the precedence chain of one field (a JSON pointer) in
-// every context of node n where some candidate sets it or it is in force.
+// Explain gives the precedence chain of one field in every context of node n.
 func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind.Kind) (*Explanation, error) {
 	q := newQuery(res)
 	x := &Explanation{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindExplanation}, Object: q.ref(n), Field: ptr, Chains: []Chain{}}
@@ -87,8 +82,7 @@ func Explain(res *engine.Result, n topology.NodeID, ptr string, only *policykind
 	return nil, &FieldNotSetError{Object: x.Object.String(), Field: ptr, Which: which, Fields: slices.Sorted(maps.Keys(present))}
 }
 
-// chain builds the candidates of one context for ptr; false when none of
-// them sets it and it is not in force.
+// chain builds the candidates of one context for ptr; false when none matters.
 func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective.Context, ptr string, own map[string]any) (Chain, bool) {
 	c := Chain{PolicyKind: groupKindOf(k), Target: q.ref(target), Path: q.path(ctx.Path), Consumer: ctx.Consumer(q.g), Candidates: []Candidate{}}
 	value, inForce := merge.Get(ctx.Result.Values, ptr)
@@ -107,9 +101,7 @@ func (q *query) chain(k *policykind.Kind, target topology.NodeID, ctx *effective
 	sort.Strings(c.SetBy)
 	by := strings.Join(c.SetBy, ", ")
 
-	// A policy with an overrides and a defaults block that both set the
-	// field wins with its overrides (they come first in its level and are
-	// locked, docs/merging.md).
+	// A policy's overrides win over its own defaults (docs/merging.md).
 	winning := map[*policykind.Policy]*effective.Entry{}
 	for _, e := range ctx.Entries {
 		if _, sets := merge.Get(e.Block.Values, ptr); !sets || !winners[e.Policy()] {

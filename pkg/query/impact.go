@@ -25,11 +25,7 @@ func Without(res *engine.Result, p *policykind.Policy) (*engine.Result, error) {
 	return res.Recompute(instances(res, p, nil), map[schema.GroupKind]bool{p.Kind.Key(): true})
 }
 
-// ImpactOf is what deleting policy p (u nil) or replacing it by u would
-// change: Compare of Without or Replacing, computed as the admission
-// webhook computes it (Admit), only below the nodes the old and the new
-// policy attach to, so that `strata impact` on a policy of a large world
-// costs the targets it reaches, not the world.
+// ImpactOf is what deleting p (u nil) or replacing it by u would change.
 func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	change := ChangeDelete
 	if u != nil {
@@ -46,10 +42,7 @@ func ImpactOf(before *engine.Result, p *policykind.Policy, u *unstructured.Unstr
 	return compare(before, after, PolicyRefOf(p), change, in), after, nil
 }
 
-// ImpactOfDeleting is what deleting the policies ps together would
-// change (`strata impact POLICY-KIND -l SELECTOR --delete`): not the sum
-// of each one's ImpactOf, since a policy that another one shadows
-// changes nothing alone.
+// ImpactOfDeleting is what deleting the policies ps together would change.
 func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, *engine.Result, error) {
 	switch len(ps) {
 	case 0:
@@ -85,9 +78,7 @@ func ImpactOfDeleting(before *engine.Result, ps []*policykind.Policy) (*Impact, 
 	return im, after, nil
 }
 
-// DeletionScope is ImpactScope for ImpactOfDeleting: the nodes below
-// those the policies find returns attach to; nil (a complete run) when
-// it finds none.
+// DeletionScope is ImpactScope for ImpactOfDeleting.
 func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		ps := find(res)
@@ -98,8 +89,7 @@ func DeletionScope(find func(*engine.Result) []*policykind.Policy) func(*engine.
 	}
 }
 
-// replacement checks that u is a new version of p (same group, kind,
-// namespace and name; an empty namespace is p's).
+// replacement checks that u is a new version of p.
 func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	gvk := u.GroupVersionKind()
 	what := fmt.Sprintf("%s %s", u.GetKind(), id(u.GetNamespace(), u.GetName()))
@@ -116,8 +106,7 @@ func replacement(p *policykind.Policy, u *unstructured.Unstructured) (*unstructu
 	return u, nil
 }
 
-// newPolicyKind is the kind of u, a policy to be created: one of the
-// run's, and no policy of that kind, namespace and name exists yet.
+// newPolicyKind is the kind of u, a policy to be created that does not exist yet.
 func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykind.Kind, error) {
 	gvk := u.GroupVersionKind()
 	k := res.KindOf(gvk.Group, gvk.Kind)
@@ -132,9 +121,7 @@ func newPolicyKind(res *engine.Result, u *unstructured.Unstructured) (*policykin
 	return k, nil
 }
 
-// ImpactOfAdding is what creating the policy u, which does not exist
-// yet, would change: computed, as ImpactOf is, only below the nodes the
-// new policy attaches to.
+// ImpactOfAdding is what creating the new policy u would change.
 func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impact, *engine.Result, error) {
 	k, err := newPolicyKind(before, u)
 	if err != nil {
@@ -148,11 +135,7 @@ func ImpactOfAdding(before *engine.Result, u *unstructured.Unstructured) (*Impac
 	return compare(before, after, ref, ChangeCreate, in), after, nil
 }
 
-// ImpactScope is the scope (engine.RunScoped) of the run before an
-// ImpactOf or ImpactOfAdding question: the nodes below those the policy
-// find returns (nil: none, for an addition) attaches to, and those its
-// new version u (nil: a deletion) would attach to, as the run's graph
-// resolves their targetRefs.
+// ImpactScope is the scope of an ImpactOf or ImpactOfAdding question.
 func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.Unstructured) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
 		var ps []*policykind.Policy
@@ -177,9 +160,7 @@ func ImpactScope(find func(*engine.Result) *policykind.Policy, u *unstructured.U
 	}
 }
 
-// belowAttachments is the scope of a question about policies ps: the
-// nodes at and below where they attach, sorted; when they attach
-// nowhere, an empty scope (topology.None alone), not "everything".
+// belowAttachments is the nodes at and below where ps attach, sorted.
 func belowAttachments(res *engine.Result, ps []*policykind.Policy) []topology.NodeID {
 	var nodes []topology.NodeID
 	for _, as := range attach.Resolve(res.Graph, ps).ByPolicy {
@@ -190,8 +171,7 @@ func belowAttachments(res *engine.Result, ps []*policykind.Policy) []topology.No
 	return below(res.Graph, nodes).scope()
 }
 
-// instances lists the objects of p's kind with p left out, or replaced by
-// u.
+// instances lists the objects of p's kind with p left out, or replaced by u.
 func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstructured) []*unstructured.Unstructured {
 	var out []*unstructured.Unstructured
 	for _, q := range res.Policies {
@@ -206,15 +186,12 @@ func instances(res *engine.Result, p *policykind.Policy, u *unstructured.Unstruc
 	return out
 }
 
-// Compare lists every effective target and context whose resultant spec
-// differs between two runs of the same topology, field by field; kinds
-// whose results the runs share are skipped without a look.
+// Compare lists every target and context whose resultant spec differs between two runs.
 func Compare(before, after *engine.Result, policy PolicyRef, change string) *Impact {
 	return compare(before, after, policy, change, nil)
 }
 
-// compare is Compare over the effective targets for which in is true
-// (all when in is nil): after may be scoped (engine.RecomputeScoped).
+// compare is Compare over the targets in in (all when nil); after may be scoped.
 func compare(before, after *engine.Result, policy PolicyRef, change string, in nodeSet) *Impact {
 	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: policy, Change: change, Targets: []TargetChange{}}
 	qb, qa := newQuery(before), newQuery(after)
@@ -263,17 +240,13 @@ type ctxSide struct {
 	ctx    *effective.Context
 }
 
-// ctxPair is one context, by target and path locator, in two runs (b
-// before or base, a after or head); a side is zero where its run lacks it.
+// ctxPair is one context in two runs (b before, a after); a side is zero where missing.
 type ctxPair struct {
 	tk   string
 	b, a ctxSide
 }
 
-// pairContexts matches the contexts of two runs' results of one kind by
-// target and path locator (either result may be nil), sorted by them;
-// present says which runs reach each target, contexts or not: 1 the first,
-// 2 the second, 3 both.
+// pairContexts matches two results' contexts by target and path; present: bits 1, 2.
 func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string]int) {
 	pairs := map[string]*ctxPair{}
 	present := map[string]int{}
@@ -313,12 +286,7 @@ func pairContexts(qb, qa *query, b, a *effective.Result) ([]*ctxPair, map[string
 	return out, present
 }
 
-// pairByID is pairContexts, without present, for two results of runs
-// whose graphs give their nodes the same ids (q's graph holds the other's,
-// topology.Graph.Holds), as a run and its recomputation's do: contexts
-// are matched by their paths' ids, and only the keys of the targets
-// are made; contexts are sorted as pairContexts sorts them, by
-// comparePaths.
+// pairByID is pairContexts for runs whose graphs share node ids.
 func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	type both struct {
 		node topology.NodeID
@@ -356,8 +324,7 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 		}
 		if t.a != nil {
 			mine := slab[start:]
-			// A target's contexts are a few; a target in thousands of
-			// contexts has them indexed (issue 11, "No cliffs").
+			// A target in many contexts has them indexed (issue 11, "No cliffs").
 			var index map[string]int
 			if len(mine) > fewContexts {
 				index = make(map[string]int, len(mine))
@@ -396,8 +363,7 @@ func pairByID(q *query, b, a *effective.Result) []*ctxPair {
 	return out
 }
 
-// fewContexts is the most contexts of one target whose pairs pairByID
-// finds by a scan rather than an index.
+// fewContexts is the most contexts pairByID scans rather than indexes.
 const fewContexts = 16
 
 // path is the pair's context path, on whichever side has it.
@@ -417,8 +383,7 @@ func idsKey(path []topology.NodeID) string {
 	return string(b)
 }
 
-// byNode is r's targets in NodeID order, as the engine lists them
-// (effective.Result); r may be nil.
+// byNode is r's targets in NodeID order, as the engine lists them (effective.Result); r may be nil.
 func byNode(r *effective.Result) []*effective.Target {
 	if r == nil {
 		return nil
@@ -430,8 +395,7 @@ func byNode(r *effective.Result) []*effective.Target {
 	return slices.SortedFunc(slices.Values(r.Targets), less)
 }
 
-// compareKind diffs the effective results of one kind (a may be nil: the
-// kind is gone).
+// compareKind diffs the effective results of one kind (a may be nil: the kind is gone).
 func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []TargetChange {
 	var pairs []*ctxPair
 	if qa.g.Holds(qb.g) {
@@ -473,13 +437,9 @@ func compareKind(qb, qa *query, k *policykind.Kind, b, a *effective.Result) []Ta
 	return out
 }
 
-// sideValue is the resultant spec of a context on one side (self, of run
-// q) of a pair whose other side (other, of run o) has it. A context
-// without any policy is left out of a run (effective.Target), yet its
-// target's own values (the kind's targetFields, GEP-713's most specific
-// default) are in force there all the same: deleting the last policy on
-// an HTTPRoute that sets its own retries leaves those retries, not
-// nothing. They are read from q's object for the target, if q has it.
+// sideValue is the resultant spec of a context on side self (of run q):
+// a context without policies still has its target's own values (GEP-713's
+// most specific default), read from q's object for the target.
 func sideValue(q, o *query, k *policykind.Kind, self, other ctxSide) merge.Value {
 	if self.ctx != nil {
 		return self.ctx.Result
@@ -501,8 +461,7 @@ func sideValue(q, o *query, k *policykind.Kind, self, other ctxSide) merge.Value
 	return merge.Of(vals, nil)
 }
 
-// diff compares two resultant specs of one context leaf by leaf (the
-// zero Value: nothing in force).
+// diff compares two resultant specs of one context leaf by leaf (the zero Value: nothing in force).
 func diff(bv, av merge.Value) []FieldChange {
 	set := map[string]bool{}
 	for p := range bv.Prov {
@@ -511,8 +470,6 @@ func diff(bv, av merge.Value) []FieldChange {
 	for p := range av.Prov {
 		set[p] = true
 	}
-	// Compare leaves only: an empty object or whole list on one side that
-	// has fields or items on the other is compared through those.
 	ptrs := leafPointers(slices.Sorted(maps.Keys(set)))
 	var out []FieldChange
 	for _, ptr := range ptrs {
@@ -533,8 +490,7 @@ func diff(bv, av merge.Value) []FieldChange {
 	return out
 }
 
-// leafPointers keeps, of sorted pointers, those with none below them
-// (under).
+// leafPointers keeps, of sorted pointers, those with none below them (under).
 func leafPointers(sorted []string) []string {
 	leaves := make([]string, 0, len(sorted))
 	for i, p := range sorted {

@@ -19,17 +19,12 @@ import (
 
 // Filter selects policies to list.
 type Filter struct {
-	// Namespace lists the policies of one namespace (and cluster-scoped
-	// ones) unless AllNamespaces.
+	// Namespace lists the policies of one namespace (and cluster-scoped ones) unless AllNamespaces.
 	Namespace     string
 	AllNamespaces bool
-	// Kind, if set, lists only the policies of that kind; Names, if
-	// set, only those of these names (get policies KIND/NAME, get KIND
-	// NAME...).
-	Kind  *policykind.Kind
-	Names []string
-	// Select chooses policies by label and field (-l, --field-selector).
-	Select Selector
+	Kind          *policykind.Kind // Kind and Names, if set, keep only the policies of that kind and these names.
+	Names         []string
+	Select        Selector // chooses policies by label and field (-l, --field-selector).
 }
 
 // Kept are the policies of res the filter keeps, in engine order.
@@ -53,16 +48,13 @@ func (f Filter) Keeps(p *policykind.Policy) bool {
 	return f.Select.Matches(policyLabels(p), p.Namespace, p.Name)
 }
 
-// Policies lists every policy the filter keeps, in engine order (kind,
-// then namespace/name), with its status rolled up and the number of
-// effective targets and contexts it affects (Summaries).
+// Policies lists every policy the filter keeps, with status and reach.
 func Policies(res *engine.Result, f Filter) *PolicyList {
 	l := &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	kept := f.Kept(res)
 	sums, err := Summaries(res, kept)
 	if err != nil {
-		// A scoped run StatusScope did not make: the statuses it cannot
-		// answer are left out rather than guessed.
+		// A scoped run StatusScope did not make: unanswerable statuses are left out.
 		sums = summariesWith(res, kept, nil)
 	}
 	for _, p := range kept {
@@ -71,10 +63,7 @@ func Policies(res *engine.Result, f Filter) *PolicyList {
 	return l
 }
 
-// affected counts, for the policies of the given kinds, the effective
-// targets and contexts where they set a field in force (docs/merging.md:
-// a target is affected by a policy that set at least one field in at
-// least one context).
+// affected counts the targets and contexts where the policies set a field in force.
 func affected(res *engine.Result, kinds map[schema.GroupKind]bool) map[*policykind.Policy]Count {
 	type counted struct {
 		Count
@@ -146,8 +135,7 @@ func summarize(res *engine.Result, p *policykind.Policy, st *outcome.PolicyStatu
 	return s
 }
 
-// targetString writes a targetRef as a person reads it: Kind name, Kind
-// ns/name#section when another namespace, Kind selector k=v.
+// targetString writes a targetRef as a person reads it.
 func targetString(p *policykind.Policy, t policykind.TargetRef) string {
 	s := t.Kind + " "
 	if t.Namespace != "" && t.Namespace != p.Namespace {
@@ -164,10 +152,7 @@ func targetString(p *policykind.Policy, t policykind.TargetRef) string {
 	return s
 }
 
-// rollUp summarizes status.ancestors (docs/status.md): accepted through
-// every ancestor, none or some; enforced through all accepted ones, none,
-// or in between, in the words of the kind's vocabulary v (Programmed,
-// Overridden or PartiallyProgrammed for a Programmed kind).
+// rollUp summarizes status.ancestors (docs/status.md) in the words of the kind's vocabulary v.
 func rollUp(ancestors []outcome.Ancestor, v policykind.Vocabulary) StatusSummary {
 	var s StatusSummary
 	accepted, enforced, overridden := 0, 0, 0
@@ -209,20 +194,17 @@ func rollUp(ancestors []outcome.Ancestor, v policykind.Vocabulary) StatusSummary
 	return s
 }
 
-// DescribePolicy describes one policy: its spec, where it attached, its
-// status, and every effective target whose stack holds it.
+// DescribePolicy describes one policy: spec, attachments, status and reach.
 func DescribePolicy(res *engine.Result, p *policykind.Policy) *PolicyDescription {
 	return PolicyDescriber(res)(p)
 }
 
-// PolicyDescriber is DescribePolicy for many policies of one run, on
-// one goroutine: PolicyDescribers with one describer.
+// PolicyDescriber is DescribePolicy for many policies of one run, on one goroutine.
 func PolicyDescriber(res *engine.Result) func(p *policykind.Policy) *PolicyDescription {
 	return PolicyDescribers(res)()
 }
 
-// PolicyDescribers makes describers of many policies of one run, one for
-// each goroutine that describes.
+// PolicyDescribers makes describers of one run, one per goroutine.
 func PolicyDescribers(res *engine.Result) func() func(p *policykind.Policy) *PolicyDescription {
 	t := &runTables{res: res, affects: map[schema.GroupKind]map[*policykind.Policy]Count{}, stacking: map[schema.GroupKind]map[*policykind.Policy][]stacked{}}
 	return func() func(p *policykind.Policy) *PolicyDescription {
@@ -235,8 +217,7 @@ type policyDescriber struct {
 	t *runTables
 }
 
-// runTables is what descriptions of a run's policies read of the whole
-// run, found on first use, once, for every describer.
+// runTables is what descriptions of a run's policies read of the whole run, once.
 type runTables struct {
 	res      *engine.Result
 	mu       sync.Mutex
@@ -245,9 +226,7 @@ type runTables struct {
 	stacking map[schema.GroupKind]map[*policykind.Policy][]stacked
 }
 
-// of returns the run's status by policy and, for kind gk (whose result
-// is kr, or nil), how many targets each policy affects and the contexts
-// that stack each policy.
+// of returns the run's status by policy and, for kind gk, what each policy affects and stacks in.
 func (t *runTables) of(gk schema.GroupKind, kr *engine.KindResult) (map[*policykind.Policy]*outcome.PolicyStatus, map[*policykind.Policy]Count, map[*policykind.Policy][]stacked) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -273,8 +252,7 @@ type stacked struct {
 	ctx    *effective.Context
 }
 
-// stackingOf lists, for each policy of kr's result, the contexts whose
-// stack holds it, in the order of the targets and their contexts.
+// stackingOf lists, per policy of kr, the contexts whose stack holds it.
 func stackingOf(kr *engine.KindResult) map[*policykind.Policy][]stacked {
 	out := map[*policykind.Policy][]stacked{}
 	for _, t := range kr.Effective.Targets {
@@ -342,9 +320,7 @@ func (pd *policyDescriber) describe(p *policykind.Policy) *PolicyDescription {
 	return d
 }
 
-// sortReaches sorts reaches by their targets' keys, each key made once:
-// made in the comparison, twice per comparison, they were 40% of
-// describing the performance world's 4,000 ColorPolicies.
+// sortReaches sorts reaches by their targets' keys, each key made once.
 func sortReaches(rs []Reach) {
 	keys := make([]string, len(rs))
 	order := make([]int, len(rs))

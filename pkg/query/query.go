@@ -22,9 +22,7 @@ type query struct {
 	leaves  map[*policykind.Policy][]string
 	values  map[ownKey]map[string]any // targetValues, by kind and node
 	keys    []string                  // nodeKey, by node
-	// Strings describe repeats in every context, made once: a Service
-	// below 100,000 listeners has 100,000 contexts of the same few
-	// policies, and describe holds them all until it prints (issue 11).
+	// Strings describe repeats in every context, made once (issue 11).
 	policyNames map[*policykind.Policy]policyNames
 	strategies  map[policykind.Strategy]string
 }
@@ -109,10 +107,7 @@ func (q *query) leavesOf(p *policykind.Policy) []string {
 	return l
 }
 
-// scoped is what an answer about a node covers for one policy kind: the
-// node's own contexts when it (or one of its sections) is an effective
-// target of the kind, else the contexts of the effective targets below it
-// whose path passes through it.
+// scoped is what an answer about a node covers for one kind.
 type scoped struct {
 	kind    int
 	targets []scopedTarget
@@ -133,16 +128,13 @@ func (q *query) own(n topology.NodeID) []topology.NodeID {
 	return out
 }
 
-// owns reports whether n is in own, which is sorted: by binary search, as
-// a Gateway with 100,000 listeners owns 100,001 nodes and describe asked
-// this for every node of every context path (issue 11, "No cliffs").
+// owns reports whether n is in own, which is sorted, by binary search (issue 11, "No cliffs").
 func owns(own []topology.NodeID, n topology.NodeID) bool {
 	_, ok := slices.BinarySearch(own, n)
 	return ok
 }
 
-// scope gathers, for every kind, the targets and contexts a question about
-// node n covers (see scoped). Kinds with nothing are left out.
+// scope gathers, per kind, the targets and contexts a question about n covers.
 func (q *query) scope(n topology.NodeID) []scoped {
 	own := q.own(n)
 	isNS := q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind
@@ -207,9 +199,7 @@ func (q *query) scope(n topology.NodeID) []scoped {
 	return out
 }
 
-// Scope lists the nodes whose effective policies Describe and Explain of
-// node n read: n, its sections and every node below them (see scope), in
-// NodeID order.
+// Scope lists the nodes whose effective policies Describe and Explain of n read.
 func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	q := newQuery(res)
 	if q.g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
@@ -221,10 +211,7 @@ func Scope(res *engine.Result, n topology.NodeID) []topology.NodeID {
 	return out
 }
 
-// ScopeOfAll is a scope under which Describe and Explain of every node
-// of nodes answer as the complete run does, found in one walk: the
-// nodes, their sections and everything below them, the objects of a
-// Namespace among them included (below).
+// ScopeOfAll is Scope for every node of nodes, found in one walk.
 func ScopeOfAll(res *engine.Result, nodes []topology.NodeID) []topology.NodeID {
 	return below(res.Graph, nodes).sorted()
 }
@@ -257,8 +244,7 @@ func (q *query) sortContexts(ctxs []*effective.Context) {
 	slices.SortStableFunc(ctxs, func(a, b *effective.Context) int { return q.comparePaths(a.Path, b.Path) })
 }
 
-// comparePaths is strings.Compare(q.pathKey(a), q.pathKey(b)) without
-// making either key: each node's key is made once per query.
+// comparePaths compares two paths' keys without making them.
 func (q *query) comparePaths(a, b []topology.NodeID) int {
 	var sa, sb string // what is left of the current piece of a and of b
 	i, j := 0, 0
@@ -331,9 +317,7 @@ func (q *query) path(path []topology.NodeID) []Ref {
 	return out
 }
 
-// targetValues reads the target object's own values of a kind's
-// targetFields (docs/merging.md "The target's own values"): what the
-// engine folds in last, read the same way.
+// targetValues reads the target's own values of a kind's targetFields.
 func (q *query) targetValues(k *policykind.Kind, n topology.NodeID) map[string]any {
 	if len(k.TargetFields) == 0 || q.g.Node(n).Object == nil {
 		return nil
@@ -354,9 +338,7 @@ func PolicyRefOf(p *policykind.Policy) PolicyRef {
 
 func groupKindOf(k *policykind.Kind) GroupKind { return GroupKind{Group: k.Group, Kind: k.Kind} }
 
-// sourceName names who set a field: a policy as namespace/name, or, for
-// a kind sharing a value space with others, as `Kind namespace/name`, since
-// the kinds' policies set the same fields.
+// sourceName names who set a field: namespace/name, or `Kind namespace/name` in a value space.
 func sourceName(p *policykind.Policy) string {
 	if p == nil {
 		return TargetSource
@@ -367,13 +349,10 @@ func sourceName(p *policykind.Policy) string {
 	return p.ID()
 }
 
-// related reports whether two field pointers overlap: equal, or one below
-// the other (a field, or a list item /rules[name=x] as custom merges
-// track them).
+// related reports whether two field pointers overlap: equal, or one below the other.
 func related(a, b string) bool { return a == b || under(a, b) || under(b, a) }
 
-// under reports whether pointer q lies strictly below p (merge.Below: a
-// key containing "[" is a sibling, not a list item).
+// under reports whether pointer q lies strictly below p (merge.Below).
 func under(q, p string) bool { return merge.Below(q, p) }
 
 // ID is the policy's namespace/name.

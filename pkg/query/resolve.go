@@ -16,10 +16,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// kindNames maps the names a user may type (case-insensitively) to the
-// kinds of the hierarchy, as kubectl's short names do: the Names of the
-// targetable rows of hierarchy.Table, and kind.group or resource.group
-// for the kinds of a named group (httproutes.gateway.networking.k8s.io).
+// kindNames maps the lower-case names a user may type to the kinds of the hierarchy.
 var kindNames = func() map[string]schema.GroupKind {
 	m := map[string]schema.GroupKind{}
 	for _, row := range hierarchy.Table {
@@ -29,30 +26,23 @@ var kindNames = func() map[string]schema.GroupKind {
 		for _, n := range row.Names {
 			m[n] = row.GroupKind
 		}
-		// kubectl's resource.group forms: httproutes.gateway.networking.k8s.io,
-		// with the row's resource (its CRD's spec.names.plural).
 		if row.Group != "" {
 			m[strings.ToLower(row.Kind)+"."+row.Group] = row.GroupKind
 			m[row.Resource+"."+row.Group] = row.GroupKind
 		}
 	}
-	// The short name of Gateway API's Gateway CRD, which kubectl reads
-	// (gw, the hierarchy's, is not the CRD's).
+	// The short name of Gateway API's Gateway CRD, which kubectl reads.
 	m["gtw"] = hierarchy.GatewayKind
 	return m
 }()
 
-// HierarchyKind reads a kind of the hierarchy as typed on the command
-// line (ResolveKind without policy kinds, for commands that run no
-// engine).
+// HierarchyKind is ResolveKind without policy kinds, for commands that run no engine.
 func HierarchyKind(name string) (schema.GroupKind, bool) {
 	gk, ok, _ := lookupKind(nil, name)
 	return gk, ok
 }
 
-// lookupKind finds what a kind typed on the command line names: a kind of
-// the hierarchy (ok), else the policy kinds of res that answer to it
-// (several when the name is ambiguous; none with a nil res).
+// lookupKind finds a kind of the hierarchy (ok), else the policy kinds named.
 func lookupKind(res *engine.Result, name string) (gk schema.GroupKind, ok bool, found []*policykind.Kind) {
 	lower := strings.ToLower(name)
 	if gk, ok, found = lookupName(res, lower); ok || len(found) > 0 {
@@ -75,13 +65,10 @@ func lookupName(res *engine.Result, name string) (schema.GroupKind, bool, []*pol
 	return schema.GroupKind{}, false, policyKindsNamed(res, name)
 }
 
-// apiVersion is the form of a Kubernetes API version (v1, v1beta1,
-// v2alpha3: the API conventions' "Alpha, Beta, and Stable Versions").
+// apiVersion is the form of a Kubernetes API version (v1, v1beta1, v2alpha3).
 var apiVersion = regexp.MustCompile(`^v[1-9][0-9]*((alpha|beta)[1-9][0-9]*)?$`)
 
-// withoutVersion reads kubectl's fully specified form, resource.version.group
-// (httproutes.v1.gateway.networking.k8s.io, as schema.ParseResourceArg
-// splits it), and returns it as resource.group.
+// withoutVersion reads kubectl's resource.version.group form as resource.group.
 func withoutVersion(name string) (unversioned string, versioned bool) {
 	gvr, _ := schema.ParseResourceArg(name)
 	if gvr == nil || gvr.Group == "" || !apiVersion.MatchString(gvr.Version) {
@@ -90,15 +77,13 @@ func withoutVersion(name string) (unversioned string, versioned bool) {
 	return gvr.Resource + "." + gvr.Group, true
 }
 
-// KindName is a kind a user named: a kind of the hierarchy or a policy
-// kind (exactly one of the two is set).
+// KindName is a kind a user named: a kind of the hierarchy or a policy kind.
 type KindName struct {
 	Topology schema.GroupKind
 	Policy   *policykind.Kind
 }
 
-// GroupKind is the group and kind named: the policy kind's, or the
-// hierarchy kind's.
+// GroupKind is the group and kind named.
 func (k KindName) GroupKind() schema.GroupKind {
 	if k.Policy != nil {
 		return k.Policy.Key()
@@ -106,11 +91,7 @@ func (k KindName) GroupKind() schema.GroupKind {
 	return k.Topology
 }
 
-// ResolveKind reads a kind as typed on the command line: a name of the
-// hierarchy's kinds (gateway, gw, httproute, route, service, svc,
-// namespace, ns, gatewayclass...) or a declared policy kind by its kind
-// name, its plural, or either followed by ".group" — all
-// case-insensitively.
+// ResolveKind reads a kind as typed on the command line, case-insensitively.
 func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	gk, ok, found := lookupKind(res, name)
 	switch {
@@ -121,7 +102,7 @@ func ResolveKind(res *engine.Result, name string) (KindName, error) {
 	case len(found) > 1:
 		return KindName{}, ambiguousKind(name, found)
 	}
-	if hint := suggestKinds(res, name); hint != "" {
+	if hint := suggestKindsOf(res, name, true); hint != "" {
 		return KindName{}, fmt.Errorf("unknown kind %q%s (kinds: %s)", name, hint, strings.Join(knownKinds(res), ", "))
 	}
 	return KindName{}, fmt.Errorf("unknown kind %q: want one of %s", name, strings.Join(knownKinds(res), ", "))
@@ -136,8 +117,7 @@ func ambiguousKind(name string, found []*policykind.Kind) error {
 	return fmt.Errorf("kind %q is ambiguous: write one of %s", name, strings.Join(qualified, ", "))
 }
 
-// policyKindsNamed returns the run's policy kinds that answer to name
-// (lower case).
+// policyKindsNamed returns the run's policy kinds that answer to name.
 func policyKindsNamed(res *engine.Result, name string) []*policykind.Kind {
 	var found []*policykind.Kind
 	for _, k := range res.PolicyKinds() {
@@ -156,8 +136,7 @@ func policyKindNames(k *policykind.Kind) []string {
 	return []string{kind, plural, kind + "." + group, plural + "." + group}
 }
 
-// Resource is a policy kind's resource: its CRD's spec.names.plural when
-// the CRD is known, else Plural of its kind.
+// Resource is a policy kind's resource: its CRD's plural, else Plural of its kind.
 func Resource(k *policykind.Kind) string {
 	if k.Plural != "" {
 		return strings.ToLower(k.Plural)
@@ -165,10 +144,7 @@ func Resource(k *policykind.Kind) string {
 	return Plural(k.Kind)
 }
 
-// Plural is the lower-case plural of a kind, as a CRD names its resource
-// by the English rule (RetryPolicy: retrypolicies; Gateway: gateways, a
-// vowel before the y keeping it; GatewayClass: gatewayclasses), for a
-// kind whose CRD is not known.
+// Plural is the lower-case English plural of a kind (retrypolicies, gateways, gatewayclasses).
 func Plural(kind string) string {
 	kind = strings.ToLower(kind)
 	switch {
@@ -180,9 +156,7 @@ func Plural(kind string) string {
 	return kind + "s"
 }
 
-// ResolvePolicyKind is ResolveKind where only a policy kind will do
-// (get policies KIND, --kind): a kind of the hierarchy is refused, and an
-// unknown kind's error suggests and lists the policy kinds alone.
+// ResolvePolicyKind is ResolveKind where only a policy kind will do.
 func ResolvePolicyKind(res *engine.Result, name string) (*policykind.Kind, error) {
 	gk, ok, found := lookupKind(res, name)
 	switch {
@@ -201,8 +175,7 @@ func ResolvePolicyKind(res *engine.Result, name string) (*policykind.Kind, error
 	return nil, fmt.Errorf("unknown policy kind %q%s (policy kinds: %s)", name, suggestKindsOf(res, name, false), strings.Join(policies, ", "))
 }
 
-// policyKindList is the run's policy kinds by their lower-case kind
-// names, sorted: what an unknown kind's error lists.
+// policyKindList is the run's policy kinds' lower-case names, sorted.
 func policyKindList(res *engine.Result) []string {
 	var out []string
 	for _, k := range res.PolicyKinds() {
@@ -212,14 +185,7 @@ func policyKindList(res *engine.Result) []string {
 	return out
 }
 
-// suggestKinds is the "did you mean" of a mistyped kind: the kinds one of
-// whose names (ResolveKind's) is close to it, each by its kind name.
-func suggestKinds(res *engine.Result, typed string) string {
-	return suggestKindsOf(res, typed, true)
-}
-
-// suggestKindsOf is suggestKinds among the policy kinds, and with
-// hierarchy the kinds of the hierarchy too.
+// suggestKindsOf is the "did you mean" of a mistyped kind.
 func suggestKindsOf(res *engine.Result, typed string, hierarchy bool) string {
 	canonical := map[string]string{}
 	for n, gk := range kindNames {
@@ -241,9 +207,7 @@ func suggestKindsOf(res *engine.Result, typed string, hierarchy bool) string {
 	return DidYouMean(typed, kinds)
 }
 
-// KindNames are the names of the kinds a user may type, in full (the
-// hierarchy's kinds and the run's policy kinds, lower case, singular),
-// for shell completion.
+// KindNames are the kinds' lower-case singular names, for shell completion.
 func KindNames(res *engine.Result) []string {
 	out := []string{}
 	for _, row := range hierarchy.Table {
@@ -257,10 +221,7 @@ func KindNames(res *engine.Result) []string {
 	return out
 }
 
-// knownKinds lists the names to suggest when a kind is unknown: every
-// targetable kind of hierarchy.Table, in its order, with its short name
-// (the first of its Names that is neither the kind nor its resource),
-// then the policy kinds.
+// knownKinds lists what an unknown kind's error lists.
 func knownKinds(res *engine.Result) []string {
 	var out []string
 	for _, row := range hierarchy.Table {
@@ -279,8 +240,7 @@ func knownKinds(res *engine.Result) []string {
 	return append(out, policyKindList(res)...)
 }
 
-// Resolve finds what "KIND/NAME" (or "KIND/NAME#SECTION" for a listener,
-// rule or named port) names, in namespace ns for namespaced kinds.
+// Resolve finds what "KIND/NAME[#SECTION]" names, in namespace ns.
 func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 	if err := CheckSubject(arg); err != nil {
 		return Subject{}, err
@@ -297,19 +257,13 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		if p := FindPolicy(res, k.Policy, ns, name); p != nil {
 			return Subject{Node: topology.None, Policy: p}, nil
 		}
-		var in []string
-		for _, p := range res.Policies {
-			if p.Kind.Key() == k.Policy.Key() && p.Name == name {
-				in = append(in, p.Namespace)
-			}
-		}
 		var here []string
 		for _, p := range res.Policies {
 			if p.Kind.Key() == k.Policy.Key() && (p.Namespace == ns || p.Namespace == "") {
 				here = append(here, p.Name)
 			}
 		}
-		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), notFoundHint(res, k, name, foundIn(in), here))
+		return Subject{}, fmt.Errorf("%s %s not found%s", k.Policy.Kind, id(ns, name), notFoundHint(res, k, name, foundIn(namesWhere(res, k)[name]), here))
 	}
 	name, section, _ := strings.Cut(name, "#")
 	info := hierarchy.Kinds[k.Topology]
@@ -329,14 +283,12 @@ func Resolve(res *engine.Result, arg, ns string) (Subject, error) {
 		for _, id := range res.Graph.ByKindIn(k.Topology, ref.Namespace) {
 			here = append(here, res.Graph.Node(id).Ref.Name)
 		}
-		return Subject{}, fmt.Errorf("%s not found%s", ref, notFoundHint(res, k, name, elsewhere(res, k.Topology, name, info.Namespaced), here))
+		return Subject{}, fmt.Errorf("%s not found%s", ref, notFoundHint(res, k, name, foundIn(namesWhere(res, k)[name]), here))
 	}
 	return Subject{Node: n}, nil
 }
 
-// CheckSubject checks the form of a KIND/NAME[#SECTION] argument, before
-// anything is looked up: a kind, one slash, and a name, which a section
-// does not replace (httproute/#rule-0 names no route).
+// CheckSubject checks the form of a KIND/NAME[#SECTION] argument before any look-up.
 func CheckSubject(arg string) error {
 	kind, name, ok := strings.Cut(arg, "/")
 	if !ok || kind == "" || name == "" || strings.Contains(name, "/") {
@@ -348,17 +300,13 @@ func CheckSubject(arg string) error {
 	return nil
 }
 
-// NotFoundAnywhere is the error for KIND/NAME[#SECTION] -A that names
-// nothing in any namespace: no namespace is blamed (there is none to
-// blame), and the names of that kind in every namespace are the ones
-// suggested, with where they are.
+// NotFoundAnywhere is the error for KIND/NAME -A that names nothing anywhere.
 func NotFoundAnywhere(res *engine.Result, k KindName, name string) error {
 	object, _, _ := strings.Cut(name, "#")
 	return fmt.Errorf("%s %s not found in any namespace%s", k.GroupKind().Kind, object, suggestWhere(object, namesWhere(res, k)))
 }
 
-// namesWhere maps the names of the objects or policies of kind k to the
-// namespaces that hold them.
+// namesWhere maps the names of the objects or policies of kind k to the namespaces that hold them.
 func namesWhere(res *engine.Result, k KindName) map[string][]string {
 	where := map[string][]string{}
 	if k.Policy != nil {
@@ -376,13 +324,7 @@ func namesWhere(res *engine.Result, k KindName) map[string][]string {
 	return where
 }
 
-// notFoundHint is what follows "not found": the namespaces that hold the
-// name (found, foundIn's hint), and the names close to it in the
-// namespace asked about (here); when neither has anything, the names of
-// kind k close to it in every namespace (namesWhere, looked up only
-// then), each with its namespaces, so that a name mistyped and looked
-// for in the wrong namespace still gets a suggestion ("HTTPRoute
-// default/bakr not found; did you mean baker (in baker)?").
+// notFoundHint is what follows "not found": where the name is, or names close to it.
 func notFoundHint(res *engine.Result, k KindName, name, found string, here []string) string {
 	mean := DidYouMean(name, here)
 	if found == "" && mean == "" {
@@ -391,8 +333,7 @@ func notFoundHint(res *engine.Result, k KindName, name, found string, here []str
 	return found + mean
 }
 
-// suggestWhere is DidYouMean over the names of where, each with the
-// namespaces that hold it: "; did you mean baker (in baker)?".
+// suggestWhere is DidYouMean over the names of where, each with its namespaces.
 func suggestWhere(typed string, where map[string][]string) string {
 	s := Suggest(typed, slices.Sorted(maps.Keys(where)))
 	for i, name := range s {
@@ -403,8 +344,7 @@ func suggestWhere(typed string, where map[string][]string) string {
 	return didYouMean(s)
 }
 
-// Sections are the section names of an object, sorted: for "did you
-// mean" and completion.
+// Sections are the section names of an object, sorted.
 func Sections(res *engine.Result, object topology.Ref) []string {
 	var out []string
 	for i := range res.Graph.Nodes {
@@ -416,23 +356,7 @@ func Sections(res *engine.Result, object topology.Ref) []string {
 	return out
 }
 
-// elsewhere hints at the namespaces where an object of that kind and name
-// does exist, for a "not found" message.
-func elsewhere(res *engine.Result, gk schema.GroupKind, name string, namespaced bool) string {
-	if !namespaced {
-		return ""
-	}
-	var in []string
-	for _, id := range res.Graph.ByKind(gk) {
-		if r := res.Graph.Node(id).Ref; r.Name == name {
-			in = append(in, r.Namespace)
-		}
-	}
-	return foundIn(in)
-}
-
-// foundIn is the hint of a "not found" message every command gives when
-// the object exists in other namespaces.
+// foundIn is the hint of a "not found" message when the object exists in other namespaces.
 func foundIn(namespaces []string) string {
 	if len(namespaces) == 0 {
 		return ""
@@ -441,8 +365,7 @@ func foundIn(namespaces []string) string {
 	return fmt.Sprintf(" (found in namespace %s: use -n)", strings.Join(namespaces, ", "))
 }
 
-// Namespaces are the namespaces holding an object or policy of kind k
-// named name, sorted: where `-A` finds KIND/NAME.
+// Namespaces are the namespaces holding an object or policy of kind k named name, sorted.
 func Namespaces(res *engine.Result, k KindName, name string) []string {
 	seen := map[string]bool{}
 	for _, s := range Subjects(res, k, name, "", true, Selector{}) {
@@ -455,8 +378,7 @@ func Namespaces(res *engine.Result, k KindName, name string) []string {
 	return slices.Sorted(maps.Keys(seen))
 }
 
-// FindPolicy finds a policy of kind k named name in namespace ns, or a
-// cluster-scoped one of that name, or nil.
+// FindPolicy finds a policy of kind k named name in namespace ns, else a cluster-scoped one.
 func FindPolicy(res *engine.Result, k *policykind.Kind, ns, name string) *policykind.Policy {
 	var clusterScoped *policykind.Policy
 	for _, p := range res.Policies {

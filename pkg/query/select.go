@@ -14,23 +14,16 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/topology"
 )
 
-// Selector chooses objects by their labels (kubectl's -l/--selector) and
-// by the fields kubectl's --field-selector accepts for every kind:
-// metadata.name and metadata.namespace.
+// Selector chooses objects by labels (-l) and by metadata.name and metadata.namespace (--field-selector).
 type Selector struct {
 	Labels labels.Selector
 	Fields fields.Selector
 }
 
-// selectableFields are the field labels a field selector may name: those
-// the API server accepts for every kind (apimachinery's
-// DefaultMetaV1FieldSelectorConversion).
+// selectableFields are the fields the API server accepts in a field selector for every kind.
 var selectableFields = []string{"metadata.name", "metadata.namespace"}
 
-// ParseSelector reads -l and --field-selector as kubectl does (the same
-// parsers, apimachinery's labels.Parse and fields.ParseSelector); a field
-// other than metadata.name and metadata.namespace is refused as the API
-// server refuses it.
+// ParseSelector reads -l and --field-selector with kubectl's parsers.
 func ParseSelector(label, field string) (Selector, error) {
 	var s Selector
 	if label != "" {
@@ -60,8 +53,7 @@ func (s Selector) Empty() bool {
 	return (s.Labels == nil || s.Labels.Empty()) && (s.Fields == nil || s.Fields.Empty())
 }
 
-// Matches reports whether an object with these labels, namespace and name
-// is chosen.
+// Matches reports whether an object with these labels, namespace and name is chosen.
 func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 	if s.Labels != nil && !s.Labels.Matches(labels.Set(lbls)) {
 		return false
@@ -72,11 +64,7 @@ func (s Selector) Matches(lbls map[string]string, namespace, name string) bool {
 	return true
 }
 
-// Subjects are the objects or policies of kind k a question is about
-// when the command line chose them by selector rather than by name (or by
-// name in every namespace, -A): in namespace ns unless all (cluster-scoped
-// objects and policies are always in), chosen by sel and, when name is not
-// empty, of that name.
+// Subjects are the objects or policies of kind k chosen by selector.
 func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Selector) []Subject {
 	in := func(namespace string) bool { return all || namespace == "" || namespace == ns }
 	var out []Subject
@@ -112,8 +100,7 @@ func Subjects(res *engine.Result, k KindName, name, ns string, all bool, sel Sel
 	return out
 }
 
-// policyLabels are a policy object's labels (none when the engine holds
-// no object for it).
+// policyLabels are a policy object's labels (none when the engine holds no object for it).
 func policyLabels(p *policykind.Policy) map[string]string {
 	if p.Object == nil {
 		return nil

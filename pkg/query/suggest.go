@@ -48,8 +48,7 @@ func Suggest(typed string, candidates []string) []string {
 	return out
 }
 
-// DidYouMean is Suggest as the end of a message: "; did you mean a or
-// b?", or "" when nothing is close.
+// DidYouMean is Suggest as the end of a message, or "" when nothing is close.
 func DidYouMean(typed string, candidates []string) string {
 	return didYouMean(Suggest(typed, candidates))
 }

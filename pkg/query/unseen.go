@@ -5,34 +5,22 @@ import (
 	"strings"
 )
 
-// Unseen is what a reader with a person's permissions could not see of
-// the policies that may affect a described object: policy kinds it may
-// not list, with no published EffectivePolicy record reaching the object
-// to answer for them. GEP-713 "The Problem, restated": "in the absence of
-// information about what metaresource is affecting an object, it's very
-// easy to make poor decisions"; "no policy affects it" is such a poor
-// answer when the reader could not look, and the parable's own failure
-// (Ana is told nothing affects her route). A description with Unseen says
-// that it cannot tell instead.
+// Unseen is what a reader could not see of the policies that may affect
+// an object: policy kinds it may not list, with no published record to
+// answer for them. GEP-713 "The Problem, restated": "no policy affects
+// it" is a poor answer when the reader could not look, so it says so.
 type Unseen struct {
-	// Kinds are the policy kinds whose list was forbidden, sorted by
-	// Kind.group.
+	// Kinds are the policy kinds whose list was forbidden, sorted by Kind.group.
 	Kinds []GroupKind `json:"kinds,omitempty"`
-	// Declarations are the kinds that declare policy kinds
-	// (CustomResourceDefinition, PolicyKind) whose list was forbidden:
-	// policy kinds beyond Kinds may exist, unnamed.
+	// Declarations are the kinds that declare policy kinds whose list was forbidden.
 	Declarations []GroupKind `json:"declarations,omitempty"`
-	// Records is how many published EffectivePolicy records were read;
-	// none of them reaches the object (the policy controller publishes
-	// one next to every affected target).
+	// Records is how many published EffectivePolicy records were read; none reaches the object.
 	Records int `json:"records"`
-	// RecordsForbidden says the records could not be listed either,
-	// where they were looked for.
+	// RecordsForbidden says the records could not be listed either, where they were looked for.
 	RecordsForbidden bool `json:"recordsForbidden,omitempty"`
 }
 
-// Reason says why Unseen cannot tell, in one clause: what the reader may
-// not list, and what became of the records.
+// Reason says why Unseen cannot tell, in one clause.
 func (u *Unseen) Reason() string {
 	var hidden []string
 	if len(u.Kinds) > 0 {
@@ -63,9 +51,7 @@ func (u *Unseen) Reason() string {
 	return "you cannot list " + strings.Join(hidden, ", nor ") + ", and " + records
 }
 
-// Hint says what would let the reader tell: why no record answers (the
-// policy controller down, stalled or not publishing), or the read access
-// to ask for.
+// Hint says what would let the reader tell: why no record answers, or the access to ask for.
 func (u *Unseen) Hint() string {
 	switch {
 	case u.RecordsForbidden:
@@ -77,8 +63,7 @@ func (u *Unseen) Hint() string {
 	}
 }
 
-// Only is u for a description narrowed to kinds (Description.Only): the
-// kinds asked about that could not be read, nil when there is none.
+// Only is u narrowed to kinds; nil when none of them was hidden.
 func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	if u == nil || len(kinds) == 0 {
 		return u
@@ -98,17 +83,11 @@ func (u *Unseen) Only(kinds []GroupKind) *Unseen {
 	return &out
 }
 
-// IncompleteError is an answer that may leave policies out (Unseen), as
-// an error: for a command asked to fail then (describe
-// --fail-incomplete), and for an answer that is itself a "no" the unseen
-// kinds make uncertain (explain's "not set").
+// IncompleteError is an answer that may leave policies out, as an error.
 type IncompleteError struct {
-	// Object is what was asked about: "HTTPRoute baker/baker".
-	Object string
+	Object string // what was asked about: "HTTPRoute baker/baker".
 	Unseen *Unseen
-	// Err, when set, is the answer's own error, true of the policies the
-	// reader could see.
-	Err error
+	Err    error // Err, when set, is the answer's own error, true of the policies the reader could see.
 }
 
 func (e *IncompleteError) Error() string {
