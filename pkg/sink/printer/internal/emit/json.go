@@ -179,19 +179,20 @@ func (w *jsonWriter) value(v any) error {
 		w.close(']')
 	case *strata.EffectivePolicy:
 		if x != nil && effectivepolicy.SimpleMeta(&x.ObjectMeta) {
-			return w.effectivePolicy(x)
+			writeEffectivePolicy(w, x, 0)
+			return w.err
 		}
 		return w.generic(v)
 	case strata.EffectivePolicy:
 		return w.value(&x)
 	case *query.Impact:
-		return w.orNull(x == nil, func() error { return w.impact(x) })
+		return w.orNull(x == nil, func() error { writeImpact(w, x, 0); return w.err })
 	case *status.Fragment:
 		return w.orNull(x == nil, func() error { w.fragment(x); return nil })
 	case *status.PolicyObject:
 		return w.orNull(x == nil, func() error { return w.value(x.Object().Object) })
 	case query.Impact:
-		return w.impact(&x)
+		return w.value(&x)
 	default:
 		return w.generic(v)
 	}

@@ -165,16 +165,6 @@ func emitMap[V any](e *yamlEmitter, m map[string]V, depth int, member func(k str
 	return nil
 }
 
-func (e *yamlEmitter) effectivePolicy(p *strata.EffectivePolicy, depth int) error {
-	writeEffectivePolicy(e, p, depth)
-	return e.err
-}
-
-func (w *jsonWriter) effectivePolicy(p *strata.EffectivePolicy) error {
-	writeEffectivePolicy(w, p, 0)
-	return w.err
-}
-
 func writeEffectivePolicy(w typedWriter, p *strata.EffectivePolicy, depth int) {
 	saved := w.begin()
 	w.optField("apiVersion", p.APIVersion)

@@ -6,20 +6,9 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// The emitter and the JSON writer write an Impact from its Go fields as
-// they write an EffectivePolicy (typed.go); a field's before and after
-// values go the generic way.
-
-func (e *yamlEmitter) impact(im *query.Impact, depth int) error {
-	writeImpact(e, im, depth)
-	return e.err
-}
-
-func (w *jsonWriter) impact(im *query.Impact) error {
-	writeImpact(w, im, 0)
-	return w.err
-}
-
+// writeImpact writes an Impact from its Go fields, as
+// writeEffectivePolicy does an EffectivePolicy; a field's before and
+// after values go the generic way.
 func writeImpact(w typedWriter, im *query.Impact, depth int) {
 	saved := w.begin()
 	if len(im.Also) > 0 {

@@ -208,15 +208,16 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.sequence(x, depth)
 	case *strata.EffectivePolicy:
 		if x != nil && effectivepolicy.SimpleMeta(&x.ObjectMeta) {
-			return e.effectivePolicy(x, depth)
+			writeEffectivePolicy(e, x, depth)
+			return e.err
 		}
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	case strata.EffectivePolicy:
 		return e.node(&x, sequence, mapping, simpleKey, depth)
 	case *query.Impact:
-		return e.orNull(x == nil, func() error { return e.impact(x, depth) })
+		return e.orNull(x == nil, func() error { writeImpact(e, x, depth); return e.err })
 	case query.Impact:
-		return e.impact(&x, depth)
+		return e.node(&x, sequence, mapping, simpleKey, depth)
 	case *status.Fragment:
 		return e.orNull(x == nil, func() error { return e.fragment(x, depth) })
 	case *status.PolicyObject:
