@@ -41,6 +41,12 @@ const (
 	Services Shape = "services"
 	// TargetRefs: Services plus one ColorPolicy targeting every Service.
 	TargetRefs Shape = "targetrefs"
+	// Selectors: Services plus one ColorPolicy with a label-selector
+	// targetRef for each Service (app=svc-i).
+	Selectors Shape = "selectors"
+	// SelectorPolicies: Services plus a ColorPolicy per Service, each
+	// with one label-selector targetRef.
+	SelectorPolicies Shape = "selector-policies"
 	// EmptyDocuments: a small world then n empty documents (WriteShapeYAML).
 	EmptyDocuments Shape = "empty-documents"
 )
@@ -49,7 +55,7 @@ const (
 func Shapes() []Shape {
 	return []Shape{
 		PoliciesSameField, PoliciesDistinctFields, PoliciesMixed, PoliciesConflicts, PoliciesRouteEffective,
-		Routes, Listeners, Services, TargetRefs, EmptyDocuments,
+		Routes, Listeners, Services, TargetRefs, Selectors, SelectorPolicies, EmptyDocuments,
 	}
 }
 
@@ -78,7 +84,7 @@ func GenerateShape(sh Shape, n int) (*snapshot.Snapshot, error) {
 		routes, services = n, min(n, 1000)
 	case Listeners:
 		listeners = n
-	case Services, TargetRefs:
+	case Services, TargetRefs, Selectors, SelectorPolicies:
 		routes, services, rules = 1, n, n
 	case PoliciesSameField, PoliciesDistinctFields, PoliciesMixed, PoliciesConflicts, PoliciesRouteEffective, EmptyDocuments:
 	default:
@@ -101,10 +107,33 @@ func GenerateShape(sh Shape, n int) (*snapshot.Snapshot, error) {
 			"targetRefs": refs,
 			"defaults":   map[string]any{"colors": map[string]any{"dark": "navy"}, "strategy": "patch"},
 		})
+	case Selectors:
+		g.fewPolicies()
+		refs := make([]any, 0, n)
+		for i := range n {
+			refs = append(refs, appSelector(i))
+		}
+		g.addShapePolicy(InheritedKind, "many-selectors", map[string]any{
+			"targetRefs": refs,
+			"defaults":   map[string]any{"colors": map[string]any{"dark": "navy"}, "strategy": "patch"},
+		})
+	case SelectorPolicies:
+		g.fewPolicies()
+		for i := range n {
+			g.addShapePolicy(InheritedKind, fmt.Sprintf("select-%06d", i), map[string]any{
+				"targetRefs": []any{appSelector(i)},
+				"defaults":   map[string]any{"colors": map[string]any{"dark": darks[i%len(darks)]}, "strategy": "patch"},
+			})
+		}
 	default:
 		g.fewPolicies()
 	}
 	return g.s, nil
+}
+
+// appSelector is a targetRef choosing Service i by its app label.
+func appSelector(i int) map[string]any {
+	return map[string]any{"group": "", "kind": "Service", "selector": map[string]any{"matchLabels": map[string]any{"app": svcName(i)}}}
 }
 
 // WriteShapeYAML writes GenerateShape(sh, n) as WriteYAML does; for

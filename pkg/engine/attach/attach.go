@@ -90,6 +90,7 @@ func (r *Result) index(nodes int) {
 func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	res := &Result{ByNode: map[topology.NodeID][]*Attachment{}, ByPolicy: map[*policykind.Policy][]*Attachment{}}
 	refs := referrals(g, policies)
+	sels := newSelectors(g)
 	for _, p := range policies {
 		if len(p.Invalid) > 0 {
 			msg := strings.Join(p.Invalid, "; ")
@@ -111,7 +112,7 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 			}
 		}
 		for _, t := range p.TargetRefs {
-			nodes, rej := resolveRef(g, p, t)
+			nodes, rej := resolveRef(g, sels, p, t)
 			if rej != nil {
 				res.Rejections = append(res.Rejections, *rej)
 				continue
@@ -342,14 +343,14 @@ func VirtualTargets(grants topology.Grants, policies []*policykind.Policy) []top
 	return out
 }
 
-func resolveRef(g *topology.Graph, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
+func resolveRef(g *topology.Graph, sels *selectors, p *policykind.Policy, t policykind.TargetRef) ([]topology.NodeID, *Rejection) {
 	c, rej := check(g.Grants(), p, t)
 	if rej != nil {
 		return nil, rej
 	}
 	target, info := c.target, c.info
 	if c.sel != nil {
-		return inRoles(g, p.Kind, c.gk, t.Section, selectNodes(g, c.gk, info, target, t.Section, c.sel, c.crossNS)), nil
+		return inRoles(g, p.Kind, c.gk, t.Section, sels.nodes(c.gk, info, target, t.Section, c.sel, c.crossNS)), nil
 	}
 	id := g.Lookup(target.Object())
 	if id == topology.None {
@@ -392,29 +393,6 @@ func inRoles(g *topology.Graph, k *policykind.Kind, gk schema.GroupKind, section
 		}
 		if fe != topology.None {
 			out = append(out, fe)
-		}
-	}
-	return out
-}
-
-// selectNodes returns the objects of a kind (in the target namespace for
-// namespaced kinds) matching a label selector, that the policy may refer
-// to and that have the section.
-func selectNodes(g *topology.Graph, gk schema.GroupKind, info hierarchy.KindInfo, target topology.Ref, section string, sel labels.Selector, crossNS func(topology.Ref) bool) []topology.NodeID {
-	var out []topology.NodeID
-	ids := g.ByKind(gk)
-	if info.Namespaced {
-		ids = g.ByKindIn(gk, target.Namespace)
-	}
-	for _, id := range ids {
-		n := g.Node(id)
-		if crossNS(n.Ref) || !sel.Matches(labels.Set(n.Labels)) {
-			continue
-		}
-		if section == "" {
-			out = append(out, id)
-		} else if sec, ok := n.Sections.Get(section); ok && !n.Ambiguous[section] {
-			out = append(out, sec)
 		}
 	}
 	return out
