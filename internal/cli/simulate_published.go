@@ -44,53 +44,6 @@ func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.Group
 	return out
 }
 
-// undecided is the Simulation of a request whose routing objects could not be read.
-func undecided(req routing.Request, hidden []string) *query.Simulation {
-	return &query.Simulation{
-		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
-		Steps: []routing.Step{}, Effective: []query.KindEffect{}, Unreadable: hidden,
-		Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
-			strings.Join(hidden, ", "), map[bool]string{true: "connection", false: "request"}[req.Connection()]),
-	}
-}
-
-// routeFlag reads --route [KIND/]NAMESPACE/NAME (the scheme's first route kind by default).
-func routeFlag(arg, scheme string) (topology.Ref, error) {
-	parts := strings.Split(arg, "/")
-	gk := routing.Schemes[scheme].Kinds[0]
-	switch len(parts) {
-	case 2:
-	case 3:
-		kind, ok := routeKindNamed(parts[0])
-		if !ok {
-			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
-		}
-		gk, parts = kind, parts[1:]
-	default:
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	if parts[0] == "" || parts[1] == "" {
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
-		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, map[bool]string{true: "connection", false: "request"}[routing.Schemes[scheme].Connection])
-	}
-	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
-}
-
-// routeKindNamed finds a route kind by one of its names in hierarchy's table.
-func routeKindNamed(name string) (schema.GroupKind, bool) {
-	for _, r := range hierarchy.Table {
-		if r.Route == nil {
-			continue
-		}
-		if strings.EqualFold(name, r.Kind) || slices.Contains(r.Names, strings.ToLower(name)) {
-			return r.GroupKind, true
-		}
-	}
-	return schema.GroupKind{}, false
-}
-
 // assumeRoute fills sim, undecided, for the route the user expects.
 func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
 	ref := route.API()

@@ -145,6 +145,105 @@ func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) erro
 	return fmt.Errorf("%s %s: no such %s%s%s", flag, value, ref.Kind, hint, didYouMean(close))
 }
 
+// SimulateRequest is what `strata simulate` asks: one request, the Gateway
+// it is sent to (NAMESPACE/NAME, empty for any) and the route the user
+// expects ([KIND/]NAMESPACE/NAME, empty for none).
+type SimulateRequest struct {
+	Request        routing.Request
+	Gateway, Route string
+	// Hidden are the routing kinds not read in every namespace: the routing is then not decided.
+	Hidden []string
+}
+
+// Scope is the nodes a run must compute to answer r: those the request passes through.
+func (r SimulateRequest) Scope() func(*engine.Result) []topology.NodeID {
+	return SimulationScope(r.Request, r.Gateway)
+}
+
+// Expected is the route r.Route names, with the scheme's first route kind by default.
+func (r SimulateRequest) Expected() (topology.Ref, error) {
+	arg, scheme := r.Route, r.Request.Scheme
+	parts := strings.Split(arg, "/")
+	gk := routing.Schemes[scheme].Kinds[0]
+	switch len(parts) {
+	case 2:
+	case 3:
+		kind, ok := routeKindNamed(parts[0])
+		if !ok {
+			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
+		}
+		gk, parts = kind, parts[1:]
+	default:
+		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
+	}
+	if parts[0] == "" || parts[1] == "" {
+		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
+	}
+	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
+		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, connectionOr(routing.Schemes[scheme].Connection))
+	}
+	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
+}
+
+// routeKindNamed finds a route kind by one of its names in hierarchy's table.
+func routeKindNamed(name string) (schema.GroupKind, bool) {
+	for _, r := range hierarchy.Table {
+		if r.Route != nil && (strings.EqualFold(name, r.Kind) || slices.Contains(r.Names, strings.ToLower(name))) {
+			return r.GroupKind, true
+		}
+	}
+	return schema.GroupKind{}, false
+}
+
+func connectionOr(connection bool) string {
+	return map[bool]string{true: "connection", false: "request"}[connection]
+}
+
+// RunSimulate answers r from res, a run scoped to r.Scope(). When r.Hidden
+// says the routing cannot be decided, the Simulation says why and holds no
+// route: the caller may fill it from the published records.
+func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
+	if len(r.Hidden) > 0 {
+		return &Simulation{
+			TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindSimulation}, Request: r.Request,
+			Steps: []routing.Step{}, Effective: []KindEffect{}, Unreadable: r.Hidden,
+			Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
+				strings.Join(r.Hidden, ", "), connectionOr(r.Request.Connection())),
+		}, nil
+	}
+	sim, err := Simulate(res, r.Request, r.Gateway)
+	if err != nil || r.Route == "" {
+		return sim, err
+	}
+	expected, err := r.Expected()
+	if err != nil {
+		return nil, err
+	}
+	if res.Graph.Lookup(expected) == topology.None {
+		return nil, NoSuchObject(res, "--route", r.Route, expected)
+	}
+	return sim, nil
+}
+
+// Unanswered is why sim does not answer r, nil when it does: no rule
+// handles the request, the routing is undecided with no route assumed, or
+// another route than r.Route handles it.
+func (r SimulateRequest) Unanswered(sim *Simulation) error {
+	what := strings.TrimSpace(r.Request.Method + " " + r.Request.URL)
+	switch {
+	case sim.Failure != "":
+		return fmt.Errorf("%s: %s", what, sim.Failure)
+	case sim.Undecided != "" && sim.Assumed == nil:
+		return fmt.Errorf("%s: %s; name the route you expect with --route", what, sim.Undecided)
+	case r.Route != "" && sim.Undecided == "" && sim.Rule != nil:
+		expected, err := r.Expected()
+		if got := (topology.Ref{Group: sim.Rule.Group, Kind: sim.Rule.Kind, Namespace: sim.Rule.Namespace, Name: sim.Rule.Name}); err == nil && got != expected {
+			return fmt.Errorf("%s: reaches %s, not %s (--route)", what, got, expected)
+		}
+	}
+	return nil
+}
+
 // SimulationScope is the scope of a simulation: the nodes the request passes through.
 func SimulationScope(req routing.Request, gateway string) func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,4 +152,80 @@ func describes(d *query.Description, gk query.GroupKind, target query.Ref, ctx q
 		}
 	}
 	return false
+}
+
+func TestSimulateRequestExpected(t *testing.T) {
+	for _, c := range []struct{ arg, scheme, want, err string }{
+		{"baker/baker", "http", "HTTPRoute baker/baker", ""},
+		{"grpcroute/shop/cart", "https", "GRPCRoute shop/cart", ""},
+		{"GRPCRoutes/shop/cart", "http", "GRPCRoute shop/cart", ""},
+		{"db/orders-pg", "tls", "TLSRoute db/orders-pg", ""},
+		{"tcproute/mq/mq", "tls", "TCPRoute mq/mq", ""},
+		{"db/pg", "tcp", "TCPRoute db/pg", ""},
+		{"baker", "http", "", `--route "baker": want [KIND/]NAMESPACE/NAME`},
+		{"baker/", "http", "", `--route "baker/": want [KIND/]NAMESPACE/NAME`},
+		{"service/baker/baker", "http", "", "service is not a route kind"},
+		{"tlsroute/db/pg", "http", "", "a TLSRoute does not handle http:// requests"},
+	} {
+		r, err := query.SimulateRequest{Request: routing.Request{Scheme: c.scheme}, Route: c.arg}.Expected()
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: %v, want %q", c.arg, err, c.err)
+		case c.err == "" && (err != nil || r.String() != c.want):
+			t.Errorf("%s: %v %v, want %s", c.arg, r, err, c.want)
+		}
+	}
+}
+
+// RunSimulate answers `strata simulate` on the parable: the rule reached,
+// the --route check, and why an answer is none.
+func TestRunSimulate(t *testing.T) {
+	src, err := files.Read([]string{"../../examples/parable"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, url, route string
+		hidden           []string
+		rule, err, why   string // the rule reached, RunSimulate's error, Unanswered's
+	}{
+		{name: "reached", url: "http://baker.cupcakes.example/", rule: "HTTPRoute baker/baker"},
+		{name: "expected route", url: "http://baker.cupcakes.example/", route: "baker/baker", rule: "HTTPRoute baker/baker"},
+		{name: "another route", url: "http://baker.cupcakes.example/", route: "frosting/icing", rule: "HTTPRoute baker/baker",
+			why: "GET http://baker.cupcakes.example/: reaches HTTPRoute baker/baker, not HTTPRoute frosting/icing (--route)"},
+		{name: "no such route", url: "http://baker.cupcakes.example/", route: "baker/bakr", err: "--route baker/bakr: no such HTTPRoute"},
+		{name: "unhandled", url: "http://nowhere.cupcakes.example/", why: "GET http://nowhere.cupcakes.example/: "},
+		{name: "undecided", url: "http://baker.cupcakes.example/", hidden: []string{"Gateway (forbidden)"},
+			why: "you cannot read Gateway (forbidden) in every namespace, so which listener accepts the request and which route handles it cannot be decided; name the route you expect with --route"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := routing.NewRequest("GET", c.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := query.SimulateRequest{Request: r, Route: c.route, Hidden: c.hidden}
+			res, err := engine.RunScoped(src.Snapshot, engine.Options{}, req.Scope())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := query.RunSimulate(res, req)
+			if c.err != "" || err != nil {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			rule := ""
+			if sim.Rule != nil {
+				rule = sim.Rule.Kind + " " + sim.Rule.Namespace + "/" + sim.Rule.Name
+			}
+			why := ""
+			if err := req.Unanswered(sim); err != nil {
+				why = err.Error()
+			}
+			if rule != c.rule || !strings.Contains(why, c.why) || (c.why == "") != (why == "") {
+				t.Errorf("rule %q, unanswered %q; want %q, %q", rule, why, c.rule, c.why)
+			}
+		})
+	}
 }
