@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/query/routing"
 	"github.com/strata-dev/strata/pkg/sink/printer"
@@ -95,9 +94,9 @@ does.`,
 				return err
 			}
 			req := query.SimulateRequest{Request: r, Gateway: gateway, Route: route}
-			var expected topology.Ref
+			expected, err := req.Expected()
 			if route != "" {
-				if expected, err = req.Expected(); err != nil {
+				if err != nil {
 					return err
 				}
 				// Ana may not see the routing objects: then the records of her route answer.

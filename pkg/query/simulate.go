@@ -157,27 +157,32 @@ type SimulateRequest struct {
 
 // Scope is the nodes a run must compute to answer r: those the request passes through.
 func (r SimulateRequest) Scope() func(*engine.Result) []topology.NodeID {
-	return SimulationScope(r.Request, r.Gateway)
+	return func(res *engine.Result) []topology.NodeID {
+		tr, err := routing.Route(res.Graph, r.Request, r.Gateway)
+		if err != nil {
+			return nil
+		}
+		if tr.Failure != "" {
+			return []topology.NodeID{}
+		}
+		return tr.Nodes(res.Graph)
+	}
 }
 
 // Expected is the route r.Route names, with the scheme's first route kind by default.
 func (r SimulateRequest) Expected() (topology.Ref, error) {
 	arg, scheme := r.Route, r.Request.Scheme
 	parts := strings.Split(arg, "/")
+	if n := len(parts); n < 2 || n > 3 || parts[n-2] == "" || parts[n-1] == "" {
+		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
+	}
 	gk := routing.Schemes[scheme].Kinds[0]
-	switch len(parts) {
-	case 2:
-	case 3:
+	if len(parts) == 3 {
 		kind, ok := routeKindNamed(parts[0])
 		if !ok {
 			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
 		}
 		gk, parts = kind, parts[1:]
-	default:
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	if parts[0] == "" || parts[1] == "" {
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
 	}
 	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
 		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, connectionOr(routing.Schemes[scheme].Connection))
@@ -242,18 +247,4 @@ func (r SimulateRequest) Unanswered(sim *Simulation) error {
 		}
 	}
 	return nil
-}
-
-// SimulationScope is the scope of a simulation: the nodes the request passes through.
-func SimulationScope(req routing.Request, gateway string) func(*engine.Result) []topology.NodeID {
-	return func(res *engine.Result) []topology.NodeID {
-		tr, err := routing.Route(res.Graph, req, gateway)
-		if err != nil {
-			return nil
-		}
-		if tr.Failure != "" {
-			return []topology.NodeID{}
-		}
-		return tr.Nodes(res.Graph)
-	}
 }

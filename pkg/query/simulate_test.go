@@ -16,7 +16,7 @@ import (
 
 // Simulate reads the engine's contexts: on the request's path, its
 // effective policies are those Describe gives for the same targets and
-// path, and a run scoped by SimulationScope answers as the complete run
+// path, and a run scoped by SimulateRequest.Scope answers as the complete run
 // does, to the byte.
 func TestSimulateAgreesWithDescribe(t *testing.T) {
 	src, err := files.Read([]string{"../../examples/parable"}, nil)
@@ -37,7 +37,7 @@ func TestSimulateAgreesWithDescribe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulateRequest{Request: req}.Scope())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -108,7 +108,7 @@ func TestSimulateScopedConnectionsAndFilters(t *testing.T) {
 			if err != nil || sim.Failure != "" {
 				t.Fatalf("%v %q", err, sim.Failure)
 			}
-			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulateRequest{Request: req}.Scope())
 			if err != nil {
 				t.Fatal(err)
 			}
