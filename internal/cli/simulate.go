@@ -7,7 +7,6 @@ import (
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/query"
-	"github.com/strata-dev/strata/pkg/query/routing"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
@@ -89,19 +88,14 @@ does.`,
 			if len(args) == 2 {
 				method, url = args[0], args[1]
 			}
-			r, err := routing.NewRequest(method, url, headers)
+			req, err := query.NewSimulateRequest(method, url, headers, gateway, route)
 			if err != nil {
 				return err
 			}
-			req := query.SimulateRequest{Request: r, Gateway: gateway, Route: route}
-			expected, err := req.Expected()
 			if route != "" {
-				if err != nil {
-					return err
-				}
 				// Ana may not see the routing objects: then the records of her route answer.
 				f.recordsWhen = func(objs *cluster.Objects) bool {
-					return len(routingHidden(objs.Unreadable, objs.NamespaceOnly, "", r.Scheme)) > 0
+					return len(routingHidden(objs.Unreadable, objs.NamespaceOnly, "", req.Request.Scheme)) > 0
 				}
 			}
 			f.answersFromRecords = true
@@ -110,13 +104,13 @@ does.`,
 				return err
 			}
 			ns, _ := f.namespaceScope()
-			req.Hidden = routingHidden(f.unreadable, f.namespaceOnly, ns, r.Scheme)
+			req.Hidden = routingHidden(f.unreadable, f.namespaceOnly, ns, req.Request.Scheme)
 			sim, err := query.RunSimulate(res, req)
 			switch {
 			case err != nil:
 				return err
 			case sim.Undecided != "" && route != "":
-				assumeRoute(sim, res, f.records, expected, gateway)
+				assumeRoute(sim, res, f.records, *req.Expected, gateway)
 			case f.published != nil:
 				f.published.simulate(sim, res)
 			}

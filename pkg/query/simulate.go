@@ -147,12 +147,40 @@ func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) erro
 
 // SimulateRequest is what `strata simulate` asks: one request, the Gateway
 // it is sent to (NAMESPACE/NAME, empty for any) and the route the user
-// expects ([KIND/]NAMESPACE/NAME, empty for none).
+// expects (Route as typed, Expected as read; empty and nil for none).
 type SimulateRequest struct {
 	Request        routing.Request
 	Gateway, Route string
+	Expected       *topology.Ref
 	// Hidden are the routing kinds not read in every namespace: the routing is then not decided.
 	Hidden []string
+}
+
+// NewSimulateRequest reads simulate's arguments; --route is [KIND/]NAMESPACE/NAME, KIND the scheme's first route kind by default.
+func NewSimulateRequest(method, url string, headers []string, gateway, route string) (SimulateRequest, error) {
+	req, err := routing.NewRequest(method, url, headers)
+	r := SimulateRequest{Request: req, Gateway: gateway, Route: route}
+	if err != nil || route == "" {
+		return r, err
+	}
+	parts := strings.Split(route, "/")
+	if n := len(parts); n < 2 || n > 3 || parts[n-2] == "" || parts[n-1] == "" {
+		return r, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", route)
+	}
+	scheme := routing.Schemes[req.Scheme]
+	gk := scheme.Kinds[0]
+	if len(parts) == 3 {
+		kind, ok := routeKindNamed(parts[0])
+		if !ok {
+			return r, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", route, parts[0])
+		}
+		gk, parts = kind, parts[1:]
+	}
+	if !slices.Contains(scheme.Kinds, gk) {
+		return r, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", route, gk.Kind, req.Scheme, connectionOr(scheme.Connection))
+	}
+	r.Expected = &topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}
+	return r, nil
 }
 
 // Scope is the nodes a run must compute to answer r: those the request passes through.
@@ -167,27 +195,6 @@ func (r SimulateRequest) Scope() func(*engine.Result) []topology.NodeID {
 		}
 		return tr.Nodes(res.Graph)
 	}
-}
-
-// Expected is the route r.Route names, with the scheme's first route kind by default.
-func (r SimulateRequest) Expected() (topology.Ref, error) {
-	arg, scheme := r.Route, r.Request.Scheme
-	parts := strings.Split(arg, "/")
-	if n := len(parts); n < 2 || n > 3 || parts[n-2] == "" || parts[n-1] == "" {
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	gk := routing.Schemes[scheme].Kinds[0]
-	if len(parts) == 3 {
-		kind, ok := routeKindNamed(parts[0])
-		if !ok {
-			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
-		}
-		gk, parts = kind, parts[1:]
-	}
-	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
-		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, connectionOr(routing.Schemes[scheme].Connection))
-	}
-	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
 }
 
 // routeKindNamed finds a route kind by one of its names in hierarchy's table.
@@ -217,17 +224,10 @@ func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
 		}, nil
 	}
 	sim, err := Simulate(res, r.Request, r.Gateway)
-	if err != nil || r.Route == "" {
-		return sim, err
+	if err == nil && r.Expected != nil && res.Graph.Lookup(*r.Expected) == topology.None {
+		return nil, NoSuchObject(res, "--route", r.Route, *r.Expected)
 	}
-	expected, err := r.Expected()
-	if err != nil {
-		return nil, err
-	}
-	if res.Graph.Lookup(expected) == topology.None {
-		return nil, NoSuchObject(res, "--route", r.Route, expected)
-	}
-	return sim, nil
+	return sim, err
 }
 
 // Unanswered is why sim does not answer r, nil when it does: no rule
@@ -240,10 +240,9 @@ func (r SimulateRequest) Unanswered(sim *Simulation) error {
 		return fmt.Errorf("%s: %s", what, sim.Failure)
 	case sim.Undecided != "" && sim.Assumed == nil:
 		return fmt.Errorf("%s: %s; name the route you expect with --route", what, sim.Undecided)
-	case r.Route != "" && sim.Undecided == "" && sim.Rule != nil:
-		expected, err := r.Expected()
-		if got := (topology.Ref{Group: sim.Rule.Group, Kind: sim.Rule.Kind, Namespace: sim.Rule.Namespace, Name: sim.Rule.Name}); err == nil && got != expected {
-			return fmt.Errorf("%s: reaches %s, not %s (--route)", what, got, expected)
+	case r.Expected != nil && sim.Undecided == "" && sim.Rule != nil:
+		if got := (topology.Ref{Group: sim.Rule.Group, Kind: sim.Rule.Kind, Namespace: sim.Rule.Namespace, Name: sim.Rule.Name}); got != *r.Expected {
+			return fmt.Errorf("%s: reaches %s, not %s (--route)", what, got, *r.Expected)
 		}
 	}
 	return nil

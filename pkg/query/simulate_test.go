@@ -154,7 +154,7 @@ func describes(d *query.Description, gk query.GroupKind, target query.Ref, ctx q
 	return false
 }
 
-func TestSimulateRequestExpected(t *testing.T) {
+func TestNewSimulateRequestRoute(t *testing.T) {
 	for _, c := range []struct{ arg, scheme, want, err string }{
 		{"baker/baker", "http", "HTTPRoute baker/baker", ""},
 		{"grpcroute/shop/cart", "https", "GRPCRoute shop/cart", ""},
@@ -167,12 +167,12 @@ func TestSimulateRequestExpected(t *testing.T) {
 		{"service/baker/baker", "http", "", "service is not a route kind"},
 		{"tlsroute/db/pg", "http", "", "a TLSRoute does not handle http:// requests"},
 	} {
-		r, err := query.SimulateRequest{Request: routing.Request{Scheme: c.scheme}, Route: c.arg}.Expected()
+		r, err := query.NewSimulateRequest("", c.scheme+"://h.example:1/", nil, "", c.arg)
 		switch {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%s: %v, want %q", c.arg, err, c.err)
-		case c.err == "" && (err != nil || r.String() != c.want):
-			t.Errorf("%s: %v %v, want %s", c.arg, r, err, c.want)
+		case c.err == "" && (err != nil || r.Expected.String() != c.want):
+			t.Errorf("%s: %v %v, want %s", c.arg, r.Expected, err, c.want)
 		}
 	}
 }
@@ -199,11 +199,11 @@ func TestRunSimulate(t *testing.T) {
 			why: "you cannot read Gateway (forbidden) in every namespace, so which listener accepts the request and which route handles it cannot be decided; name the route you expect with --route"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := routing.NewRequest("GET", c.url, nil)
+			req, err := query.NewSimulateRequest("GET", c.url, nil, "", c.route)
 			if err != nil {
 				t.Fatal(err)
 			}
-			req := query.SimulateRequest{Request: r, Route: c.route, Hidden: c.hidden}
+			req.Hidden = c.hidden
 			res, err := engine.RunScoped(src.Snapshot, engine.Options{}, req.Scope())
 			if err != nil {
 				t.Fatal(err)
