@@ -20,14 +20,8 @@ import (
 // simulate's answers from the published EffectivePolicy records
 // (published.go), for a user who may not read everything:
 
-// routingKinds are the kinds the routing decision of a request of scheme reads in every namespace.
-func routingKinds(scheme string) []schema.GroupKind {
-	return append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...)
-}
-
-// routingHidden lists the routing kinds of scheme not read in every namespace, and why.
+// routingHidden lists the kinds the routing of a request of scheme reads in every namespace, not read so, and why.
 func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
-	needed := routingKinds(scheme)
 	why := map[schema.GroupKind]string{}
 	for _, u := range unreadable {
 		why[u.GVK.GroupKind()] = strings.ToLower(string(u.Reason))
@@ -36,7 +30,7 @@ func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.Group
 		why[gvk.GroupKind()] = "namespace " + ns + " only"
 	}
 	var out []string
-	for _, gk := range needed {
+	for _, gk := range append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...) {
 		if w, ok := why[gk]; ok {
 			out = append(out, fmt.Sprintf("%s (%s)", gk.Kind, w))
 		}

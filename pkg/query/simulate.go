@@ -170,11 +170,13 @@ func NewSimulateRequest(method, url string, headers []string, gateway, route str
 	scheme := routing.Schemes[req.Scheme]
 	gk := scheme.Kinds[0]
 	if len(parts) == 3 {
-		kind, ok := routeKindNamed(parts[0])
-		if !ok {
+		i := slices.IndexFunc(hierarchy.Table, func(k hierarchy.Row) bool {
+			return k.Route != nil && (strings.EqualFold(parts[0], k.Kind) || slices.Contains(k.Names, strings.ToLower(parts[0])))
+		})
+		if i < 0 {
 			return r, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", route, parts[0])
 		}
-		gk, parts = kind, parts[1:]
+		gk, parts = hierarchy.Table[i].GroupKind, parts[1:]
 	}
 	if !slices.Contains(scheme.Kinds, gk) {
 		return r, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", route, gk.Kind, req.Scheme, connectionOr(scheme.Connection))
@@ -197,23 +199,12 @@ func (r SimulateRequest) Scope() func(*engine.Result) []topology.NodeID {
 	}
 }
 
-// routeKindNamed finds a route kind by one of its names in hierarchy's table.
-func routeKindNamed(name string) (schema.GroupKind, bool) {
-	for _, r := range hierarchy.Table {
-		if r.Route != nil && (strings.EqualFold(name, r.Kind) || slices.Contains(r.Names, strings.ToLower(name))) {
-			return r.GroupKind, true
-		}
-	}
-	return schema.GroupKind{}, false
-}
-
 func connectionOr(connection bool) string {
 	return map[bool]string{true: "connection", false: "request"}[connection]
 }
 
-// RunSimulate answers r from res, a run scoped to r.Scope(). When r.Hidden
-// says the routing cannot be decided, the Simulation says why and holds no
-// route: the caller may fill it from the published records.
+// RunSimulate answers r from res, a run scoped to r.Scope(); when r.Hidden, it says why
+// the routing is undecided, for the caller to answer from the published records.
 func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
 	if len(r.Hidden) > 0 {
 		return &Simulation{
@@ -230,9 +221,8 @@ func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
 	return sim, err
 }
 
-// Unanswered is why sim does not answer r, nil when it does: no rule
-// handles the request, the routing is undecided with no route assumed, or
-// another route than r.Route handles it.
+// Unanswered is why sim does not answer r (the exit code 1): no rule handles the request,
+// the routing is undecided with no route assumed, or another route than r.Route handles it.
 func (r SimulateRequest) Unanswered(sim *Simulation) error {
 	what := strings.TrimSpace(r.Request.Method + " " + r.Request.URL)
 	switch {
@@ -240,10 +230,8 @@ func (r SimulateRequest) Unanswered(sim *Simulation) error {
 		return fmt.Errorf("%s: %s", what, sim.Failure)
 	case sim.Undecided != "" && sim.Assumed == nil:
 		return fmt.Errorf("%s: %s; name the route you expect with --route", what, sim.Undecided)
-	case r.Expected != nil && sim.Undecided == "" && sim.Rule != nil:
-		if got := (topology.Ref{Group: sim.Rule.Group, Kind: sim.Rule.Kind, Namespace: sim.Rule.Namespace, Name: sim.Rule.Name}); got != *r.Expected {
-			return fmt.Errorf("%s: reaches %s, not %s (--route)", what, got, *r.Expected)
-		}
+	case r.Expected != nil && sim.Undecided == "" && sim.Rule != nil && topology.FromAPI(*sim.Rule).Object() != *r.Expected:
+		return fmt.Errorf("%s: reaches %s, not %s (--route)", what, topology.FromAPI(*sim.Rule).Object(), *r.Expected)
 	}
 	return nil
 }
