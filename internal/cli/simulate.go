@@ -1,16 +1,12 @@
 package cli
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
-	"github.com/strata-dev/strata/pkg/query/routing"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
@@ -92,60 +88,38 @@ does.`,
 			if len(args) == 2 {
 				method, url = args[0], args[1]
 			}
-			req, err := routing.NewRequest(method, url, headers)
+			req, err := query.NewSimulateRequest(method, url, headers, gateway, route)
 			if err != nil {
 				return err
 			}
-			var expected topology.Ref
 			if route != "" {
-				if expected, err = routeFlag(route, req.Scheme); err != nil {
-					return err
-				}
 				// Ana may not see the routing objects: then the records of her route answer.
 				f.recordsWhen = func(objs *cluster.Objects) bool {
-					return len(routingHidden(objs.Unreadable, objs.NamespaceOnly, "", req.Scheme)) > 0
+					return len(routingHidden(objs.Unreadable, objs.NamespaceOnly, "", req.Request.Scheme)) > 0
 				}
 			}
 			f.answersFromRecords = true
-			res, err := f.loadScoped(s, query.SimulationScope(req, gateway))
+			res, err := f.loadScoped(s, req.Scope())
 			if err != nil {
 				return err
 			}
 			ns, _ := f.namespaceScope()
-			var sim *query.Simulation
-			if hidden := routingHidden(f.unreadable, f.namespaceOnly, ns, req.Scheme); len(hidden) > 0 {
-				sim = undecided(req, hidden)
-				if route != "" {
-					assumeRoute(sim, res, f.records, expected, gateway)
-				}
-			} else {
-				if sim, err = query.Simulate(res, req, gateway); err != nil {
-					return err
-				}
-				if route != "" && res.Graph.Lookup(expected) == topology.None {
-					return query.NoSuchObject(res, "--route", route, expected)
-				}
-				if f.published != nil {
-					f.published.simulate(sim, res)
-				}
+			req.Hidden = routingHidden(f.unreadable, f.namespaceOnly, ns, req.Request.Scheme)
+			sim, err := query.RunSimulate(res, req)
+			switch {
+			case err != nil:
+				return err
+			case sim.Undecided != "" && route != "":
+				assumeRoute(sim, res, f.records, *req.Expected, gateway)
+			case f.published != nil:
+				f.published.simulate(sim, res)
 			}
 			if err := printWith(s, func(w io.Writer) error {
 				return printer.PrintSimulation(w, sim, v.format, printer.Human{Color: colorful(s.Out)})
 			}); err != nil {
 				return err
 			}
-			what := strings.TrimSpace(req.Method + " " + req.URL)
-			switch {
-			case sim.Failure != "":
-				return fmt.Errorf("%s: %s", what, sim.Failure)
-			case sim.Undecided != "" && sim.Assumed == nil:
-				return fmt.Errorf("%s: %s; name the route you expect with --route", what, sim.Undecided)
-			case route != "" && sim.Undecided == "" && sim.Rule != nil:
-				if got := (topology.Ref{Group: sim.Rule.Group, Kind: sim.Rule.Kind, Namespace: sim.Rule.Namespace, Name: sim.Rule.Name}); got != expected {
-					return fmt.Errorf("%s: reaches %s, not %s (--route)", what, got, expected)
-				}
-			}
-			return nil
+			return req.Unanswered(sim)
 		},
 	}
 	f.bind(c)

@@ -20,14 +20,8 @@ import (
 // simulate's answers from the published EffectivePolicy records
 // (published.go), for a user who may not read everything:
 
-// routingKinds are the kinds the routing decision of a request of scheme reads in every namespace.
-func routingKinds(scheme string) []schema.GroupKind {
-	return append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...)
-}
-
-// routingHidden lists the routing kinds of scheme not read in every namespace, and why.
+// routingHidden lists the kinds the routing of a request of scheme reads in every namespace, not read so, and why.
 func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
-	needed := routingKinds(scheme)
 	why := map[schema.GroupKind]string{}
 	for _, u := range unreadable {
 		why[u.GVK.GroupKind()] = strings.ToLower(string(u.Reason))
@@ -36,59 +30,12 @@ func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.Group
 		why[gvk.GroupKind()] = "namespace " + ns + " only"
 	}
 	var out []string
-	for _, gk := range needed {
+	for _, gk := range append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...) {
 		if w, ok := why[gk]; ok {
 			out = append(out, fmt.Sprintf("%s (%s)", gk.Kind, w))
 		}
 	}
 	return out
-}
-
-// undecided is the Simulation of a request whose routing objects could not be read.
-func undecided(req routing.Request, hidden []string) *query.Simulation {
-	return &query.Simulation{
-		TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindSimulation}, Request: req,
-		Steps: []routing.Step{}, Effective: []query.KindEffect{}, Unreadable: hidden,
-		Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
-			strings.Join(hidden, ", "), map[bool]string{true: "connection", false: "request"}[req.Connection()]),
-	}
-}
-
-// routeFlag reads --route [KIND/]NAMESPACE/NAME (the scheme's first route kind by default).
-func routeFlag(arg, scheme string) (topology.Ref, error) {
-	parts := strings.Split(arg, "/")
-	gk := routing.Schemes[scheme].Kinds[0]
-	switch len(parts) {
-	case 2:
-	case 3:
-		kind, ok := routeKindNamed(parts[0])
-		if !ok {
-			return topology.Ref{}, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", arg, parts[0])
-		}
-		gk, parts = kind, parts[1:]
-	default:
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	if parts[0] == "" || parts[1] == "" {
-		return topology.Ref{}, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", arg)
-	}
-	if !slices.Contains(routing.Schemes[scheme].Kinds, gk) {
-		return topology.Ref{}, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", arg, gk.Kind, scheme, map[bool]string{true: "connection", false: "request"}[routing.Schemes[scheme].Connection])
-	}
-	return topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}, nil
-}
-
-// routeKindNamed finds a route kind by one of its names in hierarchy's table.
-func routeKindNamed(name string) (schema.GroupKind, bool) {
-	for _, r := range hierarchy.Table {
-		if r.Route == nil {
-			continue
-		}
-		if strings.EqualFold(name, r.Kind) || slices.Contains(r.Names, strings.ToLower(name)) {
-			return r.GroupKind, true
-		}
-	}
-	return schema.GroupKind{}, false
 }
 
 // assumeRoute fills sim, undecided, for the route the user expects.

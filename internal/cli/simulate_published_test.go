@@ -76,29 +76,6 @@ func TestRoutingHidden(t *testing.T) {
 	}
 }
 
-func TestRouteFlag(t *testing.T) {
-	for _, c := range []struct{ arg, scheme, want, err string }{
-		{"baker/baker", "http", "HTTPRoute baker/baker", ""},
-		{"grpcroute/shop/cart", "https", "GRPCRoute shop/cart", ""},
-		{"GRPCRoutes/shop/cart", "http", "GRPCRoute shop/cart", ""},
-		{"db/orders-pg", "tls", "TLSRoute db/orders-pg", ""},
-		{"tcproute/mq/mq", "tls", "TCPRoute mq/mq", ""},
-		{"db/pg", "tcp", "TCPRoute db/pg", ""},
-		{"baker", "http", "", `--route "baker": want [KIND/]NAMESPACE/NAME`},
-		{"baker/", "http", "", `--route "baker/": want [KIND/]NAMESPACE/NAME`},
-		{"service/baker/baker", "http", "", "service is not a route kind"},
-		{"tlsroute/db/pg", "http", "", "a TLSRoute does not handle http:// requests"},
-	} {
-		r, err := routeFlag(c.arg, c.scheme)
-		switch {
-		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
-			t.Errorf("%s: %v, want %q", c.arg, err, c.err)
-		case c.err == "" && (err != nil || r.String() != c.want):
-			t.Errorf("%s: %v %v, want %s", c.arg, r, err, c.want)
-		}
-	}
-}
-
 // Ana cannot read the Gateway: the routing is undecided; with --route
 // baker/baker, her route's own rule and backends, and from the records
 // the effective policies of its context paths: the admin's answer for
@@ -106,7 +83,7 @@ func TestRouteFlag(t *testing.T) {
 func TestSimulateAssumedRoute(t *testing.T) {
 	admin, ana, p := publishedParable(t)
 	req, want := simulateT(t, admin, "GET", "http://baker.cupcakes.example/")
-	sim := undecided(req, []string{"Gateway (namespace baker only)", "HTTPRoute (namespace baker only)"})
+	sim := undecided(t, req, []string{"Gateway (namespace baker only)", "HTTPRoute (namespace baker only)"})
 	if !strings.HasPrefix(sim.Undecided, "you cannot read Gateway (namespace baker only), HTTPRoute (namespace baker only) in every namespace, so which listener accepts the request") {
 		t.Errorf("undecided: %q", sim.Undecided)
 	}
@@ -122,20 +99,20 @@ func TestSimulateAssumedRoute(t *testing.T) {
 		t.Errorf("effective policies (-admin +Ana from the records):\n%s", d)
 	}
 	// Through another Gateway: none of its contexts.
-	other := undecided(req, nil)
+	other := undecided(t, req, []string{"Gateway (namespace baker only)"})
 	assumeRoute(other, ana, p.records, route, "infra/elsewhere")
 	if len(other.Effective) != 0 {
 		t.Errorf("--gateway infra/elsewhere: %+v", other.Effective)
 	}
 	// A route whose hostnames do not serve the host: no context of it is
 	// the request's.
-	whisk := undecided(req, nil)
+	whisk := undecided(t, req, []string{"Gateway (namespace baker only)"})
 	assumeRoute(whisk, ana, p.records, topology.Ref{Group: hierarchy.GatewayGroup, Kind: "HTTPRoute", Namespace: "baker", Name: "whisk"}, "")
 	if whisk.Failure != "HTTPRoute baker/whisk does not serve it: hostname baker.cupcakes.example matches none of its hostnames whisk.cupcakes.example" || len(whisk.Effective) != 0 {
 		t.Errorf("whisk: %q %+v", whisk.Failure, whisk.Effective)
 	}
 	// A route Ana cannot read either: the records alone.
-	unread := undecided(req, nil)
+	unread := undecided(t, req, []string{"Gateway (namespace baker only)"})
 	assumeRoute(unread, enginetest.RunYAML(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: baker}"), p.records, route, "")
 	if unread.Rule != nil || len(unread.Effective) == 0 {
 		t.Errorf("unread route: %+v", unread)
@@ -162,4 +139,14 @@ func TestSimulatePublishedOnPath(t *testing.T) {
 	if strings.Join(kinds, ",") != "HealthCheckPolicy,RateLimitPolicy,RetryPolicy,TimeoutPolicy" {
 		t.Errorf("kinds %v", kinds)
 	}
+}
+
+// undecided is RunSimulate's answer when the routing kinds hidden could not be read.
+func undecided(t *testing.T, req routing.Request, hidden []string) *query.Simulation {
+	t.Helper()
+	sim, err := query.RunSimulate(nil, query.SimulateRequest{Request: req, Hidden: hidden})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
 }

@@ -145,10 +145,50 @@ func NoSuchObject(res *engine.Result, flag, value string, ref topology.Ref) erro
 	return fmt.Errorf("%s %s: no such %s%s%s", flag, value, ref.Kind, hint, didYouMean(close))
 }
 
-// SimulationScope is the scope of a simulation: the nodes the request passes through.
-func SimulationScope(req routing.Request, gateway string) func(*engine.Result) []topology.NodeID {
+// SimulateRequest is what `strata simulate` asks: one request, the Gateway
+// it is sent to (NAMESPACE/NAME, empty for any) and the route the user
+// expects (Route as typed, Expected as read; empty and nil for none).
+type SimulateRequest struct {
+	Request        routing.Request
+	Gateway, Route string
+	Expected       *topology.Ref
+	// Hidden are the routing kinds not read in every namespace: the routing is then not decided.
+	Hidden []string
+}
+
+// NewSimulateRequest reads simulate's arguments; --route is [KIND/]NAMESPACE/NAME, KIND the scheme's first route kind by default.
+func NewSimulateRequest(method, url string, headers []string, gateway, route string) (SimulateRequest, error) {
+	req, err := routing.NewRequest(method, url, headers)
+	r := SimulateRequest{Request: req, Gateway: gateway, Route: route}
+	if err != nil || route == "" {
+		return r, err
+	}
+	parts := strings.Split(route, "/")
+	if n := len(parts); n < 2 || n > 3 || parts[n-2] == "" || parts[n-1] == "" {
+		return r, fmt.Errorf("--route %q: want [KIND/]NAMESPACE/NAME", route)
+	}
+	scheme := routing.Schemes[req.Scheme]
+	gk := scheme.Kinds[0]
+	if len(parts) == 3 {
+		i := slices.IndexFunc(hierarchy.Table, func(k hierarchy.Row) bool {
+			return k.Route != nil && (strings.EqualFold(parts[0], k.Kind) || slices.Contains(k.Names, strings.ToLower(parts[0])))
+		})
+		if i < 0 {
+			return r, fmt.Errorf("--route %q: %s is not a route kind (HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute)", route, parts[0])
+		}
+		gk, parts = hierarchy.Table[i].GroupKind, parts[1:]
+	}
+	if !slices.Contains(scheme.Kinds, gk) {
+		return r, fmt.Errorf("--route %q: a %s does not handle %s:// %ss", route, gk.Kind, req.Scheme, connectionOr(scheme.Connection))
+	}
+	r.Expected = &topology.Ref{Group: gk.Group, Kind: gk.Kind, Namespace: parts[0], Name: parts[1]}
+	return r, nil
+}
+
+// Scope is the nodes a run must compute to answer r: those the request passes through.
+func (r SimulateRequest) Scope() func(*engine.Result) []topology.NodeID {
 	return func(res *engine.Result) []topology.NodeID {
-		tr, err := routing.Route(res.Graph, req, gateway)
+		tr, err := routing.Route(res.Graph, r.Request, r.Gateway)
 		if err != nil {
 			return nil
 		}
@@ -157,4 +197,41 @@ func SimulationScope(req routing.Request, gateway string) func(*engine.Result) [
 		}
 		return tr.Nodes(res.Graph)
 	}
+}
+
+func connectionOr(connection bool) string {
+	return map[bool]string{true: "connection", false: "request"}[connection]
+}
+
+// RunSimulate answers r from res, a run scoped to r.Scope(); when r.Hidden, it says why
+// the routing is undecided, for the caller to answer from the published records.
+func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
+	if len(r.Hidden) > 0 {
+		return &Simulation{
+			TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindSimulation}, Request: r.Request,
+			Steps: []routing.Step{}, Effective: []KindEffect{}, Unreadable: r.Hidden,
+			Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
+				strings.Join(r.Hidden, ", "), connectionOr(r.Request.Connection())),
+		}, nil
+	}
+	sim, err := Simulate(res, r.Request, r.Gateway)
+	if err == nil && r.Expected != nil && res.Graph.Lookup(*r.Expected) == topology.None {
+		return nil, NoSuchObject(res, "--route", r.Route, *r.Expected)
+	}
+	return sim, err
+}
+
+// Unanswered is why sim does not answer r (the exit code 1): no rule handles the request,
+// the routing is undecided with no route assumed, or another route than r.Route handles it.
+func (r SimulateRequest) Unanswered(sim *Simulation) error {
+	what := strings.TrimSpace(r.Request.Method + " " + r.Request.URL)
+	switch {
+	case sim.Failure != "":
+		return fmt.Errorf("%s: %s", what, sim.Failure)
+	case sim.Undecided != "" && sim.Assumed == nil:
+		return fmt.Errorf("%s: %s; name the route you expect with --route", what, sim.Undecided)
+	case r.Expected != nil && sim.Undecided == "" && sim.Rule != nil && topology.FromAPI(*sim.Rule).Object() != *r.Expected:
+		return fmt.Errorf("%s: reaches %s, not %s (--route)", what, topology.FromAPI(*sim.Rule).Object(), *r.Expected)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,7 +16,7 @@ import (
 
 // Simulate reads the engine's contexts: on the request's path, its
 // effective policies are those Describe gives for the same targets and
-// path, and a run scoped by SimulationScope answers as the complete run
+// path, and a run scoped by SimulateRequest.Scope answers as the complete run
 // does, to the byte.
 func TestSimulateAgreesWithDescribe(t *testing.T) {
 	src, err := files.Read([]string{"../../examples/parable"}, nil)
@@ -36,7 +37,7 @@ func TestSimulateAgreesWithDescribe(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulateRequest{Request: req}.Scope())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +108,7 @@ func TestSimulateScopedConnectionsAndFilters(t *testing.T) {
 			if err != nil || sim.Failure != "" {
 				t.Fatalf("%v %q", err, sim.Failure)
 			}
-			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulationScope(req, ""))
+			scoped, err := engine.RunScoped(src.Snapshot, engine.Options{}, query.SimulateRequest{Request: req}.Scope())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -151,4 +152,80 @@ func describes(d *query.Description, gk query.GroupKind, target query.Ref, ctx q
 		}
 	}
 	return false
+}
+
+func TestNewSimulateRequestRoute(t *testing.T) {
+	for _, c := range []struct{ arg, scheme, want, err string }{
+		{"baker/baker", "http", "HTTPRoute baker/baker", ""},
+		{"grpcroute/shop/cart", "https", "GRPCRoute shop/cart", ""},
+		{"GRPCRoutes/shop/cart", "http", "GRPCRoute shop/cart", ""},
+		{"db/orders-pg", "tls", "TLSRoute db/orders-pg", ""},
+		{"tcproute/mq/mq", "tls", "TCPRoute mq/mq", ""},
+		{"db/pg", "tcp", "TCPRoute db/pg", ""},
+		{"baker", "http", "", `--route "baker": want [KIND/]NAMESPACE/NAME`},
+		{"baker/", "http", "", `--route "baker/": want [KIND/]NAMESPACE/NAME`},
+		{"service/baker/baker", "http", "", "service is not a route kind"},
+		{"tlsroute/db/pg", "http", "", "a TLSRoute does not handle http:// requests"},
+	} {
+		r, err := query.NewSimulateRequest("", c.scheme+"://h.example:1/", nil, "", c.arg)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%s: %v, want %q", c.arg, err, c.err)
+		case c.err == "" && (err != nil || r.Expected.String() != c.want):
+			t.Errorf("%s: %v %v, want %s", c.arg, r.Expected, err, c.want)
+		}
+	}
+}
+
+// RunSimulate answers `strata simulate` on the parable: the rule reached,
+// the --route check, and why an answer is none.
+func TestRunSimulate(t *testing.T) {
+	src, err := files.Read([]string{"../../examples/parable"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, url, route string
+		hidden           []string
+		rule, err, why   string // the rule reached, RunSimulate's error, Unanswered's
+	}{
+		{name: "reached", url: "http://baker.cupcakes.example/", rule: "HTTPRoute baker/baker"},
+		{name: "expected route", url: "http://baker.cupcakes.example/", route: "baker/baker", rule: "HTTPRoute baker/baker"},
+		{name: "another route", url: "http://baker.cupcakes.example/", route: "frosting/icing", rule: "HTTPRoute baker/baker",
+			why: "GET http://baker.cupcakes.example/: reaches HTTPRoute baker/baker, not HTTPRoute frosting/icing (--route)"},
+		{name: "no such route", url: "http://baker.cupcakes.example/", route: "baker/bakr", err: "--route baker/bakr: no such HTTPRoute"},
+		{name: "unhandled", url: "http://nowhere.cupcakes.example/", why: "GET http://nowhere.cupcakes.example/: "},
+		{name: "undecided", url: "http://baker.cupcakes.example/", hidden: []string{"Gateway (forbidden)"},
+			why: "you cannot read Gateway (forbidden) in every namespace, so which listener accepts the request and which route handles it cannot be decided; name the route you expect with --route"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := query.NewSimulateRequest("GET", c.url, nil, "", c.route)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Hidden = c.hidden
+			res, err := engine.RunScoped(src.Snapshot, engine.Options{}, req.Scope())
+			if err != nil {
+				t.Fatal(err)
+			}
+			sim, err := query.RunSimulate(res, req)
+			if c.err != "" || err != nil {
+				if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			rule := ""
+			if sim.Rule != nil {
+				rule = sim.Rule.Kind + " " + sim.Rule.Namespace + "/" + sim.Rule.Name
+			}
+			why := ""
+			if err := req.Unanswered(sim); err != nil {
+				why = err.Error()
+			}
+			if rule != c.rule || !strings.Contains(why, c.why) || (c.why == "") != (why == "") {
+				t.Errorf("rule %q, unanswered %q; want %q, %q", rule, why, c.rule, c.why)
+			}
+		})
+	}
 }
