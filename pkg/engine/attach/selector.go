@@ -18,9 +18,9 @@ import (
 // that n selectors over m objects cost about m plus what they match, not
 // n times m. It is used by one goroutine.
 type selectors struct {
-	g       *topology.Graph
-	scanned map[listKey]bool
-	indexes map[listKey]*labelIndex
+	g *topology.Graph
+	// lists are the lists a selector read: nil until a second one does.
+	lists map[listKey]*labelIndex
 }
 
 // listKey names a list of objects a selector chooses from.
@@ -37,7 +37,7 @@ type labelIndex struct {
 }
 
 func newSelectors(g *topology.Graph) *selectors {
-	return &selectors{g: g, scanned: map[listKey]bool{}, indexes: map[listKey]*labelIndex{}}
+	return &selectors{g: g, lists: map[listKey]*labelIndex{}}
 }
 
 // nodes are the objects (or their sections, when section is set) of kind
@@ -62,24 +62,20 @@ func (s *selectors) nodes(gk schema.GroupKind, info hierarchy.KindInfo, target t
 			out = append(out, sec)
 		}
 	}
-	if !s.scanned[key] {
-		s.scanned[key] = true
-		for _, id := range ids {
-			keep(id)
+	positions, all := []int32(nil), true
+	if ix, read := s.lists[key]; !read {
+		s.lists[key] = nil
+	} else {
+		if ix == nil {
+			ix = s.index(ids)
+			s.lists[key] = ix
 		}
-		return out
+		positions, all = ix.candidates(sel)
 	}
-	ix := s.indexes[key]
-	if ix == nil {
-		ix = s.index(ids)
-		s.indexes[key] = ix
-	}
-	positions, all := ix.candidates(sel)
 	if all {
 		for _, id := range ids {
 			keep(id)
 		}
-		return out
 	}
 	for _, p := range positions {
 		keep(ids[p])

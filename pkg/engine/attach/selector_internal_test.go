@@ -30,7 +30,7 @@ func scan(g *topology.Graph, gk schema.GroupKind, ns string, sel labels.Selector
 
 // randomWorld is a graph of Services in two namespaces with labels drawn
 // from a few keys and values, and random selectors over the same ones.
-func randomWorld(r *rand.Rand, services, selectors int) (*topology.Graph, []labels.Selector) {
+func randomWorld(t testing.TB, r *rand.Rand, services, selectors int) (*topology.Graph, []labels.Selector) {
 	keys, values := []string{"app", "tier", "env"}, []string{"a", "b", "c", "d"}
 	s := &snapshot.Snapshot{}
 	for i := range services {
@@ -61,7 +61,7 @@ func randomWorld(r *rand.Rand, services, selectors int) (*topology.Graph, []labe
 		}
 		sel, err := metav1.LabelSelectorAsSelector(ls)
 		if err != nil {
-			panic(err)
+			t.Fatal(err)
 		}
 		sels = append(sels, sel)
 	}
@@ -78,7 +78,7 @@ func FuzzSelectorIndex(f *testing.F) {
 	svc := schema.GroupKind{Group: hierarchy.CoreGroup, Kind: "Service"}
 	info := hierarchy.Kinds[svc]
 	f.Fuzz(func(t *testing.T, seed uint64, services, selectors uint8) {
-		g, sels := randomWorld(rand.New(rand.NewPCG(seed, seed^0x9e3779b9)), int(services), int(selectors))
+		g, sels := randomWorld(t, rand.New(rand.NewPCG(seed, seed^0x9e3779b9)), int(services), int(selectors))
 		s := newSelectors(g)
 		for i, sel := range sels {
 			for _, ns := range []string{"ns-a", "ns-b"} {
