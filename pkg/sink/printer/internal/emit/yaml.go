@@ -45,16 +45,15 @@ type yamlEmitter struct {
 	keys [][]string // scratch key lists, one per mapping depth
 
 	// What the emitter remembers of recent strings and parts (again.go).
-	seen          *[seenSize]seenScalar
-	trees         *[treesSize]seenTree
-	refText       *[refsSize]textSlot[strata.Ref]
-	sources       *[condsSize]textSlot[sourceKey]
-	conds         *[condsSize]textSlot[metav1.Condition]
-	ancestorConds *[condsSize]textSlot[query.Condition]
-	time          *seenTime
-	parts         *[partsSize]textSlot[unsafe.Pointer] // shared by identity
-	holding       int                                  // parts being remembered: no flush meanwhile
-	seed          maphash.Seed
+	seen    *[seenSize]seenScalar
+	trees   *[treesSize]seenTree
+	refText *[refsSize]textSlot[strata.Ref]
+	sources *[condsSize]textSlot[sourceKey]
+	conds   *[condsSize]textSlot[metav1.Condition]
+	time    *seenTime
+	parts   *[partsSize]textSlot[unsafe.Pointer] // shared by identity
+	holding int                                  // parts being remembered: no flush meanwhile
+	seed    maphash.Seed
 }
 
 // seenScalar is a string's analysis and the style its value takes.
@@ -78,7 +77,7 @@ const (
 )
 
 func newYAMLEmitter(w io.Writer) *yamlEmitter {
-	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), ancestorConds: new([condsSize]textSlot[query.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
+	return &yamlEmitter{w: w, indent: -1, whitespace: true, indention: true, buf: make([]byte, 0, 64<<10), seen: new([seenSize]seenScalar), trees: new([treesSize]seenTree), refText: new([refsSize]textSlot[strata.Ref]), sources: new([condsSize]textSlot[sourceKey]), conds: new([condsSize]textSlot[metav1.Condition]), time: &seenTime{}, parts: new([partsSize]textSlot[unsafe.Pointer]), seed: maphash.MakeSeed()}
 }
 
 // flush writes what is buffered once there is enough, or always with all.
@@ -222,14 +221,6 @@ func (e *yamlEmitter) node(v any, sequence, mapping, simpleKey bool, depth int) 
 		return e.orNull(x == nil, func() error { return e.fragment(x, depth) })
 	case *status.PolicyObject:
 		return e.orNull(x == nil, func() error { return e.policyObject(x, depth) })
-	case *query.PolicyDescription:
-		return e.orNull(x == nil, func() error { return e.policyDescription(x, depth) })
-	case query.PolicyDescription:
-		return e.policyDescription(&x, depth)
-	case *query.PolicyList:
-		return e.orNull(x == nil, func() error { return e.policyList(x) })
-	case query.PolicyList:
-		return e.policyList(&x)
 	default:
 		return e.generic(v, sequence, mapping, simpleKey, depth)
 	}
