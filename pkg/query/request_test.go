@@ -30,3 +30,22 @@ func TestImpactRequestCheck(t *testing.T) {
 		})
 	}
 }
+
+func TestGraphRequestCheck(t *testing.T) {
+	for _, tc := range []struct {
+		r    query.GraphRequest
+		want string
+	}{
+		{query.GraphRequest{Format: "dot"}, ""},
+		{query.GraphRequest{Format: "mermaid", Subject: "httproute/baker", Depth: 1}, ""},
+		{query.GraphRequest{Format: "svg", Subject: "httproute/baker"}, ""},
+		{query.GraphRequest{Format: "html"}, "draws one object's neighbourhood"},
+		{query.GraphRequest{Format: "png"}, "want dot, mermaid, svg or html"},
+		{query.GraphRequest{Format: "dot", Depth: -1}, "--depth -1"},
+	} {
+		err := tc.r.Check()
+		if (err == nil) != (tc.want == "") || err != nil && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: Check() = %v, want %q", tc.r, err, tc.want)
+		}
+	}
+}
