@@ -58,17 +58,12 @@ rest counted in dashed boxes, however large the world.
 				}
 				args = []string{arg}
 			}
-			switch format {
-			case printer.DOT, printer.Mermaid:
-			case "svg", "html":
-				if len(args) == 0 {
-					return fmt.Errorf("--output %s draws one object's neighbourhood: give KIND/NAME (or use dot or mermaid for everything)", format)
-				}
-			default:
-				return fmt.Errorf("--output %q: want dot, mermaid, svg or html", format)
+			subject := ""
+			if len(args) == 1 {
+				subject = args[0]
 			}
-			if depth < 0 {
-				return fmt.Errorf("--depth %d: want 0 or more", depth)
+			if err := (query.GraphRequest{Subject: subject, Format: format, Depth: depth}).Check(); err != nil {
+				return err
 			}
 			sel, err := query.ParseSelector(sf.label, sf.field)
 			if err != nil {

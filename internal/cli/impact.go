@@ -90,16 +90,13 @@ alone.`,
   strata impact retrypolicy -l team=baker -A --delete -f deploy/`,
 		Args: arity(0, 2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if err := (query.ImpactRequest{Args: args, Delete: del, Replace: replace, Add: add, Selected: sf.given()}).Check(); err != nil {
+				return err
+			}
 			if add != "" {
-				if len(args) > 0 || del || replace != "" || sf.given() {
-					return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
-				}
 				return impactOfAdd(s, &f, &v, add, namespaceOf(c, &f), scoped)
 			}
 			if sf.given() {
-				if !del || replace != "" {
-					return errors.New("-l and --field-selector choose policies to --delete together; --replace FILE is one policy's new version: name it (POLICY-KIND/NAME)")
-				}
 				return impactOfDeleting(s, &f, &v, &sf, args, namespaceOf(c, &f), scoped)
 			}
 			if len(args) == 0 {
@@ -190,9 +187,6 @@ func warnAdmitted(s Streams, after *engine.Result, gk schema.GroupKind, ns, name
 
 // impactOfDeleting answers `impact POLICY-KIND -l SELECTOR --delete`.
 func impactOfDeleting(s Streams, f *sourceFlags, v *viewFlag, sf *selectorFlags, args []string, ns string, scoped bool) error {
-	if len(args) != 1 || strings.Contains(args[0], "/") {
-		return errors.New("-l and --field-selector choose among the policies of a kind: give POLICY-KIND alone (strata impact retrypolicy -l team=baker --delete)")
-	}
 	if err := v.check(); err != nil {
 		return err
 	}

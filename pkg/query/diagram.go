@@ -346,3 +346,28 @@ func (d *Diagram) only(keep map[string]bool) *Diagram {
 	out.Edges, out.PolicyEdges = edges(d.Edges), edges(d.PolicyEdges)
 	return out
 }
+
+// GraphRequest is what `strata graph` asks: the object whose neighbourhood
+// to draw (empty for everything), the output format and the depth.
+type GraphRequest struct {
+	Subject, Format string
+	Depth           int
+}
+
+// Check rejects the formats and depths graph cannot draw: svg and html draw
+// one object's neighbourhood, dot and mermaid may draw everything.
+func (r GraphRequest) Check() error {
+	switch r.Format {
+	case "dot", "mermaid":
+	case "svg", "html":
+		if r.Subject == "" {
+			return fmt.Errorf("--output %s draws one object's neighbourhood: give KIND/NAME (or use dot or mermaid for everything)", r.Format)
+		}
+	default:
+		return fmt.Errorf("--output %q: want dot, mermaid, svg or html", r.Format)
+	}
+	if r.Depth < 0 {
+		return fmt.Errorf("--depth %d: want 0 or more", r.Depth)
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -524,4 +525,34 @@ func setBy(v merge.Value, ptr string) string {
 	}
 	slices.Sort(names)
 	return strings.Join(slices.Compact(names), ", ")
+}
+
+// ImpactRequest is what `strata impact` asks: its arguments, the change
+// (Delete, Replace FILE or Add FILE) and whether -l or --field-selector chose
+// the policies (Selected).
+type ImpactRequest struct {
+	Args         []string
+	Delete       bool
+	Replace, Add string
+	Selected     bool
+}
+
+// Check rejects the combinations of --add and the selectors impact cannot
+// answer: --add names the new policy itself, and selectors choose several
+// policies of one kind, which only deleting them together answers.
+func (r ImpactRequest) Check() error {
+	switch {
+	case r.Add != "":
+		if len(r.Args) > 0 || r.Delete || r.Replace != "" || r.Selected {
+			return errors.New("--add FILE names the new policy itself: give no POLICY-KIND/NAME, --delete or --replace with it")
+		}
+	case r.Selected:
+		if !r.Delete || r.Replace != "" {
+			return errors.New("-l and --field-selector choose policies to --delete together; --replace FILE is one policy's new version: name it (POLICY-KIND/NAME)")
+		}
+		if len(r.Args) != 1 || strings.Contains(r.Args[0], "/") {
+			return errors.New("-l and --field-selector choose among the policies of a kind: give POLICY-KIND alone (strata impact retrypolicy -l team=baker --delete)")
+		}
+	}
+	return nil
 }
