@@ -347,6 +347,12 @@ func (d *Diagram) only(keep map[string]bool) *Diagram {
 	return out
 }
 
+// The diagram formats of a GraphRequest; svg and html are drawn by the web view.
+const (
+	DOT     = "dot"
+	Mermaid = "mermaid"
+)
+
 // GraphRequest is what `strata graph` asks: the object whose neighbourhood
 // to draw (empty for everything), the output format and the depth.
 type GraphRequest struct {
@@ -358,7 +364,7 @@ type GraphRequest struct {
 // one object's neighbourhood, dot and mermaid may draw everything.
 func (r GraphRequest) Check() error {
 	switch r.Format {
-	case "dot", "mermaid":
+	case DOT, Mermaid:
 	case "svg", "html":
 		if r.Subject == "" {
 			return fmt.Errorf("--output %s draws one object's neighbourhood: give KIND/NAME (or use dot or mermaid for everything)", r.Format)

@@ -9,10 +9,10 @@ import (
 	"github.com/strata-dev/strata/pkg/query"
 )
 
-// Diagram formats accepted by `strata graph -o`.
+// Diagram formats accepted by `strata graph -o` (query.GraphRequest).
 const (
-	DOT     = "dot"
-	Mermaid = "mermaid"
+	DOT     = query.DOT
+	Mermaid = query.Mermaid
 )
 
 // PrintDiagram draws a diagram as Graphviz DOT or a Mermaid flowchart:
