@@ -18,6 +18,7 @@ import (
 
 	bpv1 "github.com/strata-dev/strata/pkg/apis/blueprints/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -96,7 +97,7 @@ func (c *clusterConn) read(ctx context.Context, p *progressLine, ns string, also
 	r := &cluster.Reader{Client: c.client, Present: present, Progress: p.show, Namespace: ns, Builtin: builtin.Kinds(catalogue)}
 	objs, err := r.Objects(ctx)
 	var records cluster.Records
-	if err == nil && (policiesHidden(objs) || also != nil && also(objs)) {
+	if err == nil && (seenOf(objs, cluster.Records{}).Hidden() || also != nil && also(objs)) {
 		records, err = r.Published(ctx)
 	}
 	p.done()
@@ -150,4 +151,27 @@ func (p *progressLine) done() {
 		fmt.Fprint(p.w, "\r\x1b[K")
 		p.shown = false
 	}
+}
+
+// seenOf is what a read could see of the policies (query.Seen): the kinds
+// it could not list told apart as policy kinds by name and as the kinds
+// declaring them, behind which kinds hide unnamed; topology kinds are no
+// policy kind at all.
+func seenOf(objs *cluster.Objects, records cluster.Records) query.Seen {
+	declaring := map[schema.GroupKind]bool{cluster.CRDGVK.GroupKind(): true, cluster.PolicyKindGVK.GroupKind(): true}
+	s := query.Seen{Records: records.Items, RecordsForbidden: records.Forbidden}
+	declared := map[schema.GroupKind]bool{}
+	for _, k := range objs.Kinds {
+		declared[k.GroupKind()] = true
+		s.Declared = append(s.Declared, k.GroupKind())
+	}
+	for _, u := range objs.Unreadable {
+		switch gk := u.GVK.GroupKind(); {
+		case declaring[gk]:
+			s.HiddenDeclarations = append(s.HiddenDeclarations, gk)
+		case declared[gk]:
+			s.HiddenKinds = append(s.HiddenKinds, gk)
+		}
+	}
+	return s
 }

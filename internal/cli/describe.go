@@ -258,9 +258,9 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 		}
 		d := describe(subj.Node)
 		if f.published != nil {
-			f.published.describe(d, res, subj.Node)
+			f.published.Describe(d, res, subj.Node)
 		}
-		d.Unseen = f.unseen(res, subj.Node)
+		d.Unseen = f.seen.Unseen(res, subj.Node)
 		d, miss, err := v.narrow(f, res, d)
 		if err != nil {
 			return nil, err

@@ -69,7 +69,7 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 // policyKindFlag reads --kind NAME; only is nil for a kind only the records know.
 func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
 	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
-	if gk, ok := f.published.kindNamed(name); err != nil && ok {
+	if gk, ok := f.published.KindNamed(name); err != nil && ok {
 		return nil, gk, nil // known from the records only
 	} else if err != nil {
 		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: %w", name, err)

@@ -66,7 +66,7 @@ strata render --values --field prints it.`,
 			}
 			var only *policykind.Kind
 			onlyName := ""
-			unseen := f.unseen(res, subj.Node)
+			unseen := f.seen.Unseen(res, subj.Node)
 			if kind != "" {
 				var gk schema.GroupKind
 				if only, gk, err = policyKindFlag(&f, res, kind); err != nil {
@@ -80,7 +80,7 @@ strata render --values --field prints it.`,
 				x, err = query.Explain(res, subj.Node, ptr, only)
 			}
 			if f.published != nil {
-				if chains := f.published.explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
+				if chains := f.published.Explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
 					if x == nil || err != nil {
 						n := res.Graph.Node(subj.Node).Ref
 						x = &query.Explanation{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindExplanation},

@@ -107,7 +107,7 @@ itself, not in a List, in every object format.`,
 			var k query.KindName
 			if kind != "" {
 				k.Policy, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
-				if gk, ok := f.published.kindNamed(kind); err != nil && ok {
+				if gk, ok := f.published.KindNamed(kind); err != nil && ok {
 					only = &gk
 				} else if err != nil {
 					return fmt.Errorf("%s: %w", said, err)
@@ -124,7 +124,7 @@ itself, not in a List, in every object format.`,
 				pl = query.Policies(res, filter)
 			}
 			if f.published != nil {
-				f.published.policies(pl, res, ns, all, only)
+				f.published.Policies(pl, res, ns, all, only)
 				if len(names) > 0 {
 					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return !slices.Contains(names, p.Name) })
 				}
@@ -308,7 +308,7 @@ func printPolicies(s Streams, lf *listFlags, l *query.PolicyList, policies []lis
 		// The records hold a policy's effect, not the policy: there is no object to print.
 		for _, p := range policies {
 			if p.recorded {
-				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), policyID(p.read.GetNamespace(), p.read.GetName()), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())
+				return fmt.Errorf("%s %s: you cannot read %s objects, only their published effective policies: strata get policies %s -o %s prints what those say", p.read.GetKind(), query.PolicyRef{Namespace: p.read.GetNamespace(), Name: p.read.GetName()}.ID(), p.read.GetKind(), strings.ToLower(p.read.GetKind()), lf.format())
 			}
 		}
 	}

@@ -135,11 +135,11 @@ alone.`,
 			subj, err := pickSubject(&f, before, arg, namespaceOf(c, &f), f.allNamespaces)
 			if kind, name, _ := strings.Cut(arg, "/"); err != nil && name != "" {
 				// A policy of a kind the user cannot read: what its deletion changes, from the records.
-				if gk, ok := f.published.kindNamed(kind); ok {
+				if gk, ok := f.published.KindNamed(kind); ok {
 					if !del {
 						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
 					}
-					im, found := f.published.impactOfDelete(gk, namespaceOf(c, &f), name)
+					im, found := f.published.ImpactOfDelete(gk, namespaceOf(c, &f), name)
 					if !found {
 						return fmt.Errorf("%s %s/%s affects none of the targets whose effective policies you can read", gk.Kind, namespaceOf(c, &f), name)
 					}

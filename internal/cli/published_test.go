@@ -20,7 +20,7 @@ import (
 // publishedParable is the parable twice: as an admin reads it (every
 // policy), and as Ana does (no policy; the CRDs and PolicyKinds
 // forbidden), with the records the controller publishes for it.
-func publishedParable(t *testing.T) (admin, ana *engine.Result, p *published) {
+func publishedParable(t *testing.T) (admin, ana *engine.Result, seen query.Seen, p *query.Published) {
 	t.Helper()
 	src, err := files.Read([]string{discParable}, nil)
 	if err != nil {
@@ -49,10 +49,11 @@ func publishedParable(t *testing.T) (admin, ana *engine.Result, p *published) {
 		t.Fatal(err)
 	}
 	objs := &cluster.Objects{Unreadable: []cluster.Unreadable{{GVK: cluster.CRDGVK}, {GVK: cluster.PolicyKindGVK}}}
-	if p = newPublished(objs, records); p == nil {
+	seen = seenOf(objs, cluster.Records{Items: records})
+	if p = query.NewPublished(seen); p == nil {
 		t.Fatal("no kind answered from the records")
 	}
-	return admin, ana, p
+	return admin, ana, seen, p
 }
 
 // For every object of the parable, what Ana learns from the records about
@@ -60,8 +61,8 @@ func publishedParable(t *testing.T) (admin, ana *engine.Result, p *published) {
 // (stack details, beaten policies): describe, explain of every field in
 // force, get policies and impact --delete.
 func TestPublishedAnswersAsAdmin(t *testing.T) {
-	admin, ana, p := publishedParable(t)
-	if got, want := p.notice(), "HealthCheckPolicy, RateLimitPolicy, RetryPolicy, TimeoutPolicy read from the published effective policies: you cannot read HealthCheckPolicy, RateLimitPolicy, RetryPolicy, TimeoutPolicy objects"; got != want {
+	admin, ana, _, p := publishedParable(t)
+	if got, want := p.Notice(), "HealthCheckPolicy, RateLimitPolicy, RetryPolicy, TimeoutPolicy read from the published effective policies: you cannot read HealthCheckPolicy, RateLimitPolicy, RetryPolicy, TimeoutPolicy objects"; got != want {
 		t.Errorf("notice %q, want %q", got, want)
 	}
 	for _, arg := range []string{"httproute/baker", "service/baker", "httproute/whisk", "gateway/storefront"} {
@@ -73,7 +74,7 @@ func TestPublishedAnswersAsAdmin(t *testing.T) {
 			want := query.Describe(admin, resolveT(t, admin, arg, ns))
 			n := resolveT(t, ana, arg, ns)
 			got := query.Describe(ana, n)
-			p.describe(got, ana, n)
+			p.Describe(got, ana, n)
 			for _, kind := range []string{"HealthCheckPolicy", "RateLimitPolicy", "RetryPolicy", "TimeoutPolicy"} {
 				if d := cmp.Diff(describeView(want, kind), describeView(got, kind)); d != "" {
 					t.Errorf("%s (-admin +Ana):\n%s", kind, d)
@@ -87,7 +88,7 @@ func TestPublishedAnswersAsAdmin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := p.explain(ana, resolveT(t, ana, "httproute/baker", "baker"), field, "")
+			got := p.Explain(ana, resolveT(t, ana, "httproute/baker", "baker"), field, "")
 			if len(got) != len(want.Chains) {
 				t.Fatalf("%s: %d chains, want %d", field, len(got), len(want.Chains))
 			}
@@ -102,7 +103,7 @@ func TestPublishedAnswersAsAdmin(t *testing.T) {
 	t.Run("get policies", func(t *testing.T) {
 		want := query.Policies(admin, query.Filter{Namespace: "baker"})
 		got := &query.PolicyList{}
-		p.policies(got, ana, "baker", false, nil)
+		p.Policies(got, ana, "baker", false, nil)
 		type row struct {
 			Policy  query.PolicyRef
 			Affects query.Count
@@ -129,7 +130,7 @@ func TestPublishedAnswersAsAdmin(t *testing.T) {
 				r := query.PolicyRef{Group: pol.Kind.Group, Kind: pol.Kind.Kind, Namespace: pol.Namespace, Name: pol.Name}
 				retries = &r
 				want := query.Compare(admin, after, r, query.ChangeDelete)
-				got, found := p.impactOfDelete(schema.GroupKind{Group: r.Group, Kind: r.Kind}, "baker", "baker-retries")
+				got, found := p.ImpactOfDelete(schema.GroupKind{Group: r.Group, Kind: r.Kind}, "baker", "baker-retries")
 				if !found {
 					t.Fatal("baker-retries not found in the records")
 				}

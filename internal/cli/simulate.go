@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/query"
+	"github.com/strata-dev/strata/pkg/query/routing"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
@@ -110,9 +114,9 @@ does.`,
 			case err != nil:
 				return err
 			case sim.Undecided != "" && route != "":
-				assumeRoute(sim, res, f.records, *req.Expected, gateway)
+				query.AssumeRoute(sim, res, f.seen.Records, *req.Expected, gateway)
 			case f.published != nil:
-				f.published.simulate(sim, res)
+				f.published.Simulate(sim, res)
 			}
 			if err := printWith(s, func(w io.Writer) error {
 				return printer.PrintSimulation(w, sim, v.format, printer.Human{Color: colorful(s.Out)})
@@ -130,4 +134,22 @@ does.`,
 	f.completeFlag(c, "gateway", func(f *sourceFlags) cobra.CompletionFunc { return completeObjectNamed(f, hierarchy.GatewayKind) })
 	f.completeFlag(c, "route", completeRoute)
 	return c
+}
+
+// routingHidden lists the kinds the routing of a request of scheme reads in every namespace, not read so, and why.
+func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
+	why := map[schema.GroupKind]string{}
+	for _, u := range unreadable {
+		why[u.GVK.GroupKind()] = strings.ToLower(string(u.Reason))
+	}
+	for _, gvk := range namespaceOnly {
+		why[gvk.GroupKind()] = "namespace " + ns + " only"
+	}
+	var out []string
+	for _, gk := range append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...) {
+		if w, ok := why[gk]; ok {
+			out = append(out, fmt.Sprintf("%s (%s)", gk.Kind, w))
+		}
+	}
+	return out
 }

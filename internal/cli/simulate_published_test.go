@@ -81,14 +81,14 @@ func TestRoutingHidden(t *testing.T) {
 // the effective policies of its context paths: the admin's answer for
 // the same request, less what the records do not hold.
 func TestSimulateAssumedRoute(t *testing.T) {
-	admin, ana, p := publishedParable(t)
+	admin, ana, seen, _ := publishedParable(t)
 	req, want := simulateT(t, admin, "GET", "http://baker.cupcakes.example/")
 	sim := undecided(t, req, []string{"Gateway (namespace baker only)", "HTTPRoute (namespace baker only)"})
 	if !strings.HasPrefix(sim.Undecided, "you cannot read Gateway (namespace baker only), HTTPRoute (namespace baker only) in every namespace, so which listener accepts the request") {
 		t.Errorf("undecided: %q", sim.Undecided)
 	}
 	route := topology.Ref{Group: hierarchy.GatewayGroup, Kind: "HTTPRoute", Namespace: "baker", Name: "baker"}
-	assumeRoute(sim, ana, p.records, route, "")
+	query.AssumeRoute(sim, ana, seen.Records, route, "")
 	if sim.Failure != "" || sim.Rule == nil || sim.Rule.String() != want.Rule.String() || len(sim.Backends) != 1 || sim.Backends[0].Ref != want.Backends[0].Ref {
 		t.Fatalf("Ana's route: %+v\nwant rule %s", sim, want.Rule)
 	}
@@ -100,20 +100,20 @@ func TestSimulateAssumedRoute(t *testing.T) {
 	}
 	// Through another Gateway: none of its contexts.
 	other := undecided(t, req, []string{"Gateway (namespace baker only)"})
-	assumeRoute(other, ana, p.records, route, "infra/elsewhere")
+	query.AssumeRoute(other, ana, seen.Records, route, "infra/elsewhere")
 	if len(other.Effective) != 0 {
 		t.Errorf("--gateway infra/elsewhere: %+v", other.Effective)
 	}
 	// A route whose hostnames do not serve the host: no context of it is
 	// the request's.
 	whisk := undecided(t, req, []string{"Gateway (namespace baker only)"})
-	assumeRoute(whisk, ana, p.records, topology.Ref{Group: hierarchy.GatewayGroup, Kind: "HTTPRoute", Namespace: "baker", Name: "whisk"}, "")
+	query.AssumeRoute(whisk, ana, seen.Records, topology.Ref{Group: hierarchy.GatewayGroup, Kind: "HTTPRoute", Namespace: "baker", Name: "whisk"}, "")
 	if whisk.Failure != "HTTPRoute baker/whisk does not serve it: hostname baker.cupcakes.example matches none of its hostnames whisk.cupcakes.example" || len(whisk.Effective) != 0 {
 		t.Errorf("whisk: %q %+v", whisk.Failure, whisk.Effective)
 	}
 	// A route Ana cannot read either: the records alone.
 	unread := undecided(t, req, []string{"Gateway (namespace baker only)"})
-	assumeRoute(unread, enginetest.RunYAML(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: baker}"), p.records, route, "")
+	query.AssumeRoute(unread, enginetest.RunYAML(t, "apiVersion: v1\nkind: Namespace\nmetadata: {name: baker}"), seen.Records, route, "")
 	if unread.Rule != nil || len(unread.Effective) == 0 {
 		t.Errorf("unread route: %+v", unread)
 	}
@@ -122,13 +122,13 @@ func TestSimulateAssumedRoute(t *testing.T) {
 // The routing readable, the policy kinds not: the records of the objects
 // on the request's way, in its path's contexts, as the admin sees them.
 func TestSimulatePublishedOnPath(t *testing.T) {
-	admin, ana, p := publishedParable(t)
+	admin, ana, _, p := publishedParable(t)
 	_, want := simulateT(t, admin, "GET", "http://baker.cupcakes.example/")
 	_, got := simulateT(t, ana, "GET", "http://baker.cupcakes.example/")
 	if len(got.Effective) != 0 {
 		t.Fatalf("Ana reads policies: %+v", got.Effective)
 	}
-	p.simulate(got, ana)
+	p.Simulate(got, ana)
 	if d := cmp.Diff(simView(want), simView(got)); d != "" {
 		t.Errorf("(-admin +Ana from the records):\n%s", d)
 	}

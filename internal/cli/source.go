@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 
-	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 	"github.com/strata-dev/strata/pkg/source/files"
 )
@@ -35,14 +35,12 @@ type sourceFlags struct {
 
 	unreadable    []cluster.Unreadable      // the kinds the last load was not allowed to read (see readable).
 	namespaceOnly []schema.GroupVersionKind // the kinds the last load read in one namespace only.
-	// published answers for the kinds the last load could not read (published.go).
-	published          *published
+	// published answers for the kinds the last load could not read (query.Published).
+	published          *query.Published
 	answersFromRecords bool
 	// recordsWhen, when set, has every published record read when it says so of what was read.
-	recordsWhen      func(*cluster.Objects) bool
-	records          []*stratav1.EffectivePolicy
-	hidden           hidden // what the last load could not list, and recordsForbidden whether the records too.
-	recordsForbidden bool
+	recordsWhen func(*cluster.Objects) bool
+	seen        query.Seen // what the last load could see of the policies, and the records it read.
 	// read is what the last load read, for commands that name where an object came from (see places).
 	read *files.Result
 	last *engine.Result // the last load's result (--watch follows its policy kinds).
@@ -163,7 +161,7 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	}
 	var kinds []string
 	for _, u := range f.unreadable {
-		if !f.published.covers(u.GVK.GroupKind()) {
+		if !f.published.Covers(u.GVK.GroupKind()) {
 			kinds = append(kinds, fmt.Sprintf("%s (%s)", u.GVK.GroupKind(), strings.ToLower(string(u.Reason))))
 		}
 	}
@@ -171,7 +169,7 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 		fmt.Fprintf(s.Err, "warning: could not read %s; the answer may be incomplete\n", strings.Join(kinds, ", "))
 	}
 	if f.published != nil {
-		fmt.Fprintln(s.Err, f.published.notice())
+		fmt.Fprintln(s.Err, f.published.Notice())
 	}
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
@@ -242,8 +240,7 @@ func placed(err error, src *files.Result) error {
 
 // readSource returns the decoded objects of the chosen source.
 func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error) {
-	f.unreadable, f.namespaceOnly, f.published, f.records = nil, nil, nil, nil
-	f.hidden, f.recordsForbidden = hidden{}, false
+	f.unreadable, f.namespaceOnly, f.published, f.seen = nil, nil, nil, query.Seen{}
 	if m == sourceFiles {
 		// Namespaced objects without a namespace go to -n, else default, as kubectl apply -f.
 		ns := ""
@@ -275,10 +272,9 @@ func (f *sourceFlags) readSource(s Streams, m sourceMode) (*files.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	f.unreadable, f.namespaceOnly, f.records = objs.Unreadable, objs.NamespaceOnly, records.Items
-	f.hidden, f.recordsForbidden = hiddenOf(objs), records.Forbidden
+	f.unreadable, f.namespaceOnly, f.seen = objs.Unreadable, objs.NamespaceOnly, seenOf(objs, records)
 	if f.answersFromRecords {
-		f.published = newPublished(objs, records.Items)
+		f.published = query.NewPublished(f.seen)
 	}
 	docs := make([]files.Document, len(objs.Items))
 	for i, u := range objs.Items {
@@ -330,7 +326,7 @@ func (f *sourceFlags) inNamespace(ns string) bool {
 
 // readable is nil unless the last load could not read kind gk.
 func (f *sourceFlags) readable(gk schema.GroupKind) error {
-	if f.published.covers(gk) {
+	if f.published.Covers(gk) {
 		return nil // answered from the published records
 	}
 	for _, u := range f.unreadable {

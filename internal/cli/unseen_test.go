@@ -16,8 +16,8 @@ import (
 // (its own, one of a target below it, or one whose path passes through
 // it), else the hidden kinds, with what became of the records.
 func TestUnseen(t *testing.T) {
-	_, ana, p := publishedParable(t)
-	all := p.records
+	_, ana, seen, _ := publishedParable(t)
+	all := seen.Records
 	where := func(pred func(*stratav1.EffectivePolicy) bool) []*stratav1.EffectivePolicy {
 		var out []*stratav1.EffectivePolicy
 		for _, r := range all {
@@ -35,12 +35,12 @@ func TestUnseen(t *testing.T) {
 	notTheRoute := where(func(r *stratav1.EffectivePolicy) bool {
 		return r.Namespace == "baker" && !(r.Target.Kind == "HTTPRoute" && r.Target.Name == "baker")
 	})
-	declarations := hiddenOf(&cluster.Objects{Unreadable: []cluster.Unreadable{{GVK: cluster.CRDGVK}, {GVK: cluster.PolicyKindGVK}}})
+	declarations := seenOf(&cluster.Objects{Unreadable: []cluster.Unreadable{{GVK: cluster.CRDGVK}, {GVK: cluster.PolicyKindGVK}}}, cluster.Records{})
 	retry := schema.GroupKind{Group: "policies.cupcakes.example", Kind: "RetryPolicy"}
-	kinds := hiddenOf(&cluster.Objects{
+	kinds := seenOf(&cluster.Objects{
 		Kinds:      []cluster.PolicyGVK{{GroupVersionKind: retry.WithVersion("v1"), Namespaced: true}},
 		Unreadable: []cluster.Unreadable{{GVK: retry.WithVersion("v1")}},
-	})
+	}, cluster.Records{})
 	unknown := &query.Unseen{Declarations: []query.GroupKind{
 		{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}, {Group: "strata.dev", Kind: "PolicyKind"}}}
 	with := func(u query.Unseen, records int, forbidden bool) *query.Unseen {
@@ -49,13 +49,13 @@ func TestUnseen(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name      string
-		hidden    hidden
+		seen      query.Seen
 		records   []*stratav1.EffectivePolicy
 		forbidden bool
 		arg, ns   string
 		want      *query.Unseen
 	}{
-		{"every kind read", hidden{}, nil, false, "httproute/baker", "baker", nil},
+		{"every kind read", query.Seen{}, nil, false, "httproute/baker", "baker", nil},
 		{"the route's record", declarations, all, false, "httproute/baker", "baker", nil},
 		{"a record through the route", declarations, notTheRoute, false, "httproute/baker", "baker", nil},
 		{"records of a namespace", declarations, inNamespace("baker"), false, "namespace/baker", "", nil},
@@ -66,8 +66,9 @@ func TestUnseen(t *testing.T) {
 		{"a named kind", kinds, nil, false, "service/baker", "baker", &query.Unseen{Kinds: []query.GroupKind{{Group: retry.Group, Kind: retry.Kind}}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			f := &sourceFlags{hidden: c.hidden, records: c.records, recordsForbidden: c.forbidden}
-			got := f.unseen(ana, resolveT(t, ana, c.arg, c.ns))
+			seen := c.seen
+			seen.Records, seen.RecordsForbidden = c.records, c.forbidden
+			got := seen.Unseen(ana, resolveT(t, ana, c.arg, c.ns))
 			if d := cmp.Diff(c.want, got); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
@@ -78,18 +79,20 @@ func TestUnseen(t *testing.T) {
 // The kinds that could not be listed are told apart: policy kinds by
 // name, the declaring kinds (behind which kinds hide unnamed), and the
 // topology kinds, which are no policy kind at all.
-func TestHiddenOf(t *testing.T) {
+func TestSeenOf(t *testing.T) {
 	retry := schema.GroupVersionKind{Group: "policies.cupcakes.example", Version: "v1", Kind: "RetryPolicy"}
 	route := schema.GroupVersionKind{Group: "gateway.networking.k8s.io", Version: "v1", Kind: "HTTPRoute"}
 	objs := &cluster.Objects{
 		Kinds:      []cluster.PolicyGVK{{GroupVersionKind: retry}},
 		Unreadable: []cluster.Unreadable{{GVK: cluster.CRDGVK}, {GVK: route}, {GVK: retry}},
 	}
-	want := hidden{kinds: []schema.GroupKind{retry.GroupKind()}, declarations: []schema.GroupKind{cluster.CRDGVK.GroupKind()}}
-	if d := cmp.Diff(want, hiddenOf(objs), cmp.AllowUnexported(hidden{})); d != "" {
+	records := cluster.Records{Forbidden: true}
+	want := query.Seen{Declared: []schema.GroupKind{retry.GroupKind()}, HiddenKinds: []schema.GroupKind{retry.GroupKind()},
+		HiddenDeclarations: []schema.GroupKind{cluster.CRDGVK.GroupKind()}, RecordsForbidden: true}
+	if d := cmp.Diff(want, seenOf(objs, records)); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
 	}
-	if policiesHidden(&cluster.Objects{Unreadable: []cluster.Unreadable{{GVK: route}}}) {
+	if seenOf(&cluster.Objects{Unreadable: []cluster.Unreadable{{GVK: route}}}, cluster.Records{}).Hidden() {
 		t.Error("a topology kind counts as a hidden policy kind")
 	}
 }

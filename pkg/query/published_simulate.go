@@ -1,45 +1,22 @@
-package cli
+package query
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
-	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/query/routing"
-	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// simulate's answers from the published EffectivePolicy records
-// (published.go), for a user who may not read everything:
-
-// routingHidden lists the kinds the routing of a request of scheme reads in every namespace, not read so, and why.
-func routingHidden(unreadable []cluster.Unreadable, namespaceOnly []schema.GroupVersionKind, ns, scheme string) []string {
-	why := map[schema.GroupKind]string{}
-	for _, u := range unreadable {
-		why[u.GVK.GroupKind()] = strings.ToLower(string(u.Reason))
-	}
-	for _, gvk := range namespaceOnly {
-		why[gvk.GroupKind()] = "namespace " + ns + " only"
-	}
-	var out []string
-	for _, gk := range append([]schema.GroupKind{hierarchy.GatewayKind, hierarchy.ListenerSetKind}, routing.Schemes[scheme].Kinds...) {
-		if w, ok := why[gk]; ok {
-			out = append(out, fmt.Sprintf("%s (%s)", gk.Kind, w))
-		}
-	}
-	return out
-}
-
-// assumeRoute fills sim, undecided, for the route the user expects.
-func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
+// AssumeRoute fills sim, undecided, for the route the user expects, from
+// records: for a user who may not read the routing objects, its own rules
+// are followed and the effective policies of its contexts read from the
+// published records.
+func AssumeRoute(sim *Simulation, res *engine.Result, records []*stratav1.EffectivePolicy, route topology.Ref, gateway string) {
 	ref := route.API()
 	sim.Assumed = &ref
 	rule := ""
@@ -94,21 +71,21 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 		}
 		return backends == nil || slices.Contains(backends, target.Key())
 	}
-	effects := map[query.GroupKind]*query.KindEffect{}
+	effects := map[GroupKind]*KindEffect{}
 	for _, r := range records {
 		for i := range r.Policies {
 			kp := &r.Policies[i]
-			gk := query.GroupKind{Group: kp.Group, Kind: kp.Kind}
+			gk := GroupKind{Group: kp.Group, Kind: kp.Kind}
 			if kp.Visibility == string(stratav1.VisibilityKind) {
 				if ofRoute(r.Target) && onRule(r.Target) || backends != nil && slices.Contains(backends, r.Target.Key()) {
-					sim.Withheld = append(sim.Withheld, query.Withheld{GroupKind: gk, Target: r.Target, Policies: kp.PolicyCount})
+					sim.Withheld = append(sim.Withheld, Withheld{GroupKind: gk, Target: r.Target, Policies: kp.PolicyCount})
 				}
 				continue
 			}
-			te := query.TargetEffect{Target: r.Target}
+			te := TargetEffect{Target: r.Target}
 			for _, c := range kp.Contexts {
 				if ours(r.Target, c.Path) {
-					te.Contexts = append(te.Contexts, contextEffect(c))
+					te.Contexts = append(te.Contexts, recordContext(c))
 				}
 			}
 			addEffect(effects, res, gk, te)
@@ -123,14 +100,14 @@ func assumeRoute(sim *query.Simulation, res *engine.Result, records []*stratav1.
 		}
 		return "2" + r.Key()
 	}
-	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
-	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b TargetEffect) int { return strings.Compare(rank(a.Target), rank(b.Target)) })
+	slices.SortStableFunc(sim.Withheld, func(a, b Withheld) int {
 		return strings.Compare(a.Group+"/"+a.Kind+" "+rank(a.Target), b.Group+"/"+b.Kind+" "+rank(b.Target))
 	})
 }
 
-// simulate adds what the records say of the covered kinds on the request's way.
-func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
+// Simulate adds what the records say of the covered kinds on the request's way.
+func (p *Published) Simulate(sim *Simulation, res *engine.Result) {
 	if sim.Failure != "" || sim.Undecided != "" {
 		return
 	}
@@ -166,26 +143,26 @@ func (p *published) simulate(sim *query.Simulation, res *engine.Result) {
 		}
 		return true
 	}
-	effects := map[query.GroupKind]*query.KindEffect{}
+	effects := map[GroupKind]*KindEffect{}
 	for _, e := range p.entries() {
 		if _, ok := order[e.target.Key()]; !ok {
 			continue
 		}
-		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
+		gk := GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
 		if e.kp.Visibility == string(stratav1.VisibilityKind) {
-			sim.Withheld = append(sim.Withheld, query.Withheld{GroupKind: gk, Target: e.target, Policies: e.kp.PolicyCount})
+			sim.Withheld = append(sim.Withheld, Withheld{GroupKind: gk, Target: e.target, Policies: e.kp.PolicyCount})
 			continue
 		}
-		te := query.TargetEffect{Target: e.target}
+		te := TargetEffect{Target: e.target}
 		for _, c := range e.kp.Contexts {
 			if onPath(c.Path) {
-				te.Contexts = append(te.Contexts, contextEffect(c))
+				te.Contexts = append(te.Contexts, recordContext(c))
 			}
 		}
 		addEffect(effects, res, gk, te)
 	}
-	sim.Effective = withEffects(sim.Effective, effects, func(a, b query.TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
-	slices.SortStableFunc(sim.Withheld, func(a, b query.Withheld) int {
+	sim.Effective = withEffects(sim.Effective, effects, func(a, b TargetEffect) int { return order[a.Target.Key()] - order[b.Target.Key()] })
+	slices.SortStableFunc(sim.Withheld, func(a, b Withheld) int {
 		return cmp.Or(strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind), order[a.Target.Key()]-order[b.Target.Key()])
 	})
 }

@@ -1,4 +1,4 @@
-package cli
+package query
 
 import (
 	"fmt"
@@ -18,66 +18,47 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
-	"github.com/strata-dev/strata/pkg/query"
-	"github.com/strata-dev/strata/pkg/source/cluster"
 )
 
-// published answers for the policy kinds a user may not read from the
+// Seen is what a read of the cluster could see of the policies, plain data
+// for the answers a user who may not read every policy kind gets from the
 // EffectivePolicy records the controller publishes next to every affected
-// target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's parable).
-type published struct {
-	records []*stratav1.EffectivePolicy
-	kinds   map[schema.GroupKind]bool // the kinds answered from the records; names their Kind, sorted.
-	names   []string
+// target (docs/cli.md, "When you cannot read a policy kind"; GEP-713's
+// parable).
+type Seen struct {
+	// Declared are the policy kinds the read knows of.
+	Declared []schema.GroupKind
+	// HiddenKinds are the policy kinds it could not list.
+	HiddenKinds []schema.GroupKind
+	// HiddenDeclarations are the kinds declaring policy kinds (CRDs,
+	// PolicyKinds) it could not list: behind them kinds hide unnamed.
+	HiddenDeclarations []schema.GroupKind
+	// Records are the EffectivePolicy records it read; RecordsForbidden
+	// says it could not list them.
+	Records          []*stratav1.EffectivePolicy
+	RecordsForbidden bool
 }
 
-// hidden are the policy kinds, and the kinds declaring policy kinds, a read could not list.
-type hidden struct {
-	kinds, declarations []schema.GroupKind
-}
+// Hidden says whether some policy kind, or the declarations of kinds, could not be listed.
+func (s Seen) Hidden() bool { return len(s.HiddenKinds) > 0 || len(s.HiddenDeclarations) > 0 }
 
-// hiddenOf reads hidden from what a read could not list.
-func hiddenOf(objs *cluster.Objects) hidden {
-	declaring := map[schema.GroupKind]bool{cluster.CRDGVK.GroupKind(): true, cluster.PolicyKindGVK.GroupKind(): true}
-	policy := map[schema.GroupKind]bool{}
-	for _, k := range objs.Kinds {
-		policy[k.GroupKind()] = true
-	}
-	var h hidden
-	for _, u := range objs.Unreadable {
-		switch gk := u.GVK.GroupKind(); {
-		case declaring[gk]:
-			h.declarations = append(h.declarations, gk)
-		case policy[gk]:
-			h.kinds = append(h.kinds, gk)
-		}
-	}
-	return h
-}
-
-func (h hidden) any() bool { return len(h.kinds) > 0 || len(h.declarations) > 0 }
-
-// policiesHidden says whether some policy kind, or the declarations of kinds, could not be read.
-func policiesHidden(objs *cluster.Objects) bool { return hiddenOf(objs).any() }
-
-// unseen is what describe of node n cannot see; nil when nothing is hidden or a record reaches n.
-func (f *sourceFlags) unseen(res *engine.Result, n topology.NodeID) *query.Unseen {
-	if !f.hidden.any() || recordReaches(f.records, res, n) {
+// Unseen is what describe of node n cannot see; nil when nothing is hidden or a record reaches n.
+func (s Seen) Unseen(res *engine.Result, n topology.NodeID) *Unseen {
+	if !s.Hidden() || recordReaches(s.Records, res, n) {
 		return nil
 	}
-	u := &query.Unseen{Records: len(f.records), RecordsForbidden: f.recordsForbidden}
-	u.Kinds, u.Declarations = queryKinds(f.hidden.kinds), queryKinds(f.hidden.declarations)
-	return u
+	return &Unseen{Records: len(s.Records), RecordsForbidden: s.RecordsForbidden,
+		Kinds: groupKinds(s.HiddenKinds), Declarations: groupKinds(s.HiddenDeclarations)}
 }
 
-func queryKinds(gks []schema.GroupKind) (out []query.GroupKind) {
+func groupKinds(gks []schema.GroupKind) (out []GroupKind) {
 	for _, gk := range gks {
-		out = append(out, query.GroupKind{Group: gk.Group, Kind: gk.Kind})
+		out = append(out, GroupKind{Group: gk.Group, Kind: gk.Kind})
 	}
 	return out
 }
 
-// recordReaches says whether one of records reaches node n, as published.describe reads them.
+// recordReaches says whether one of records reaches node n, as Published.Describe reads them.
 func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n topology.NodeID) bool {
 	if len(records) == 0 {
 		return false
@@ -99,31 +80,41 @@ func recordReaches(records []*stratav1.EffectivePolicy, res *engine.Result, n to
 }
 
 // ownBelow matches node n, and holds the keys of the nodes below it.
-func ownBelow(res *engine.Result, n topology.NodeID) (own, map[string]bool) {
+func ownBelow(res *engine.Result, n topology.NodeID) (ownRef, map[string]bool) {
 	below := map[string]bool{}
-	for _, m := range query.Scope(res, n) {
+	for _, m := range Scope(res, n) {
 		below[res.Graph.Node(m).Ref.Key()] = true
 	}
-	return own(res.Graph.Node(n).Ref), below
+	return ownRef(res.Graph.Node(n).Ref), below
 }
 
-// newPublished keeps, of the records' kinds, those the user could not read; nil when none.
-func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *published {
-	denied := map[schema.GroupKind]bool{}
-	for _, u := range objs.Unreadable {
-		denied[u.GVK.GroupKind()] = true
+// Published answers for the policy kinds a user may not read from the
+// records (Seen.Records): describe, explain, get policies, impact
+// --delete and simulate, less what the records do not hold (stack
+// details, the policies a winner beat).
+type Published struct {
+	records []*stratav1.EffectivePolicy
+	kinds   map[schema.GroupKind]bool // the kinds answered from the records; names their Kind, sorted.
+	names   []string
+}
+
+// NewPublished keeps, of the records' kinds, those the user could not read; nil when none.
+func NewPublished(s Seen) *Published {
+	hidden := map[schema.GroupKind]bool{}
+	for _, gk := range s.HiddenKinds {
+		hidden[gk] = true
+	}
+	declared := map[schema.GroupKind]bool{}
+	for _, gk := range s.Declared {
+		declared[gk] = true
 	}
 	// Kinds whose CRDs or declarations were forbidden are as unreadable.
-	unknownHidden := denied[cluster.CRDGVK.GroupKind()] || denied[cluster.PolicyKindGVK.GroupKind()]
-	known := map[schema.GroupKind]bool{}
-	for _, k := range objs.Kinds {
-		known[k.GroupKind()] = true
-	}
-	p := &published{records: records, kinds: map[schema.GroupKind]bool{}}
-	for _, r := range records {
+	undeclaredHidden := len(s.HiddenDeclarations) > 0
+	p := &Published{records: s.Records, kinds: map[schema.GroupKind]bool{}}
+	for _, r := range s.Records {
 		for _, kp := range r.Policies {
 			gk := schema.GroupKind{Group: kp.Group, Kind: kp.Kind}
-			if denied[gk] || unknownHidden && !known[gk] {
+			if hidden[gk] || undeclaredHidden && !declared[gk] {
 				p.kinds[gk] = true
 			}
 		}
@@ -138,23 +129,23 @@ func newPublished(objs *cluster.Objects, records []*stratav1.EffectivePolicy) *p
 	return p
 }
 
-// notice is the one line said on stderr whenever the records answer.
-func (p *published) notice() string {
+// Notice is the one line said on stderr whenever the records answer.
+func (p *Published) Notice() string {
 	k := strings.Join(p.names, ", ")
 	return fmt.Sprintf("%s read from the published effective policies: you cannot read %s objects", k, k)
 }
 
-// covers says whether the records answer for kind gk.
-func (p *published) covers(gk schema.GroupKind) bool { return p != nil && p.kinds[gk] }
+// Covers says whether the records answer for kind gk.
+func (p *Published) Covers(gk schema.GroupKind) bool { return p != nil && p.kinds[gk] }
 
-// kindNamed finds a covered kind from a command-line name, in any case.
-func (p *published) kindNamed(name string) (schema.GroupKind, bool) {
+// KindNamed finds a covered kind from a command-line name, in any case.
+func (p *Published) KindNamed(name string) (schema.GroupKind, bool) {
 	if p == nil {
 		return schema.GroupKind{}, false
 	}
 	name = strings.ToLower(name)
 	for gk := range p.kinds {
-		k, plural := strings.ToLower(gk.Kind), query.Plural(gk.Kind)
+		k, plural := strings.ToLower(gk.Kind), Plural(gk.Kind)
 		if name == k || name == plural || name == plural+"."+gk.Group || name == k+"."+gk.Group {
 			return gk, true
 		}
@@ -169,7 +160,7 @@ type entry struct {
 }
 
 // entries lists the covered kinds' records, in record order.
-func (p *published) entries() []entry {
+func (p *Published) entries() []entry {
 	var out []entry
 	for _, r := range p.records {
 		for i := range r.Policies {
@@ -183,30 +174,30 @@ func (p *published) entries() []entry {
 }
 
 // own matches the described node: the object itself and its sections, or the one section described.
-type own topology.Ref
+type ownRef topology.Ref
 
-func (o own) has(r stratav1.Ref) bool {
+func (o ownRef) has(r stratav1.Ref) bool {
 	return r.Group == o.Group && r.Kind == o.Kind && r.Namespace == o.Namespace && r.Name == o.Name &&
 		(o.Section == "" || r.SectionName == o.Section)
 }
 
 // first is the index of the first node of path that is o, or -1.
-func (o own) first(path []stratav1.Ref) int { return slices.IndexFunc(path, o.has) }
+func (o ownRef) first(path []stratav1.Ref) int { return slices.IndexFunc(path, o.has) }
 
 // reaches says whether o is the target or on the context's path.
-func (o own) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
+func (o ownRef) reaches(target stratav1.Ref, path []stratav1.Ref) bool {
 	return o.has(target) || o.first(path) >= 0
 }
 
-// describe adds to d what the records say about node n for the covered kinds.
-func (p *published) describe(d *query.Description, res *engine.Result, n topology.NodeID) {
+// Describe adds to d what the records say about node n for the covered kinds.
+func (p *Published) Describe(d *Description, res *engine.Result, n topology.NodeID) {
 	o, below := ownBelow(res, n)
-	affecting := map[query.PolicyRef]*query.Affecting{}
-	rank := map[string]int{query.Attached: 0, query.Inherited: 1, query.Below: 2}
-	note := func(ref query.PolicyRef, rel string, at []stratav1.Ref) *query.Affecting {
+	affecting := map[PolicyRef]*Affecting{}
+	rank := map[string]int{Attached: 0, Inherited: 1, Below: 2}
+	note := func(ref PolicyRef, rel string, at []stratav1.Ref) *Affecting {
 		a := affecting[ref]
 		if a == nil {
-			a = &query.Affecting{Policy: ref, Relation: rel}
+			a = &Affecting{Policy: ref, Relation: rel}
 			affecting[ref] = a
 		}
 		if r, ok := rank[rel]; ok && r < rank[a.Relation] {
@@ -219,24 +210,24 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 		}
 		return a
 	}
-	effects := map[query.GroupKind]*query.KindEffect{}
+	effects := map[GroupKind]*KindEffect{}
 	for _, e := range p.entries() {
-		gk := query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
+		gk := GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
 		if e.kp.Visibility == string(stratav1.VisibilityKind) {
 			if o.has(e.target) || below[targetKey(e.target)] {
-				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
+				ref := PolicyRef{Group: gk.Group, Kind: gk.Kind, Name: withheld(e.kp.PolicyCount)}
 				note(ref, "", nil).Withheld = true
 			}
 			continue
 		}
-		te := query.TargetEffect{Target: e.target}
+		te := TargetEffect{Target: e.target}
 		for _, c := range e.kp.Contexts {
 			if !o.reaches(e.target, c.Path) {
 				continue
 			}
 			first := o.first(c.Path)
 			for _, s := range c.Sources {
-				rel := query.Inherited
+				rel := Inherited
 				for _, at := range s.AttachedTo {
 					i := slices.Index(c.Path, at)
 					if i < 0 && at == e.target {
@@ -244,44 +235,44 @@ func (p *published) describe(d *query.Description, res *engine.Result, n topolog
 					}
 					switch {
 					case o.has(at):
-						rel = query.Attached
-					case first >= 0 && i > first && rel != query.Attached:
-						rel = query.Below
-					case first >= 0 && rel != query.Attached && at.Group == "" && at.Kind == "Namespace" &&
-						!query.InheritsNamespace(c.Path, first, at.Name, func(r stratav1.Ref) (string, bool) { return r.Namespace, r.Group == "" && r.Kind == "Namespace" }):
-						rel = query.Below // a Namespace of an object below
+						rel = Attached
+					case first >= 0 && i > first && rel != Attached:
+						rel = Below
+					case first >= 0 && rel != Attached && at.Group == "" && at.Kind == "Namespace" &&
+						!InheritsNamespace(c.Path, first, at.Name, func(r stratav1.Ref) (string, bool) { return r.Namespace, r.Group == "" && r.Kind == "Namespace" }):
+						rel = Below // a Namespace of an object below
 					}
 				}
-				a := note(query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}, rel, s.AttachedTo)
+				a := note(PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}, rel, s.AttachedTo)
 				if a.Results == nil {
 					a.Results = map[string]int{}
 				}
 				a.Results[s.Result]++
 			}
-			te.Contexts = append(te.Contexts, contextEffect(c))
+			te.Contexts = append(te.Contexts, recordContext(c))
 		}
 		addEffect(effects, res, gk, te)
 	}
 	for _, a := range affecting {
-		slices.SortFunc(a.AttachedTo, func(a, b query.Ref) int { return strings.Compare(a.Key(), b.Key()) })
+		slices.SortFunc(a.AttachedTo, func(a, b Ref) int { return strings.Compare(a.Key(), b.Key()) })
 		if a.AttachedTo == nil {
-			a.AttachedTo = []query.Ref{}
+			a.AttachedTo = []Ref{}
 		}
 		d.Policies = append(d.Policies, *a)
 	}
-	slices.SortStableFunc(d.Policies, func(a, b query.Affecting) int {
+	slices.SortStableFunc(d.Policies, func(a, b Affecting) int {
 		return strings.Compare(policyOrder(a.Policy), policyOrder(b.Policy))
 	})
-	d.Effective = withEffects(d.Effective, effects, func(a, b query.TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
+	d.Effective = withEffects(d.Effective, effects, func(a, b TargetEffect) int { return strings.Compare(a.Target.Key(), b.Target.Key()) })
 }
 
 // withEffects appends effects to into, sorted by kind and byTarget.
-func withEffects(into []query.KindEffect, effects map[query.GroupKind]*query.KindEffect, byTarget func(a, b query.TargetEffect) int) []query.KindEffect {
+func withEffects(into []KindEffect, effects map[GroupKind]*KindEffect, byTarget func(a, b TargetEffect) int) []KindEffect {
 	for _, ke := range effects {
 		slices.SortFunc(ke.Targets, byTarget)
 		into = append(into, *ke)
 	}
-	slices.SortStableFunc(into, func(a, b query.KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
+	slices.SortStableFunc(into, func(a, b KindEffect) int { return strings.Compare(a.Group+"/"+a.Kind, b.Group+"/"+b.Kind) })
 	return into
 }
 
@@ -293,11 +284,11 @@ func withheld(n int32) string {
 	return fmt.Sprintf("(%d policies; names withheld)", n)
 }
 
-// contextEffect is a published context as query.Describe renders one.
-func contextEffect(c stratav1.Context) query.ContextEffect {
-	ce := query.ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []query.FieldEffect{}}
+// recordContext is a published context as Describe renders one.
+func recordContext(c stratav1.Context) ContextEffect {
+	ce := ContextEffect{Path: slices.Clone(c.Path), Spec: specOf(c), Fields: []FieldEffect{}}
 	for _, s := range c.Sources {
-		se := query.StackEntry{Policy: policyID(s.Namespace, s.Name), Result: s.Result}
+		se := StackEntry{Policy: id(s.Namespace, s.Name), Result: s.Result}
 		if len(s.AttachedTo) > 0 {
 			se.AttachedTo, se.Level = s.AttachedTo[0], levelOf(s.AttachedTo[0])
 		}
@@ -305,7 +296,7 @@ func contextEffect(c stratav1.Context) query.ContextEffect {
 	}
 	for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
 		v, _ := merge.Get(ce.Spec, ptr)
-		ce.Fields = append(ce.Fields, query.FieldEffect{Field: ptr, Value: v, SetBy: c.FieldSources[ptr]})
+		ce.Fields = append(ce.Fields, FieldEffect{Field: ptr, Value: v, SetBy: c.FieldSources[ptr]})
 	}
 	return ce
 }
@@ -319,10 +310,10 @@ func specOf(c stratav1.Context) map[string]any {
 	return spec
 }
 
-// explain gives the precedence chains of field ptr the records hold for node n.
-func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, only string) []query.Chain {
-	o := own(res.Graph.Node(n).Ref)
-	var out []query.Chain
+// Explain gives the precedence chains of field ptr the records hold for node n.
+func (p *Published) Explain(res *engine.Result, n topology.NodeID, ptr string, only string) []Chain {
+	o := ownRef(res.Graph.Node(n).Ref)
+	var out []Chain
 	for _, e := range p.entries() {
 		if only != "" && !strings.EqualFold(only, e.kp.Kind) {
 			continue
@@ -340,17 +331,17 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 			if len(winners) == 0 {
 				continue
 			}
-			ch := query.Chain{PolicyKind: query.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: slices.Clone(c.Path)}
+			ch := Chain{PolicyKind: GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}, Target: e.target, Path: slices.Clone(c.Path)}
 			if v, ok := merge.Get(specOf(c), ptr); ok {
 				ch.Value = v
 			}
 			ch.SetBy = slices.Sorted(maps.Keys(winners))
 			for _, s := range c.Sources {
-				id := policyID(s.Namespace, s.Name)
+				id := id(s.Namespace, s.Name)
 				if !winners[id] {
 					continue
 				}
-				cd := query.Candidate{Source: id, Sets: true, Value: ch.Value, Outcome: query.Wins,
+				cd := Candidate{Source: id, Sets: true, Value: ch.Value, Outcome: Wins,
 					Note: "from the published effective policy; the candidates it beat are not published"}
 				if len(s.AttachedTo) > 0 {
 					at := s.AttachedTo[0]
@@ -358,8 +349,8 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 				}
 				ch.Candidates = append(ch.Candidates, cd)
 			}
-			if winners[query.TargetSource] {
-				ch.Candidates = append(ch.Candidates, query.Candidate{Source: query.TargetSource, Sets: true, Value: ch.Value, Outcome: query.Wins})
+			if winners[TargetSource] {
+				ch.Candidates = append(ch.Candidates, Candidate{Source: TargetSource, Sets: true, Value: ch.Value, Outcome: Wins})
 			}
 			out = append(out, ch)
 		}
@@ -367,14 +358,14 @@ func (p *published) explain(res *engine.Result, n topology.NodeID, ptr string, o
 	return out
 }
 
-// policies lists the covered kinds' policies the records name, as `get policies` lists policies.
-func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string, all bool, kind *schema.GroupKind) {
+// Policies lists the covered kinds' policies the records name, as `get policies` lists policies.
+func (p *Published) Policies(l *PolicyList, res *engine.Result, ns string, all bool, kind *schema.GroupKind) {
 	type acc struct {
-		s       query.PolicySummary
+		s       PolicySummary
 		results map[string]int
 		hit     map[string]bool
 	}
-	byRef := map[query.PolicyRef]*acc{}
+	byRef := map[PolicyRef]*acc{}
 	for _, e := range p.entries() {
 		gk := schema.GroupKind{Group: e.kp.Group, Kind: e.kp.Kind}
 		if kind != nil && *kind != gk {
@@ -389,20 +380,20 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 				if !all && s.Namespace != "" && s.Namespace != ns {
 					continue
 				}
-				ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}
+				ref := PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: s.Namespace, Name: s.Name}
 				a := byRef[ref]
 				if a == nil {
-					a = &acc{s: query.PolicySummary{PolicyRef: ref, Class: classOf(res, query.GroupKind{Group: gk.Group, Kind: gk.Kind}), Managed: true, Targets: []string{}}, results: map[string]int{}, hit: map[string]bool{}}
+					a = &acc{s: PolicySummary{PolicyRef: ref, Class: classOf(res, GroupKind{Group: gk.Group, Kind: gk.Kind}), Managed: true, Targets: []string{}}, results: map[string]int{}, hit: map[string]bool{}}
 					byRef[ref] = a
 				}
 				for _, at := range s.AttachedTo {
-					if t := targetString(s.Namespace, at); !slices.Contains(a.s.Targets, t) {
+					if t := recordTarget(s.Namespace, at); !slices.Contains(a.s.Targets, t) {
 						a.s.Targets = append(a.s.Targets, t)
 					}
 				}
 				a.results[s.Result]++
 				// In force: it set a field, or (settings withheld) it was enforced at least in part.
-				if setters[policyID(s.Namespace, s.Name)] || c.FieldSources == nil && (inForce(s.Result)) {
+				if setters[id(s.Namespace, s.Name)] || c.FieldSources == nil && (inForce(s.Result)) {
 					a.s.Affects.Contexts++
 					if k := targetKey(e.target); !a.hit[k] {
 						a.hit[k] = true
@@ -414,10 +405,10 @@ func (p *published) policies(l *query.PolicyList, res *engine.Result, ns string,
 	}
 	for _, a := range byRef {
 		sort.Strings(a.s.Targets)
-		a.s.Status = query.StatusSummary{Accepted: "True", Enforcement: enforcement(a.results)}
+		a.s.Status = StatusSummary{Accepted: "True", Enforcement: enforcement(a.results)}
 		l.Items = append(l.Items, a.s)
 	}
-	slices.SortStableFunc(l.Items, func(a, b query.PolicySummary) int {
+	slices.SortStableFunc(l.Items, func(a, b PolicySummary) int {
 		return strings.Compare(policyOrder(a.PolicyRef), policyOrder(b.PolicyRef))
 	})
 }
@@ -451,17 +442,17 @@ func inForce(result string) bool {
 	return st == effective.Enforced || st == effective.PartiallyEnforced
 }
 
-// impactOfDelete answers `impact KIND/NAME --delete` for a covered kind.
-func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query.Impact, bool) {
-	ref := query.PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
-	id := policyID(ns, name)
-	im := &query.Impact{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindImpact}, Policy: ref, Change: query.ChangeDelete, Targets: []query.TargetChange{}}
+// ImpactOfDelete answers `impact KIND/NAME --delete` for a covered kind.
+func (p *Published) ImpactOfDelete(gk schema.GroupKind, ns, name string) (*Impact, bool) {
+	ref := PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}
+	id := id(ns, name)
+	im := &Impact{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindImpact}, Policy: ref, Change: ChangeDelete, Targets: []TargetChange{}}
 	found := false
 	for _, e := range p.entries() {
 		if e.kp.Group != gk.Group || e.kp.Kind != gk.Kind {
 			continue
 		}
-		tc := query.TargetChange{PolicyKind: query.GroupKind{Group: gk.Group, Kind: gk.Kind}, Target: e.target}
+		tc := TargetChange{PolicyKind: GroupKind{Group: gk.Group, Kind: gk.Kind}, Target: e.target}
 		for _, c := range e.kp.Contexts {
 			alone := true
 			for _, s := range c.Sources {
@@ -472,13 +463,13 @@ func (p *published) impactOfDelete(gk schema.GroupKind, ns, name string) (*query
 				}
 			}
 			spec := specOf(c)
-			cc := query.ContextChange{Path: slices.Clone(c.Path)}
+			cc := ContextChange{Path: slices.Clone(c.Path)}
 			for _, ptr := range slices.Sorted(maps.Keys(c.FieldSources)) {
 				if c.FieldSources[ptr] != id {
 					continue
 				}
 				v, _ := merge.Get(spec, ptr)
-				fc := query.FieldChange{Field: ptr, Before: v, BeforeSetBy: id}
+				fc := FieldChange{Field: ptr, Before: v, BeforeSetBy: id}
 				if !alone {
 					fc.AfterSetBy = "(not published: the other policies' settings)"
 				}
@@ -511,28 +502,28 @@ func levelOf(r stratav1.Ref) int {
 }
 
 // addEffect adds te, a target's contexts of kind gk, to effects; a target without contexts is left out.
-func addEffect(effects map[query.GroupKind]*query.KindEffect, res *engine.Result, gk query.GroupKind, te query.TargetEffect) {
+func addEffect(effects map[GroupKind]*KindEffect, res *engine.Result, gk GroupKind, te TargetEffect) {
 	if len(te.Contexts) == 0 {
 		return
 	}
 	ke := effects[gk]
 	if ke == nil {
-		ke = &query.KindEffect{GroupKind: gk, Class: classOf(res, gk)}
+		ke = &KindEffect{GroupKind: gk, Class: classOf(res, gk)}
 		effects[gk] = ke
 	}
 	ke.Targets = append(ke.Targets, te)
 }
 
 // classOf is the class of a kind the engine knows, else empty.
-func classOf(res *engine.Result, gk query.GroupKind) string {
+func classOf(res *engine.Result, gk GroupKind) string {
 	if k := res.KindOf(gk.Group, gk.Kind); k != nil {
 		return string(k.Class)
 	}
 	return ""
 }
 
-// targetString writes where a policy is attached as `get policies` writes a targetRef.
-func targetString(policyNamespace string, r stratav1.Ref) string {
+// recordTarget writes where a policy is attached as `get policies` writes a targetRef.
+func recordTarget(policyNamespace string, r stratav1.Ref) string {
 	s := r.Kind + " "
 	if r.Namespace != "" && r.Namespace != policyNamespace {
 		s += r.Namespace + "/"
@@ -544,16 +535,7 @@ func targetString(policyNamespace string, r stratav1.Ref) string {
 	return s
 }
 
-func policyOrder(r query.PolicyRef) string {
-	return r.Group + "/" + r.Kind + " " + policyID(r.Namespace, r.Name)
-}
-
-func policyID(ns, name string) string {
-	if ns == "" {
-		return name
-	}
-	return ns + "/" + name
-}
+func policyOrder(r PolicyRef) string { return r.Group + "/" + r.Kind + " " + r.ID() }
 
 func targetKey(r stratav1.Ref) string {
 	return topology.Ref{Group: r.Group, Kind: r.Kind, Namespace: r.Namespace, Name: r.Name, Section: r.SectionName}.Key()
