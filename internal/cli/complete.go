@@ -195,9 +195,9 @@ func completeGet(f *sourceFlags) cobra.CompletionFunc {
 		case len(args) == 0:
 			out, directive := policyNames(c, args, toComplete)
 			return append(prefixed([]string{"policies"}, toComplete), out...), directive
-		case !isPolicies(args[0]) && !strings.Contains(args[0], "/"):
+		case !query.IsPolicies(args[0]) && !strings.Contains(args[0], "/"):
 			return policyNames(c, args[:1], toComplete) // get KIND NAME...
-		case !isPolicies(args[0]):
+		case !query.IsPolicies(args[0]):
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		if len(args) == 1 {

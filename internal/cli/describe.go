@@ -286,7 +286,7 @@ func descriptions(f *sourceFlags, v *viewFlag, res *engine.Result, subjects []qu
 		case len(missed) > 1:
 			missing.Object = "any of " + strings.Join(missed, ", ")
 		}
-		return nil, notSet(missing, unseen)
+		return nil, query.Incomplete(missing, unseen)
 	}
 	return docs, nil
 }

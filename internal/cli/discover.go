@@ -9,10 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 )
@@ -40,7 +38,7 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 	var kinds []query.GroupKind
 	var names []string
 	for _, name := range v.kinds {
-		_, gk, err := policyKindFlag(f, res, name)
+		_, gk, err := query.PolicyKindNamed(res, name, f.kindAlias, f.published)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -64,17 +62,6 @@ func (v *viewFlag) narrow(f *sourceFlags, res *engine.Result, d *query.Descripti
 		}
 	}
 	return nd, missing, nil
-}
-
-// policyKindFlag reads --kind NAME; only is nil for a kind only the records know.
-func policyKindFlag(f *sourceFlags, res *engine.Result, name string) (only *policykind.Kind, gk schema.GroupKind, err error) {
-	k, err := query.ResolvePolicyKind(res, f.kindAlias(name))
-	if gk, ok := f.published.KindNamed(name); err != nil && ok {
-		return nil, gk, nil // known from the records only
-	} else if err != nil {
-		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: %w", name, err)
-	}
-	return k, k.Key(), nil
 }
 
 // bindFailIncomplete adds describe's --fail-incomplete.
@@ -106,14 +93,6 @@ func (v *viewFlag) incomplete(docs ...any) error {
 		object += fmt.Sprintf(" and %d more", more)
 	}
 	return fmt.Errorf("%w (--fail-incomplete)", &query.IncompleteError{Object: object, Unseen: first.Unseen})
-}
-
-// notSet is a --field "not set" error made uncertain by the policy kinds the reader could not see.
-func notSet(err error, unseen *query.Unseen) error {
-	if err == nil || unseen == nil {
-		return err
-	}
-	return &query.IncompleteError{Unseen: unseen, Err: err}
 }
 
 func (v *viewFlag) bind(c *cobra.Command) {

@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/blueprint"
-	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/query"
 )
 
@@ -64,37 +62,9 @@ strata render --values --field prints it.`,
 			if subj.Policy != nil {
 				return fmt.Errorf("explain takes an object (gateway, httproute, service...), not a policy: try strata describe %s", arg)
 			}
-			var only *policykind.Kind
-			onlyName := ""
-			unseen := f.seen.Unseen(res, subj.Node)
-			if kind != "" {
-				var gk schema.GroupKind
-				if only, gk, err = policyKindFlag(&f, res, kind); err != nil {
-					return err
-				}
-				onlyName = gk.Kind
-				unseen = unseen.Only([]query.GroupKind{{Group: gk.Group, Kind: gk.Kind}})
-			}
-			var x *query.Explanation
-			if only != nil || onlyName == "" {
-				x, err = query.Explain(res, subj.Node, ptr, only)
-			}
-			if f.published != nil {
-				if chains := f.published.Explain(res, subj.Node, ptr, onlyName); len(chains) > 0 {
-					if x == nil || err != nil {
-						n := res.Graph.Node(subj.Node).Ref
-						x = &query.Explanation{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindExplanation},
-							Object: query.Ref{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name, SectionName: n.Section}, Field: ptr}
-						err = nil
-					}
-					x.Chains = append(x.Chains, chains...)
-				}
-			}
+			x, err := query.RunExplain(res, query.ExplainRequest{Node: subj.Node, Arg: arg, Field: ptr, Kind: kind, KindAlias: f.kindAlias}, f.seen, f.published)
 			if err != nil {
-				return notSet(err, unseen)
-			}
-			if x == nil {
-				return notSet(fmt.Errorf("field %s is not set on %s by any %s", ptr, arg, onlyName), unseen)
+				return err
 			}
 			return v.print(s, x)
 		},

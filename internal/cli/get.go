@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
-	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/query"
 	"github.com/strata-dev/strata/pkg/sink/printer"
 	sinkstatus "github.com/strata-dev/strata/pkg/sink/status"
@@ -67,79 +65,36 @@ itself, not in a List, in every object format.`,
   strata get policies -A -f examples/parable/ -o custom-columns=NAME:.metadata.name,TARGET:.spec.targetRefs[0].name`,
 		Args: arity(1, math.MaxInt),
 		RunE: func(c *cobra.Command, args []string) error {
-			said := "get " + strings.Join(args, " ") // as typed, for errors
-			if isPolicies(args[0]) && len(args) > 2 {
+			if query.IsPolicies(args[0]) && len(args) > 2 {
 				return wrongArgs(c, args, 2)
-			}
-			kind, names, err := getArgs(args)
-			if err != nil {
-				return err
 			}
 			sel, err := l.check()
 			if err != nil {
 				return err
 			}
-			if len(names) > 0 && !sel.Empty() {
-				return fmt.Errorf("%s: name policies or choose them with -l or --field-selector, not both", said)
-			}
-			f.answersFromRecords = true
-			ns, all := f.namespaceScope()
-			var scope func(*engine.Result) []topology.NodeID
-			if !all || !sel.Empty() {
-				scope = func(res *engine.Result) []topology.NodeID {
-					filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
-					if kind != "" {
-						k, err := query.ResolveKind(res, f.kindAlias(kind))
-						if err != nil || k.Policy == nil {
-							return nil // the complete run gives the error
-						}
-						filter.Kind = k.Policy
-					}
-					return query.StatusScope(res, filter.Kept(res))
-				}
-			}
-			res, err := f.loadScoped(s, scope)
+			req, err := query.NewGetRequest(args, sel)
 			if err != nil {
 				return err
 			}
-			filter := query.Filter{Namespace: ns, AllNamespaces: all, Select: sel, Names: names}
-			var only *schema.GroupKind // a kind known from the records only
-			var k query.KindName
-			if kind != "" {
-				k.Policy, err = query.ResolvePolicyKind(res, f.kindAlias(kind))
-				if gk, ok := f.published.KindNamed(kind); err != nil && ok {
-					only = &gk
-				} else if err != nil {
-					return fmt.Errorf("%s: %w", said, err)
-				} else if err := f.readable(k.Policy.Key()); err != nil {
-					return err
-				} else {
-					filter.Kind = k.Policy
-					gk := k.Policy.Key()
-					only = &gk
-				}
+			f.answersFromRecords = true
+			req.Namespace, req.AllNamespaces = f.namespaceScope()
+			req.KindAlias, req.Readable = f.kindAlias, f.readable
+			res, err := f.loadScoped(s, req.Scope())
+			if err != nil {
+				return err
 			}
-			pl := &query.PolicyList{TypeMeta: query.TypeMeta{APIVersion: query.APIVersion, Kind: query.KindPolicyList}, Items: []query.PolicySummary{}}
-			if only == nil || filter.Kind != nil {
-				pl = query.Policies(res, filter)
+			got, err := query.Get(res, req, f.published)
+			if err != nil {
+				return err
 			}
-			if f.published != nil {
-				f.published.Policies(pl, res, ns, all, only)
-				if len(names) > 0 {
-					pl.Items = slices.DeleteFunc(pl.Items, func(p query.PolicySummary) bool { return !slices.Contains(names, p.Name) })
-				}
-			}
-			for _, name := range names {
-				if !slices.ContainsFunc(pl.Items, func(p query.PolicySummary) bool { return p.Name == name }) {
-					return policyNotFound(res, k, only, name, ns, all)
-				}
-			}
+			pl := got.List
 			// The status Strata would write is made only for a format that may read it.
 			policies, err := listedPolicies(res, pl, !(l.human() || l.format() == "name") || l.sorted())
 			if err != nil {
 				return err
 			}
 			if !sel.Empty() && f.published != nil {
+				// The records' policies are chosen by the labels of the objects read.
 				items := []query.PolicySummary{}
 				var kept []listedPolicy
 				for i, p := range pl.Items {
@@ -149,8 +104,8 @@ itself, not in a List, in every object format.`,
 				}
 				pl.Items, policies = items, kept
 			}
-			kubectlForm := !isPolicies(args[0])
-			return printPolicies(s, l, pl, policies, kubectlForm, kubectlForm && len(names) == 1)
+			kubectlForm := !query.IsPolicies(args[0])
+			return printPolicies(s, l, pl, policies, kubectlForm, kubectlForm && len(req.Names) == 1)
 		},
 	}
 	f.bind(c)
@@ -158,75 +113,6 @@ itself, not in a List, in every object format.`,
 	c.ValidArgsFunction = completeGet(&f)
 	withWatch(c, orig, out, &f)
 	return c
-}
-
-// isPolicies reports whether get's first argument is the word "policies" or a short form.
-func isPolicies(arg string) bool {
-	switch strings.ToLower(arg) {
-	case "policies", "policy", "pol":
-		return true
-	}
-	return false
-}
-
-// getArgs reads get's arguments: policies [KIND | KIND/NAME], KIND [NAME...] and KIND/NAME.
-func getArgs(args []string) (kind string, names []string, err error) {
-	if isPolicies(args[0]) {
-		if len(args) == 1 {
-			return "", nil, nil
-		}
-		kind, name, named := strings.Cut(args[1], "/")
-		if kind == "" {
-			return "", nil, fmt.Errorf("get policies %q: want a policy kind, KIND or KIND/NAME", args[1])
-		}
-		if !named {
-			return kind, nil, nil
-		}
-		if err := query.CheckSubject(args[1]); err != nil {
-			return "", nil, fmt.Errorf("get policies %w", err)
-		}
-		return kind, []string{name}, nil
-	}
-	kind, name, named := strings.Cut(args[0], "/")
-	if kind == "" {
-		return "", nil, fmt.Errorf("get %q: want policies or a policy kind", args[0])
-	}
-	if gk, ok := query.HierarchyKind(kind); ok {
-		return "", nil, fmt.Errorf("get %s: %s is not a policy kind; only policies can be listed (strata get policies); use kubectl get for other kinds", args[0], gk.Kind)
-	}
-	if hint := query.Suggest(args[0], []string{"policies"}); len(hint) > 0 {
-		return "", nil, fmt.Errorf("get %s: did you mean strata get policies?", args[0])
-	}
-	if named {
-		if len(args) > 1 {
-			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
-		}
-		if err := query.CheckSubject(args[0]); err != nil {
-			return "", nil, fmt.Errorf("get %w", err)
-		}
-		return kind, []string{name}, nil
-	}
-	for i, n := range args[1:] {
-		switch {
-		case n == "":
-			return "", nil, fmt.Errorf("get %s: name %d is empty", args[0], i+1)
-		case strings.Contains(n, "/"):
-			return "", nil, fmt.Errorf("get %s: name the policies as KIND/NAME or KIND NAME..., not both", strings.Join(args, " "))
-		}
-	}
-	return kind, slices.Clone(args[1:]), nil
-}
-
-// policyNotFound is get policies KIND/NAME's error when no policy of kind k (or only) is named name.
-func policyNotFound(res *engine.Result, k query.KindName, only *schema.GroupKind, name, ns string, all bool) error {
-	switch {
-	case k.Policy == nil:
-		return fmt.Errorf("%s %s not found", only.Kind, name)
-	case all:
-		return query.NotFoundAnywhere(res, k, name)
-	}
-	_, err := query.Resolve(res, strings.ToLower(k.Policy.Kind)+"."+k.Policy.Group+"/"+name, ns)
-	return err
 }
 
 // listedPolicy is one policy get lists: as read and, when needed, with Strata's status.

@@ -12,6 +12,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/merge"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/topology"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // FieldPointer reads a field as typed: a JSON pointer (RFC 6901) or a dotted path.
@@ -164,4 +165,83 @@ func winNote(b policykind.Base) string {
 		return "in force: the policy in effect (None strategy)"
 	}
 	return "in force: the most specific default that sets it"
+}
+
+// ExplainRequest is explain's question: one field of one object's
+// effective policies, of every policy kind or of one.
+type ExplainRequest struct {
+	Node  topology.NodeID
+	Arg   string // the object as typed, for errors
+	Field string // a JSON pointer (FieldPointer)
+	Kind  string // --kind as typed; "" for every kind
+	// KindAlias, when set, turns a kind's name as typed into one
+	// ResolvePolicyKind knows (a CRD's short name).
+	KindAlias func(string) string
+}
+
+// RunExplain answers r on res and, for the kinds only the published
+// records tell of, from p (nil when none). A field set nowhere Strata
+// could look, where seen says some kind could not be read, is an
+// IncompleteError, not a plain "not set".
+func RunExplain(res *engine.Result, r ExplainRequest, seen Seen, p *Published) (*Explanation, error) {
+	var only *policykind.Kind
+	onlyName := ""
+	unseen := seen.Unseen(res, r.Node)
+	if r.Kind != "" {
+		var gk schema.GroupKind
+		var err error
+		if only, gk, err = PolicyKindNamed(res, r.Kind, r.KindAlias, p); err != nil {
+			return nil, err
+		}
+		onlyName = gk.Kind
+		unseen = unseen.Only([]GroupKind{{Group: gk.Group, Kind: gk.Kind}})
+	}
+	var x *Explanation
+	var err error
+	if only != nil || onlyName == "" {
+		x, err = Explain(res, r.Node, r.Field, only)
+	}
+	if p != nil {
+		if chains := p.Explain(res, r.Node, r.Field, onlyName); len(chains) > 0 {
+			if x == nil || err != nil {
+				n := res.Graph.Node(r.Node).Ref
+				x = &Explanation{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindExplanation},
+					Object: Ref{Group: n.Group, Kind: n.Kind, Namespace: n.Namespace, Name: n.Name, SectionName: n.Section}, Field: r.Field}
+				err = nil
+			}
+			x.Chains = append(x.Chains, chains...)
+		}
+	}
+	if err != nil {
+		return nil, Incomplete(err, unseen)
+	}
+	if x == nil {
+		return nil, Incomplete(fmt.Errorf("field %s is not set on %s by any %s", r.Field, r.Arg, onlyName), unseen)
+	}
+	return x, nil
+}
+
+// PolicyKindNamed reads a --kind NAME: a kind the engine knows, or (only
+// nil) one the published records p alone tell of.
+func PolicyKindNamed(res *engine.Result, name string, alias func(string) string, p *Published) (only *policykind.Kind, gk schema.GroupKind, err error) {
+	typed := name
+	if alias != nil {
+		name = alias(name)
+	}
+	k, err := ResolvePolicyKind(res, name)
+	if gk, ok := p.KindNamed(typed); err != nil && ok {
+		return nil, gk, nil // known from the records only
+	} else if err != nil {
+		return nil, schema.GroupKind{}, fmt.Errorf("--kind %q: %w", typed, err)
+	}
+	return k, k.Key(), nil
+}
+
+// Incomplete is err, a field not set, as an IncompleteError when unseen says
+// the read could not look everywhere.
+func Incomplete(err error, unseen *Unseen) error {
+	if err == nil || unseen == nil {
+		return err
+	}
+	return &IncompleteError{Unseen: unseen, Err: err}
 }
