@@ -62,13 +62,15 @@ rest counted in dashed boxes, however large the world.
 			if len(args) == 1 {
 				subject = args[0]
 			}
-			if err := (query.GraphRequest{Subject: subject, Format: format, Depth: depth}).Check(); err != nil {
+			req := query.GraphRequest{Subject: subject, Format: format, Depth: depth, Namespace: f.onlyNamespace()}
+			if err := req.Check(); err != nil {
 				return err
 			}
 			sel, err := query.ParseSelector(sf.label, sf.field)
 			if err != nil {
 				return err
 			}
+			req.Select = sel
 
 			var scope func(*engine.Result) []topology.NodeID
 			plan := &web.Plan{Depth: depth, Limits: web.DefaultLimits}
@@ -113,16 +115,7 @@ rest counted in dashed boxes, however large the world.
 					err = web.HTML(&buf, g)
 				}
 			default:
-				d := query.Map(res)
-				if !sel.Empty() {
-					d = query.ChosenPolicies(res, d, sel)
-				}
-				if len(args) == 1 {
-					d = query.Around(res, d, subj.Node, depth)
-				} else if ns := f.onlyNamespace(); ns != "" {
-					d = query.Within(d, ns)
-				}
-				err = printer.PrintDiagram(&buf, d, format)
+				err = printer.PrintDiagram(&buf, req.Diagram(res, subj.Node), format)
 			}
 			if err != nil {
 				return err

@@ -133,20 +133,13 @@ alone.`,
 				return err
 			}
 			subj, err := pickSubject(&f, before, arg, namespaceOf(c, &f), f.allNamespaces)
-			if kind, name, _ := strings.Cut(arg, "/"); err != nil && name != "" {
+			if err != nil {
 				// A policy of a kind the user cannot read: what its deletion changes, from the records.
-				if gk, ok := f.published.KindNamed(kind); ok {
-					if !del {
-						return fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
-					}
-					im, found := f.published.ImpactOfDelete(gk, namespaceOf(c, &f), name)
-					if !found {
-						return fmt.Errorf("%s %s/%s affects none of the targets whose effective policies you can read", gk.Kind, namespaceOf(c, &f), name)
-					}
+				if im, ok, perr := f.published.Impact(arg, namespaceOf(c, &f), del); ok && perr != nil {
+					return perr
+				} else if ok {
 					return v.print(s, im)
 				}
-			}
-			if err != nil {
 				return err
 			}
 			p := subj.Policy

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,6 +142,22 @@ func TestPublishedAnswersAsAdmin(t *testing.T) {
 		}
 		if retries == nil {
 			t.Fatal("no baker-retries")
+		}
+		for _, c := range []struct {
+			arg string
+			del bool
+			ok  bool
+			err string
+		}{
+			{"retrypolicy/baker-retries", true, true, ""},
+			{"retrypolicy/baker-retries", false, true, "impact retrypolicy/baker-retries --replace: you cannot read RetryPolicy objects"},
+			{"retrypolicy/nope", true, true, "RetryPolicy baker/nope affects none of the targets whose effective policies you can read"},
+			{"colorpolicy/baker-retries", true, false, ""},
+		} {
+			im, ok, err := p.Impact(c.arg, "baker", c.del)
+			if ok != c.ok || (err == nil) != (c.err == "") || err != nil && !strings.HasPrefix(err.Error(), c.err) || c.ok && c.err == "" && im == nil {
+				t.Errorf("Impact(%s, delete %v) = %v, %v, %v; want ok %v, error %q", c.arg, c.del, im != nil, ok, err, c.ok, c.err)
+			}
 		}
 	})
 }

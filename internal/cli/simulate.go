@@ -109,14 +109,10 @@ does.`,
 			}
 			ns, _ := f.namespaceScope()
 			req.Hidden = routingHidden(f.unreadable, f.namespaceOnly, ns, req.Request.Scheme)
+			req.Records, req.Published = f.seen.Records, f.published
 			sim, err := query.RunSimulate(res, req)
-			switch {
-			case err != nil:
+			if err != nil {
 				return err
-			case sim.Undecided != "" && route != "":
-				query.AssumeRoute(sim, res, f.seen.Records, *req.Expected, gateway)
-			case f.published != nil:
-				f.published.Simulate(sim, res)
 			}
 			if err := printWith(s, func(w io.Writer) error {
 				return printer.PrintSimulation(w, sim, v.format, printer.Human{Color: colorful(s.Out)})

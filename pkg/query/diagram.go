@@ -354,10 +354,14 @@ const (
 )
 
 // GraphRequest is what `strata graph` asks: the object whose neighbourhood
-// to draw (empty for everything), the output format and the depth.
+// to draw (empty for everything), the output format and the depth, the
+// policies chosen by Select (all when empty) and, drawing everything, the
+// one namespace to draw (Namespace; "" for all).
 type GraphRequest struct {
 	Subject, Format string
 	Depth           int
+	Select          Selector
+	Namespace       string
 }
 
 // Check rejects the formats and depths graph cannot draw: svg and html draw
@@ -376,4 +380,21 @@ func (r GraphRequest) Check() error {
 		return fmt.Errorf("--depth %d: want 0 or more", r.Depth)
 	}
 	return nil
+}
+
+// Diagram is the diagram graph draws as DOT or Mermaid: the world's map
+// with the policies r chooses, around node n (r.Subject) to r.Depth, or
+// within r.Namespace.
+func (r GraphRequest) Diagram(res *engine.Result, n topology.NodeID) *Diagram {
+	d := Map(res)
+	if !r.Select.Empty() {
+		d = ChosenPolicies(res, d, r.Select)
+	}
+	switch {
+	case r.Subject != "":
+		d = Around(res, d, n, r.Depth)
+	case r.Namespace != "":
+		d = Within(d, r.Namespace)
+	}
+	return d
 }

@@ -442,6 +442,27 @@ func inForce(result string) bool {
 	return st == effective.Enforced || st == effective.PartiallyEnforced
 }
 
+// Impact answers impact KIND/NAME (arg) in namespace ns for a kind only
+// the records tell of, when resolving arg failed: a deletion from what
+// the records hold; a replacement cannot be answered (the records do not
+// hold the other policies' settings). ok is false when p does not cover
+// the kind.
+func (p *Published) Impact(arg, ns string, del bool) (im *Impact, ok bool, err error) {
+	kind, name, _ := strings.Cut(arg, "/")
+	gk, ok := p.KindNamed(kind)
+	switch {
+	case !ok || name == "":
+		return nil, false, nil
+	case !del:
+		return nil, true, fmt.Errorf("impact %s --replace: you cannot read %s objects, and the published effective policies do not hold the other policies' settings to merge the new version with; --delete can be answered", arg, gk.Kind)
+	}
+	im, found := p.ImpactOfDelete(gk, ns, name)
+	if !found {
+		return nil, true, fmt.Errorf("%s %s/%s affects none of the targets whose effective policies you can read", gk.Kind, ns, name)
+	}
+	return im, true, nil
+}
+
 // ImpactOfDelete answers `impact KIND/NAME --delete` for a covered kind.
 func (p *Published) ImpactOfDelete(gk schema.GroupKind, ns, name string) (*Impact, bool) {
 	ref := PolicyRef{Group: gk.Group, Kind: gk.Kind, Namespace: ns, Name: name}

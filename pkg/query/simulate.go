@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	stratav1 "github.com/strata-dev/strata/pkg/apis/strata/v1alpha1"
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/topology"
@@ -154,6 +155,12 @@ type SimulateRequest struct {
 	Expected       *topology.Ref
 	// Hidden are the routing kinds not read in every namespace: the routing is then not decided.
 	Hidden []string
+	// Records are the published EffectivePolicy records read: with the
+	// routing undecided, those of the Expected route answer
+	// (AssumeRoute). Published answers for the policy kinds the user
+	// could not read, on the request's way (Published.Simulate).
+	Records   []*stratav1.EffectivePolicy
+	Published *Published
 }
 
 // NewSimulateRequest reads simulate's arguments; --route is [KIND/]NAMESPACE/NAME, KIND the scheme's first route kind by default.
@@ -207,18 +214,36 @@ func connectionOr(connection bool) string {
 // the routing is undecided, for the caller to answer from the published records.
 func RunSimulate(res *engine.Result, r SimulateRequest) (*Simulation, error) {
 	if len(r.Hidden) > 0 {
-		return &Simulation{
+		sim := &Simulation{
 			TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindSimulation}, Request: r.Request,
 			Steps: []routing.Step{}, Effective: []KindEffect{}, Unreadable: r.Hidden,
 			Undecided: fmt.Sprintf("you cannot read %s in every namespace, so which listener accepts the %s and which route handles it cannot be decided",
 				strings.Join(r.Hidden, ", "), connectionOr(r.Request.Connection())),
-		}, nil
+		}
+		r.fromRecords(sim, res)
+		return sim, nil
 	}
 	sim, err := Simulate(res, r.Request, r.Gateway)
-	if err == nil && r.Expected != nil && res.Graph.Lookup(*r.Expected) == topology.None {
+	switch {
+	case err != nil:
+		return nil, err
+	case r.Expected != nil && res.Graph.Lookup(*r.Expected) == topology.None:
 		return nil, NoSuchObject(res, "--route", r.Route, *r.Expected)
 	}
-	return sim, err
+	r.fromRecords(sim, res)
+	return sim, nil
+}
+
+// fromRecords adds to sim what the published records say: of the route
+// the user expects when the routing is undecided, else of the kinds
+// only they tell of.
+func (r SimulateRequest) fromRecords(sim *Simulation, res *engine.Result) {
+	switch {
+	case sim.Undecided != "" && r.Expected != nil:
+		AssumeRoute(sim, res, r.Records, *r.Expected, r.Gateway)
+	case r.Published != nil:
+		r.Published.Simulate(sim, res)
+	}
 }
 
 // Unanswered is why sim does not answer r (the exit code 1): no rule handles the request,
