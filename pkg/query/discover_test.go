@@ -26,6 +26,19 @@ func run(t testing.TB, paths ...string) *engine.Result {
 	return enginetest.Run(t, nil, paths...)
 }
 
+// errorAsWanted fails t unless err is the error want names (a part of its
+// text), or nil when want is empty; it says whether there was an error.
+func errorAsWanted(t *testing.T, err error, want string) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Fatal(err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	return want != ""
+}
+
 func node(t *testing.T, res *engine.Result, arg, ns string) topology.NodeID {
 	t.Helper()
 	s, err := query.Resolve(res, arg, ns)
@@ -73,14 +86,8 @@ func TestResolve(t *testing.T) {
 	} {
 		t.Run(c.arg, func(t *testing.T) {
 			s, err := query.Resolve(res, c.arg, c.ns)
-			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want %q", err, c.err)
-				}
+			if errorAsWanted(t, err, c.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := ""
 			if s.Policy != nil {
@@ -276,14 +283,8 @@ func TestExplain(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ptr, _ := query.FieldPointer(c.field)
 			x, err := query.Explain(res, node(t, res, c.arg, c.ns), ptr, nil)
-			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want %q", err, c.err)
-				}
+			if errorAsWanted(t, err, c.err) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			ch := x.Chains[0]
 			var outcomes []string
