@@ -115,6 +115,13 @@ func (r GetRequest) alias(name string) string {
 	return name
 }
 
+func (r GetRequest) readable(gk schema.GroupKind) error {
+	if r.Readable != nil {
+		return r.Readable(gk)
+	}
+	return nil
+}
+
 func (r GetRequest) filter() Filter {
 	return Filter{Namespace: r.Namespace, AllNamespaces: r.AllNamespaces, Select: r.Select, Names: r.Names}
 }
@@ -139,12 +146,10 @@ func (r GetRequest) Scope() func(*engine.Result) []topology.NodeID {
 }
 
 // GetResult is get's answer: the policies listed and, for a kind named, the
-// kind (Only), known from the engine or from the published records
-// alone (Recorded).
+// kind (Only), known from the engine or from the published records alone.
 type GetResult struct {
-	List     *PolicyList
-	Only     *schema.GroupKind
-	Recorded bool
+	List *PolicyList
+	Only *schema.GroupKind
 }
 
 // Get answers r on res, with the policies of the kinds only the
@@ -153,24 +158,22 @@ func Get(res *engine.Result, r GetRequest, p *Published) (*GetResult, error) {
 	filter := r.filter()
 	got := &GetResult{}
 	var k KindName
+	recorded := false // a kind only the records know
 	if r.Kind != "" {
 		var err error
 		k.Policy, err = ResolvePolicyKind(res, r.alias(r.Kind))
 		if gk, ok := p.KindNamed(r.Kind); err != nil && ok {
-			got.Only, got.Recorded = &gk, true
+			got.Only, recorded = &gk, true
 		} else if err != nil {
 			return nil, fmt.Errorf("%s: %w", r.said(), err)
+		} else if err := r.readable(k.Policy.Key()); err != nil {
+			return nil, err
 		} else {
 			gk := k.Policy.Key()
-			if r.Readable != nil {
-				if err := r.Readable(gk); err != nil {
-					return nil, err
-				}
-			}
 			filter.Kind, got.Only = k.Policy, &gk
 		}
 	}
-	if got.Recorded {
+	if recorded {
 		got.List = &PolicyList{TypeMeta: TypeMeta{APIVersion: APIVersion, Kind: KindPolicyList}, Items: []PolicySummary{}}
 	} else {
 		got.List = Policies(res, filter)
