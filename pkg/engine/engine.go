@@ -112,8 +112,12 @@ type KindResult struct {
 	Effective *effective.Result
 
 	// outcome is the status of the kind's policies and targets, merged
-	// into Result.Outcome; for a value space, held by its first kind.
+	// into Result.Outcome; for a value space, held by its first kind, as
+	// are state, the sum outcome is rendered from (Model), and all, the
+	// attachments of every kind of the space.
 	outcome *outcome.Outcome
+	state   *outcome.State
+	all     *attach.Result
 }
 
 // KindOf finds a kind by group and kind name, or nil.
@@ -453,8 +457,9 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs
 		kr.Effective = eff
 		kr.outcome = &outcome.Outcome{}
 	}
+	members[0].all = att
 	if in == nil {
-		members[0].outcome = outcome.Compute(res.Graph, ps, []outcome.Input{{Attachments: att, Effective: eff}})
+		members[0].outcome, members[0].state = outcome.Build(res.Graph, ps, outcome.Input{Attachments: att, Effective: eff})
 	}
 }
 

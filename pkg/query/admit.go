@@ -106,7 +106,7 @@ func Admit(before *engine.Result, ch Change, o AdmitOptions) (*Admission, error)
 				att.Rejections = append(att.Rejections, r)
 			}
 		}
-		st := &outcome.Compute(after.Graph, []*policykind.Policy{now}, []outcome.Input{{Attachments: &att, Effective: kr.Effective}}).Policies[0]
+		st := &outcome.Compute(after.Graph, []*policykind.Policy{now}, outcome.Input{Attachments: &att, Effective: kr.Effective}).Policies[0]
 		c, namespaces := reach(after, now)
 		a.Findings = findings(now, st, c.reached > 0)
 		for _, f := range a.Findings {

@@ -93,7 +93,7 @@ func Statuses(res *engine.Result, ps []*policykind.Policy) (map[*policykind.Poli
 		if k.Space() != "" {
 			return nil, fmt.Errorf("status of %s %s: its kind folds with value space %s, which a scoped run cannot answer (StatusScope)", k.Kind, kps[0].ID(), k.Space())
 		}
-		o := outcome.Compute(res.Graph, kps, []outcome.Input{{Attachments: kr.Attachments, Effective: kr.Effective}})
+		o := outcome.Compute(res.Graph, kps, outcome.Input{Attachments: kr.Attachments, Effective: kr.Effective})
 		for i := range o.Policies {
 			statuses[o.Policies[i].Policy] = &o.Policies[i]
 		}

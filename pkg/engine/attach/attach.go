@@ -2,6 +2,7 @@ package attach
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -128,17 +129,21 @@ func Resolve(g *topology.Graph, policies []*policykind.Policy) *Result {
 	}
 	res.index(len(g.Nodes))
 	for _, as := range res.ByNode {
-		slices.SortFunc(as, func(a, b *Attachment) int {
-			if a.Policy.Before(b.Policy) {
-				return -1
-			}
-			if b.Policy.Before(a.Policy) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(as, conflictOrder)
 	}
 	return res
+}
+
+// conflictOrder is GEP-713's conflict order of attachments: the older
+// policy first, then by namespace/name (policykind.Policy.Before).
+func conflictOrder(a, b *Attachment) int {
+	if a.Policy.Before(b.Policy) {
+		return -1
+	}
+	if b.Policy.Before(a.Policy) {
+		return 1
+	}
+	return 0
 }
 
 // attach records p attached at n through field.
@@ -425,6 +430,73 @@ func (r *Result) Of(k *policykind.Kind) *Result {
 	}
 	if r.attached != nil {
 		out.index(len(r.attached) * 64)
+	}
+	return out
+}
+
+// With is r after a change to some of its policies: the attachments and
+// rejections of drop are removed and those of add resolved on g, which
+// holds r's graph (topology.Graph.Holds). order is the kind's policies
+// after the change, in the order Resolve would take them, which orders the
+// rejections. r is not changed; the result shares the lists of the nodes
+// and policies the change does not touch, so that its cost is the
+// change's attachments, not the kind's (docs/live-model.md).
+func (r *Result) With(g *topology.Graph, drop, add, order []*policykind.Policy) *Result {
+	out := &Result{ByNode: maps.Clone(r.ByNode), ByPolicy: maps.Clone(r.ByPolicy)}
+	gone := make(map[*policykind.Policy]bool, len(drop))
+	for _, p := range drop {
+		gone[p] = true
+	}
+	cleared := map[topology.NodeID]bool{}
+	for _, p := range drop {
+		for _, a := range r.ByPolicy[p] {
+			cleared[a.Node] = true
+		}
+		delete(out.ByPolicy, p)
+	}
+	for n := range cleared {
+		as := slices.DeleteFunc(slices.Clone(out.ByNode[n]), func(a *Attachment) bool { return gone[a.Policy] })
+		if len(as) == 0 {
+			delete(out.ByNode, n)
+		} else {
+			out.ByNode[n] = as
+		}
+	}
+	fresh := Resolve(g, add)
+	maps.Copy(out.ByPolicy, fresh.ByPolicy)
+	for n, as := range fresh.ByNode {
+		all := append(slices.Clone(out.ByNode[n]), as...)
+		slices.SortStableFunc(all, conflictOrder)
+		out.ByNode[n] = all
+	}
+	// The rejections, in policy order.
+	rejected := map[*policykind.Policy][]Rejection{}
+	for _, rs := range [][]Rejection{r.Rejections, fresh.Rejections} {
+		for _, rj := range rs {
+			if !gone[rj.Policy] {
+				rejected[rj.Policy] = append(rejected[rj.Policy], rj)
+			}
+		}
+	}
+	if len(rejected) > 0 {
+		for _, p := range order {
+			out.Rejections = append(out.Rejections, rejected[p]...)
+		}
+	}
+	// At's bits: r's, less the nodes left without any, plus the new.
+	if r.attached == nil {
+		out.index(len(g.Nodes))
+		return out
+	}
+	out.attached = make([]uint64, (len(g.Nodes)+63)/64)
+	copy(out.attached, r.attached)
+	for n := range cleared {
+		if _, ok := out.ByNode[n]; !ok && int(n)/64 < len(out.attached) {
+			out.attached[n/64] &^= 1 << (uint(n) % 64)
+		}
+	}
+	for n := range fresh.ByNode {
+		out.attached[n/64] |= 1 << (uint(n) % 64)
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
@@ -224,10 +223,6 @@ func (c *computer) targets() []topology.NodeID {
 		return slices.Sorted(maps.Keys(c.att.ByNode))
 	}
 	var out []topology.NodeID
-	effGK := map[schema.GroupKind]bool{}
-	for _, e := range effs {
-		effGK[e] = true
-	}
 	reached := make([]bool, len(g.Nodes))
 	var queue []topology.NodeID
 	mark := func(n topology.NodeID) {
@@ -258,23 +253,76 @@ func (c *computer) targets() []topology.NodeID {
 		}
 	}
 	for i, r := range reached {
-		if !r {
-			continue
+		if r && c.ofEffectiveKind(topology.NodeID(i)) {
+			out = append(out, topology.NodeID(i))
 		}
-		n := g.Node(topology.NodeID(i))
-		if !effGK[n.Ref.GroupKind()] {
-			continue
-		}
-		if n.Ref.Section != "" && len(c.att.ByNode[topology.NodeID(i)]) == 0 {
-			continue
-		}
-		if n.Ref.Role != hierarchy.RoleNone {
-			// A Service's frontend is not a target of its own.
-			continue
-		}
-		out = append(out, topology.NodeID(i))
 	}
 	return out
+}
+
+// ofEffectiveKind reports whether node n, reached by an attachment, is an
+// effective target of a kind that has effective kinds (targets).
+func (c *computer) ofEffectiveKind(id topology.NodeID) bool {
+	n := c.g.Node(id)
+	if !slices.Contains(c.k.EffectiveKinds(), n.Ref.GroupKind()) {
+		return false
+	}
+	if n.Ref.Section != "" && len(c.att.At(id)) == 0 {
+		return false
+	}
+	// A Service's frontend is not a target of its own.
+	return n.Ref.Role == hierarchy.RoleNone
+}
+
+// ComputeAt is ComputeOnly of the effective targets among nodes, sorted
+// by NodeID and given because a change may have reached them (Below):
+// what it returns for each is what a complete computation returns, and a
+// node without a target there is not a target at all, so the change's
+// cost is the nodes it reaches, not the kind's targets.
+func ComputeAt(g *topology.Graph, k *policykind.Kind, att *attach.Result, funcs map[string]merge.Func, nodes []topology.NodeID) *Result {
+	c := newComputer(g, k, att, funcs)
+	res := &Result{Kind: k}
+	effs := len(k.EffectiveKinds()) > 0
+	for _, n := range nodes {
+		if effs && !c.ofEffectiveKind(n) || !effs && len(att.At(n)) == 0 {
+			continue
+		}
+		if tg := c.target(n); tg != nil {
+			res.Targets = append(res.Targets, tg)
+		}
+	}
+	return res
+}
+
+// Below lists, sorted by NodeID, the nodes whose contexts the attachments
+// at the nodes seeds can reach: each seed, the nodes below it, and for a
+// Namespace seed the nodes in the namespace (inNamespace) and below them,
+// as targets finds them.
+func Below(g *topology.Graph, seeds []topology.NodeID, inNamespace func(ns topology.NodeID) []topology.NodeID) []topology.NodeID {
+	reached := map[topology.NodeID]bool{}
+	var queue []topology.NodeID
+	mark := func(n topology.NodeID) {
+		if !reached[n] {
+			reached[n] = true
+			queue = append(queue, n)
+		}
+	}
+	for _, n := range seeds {
+		mark(n)
+		if g.Node(n).Ref.GroupKind() == hierarchy.NamespaceKind {
+			for _, m := range inNamespace(n) {
+				mark(m)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, ch := range g.Node(n).Children {
+			mark(ch)
+		}
+	}
+	return slices.Sorted(maps.Keys(reached))
 }
 
 // context builds the stack of one path and folds it.

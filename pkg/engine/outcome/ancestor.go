@@ -79,13 +79,16 @@ func reportable(p *policykind.Policy, ts []*tally) []*tally {
 	slices.SortFunc(bad, func(a, b *tally) int { return strings.Compare(a.ref.Key(), b.ref.Key()) })
 	self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
 	out := make([]*tally, 0, len(ts))
-	var at *tally // the tally at self, among the valid ones or made of the first bad one
+	// The tally at self, among the valid ones or made of the first bad
+	// one: a copy, as ts belong to a State.
+	var at *tally
 	for _, t := range ts {
 		if validAncestorRef(t.ref) {
-			out = append(out, t)
 			if t.ref == self {
+				t = t.clone(0)
 				at = t
 			}
+			out = append(out, t)
 		}
 	}
 	for _, t := range bad {
@@ -93,9 +96,9 @@ func reportable(p *policykind.Policy, ts []*tally) []*tally {
 			at.absorb(t)
 			continue
 		}
-		t.ref = self
-		at = t
-		out = append(out, t)
+		at = t.clone(0)
+		at.ref = self
+		out = append(out, at)
 	}
 	return out
 }

@@ -85,7 +85,7 @@ func ExampleCompute() {
 	}
 	att := attach.Resolve(g, policies)
 	eff := effective.ComputeOnly(g, k, att, funcs, nil)
-	out := outcome.Compute(g, policies, []outcome.Input{{Attachments: att, Effective: eff}})
+	out := outcome.Compute(g, policies, outcome.Input{Attachments: att, Effective: eff})
 	for _, ps := range out.Policies {
 		for _, a := range ps.Ancestors {
 			for _, c := range a.Conditions {

@@ -102,44 +102,27 @@ func (t TargetStatus) AffectedCondition(generation int64) metav1.Condition {
 	}
 }
 
-// policyNode keys the attachments of one policy at one node.
-type policyNode struct {
-	p *policykind.Policy
-	n topology.NodeID
-}
-
-// attachedAt indexes by policy and node the attachments of a kind's
-// policies that have more than manyAttachments; the others are scanned
-// (pass.target).
-func attachedAt(att *attach.Result) map[policyNode][]*attach.Attachment {
-	out := map[policyNode][]*attach.Attachment{}
-	for p, as := range att.ByPolicy {
-		if len(as) <= manyAttachments {
-			continue
-		}
-		for _, a := range as {
-			k := policyNode{p, a.Node}
-			out[k] = append(out[k], a)
-		}
-	}
-	return out
-}
-
 type tally struct {
 	ref                           topology.Ref
 	total, full, none, conflicted int
-	winners, beaters, lost        map[string]bool
-	rejectReason                  string
-	rejectMsgs                    []string
-	effectiveKind                 string
-	noTargets                     bool
+	// winners, beaters and lost count, per policy or field, the times
+	// they were added (a State subtracts what it added); nil until then.
+	winners, beaters, lost counts
+	rejectReason           string
+	rejectMsgs             []string
+	effectiveKind          string
+	noTargets              bool
 
-	// mergedInto and mergedBy name the policies this one merged into
+	// mergedInto and mergedBy count the policies this one merged into
 	// and those that merged into it; nil until a merge is seen.
-	mergedInto, mergedBy map[string]bool
+	mergedInto, mergedBy counts
 
-	// lastWinners, lastBeaters and lastLost are for addNew.
+	// lastWinners, lastBeaters and lastLost are for addNew, within the
+	// target numbered lastSeq (pass.seq).
 	lastWinners, lastBeaters, lastLost []string
+	lastSeq                            int64
+	// gen is the State generation that made this tally (State.gen).
+	gen int64
 }
 
 // Input is what Compute reads of one kind (or of the kinds of one value
@@ -150,149 +133,29 @@ type Input struct {
 }
 
 // Compute derives the status of every policy and affected target from the
-// attachments and effective policies of each kind.
-func Compute(g *topology.Graph, policies []*policykind.Policy, kinds []Input) *Outcome {
-	all, out := tallies{}, &Outcome{}
-	for _, in := range kinds {
-		res, att := in.Effective, in.Attachments
-		at := attachedAt(att)
-		w := &pass{tallies: all, seen: map[*attach.Attachment]bool{}}
-		for _, t := range res.Targets {
-			w.target(g, att, at, t)
-		}
-		out.Targets = append(out.Targets, w.targets...)
-		// Attached, accepted policies that reach no effective target yet.
-		effKind := "effective target"
-		if effs := res.Kind.EffectiveKinds(); len(effs) > 0 {
-			names := make([]string, len(effs))
-			for i, e := range effs {
-				names[i] = e.Kind
-			}
-			effKind = strings.Join(names, " or ")
-		}
-		// None conflicts at such a node are rejections all the same.
-		type nodeScope struct {
-			node  topology.NodeID
-			scope string
-		}
-		conflicts := map[nodeScope]map[*policykind.Policy]*policykind.Policy{}
-		for p, as := range att.ByPolicy {
-			for _, a := range as {
-				if !w.seen[a] {
-					t := all.get(p, ancestorRef(g, g.Lookup(g.Node(a.Node).Ref.Object()), a.Node))
-					key := nodeScope{a.Node, a.Scope}
-					c, ok := conflicts[key]
-					if !ok {
-						c = effective.Conflicts(g, res.Kind, att, a.Node, a.Scope)
-						conflicts[key] = c
-					}
-					if w, lost := c[p]; lost {
-						t.total++
-						t.conflicted++
-						addAll(&t.winners, []string{w.ID()})
-						continue
-					}
-					t.noTargets = true
-					t.effectiveKind = effKind
-				}
-			}
-		}
-		for _, r := range att.Rejections {
-			t := all.get(r.Policy, r.Target)
-			if t.rejectReason == "" || r.Reason == ReasonInvalid {
-				t.rejectReason = r.Reason
-			}
-			t.rejectMsgs = append(t.rejectMsgs, r.Message)
-		}
-	}
-	// Each policy's ancestors and their conditions, from its tallies.
-	if len(policies) > 0 {
-		out.Policies = make([]PolicyStatus, len(policies))
-	}
-	for i, p := range policies {
-		ps := PolicyStatus{Policy: p}
-		m := reportable(p, all[p].all())
-		// Sorted by key, each key made once.
-		type keyed struct {
-			key string
-			t   *tally
-		}
-		refs := make([]keyed, 0, len(m))
-		for _, t := range m {
-			refs = append(refs, keyed{t.ref.Key(), t})
-		}
-		slices.SortFunc(refs, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
-		for _, r := range refs {
-			ps.Ancestors = append(ps.Ancestors, Ancestor{Ref: r.t.ref, Conditions: r.t.conditions(p)})
-		}
-		out.Policies[i] = ps
-	}
-	out.keys = sortTargets(g, out.Targets)
+// attachments and effective policies of one kind (or value space).
+func Compute(g *topology.Graph, policies []*policykind.Policy, in Input) *Outcome {
+	out, _ := Build(g, policies, in)
 	return out
+}
+
+// Build is Compute that also returns the State it counted, for Update.
+func Build(g *topology.Graph, policies []*policykind.Policy, in Input) (*Outcome, *State) {
+	st := &State{policies: make(map[*policykind.Policy]*policyState, len(policies)), gen: 1}
+	w := st.pass(g, in.Attachments, 1, nil)
+	for _, t := range in.Effective.Targets {
+		w.target(t)
+	}
+	st.seq = w.seq
+	out := &Outcome{Targets: w.targets}
+	out.Policies = st.Statuses(g, in.Effective.Kind, in.Attachments, policies)
+	out.keys = sortTargets(g, out.Targets)
+	return out, st
 }
 
 // manyAttachments is the number of attachments above which a policy's
 // attachments on a path are looked up by node rather than scanned.
 const manyAttachments = 16
-
-// tallies holds a tally per policy and ancestor.
-type tallies map[*policykind.Policy]*ancestorTallies
-
-// get returns p's tally at ref, new and empty the first time.
-func (ts tallies) get(p *policykind.Policy, ref topology.Ref) *tally {
-	a := ts[p]
-	if a == nil {
-		a = &ancestorTallies{}
-		ts[p] = a
-	}
-	return a.get(ref)
-}
-
-// ancestorTallies are one policy's tallies, one per ancestor, in the
-// order they were first counted, found by a scan; a policy with many gets
-// an index, not a quadratic scan (issue 11, "No cliffs").
-type ancestorTallies struct {
-	list  []*tally
-	index map[topology.Ref]*tally // with more than fewAncestors
-}
-
-// fewAncestors is the most ancestors a policy's tallies are scanned for.
-const fewAncestors = 8
-
-// get returns the tally at ref, new and empty the first time.
-func (a *ancestorTallies) get(ref topology.Ref) *tally {
-	if a.index != nil {
-		if t, ok := a.index[ref]; ok {
-			return t
-		}
-	} else {
-		for _, t := range a.list {
-			if t.ref == ref {
-				return t
-			}
-		}
-	}
-	t := &tally{ref: ref} // its sets are made when first added to
-	a.list = append(a.list, t)
-	switch {
-	case a.index != nil:
-		a.index[ref] = t
-	case len(a.list) > fewAncestors:
-		a.index = make(map[topology.Ref]*tally, 2*len(a.list))
-		for _, t := range a.list {
-			a.index[t.ref] = t
-		}
-	}
-	return t
-}
-
-// all returns the tallies, nil for a policy without any.
-func (a *ancestorTallies) all() []*tally {
-	if a == nil {
-		return nil
-	}
-	return a.list
-}
 
 // seenBefore reports whether the policy of entries[i] has an entry
 // before i, asked for i in increasing order (before): a scan for a short
@@ -327,18 +190,35 @@ func (s *seenBefore) before(i int) bool {
 	return false
 }
 
-// pass tallies a kind's targets: the tallies of the policies in their
-// contexts, the attachments those contexts reach, and the targets' own
+// pass counts targets into a State with a sign (+1 adds them, -1
+// subtracts them): the tallies of the policies in their contexts, the
+// attachments those contexts reach, and, when adding, the targets' own
 // status.
 type pass struct {
-	tallies tallies
-	seen    map[*attach.Attachment]bool
+	st   *State
+	g    *topology.Graph
+	att  *attach.Result
+	sign int
+	// seq numbers the target being counted (tally.lastSeq).
+	seq     int64
 	targets []TargetStatus
 	// byNodes finds the tally of a policy in a context by the nodes its
 	// ancestor ref is made of, so that the ref is made once per tally.
-	byNodes map[tallyNodes]*tally
+	byNodes map[tallyNodes]counted
+	// at indexes by node the attachments of a policy with more than
+	// manyAttachments, made when first needed.
+	at map[*policykind.Policy]map[topology.NodeID][]*attach.Attachment
+	// touched gathers the policies counted and the ancestors they were
+	// counted at, when not nil.
+	touched map[*policykind.Policy]map[topology.Ref]bool
 	// affecting is target's scratch space (affect).
 	affecting []affecting
+}
+
+// counted is a policy's state and its tally at one ancestor.
+type counted struct {
+	ps *policyState
+	t  *tally
 }
 
 // tallyNodes are what a tally's ancestor ref is made of: a policy, the
@@ -349,25 +229,63 @@ type tallyNodes struct {
 	ancestor, attached topology.NodeID
 }
 
-// tally is tallies.get of p at ancestorRef(g, ancestor, attached), which
-// different nodes may make alike.
-func (w *pass) tally(g *topology.Graph, p *policykind.Policy, ancestor, attached topology.NodeID) *tally {
+// tally is the state's tally of p at ancestorRef(g, ancestor, attached),
+// which different nodes may make alike.
+func (w *pass) tally(p *policykind.Policy, ancestor, attached topology.NodeID) counted {
 	k := tallyNodes{p, ancestor, attached}
-	if t, ok := w.byNodes[k]; ok {
-		return t
+	if c, ok := w.byNodes[k]; ok {
+		return c
 	}
-	t := w.tallies.get(p, ancestorRef(g, ancestor, attached))
+	ps := w.st.own(p)
+	ref := ancestorRef(w.g, ancestor, attached)
+	c := counted{ps, ps.tallies.get(ref, w.st.gen)}
 	if w.byNodes == nil {
-		w.byNodes = map[tallyNodes]*tally{}
+		w.byNodes = map[tallyNodes]counted{}
 	}
-	w.byNodes[k] = t
-	return t
+	w.byNodes[k] = c
+	if w.touched != nil {
+		if w.touched[p] == nil {
+			w.touched[p] = map[topology.Ref]bool{}
+		}
+		w.touched[p][ref] = true
+	}
+	return c
 }
 
-// target tallies every policy in every context of tg and records which
-// policies affect tg (GEP-713: a target is affected by the policies whose
-// settings reach it in some context).
-func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][]*attach.Attachment, tg *effective.Target) {
+// reach counts that one more (or one less) context reaches a.
+func (w *pass) reach(ps *policyState, a *attach.Attachment) {
+	if ps.seen == nil {
+		ps.seen = map[*attach.Attachment]int32{}
+	}
+	if n := ps.seen[a] + int32(w.sign); n != 0 {
+		ps.seen[a] = n
+	} else {
+		delete(ps.seen, a)
+	}
+}
+
+// nodesOf indexes by node the attachments of p.
+func (w *pass) nodesOf(p *policykind.Policy) map[topology.NodeID][]*attach.Attachment {
+	if idx, ok := w.at[p]; ok {
+		return idx
+	}
+	idx := map[topology.NodeID][]*attach.Attachment{}
+	for _, a := range w.att.ByPolicy[p] {
+		idx[a.Node] = append(idx[a.Node], a)
+	}
+	if w.at == nil {
+		w.at = map[*policykind.Policy]map[topology.NodeID][]*attach.Attachment{}
+	}
+	w.at[p] = idx
+	return idx
+}
+
+// target counts every policy in every context of tg and, when adding,
+// records which policies affect tg (GEP-713: a target is affected by the
+// policies whose settings reach it in some context).
+func (w *pass) target(tg *effective.Target) {
+	g, sign := w.g, w.sign
+	w.seq++
 	// Per kind, the policies that contribute and the parents they do it
 	// through.
 	w.affecting = w.affecting[:0]
@@ -379,41 +297,46 @@ func (w *pass) target(g *topology.Graph, att *attach.Result, at map[policyNode][
 			if seen.before(i) {
 				continue // count each policy once per context
 			}
+			c := w.tally(p, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node)
 			// Every attachment of p on this path reaches this
 			// context: a policy's few attachments are scanned, the
 			// path walked for one with many (issue 11, "No cliffs").
-			if as := att.ByPolicy[p]; len(as) <= manyAttachments {
+			if as := w.att.ByPolicy[p]; len(as) <= manyAttachments {
 				for _, a := range as {
 					if slices.Contains(ctx.Path, a.Node) {
-						w.seen[a] = true
+						w.reach(c.ps, a)
 					}
 				}
 			} else {
+				idx := w.nodesOf(p)
 				for _, n := range ctx.Path {
-					for _, a := range at[policyNode{p, n}] {
-						w.seen[a] = true
+					for _, a := range idx[n] {
+						w.reach(c.ps, a)
 					}
 				}
 			}
-			t := w.tally(g, p, ancestorOf(g, gw, ls, e.Attachment.Node), e.Attachment.Node)
-			t.total++
+			t := c.t
+			if t.lastSeq != w.seq {
+				t.lastSeq, t.lastWinners, t.lastBeaters, t.lastLost = w.seq, nil, nil, nil
+			}
+			t.total += sign
 			for q, into := range ctx.Merged {
-				t.merged(p, q, into)
+				t.merged(p, q, into, sign)
 			}
 			st, others, lost := ctx.Standing(p)
 			switch st {
 			case effective.Conflicted:
-				t.conflicted++
-				addNew(&t.winners, &t.lastWinners, others)
+				t.conflicted += sign
+				addNew(&t.winners, &t.lastWinners, others, sign)
 				continue
 			case effective.Enforced:
-				t.full++
+				t.full += sign
 			case effective.Overridden:
-				t.none++
+				t.none += sign
 			}
-			addNew(&t.beaters, &t.lastBeaters, others)
-			addNew(&t.lost, &t.lastLost, lost)
-			if ctx.Contributes(p) {
+			addNew(&t.beaters, &t.lastBeaters, others, sign)
+			addNew(&t.lost, &t.lastLost, lost, sign)
+			if sign > 0 && ctx.Contributes(p) {
 				// The route's parent: its ListenerSet (GEP-1713
 				// "Route Attachment"), else the Gateway.
 				parent := gw
@@ -602,21 +525,15 @@ func (t *tally) conditions(p *policykind.Policy) []metav1.Condition {
 	return conds
 }
 
-// merged records, for policy p of a context, that q merged into the
-// policies into.
-func (t *tally) merged(p, q *policykind.Policy, into []*policykind.Policy) {
-	add := func(m *map[string]bool, id string) {
-		if *m == nil {
-			*m = map[string]bool{}
-		}
-		(*m)[id] = true
-	}
+// merged counts (with sign), for policy p of a context, that q merged
+// into the policies into.
+func (t *tally) merged(p, q *policykind.Policy, into []*policykind.Policy, sign int) {
 	if q == p {
 		for _, r := range into {
-			add(&t.mergedInto, r.ID())
+			t.mergedInto.add(r.ID(), sign)
 		}
 	} else if slices.Contains(into, p) {
-		add(&t.mergedBy, q.ID())
+		t.mergedBy.add(q.ID(), sign)
 	}
 }
 
@@ -714,43 +631,49 @@ func gatewayOf(g *topology.Graph, path []topology.NodeID) (gw, ls topology.NodeI
 	return gw, ls
 }
 
-// addAll adds items to *set, made when first needed.
-func addAll(set *map[string]bool, items []string) {
-	if len(items) == 0 {
-		return
+// counts is a multiset of names: how often each was added, less how
+// often it was taken away; a name at zero is not held.
+type counts map[string]int32
+
+// add adds n to the count of name (n < 0 takes away).
+func (c *counts) add(name string, n int) {
+	if *c == nil {
+		*c = counts{}
 	}
-	if *set == nil {
-		*set = make(map[string]bool, len(items))
+	if v := (*c)[name] + int32(n); v != 0 {
+		(*c)[name] = v
+	} else {
+		delete(*c, name)
 	}
+}
+
+// addAll adds each of items n times to *set.
+func addAll(set *counts, items []string, n int) {
 	for _, i := range items {
-		(*set)[i] = true
+		set.add(i, n)
 	}
 }
 
 // addNew is addAll of items unless they are the items added last
 // (*last), which it then remembers: a tally meets the same lists context
 // after context.
-func addNew(set *map[string]bool, last *[]string, items []string) {
+func addNew(set *counts, last *[]string, items []string, n int) {
 	if len(items) == 0 || slices.Equal(*last, items) {
 		return
 	}
 	*last = items
-	addAll(set, items)
+	addAll(set, items, n)
 }
 
-// union adds the members of from to *set, made when first needed.
-func union(set *map[string]bool, from map[string]bool) {
-	if len(from) == 0 {
-		return
+// union adds the counts of from to *set.
+func union(set *counts, from counts) {
+	for name, n := range from {
+		set.add(name, int(n))
 	}
-	if *set == nil {
-		*set = make(map[string]bool, len(from))
-	}
-	maps.Copy(*set, from)
 }
 
-// sortedSet is a set's members, sorted.
-func sortedSet(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+// sortedSet is the names a multiset holds, sorted.
+func sortedSet(c counts) []string { return slices.Sorted(maps.Keys(c)) }
 
 func plural(n int, s string) string {
 	if n == 1 {

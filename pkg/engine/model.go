@@ -1,0 +1,433 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/strata-dev/strata/pkg/engine/attach"
+	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
+)
+
+// Model is a Result that takes changes (docs/live-model.md): built once
+// from a snapshot, then Apply of added, updated and deleted inputs gives
+// the next Model, equal to a Run of the changed snapshot, and the Delta
+// that says which statuses to compare again. A change to policies of
+// declared kinds costs what it reaches: the attachments of the changed
+// policies, the effective targets below them, the tallies of the policies
+// in those targets' contexts. Any other change is a full Run.
+//
+// A Model is frozen: Apply does not change it, and the next Model shares
+// what the change did not reach, so readers of one need no locks while
+// the next is made.
+type Model struct {
+	res  *Result
+	snap *snapshot.Snapshot
+	// inNamespace lists the nodes of res.Graph in each Namespace node
+	// (effective.Below).
+	inNamespace map[topology.NodeID][]topology.NodeID
+}
+
+// Delta is what an Apply changed, for the sinks that write statuses: what
+// to compare again. After a full run (Full) anything may have changed.
+type Delta struct {
+	Full bool
+	// Kinds are the policy kinds whose instances changed.
+	Kinds []schema.GroupKind
+	// Policies are the policies whose status was rendered again, of the
+	// new Result, in its order.
+	Policies []*policykind.Policy
+	// Removed are the policies deleted, of the old Result.
+	Removed []*policykind.Policy
+	// Targets are the effective targets of Kinds computed again (before
+	// or after the change), nodes of the new Result's graph, sorted.
+	Targets []topology.NodeID
+	// Objects are the object nodes of Targets: those whose
+	// <Kind>Affected conditions of Kinds may have changed, sorted.
+	Objects []topology.NodeID
+}
+
+// NewModel runs the engine on s and keeps what Apply needs.
+func NewModel(s *snapshot.Snapshot, opts Options) (*Model, error) {
+	res, err := Run(s, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newModel(res, s, nil), nil
+}
+
+// newModel is the model of res, a complete run of s; prev, when not nil,
+// is a model whose graph's namespace index res's graph shares.
+func newModel(res *Result, s *snapshot.Snapshot, prev *Model) *Model {
+	m := &Model{res: res, snap: s}
+	if prev != nil && prev.res.Graph == res.Graph {
+		m.inNamespace = prev.inNamespace
+		return m
+	}
+	m.inNamespace = map[topology.NodeID][]topology.NodeID{}
+	for i := range res.Graph.Nodes {
+		if ns := res.Graph.Nodes[i].Namespace; ns != topology.None {
+			m.inNamespace[ns] = append(m.inNamespace[ns], topology.NodeID(i))
+		}
+	}
+	return m
+}
+
+// Result is the model's result, frozen.
+func (m *Model) Result() *Result { return m.res }
+
+// Snapshot is the model's input, frozen.
+func (m *Model) Snapshot() *snapshot.Snapshot { return m.snap }
+
+// Apply returns the model after changes, applied in order, and what
+// they changed. m is not changed.
+func (m *Model) Apply(changes ...snapshot.Change) (*Model, *Delta, error) {
+	snap := m.snap
+	full := false
+	var policies []snapshot.Change
+	for _, c := range changes {
+		s, err := snap.With(c)
+		if err != nil {
+			return nil, nil, err
+		}
+		snap = s
+		if u, ok := c.Object.(*unstructured.Unstructured); ok && m.res.Of(u.GroupVersionKind().GroupKind()) != nil && u.GroupVersionKind().GroupKind() != snapshot.CRDKind {
+			policies = append(policies, c)
+		} else {
+			full = true
+		}
+	}
+	if !full {
+		next, delta, ok := m.applyPolicies(snap, policies)
+		if ok {
+			return next, delta, nil
+		}
+	}
+	res, err := Run(snap, m.res.opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return newModel(res, snap, nil), &Delta{Full: true}, nil
+}
+
+// policyKey names a policy across its versions.
+type policyKey struct {
+	gk              schema.GroupKind
+	namespace, name string
+}
+
+// applyPolicies applies changes to instances of declared kinds; false
+// when the change needs a full run: it deletes the last policy that made
+// a node (an implicit namespace, a virtual target), which a fresh run
+// would not have.
+func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change) (*Model, *Delta, bool) {
+	prev := m.res
+	final := map[policyKey]*unstructured.Unstructured{} // nil: deleted
+	var keys []policyKey
+	for _, c := range changes {
+		u := c.Object.(*unstructured.Unstructured)
+		k := policyKey{u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName()}
+		if _, seen := final[k]; !seen {
+			keys = append(keys, k)
+		}
+		final[k] = u
+		if c.Deleted {
+			final[k] = nil
+		}
+	}
+	next := &Result{
+		opts: prev.opts, kindErrors: prev.kindErrors, schemas: prev.schemas, schemaWarnings: prev.schemaWarnings,
+		undeclared: prev.undeclared, Errors: prev.Errors, Warnings: prev.Warnings,
+	}
+	index := make(map[*KindResult]int, len(prev.Kinds))
+	for i, kr := range prev.Kinds {
+		index[kr] = i
+	}
+	drops, adds := map[int][]*policykind.Policy{}, map[int][]*policykind.Policy{}
+	var extra topology.Extra
+	delta := &Delta{}
+	for _, k := range keys {
+		kr := prev.Of(k.gk)
+		i := index[kr]
+		old := find(kr.Policies, k.namespace, k.name)
+		if old != nil {
+			drops[i] = append(drops[i], old)
+		}
+		u := final[k]
+		if u == nil {
+			if old != nil {
+				if m.madeNodes(snap, old) {
+					return nil, nil, false
+				}
+				delta.Removed = append(delta.Removed, old)
+			}
+			continue
+		}
+		p := next.read(kr.Kind, u)
+		adds[i] = append(adds[i], p)
+		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
+	}
+	for _, ps := range adds {
+		extra.Virtual = append(extra.Virtual, attach.VirtualTargets(prev.Graph.Grants(), ps)...)
+	}
+	g := prev.Graph.Extend(extra)
+	next.Graph = g
+	m2 := newModel(next, snap, m) // its namespace index, for g
+	next.Kinds = slices.Clone(prev.Kinds)
+	out := prev.Outcome
+	var changed []changedGroup
+	for _, members := range prev.folds() {
+		if !slices.ContainsFunc(members, func(kr *KindResult) bool { return drops[index[kr]] != nil || adds[index[kr]] != nil }) {
+			continue
+		}
+		ch := next.applyGroup(m2, members, index, drops, adds)
+		changed = append(changed, ch)
+		for _, kr := range members {
+			delta.Kinds = append(delta.Kinds, kr.Kind.Key())
+		}
+		delta.Policies = append(delta.Policies, ch.rendered...)
+		delta.Targets = append(delta.Targets, ch.targets...)
+		delta.Objects = append(delta.Objects, ch.objects...)
+	}
+	for _, kr := range next.Kinds {
+		next.Policies = append(next.Policies, kr.Policies...)
+	}
+	var statuses []outcome.PolicyStatus
+	for _, kr := range next.Kinds {
+		statuses = append(statuses, kr.outcome.Policies...)
+	}
+	for _, ch := range changed {
+		out = out.Splice(g, statuses, ch.drop, ch.part)
+	}
+	next.Outcome = out
+	slices.Sort(delta.Targets)
+	delta.Targets = slices.Compact(delta.Targets)
+	slices.Sort(delta.Objects)
+	delta.Objects = slices.Compact(delta.Objects)
+	slices.SortFunc(delta.Policies, func(a, b *policykind.Policy) int {
+		return strings.Compare(a.Kind.Group+"/"+a.Kind.Kind+"/"+a.ID(), b.Kind.Group+"/"+b.Kind.Kind+"/"+b.ID())
+	})
+	return m2, delta, true
+}
+
+// madeNodes reports whether deleting p leaves the graph a node a fresh
+// run would not make: its namespace, implicit and with no other policy
+// or object in it, or a virtual object it targets.
+func (m *Model) madeNodes(snap *snapshot.Snapshot, p *policykind.Policy) bool {
+	g := m.res.Graph
+	if len(attach.VirtualTargets(g.Grants(), []*policykind.Policy{p})) > 0 {
+		return true
+	}
+	ns := g.Lookup(topology.Ref{Group: "", Kind: "Namespace", Name: p.Namespace})
+	if p.Namespace == "" || ns == topology.None || g.Node(ns).Object != nil {
+		return false
+	}
+	if slices.ContainsFunc(m.inNamespace[ns], func(n topology.NodeID) bool { return !g.Node(n).Virtual }) {
+		return false
+	}
+	return !slices.ContainsFunc(snap.Policies, func(u *unstructured.Unstructured) bool {
+		return u.GetNamespace() == p.Namespace && m.res.Of(u.GroupVersionKind().GroupKind()) != nil
+	})
+}
+
+// changedGroup is what applyGroup changed of a group of kinds that fold
+// together: for the Result's outcome, the target statuses at the keys
+// drop, replaced by part's; for the Delta, the policies rendered again,
+// the targets and their objects.
+type changedGroup struct {
+	nodes    []bool
+	drop     []string
+	part     *outcome.Outcome
+	rendered []*policykind.Policy
+	targets  []topology.NodeID
+	objects  []topology.NodeID
+}
+
+// applyGroup recomputes a group of kinds (members, of the previous
+// result, with their indexes in it) after the policies drops are removed
+// and adds added, by kind index, setting their results in res.Kinds.
+func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindResult]int, drops, adds map[int][]*policykind.Policy) changedGroup {
+	g, first := res.Graph, members[0]
+	ch := changedGroup{nodes: make([]bool, len(g.Nodes))}
+	var dropped, added, order []*policykind.Policy
+	made := make([]*KindResult, len(members))
+	for j, kr := range members {
+		i := index[kr]
+		ps := slices.DeleteFunc(slices.Clone(kr.Policies), func(p *policykind.Policy) bool { return slices.Contains(drops[i], p) })
+		for _, p := range adds[i] {
+			at, _ := slices.BinarySearchFunc(ps, p.ID(), func(q *policykind.Policy, id string) int { return strings.Compare(q.ID(), id) })
+			ps = slices.Insert(ps, at, p)
+		}
+		made[j] = &KindResult{Kind: kr.Kind, Policies: ps}
+		order = append(order, ps...)
+		dropped = append(dropped, drops[i]...)
+		added = append(added, adds[i]...)
+	}
+	before := first.all
+	after := before.With(g, dropped, added, order)
+	// The nodes the change is at, and those whose contexts it reaches.
+	var seeds []topology.NodeID
+	for _, p := range dropped {
+		for _, a := range before.ByPolicy[p] {
+			seeds = append(seeds, a.Node)
+		}
+	}
+	for _, p := range added {
+		for _, a := range after.ByPolicy[p] {
+			seeds = append(seeds, a.Node)
+		}
+	}
+	nodes := effective.Below(g, seeds, func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] })
+	for _, n := range nodes {
+		ch.nodes[n] = true
+	}
+	funcs, err := res.funcs(made)
+	if err != nil {
+		panic(err) // the kinds compiled their funcs in the run before
+	}
+	kinds := make([]*policykind.Kind, len(members))
+	for j, kr := range members {
+		kinds[j] = kr.Kind
+	}
+	place := func() {
+		for j, kr := range made {
+			res.Kinds[index[members[j]]] = kr
+		}
+	}
+	if float64(len(nodes)) > wide*float64(len(first.Effective.Targets)) {
+		// A change that reaches most targets costs least as a group
+		// computed anew.
+		res.compute(made, order, funcs, nil)
+		place()
+		var all []topology.NodeID
+		for _, eff := range []*effective.Result{first.Effective, made[0].Effective} {
+			for _, t := range eff.Targets {
+				all = append(all, t.Node)
+			}
+		}
+		slices.Sort(all)
+		ch.drop, ch.part, ch.rendered = outcome.TargetKeys(g, kinds, slices.Compact(all)), made[0].outcome, order
+		ch.targets = all
+		for _, n := range all {
+			ch.objects = append(ch.objects, g.Lookup(g.Node(n).Ref.Object()))
+		}
+		return ch
+	}
+	now := effective.ComputeAt(g, first.Kind, after, funcs, nodes).Targets
+	old := targetsAt(first.Effective.Targets, nodes)
+	eff := &effective.Result{Kind: first.Effective.Kind, Targets: splice(first.Effective.Targets, ch.nodes, now)}
+	st, part, touched := first.state.Update(g, before, after, old, now, dropped)
+	// The policies to render again: those counted, the new ones, and
+	// those attached where the change is, whose None conflicts it may
+	// change.
+	again := map[*policykind.Policy]bool{}
+	for _, p := range added {
+		again[p] = true
+	}
+	for _, n := range seeds {
+		for _, at := range []*attach.Result{before, after} {
+			for _, a := range at.At(n) {
+				again[a.Policy] = true
+			}
+		}
+	}
+	// The statuses: the previous ones (order is the previous order less
+	// dropped, plus added), rendered again where touched.
+	policies := make([]outcome.PolicyStatus, len(order))
+	var redo []outcome.Redo
+	var at []int
+	was := first.outcome.Policies
+	j := 0
+	for i, p := range order {
+		for j < len(was) && was[j].Policy != p && slices.Contains(dropped, was[j].Policy) {
+			j++
+		}
+		var prev *outcome.PolicyStatus
+		if j < len(was) && was[j].Policy == p {
+			prev = &was[j]
+			j++
+		}
+		_, counted := touched[p]
+		switch {
+		case prev == nil || again[p]:
+			redo = append(redo, outcome.Redo{Policy: p})
+		case counted:
+			redo = append(redo, outcome.Redo{Policy: p, Prev: prev, At: touched[p]})
+		default:
+			policies[i] = *prev
+			continue
+		}
+		at = append(at, i)
+		ch.rendered = append(ch.rendered, p)
+	}
+	for k, s := range st.Restatuses(g, first.Kind, after, redo) {
+		policies[at[k]] = s
+	}
+	for _, kr := range made {
+		kr.Attachments = after
+		if len(made) > 1 {
+			kr.Attachments = after.Of(kr.Kind)
+		}
+		kr.Effective = eff
+		kr.outcome = &outcome.Outcome{}
+	}
+	place()
+	ch.drop, ch.part = outcome.TargetKeys(g, kinds, nodes), part
+	made[0].outcome = first.outcome.Splice(g, policies, ch.drop, part)
+	made[0].state, made[0].all = st, after
+	for _, ts := range [][]*effective.Target{old, now} {
+		for _, t := range ts {
+			ch.targets = append(ch.targets, t.Node)
+			ch.objects = append(ch.objects, g.Lookup(g.Node(t.Node).Ref.Object()))
+		}
+	}
+	return ch
+}
+
+// wide is the share of a group's targets above which a change's nodes
+// make applyGroup compute the group anew.
+const wide = 0.5
+
+// find is the policy of namespace/name among ps, sorted by ID, or nil.
+func find(ps []*policykind.Policy, namespace, name string) *policykind.Policy {
+	id := id(namespace, name)
+	if i, ok := slices.BinarySearchFunc(ps, id, func(p *policykind.Policy, id string) int { return strings.Compare(p.ID(), id) }); ok {
+		return ps[i]
+	}
+	return nil
+}
+
+// targetsAt are the targets (sorted by node) at the nodes given, sorted.
+func targetsAt(ts []*effective.Target, nodes []topology.NodeID) []*effective.Target {
+	var out []*effective.Target
+	for _, n := range nodes {
+		if i, ok := slices.BinarySearchFunc(ts, n, func(t *effective.Target, n topology.NodeID) int { return int(t.Node) - int(n) }); ok {
+			out = append(out, ts[i])
+		}
+	}
+	return out
+}
+
+// splice is ts (sorted by node) without the targets at nodes set in
+// drop, with now (sorted by node) in their place.
+func splice(ts []*effective.Target, drop []bool, now []*effective.Target) []*effective.Target {
+	out := make([]*effective.Target, 0, len(ts)+len(now))
+	j := 0
+	for _, t := range ts {
+		if int(t.Node) < len(drop) && drop[t.Node] {
+			continue
+		}
+		for j < len(now) && now[j].Node < t.Node {
+			out = append(out, now[j])
+			j++
+		}
+		out = append(out, t)
+	}
+	return append(out, now[j:]...)
+}

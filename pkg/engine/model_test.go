@@ -1,0 +1,357 @@
+package engine_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/strata-dev/strata/internal/synth"
+	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
+	"github.com/strata-dev/strata/pkg/sink/status"
+	"github.com/strata-dev/strata/pkg/source/files"
+)
+
+// TestModelEqualsRun is the live model's property (docs/live-model.md):
+// after any sequence of changes of every input kind, the model's policy
+// statuses, target statuses and effective policies are byte for byte
+// those of a fresh Run of the snapshot the changes made, and an earlier
+// model still says what it said.
+func TestModelEqualsRun(t *testing.T) {
+	worlds := map[string]*snapshot.Snapshot{
+		"synthetic": synth.Generate(synth.Sizes{Namespaces: 4, Gateways: 6, Routes: 40, Services: 40, Policies: 60}, 7),
+	}
+	for _, dir := range []string{"gep-713/example-1", "gep-713/example-3", "gep-713/listenerset", "gep-713/mesh", "parable", "catalogue", "childmerge"} {
+		src, err := files.Read([]string{"../../examples/" + dir}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		worlds[dir] = src.Snapshot
+	}
+	src, err := files.Read([]string{"-"}, strings.NewReader(unreached))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worlds["unreached"] = src.Snapshot
+	steps := 60
+	if testing.Short() {
+		steps = 15
+	}
+	for name, s := range worlds {
+		for seed := range uint64(3) {
+			t.Run(fmt.Sprintf("%s/%d", name, seed), func(t *testing.T) {
+				checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
+			})
+		}
+	}
+}
+
+// unreached is a world where policies of a None kind conflict on a
+// Gateway without routes, so their status comes from the conflict alone
+// (no context reaches them): a change to one changes the others'.
+const unreached = `apiVersion: strata.dev/v1alpha1
+kind: PolicyKind
+metadata: {name: locks}
+spec:
+  group: example.io
+  kind: LockPolicy
+  class: Inherited
+  managed: true
+  strategies: {supported: [None], default: None}
+  targetKinds: [{group: gateway.networking.k8s.io, kind: Gateway}]
+  effectiveTargetKinds: [{group: gateway.networking.k8s.io, kind: HTTPRoute}]
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: infra}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: gc}
+spec: {controllerName: example.io/gc}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: empty, namespace: infra}
+spec:
+  gatewayClassName: gc
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: full, namespace: infra}
+spec:
+  gatewayClassName: gc
+  listeners: [{name: http, port: 80, protocol: HTTP}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: r, namespace: infra}
+spec:
+  parentRefs: [{name: full}]
+` + lock + "l1" + lockAt + "01" + lockTo + "empty}]\n  mode: a\n" + lock + "l2" + lockAt + "02" + lockTo + "empty}]\n  mode: b\n" + lock + "l3" + lockAt + "03" + lockTo + "full}]\n  mode: c\n"
+
+const (
+	lock   = "---\napiVersion: example.io/v1\nkind: LockPolicy\nmetadata: {namespace: infra, name: "
+	lockAt = ", creationTimestamp: \"2026-01-"
+	lockTo = "T00:00:00Z\"}\nspec:\n  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: "
+)
+
+// FuzzModel is TestModelEqualsRun's property on change sequences chosen
+// by the fuzzer, on the synthetic world.
+func FuzzModel(f *testing.F) {
+	s := synth.Generate(synth.Sizes{Namespaces: 3, Gateways: 4, Routes: 20, Services: 20, Policies: 30}, 3)
+	f.Add(uint64(1), uint8(8))
+	f.Add(uint64(99), uint8(30))
+	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
+		checkModel(t, s, rand.New(rand.NewPCG(seed, 0xf022)), int(steps%40))
+	})
+}
+
+// checkModel applies steps random batches of changes to a model of s,
+// checking each model against a fresh Run and the one before it against
+// what it said.
+func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) {
+	t.Helper()
+	catalogue, err := builtin.Catalogue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := engine.Options{Lenient: true, Catalogue: catalogue}
+	m, err := engine.NewModel(s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := render(t, m.Result())
+	incremental := 0
+	defer func() {
+		if steps >= 10 && incremental == 0 {
+			t.Errorf("no change of %d was applied without a full run", steps)
+		}
+		t.Logf("%d of %d changes applied without a full run", incremental, steps)
+	}()
+	for step := range steps {
+		var changes []snapshot.Change
+		for range 1 + rng.IntN(3) {
+			changes = append(changes, randomChange(rng, m.Snapshot()))
+		}
+		next, delta, err := m.Apply(changes...)
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		fresh, err := engine.Run(next.Snapshot(), opts)
+		if err != nil {
+			t.Fatalf("step %d: fresh run: %v", step, err)
+		}
+		got, want := render(t, next.Result()), render(t, fresh)
+		for i, part := range []string{"policy status", "target status", "effective policies"} {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("step %d (%s, full %v): %s differ:\nmodel: %s\nrun:   %s", step, describeChanges(changes), delta.Full, part, got[i], want[i])
+			}
+		}
+		if again := render(t, m.Result()); !slices.EqualFunc(again, said, bytes.Equal) {
+			t.Fatalf("step %d: the earlier model changed", step)
+		}
+		if !delta.Full {
+			incremental++
+		}
+		m, said = next, got
+	}
+}
+
+// render is what a Result says: policy statuses, target statuses and
+// effective policies, as JSON.
+func render(t *testing.T, res *engine.Result) [][]byte {
+	t.Helper()
+	now := metav1.NewTime(time.Unix(0, 0))
+	var out [][]byte
+	for _, v := range []any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res)} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func describeChanges(cs []snapshot.Change) string {
+	var b bytes.Buffer
+	for _, c := range cs {
+		o := c.Object.(metav1.Object)
+		verb := "put"
+		if c.Deleted {
+			verb = "delete"
+		}
+		fmt.Fprintf(&b, "%s %T %s/%s; ", verb, c.Object, o.GetNamespace(), o.GetName())
+	}
+	return b.String()
+}
+
+// randomChange is a change to s: mostly to policies (edit, retarget,
+// add, delete), sometimes to the topology (a route's parents, a
+// Namespace's labels, a Gateway's listeners, a deletion).
+func randomChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
+	pick := func(n int) int { return rng.IntN(max(n, 1)) }
+	switch r := rng.IntN(20); {
+	case r < 14 && len(s.Policies) > 0:
+		u := s.Policies[pick(len(s.Policies))].DeepCopy()
+		switch rng.IntN(6) {
+		case 0:
+			return snapshot.Change{Object: u, Deleted: true}
+		case 1: // a new policy like it
+			u.SetName(fmt.Sprintf("%s-x%d", u.GetName(), rng.IntN(1000)))
+			u.SetCreationTimestamp(metav1.NewTime(time.Unix(int64(rng.IntN(1e6)), 0)))
+			if len(s.Namespaces) > 0 && rng.IntN(2) == 0 {
+				u.SetNamespace(s.Namespaces[pick(len(s.Namespaces))].Name)
+			}
+		case 2:
+			retarget(rng, s, u)
+		case 3: // defaults become overrides, or back
+			spec, _, _ := unstructured.NestedMap(u.Object, "spec")
+			d, hasD := spec["defaults"]
+			o, hasO := spec["overrides"]
+			delete(spec, "defaults")
+			delete(spec, "overrides")
+			if hasD {
+				spec["overrides"] = d
+			}
+			if hasO {
+				spec["defaults"] = o
+			}
+			_ = unstructured.SetNestedMap(u.Object, spec, "spec")
+		case 4:
+			u.SetCreationTimestamp(metav1.NewTime(time.Unix(int64(rng.IntN(1e6)), 0)))
+		default:
+			editLeaf(rng, u.Object["spec"])
+		}
+		return snapshot.Change{Object: u}
+	case r < 16 && len(s.HTTPRoutes) > 0:
+		rt := s.HTTPRoutes[pick(len(s.HTTPRoutes))].DeepCopy()
+		if rng.IntN(4) == 0 {
+			return snapshot.Change{Object: rt, Deleted: true}
+		}
+		if len(s.Gateways) > 0 && len(rt.Spec.ParentRefs) > 0 {
+			gw := s.Gateways[pick(len(s.Gateways))]
+			ns := gwv1.Namespace(gw.Namespace)
+			rt.Spec.ParentRefs[0] = gwv1.ParentReference{Name: gwv1.ObjectName(gw.Name), Namespace: &ns}
+		}
+		return snapshot.Change{Object: rt}
+	case r < 17 && len(s.Namespaces) > 0:
+		ns := s.Namespaces[pick(len(s.Namespaces))].DeepCopy()
+		labels := map[string]string{}
+		for k, v := range ns.Labels {
+			if rng.IntN(2) == 0 {
+				labels[k] = v
+			}
+		}
+		if rng.IntN(2) == 0 {
+			labels["env"] = []string{"prod", "dev"}[rng.IntN(2)]
+		}
+		ns.Labels = labels
+		return snapshot.Change{Object: ns}
+	case r < 18 && len(s.Gateways) > 0:
+		gw := s.Gateways[pick(len(s.Gateways))].DeepCopy()
+		if len(gw.Spec.Listeners) > 1 {
+			gw.Spec.Listeners = slices.Delete(gw.Spec.Listeners, 0, 1)
+		}
+		return snapshot.Change{Object: gw}
+	case r < 19 && len(s.Services) > 0:
+		return snapshot.Change{Object: s.Services[pick(len(s.Services))].DeepCopy(), Deleted: true}
+	default:
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", rng.IntN(5)), Labels: map[string]string{"env": "prod"}}}
+		return snapshot.Change{Object: ns}
+	}
+}
+
+// retarget points u's first targetRef at another object of the snapshot
+// of the same kind, or at one that does not exist.
+func retarget(rng *rand.Rand, s *snapshot.Snapshot, u *unstructured.Unstructured) {
+	refs, found, _ := unstructured.NestedSlice(u.Object, "spec", "targetRefs")
+	if !found || len(refs) == 0 {
+		return
+	}
+	ref, ok := refs[0].(map[string]any)
+	if !ok {
+		return
+	}
+	var names []runtime.Object
+	switch ref["kind"] {
+	case "HTTPRoute":
+		for _, o := range s.HTTPRoutes {
+			names = append(names, o)
+		}
+	case "Gateway":
+		for _, o := range s.Gateways {
+			names = append(names, o)
+		}
+	case "Service":
+		for _, o := range s.Services {
+			names = append(names, o)
+		}
+	case "Namespace":
+		for _, o := range s.Namespaces {
+			names = append(names, o)
+		}
+	}
+	if len(names) == 0 || rng.IntN(5) == 0 {
+		ref["name"] = "nowhere"
+	} else {
+		o := names[rng.IntN(len(names))].(metav1.Object)
+		ref["name"] = o.GetName()
+		if o.GetNamespace() != "" && o.GetNamespace() != u.GetNamespace() && rng.IntN(2) == 0 {
+			u.SetNamespace(o.GetNamespace())
+		}
+	}
+	delete(ref, "selector")
+	delete(ref, "sectionName")
+	refs[0] = ref
+	_ = unstructured.SetNestedSlice(u.Object, refs, "spec", "targetRefs")
+}
+
+// editLeaf changes one string or number under v, but not a targetRef.
+func editLeaf(rng *rand.Rand, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		var keys []string
+		for k := range x {
+			if k != "targetRefs" && k != "targetRef" {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) == 0 {
+			return
+		}
+		slices.Sort(keys)
+		k := keys[rng.IntN(len(keys))]
+		switch y := x[k].(type) {
+		case string:
+			x[k] = []string{"red", "blue", "green", y + "!"}[rng.IntN(4)]
+		case int64:
+			x[k] = y + 1
+		case float64:
+			x[k] = y + 1
+		case bool:
+			x[k] = !y
+		default:
+			editLeaf(rng, y)
+		}
+	case []any:
+		if len(x) > 0 {
+			editLeaf(rng, x[rng.IntN(len(x))])
+		}
+	}
+}
