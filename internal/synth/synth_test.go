@@ -78,7 +78,7 @@ func summary(t *testing.T, s *snapshot.Snapshot) runSummary {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := runSummary{nodes: len(res.Graph.Nodes), problems: len(res.Graph.Problems), policyStatuses: len(res.Outcome.Policies), targets: len(res.Outcome.Targets)}
+	out := runSummary{nodes: len(res.Graph.Nodes), problems: len(res.Graph.Problems), policyStatuses: len(res.Outcome.Policies), targets: res.Outcome.NumTargets()}
 	for _, kr := range res.Kinds {
 		for _, tg := range kr.Effective.Targets {
 			out.contexts += len(tg.Contexts)

@@ -184,7 +184,7 @@ func TestSyntheticWorld(t *testing.T) {
 					t.Errorf("%s: %d effective targets, %d contexts; want some", k.Kind.Kind, len(res.Kinds[i].Effective.Targets), contexts)
 				}
 			}
-			if len(res.Outcome.Targets) == 0 {
+			if res.Outcome.NumTargets() == 0 {
 				t.Error("no target is affected by any policy")
 			}
 

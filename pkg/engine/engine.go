@@ -336,7 +336,7 @@ func (res *Result) run(kinds []*policykind.Kind, policies []*unstructured.Unstru
 		for i, kr := range res.Kinds {
 			parts[i] = kr.outcome
 		}
-		res.Outcome = outcome.Merge(res.Graph, parts...)
+		res.Outcome = outcome.Merge(parts...)
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ func contextVia(t *testing.T, res *engine.Result, gw, route, svc string) map[str
 
 // affected lists the policies a Service is reported as affected by.
 func affected(res *engine.Result, svc string) []string {
-	for _, ts := range res.Outcome.Targets {
+	for _, ts := range res.Outcome.Targets() {
 		if res.Graph.Node(ts.Node).Ref.Name == svc {
 			return ts.Policies
 		}

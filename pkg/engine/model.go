@@ -27,8 +27,12 @@ import (
 // what the change did not reach, so readers of one need no locks while
 // the next is made.
 type Model struct {
-	res  *Result
-	snap *snapshot.Snapshot
+	res *Result
+	// snap is the input but for the policy changes pending, applied to it
+	// in order (Snapshot) when there are enough of them to pay for a pass
+	// over its policies.
+	snap    *snapshot.Snapshot
+	pending []snapshot.Change
 	// inNamespace lists the nodes of res.Graph in each Namespace node
 	// (effective.Below).
 	inNamespace map[topology.NodeID][]topology.NodeID
@@ -82,38 +86,57 @@ func newModel(res *Result, s *snapshot.Snapshot, prev *Model) *Model {
 // Result is the model's result, frozen.
 func (m *Model) Result() *Result { return m.res }
 
-// Snapshot is the model's input, frozen.
-func (m *Model) Snapshot() *snapshot.Snapshot { return m.snap }
+// Snapshot is the model's input, in a new Snapshot when policy changes
+// are pending (its cost is then a pass over the policies).
+func (m *Model) Snapshot() *snapshot.Snapshot {
+	if len(m.pending) == 0 {
+		return m.snap
+	}
+	s, err := m.snap.WithAll(m.pending)
+	if err != nil {
+		panic(err) // Apply took each of them
+	}
+	return s
+}
 
 // Apply returns the model after changes, applied in order, and what
 // they changed. m is not changed.
 func (m *Model) Apply(changes ...snapshot.Change) (*Model, *Delta, error) {
-	snap := m.snap
 	full := false
-	var policies []snapshot.Change
 	for _, c := range changes {
-		s, err := snap.With(c)
-		if err != nil {
-			return nil, nil, err
-		}
-		snap = s
-		if u, ok := c.Object.(*unstructured.Unstructured); ok && m.res.Of(u.GroupVersionKind().GroupKind()) != nil && u.GroupVersionKind().GroupKind() != snapshot.CRDKind {
-			policies = append(policies, c)
-		} else {
+		u, ok := c.Object.(*unstructured.Unstructured)
+		if !ok || u.GroupVersionKind().GroupKind() == snapshot.CRDKind || m.res.Of(u.GroupVersionKind().GroupKind()) == nil {
 			full = true
 		}
 	}
 	if !full {
-		next, delta, ok := m.applyPolicies(snap, policies)
-		if ok {
+		if next, delta, ok := m.applyPolicies(changes); ok {
 			return next, delta, nil
 		}
+	}
+	snap, err := m.Snapshot().WithAll(changes)
+	if err != nil {
+		return nil, nil, err
 	}
 	res, err := Run(snap, m.res.opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	return newModel(res, snap, nil), &Delta{Full: true}, nil
+}
+
+// withPending is the input of a model after policy changes: m's pending
+// ones and these, applied when they are many.
+func (m *Model) withPending(changes []snapshot.Change) (*snapshot.Snapshot, []snapshot.Change) {
+	pending := append(slices.Clip(m.pending), changes...)
+	if len(pending) < max(64, len(m.snap.Policies)/16) {
+		return m.snap, pending
+	}
+	s, err := m.snap.WithAll(pending)
+	if err != nil {
+		panic(err) // policies are always taken
+	}
+	return s, nil
 }
 
 // policyKey names a policy across its versions.
@@ -126,7 +149,7 @@ type policyKey struct {
 // when the change needs a full run: it deletes the last policy that made
 // a node (an implicit namespace, a virtual target), which a fresh run
 // would not have.
-func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change) (*Model, *Delta, bool) {
+func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) {
 	prev := m.res
 	final := map[policyKey]*unstructured.Unstructured{} // nil: deleted
 	var keys []policyKey
@@ -162,7 +185,7 @@ func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change
 		u := final[k]
 		if u == nil {
 			if old != nil {
-				if m.madeNodes(snap, old) {
+				if m.madeNodes(changes, old) {
 					return nil, nil, false
 				}
 				delta.Removed = append(delta.Removed, old)
@@ -178,7 +201,8 @@ func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change
 	}
 	g := prev.Graph.Extend(extra)
 	next.Graph = g
-	m2 := newModel(next, snap, m) // its namespace index, for g
+	m2 := newModel(next, nil, m) // its namespace index, for g
+	m2.snap, m2.pending = m.withPending(changes)
 	next.Kinds = slices.Clone(prev.Kinds)
 	out := prev.Outcome
 	var changed []changedGroup
@@ -203,7 +227,7 @@ func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change
 		statuses = append(statuses, kr.outcome.Policies...)
 	}
 	for _, ch := range changed {
-		out = out.Splice(g, statuses, ch.drop, ch.part)
+		out = out.Splice(statuses, ch.drop, ch.part)
 	}
 	next.Outcome = out
 	slices.Sort(delta.Targets)
@@ -216,10 +240,10 @@ func (m *Model) applyPolicies(snap *snapshot.Snapshot, changes []snapshot.Change
 	return m2, delta, true
 }
 
-// madeNodes reports whether deleting p leaves the graph a node a fresh
-// run would not make: its namespace, implicit and with no other policy
-// or object in it, or a virtual object it targets.
-func (m *Model) madeNodes(snap *snapshot.Snapshot, p *policykind.Policy) bool {
+// madeNodes reports whether deleting p, one of changes, leaves the
+// graph a node a fresh run would not make: its namespace, implicit and
+// with no other policy or object in it, or a virtual object it targets.
+func (m *Model) madeNodes(changes []snapshot.Change, p *policykind.Policy) bool {
 	g := m.res.Graph
 	if len(attach.VirtualTargets(g.Grants(), []*policykind.Policy{p})) > 0 {
 		return true
@@ -230,6 +254,10 @@ func (m *Model) madeNodes(snap *snapshot.Snapshot, p *policykind.Policy) bool {
 	}
 	if slices.ContainsFunc(m.inNamespace[ns], func(n topology.NodeID) bool { return !g.Node(n).Virtual }) {
 		return false
+	}
+	snap, err := m.Snapshot().WithAll(changes)
+	if err != nil {
+		return true
 	}
 	return !slices.ContainsFunc(snap.Policies, func(u *unstructured.Unstructured) bool {
 		return u.GetNamespace() == p.Namespace && m.res.Of(u.GroupVersionKind().GroupKind()) != nil
@@ -379,7 +407,7 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 	}
 	place()
 	ch.drop, ch.part = outcome.TargetKeys(g, kinds, nodes), part
-	made[0].outcome = first.outcome.Splice(g, policies, ch.drop, part)
+	made[0].outcome = first.outcome.Splice(policies, ch.drop, part)
 	made[0].state, made[0].all = st, after
 	for _, ts := range [][]*effective.Target{old, now} {
 		for _, t := range ts {

@@ -31,7 +31,7 @@ func TestRunScoped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Scope != nil || res.Outcome == nil || len(res.Outcome.Policies) != len(full.Outcome.Policies) || len(res.Outcome.Targets) != len(full.Outcome.Targets) {
+		if res.Scope != nil || res.Outcome == nil || len(res.Outcome.Policies) != len(full.Outcome.Policies) || res.Outcome.NumTargets() != full.Outcome.NumTargets() {
 			t.Errorf("scope %v, outcome %v: want the complete result", res.Scope, res.Outcome != nil)
 		}
 		for i := range full.Kinds {

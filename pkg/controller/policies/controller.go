@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +31,9 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/outcome"
+	"github.com/strata-dev/strata/pkg/engine/policykind"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -111,13 +115,19 @@ type Controller struct {
 	owned   status.Owned
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
-	// What changed since the last run: everything (full), or some policy
-	// kinds' instances (dirty); prev is the last result, kinds its kinds.
+	// What changed since the last run: everything (full), or some
+	// policies (dirty); model is the last run's, kinds its policy kinds.
 	full    bool
-	dirty   map[schema.GroupKind]bool
+	dirty   map[policyKey]bool
 	epDirty bool
-	prev    *engine.Result
+	model   *engine.Model
 	kinds   map[schema.GroupKind]cluster.PolicyGVK
+}
+
+// policyKey names a policy that changed.
+type policyKey struct {
+	gk schema.GroupKind
+	types.NamespacedName
 }
 
 // targetKey names an object whose status Strata may write.
@@ -156,7 +166,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		log:     mgr.GetLogger().WithName("strata"),
 		desired: map[targetKey]*status.Fragment{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
-		dirty:   map[schema.GroupKind]bool{},
+		dirty:   map[policyKey]bool{},
 		full:    true,
 		access:  access{allowed: map[schema.GroupVersionKind]bool{}, denied: map[schema.GroupVersionKind]string{}},
 	}
@@ -186,15 +196,20 @@ func (c *Controller) Writes() *prometheus.CounterVec { return c.metrics.writes }
 // Runs counts recomputations by scope ("full" or "kinds").
 func (c *Controller) Runs() *prometheus.CounterVec { return c.metrics.runs }
 
-// changed records what an event touched: a policy kind's instances, or
-// anything else (topology, declarations), which needs a full run.
-func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool) {
+// changed records what an event touched: a policy (obj, or its
+// tombstone), or anything else (topology, declarations), which needs a
+// full run.
+func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool, obj any) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	o, named := obj.(client.Object)
 	c.mu.Lock()
 	switch {
 	case gvk == effectivePolicyGVK:
 		c.epDirty = true // only Strata's EffectivePolicy objects to check
-	case policy:
-		c.dirty[gvk.GroupKind()] = true
+	case policy && named:
+		c.dirty[policyKey{gvk.GroupKind(), client.ObjectKeyFromObject(o)}] = true
 	default:
 		c.full = true
 	}
@@ -275,13 +290,13 @@ func (c *Controller) runTargets(ctx context.Context) {
 }
 
 // reconcile is one recomputation (docs/controller.md, "What a change
-// recomputes"): when only some policy kinds' instances changed, those
-// kinds on the previous topology (engine.Result.Recompute) and the targets
-// they reach(ed); else a full run comparing every policy and target.
+// recomputes"): when only policies changed, the model takes them
+// (engine.Model.Apply) and the statuses its delta names are compared;
+// else a full run comparing every policy and target.
 func (c *Controller) reconcile(ctx context.Context) (err error) {
 	c.mu.Lock()
-	full, dirty, prev, epDirty := c.full || c.prev == nil, c.dirty, c.prev, c.epDirty
-	c.full, c.dirty, c.epDirty = false, map[schema.GroupKind]bool{}, false
+	full, dirty, model, epDirty := c.full || c.model == nil, c.dirty, c.model, c.epDirty
+	c.full, c.dirty, c.epDirty = false, map[policyKey]bool{}, false
 	c.mu.Unlock()
 	defer func() {
 		if err != nil { // retry with a full run: the scope is lost
@@ -291,8 +306,8 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		}
 	}()
 	if !full {
-		for gk := range dirty {
-			if _, known := c.kinds[gk]; !known {
+		for k := range dirty {
+			if _, known := c.kinds[k.gk]; !known {
 				full = true
 			}
 		}
@@ -303,12 +318,12 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 	}
 	if len(dirty) == 0 {
 		if epDirty && c.opts.EffectivePolicies {
-			return c.writeEffectivePolicies(ctx, prev)
+			return c.writeEffectivePolicies(ctx, model.Result())
 		}
 		return nil
 	}
 	defer c.observe(c.metrics.reconcileTime, "kinds")()
-	return c.reconcileKinds(ctx, prev, dirty)
+	return c.reconcilePolicies(ctx, model, dirty)
 }
 
 // observe starts a timer; the returned function records the seconds
@@ -340,16 +355,17 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 		return err
 	}
 	done := c.observe(c.metrics.engineDuration, "full")
-	res, err := engine.Run(snap, engine.Options{ControllerName: c.opts.ControllerName, Lenient: true})
+	model, err := engine.NewModel(snap, engine.Options{ControllerName: c.opts.ControllerName, Lenient: true})
 	done()
 	if err != nil {
 		return err
 	}
+	res := model.Result()
 	byGK := map[schema.GroupKind]cluster.PolicyGVK{}
 	for _, k := range kinds {
 		byGK[k.GroupKind()] = k
 	}
-	c.ran("full", res, byGK)
+	c.ran("full", model, byGK)
 	for _, e := range res.Errors {
 		c.log.Info("skipped", "reason", e.Error())
 	}
@@ -364,63 +380,101 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	return c.write(ctx, res, nil, keys, true)
 }
 
-// ran records the result of a run of scope over the policy kinds kinds.
-func (c *Controller) ran(scope string, res *engine.Result, kinds map[schema.GroupKind]cluster.PolicyGVK) {
+// ran records the model of a run of scope over the policy kinds kinds.
+func (c *Controller) ran(scope string, model *engine.Model, kinds map[schema.GroupKind]cluster.PolicyGVK) {
+	res := model.Result()
 	c.metrics.runs.WithLabelValues(scope).Inc()
 	c.metrics.setPolicies(res)
 	c.mu.Lock()
-	c.prev, c.kinds = res, kinds
+	c.model, c.kinds = model, kinds
 	c.mu.Unlock()
 	if c.opts.OnResult != nil {
 		c.opts.OnResult(res)
 	}
 }
 
-// reconcileKinds recomputes the dirty policy kinds only.
-func (c *Controller) reconcileKinds(ctx context.Context, prev *engine.Result, dirty map[schema.GroupKind]bool) error {
-	var policies []*unstructured.Unstructured
-	for gk := range dirty {
-		l := &unstructured.UnstructuredList{}
-		l.SetGroupVersionKind(c.kinds[gk].GroupVersion().WithKind(gk.Kind + "List"))
-		if err := c.cache.List(ctx, l); err != nil {
-			return fmt.Errorf("list %s: %w", gk.Kind, err)
-		}
-		for i := range l.Items {
-			policies = append(policies, &l.Items[i])
+// reconcilePolicies gives the model the policies that changed, as the
+// cache holds them now, and compares the statuses its delta names: those
+// of the policies it rendered again and of the objects whose targets it
+// computed again.
+func (c *Controller) reconcilePolicies(ctx context.Context, model *engine.Model, dirty map[policyKey]bool) error {
+	var changes []snapshot.Change
+	for k := range dirty {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(c.kinds[k.gk].GroupVersion().WithKind(k.gk.Kind))
+		err := c.cache.Get(ctx, k.NamespacedName, u)
+		switch {
+		case apierrors.IsNotFound(err):
+			u.SetNamespace(k.Namespace)
+			u.SetName(k.Name)
+			changes = append(changes, snapshot.Change{Object: u, Deleted: true})
+		case err != nil:
+			return fmt.Errorf("get %s %s: %w", k.gk.Kind, k.NamespacedName, err)
+		default:
+			changes = append(changes, snapshot.Change{Object: u})
 		}
 	}
+	// In a fixed order, so that a batch gives one answer.
+	slices.SortFunc(changes, func(a, b snapshot.Change) int {
+		x, y := a.Object.(*unstructured.Unstructured), b.Object.(*unstructured.Unstructured)
+		return cmp.Or(cmp.Compare(x.GetKind(), y.GetKind()), cmp.Compare(x.GetNamespace(), y.GetNamespace()), cmp.Compare(x.GetName(), y.GetName()))
+	})
 	done := c.observe(c.metrics.engineDuration, "kinds")
-	res, err := prev.Recompute(policies, dirty)
+	next, delta, err := model.Apply(changes...)
 	done()
 	if err != nil {
 		return err
 	}
-	c.ran("kinds", res, c.kinds)
-	// The targets the dirty kinds reached before or reach now.
-	seen := map[targetKey]bool{}
+	if delta.Full || problemsChanged(model.Result(), next.Result(), delta) {
+		// Anything may have changed (a full run), or a policy's problem
+		// changed which conditions fit the room of the objects it reaches:
+		// compare everything.
+		return c.reconcileAll(ctx)
+	}
+	c.ran("kinds", next, c.kinds)
+	res := next.Result()
 	var keys []targetKey
-	for _, r := range []*engine.Result{prev, res} {
-		for _, t := range r.Outcome.Targets {
-			if !dirty[t.Kind.Key()] {
-				continue
-			}
-			n := r.Graph.Node(r.Graph.Lookup(r.Graph.Node(t.Node).Ref.Object()))
-			if obj, ok := n.Object.(client.Object); ok {
-				k := targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)}
-				if !seen[k] {
-					seen[k] = true
-					keys = append(keys, k)
-				}
-			}
+	for _, n := range delta.Objects {
+		if obj, ok := res.Graph.Node(n).Object.(client.Object); ok {
+			keys = append(keys, targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)})
 		}
 	}
-	return c.write(ctx, res, dirty, keys, false)
+	return c.write(ctx, res, delta, keys, false)
 }
 
-// write sends what differs: status of the policies (of the given kinds;
-// nil: all), and queues the given target objects whose Strata part
-// differs. With all, the desired state of targets not listed is dropped.
-func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[schema.GroupKind]bool, keys []targetKey, all bool) error {
+// problemsChanged reports whether a policy the delta names reports a
+// problem (status.Problem) after the change and not before, or before and
+// not after: the room conditions take on objects may then change for
+// objects the delta does not name.
+func problemsChanged(before, after *engine.Result, delta *engine.Delta) bool {
+	type key struct {
+		kind *policykind.Kind // one pointer across a model's results
+		id   string
+	}
+	want := map[key]bool{}
+	for _, ps := range [][]*policykind.Policy{delta.Policies, delta.Removed} {
+		for _, p := range ps {
+			want[key{p.Kind, p.ID()}] = true
+		}
+	}
+	problems := func(r *engine.Result) map[key]bool {
+		out := map[key]bool{}
+		for _, ps := range r.Outcome.Policies {
+			k := key{ps.Policy.Kind, ps.Policy.ID()}
+			if want[k] && slices.ContainsFunc(ps.Ancestors, func(a outcome.Ancestor) bool { return status.Problem(a.Conditions) }) {
+				out[k] = true
+			}
+		}
+		return out
+	}
+	return !maps.Equal(problems(before), problems(after))
+}
+
+// write sends what differs: status of the policies (those delta
+// rendered again; nil: all), and queues the given target objects whose
+// Strata part differs. With all, the desired state of targets not listed
+// is dropped.
+func (c *Controller) write(ctx context.Context, res *engine.Result, delta *engine.Delta, keys []targetKey, all bool) error {
 	now := metav1.NewTime(c.opts.Now().UTC().Truncate(time.Second))
 	var errs []error
 	owned := status.OwnedBy(res.PolicyKinds())
@@ -428,16 +482,20 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, kinds map[sc
 	for _, k := range res.PolicyKinds() {
 		limits[k.Key()] = status.Limit(k)
 	}
-	for _, ps := range status.Ancestors(res, now) {
-		if kinds != nil && !kinds[ps.Policy.Kind.Key()] {
-			continue
+	policies, frags := status.Ancestors(res, now), status.Fragments
+	if delta != nil {
+		policies = status.AncestorsOf(res, delta.Policies, now)
+		frags = func(r *engine.Result, now metav1.Time) []*status.Fragment {
+			return status.FragmentsOf(r, delta.Objects, now)
 		}
+	}
+	for _, ps := range policies {
 		if err := c.writePolicy(ctx, ps, owned.Controllers, limits[ps.Policy.Kind.Key()], now); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	fragments := map[targetKey]*status.Fragment{}
-	for _, f := range status.Fragments(res, now) {
+	for _, f := range frags(res, now) {
 		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()

@@ -107,9 +107,9 @@ func (c *Controller) watch(ctx context.Context, gvk schema.GroupVersionKind) err
 	}
 	policy := c.isPolicyWatch(gvk) && gvk != effectivePolicyGVK
 	reg, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{
-		AddFunc:    func(any) { c.changed(gvk, policy) },
+		AddFunc:    func(obj any) { c.changed(gvk, policy, obj) },
 		UpdateFunc: func(oldObj, newObj any) { c.onUpdate(gvk, policy, oldObj, newObj) },
-		DeleteFunc: func(any) { c.changed(gvk, policy) },
+		DeleteFunc: func(obj any) { c.changed(gvk, policy, obj) },
 	})
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", gvk, err)
@@ -130,7 +130,7 @@ func (c *Controller) onUpdate(gvk schema.GroupVersionKind, policy bool, oldObj, 
 	if ok1 && ok2 && !objchange.Changed(o, n, objchange.All) && parentEntries(gvk, o) == parentEntries(gvk, n) {
 		return
 	}
-	c.changed(gvk, policy)
+	c.changed(gvk, policy, newObj)
 }
 
 // parentEntries names the entries of a route's status.parents (parentRef

@@ -96,7 +96,7 @@ func ExampleCompute() {
 			}
 		}
 	}
-	for _, ts := range out.Targets {
+	for _, ts := range out.Targets() {
 		c := ts.AffectedCondition(g.Node(ts.Node).Generation)
 		fmt.Printf("%s: %s=%s: %s\n", g.Node(ts.Node).Ref, c.Type, c.Status, c.Message)
 	}

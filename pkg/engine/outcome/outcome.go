@@ -76,12 +76,12 @@ type TargetStatus struct {
 	Via []topology.NodeID
 }
 
-// Outcome is the status every object should carry.
+// Outcome is the status every object should carry: Policies, and the
+// target statuses (Targets).
 type Outcome struct {
 	Policies []PolicyStatus
-	Targets  []TargetStatus
-	// keys are the Targets' sort keys (targetKey), for Merge.
-	keys []string
+	// targets are sorted by targetKey.
+	targets targetList
 }
 
 // ConditionType is the <Kind>Affected condition (and annotation) name of a
@@ -147,9 +147,8 @@ func Build(g *topology.Graph, policies []*policykind.Policy, in Input) (*Outcome
 		w.target(t)
 	}
 	st.seq = w.seq
-	out := &Outcome{Targets: w.targets}
-	out.Policies = st.Statuses(g, in.Effective.Kind, in.Attachments, policies)
-	out.keys = sortTargets(g, out.Targets)
+	out := &Outcome{Policies: st.Statuses(g, in.Effective.Kind, in.Attachments, policies)}
+	out.targets = newTargetList(w.targets, sortTargets(g, w.targets))
 	return out, st
 }
 
@@ -396,7 +395,7 @@ func (w *pass) affect(p *policykind.Policy, parent topology.NodeID) {
 // Merge joins the outcomes of separate kinds (in kind order), as Compute
 // over all of them would give; each part's targets, sorted by Compute,
 // are merged by their keys.
-func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
+func Merge(parts ...*Outcome) *Outcome {
 	out := &Outcome{}
 	type run struct {
 		ts   []TargetStatus
@@ -406,22 +405,16 @@ func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
 	n := 0
 	for _, p := range parts {
 		out.Policies = append(out.Policies, p.Policies...)
-		if len(p.Targets) > 0 {
-			keys := p.keys
-			if len(keys) != len(p.Targets) {
-				keys = make([]string, len(p.Targets))
-				for i, t := range p.Targets {
-					keys[i] = targetKey(g, t)
-				}
-			}
-			runs = append(runs, run{p.Targets, keys})
-			n += len(p.Targets)
+		if p.targets.n > 0 {
+			ts, keys := p.targets.all()
+			runs = append(runs, run{ts, keys})
+			n += len(ts)
 		}
 	}
 	if n == 0 {
 		return out
 	}
-	out.Targets, out.keys = make([]TargetStatus, 0, n), make([]string, 0, n)
+	ts, keys := make([]TargetStatus, 0, n), make([]string, 0, n)
 	for len(runs) > 0 {
 		next := 0
 		for i := 1; i < len(runs); i++ {
@@ -430,11 +423,12 @@ func Merge(g *topology.Graph, parts ...*Outcome) *Outcome {
 			}
 		}
 		r := &runs[next]
-		out.Targets, out.keys = append(out.Targets, r.ts[0]), append(out.keys, r.keys[0])
+		ts, keys = append(ts, r.ts[0]), append(keys, r.keys[0])
 		if r.ts, r.keys = r.ts[1:], r.keys[1:]; len(r.ts) == 0 {
 			runs = slices.Delete(runs, next, next+1)
 		}
 	}
+	out.targets = newTargetList(ts, keys)
 	return out
 }
 

@@ -129,7 +129,7 @@ func run(t *testing.T, docs ...string) (*engine.Result, *outcome.Outcome) {
 	for _, kr := range res.Kinds {
 		parts = append(parts, outcome.Compute(res.Graph, kr.Policies, outcome.Input{Attachments: kr.Attachments, Effective: kr.Effective}))
 	}
-	return res, outcome.Merge(res.Graph, parts...)
+	return res, outcome.Merge(parts...)
 }
 
 // conds renders conditions one a line: Type=Status Reason gen: message.
@@ -374,7 +374,7 @@ func TestTargetStatus(t *testing.T) {
 		pol("Beta", "infra", "b3", "01", fmt.Sprintf(toGW, "gw"), "  overrides: {a: b3}\n  strategy: PatchOverrides"),
 	)
 	var got []string
-	for _, ts := range o.Targets {
+	for _, ts := range o.Targets() {
 		var via []string
 		for _, n := range ts.Via {
 			via = append(via, res.Graph.Node(n).Ref.String())
@@ -413,24 +413,24 @@ func TestMerge(t *testing.T) {
 		o := outcome.Compute(res.Graph, kr.Policies, outcome.Input{Attachments: kr.Attachments, Effective: kr.Effective})
 		parts = append(parts, o)
 		policies = append(policies, o.Policies...)
-		for _, ts := range o.Targets {
+		for _, ts := range o.Targets() {
 			targets = append(targets, key(ts))
 		}
 	}
-	merged := outcome.Merge(res.Graph, parts...)
+	merged := outcome.Merge(parts...)
 	if !reflect.DeepEqual(merged.Policies, policies) {
 		t.Errorf("policies are not the parts' in kind order")
 	}
 	var got []string
-	for _, ts := range merged.Targets {
+	for _, ts := range merged.Targets() {
 		got = append(got, key(ts))
 	}
 	slices.Sort(targets)
 	if !slices.Equal(got, targets) {
 		t.Errorf("targets:\n  %s\nwant the parts' sorted:\n  %s", strings.Join(got, "\n  "), strings.Join(targets, "\n  "))
 	}
-	if len(merged.Targets) < 3 {
-		t.Errorf("targets = %d, want three (web by both kinds, other by Beta)", len(merged.Targets))
+	if merged.NumTargets() < 3 {
+		t.Errorf("targets = %d, want three (web by both kinds, other by Beta)", merged.NumTargets())
 	}
 }
 

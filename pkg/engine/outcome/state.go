@@ -97,9 +97,8 @@ func (st *State) Update(g *topology.Graph, before, after *attach.Result, old, no
 	for _, p := range gone {
 		delete(next.policies, p)
 	}
-	part := &Outcome{Targets: w2.targets}
-	part.keys = sortTargets(g, part.Targets)
-	return next, part, touched
+	keys := sortTargets(g, w2.targets)
+	return next, &Outcome{targets: newTargetList(w2.targets, keys)}, touched
 }
 
 // Statuses renders the status of policies (of kind k, or of its value
@@ -424,80 +423,4 @@ func (t *tally) clone(gen int64) *tally {
 	c.mergedInto, c.mergedBy = maps.Clone(t.mergedInto), maps.Clone(t.mergedBy)
 	c.rejectMsgs = slices.Clone(t.rejectMsgs)
 	return &c
-}
-
-// Splice is o with the policy statuses policies and the target statuses
-// whose keys are among drop (TargetKeys) replaced by the targets of part
-// (from Update or Compute); o is not changed. It finds each place by
-// binary search and copies the runs between them whole, so that its cost
-// is a copy of o's targets and a search per key.
-func (o *Outcome) Splice(g *topology.Graph, policies []PolicyStatus, drop []string, part *Outcome) *Outcome {
-	old, ts, keys := o.sortKeys(g), part.Targets, part.sortKeys(g)
-	// The old indexes to leave out, in order.
-	var gone []int
-	for _, k := range drop {
-		if i, ok := slices.BinarySearch(old, k); ok {
-			gone = append(gone, i)
-		}
-	}
-	slices.Sort(gone)
-	out := &Outcome{Policies: policies}
-	n := len(o.Targets) - len(gone) + len(ts)
-	out.Targets, out.keys = make([]TargetStatus, 0, n), make([]string, 0, n)
-	from, j := 0, 0 // the next old index to copy; the next of ts
-	for {
-		end := len(old) // the next index left out
-		if len(gone) > 0 {
-			end = gone[0]
-		}
-		for from < end {
-			stop := end // the old run below the next new key
-			if j < len(ts) {
-				stop = from + lowerBound(old[from:end], keys[j])
-			}
-			out.Targets, out.keys = append(out.Targets, o.Targets[from:stop]...), append(out.keys, old[from:stop]...)
-			from = stop
-			if from < end {
-				out.Targets, out.keys = append(out.Targets, ts[j]), append(out.keys, keys[j])
-				j++
-			}
-		}
-		if end == len(old) {
-			break
-		}
-		from, gone = end+1, gone[1:]
-	}
-	out.Targets, out.keys = append(out.Targets, ts[j:]...), append(out.keys, keys[j:]...)
-	return out
-}
-
-// sortKeys are the keys of o's targets, in order.
-func (o *Outcome) sortKeys(g *topology.Graph) []string {
-	if len(o.keys) == len(o.Targets) {
-		return o.keys
-	}
-	keys := make([]string, len(o.Targets))
-	for i, t := range o.Targets {
-		keys[i] = targetKey(g, t)
-	}
-	return keys
-}
-
-// lowerBound is the number of keys (sorted) below k.
-func lowerBound(keys []string, k string) int {
-	i, _ := slices.BinarySearch(keys, k)
-	return i
-}
-
-// TargetKeys are the keys (targetKey) the targets of kinds at nodes would
-// have, sorted, for Splice.
-func TargetKeys(g *topology.Graph, kinds []*policykind.Kind, nodes []topology.NodeID) []string {
-	out := make([]string, 0, len(nodes)*len(kinds))
-	for _, n := range nodes {
-		for _, k := range kinds {
-			out = append(out, targetKey(g, TargetStatus{Node: n, Kind: k}))
-		}
-	}
-	slices.Sort(out)
-	return out
 }

@@ -104,3 +104,51 @@ func replace[T any](list []T, i int, o T, deleted bool) []T {
 	out[i] = o
 	return out
 }
+
+// WithAll is s after the changes, in order, as With after With gives it,
+// at the cost of one pass over the policies for all of them.
+func (s *Snapshot) WithAll(cs []Change) (*Snapshot, error) {
+	out := s
+	var policies []*unstructured.Unstructured
+	var deleted []bool
+	for _, c := range cs {
+		if u, ok := c.Object.(*unstructured.Unstructured); ok && u.GroupVersionKind().GroupKind() != CRDKind {
+			policies, deleted = append(policies, u), append(deleted, c.Deleted)
+			continue
+		}
+		var err error
+		if out, err = out.With(c); err != nil {
+			return nil, err
+		}
+	}
+	if len(policies) == 0 {
+		return out, nil
+	}
+	type key struct {
+		gk              schema.GroupKind
+		namespace, name string
+	}
+	keyOf := func(u *unstructured.Unstructured) key {
+		return key{u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName()}
+	}
+	list := slices.Clone(out.Policies)
+	at := make(map[key]int, len(list))
+	for i, u := range list {
+		at[keyOf(u)] = i
+	}
+	for i, u := range policies {
+		k := keyOf(u)
+		j, ok := at[k]
+		if ok {
+			list[j] = nil
+			delete(at, k)
+		}
+		if !deleted[i] {
+			at[k] = len(list)
+			list = append(list, u)
+		}
+	}
+	next := *out
+	next.Policies = slices.DeleteFunc(list, func(u *unstructured.Unstructured) bool { return u == nil })
+	return &next, nil
+}

@@ -33,6 +33,21 @@ func Ancestors(r *engine.Result, now metav1.Time) []PolicyStatus {
 	return out
 }
 
+// AncestorsOf is Ancestors of the policies given (of r) only.
+func AncestorsOf(r *engine.Result, policies []*policykind.Policy, now metav1.Time) []PolicyStatus {
+	want := make(map[*policykind.Policy]bool, len(policies))
+	for _, p := range policies {
+		want[p] = true
+	}
+	var out []PolicyStatus
+	for _, ps := range r.Outcome.Policies {
+		if want[ps.Policy] && ps.Policy.Kind.Managed {
+			out = append(out, PolicyStatus{Policy: ps.Policy, Ancestors: ancestors(ps, now)})
+		}
+	}
+	return out
+}
+
 // ancestors is Strata's status.ancestors of one policy (Ancestors).
 func ancestors(ps outcome.PolicyStatus, now metav1.Time) []gwv1.PolicyAncestorStatus {
 	p := ps.Policy

@@ -178,8 +178,26 @@ func (kl kindLists[T]) joined() []T {
 // kind, sorted by ref (GEP-713 "Target object status"); virtual targets
 // are skipped. now stamps conditions whose status changed (Retime).
 func Fragments(r *engine.Result, now metav1.Time) []*Fragment {
+	return fragments(r, r.Outcome.Targets(), now)
+}
+
+// FragmentsOf is Fragments of the objects objs (object nodes) only, as
+// Fragments gives them: the cost is theirs, not the world's (the
+// controller's answer to an engine.Delta). An object of objs no managed
+// kind affects has no fragment.
+func FragmentsOf(r *engine.Result, objs []topology.NodeID, now metav1.Time) []*Fragment {
 	g := r.Graph
-	ts := r.Outcome.Targets
+	var nodes []topology.NodeID
+	for _, obj := range objs {
+		nodes = append(nodes, obj)
+		nodes = append(nodes, g.Node(obj).Sections.Nodes()...)
+	}
+	return fragments(r, r.Outcome.TargetsAt(g, nodes), now)
+}
+
+// fragments is Fragments of the target statuses ts.
+func fragments(r *engine.Result, ts []outcome.TargetStatus, now metav1.Time) []*Fragment {
+	g := r.Graph
 	objs := make([]*affected, len(g.Nodes)) // by node
 	var order []topology.NodeID
 	for i := range ts {
