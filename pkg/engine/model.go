@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -193,6 +194,9 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 			continue
 		}
 		p := next.read(kr.Kind, u)
+		if old != nil && lostVirtual(prev.Graph.Grants(), old, p) {
+			return nil, nil, false
+		}
 		adds[i] = append(adds[i], p)
 		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
 	}
@@ -235,9 +239,21 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 	slices.Sort(delta.Objects)
 	delta.Objects = slices.Compact(delta.Objects)
 	slices.SortFunc(delta.Policies, func(a, b *policykind.Policy) int {
-		return strings.Compare(a.Kind.Group+"/"+a.Kind.Kind+"/"+a.ID(), b.Kind.Group+"/"+b.Kind.Kind+"/"+b.ID())
+		return cmp.Or(strings.Compare(a.Kind.Group, b.Kind.Group), strings.Compare(a.Kind.Kind, b.Kind.Kind), strings.Compare(a.ID(), b.ID()))
 	})
 	return m2, delta, true
+}
+
+// lostVirtual reports whether now, the new version of old, no longer
+// targets a virtual object old does: its node stays in the graph, and a
+// fresh run would not make it.
+func lostVirtual(grants topology.Grants, old, now *policykind.Policy) bool {
+	had := attach.VirtualTargets(grants, []*policykind.Policy{old})
+	if len(had) == 0 {
+		return false
+	}
+	has := attach.VirtualTargets(grants, []*policykind.Policy{now})
+	return slices.ContainsFunc(had, func(r topology.Ref) bool { return !slices.Contains(has, r) })
 }
 
 // madeNodes reports whether deleting p, one of changes, leaves the
@@ -458,4 +474,28 @@ func splice(ts []*effective.Target, drop []bool, now []*effective.Target) []*eff
 		out = append(out, t)
 	}
 	return append(out, now[j:]...)
+}
+
+// Reach lists, sorted, the object nodes whose targets policy p of the
+// model's result may reach: the objects of the nodes at and below its
+// attachments. A sink that ranks what it writes by the policies' standing
+// (status room) compares them again when p's standing changes.
+func (m *Model) Reach(p *policykind.Policy) []topology.NodeID {
+	kr := m.res.Of(p.Kind.Key())
+	if kr == nil {
+		return nil
+	}
+	var seeds []topology.NodeID
+	for _, a := range kr.Attachments.ByPolicy[p] {
+		seeds = append(seeds, a.Node)
+	}
+	g := m.res.Graph
+	var out []topology.NodeID
+	for _, n := range effective.Below(g, seeds, func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] }) {
+		if obj := g.Lookup(g.Node(n).Ref.Object()); obj != topology.None {
+			out = append(out, obj)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

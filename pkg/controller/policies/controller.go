@@ -34,6 +34,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/cluster"
@@ -425,28 +426,34 @@ func (c *Controller) reconcilePolicies(ctx context.Context, model *engine.Model,
 	if err != nil {
 		return err
 	}
-	if delta.Full || problemsChanged(model.Result(), next.Result(), delta) {
-		// Anything may have changed (a full run), or a policy's problem
-		// changed which conditions fit the room of the objects it reaches:
-		// compare everything.
-		return c.reconcileAll(ctx)
+	if delta.Full {
+		return c.reconcileAll(ctx) // anything may have changed
 	}
 	c.ran("kinds", next, c.kinds)
 	res := next.Result()
+	// A policy that starts or stops reporting a problem changes which
+	// conditions fit the room of the objects it reaches (status.Fit):
+	// those are compared too.
+	objects := delta.Objects
+	for _, p := range problemsChanged(model, next, delta) {
+		objects = append(objects, p...)
+	}
+	slices.Sort(objects)
+	objects = slices.Compact(objects)
 	var keys []targetKey
-	for _, n := range delta.Objects {
+	for _, n := range objects {
 		if obj, ok := res.Graph.Node(n).Object.(client.Object); ok {
 			keys = append(keys, targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)})
 		}
 	}
-	return c.write(ctx, res, delta, keys, false)
+	return c.write(ctx, res, &engine.Delta{Policies: delta.Policies, Objects: objects}, keys, false)
 }
 
-// problemsChanged reports whether a policy the delta names reports a
-// problem (status.Problem) after the change and not before, or before and
-// not after: the room conditions take on objects may then change for
-// objects the delta does not name.
-func problemsChanged(before, after *engine.Result, delta *engine.Delta) bool {
+// problemsChanged lists, for each policy the delta names whose status
+// reports a problem (status.Problem) after the change and not before, or
+// before and not after, the objects it reaches (engine.Model.Reach), in
+// the model it is in.
+func problemsChanged(before, after *engine.Model, delta *engine.Delta) [][]topology.NodeID {
 	type key struct {
 		kind *policykind.Kind // one pointer across a model's results
 		id   string
@@ -457,17 +464,34 @@ func problemsChanged(before, after *engine.Result, delta *engine.Delta) bool {
 			want[key{p.Kind, p.ID()}] = true
 		}
 	}
-	problems := func(r *engine.Result) map[key]bool {
-		out := map[key]bool{}
-		for _, ps := range r.Outcome.Policies {
-			k := key{ps.Policy.Kind, ps.Policy.ID()}
-			if want[k] && slices.ContainsFunc(ps.Ancestors, func(a outcome.Ancestor) bool { return status.Problem(a.Conditions) }) {
-				out[k] = true
+	// The policies of want in m, and whether each reports a problem.
+	policies := func(m *engine.Model) (map[key]*policykind.Policy, map[key]bool) {
+		ps, bad := map[key]*policykind.Policy{}, map[key]bool{}
+		for _, st := range m.Result().Outcome.Policies {
+			k := key{st.Policy.Kind, st.Policy.ID()}
+			if want[k] {
+				ps[k] = st.Policy
+				bad[k] = slices.ContainsFunc(st.Ancestors, func(a outcome.Ancestor) bool { return status.Problem(a.Conditions) })
 			}
 		}
-		return out
+		return ps, bad
 	}
-	return !maps.Equal(problems(before), problems(after))
+	was, wasBad := policies(before)
+	is, isBad := policies(after)
+	var out [][]topology.NodeID
+	for k := range want {
+		if wasBad[k] == isBad[k] {
+			continue
+		}
+		// Where it was and where it is.
+		if p := was[k]; p != nil {
+			out = append(out, before.Reach(p))
+		}
+		if p := is[k]; p != nil {
+			out = append(out, after.Reach(p))
+		}
+	}
+	return out
 }
 
 // write sends what differs: status of the policies (those delta

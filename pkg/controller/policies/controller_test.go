@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -106,6 +107,7 @@ func (c *cluster) affectedBy(svc string, policies ...string) func() error {
 func (c *cluster) converged() error {
 	ctx := context.Background()
 	var docs []files.Document
+	stored := map[string]*unstructured.Unstructured{} // by apiVersion, kind, namespace, name
 	for _, gvk := range []struct{ apiVersion, kind string }{
 		{"gateway.networking.k8s.io/v1", "GatewayClass"}, {"gateway.networking.k8s.io/v1", "Gateway"}, {"gateway.networking.k8s.io/v1", "ListenerSet"},
 		{"gateway.networking.k8s.io/v1", "HTTPRoute"}, {"gateway.networking.k8s.io/v1beta1", "ReferenceGrant"}, {"v1", "Service"}, {"v1", "Namespace"},
@@ -124,6 +126,7 @@ func (c *cluster) converged() error {
 			l.Items[i].SetAPIVersion(gvk.apiVersion)
 			l.Items[i].SetKind(gvk.kind)
 			docs = append(docs, files.Document{File: "cluster", Index: i, Object: &l.Items[i]})
+			stored[storedKey(gvk.apiVersion, gvk.kind, l.Items[i].GetNamespace(), l.Items[i].GetName())] = &l.Items[i]
 		}
 	}
 	src, err := files.Decode(docs)
@@ -140,7 +143,27 @@ func (c *cluster) converged() error {
 			return fmt.Errorf("%s %s: %s", want.GetKind(), want.GetName(), d)
 		}
 	}
+	// Every object that can carry Strata's conditions carries exactly its
+	// fragment (none for an object no policy affects), as the controller
+	// itself judges it (status.Merge).
+	owned := status.OwnedBy(res.PolicyKinds())
+	fragments := map[string]*status.Fragment{}
+	for _, f := range status.Fragments(res, metav1.Now()) {
+		fragments[storedKey(f.GVK.GroupVersion().String(), f.GVK.Kind, f.Namespace, f.Name)] = f
+	}
+	for key, u := range stored {
+		if !slices.Contains([]string{"GatewayClass", "Gateway", "ListenerSet", "HTTPRoute", "Service", "Namespace"}, u.GetKind()) {
+			continue
+		}
+		if _, changed := status.Merge(u, fragments[key], owned); changed {
+			return fmt.Errorf("%s %s/%s: Strata's conditions are not what the engine computes", u.GetKind(), u.GetNamespace(), u.GetName())
+		}
+	}
 	return nil
+}
+
+func storedKey(apiVersion, kind, ns, name string) string {
+	return apiVersion + " " + kind + " " + ns + "/" + name
 }
 
 // diffAncestors compares Strata's ancestors, ignoring lastTransitionTime.
@@ -585,6 +608,65 @@ spec:
 	}
 	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("kinds")); got <= kinds {
 		t.Errorf("no kind-scoped run happened")
+	}
+}
+
+// A sequence of policy changes (new policies, retargets, strategy
+// changes, deletions) is taken by the live model, with no full run, and
+// after each the stored policy and target statuses are what a fresh
+// engine run computes from the objects as stored.
+func TestPolicyChangesConverge(t *testing.T) {
+	c := newCluster(t)
+	r := c.start()
+	c.apply(objects(t, example(3)...)...)
+	c.eventually("converged", c.converged)
+	c.idle(r, "converged")
+	full := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full"))
+	policy := func(name, kind, target, block string) string {
+		return fmt.Sprintf(`apiVersion: policies.controller.io/v1
+kind: ColorPolicy
+metadata: {name: %s, namespace: default}
+spec:
+  targetRefs: [{group: gateway.networking.k8s.io, kind: %s, name: %s}]
+  %s`, name, kind, target, block)
+	}
+	// respec puts the spec of doc on the stored policy of its name.
+	respec := func(doc string) {
+		want := decode(t, doc)[0]
+		have := c.get(colorAPI, "ColorPolicy", "default", want.GetName())
+		have.Object["spec"] = want.Object["spec"]
+		if err := c.client.Update(context.Background(), have); err != nil {
+			t.Fatalf("update ColorPolicy %s: %v", want.GetName(), err)
+		}
+	}
+	for i, step := range []struct {
+		what string
+		do   func()
+	}{
+		{"a new route policy", func() { c.apply(decode(t, policy("q1", "HTTPRoute", "r2", "colors: {dark: black}"))...) }},
+		{"a new Gateway override", func() {
+			c.apply(decode(t, policy("q2", "Gateway", "g1", "overrides: {strategy: patch, colors: {light: white}}"))...)
+		}},
+		{"the route policy moved", func() { respec(policy("q1", "HTTPRoute", "r1", "colors: {dark: grey}")) }},
+		{"the override turned into defaults", func() {
+			respec(policy("q2", "Gateway", "g1", "defaults: {strategy: patch, colors: {light: white}}"))
+		}},
+		{"a policy of the example deleted", func() { c.delete(colorAPI, "ColorPolicy", "default", "p2") }},
+		{"a target that does not exist", func() { respec(policy("q1", "HTTPRoute", "nowhere", "colors: {dark: grey}")) }},
+		{"the new policies deleted", func() {
+			c.delete(colorAPI, "ColorPolicy", "default", "q1")
+			c.delete(colorAPI, "ColorPolicy", "default", "q2")
+		}},
+	} {
+		step.do()
+		c.eventually(fmt.Sprintf("converged after step %d, %s", i, step.what), c.converged)
+		c.idle(r, step.what)
+		if err := c.converged(); err != nil {
+			t.Fatalf("step %d, %s: idle, yet %v", i, step.what, err)
+		}
+	}
+	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full")); got != full {
+		t.Errorf("policy changes caused %v full runs", got-full)
 	}
 }
 

@@ -274,10 +274,14 @@ func (r *renderer) status(ps *policyState, p *policykind.Policy, rejected []atta
 }
 
 // restatus is status at the ancestors that may have changed, at, put in
-// place of prev's there; false when p has an ancestor the API server
-// would refuse, which moves tallies to the policy itself (reportable).
+// place of prev's there; false when p has, or had, an ancestor the API
+// server would refuse, whose tallies reportable moves to the policy
+// itself.
 func (r *renderer) restatus(ps *policyState, p *policykind.Policy, rejected []attach.Rejection, prev PolicyStatus, at map[topology.Ref]bool) (PolicyStatus, bool) {
 	self := topology.Ref{Group: p.Kind.Group, Kind: p.Kind.Kind, Namespace: p.Namespace, Name: p.Name}
+	if slices.ContainsFunc(prev.Ancestors, func(a Ancestor) bool { return a.Ref == self }) {
+		return PolicyStatus{}, false // it may hold tallies reportable moved there
+	}
 	only := maps.Clone(at)
 	if only == nil {
 		only = map[topology.Ref]bool{}
