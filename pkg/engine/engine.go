@@ -449,6 +449,16 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs
 	first := members[0].Kind
 	att := attach.Resolve(res.Graph, ps)
 	eff := effective.ComputeOnly(res.Graph, first, att, funcs, in)
+	setMembers(members, att, eff)
+	if in == nil {
+		members[0].outcome, members[0].state = outcome.Build(res.Graph, ps, outcome.Input{Attachments: att, Effective: eff})
+	}
+}
+
+// setMembers gives the kinds of a group that folds together their
+// attachments, of the whole group's att, and the effective policies eff
+// they share, with an empty outcome; the first holds att whole.
+func setMembers(members []*KindResult, att *attach.Result, eff *effective.Result) {
 	for _, kr := range members {
 		kr.Attachments = att
 		if len(members) > 1 {
@@ -458,9 +468,6 @@ func (res *Result) compute(members []*KindResult, ps []*policykind.Policy, funcs
 		kr.outcome = &outcome.Outcome{}
 	}
 	members[0].all = att
-	if in == nil {
-		members[0].outcome, members[0].state = outcome.Build(res.Graph, ps, outcome.Input{Attachments: att, Effective: eff})
-	}
 }
 
 // SharedWith returns the index of the first kind whose effective result

@@ -413,18 +413,11 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 	for k, s := range st.Restatuses(g, first.Kind, after, redo) {
 		policies[at[k]] = s
 	}
-	for _, kr := range made {
-		kr.Attachments = after
-		if len(made) > 1 {
-			kr.Attachments = after.Of(kr.Kind)
-		}
-		kr.Effective = eff
-		kr.outcome = &outcome.Outcome{}
-	}
+	setMembers(made, after, eff)
 	place()
 	ch.drop, ch.part = outcome.TargetKeys(g, kinds, nodes), part
 	made[0].outcome = first.outcome.Splice(policies, ch.drop, part)
-	made[0].state, made[0].all = st, after
+	made[0].state = st
 	for _, ts := range [][]*effective.Target{old, now} {
 		for _, t := range ts {
 			ch.targets = append(ch.targets, t.Node)
