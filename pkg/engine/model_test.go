@@ -46,18 +46,36 @@ func TestModelEqualsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	worlds["unreached"] = src.Snapshot
+	// A value space (three kinds folding into one stack, a referral by
+	// parametersRef, a global namespace) of TestValueSpace.
+	src, err = files.Read([]string{"-"}, strings.NewReader(strings.Join([]string{
+		spaceKind("Base", 0, "  referencedBy: [{group: gateway.networking.k8s.io, kind: GatewayClass, field: spec.parametersRef}]\n"),
+		spaceKind("Infra", 1, "  globalNamespaces: [system]\n"),
+		spaceKind("Tenant", 2, ""),
+		spaceWorld,
+		spacePolicy("Infra", "infra", "on-gw", "2026-01-01T00:00:00Z", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  defaults: {b: infra-gw, locked: infra-gw}"),
+		spacePolicy("Tenant", "infra", "on-ns", "2026-01-01T00:00:00Z", "  targetRefs: [{group: \"\", kind: Namespace, name: infra}]\n  defaults: {b: tenant-ns}"),
+		spacePolicy("Infra", "system", "global", "2026-01-01T00:00:00Z", "  targetRefs: [{group: gateway.networking.k8s.io, kind: GatewayClass, name: shared}]\n  defaults: {c: global}"),
+		spacePolicy("Tenant", "infra", "gw-only", "2026-01-01T00:00:00Z", "  targetRefs: [{group: gateway.networking.k8s.io, kind: Gateway, name: gw}]\n  defaults: {d: gw}"),
+		spacePolicy("Tenant", "web", "route", "2026-01-01T00:00:00Z", "  targetRefs: [{group: gateway.networking.k8s.io, kind: HTTPRoute, name: web}]\n  defaults: {e: route}"),
+	}, "\n---\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	worlds["valuespace"] = src.Snapshot
 	steps := 60
 	if testing.Short() {
 		steps = 15
 	}
 	for name, s := range worlds {
-		incremental := 0
+		incremental, ran := 0, false
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/%d", name, seed), func(t *testing.T) {
+				ran = true
 				incremental += checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
 			})
 		}
-		if incremental == 0 {
+		if ran && incremental == 0 {
 			t.Errorf("%s: no change of %d was applied without a full run", name, 3*steps)
 		}
 	}
@@ -155,7 +173,7 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) i
 			t.Fatalf("step %d: fresh run: %v", step, err)
 		}
 		got, want := render(t, next.Result()), render(t, fresh)
-		for i, part := range []string{"policy status", "target status", "effective policies"} {
+		for i, part := range []string{"policy status", "target status", "effective policies", "attachments"} {
 			if !bytes.Equal(got[i], want[i]) {
 				t.Fatalf("step %d (%s, full %v): %s differ:\nmodel: %s\nrun:   %s", step, describeChanges(changes), delta.Full, part, got[i], want[i])
 			}
@@ -172,13 +190,30 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) i
 	return incremental
 }
 
-// render is what a Result says: policy statuses, target statuses and
-// effective policies, as JSON.
+// render is what a Result says: policy statuses, target statuses,
+// effective policies and each kind's attachments, as JSON.
 func render(t *testing.T, res *engine.Result) [][]byte {
 	t.Helper()
 	now := metav1.NewTime(time.Unix(0, 0))
+	var attachments []string
+	for _, kr := range res.Kinds {
+		for _, p := range kr.Policies {
+			for _, a := range kr.Attachments.ByPolicy[p] {
+				attachments = append(attachments, fmt.Sprintf("%s %s %s %s", kr.Kind.Kind, p.ID(), res.Graph.Node(a.Node).Ref.Key(), a.Field))
+			}
+		}
+		for n, as := range kr.Attachments.ByNode {
+			for _, a := range as {
+				attachments = append(attachments, fmt.Sprintf("%s at %s: %s", kr.Kind.Kind, res.Graph.Node(n).Ref.Key(), a.Policy.ID()))
+			}
+		}
+		for _, rj := range kr.Attachments.Rejections {
+			attachments = append(attachments, fmt.Sprintf("%s rejects %s %s: %s", kr.Kind.Kind, rj.Policy.ID(), rj.Field, rj.Message))
+		}
+	}
+	slices.Sort(attachments)
 	var out [][]byte
-	for _, v := range []any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res)} {
+	for _, v := range []any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res), attachments} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
