@@ -43,18 +43,16 @@ type Model struct {
 // to compare again. After a full run (Full) anything may have changed.
 type Delta struct {
 	Full bool
-	// Kinds are the policy kinds whose instances changed.
-	Kinds []schema.GroupKind
 	// Policies are the policies whose status was rendered again, of the
 	// new Result, in its order.
 	Policies []*policykind.Policy
 	// Removed are the policies deleted, of the old Result.
 	Removed []*policykind.Policy
-	// Targets are the effective targets of Kinds computed again (before
-	// or after the change), nodes of the new Result's graph, sorted.
+	// Targets are the effective targets computed again (before or after
+	// the change), nodes of the new Result's graph, sorted.
 	Targets []topology.NodeID
 	// Objects are the object nodes of Targets: those whose
-	// <Kind>Affected conditions of Kinds may have changed, sorted.
+	// <Kind>Affected conditions may have changed, sorted.
 	Objects []topology.NodeID
 }
 
@@ -90,29 +88,19 @@ func (m *Model) Result() *Result { return m.res }
 // Snapshot is the model's input, in a new Snapshot when policy changes
 // are pending (its cost is then a pass over the policies).
 func (m *Model) Snapshot() *snapshot.Snapshot {
-	if len(m.pending) == 0 {
-		return m.snap
-	}
-	s, err := m.snap.WithAll(m.pending)
-	if err != nil {
-		panic(err) // Apply took each of them
-	}
-	return s
+	return m.snap.WithPolicies(m.pending)
 }
 
 // Apply returns the model after changes, applied in order, and what
 // they changed. m is not changed.
 func (m *Model) Apply(changes ...snapshot.Change) (*Model, *Delta, error) {
-	full := false
-	for _, c := range changes {
-		u, ok := c.Object.(*unstructured.Unstructured)
-		if !ok || u.GroupVersionKind().GroupKind() == snapshot.CRDKind || m.res.Of(u.GroupVersionKind().GroupKind()) == nil {
-			full = true
-		}
+	declared := func(c snapshot.Change) bool {
+		return snapshot.IsPolicy(c.Object) && m.res.Of(c.Object.GetObjectKind().GroupVersionKind().GroupKind()) != nil
 	}
-	if !full {
-		if next, delta, ok := m.applyPolicies(changes); ok {
-			return next, delta, nil
+	if !slices.ContainsFunc(changes, func(c snapshot.Change) bool { return !declared(c) }) {
+		next, delta, err := m.applyPolicies(changes)
+		if next != nil || err != nil {
+			return next, delta, err
 		}
 	}
 	snap, err := m.Snapshot().WithAll(changes)
@@ -133,11 +121,7 @@ func (m *Model) withPending(changes []snapshot.Change) (*snapshot.Snapshot, []sn
 	if len(pending) < max(64, len(m.snap.Policies)/16) {
 		return m.snap, pending
 	}
-	s, err := m.snap.WithAll(pending)
-	if err != nil {
-		panic(err) // policies are always taken
-	}
-	return s, nil
+	return m.snap.WithPolicies(pending), nil
 }
 
 // policyKey names a policy across its versions.
@@ -146,11 +130,11 @@ type policyKey struct {
 	namespace, name string
 }
 
-// applyPolicies applies changes to instances of declared kinds; false
-// when the change needs a full run: it deletes the last policy that made
-// a node (an implicit namespace, a virtual target), which a fresh run
-// would not have.
-func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) {
+// applyPolicies applies changes to instances of declared kinds; no model
+// and no error when the change needs a full run: it deletes the last
+// policy that made a node (an implicit namespace, a virtual target),
+// which a fresh run would not have.
+func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, error) {
 	prev := m.res
 	final := map[policyKey]*unstructured.Unstructured{} // nil: deleted
 	var keys []policyKey
@@ -187,7 +171,7 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 		if u == nil {
 			if old != nil {
 				if m.madeNodes(changes, old) {
-					return nil, nil, false
+					return nil, nil, nil
 				}
 				delta.Removed = append(delta.Removed, old)
 			}
@@ -195,7 +179,7 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 		}
 		p := next.read(kr.Kind, u)
 		if old != nil && lostVirtual(prev.Graph.Grants(), old, p) {
-			return nil, nil, false
+			return nil, nil, nil
 		}
 		adds[i] = append(adds[i], p)
 		extra.Namespaces = append(extra.Namespaces, u.GetNamespace())
@@ -214,11 +198,11 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 		if !slices.ContainsFunc(members, func(kr *KindResult) bool { return drops[index[kr]] != nil || adds[index[kr]] != nil }) {
 			continue
 		}
-		ch := next.applyGroup(m2, members, index, drops, adds)
-		changed = append(changed, ch)
-		for _, kr := range members {
-			delta.Kinds = append(delta.Kinds, kr.Kind.Key())
+		ch, err := next.applyGroup(m2, members, index, drops, adds)
+		if err != nil {
+			return nil, nil, err
 		}
+		changed = append(changed, ch)
 		delta.Policies = append(delta.Policies, ch.rendered...)
 		delta.Targets = append(delta.Targets, ch.targets...)
 		delta.Objects = append(delta.Objects, ch.objects...)
@@ -241,7 +225,7 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, bool) 
 	slices.SortFunc(delta.Policies, func(a, b *policykind.Policy) int {
 		return cmp.Or(strings.Compare(a.Kind.Group, b.Kind.Group), strings.Compare(a.Kind.Kind, b.Kind.Kind), strings.Compare(a.ID(), b.ID()))
 	})
-	return m2, delta, true
+	return m2, delta, nil
 }
 
 // lostVirtual reports whether now, the new version of old, no longer
@@ -271,10 +255,7 @@ func (m *Model) madeNodes(changes []snapshot.Change, p *policykind.Policy) bool 
 	if slices.ContainsFunc(m.inNamespace[ns], func(n topology.NodeID) bool { return !g.Node(n).Virtual }) {
 		return false
 	}
-	snap, err := m.Snapshot().WithAll(changes)
-	if err != nil {
-		return true
-	}
+	snap := m.Snapshot().WithPolicies(changes)
 	return !slices.ContainsFunc(snap.Policies, func(u *unstructured.Unstructured) bool {
 		return u.GetNamespace() == p.Namespace && m.res.Of(u.GroupVersionKind().GroupKind()) != nil
 	})
@@ -285,7 +266,6 @@ func (m *Model) madeNodes(changes []snapshot.Change, p *policykind.Policy) bool 
 // drop, replaced by part's; for the Delta, the policies rendered again,
 // the targets and their objects.
 type changedGroup struct {
-	nodes    []bool
 	drop     []string
 	part     *outcome.Outcome
 	rendered []*policykind.Policy
@@ -296,9 +276,9 @@ type changedGroup struct {
 // applyGroup recomputes a group of kinds (members, of the previous
 // result, with their indexes in it) after the policies drops are removed
 // and adds added, by kind index, setting their results in res.Kinds.
-func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindResult]int, drops, adds map[int][]*policykind.Policy) changedGroup {
+func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindResult]int, drops, adds map[int][]*policykind.Policy) (changedGroup, error) {
 	g, first := res.Graph, members[0]
-	ch := changedGroup{nodes: make([]bool, len(g.Nodes))}
+	var ch changedGroup
 	var dropped, added, order []*policykind.Policy
 	made := make([]*KindResult, len(members))
 	for j, kr := range members {
@@ -328,12 +308,9 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 		}
 	}
 	nodes := effective.Below(g, seeds, func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] })
-	for _, n := range nodes {
-		ch.nodes[n] = true
-	}
 	funcs, err := res.funcs(made)
 	if err != nil {
-		panic(err) // the kinds compiled their funcs in the run before
+		return ch, err
 	}
 	kinds := make([]*policykind.Kind, len(members))
 	for j, kr := range members {
@@ -361,11 +338,11 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 		for _, n := range all {
 			ch.objects = append(ch.objects, g.Lookup(g.Node(n).Ref.Object()))
 		}
-		return ch
+		return ch, nil
 	}
 	now := effective.ComputeAt(g, first.Kind, after, funcs, nodes).Targets
 	old := targetsAt(first.Effective.Targets, nodes)
-	eff := &effective.Result{Kind: first.Effective.Kind, Targets: splice(first.Effective.Targets, ch.nodes, now)}
+	eff := &effective.Result{Kind: first.Effective.Kind, Targets: splice(first.Effective.Targets, nodes, now)}
 	st, part, touched := first.state.Update(g, before, after, old, now, dropped)
 	// The policies to render again: those counted, the new ones, and
 	// those attached where the change is, whose None conflicts it may
@@ -424,7 +401,7 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 			ch.objects = append(ch.objects, g.Lookup(g.Node(t.Node).Ref.Object()))
 		}
 	}
-	return ch
+	return ch, nil
 }
 
 // wide is the share of a group's targets above which a change's nodes
@@ -451,13 +428,13 @@ func targetsAt(ts []*effective.Target, nodes []topology.NodeID) []*effective.Tar
 	return out
 }
 
-// splice is ts (sorted by node) without the targets at nodes set in
-// drop, with now (sorted by node) in their place.
-func splice(ts []*effective.Target, drop []bool, now []*effective.Target) []*effective.Target {
+// splice is ts (sorted by node) without the targets at the nodes of
+// drop (sorted), with now (sorted by node) in their place.
+func splice(ts []*effective.Target, drop []topology.NodeID, now []*effective.Target) []*effective.Target {
 	out := make([]*effective.Target, 0, len(ts)+len(now))
 	j := 0
 	for _, t := range ts {
-		if int(t.Node) < len(drop) && drop[t.Node] {
+		if _, gone := slices.BinarySearch(drop, t.Node); gone {
 			continue
 		}
 		for j < len(now) && now[j].Node < t.Node {

@@ -361,17 +361,22 @@ func (c *Controller) reconcileAll(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res := model.Result()
 	byGK := map[schema.GroupKind]cluster.PolicyGVK{}
 	for _, k := range kinds {
 		byGK[k.GroupKind()] = k
 	}
-	c.ran("full", model, byGK)
+	return c.writeAll(ctx, model, byGK)
+}
+
+// writeAll records a model of a full run and compares every policy and
+// every object that can carry Strata's conditions, so that conditions
+// are removed from objects no longer affected.
+func (c *Controller) writeAll(ctx context.Context, model *engine.Model, kinds map[schema.GroupKind]cluster.PolicyGVK) error {
+	res := model.Result()
+	c.ran("full", model, kinds)
 	for _, e := range res.Errors {
 		c.log.Info("skipped", "reason", e.Error())
 	}
-	// Every object that can carry Strata's conditions is compared, so that
-	// conditions are removed from objects no longer affected.
 	var keys []targetKey
 	for _, n := range res.Graph.Nodes {
 		if obj, ok := n.Object.(client.Object); ok && n.Ref.Section == "" {
@@ -427,7 +432,7 @@ func (c *Controller) reconcilePolicies(ctx context.Context, model *engine.Model,
 		return err
 	}
 	if delta.Full {
-		return c.reconcileAll(ctx) // anything may have changed
+		return c.writeAll(ctx, next, c.kinds) // the model ran in full: anything may have changed
 	}
 	c.ran("kinds", next, c.kinds)
 	res := next.Result()
@@ -446,7 +451,9 @@ func (c *Controller) reconcilePolicies(ctx context.Context, model *engine.Model,
 			keys = append(keys, targetKey{GVK: c.gvkOf(obj), NamespacedName: client.ObjectKeyFromObject(obj)})
 		}
 	}
-	return c.write(ctx, res, &engine.Delta{Policies: delta.Policies, Objects: objects}, keys, false)
+	reached := *delta
+	reached.Objects = objects
+	return c.write(ctx, res, &reached, keys, false)
 }
 
 // problemsChanged lists, for each policy the delta names whose status
@@ -506,12 +513,12 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, delta *engin
 	for _, k := range res.PolicyKinds() {
 		limits[k.Key()] = status.Limit(k)
 	}
-	policies, frags := status.Ancestors(res, now), status.Fragments
-	if delta != nil {
-		policies = status.AncestorsOf(res, delta.Policies, now)
-		frags = func(r *engine.Result, now metav1.Time) []*status.Fragment {
-			return status.FragmentsOf(r, delta.Objects, now)
-		}
+	var policies []status.PolicyStatus
+	var frags []*status.Fragment
+	if delta == nil {
+		policies, frags = status.Ancestors(res, now), status.Fragments(res, now)
+	} else {
+		policies, frags = status.AncestorsOf(res, delta.Policies, now), status.FragmentsOf(res, delta.Objects, now)
 	}
 	for _, ps := range policies {
 		if err := c.writePolicy(ctx, ps, owned.Controllers, limits[ps.Policy.Kind.Key()], now); err != nil {
@@ -519,7 +526,7 @@ func (c *Controller) write(ctx context.Context, res *engine.Result, delta *engin
 		}
 	}
 	fragments := map[targetKey]*status.Fragment{}
-	for _, f := range frags(res, now) {
+	for _, f := range frags {
 		fragments[targetKey{GVK: f.GVK, NamespacedName: types.NamespacedName{Namespace: f.Namespace, Name: f.Name}}] = f
 	}
 	c.mu.Lock()

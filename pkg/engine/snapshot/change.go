@@ -109,11 +109,10 @@ func replace[T any](list []T, i int, o T, deleted bool) []T {
 // at the cost of one pass over the policies for all of them.
 func (s *Snapshot) WithAll(cs []Change) (*Snapshot, error) {
 	out := s
-	var policies []*unstructured.Unstructured
-	var deleted []bool
+	var policies []Change
 	for _, c := range cs {
-		if u, ok := c.Object.(*unstructured.Unstructured); ok && u.GroupVersionKind().GroupKind() != CRDKind {
-			policies, deleted = append(policies, u), append(deleted, c.Deleted)
+		if IsPolicy(c.Object) {
+			policies = append(policies, c)
 			continue
 		}
 		var err error
@@ -121,8 +120,21 @@ func (s *Snapshot) WithAll(cs []Change) (*Snapshot, error) {
 			return nil, err
 		}
 	}
-	if len(policies) == 0 {
-		return out, nil
+	return out.WithPolicies(policies), nil
+}
+
+// IsPolicy reports whether o goes to the Policies of a snapshot: an
+// Unstructured other than a CRD.
+func IsPolicy(o runtime.Object) bool {
+	u, ok := o.(*unstructured.Unstructured)
+	return ok && u.GroupVersionKind().GroupKind() != CRDKind
+}
+
+// WithPolicies is WithAll of changes that are all of policies
+// (IsPolicy), which cannot fail.
+func (s *Snapshot) WithPolicies(cs []Change) *Snapshot {
+	if len(cs) == 0 {
+		return s
 	}
 	type key struct {
 		gk              schema.GroupKind
@@ -131,24 +143,24 @@ func (s *Snapshot) WithAll(cs []Change) (*Snapshot, error) {
 	keyOf := func(u *unstructured.Unstructured) key {
 		return key{u.GroupVersionKind().GroupKind(), u.GetNamespace(), u.GetName()}
 	}
-	list := slices.Clone(out.Policies)
+	list := slices.Clone(s.Policies)
 	at := make(map[key]int, len(list))
 	for i, u := range list {
 		at[keyOf(u)] = i
 	}
-	for i, u := range policies {
+	for _, c := range cs {
+		u := c.Object.(*unstructured.Unstructured)
 		k := keyOf(u)
-		j, ok := at[k]
-		if ok {
+		if j, ok := at[k]; ok {
 			list[j] = nil
 			delete(at, k)
 		}
-		if !deleted[i] {
+		if !c.Deleted {
 			at[k] = len(list)
 			list = append(list, u)
 		}
 	}
-	next := *out
+	next := *s
 	next.Policies = slices.DeleteFunc(list, func(u *unstructured.Unstructured) bool { return u == nil })
-	return &next, nil
+	return &next
 }

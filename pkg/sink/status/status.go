@@ -198,7 +198,7 @@ func FragmentsOf(r *engine.Result, objs []topology.NodeID, now metav1.Time) []*F
 // fragments is Fragments of the target statuses ts.
 func fragments(r *engine.Result, ts []outcome.TargetStatus, now metav1.Time) []*Fragment {
 	g := r.Graph
-	objs := make([]*affected, len(g.Nodes)) // by node
+	objs := make(map[topology.NodeID]*affected, len(ts)) // by node: a few for FragmentsOf
 	var order []topology.NodeID
 	for i := range ts {
 		pl := placeOf(g, &ts[i])
