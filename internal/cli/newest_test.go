@@ -21,8 +21,9 @@ func TestNewestOnCores(t *testing.T) {
 	base := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	const n = 50_000 // several chunks of newest's
 	for _, at := range []int{0, 1, 8191, 8192, 30_000, n - 1} {
-		nodes := make([]topology.Node, n)
+		nodes := make([]*topology.Node, n)
 		for i := range nodes {
+			nodes[i] = &topology.Node{}
 			if i%3 == 1 {
 				continue // a section, an implicit namespace: no object
 			}

@@ -24,8 +24,8 @@
 //     after a change to the policies of some kinds, reusing the others'.
 //   - NewModel(snapshot, Options) and Model.Apply(changes...): the live
 //     model, a Result that takes changes of any input and says what they
-//     changed (Delta), at the cost of what a policy change reaches
-//     (docs/live-model.md).
+//     changed (Delta), at the cost of what a policy change, or a route
+//     moved, reaches (docs/live-model.md).
 //   - KindsWith: a snapshot's declarations compiled, without the run.
 //   - Options: Registry (merge functions; nil: merge.DefaultRegistry),
 //     ControllerName, Lenient (bad declarations to Result.Errors),
@@ -42,9 +42,11 @@
 // A Result is frozen once Run returns it (docs/layout.md, "Frozen once
 // built"): no later stage adds a node or fills a cache, so any number of
 // goroutines may read one Result without locks. Recompute and
-// Model.Apply do not change the result they derive from (it shares its graph, or extends a copy with
-// the old nodes at the same ids), so a caller may serve reads of the
-// current result while the next one is computed (TestResultConcurrentReads).
+// Model.Apply do not change the result they derive from (it shares its
+// graph, or extends a copy with the old nodes at the same ids, or copies
+// the nodes a route's new edges change), so a caller may serve reads of
+// the current result while the next one is computed
+// (TestResultConcurrentReads).
 //
 // # Stability
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -22,7 +23,9 @@ import (
 // that says which statuses to compare again. A change to policies of
 // declared kinds costs what it reaches: the attachments of the changed
 // policies, the effective targets below them, the tallies of the policies
-// in those targets' contexts. Any other change is a full Run.
+// in those targets' contexts. So does a route's new version that changes
+// only its edges: the effective targets below it. Any other change is a
+// full Run.
 //
 // A Model is frozen: Apply does not change it, and the next Model shares
 // what the change did not reach, so readers of one need no locks while
@@ -102,6 +105,9 @@ func (m *Model) Apply(changes ...snapshot.Change) (*Model, *Delta, error) {
 		if next != nil || err != nil {
 			return next, delta, err
 		}
+	}
+	if next, delta, err := m.applyRoutes(changes); next != nil || err != nil {
+		return next, delta, err
 	}
 	snap, err := m.Snapshot().WithAll(changes)
 	if err != nil {
@@ -198,7 +204,7 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, error)
 		if !slices.ContainsFunc(members, func(kr *KindResult) bool { return drops[index[kr]] != nil || adds[index[kr]] != nil }) {
 			continue
 		}
-		ch, err := next.applyGroup(m2, members, index, drops, adds)
+		ch, err := next.applyGroup(m2, members, index, drops, adds, nil)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -218,14 +224,109 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, error)
 		out = out.Splice(statuses, ch.drop, ch.part)
 	}
 	next.Outcome = out
-	slices.Sort(delta.Targets)
-	delta.Targets = slices.Compact(delta.Targets)
-	slices.Sort(delta.Objects)
-	delta.Objects = slices.Compact(delta.Objects)
-	slices.SortFunc(delta.Policies, func(a, b *policykind.Policy) int {
+	delta.sort()
+	return m2, delta, nil
+}
+
+// applyRoutes applies changes that are all new versions of routes the
+// graph holds, each changing only the route's edges
+// (topology.Graph.Rerouted); no model and no error when one is not. The
+// contexts that change are those of the nodes below the routes, in the
+// old graph and in the new: each group of kinds computes its targets
+// there again, as a policy change does (applyGroup).
+func (m *Model) applyRoutes(changes []snapshot.Change) (*Model, *Delta, error) {
+	prev := m.res
+	g := prev.Graph
+	var routes []topology.NodeID
+	for _, c := range changes {
+		obj, ok := c.Object.(typed.Object)
+		if !ok || c.Deleted || m.referred(obj) {
+			return nil, nil, nil
+		}
+		next, id, ok := g.Rerouted(obj)
+		if !ok {
+			return nil, nil, nil
+		}
+		g = next
+		routes = append(routes, id)
+	}
+	inNS := func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] }
+	reach := append(effective.Below(prev.Graph, routes, inNS), effective.Below(g, routes, inNS)...)
+	slices.Sort(reach)
+	reach = slices.Compact(reach)
+	snap := m.snap
+	for _, c := range changes {
+		var err error
+		if snap, err = snap.With(c); err != nil {
+			return nil, nil, err
+		}
+	}
+	next := &Result{
+		Graph: g, Policies: prev.Policies, Outcome: prev.Outcome,
+		opts: prev.opts, kindErrors: prev.kindErrors, schemas: prev.schemas, schemaWarnings: prev.schemaWarnings,
+		undeclared: prev.undeclared, Errors: prev.Errors, Warnings: prev.Warnings,
+	}
+	next.Kinds = slices.Clone(prev.Kinds)
+	m2 := &Model{res: next, snap: snap, pending: m.pending, inNamespace: m.inNamespace}
+	index := make(map[*KindResult]int, len(prev.Kinds))
+	for i, kr := range prev.Kinds {
+		index[kr] = i
+	}
+	delta := &Delta{}
+	var changed []changedGroup
+	for _, members := range prev.folds() {
+		ch, err := next.applyGroup(m2, members, index, nil, nil, reach)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ch.same {
+			continue
+		}
+		changed = append(changed, ch)
+		delta.Policies = append(delta.Policies, ch.rendered...)
+		delta.Targets = append(delta.Targets, ch.targets...)
+		delta.Objects = append(delta.Objects, ch.objects...)
+	}
+	if len(changed) > 0 {
+		var statuses []outcome.PolicyStatus
+		for _, kr := range next.Kinds {
+			statuses = append(statuses, kr.outcome.Policies...)
+		}
+		for _, ch := range changed {
+			next.Outcome = next.Outcome.Splice(statuses, ch.drop, ch.part)
+		}
+	}
+	delta.sort()
+	return m2, delta, nil
+}
+
+// referred reports whether a policy kind of the model is referred to
+// from objects of obj's kind (policykind.ReferenceField): a new version
+// may attach policies, which a route's edges do not tell.
+func (m *Model) referred(obj typed.Object) bool {
+	r, ok := typed.RouteOf(obj)
+	if !ok {
+		return true
+	}
+	for _, kr := range m.res.Kinds {
+		if slices.ContainsFunc(kr.Kind.ReferencedBy, func(f policykind.ReferenceField) bool {
+			return f.Group == r.GroupKind.Group && f.Kind == r.GroupKind.Kind
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// sort sorts the delta's lists and drops repeats.
+func (d *Delta) sort() {
+	slices.Sort(d.Targets)
+	d.Targets = slices.Compact(d.Targets)
+	slices.Sort(d.Objects)
+	d.Objects = slices.Compact(d.Objects)
+	slices.SortFunc(d.Policies, func(a, b *policykind.Policy) int {
 		return cmp.Or(strings.Compare(a.Kind.Group, b.Kind.Group), strings.Compare(a.Kind.Kind, b.Kind.Kind), strings.Compare(a.ID(), b.ID()))
 	})
-	return m2, delta, nil
 }
 
 // lostVirtual reports whether now, the new version of old, no longer
@@ -264,8 +365,9 @@ func (m *Model) madeNodes(changes []snapshot.Change, p *policykind.Policy) bool 
 // changedGroup is what applyGroup changed of a group of kinds that fold
 // together: for the Result's outcome, the target statuses at the keys
 // drop, replaced by part's; for the Delta, the policies rendered again,
-// the targets and their objects.
+// the targets and their objects; same when nothing changed.
 type changedGroup struct {
+	same     bool
 	drop     []string
 	part     *outcome.Outcome
 	rendered []*policykind.Policy
@@ -276,7 +378,11 @@ type changedGroup struct {
 // applyGroup recomputes a group of kinds (members, of the previous
 // result, with their indexes in it) after the policies drops are removed
 // and adds added, by kind index, setting their results in res.Kinds.
-func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindResult]int, drops, adds map[int][]*policykind.Policy) (changedGroup, error) {
+//
+// With no policy changed, reach are the nodes whose contexts changed (a
+// route moved); the group's attachments stay, and a group with no target
+// there before or after is left as it is (changedGroup.same).
+func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindResult]int, drops, adds map[int][]*policykind.Policy, reach []topology.NodeID) (changedGroup, error) {
 	g, first := res.Graph, members[0]
 	var ch changedGroup
 	var dropped, added, order []*policykind.Policy
@@ -293,21 +399,23 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 		dropped = append(dropped, drops[i]...)
 		added = append(added, adds[i]...)
 	}
-	before := first.all
-	after := before.With(g, dropped, added, order)
+	before, after, nodes := first.all, first.all, reach
 	// The nodes the change is at, and those whose contexts it reaches.
 	var seeds []topology.NodeID
-	for _, p := range dropped {
-		for _, a := range before.ByPolicy[p] {
-			seeds = append(seeds, a.Node)
+	if len(dropped)+len(added) > 0 {
+		after = before.With(g, dropped, added, order)
+		for _, p := range dropped {
+			for _, a := range before.ByPolicy[p] {
+				seeds = append(seeds, a.Node)
+			}
 		}
-	}
-	for _, p := range added {
-		for _, a := range after.ByPolicy[p] {
-			seeds = append(seeds, a.Node)
+		for _, p := range added {
+			for _, a := range after.ByPolicy[p] {
+				seeds = append(seeds, a.Node)
+			}
 		}
+		nodes = effective.Below(g, seeds, func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] })
 	}
-	nodes := effective.Below(g, seeds, func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] })
 	funcs, err := res.funcs(made)
 	if err != nil {
 		return ch, err
@@ -321,7 +429,7 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 			res.Kinds[index[members[j]]] = kr
 		}
 	}
-	if float64(len(nodes)) > wide*float64(len(first.Effective.Targets)) {
+	if len(seeds) > 0 && float64(len(nodes)) > wide*float64(len(first.Effective.Targets)) {
 		// A change that reaches most targets costs least as a group
 		// computed anew.
 		res.compute(made, order, funcs, nil)
@@ -342,6 +450,10 @@ func (res *Result) applyGroup(m *Model, members []*KindResult, index map[*KindRe
 	}
 	now := effective.ComputeAt(g, first.Kind, after, funcs, nodes).Targets
 	old := targetsAt(first.Effective.Targets, nodes)
+	if len(dropped)+len(added) == 0 && len(old)+len(now) == 0 {
+		ch.same = true
+		return ch, nil
+	}
 	eff := &effective.Result{Kind: first.Effective.Kind, Targets: splice(first.Effective.Targets, nodes, now)}
 	st, part, touched := first.state.Update(g, before, after, old, now, dropped)
 	// The policies to render again: those counted, the new ones, and

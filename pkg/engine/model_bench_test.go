@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/internal/synth"
 	"github.com/strata-dev/strata/pkg/engine"
@@ -23,7 +24,8 @@ import (
 //     status delta (every status it renders again);
 //   - class-wide: one policy attached to the GatewayClass, which reaches
 //     every target;
-//   - route: one HTTPRoute updated.
+//   - route: one HTTPRoute moved to another Gateway;
+//   - route-labels: one HTTPRoute's labels changed (a full run).
 //
 // Each reports of-full-run, its time over a full Run's measured just
 // before it, and model-B / result-B, the heap a Model and a Result of
@@ -72,6 +74,14 @@ func BenchmarkModel(b *testing.B) {
 		{"policy", func(i int) snapshot.Change { return snapshot.Change{Object: edited(narrow[(i*7919)%len(narrow)], i)} }},
 		{"class-wide", func(i int) snapshot.Change { return snapshot.Change{Object: edited(wide[i%len(wide)], i)} }},
 		{"route", func(i int) snapshot.Change {
+			r := s.HTTPRoutes[(i*7919)%len(s.HTTPRoutes)].DeepCopy()
+			gw := s.Gateways[(i*31)%len(s.Gateways)]
+			ns := gwv1.Namespace(gw.Namespace)
+			r.Spec.ParentRefs = []gwv1.ParentReference{{Name: gwv1.ObjectName(gw.Name), Namespace: &ns}}
+			r.Generation++
+			return snapshot.Change{Object: r}
+		}},
+		{"route-labels", func(i int) snapshot.Change {
 			r := s.HTTPRoutes[(i*7919)%len(s.HTTPRoutes)].DeepCopy()
 			r.Labels = map[string]string{"edit": fmt.Sprint(i)}
 			return snapshot.Change{Object: r}

@@ -20,6 +20,7 @@ import (
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/policykind/builtin"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
+	"github.com/strata-dev/strata/pkg/engine/topology"
 	"github.com/strata-dev/strata/pkg/sink/effectivepolicy"
 	"github.com/strata-dev/strata/pkg/sink/status"
 	"github.com/strata-dev/strata/pkg/source/files"
@@ -68,15 +69,19 @@ func TestModelEqualsRun(t *testing.T) {
 		steps = 15
 	}
 	for name, s := range worlds {
-		incremental, ran := 0, false
+		incremental, routes, ran := 0, 0, false
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/%d", name, seed), func(t *testing.T) {
 				ran = true
-				incremental += checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
+				n, r := checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
+				incremental, routes = incremental+n, routes+r
 			})
 		}
 		if ran && incremental == 0 {
 			t.Errorf("%s: no change of %d was applied without a full run", name, 3*steps)
+		}
+		if ran && name == "synthetic" && routes == 0 {
+			t.Errorf("%s: no route change was applied without a full run", name)
 		}
 	}
 }
@@ -139,14 +144,15 @@ func FuzzModel(f *testing.F) {
 	f.Add(uint64(1), uint8(8))
 	f.Add(uint64(99), uint8(30))
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
-		_ = checkModel(t, s, rand.New(rand.NewPCG(seed, 0xf022)), int(steps%40))
+		_, _ = checkModel(t, s, rand.New(rand.NewPCG(seed, 0xf022)), int(steps%40))
 	})
 }
 
 // checkModel applies steps random batches of changes to a model of s,
 // checking each model against a fresh Run and the one before it against
-// what it said; it returns how many were applied without a full run.
-func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) int {
+// what it said; it returns how many were applied without a full run, and
+// how many of those changed only routes.
+func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) (incremental, routes int) {
 	t.Helper()
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
@@ -158,7 +164,6 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) i
 		t.Fatal(err)
 	}
 	said := render(t, m.Result())
-	incremental := 0
 	for step := range steps {
 		var changes []snapshot.Change
 		for range 1 + rng.IntN(3) {
@@ -173,7 +178,7 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) i
 			t.Fatalf("step %d: fresh run: %v", step, err)
 		}
 		got, want := render(t, next.Result()), render(t, fresh)
-		for i, part := range []string{"policy status", "target status", "effective policies", "attachments"} {
+		for i, part := range []string{"policy status", "target status", "effective policies", "attachments", "graph"} {
 			if !bytes.Equal(got[i], want[i]) {
 				t.Fatalf("step %d (%s, full %v): %s differ:\nmodel: %s\nrun:   %s", step, describeChanges(changes), delta.Full, part, got[i], want[i])
 			}
@@ -183,11 +188,14 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) i
 		}
 		if !delta.Full {
 			incremental++
+			if !slices.ContainsFunc(changes, func(c snapshot.Change) bool { return snapshot.IsPolicy(c.Object) }) {
+				routes++
+			}
 		}
 		m, said = next, got
 	}
-	t.Logf("%d of %d changes applied without a full run", incremental, steps)
-	return incremental
+	t.Logf("%d of %d changes applied without a full run, %d of them of routes", incremental, steps, routes)
+	return incremental, routes
 }
 
 // render is what a Result says: policy statuses, target statuses,
@@ -213,12 +221,35 @@ func render(t *testing.T, res *engine.Result) [][]byte {
 	}
 	slices.Sort(attachments)
 	var out [][]byte
-	for _, v := range []any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res), attachments} {
+	for _, v := range []any{objects(status.Policies(res, now)), objects(status.Targets(res, now)), effectivepolicy.Build(res), attachments, edges(res.Graph)} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, b)
+	}
+	return out
+}
+
+// edges are a graph's nodes and problems by key, not id (a model's
+// graph numbers the nodes it adds in the order they came): each node
+// with its generation and the keys of its parents and children.
+func edges(g *topology.Graph) []string {
+	keys := func(ids []topology.NodeID) []string {
+		var out []string
+		for _, id := range ids {
+			out = append(out, g.Node(id).Ref.Key())
+		}
+		slices.Sort(out)
+		return out
+	}
+	var out []string
+	for _, n := range g.Nodes {
+		out = append(out, fmt.Sprintf("%s gen=%d parents=%v children=%v", n.Ref.Key(), n.Generation, keys(n.Parents), keys(n.Children)))
+	}
+	slices.Sort(out)
+	for _, p := range g.Problems {
+		out = append(out, p.Error())
 	}
 	return out
 }
@@ -275,16 +306,7 @@ func randomChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
 		}
 		return snapshot.Change{Object: u}
 	case r < 16 && len(s.HTTPRoutes) > 0:
-		rt := s.HTTPRoutes[pick(len(s.HTTPRoutes))].DeepCopy()
-		if rng.IntN(4) == 0 {
-			return snapshot.Change{Object: rt, Deleted: true}
-		}
-		if len(s.Gateways) > 0 && len(rt.Spec.ParentRefs) > 0 {
-			gw := s.Gateways[pick(len(s.Gateways))]
-			ns := gwv1.Namespace(gw.Namespace)
-			rt.Spec.ParentRefs[0] = gwv1.ParentReference{Name: gwv1.ObjectName(gw.Name), Namespace: &ns}
-		}
-		return snapshot.Change{Object: rt}
+		return randomRouteChange(rng, s)
 	case r < 17 && len(s.Namespaces) > 0:
 		ns := s.Namespaces[pick(len(s.Namespaces))].DeepCopy()
 		labels := map[string]string{}
@@ -310,6 +332,47 @@ func randomChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("new-%d", rng.IntN(5)), Labels: map[string]string{"env": "prod"}}}
 		return snapshot.Change{Object: ns}
 	}
+}
+
+// randomRouteChange is a change to a route of s: a deletion, or a new
+// version with another parent, listener (sectionName), backend,
+// hostname, a parent of a kind outside the hierarchy, or other labels.
+func randomRouteChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
+	pick := func(n int) int { return rng.IntN(max(n, 1)) }
+	rt := s.HTTPRoutes[pick(len(s.HTTPRoutes))].DeepCopy()
+	rt.Generation++
+	switch rng.IntN(7) {
+	case 0:
+		return snapshot.Change{Object: rt, Deleted: true}
+	case 1, 2: // to a listener of another Gateway, or to all of its listeners
+		if len(s.Gateways) > 0 && len(rt.Spec.ParentRefs) > 0 {
+			gw := s.Gateways[pick(len(s.Gateways))]
+			ns := gwv1.Namespace(gw.Namespace)
+			rt.Spec.ParentRefs[0] = gwv1.ParentReference{Name: gwv1.ObjectName(gw.Name), Namespace: &ns}
+			if ls := gw.Spec.Listeners; len(ls) > 0 && rng.IntN(2) == 0 {
+				rt.Spec.ParentRefs[0].SectionName = &ls[pick(len(ls))].Name
+			}
+		}
+	case 3: // a rule's backend to another Service
+		if len(rt.Spec.Rules) > 0 && len(s.Services) > 0 {
+			svc := s.Services[pick(len(s.Services))]
+			ns := gwv1.Namespace(svc.Namespace)
+			rule := &rt.Spec.Rules[pick(len(rt.Spec.Rules))]
+			rule.BackendRefs = []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(svc.Name), Namespace: &ns}}}}
+		}
+	case 4:
+		rt.Spec.Hostnames = []gwv1.Hostname{[]gwv1.Hostname{"shop.example.com", "*.example.com", "elsewhere.test"}[rng.IntN(3)]}
+	case 5: // a parent outside the hierarchy, or none
+		if rng.IntN(2) == 0 {
+			kind := gwv1.Kind("Mystery")
+			rt.Spec.ParentRefs = append(rt.Spec.ParentRefs, gwv1.ParentReference{Name: "m", Kind: &kind})
+		} else {
+			rt.Spec.ParentRefs = nil
+		}
+	default:
+		rt.Labels = map[string]string{"app": []string{"web", "api"}[rng.IntN(2)]}
+	}
+	return snapshot.Change{Object: rt}
 }
 
 // retarget points u's first targetRef at another object of the snapshot

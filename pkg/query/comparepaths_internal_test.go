@@ -17,7 +17,7 @@ func TestComparePathsIsPathKeyOrder(t *testing.T) {
 	g := &topology.Graph{}
 	for _, n := range names {
 		for _, sec := range []string{"", "s", "s>"} {
-			g.Nodes = append(g.Nodes, topology.Node{Ref: topology.Ref{Kind: "K", Name: n, Section: sec}})
+			g.Nodes = append(g.Nodes, &topology.Node{Ref: topology.Ref{Kind: "K", Name: n, Section: sec}})
 		}
 	}
 	q := &query{g: g}

@@ -31,6 +31,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
 	"github.com/strata-dev/strata/pkg/engine/snapshot"
@@ -117,9 +118,11 @@ type Controller struct {
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
 	// What changed since the last run: everything (full), or some
-	// policies (dirty); model is the last run's, kinds its policy kinds.
+	// policies (dirty) and routes; model is the last run's, kinds its
+	// policy kinds.
 	full    bool
 	dirty   map[policyKey]bool
+	routes  map[targetKey]bool
 	epDirty bool
 	model   *engine.Model
 	kinds   map[schema.GroupKind]cluster.PolicyGVK
@@ -168,6 +171,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		desired: map[targetKey]*status.Fragment{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[policyKey]bool{},
+		routes:  map[targetKey]bool{},
 		full:    true,
 		access:  access{allowed: map[schema.GroupVersionKind]bool{}, denied: map[schema.GroupVersionKind]string{}},
 	}
@@ -197,9 +201,9 @@ func (c *Controller) Writes() *prometheus.CounterVec { return c.metrics.writes }
 // Runs counts recomputations by scope ("full" or "kinds").
 func (c *Controller) Runs() *prometheus.CounterVec { return c.metrics.runs }
 
-// changed records what an event touched: a policy (obj, or its
-// tombstone), or anything else (topology, declarations), which needs a
-// full run.
+// changed records what an event touched: a policy or a route (obj, or
+// its tombstone), which the model takes as a change, or anything else
+// (the rest of the topology, declarations), which needs a full run.
 func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool, obj any) {
 	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -211,6 +215,8 @@ func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool, obj any) 
 		c.epDirty = true // only Strata's EffectivePolicy objects to check
 	case policy && named:
 		c.dirty[policyKey{gvk.GroupKind(), client.ObjectKeyFromObject(o)}] = true
+	case named && typed.Kinds[gvk.GroupKind()].RouteOf != nil:
+		c.routes[targetKey{gvk, client.ObjectKeyFromObject(o)}] = true
 	default:
 		c.full = true
 	}
@@ -296,8 +302,8 @@ func (c *Controller) runTargets(ctx context.Context) {
 // else a full run comparing every policy and target.
 func (c *Controller) reconcile(ctx context.Context) (err error) {
 	c.mu.Lock()
-	full, dirty, model, epDirty := c.full || c.model == nil, c.dirty, c.model, c.epDirty
-	c.full, c.dirty, c.epDirty = false, map[policyKey]bool{}, false
+	full, dirty, routes, model, epDirty := c.full || c.model == nil, c.dirty, c.routes, c.model, c.epDirty
+	c.full, c.dirty, c.routes, c.epDirty = false, map[policyKey]bool{}, map[targetKey]bool{}, false
 	c.mu.Unlock()
 	defer func() {
 		if err != nil { // retry with a full run: the scope is lost
@@ -317,14 +323,14 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		defer c.observe(c.metrics.reconcileTime, "full")()
 		return c.reconcileAll(ctx)
 	}
-	if len(dirty) == 0 {
+	if len(dirty)+len(routes) == 0 {
 		if epDirty && c.opts.EffectivePolicies {
 			return c.writeEffectivePolicies(ctx, model.Result())
 		}
 		return nil
 	}
 	defer c.observe(c.metrics.reconcileTime, "kinds")()
-	return c.reconcilePolicies(ctx, model, dirty)
+	return c.reconcileChanges(ctx, model, dirty, routes)
 }
 
 // observe starts a timer; the returned function records the seconds
@@ -399,32 +405,51 @@ func (c *Controller) ran(scope string, model *engine.Model, kinds map[schema.Gro
 	}
 }
 
-// reconcilePolicies gives the model the policies that changed, as the
-// cache holds them now, and compares the statuses its delta names: those
-// of the policies it rendered again and of the objects whose targets it
-// computed again.
-func (c *Controller) reconcilePolicies(ctx context.Context, model *engine.Model, dirty map[policyKey]bool) error {
-	var changes []snapshot.Change
+// reconcileChanges gives the model the policies and routes that
+// changed, as the cache holds them now, and compares the statuses its
+// delta names: those of the policies it rendered again and of the
+// objects whose targets it computed again.
+func (c *Controller) reconcileChanges(ctx context.Context, model *engine.Model, dirty map[policyKey]bool, routes map[targetKey]bool) error {
+	type keyed struct {
+		kind  string
+		key   types.NamespacedName
+		value snapshot.Change
+	}
+	var batch []keyed
+	get := func(gk schema.GroupKind, key types.NamespacedName, obj client.Object) error {
+		err := c.cache.Get(ctx, key, obj)
+		switch {
+		case apierrors.IsNotFound(err):
+			obj.SetNamespace(key.Namespace)
+			obj.SetName(key.Name)
+			batch = append(batch, keyed{gk.Kind, key, snapshot.Change{Object: obj, Deleted: true}})
+		case err != nil:
+			return fmt.Errorf("get %s %s: %w", gk.Kind, key, err)
+		default:
+			batch = append(batch, keyed{gk.Kind, key, snapshot.Change{Object: obj}})
+		}
+		return nil
+	}
 	for k := range dirty {
 		u := &unstructured.Unstructured{}
 		u.SetGroupVersionKind(c.kinds[k.gk].GroupVersion().WithKind(k.gk.Kind))
-		err := c.cache.Get(ctx, k.NamespacedName, u)
-		switch {
-		case apierrors.IsNotFound(err):
-			u.SetNamespace(k.Namespace)
-			u.SetName(k.Name)
-			changes = append(changes, snapshot.Change{Object: u, Deleted: true})
-		case err != nil:
-			return fmt.Errorf("get %s %s: %w", k.gk.Kind, k.NamespacedName, err)
-		default:
-			changes = append(changes, snapshot.Change{Object: u})
+		if err := get(k.gk, k.NamespacedName, u); err != nil {
+			return err
+		}
+	}
+	for k := range routes {
+		if err := get(k.GVK.GroupKind(), k.NamespacedName, typed.Kinds[k.GVK.GroupKind()].New().(client.Object)); err != nil {
+			return err
 		}
 	}
 	// In a fixed order, so that a batch gives one answer.
-	slices.SortFunc(changes, func(a, b snapshot.Change) int {
-		x, y := a.Object.(*unstructured.Unstructured), b.Object.(*unstructured.Unstructured)
-		return cmp.Or(cmp.Compare(x.GetKind(), y.GetKind()), cmp.Compare(x.GetNamespace(), y.GetNamespace()), cmp.Compare(x.GetName(), y.GetName()))
+	slices.SortFunc(batch, func(a, b keyed) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.key.Namespace, b.key.Namespace), cmp.Compare(a.key.Name, b.key.Name))
 	})
+	changes := make([]snapshot.Change, len(batch))
+	for i, k := range batch {
+		changes[i] = k.value
+	}
 	done := c.observe(c.metrics.engineDuration, "kinds")
 	next, delta, err := model.Apply(changes...)
 	done()

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	// controller-runtime's workqueue metrics (workqueue_depth and the
 	// others, in crmetrics.Registry) come with its controller package,
 	// which the strata binary links through the blueprint controller and
@@ -612,7 +613,8 @@ spec:
 }
 
 // A sequence of policy changes (new policies, retargets, strategy
-// changes, deletions) is taken by the live model, with no full run, and
+// changes, deletions) and route moves is taken by the live model, with no
+// full run, and
 // after each the stored policy and target statuses are what a fresh
 // engine run computes from the objects as stored.
 func TestPolicyChangesConverge(t *testing.T) {
@@ -639,6 +641,16 @@ spec:
 			t.Fatalf("update ColorPolicy %s: %v", want.GetName(), err)
 		}
 	}
+	// reparent moves a stored HTTPRoute under another Gateway.
+	reparent := func(route, gateway string) {
+		have := c.get(gatewayAPI, "HTTPRoute", "default", route)
+		if err := unstructured.SetNestedSlice(have.Object, []any{map[string]any{"name": gateway}}, "spec", "parentRefs"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.client.Update(context.Background(), have); err != nil {
+			t.Fatalf("update HTTPRoute %s: %v", route, err)
+		}
+	}
 	for i, step := range []struct {
 		what string
 		do   func()
@@ -657,6 +669,8 @@ spec:
 			c.delete(colorAPI, "ColorPolicy", "default", "q1")
 			c.delete(colorAPI, "ColorPolicy", "default", "q2")
 		}},
+		{"a route moved to the other Gateway", func() { reparent("r2", "g2") }},
+		{"a route moved back, and another one too", func() { reparent("r2", "g1"); reparent("r3", "g1") }},
 	} {
 		step.do()
 		c.eventually(fmt.Sprintf("converged after step %d, %s", i, step.what), c.converged)
@@ -666,7 +680,7 @@ spec:
 		}
 	}
 	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full")); got != full {
-		t.Errorf("policy changes caused %v full runs", got-full)
+		t.Errorf("policy and route changes caused %v full runs", got-full)
 	}
 }
 

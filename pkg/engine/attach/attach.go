@@ -193,7 +193,7 @@ func referrals(g *topology.Graph, policies []*policykind.Policy) referralIndex {
 	}
 	ix := referralIndex{}
 	for id := range g.Nodes {
-		n := &g.Nodes[id]
+		n := g.Nodes[id]
 		if n.Object == nil || n.Ref.Section != "" {
 			continue
 		}

@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -69,7 +70,8 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 		n += len(r.Rules)
 	}
 	g := &Graph{
-		Nodes:  make([]Node, 0, n+n/8+16),
+		Nodes:  make([]*Node, 0, n+n/8+16),
+		slab:   make([]Node, 0, n+n/8+16),
 		index:  make(map[Ref]NodeID, objects+objects/8+16), // objects only: sections are not indexed
 		grants: NewGrants(s.ReferenceGrants),
 		// Declared namespaces, and a few implicit ones.
@@ -84,10 +86,7 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	for _, gc := range s.GatewayClasses {
 		g.object(hierarchy.GatewayClassKind, &gc.ObjectMeta, gc)
 	}
-	b := &attacher{g: g, nsLabels: map[string]labels.Set{}}
-	for _, ns := range s.Namespaces {
-		b.nsLabels[ns.Name] = ns.Labels
-	}
+	b := &attacher{g: g}
 	for _, gw := range s.Gateways {
 		g.addGateway(gw)
 	}
@@ -100,21 +99,24 @@ func Objects(s *snapshot.Snapshot) (finish func(Extra) *Graph) {
 	b.addRoutes(rs)
 	// Each node's lists sorted, without duplicates.
 	for i := range len(g.Nodes) {
-		n := &g.Nodes[i]
+		n := g.Nodes[i]
 		slices.Sort(n.Parents)
 		n.Parents = slices.Compact(n.Parents)
 		slices.Sort(n.Children)
 		n.Children = slices.Compact(n.Children)
 	}
 	g.listKinds()
-	slices.SortFunc(g.Problems, func(a, b Problem) int {
-		return strings.Compare(a.Object.Key()+"\x00"+a.Field, b.Object.Key()+"\x00"+b.Field)
-	})
+	slices.SortStableFunc(g.Problems, compareProblems)
 	return func(extra Extra) *Graph {
 		g.addExtra(extra)
 		g.origin = &origin{built: len(g.Nodes)}
 		return g
 	}
+}
+
+// compareProblems orders problems by object, then field.
+func compareProblems(a, b Problem) int {
+	return cmp.Or(strings.Compare(a.Object.Key(), b.Object.Key()), strings.Compare(a.Field, b.Field))
 }
 
 // routes reads the routes of s, kind by kind in hierarchy.Table's order.
@@ -154,7 +156,7 @@ func (g *Graph) object(gk schema.GroupKind, m *metav1.ObjectMeta, obj any) NodeI
 // for a duplicate). A name declared twice is ambiguous: kept once and
 // reported (policies targeting it are Invalid).
 func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string, ids []NodeID) {
-	o := &g.Nodes[obj]
+	o := g.Nodes[obj]
 	secs := make(Sections, 0, n)
 	// Duplicates are found by a scan, or a set for many sections (issue
 	// 11, "No cliffs").
@@ -185,7 +187,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 			if ids != nil {
 				ids[i] = first
 			}
-			o := &g.Nodes[obj]
+			o := g.Nodes[obj]
 			if o.Ambiguous == nil {
 				o.Ambiguous = map[string]bool{}
 			}
@@ -209,7 +211,7 @@ func (g *Graph) sections(obj NodeID, list string, n int, name func(i int) string
 		}
 	}
 	slices.SortFunc(secs, func(a, b Section) int { return strings.Compare(a.Name, b.Name) })
-	o = &g.Nodes[obj]
+	o = g.Nodes[obj]
 	o.Sections = secs
 	if len(o.Children) == 0 {
 		o.Children = kids // an append beyond the sections' makes a list of its own
@@ -243,22 +245,58 @@ func (g *Graph) addService(svc *corev1.Service) {
 // attacher links routes to listeners and backends.
 type attacher struct {
 	g         *Graph
-	nsLabels  map[string]labels.Set
 	selectors map[*metav1.LabelSelector]labels.Selector
 	// listenerSets are the listeners of each ListenerSet its Gateway
-	// accepts, as Gateway listeners, so routes attach to both alike.
+	// accepts, as Gateway listeners, so routes attach to both alike,
+	// made on first use.
 	listenerSets map[NodeID][]gwv1.Listener
+	// touch, when set, is called with each node before link changes it
+	// (Rerouted copies the nodes it changes).
+	touch func(NodeID)
 }
 
 // listeners are what routes attach to in a parent node: a Gateway's
-// spec.listeners, or an accepted ListenerSet's; ok is false for a
-// ListenerSet its Gateway does not accept.
+// spec.listeners, or an accepted ListenerSet's (one linked under its
+// Gateway); ok is false for a ListenerSet its Gateway does not accept.
 func (b *attacher) listeners(parent NodeID) (ls []gwv1.Listener, ok bool) {
-	if gw, isGW := b.g.Nodes[parent].Object.(*gwv1.Gateway); isGW {
+	n := b.g.Nodes[parent]
+	if gw, isGW := n.Object.(*gwv1.Gateway); isGW {
 		return gw.Spec.Listeners, true
 	}
-	ls, ok = b.listenerSets[parent]
-	return ls, ok
+	set, isLS := n.Object.(*gwv1.ListenerSet)
+	if !isLS || len(n.Parents) == 0 {
+		return nil, false
+	}
+	if ls, ok := b.listenerSets[parent]; ok {
+		return ls, true
+	}
+	if b.listenerSets == nil {
+		b.listenerSets = map[NodeID][]gwv1.Listener{}
+	}
+	out := make([]gwv1.Listener, len(set.Spec.Listeners))
+	for i, l := range set.Spec.Listeners {
+		out[i] = gwv1.Listener(l) // a ListenerEntry has a Gateway listener's fields
+	}
+	b.listenerSets[parent] = out
+	return out, true
+}
+
+// nsLabels are the labels of namespace ns: of its Namespace object, none
+// for an implicit one.
+func (b *attacher) nsLabels(ns string) labels.Set {
+	if id, ok := b.g.namespaces[ns]; ok {
+		return b.g.Nodes[id].Labels
+	}
+	return nil
+}
+
+// link is Graph.link, touching both nodes first.
+func (b *attacher) link(parent, child NodeID) {
+	if b.touch != nil {
+		b.touch(parent)
+		b.touch(child)
+	}
+	b.g.link(parent, child)
 }
 
 // addListenerSet adds a ListenerSet, its listeners as sections, and its
@@ -290,14 +328,6 @@ func (b *attacher) addListenerSet(ls *gwv1.ListenerSet) {
 		return
 	}
 	g.link(gw, id)
-	if b.listenerSets == nil {
-		b.listenerSets = map[NodeID][]gwv1.Listener{}
-	}
-	out := make([]gwv1.Listener, len(ls.Spec.Listeners))
-	for i, l := range ls.Spec.Listeners {
-		out[i] = gwv1.Listener(l) // a ListenerEntry has a Gateway listener's fields
-	}
-	b.listenerSets[id] = out
 }
 
 // listenersAllowed reports whether gw's spec.allowedListeners admits
@@ -315,7 +345,7 @@ func (b *attacher) listenersAllowed(gw *gwv1.Gateway, ns string) bool {
 		return ns == gw.Namespace
 	case gwv1.NamespacesFromSelector:
 		sel := b.selector(al.Namespaces.Selector)
-		return sel != nil && sel.Matches(b.nsLabels[ns])
+		return sel != nil && sel.Matches(b.nsLabels(ns))
 	}
 	return false
 }
@@ -353,15 +383,23 @@ func (b *attacher) addRouteNode(r route) (NodeID, []NodeID) {
 		return GeneratedRuleName(i)
 	}, rules)
 	for i, p := range r.ParentRefs {
-		kind, parentNS := parentOf(p, ns)
-		switch {
-		case kind == hierarchy.ServiceKind:
+		if kind, parentNS := parentOf(p, ns); kind == hierarchy.ServiceKind {
 			b.addMeshParent(id, i, p, parentNS)
-		case kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind:
-			g.Problems = append(g.Problems, Problem{Object: g.Nodes[id].Ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
 		}
 	}
+	g.Problems = appendParentKindProblems(g.Problems, g.Nodes[id].Ref, r)
 	return id, rules
+}
+
+// appendParentKindProblems appends a problem for each parentRef of route
+// r (node ref) of a kind outside the hierarchy.
+func appendParentKindProblems(out []Problem, ref Ref, r route) []Problem {
+	for i, p := range r.ParentRefs {
+		if kind, _ := parentOf(p, r.Meta.Namespace); kind != hierarchy.ServiceKind && kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
+			out = append(out, Problem{Object: ref, Field: fmt.Sprintf("spec.parentRefs[%d]", i), Message: "parent kinds other than Gateway, ListenerSet and Service are not part of Strata's hierarchy; ignored"})
+		}
+	}
+	return out
 }
 
 // parentOf is the kind (Gateway by default) and namespace (ns by
@@ -407,7 +445,7 @@ func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 				continue
 			}
 			if lid, ok := g.Nodes[parent].Sections.Get(string(l.Name)); ok {
-				g.link(lid, id)
+				b.link(lid, id)
 			}
 		}
 	}
@@ -427,7 +465,7 @@ func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 			if to.Namespace != ns && !g.Granted(r.GroupKind, ns, to) {
 				continue
 			}
-			g.link(rules[i], svc)
+			b.link(rules[i], svc)
 		}
 	}
 }
@@ -463,7 +501,7 @@ func hasPort(svc *corev1.Service, port int32) bool {
 // first use: a root at hierarchy.LevelMeshFrontend with the frontend
 // role, no object (the Service node has it) and no sections.
 func (g *Graph) frontend(svc NodeID) NodeID {
-	s := &g.Nodes[svc]
+	s := g.Nodes[svc]
 	r := s.Ref
 	r.Role = hierarchy.RoleFrontend
 	if id, ok := g.index[r]; ok {
@@ -518,7 +556,7 @@ func (b *attacher) allowed(parentNS string, l *gwv1.Listener, r route, routeNS s
 	case gwv1.NamespacesFromAll:
 	case gwv1.NamespacesFromSelector:
 		sel := b.selector(ar.Namespaces.Selector)
-		if sel == nil || !sel.Matches(b.nsLabels[routeNS]) {
+		if sel == nil || !sel.Matches(b.nsLabels(routeNS)) {
 			return false
 		}
 	default: // Same, and unknown values (Gateway API treats them as invalid).

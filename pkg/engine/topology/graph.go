@@ -14,7 +14,9 @@ import (
 // indexes. It is complete when Build returns it and never changes after,
 // so any number of goroutines may read it; Nodes is exported for reading.
 type Graph struct {
-	Nodes []Node
+	// Nodes are pointers, so that a graph made from another by a change
+	// (Rerouted) shares every node the change did not touch.
+	Nodes []*Node
 	// Problems found while building, sorted by object then field.
 	Problems []Problem
 
@@ -27,6 +29,8 @@ type Graph struct {
 	origin *origin
 	// namespaces are the Namespace nodes by name.
 	namespaces map[string]NodeID
+	// slab holds the nodes this graph added (addUnindexed).
+	slab []Node
 }
 
 // origin is what a graph and its extensions share: how many nodes the
@@ -58,7 +62,7 @@ type kindIn struct {
 }
 
 // Node returns the node with the given id.
-func (g *Graph) Node(id NodeID) *Node { return &g.Nodes[id] }
+func (g *Graph) Node(id NodeID) *Node { return g.Nodes[id] }
 
 // Lookup finds the node of a ref, or None.
 func (g *Graph) Lookup(r Ref) NodeID {
@@ -118,7 +122,7 @@ func (g *Graph) listKinds() {
 		clear(in)
 	}
 	for i := range g.Nodes {
-		n := &g.Nodes[i]
+		n := g.Nodes[i]
 		if n.Ref.Section != "" || n.Ref.Role != hierarchy.RoleNone {
 			continue
 		}
@@ -286,9 +290,17 @@ func (g *Graph) add(n Node) NodeID {
 // through its object's Sections.
 func (g *Graph) addUnindexed(n Node) NodeID {
 	id := NodeID(len(g.Nodes))
-	g.Nodes = append(g.Nodes, n)
+	if len(g.slab) == cap(g.slab) {
+		g.slab = make([]Node, 0, nodeSlab)
+	}
+	g.slab = append(g.slab, n)
+	g.Nodes = append(g.Nodes, &g.slab[len(g.slab)-1])
 	return id
 }
+
+// nodeSlab is how many nodes a graph allocates at a time: one allocation
+// for many small ones, and never a move (the nodes are shared by pointer).
+const nodeSlab = 1024
 
 // namespaceNode returns the node of a namespace, creating an implicit one
 // when no Namespace object was given; "" gives None. A node it makes is
@@ -353,7 +365,7 @@ func (g *Graph) AppendNamespaces(dst, path []NodeID) []NodeID {
 // namespace than the Service (a GEP-1426 consumer route).
 func (g *Graph) Mesh(path []NodeID) (frontend NodeID, consumer string) {
 	for i, id := range path {
-		n := &g.Nodes[id]
+		n := g.Nodes[id]
 		if n.Level == hierarchy.LevelNamespace {
 			continue
 		}
@@ -378,7 +390,7 @@ func (g *Graph) ConsumerPolicy(policyNS string, id NodeID) bool {
 	if policyNS == "" {
 		return false
 	}
-	r := &g.Nodes[id].Ref
+	r := g.Nodes[id].Ref
 	if r.GroupKind() == hierarchy.NamespaceKind {
 		return r.Name != policyNS
 	}

@@ -35,6 +35,22 @@ type Kind struct {
 	// AppendRoutes, the linking rule of a route kind, appends the links
 	// of each route of the kind in s.
 	AppendRoutes func(out []Route, s *snapshot.Snapshot) []Route
+	// RouteOf is the linking rule for one object: its links, and false
+	// when obj is not of the kind.
+	RouteOf func(obj Object) (Route, bool)
+}
+
+// RouteOf reads the links of obj, a route of any kind of the table;
+// false when obj is no route.
+func RouteOf(obj Object) (Route, bool) {
+	for _, row := range hierarchy.Table {
+		if k := Kinds[row.GroupKind]; k.RouteOf != nil {
+			if r, ok := k.RouteOf(obj); ok {
+				return r, true
+			}
+		}
+	}
+	return Route{}, false
 }
 
 // Route is what the topology reads of a route of any kind to link it
@@ -161,14 +177,24 @@ func route[T, L any, PT interface {
 	runtime.Object
 }](gk schema.GroupKind, slot func(*snapshot.Snapshot) *[]*T, items func(*L) []T, link func(*T) Route) Kind {
 	k := kind[T, L, PT, PL](slot, items)
+	of := func(o *T) Route {
+		r := link(o)
+		r.GroupKind = gk
+		r.Object = PT(o)
+		return r
+	}
 	k.AppendRoutes = func(out []Route, s *snapshot.Snapshot) []Route {
 		for _, o := range *slot(s) {
-			r := link(o)
-			r.GroupKind = gk
-			r.Object = PT(o)
-			out = append(out, r)
+			out = append(out, of(o))
 		}
 		return out
+	}
+	k.RouteOf = func(obj Object) (Route, bool) {
+		o, ok := obj.(PT)
+		if !ok {
+			return Route{}, false
+		}
+		return of((*T)(o)), true
 	}
 	return k
 }
