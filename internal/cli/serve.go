@@ -19,12 +19,16 @@ import (
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/strata-dev/strata/pkg/engine"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
+	"github.com/strata-dev/strata/pkg/engine/snapshot"
 	"github.com/strata-dev/strata/pkg/sink/web"
 	"github.com/strata-dev/strata/pkg/source/cluster"
 )
@@ -80,13 +84,34 @@ func runServe(ctx context.Context, s Streams, f *sourceFlags, address string) er
 	srv := web.NewServer(worldOf(f, m, res), web.Limits{})
 	if m != sourceFiles {
 		changed := make(chan struct{}, 1)
-		if err := watchCluster(ctx, s, f, res, changed, "strata serve"); err != nil {
+		seen := &events{}
+		if err := watchCluster(ctx, s, f, res, changed, seen.add, "strata serve"); err != nil {
 			l.Close()
 			return err
 		}
-		go follow(ctx, s, f, m, srv, changed)
+		go follow(ctx, s, f, m, srv, changed, seen)
 	}
 	return serve(ctx, s, l, srv)
+}
+
+// events are what the watches saw since follow last took them.
+type events struct {
+	mu   sync.Mutex
+	list []watch.Event
+}
+
+func (e *events) add(ev watch.Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, ev)
+}
+
+func (e *events) take() []watch.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := e.list
+	e.list = nil
+	return out
 }
 
 // worldOf is the web view of a load, with what the source could not read.
@@ -105,25 +130,73 @@ func worldOf(f *sourceFlags, m sourceMode, res *engine.Result) *web.World {
 	return w
 }
 
-// follow reloads the source each time a watch sees a change, and serves it.
-func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}) {
+// follow serves the source again each time a watch sees a change. The
+// first change reads the cluster again (it also covers what changed
+// before the watches began) and keeps a live model of what it read
+// (docs/live-model.md); the model then takes the objects the watches
+// report, as changes, and reads the cluster again only for what it
+// cannot take: a lost watch, a declaration, a kind it does not know, or a
+// view laid over with files or published records.
+func follow(ctx context.Context, s Streams, f *sourceFlags, m sourceMode, srv *web.Server, changed <-chan struct{}, seen *events) {
+	var model *engine.Model
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-changed:
 		}
+		batch := seen.take()
+		if model != nil && m == sourceCluster && f.published == nil {
+			if cs, ok := changesOf(model.Result(), batch); ok {
+				if next, _, err := model.Apply(cs...); err == nil {
+					model = next
+					srv.Set(worldOf(f, m, next.Result()))
+					continue
+				}
+			}
+		}
+		f.keepModel = true
 		res, err := f.load(s)
 		if err != nil {
+			model = nil
 			fmt.Fprintf(s.Err, "warning: strata serve: reading the cluster again after a change: %v; still showing the previous read\n", err)
 			continue
 		}
+		model = f.model
 		srv.Set(worldOf(f, m, res))
 	}
 }
 
+// changesOf are the objects of watch events as changes to res's input:
+// typed for the kinds of the hierarchy, as read for policies of res's
+// kinds; false for any other event.
+func changesOf(res *engine.Result, batch []watch.Event) ([]snapshot.Change, bool) {
+	out := make([]snapshot.Change, 0, len(batch))
+	for _, ev := range batch {
+		u, ok := ev.Object.(*unstructured.Unstructured)
+		if !ok || ev.Type == watch.Error {
+			return nil, false
+		}
+		gk := u.GroupVersionKind().GroupKind()
+		c := snapshot.Change{Object: u, Deleted: ev.Type == watch.Deleted}
+		if k, isTyped := typed.Kinds[gk]; isTyped {
+			obj := k.New()
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+				return nil, false
+			}
+			c.Object = obj
+		} else if res.Of(gk) == nil {
+			return nil, false
+		}
+		out = append(out, c)
+	}
+	return out, true
+}
+
 // watchCluster starts a watch on every kind the source reads.
-func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, who string) error {
+// Each event is given to record, when it is not nil; a watch that lost
+// its place gives an event of type Error.
+func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Result, changed chan<- struct{}, record func(watch.Event), who string) error {
 	cfg, err := f.kube.ToRESTConfig()
 	if err != nil {
 		return fmt.Errorf("kubeconfig: %w", err)
@@ -170,7 +243,7 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 	}
 	for gvr := range gvrs {
 		ready.Add(1)
-		go watchKind(ctx, dyn, gvr, ns, changed, ready.Done, refuse)
+		go watchKind(ctx, dyn, gvr, ns, changed, record, ready.Done, refuse)
 	}
 	ready.Wait()
 	mu.Lock()
@@ -183,10 +256,13 @@ func watchCluster(ctx context.Context, s Streams, f *sourceFlags, res *engine.Re
 }
 
 // watchKind follows one kind in every namespace (or ns) from the resource version of a one-item list.
-func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, ready func(), refuse func(schema.GroupVersionResource, error)) {
+func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string, changed chan<- struct{}, record func(watch.Event), ready func(), refuse func(schema.GroupVersionResource, error)) {
 	var once sync.Once
 	defer once.Do(ready)
-	signal := func() {
+	signal := func(ev watch.Event) {
+		if record != nil {
+			record(ev)
+		}
 		select {
 		case changed <- struct{}{}:
 		default:
@@ -221,14 +297,14 @@ func watchKind(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersi
 		for ev := range w.ResultChan() {
 			if ev.Type == watch.Error {
 				rv = "" // expired: list again
-				signal()
+				signal(ev)
 				break
 			}
 			if o, ok := ev.Object.(metav1.Object); ok && o.GetResourceVersion() != "" {
 				rv = o.GetResourceVersion()
 			}
 			if ev.Type != watch.Bookmark {
-				signal()
+				signal(ev)
 			}
 		}
 		w.Stop()

@@ -119,5 +119,24 @@ func TestServeLive(t *testing.T) {
 		if after := overviewOf(t, base); after.Counts["Service"] != before.Counts["Service"]+1 {
 			t.Errorf("after the reload: %d Services, want %d", after.Counts["Service"], before.Counts["Service"]+1)
 		}
+		// Later changes are taken by the live model the first one made:
+		// a second Service, then the first one deleted.
+		svc2 := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "new2", Namespace: "default"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
+		if err := lc.client.Create(t.Context(), svc2); err != nil {
+			t.Fatal(err)
+		}
+		for events.Scan() && events.Text() != "event: reload" {
+		}
+		if after := overviewOf(t, base); after.Counts["Service"] != before.Counts["Service"]+2 {
+			t.Errorf("after a second Service: %d Services, want %d", after.Counts["Service"], before.Counts["Service"]+2)
+		}
+		if err := lc.client.Delete(t.Context(), svc); err != nil {
+			t.Fatal(err)
+		}
+		for events.Scan() && events.Text() != "event: reload" {
+		}
+		if after := overviewOf(t, base); after.Counts["Service"] != before.Counts["Service"]+1 {
+			t.Errorf("after the first Service is deleted: %d Services, want %d", after.Counts["Service"], before.Counts["Service"]+1)
+		}
 	})
 }

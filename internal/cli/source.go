@@ -44,6 +44,9 @@ type sourceFlags struct {
 	// read is what the last load read, for commands that name where an object came from (see places).
 	read *files.Result
 	last *engine.Result // the last load's result (--watch follows its policy kinds).
+	// keepModel makes a load also keep its live model, in model (serve).
+	keepModel bool
+	model     *engine.Model
 }
 
 // places are where the objects of the last load were read in files.
@@ -177,9 +180,14 @@ func (f *sourceFlags) loadFrom(s Streams, m sourceMode, scope func(*engine.Resul
 	}
 	opts := engine.Options{Lenient: m != sourceFiles, Catalogue: catalogue, Strict: f.strict}
 	var res *engine.Result
-	if scope == nil {
+	switch {
+	case scope == nil && f.keepModel:
+		if f.model, err = engine.NewModel(src.Snapshot, opts); err == nil {
+			res = f.model.Result()
+		}
+	case scope == nil:
 		res, err = engine.Run(src.Snapshot, opts)
-	} else {
+	default:
 		res, err = engine.RunScoped(src.Snapshot, opts, scope)
 	}
 	if err != nil {

@@ -83,7 +83,7 @@ func withWatch(c *cobra.Command, s Streams, out *switchWriter, f *sourceFlags) {
 			return err
 		}
 		changed := make(chan struct{}, 1)
-		if err := watchCluster(ctx, s, f, f.last, changed, "strata "+cmd.Name()+" --watch"); err != nil {
+		if err := watchCluster(ctx, s, f, f.last, changed, nil, "strata "+cmd.Name()+" --watch"); err != nil {
 			return err
 		}
 		// A change between the first read and the watches: one more answer, printed only if it differs.

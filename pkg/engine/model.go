@@ -7,9 +7,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/strata-dev/strata/pkg/engine/attach"
 	"github.com/strata-dev/strata/pkg/engine/effective"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -23,9 +25,9 @@ import (
 // that says which statuses to compare again. A change to policies of
 // declared kinds costs what it reaches: the attachments of the changed
 // policies, the effective targets below them, the tallies of the policies
-// in those targets' contexts. So does a route's new version that changes
-// only its edges: the effective targets below it. Any other change is a
-// full Run.
+// in those targets' contexts. So does a route's or a Gateway's new
+// version that changes only routes' edges: the effective targets below
+// the routes. Any other change is a full Run.
 //
 // A Model is frozen: Apply does not change it, and the next Model shares
 // what the change did not reach, so readers of one need no locks while
@@ -228,20 +230,32 @@ func (m *Model) applyPolicies(changes []snapshot.Change) (*Model, *Delta, error)
 	return m2, delta, nil
 }
 
-// applyRoutes applies changes that are all new versions of routes the
-// graph holds, each changing only the route's edges
-// (topology.Graph.Rerouted); no model and no error when one is not. The
-// contexts that change are those of the nodes below the routes, in the
-// old graph and in the new: each group of kinds computes its targets
-// there again, as a policy change does (applyGroup).
+// applyRoutes applies changes that are all new versions of routes and
+// Gateways the graph holds, each changing only routes' edges
+// (topology.Graph.Rerouted, Regated); no model and no error when one is
+// not. The contexts that change are those of the nodes below the routes,
+// in the old graph and in the new, and a Gateway's own targets, whose
+// object changed: each group of kinds computes its targets there again,
+// as a policy change does (applyGroup).
 func (m *Model) applyRoutes(changes []snapshot.Change) (*Model, *Delta, error) {
 	prev := m.res
 	g := prev.Graph
-	var routes []topology.NodeID
+	var routes, objects []topology.NodeID
 	for _, c := range changes {
 		obj, ok := c.Object.(typed.Object)
 		if !ok || c.Deleted || m.referred(obj) {
 			return nil, nil, nil
+		}
+		if gw, isGW := obj.(*gwv1.Gateway); isGW {
+			next, id, moved, ok := g.Regated(gw)
+			if !ok {
+				return nil, nil, nil
+			}
+			g = next
+			routes = append(routes, moved...)
+			objects = append(objects, id)
+			objects = append(objects, g.Node(id).Sections.Nodes()...)
+			continue
 		}
 		next, id, ok := g.Rerouted(obj)
 		if !ok {
@@ -252,6 +266,7 @@ func (m *Model) applyRoutes(changes []snapshot.Change) (*Model, *Delta, error) {
 	}
 	inNS := func(ns topology.NodeID) []topology.NodeID { return m.inNamespace[ns] }
 	reach := append(effective.Below(prev.Graph, routes, inNS), effective.Below(g, routes, inNS)...)
+	reach = append(reach, objects...)
 	slices.Sort(reach)
 	reach = slices.Compact(reach)
 	snap := m.snap
@@ -300,18 +315,19 @@ func (m *Model) applyRoutes(changes []snapshot.Change) (*Model, *Delta, error) {
 	return m2, delta, nil
 }
 
-// referred reports whether a policy kind of the model is referred to
-// from objects of obj's kind (policykind.ReferenceField): a new version
-// may attach policies, which a route's edges do not tell.
+// referred reports whether obj is neither a route nor a Gateway, or a
+// policy kind of the model is referred to from objects of its kind
+// (policykind.ReferenceField): a new version may attach policies, which
+// new edges do not tell.
 func (m *Model) referred(obj typed.Object) bool {
-	r, ok := typed.RouteOf(obj)
-	if !ok {
+	gk := hierarchy.GatewayKind
+	if r, ok := typed.RouteOf(obj); ok {
+		gk = r.GroupKind
+	} else if _, ok := obj.(*gwv1.Gateway); !ok {
 		return true
 	}
 	for _, kr := range m.res.Kinds {
-		if slices.ContainsFunc(kr.Kind.ReferencedBy, func(f policykind.ReferenceField) bool {
-			return f.Group == r.GroupKind.Group && f.Kind == r.GroupKind.Kind
-		}) {
+		if slices.ContainsFunc(kr.Kind.ReferencedBy, func(f policykind.ReferenceField) bool { return f.Group == gk.Group && f.Kind == gk.Kind }) {
 			return true
 		}
 	}

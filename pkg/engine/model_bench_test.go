@@ -25,6 +25,8 @@ import (
 //   - class-wide: one policy attached to the GatewayClass, which reaches
 //     every target;
 //   - route: one HTTPRoute moved to another Gateway;
+//   - listener: one Gateway listener's hostname changed, which moves
+//     the routes that name the Gateway;
 //   - route-labels: one HTTPRoute's labels changed (a full run).
 //
 // Each reports of-full-run, its time over a full Run's measured just
@@ -80,6 +82,13 @@ func BenchmarkModel(b *testing.B) {
 			r.Spec.ParentRefs = []gwv1.ParentReference{{Name: gwv1.ObjectName(gw.Name), Namespace: &ns}}
 			r.Generation++
 			return snapshot.Change{Object: r}
+		}},
+		{"listener", func(i int) snapshot.Change {
+			gw := s.Gateways[(i*7919)%len(s.Gateways)].DeepCopy()
+			h := gwv1.Hostname(fmt.Sprintf("edit-%d.example.com", i))
+			gw.Spec.Listeners[0].Hostname = &h
+			gw.Generation++
+			return snapshot.Change{Object: gw}
 		}},
 		{"route-labels", func(i int) snapshot.Change {
 			r := s.HTTPRoutes[(i*7919)%len(s.HTTPRoutes)].DeepCopy()

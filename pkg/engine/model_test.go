@@ -69,19 +69,19 @@ func TestModelEqualsRun(t *testing.T) {
 		steps = 15
 	}
 	for name, s := range worlds {
-		incremental, routes, ran := 0, 0, false
+		incremental, topo, gateways, ran := 0, 0, 0, false
 		for seed := range uint64(3) {
 			t.Run(fmt.Sprintf("%s/%d", name, seed), func(t *testing.T) {
 				ran = true
-				n, r := checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
-				incremental, routes = incremental+n, routes+r
+				n, r, g := checkModel(t, s, rand.New(rand.NewPCG(seed, 0x11fe)), steps)
+				incremental, topo, gateways = incremental+n, topo+r, gateways+g
 			})
 		}
 		if ran && incremental == 0 {
 			t.Errorf("%s: no change of %d was applied without a full run", name, 3*steps)
 		}
-		if ran && name == "synthetic" && routes == 0 {
-			t.Errorf("%s: no route change was applied without a full run", name)
+		if ran && name == "synthetic" && (topo == 0 || gateways == 0) {
+			t.Errorf("%s: %d route and Gateway changes applied without a full run, %d of them with a Gateway; want some of each", name, topo, gateways)
 		}
 	}
 }
@@ -144,15 +144,15 @@ func FuzzModel(f *testing.F) {
 	f.Add(uint64(1), uint8(8))
 	f.Add(uint64(99), uint8(30))
 	f.Fuzz(func(t *testing.T, seed uint64, steps uint8) {
-		_, _ = checkModel(t, s, rand.New(rand.NewPCG(seed, 0xf022)), int(steps%40))
+		_, _, _ = checkModel(t, s, rand.New(rand.NewPCG(seed, 0xf022)), int(steps%40))
 	})
 }
 
 // checkModel applies steps random batches of changes to a model of s,
 // checking each model against a fresh Run and the one before it against
-// what it said; it returns how many were applied without a full run, and
-// how many of those changed only routes.
-func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) (incremental, routes int) {
+// what it said; it returns how many were applied without a full run, how
+// many of those changed only routes and Gateways, and how many a Gateway.
+func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) (incremental, topo, gateways int) {
 	t.Helper()
 	catalogue, err := builtin.Catalogue()
 	if err != nil {
@@ -166,8 +166,18 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) (
 	said := render(t, m.Result())
 	for step := range steps {
 		var changes []snapshot.Change
+		// One batch in four moves routes and Gateways only, which the
+		// model takes in place.
+		topology := rng.IntN(4) == 0
 		for range 1 + rng.IntN(3) {
-			changes = append(changes, randomChange(rng, m.Snapshot()))
+			switch now := m.Snapshot(); {
+			case topology && rng.IntN(3) == 0 && len(now.Gateways) > 0:
+				changes = append(changes, randomGatewayChange(rng, now))
+			case topology && len(now.HTTPRoutes) > 0:
+				changes = append(changes, randomRouteChange(rng, now))
+			default:
+				changes = append(changes, randomChange(rng, now))
+			}
 		}
 		next, delta, err := m.Apply(changes...)
 		if err != nil {
@@ -189,13 +199,16 @@ func checkModel(t *testing.T, s *snapshot.Snapshot, rng *rand.Rand, steps int) (
 		if !delta.Full {
 			incremental++
 			if !slices.ContainsFunc(changes, func(c snapshot.Change) bool { return snapshot.IsPolicy(c.Object) }) {
-				routes++
+				topo++
+			}
+			if slices.ContainsFunc(changes, func(c snapshot.Change) bool { _, ok := c.Object.(*gwv1.Gateway); return ok }) {
+				gateways++
 			}
 		}
 		m, said = next, got
 	}
-	t.Logf("%d of %d changes applied without a full run, %d of them of routes", incremental, steps, routes)
-	return incremental, routes
+	t.Logf("%d of %d changes applied without a full run, %d of them of routes and Gateways only, %d with a Gateway", incremental, steps, topo, gateways)
+	return incremental, topo, gateways
 }
 
 // render is what a Result says: policy statuses, target statuses,
@@ -321,11 +334,7 @@ func randomChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
 		ns.Labels = labels
 		return snapshot.Change{Object: ns}
 	case r < 18 && len(s.Gateways) > 0:
-		gw := s.Gateways[pick(len(s.Gateways))].DeepCopy()
-		if len(gw.Spec.Listeners) > 1 {
-			gw.Spec.Listeners = slices.Delete(gw.Spec.Listeners, 0, 1)
-		}
-		return snapshot.Change{Object: gw}
+		return randomGatewayChange(rng, s)
 	case r < 19 && len(s.Services) > 0:
 		return snapshot.Change{Object: s.Services[pick(len(s.Services))].DeepCopy(), Deleted: true}
 	default:
@@ -373,6 +382,44 @@ func randomRouteChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
 		rt.Labels = map[string]string{"app": []string{"web", "api"}[rng.IntN(2)]}
 	}
 	return snapshot.Change{Object: rt}
+}
+
+// randomGatewayChange is a new version of a Gateway of s: a listener
+// removed, or one with another hostname, port, protocol or
+// allowedRoutes, or other labels.
+func randomGatewayChange(rng *rand.Rand, s *snapshot.Snapshot) snapshot.Change {
+	gw := s.Gateways[rng.IntN(len(s.Gateways))].DeepCopy()
+	gw.Generation++
+	ls := gw.Spec.Listeners
+	if len(ls) == 0 {
+		return snapshot.Change{Object: gw}
+	}
+	l := &ls[rng.IntN(len(ls))]
+	switch rng.IntN(6) {
+	case 0:
+		if len(ls) > 1 {
+			gw.Spec.Listeners = slices.Delete(ls, 0, 1)
+		}
+	case 1:
+		h := []gwv1.Hostname{"shop.example.com", "*.example.com", "elsewhere.test"}[rng.IntN(3)]
+		l.Hostname = &h
+		if rng.IntN(3) == 0 {
+			l.Hostname = nil
+		}
+	case 2:
+		l.Port = []gwv1.PortNumber{80, 443, 8080}[rng.IntN(3)]
+	case 3:
+		l.Protocol = []gwv1.ProtocolType{gwv1.HTTPProtocolType, gwv1.HTTPSProtocolType, gwv1.TCPProtocolType}[rng.IntN(3)]
+	case 4:
+		from := []gwv1.FromNamespaces{gwv1.NamespacesFromAll, gwv1.NamespacesFromSame, gwv1.NamespacesFromSelector}[rng.IntN(3)]
+		l.AllowedRoutes = &gwv1.AllowedRoutes{Namespaces: &gwv1.RouteNamespaces{From: &from}}
+		if from == gwv1.NamespacesFromSelector {
+			l.AllowedRoutes.Namespaces.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"env": "prod"}}
+		}
+	default:
+		gw.Labels = map[string]string{"tier": []string{"edge", "core"}[rng.IntN(2)]}
+	}
+	return snapshot.Change{Object: gw}
 }
 
 // retarget points u's first targetRef at another object of the snapshot

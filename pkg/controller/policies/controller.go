@@ -31,6 +31,7 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/strata-dev/strata/pkg/engine"
+	"github.com/strata-dev/strata/pkg/engine/hierarchy"
 	"github.com/strata-dev/strata/pkg/engine/hierarchy/typed"
 	"github.com/strata-dev/strata/pkg/engine/outcome"
 	"github.com/strata-dev/strata/pkg/engine/policykind"
@@ -118,11 +119,11 @@ type Controller struct {
 	watched map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration
 
 	// What changed since the last run: everything (full), or some
-	// policies (dirty) and routes; model is the last run's, kinds its
-	// policy kinds.
+	// policies (dirty), routes and Gateways (moved); model is the last
+	// run's, kinds its policy kinds.
 	full    bool
 	dirty   map[policyKey]bool
-	routes  map[targetKey]bool
+	moved   map[targetKey]bool
 	epDirty bool
 	model   *engine.Model
 	kinds   map[schema.GroupKind]cluster.PolicyGVK
@@ -171,7 +172,7 @@ func New(mgr manager.Manager, opts Options) (*Controller, error) {
 		desired: map[targetKey]*status.Fragment{},
 		watched: map[schema.GroupVersionKind]toolscache.ResourceEventHandlerRegistration{},
 		dirty:   map[policyKey]bool{},
-		routes:  map[targetKey]bool{},
+		moved:   map[targetKey]bool{},
 		full:    true,
 		access:  access{allowed: map[schema.GroupVersionKind]bool{}, denied: map[schema.GroupVersionKind]string{}},
 	}
@@ -201,9 +202,9 @@ func (c *Controller) Writes() *prometheus.CounterVec { return c.metrics.writes }
 // Runs counts recomputations by scope ("full" or "kinds").
 func (c *Controller) Runs() *prometheus.CounterVec { return c.metrics.runs }
 
-// changed records what an event touched: a policy or a route (obj, or
-// its tombstone), which the model takes as a change, or anything else
-// (the rest of the topology, declarations), which needs a full run.
+// changed records what an event touched: a policy, a route or a Gateway
+// (obj, or its tombstone), which the model takes as a change, or anything
+// else (the rest of the topology, declarations), which needs a full run.
 func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool, obj any) {
 	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -215,8 +216,8 @@ func (c *Controller) changed(gvk schema.GroupVersionKind, policy bool, obj any) 
 		c.epDirty = true // only Strata's EffectivePolicy objects to check
 	case policy && named:
 		c.dirty[policyKey{gvk.GroupKind(), client.ObjectKeyFromObject(o)}] = true
-	case named && typed.Kinds[gvk.GroupKind()].RouteOf != nil:
-		c.routes[targetKey{gvk, client.ObjectKeyFromObject(o)}] = true
+	case named && (typed.Kinds[gvk.GroupKind()].RouteOf != nil || gvk.GroupKind() == hierarchy.GatewayKind):
+		c.moved[targetKey{gvk, client.ObjectKeyFromObject(o)}] = true
 	default:
 		c.full = true
 	}
@@ -302,8 +303,8 @@ func (c *Controller) runTargets(ctx context.Context) {
 // else a full run comparing every policy and target.
 func (c *Controller) reconcile(ctx context.Context) (err error) {
 	c.mu.Lock()
-	full, dirty, routes, model, epDirty := c.full || c.model == nil, c.dirty, c.routes, c.model, c.epDirty
-	c.full, c.dirty, c.routes, c.epDirty = false, map[policyKey]bool{}, map[targetKey]bool{}, false
+	full, dirty, moved, model, epDirty := c.full || c.model == nil, c.dirty, c.moved, c.model, c.epDirty
+	c.full, c.dirty, c.moved, c.epDirty = false, map[policyKey]bool{}, map[targetKey]bool{}, false
 	c.mu.Unlock()
 	defer func() {
 		if err != nil { // retry with a full run: the scope is lost
@@ -323,14 +324,14 @@ func (c *Controller) reconcile(ctx context.Context) (err error) {
 		defer c.observe(c.metrics.reconcileTime, "full")()
 		return c.reconcileAll(ctx)
 	}
-	if len(dirty)+len(routes) == 0 {
+	if len(dirty)+len(moved) == 0 {
 		if epDirty && c.opts.EffectivePolicies {
 			return c.writeEffectivePolicies(ctx, model.Result())
 		}
 		return nil
 	}
 	defer c.observe(c.metrics.reconcileTime, "kinds")()
-	return c.reconcileChanges(ctx, model, dirty, routes)
+	return c.reconcileChanges(ctx, model, dirty, moved)
 }
 
 // observe starts a timer; the returned function records the seconds
@@ -405,11 +406,11 @@ func (c *Controller) ran(scope string, model *engine.Model, kinds map[schema.Gro
 	}
 }
 
-// reconcileChanges gives the model the policies and routes that
-// changed, as the cache holds them now, and compares the statuses its
-// delta names: those of the policies it rendered again and of the
+// reconcileChanges gives the model the policies, routes and Gateways
+// that changed, as the cache holds them now, and compares the statuses
+// its delta names: those of the policies it rendered again and of the
 // objects whose targets it computed again.
-func (c *Controller) reconcileChanges(ctx context.Context, model *engine.Model, dirty map[policyKey]bool, routes map[targetKey]bool) error {
+func (c *Controller) reconcileChanges(ctx context.Context, model *engine.Model, dirty map[policyKey]bool, moved map[targetKey]bool) error {
 	type keyed struct {
 		kind  string
 		key   types.NamespacedName
@@ -437,7 +438,7 @@ func (c *Controller) reconcileChanges(ctx context.Context, model *engine.Model, 
 			return err
 		}
 	}
-	for k := range routes {
+	for k := range moved {
 		if err := get(k.GVK.GroupKind(), k.NamespacedName, typed.Kinds[k.GVK.GroupKind()].New().(client.Object)); err != nil {
 			return err
 		}

@@ -613,8 +613,8 @@ spec:
 }
 
 // A sequence of policy changes (new policies, retargets, strategy
-// changes, deletions) and route moves is taken by the live model, with no
-// full run, and
+// changes, deletions), route moves and listener changes is taken by the
+// live model, with no full run, and
 // after each the stored policy and target statuses are what a fresh
 // engine run computes from the objects as stored.
 func TestPolicyChangesConverge(t *testing.T) {
@@ -651,6 +651,19 @@ spec:
 			t.Fatalf("update HTTPRoute %s: %v", route, err)
 		}
 	}
+	// relisten sets the allowedRoutes namespaces of a stored Gateway's
+	// first listener.
+	relisten := func(gateway string, namespaces map[string]any) {
+		have := c.get(gatewayAPI, "Gateway", "default", gateway)
+		ls, _, _ := unstructured.NestedSlice(have.Object, "spec", "listeners")
+		ls[0].(map[string]any)["allowedRoutes"] = map[string]any{"namespaces": namespaces}
+		if err := unstructured.SetNestedSlice(have.Object, ls, "spec", "listeners"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.client.Update(context.Background(), have); err != nil {
+			t.Fatalf("update Gateway %s: %v", gateway, err)
+		}
+	}
 	for i, step := range []struct {
 		what string
 		do   func()
@@ -671,6 +684,10 @@ spec:
 		}},
 		{"a route moved to the other Gateway", func() { reparent("r2", "g2") }},
 		{"a route moved back, and another one too", func() { reparent("r2", "g1"); reparent("r3", "g1") }},
+		{"a listener that admits no route", func() {
+			relisten("g1", map[string]any{"from": "Selector", "selector": map[string]any{"matchLabels": map[string]any{"none": "x"}}})
+		}},
+		{"the listener admits its routes again", func() { relisten("g1", map[string]any{"from": "Same"}) }},
 	} {
 		step.do()
 		c.eventually(fmt.Sprintf("converged after step %d, %s", i, step.what), c.converged)
@@ -680,7 +697,7 @@ spec:
 		}
 	}
 	if got := testutil.ToFloat64(r.ctrl.Runs().WithLabelValues("full")); got != full {
-		t.Errorf("policy and route changes caused %v full runs", got-full)
+		t.Errorf("policy, route and listener changes caused %v full runs", got-full)
 	}
 }
 

@@ -290,6 +290,26 @@ func (b *attacher) nsLabels(ns string) labels.Set {
 	return nil
 }
 
+// named records that route id names parent ref (Graph.byParent): at the
+// end while Build adds routes in id order, or, for a graph made from
+// another (touch), in order in a list of its own.
+func (b *attacher) named(ref Ref, id NodeID) {
+	g := b.g
+	if g.byParent == nil {
+		g.byParent = map[Ref][]NodeID{}
+	}
+	at := g.byParent[ref]
+	if b.touch == nil {
+		if len(at) == 0 || at[len(at)-1] != id {
+			g.byParent[ref] = append(at, id)
+		}
+		return
+	}
+	if i, found := slices.BinarySearch(at, id); !found {
+		g.byParent[ref] = slices.Insert(slices.Clone(at), i, id)
+	}
+}
+
 // link is Graph.link, touching both nodes first.
 func (b *attacher) link(parent, child NodeID) {
 	if b.touch != nil {
@@ -428,7 +448,9 @@ func (b *attacher) linkRoute(r route, id NodeID, rules []NodeID) {
 		if kind != hierarchy.GatewayKind && kind != hierarchy.ListenerSetKind {
 			continue // a Service parent, or a problem (addRouteNode)
 		}
-		parent := g.Lookup(Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)})
+		ref := Ref{Group: hierarchy.GatewayGroup, Kind: kind.Kind, Namespace: parentNS, Name: string(p.Name)}
+		b.named(ref, id)
+		parent := g.Lookup(ref)
 		if parent == None {
 			continue
 		}

@@ -112,3 +112,80 @@ func dump(g *topology.Graph) string {
 	}
 	return out
 }
+
+// TestRegated: a Gateway's new listeners move the routes that name it,
+// and the graph Regated makes equals Build's of the changed snapshot; a
+// change that is more than the routes' edges is refused.
+func TestRegated(t *testing.T) {
+	world := func() *snapshot.Snapshot {
+		return &snapshot.Snapshot{
+			Namespaces:     []*corev1.Namespace{namespace("infra", nil), namespace("app", map[string]string{"team": "a"})},
+			GatewayClasses: []*gwv1.GatewayClass{gatewayClass("gc"), gatewayClass("other")},
+			Gateways: []*gwv1.Gateway{
+				gateway("infra", "g1", "gc", listener("http", "HTTP", 80, allowFrom(gwv1.NamespacesFromAll, nil)), listener("shop", "HTTP", 8080, host("shop.example.com"), allowFrom(gwv1.NamespacesFromAll, nil))),
+				gateway("infra", "g2", "gc", listener("http", "HTTP", 80, allowFrom(gwv1.NamespacesFromAll, nil))),
+			},
+			Services: []*corev1.Service{service("app", "s1", "http")},
+			HTTPRoutes: []*gwv1.HTTPRoute{
+				httpRoute("app", "shop", []gwv1.ParentReference{parent("infra", "g1")}, []string{"shop.example.com"}, rule{backends: []gwv1.BackendObjectReference{backend("", "s1")}}),
+				httpRoute("app", "by-port", []gwv1.ParentReference{withPort(parent("infra", "g1"), 8080), parent("infra", "g2")}, nil, rule{backends: []gwv1.BackendObjectReference{backend("", "s1")}}),
+				httpRoute("infra", "same", []gwv1.ParentReference{parent("infra", "g1")}, nil),
+				httpRoute("app", "elsewhere", []gwv1.ParentReference{parent("infra", "g2")}, nil),
+			},
+		}
+	}
+	edit := func(f func(gw *gwv1.Gateway)) *gwv1.Gateway {
+		gw := world().Gateways[0].DeepCopy()
+		gw.Generation = 2
+		f(gw)
+		return gw
+	}
+	for _, tc := range []struct {
+		name string
+		gw   *gwv1.Gateway
+		ok   bool
+	}{
+		{"another hostname", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners[1].Hostname = ptr(gwv1.Hostname("elsewhere.test")) }), true},
+		{"another port", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners[1].Port = 9090 }), true},
+		{"routes from its own namespace only", edit(func(gw *gwv1.Gateway) { allowFrom(gwv1.NamespacesFromSame, nil)(&gw.Spec.Listeners[0]) }), true},
+		{"routes from a selector", edit(func(gw *gwv1.Gateway) {
+			allowFrom(gwv1.NamespacesFromSelector, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "b"}})(&gw.Spec.Listeners[0])
+		}), true},
+		{"TCP only", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners[0].Protocol = gwv1.TCPProtocolType }), true},
+		{"a listener renamed", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners[0].Name = "web" }), false},
+		{"a listener less", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners = gw.Spec.Listeners[:1] }), false},
+		{"a listener twice", edit(func(gw *gwv1.Gateway) { gw.Spec.Listeners[1].Name = "http" }), false},
+		{"another class", edit(func(gw *gwv1.Gateway) { gw.Spec.GatewayClassName = "other" }), false},
+		{"new labels", edit(func(gw *gwv1.Gateway) { gw.Labels = map[string]string{"x": "y"} }), false},
+		{"ListenerSets allowed", edit(func(gw *gwv1.Gateway) {
+			gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: ptr(gwv1.NamespacesFromAll)}}
+		}), false},
+		{"a new Gateway", edit(func(gw *gwv1.Gateway) { gw.Name = "new" }), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := world()
+			g := topology.Build(s)
+			before := dump(g)
+			got, id, routes, ok := g.Regated(tc.gw)
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if dump(g) != before {
+				t.Errorf("Regated changed the graph it came from")
+			}
+			if !ok {
+				return
+			}
+			if got.Node(id).Object != tc.gw || len(routes) != 3 {
+				t.Errorf("the Gateway's node holds %v; routes linked again %v, want the 3 that name it", got.Node(id).Object, keys(got, routes))
+			}
+			changed, err := s.With(snapshot.Change{Object: tc.gw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if have, want := dump(got), dump(topology.Build(changed)); have != want {
+				t.Errorf("Regated:\n%s\nBuild of the changed snapshot:\n%s", have, want)
+			}
+		})
+	}
+}

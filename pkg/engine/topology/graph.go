@@ -31,6 +31,10 @@ type Graph struct {
 	namespaces map[string]NodeID
 	// slab holds the nodes this graph added (addUnindexed).
 	slab []Node
+	// byParent lists the route nodes whose parentRefs name each Gateway
+	// and ListenerSet (by object ref), attached or not, in NodeID order:
+	// the routes a change of the parent may move (Regated).
+	byParent map[Ref][]NodeID
 }
 
 // origin is what a graph and its extensions share: how many nodes the
@@ -195,6 +199,7 @@ func (g *Graph) Extend(extra Extra) *Graph {
 		grants:     g.grants,
 		origin:     g.origin,
 		namespaces: maps.Clone(g.namespaces),
+		byParent:   g.byParent,
 	}
 	// An append to a shared list must copy it.
 	for k, ids := range n.byKind {
